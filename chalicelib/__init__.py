@@ -1,0 +1,1 @@
+"""Application package: HTTP API, domain rules, storage and workers of the service."""

@@ -1,0 +1,1 @@
+"""HTTP layer: one Blueprint per resource family, request parsing, envelopes, errors."""

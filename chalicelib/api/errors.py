@@ -1,0 +1,38 @@
+"""Errors as JSON: `{"errors": [{"code", "message", "details", "type"}]}` with the HTTP status."""
+import json
+
+from chalicelib import config
+
+
+class ApiError(Exception):
+    """A failure decided by the HTTP layer (routing, parsing, authentication)."""
+
+    def __init__(self, status, message, details=None, error_type=None, headers=None, with_details=True):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.details = details if details is not None else []
+        self.type = error_type
+        self.headers = headers or {}
+        self.with_details = with_details
+
+
+def body(status, message, details=None, error_type=None, with_details=True):
+    """The error document for one failure."""
+    item = {"code": status, "message": message}
+    if with_details:
+        item["details"] = details if details is not None else []
+    item["type"] = error_type
+    return {"errors": [item]}
+
+
+NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
+
+
+def not_found_path_json():
+    """The body answered for an unknown path, locally and by API Gateway (see infra/)."""
+    return json.dumps(NOT_FOUND_PATH)
+
+
+def headers():
+    return {"Content-Type": "application/json", "Mautic-Version": config.MAUTIC_VERSION}

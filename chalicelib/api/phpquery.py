@@ -1,0 +1,37 @@
+"""PHP-style bracket parameters (`where[0][col]=x`, `ids[]=1`) into nested dicts and lists."""
+import re
+
+_SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _parts(key):
+    head = key.split("[", 1)[0]
+    rest = key[len(head):]
+    segments = _SEGMENT.findall(rest)
+    if not head or "".join(f"[{s}]" for s in segments) != rest:
+        return [key]
+    return [head] + segments
+
+
+def _assign(node, parts, value):
+    part, rest = parts[0], parts[1:]
+    if isinstance(node, list):
+        child = value if not rest else ([] if rest[0] == "" else {})
+        node.append(child)
+    elif not rest:
+        node[part] = value
+        return
+    else:
+        child = node.get(part)
+        if not isinstance(child, (dict, list)):
+            child = node[part] = [] if rest[0] == "" else {}
+    if rest:
+        _assign(child, rest, value)
+
+
+def parse(pairs):
+    """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` -> {"a": ["1", "2"]}."""
+    root = {}
+    for key, value in pairs:
+        _assign(root, _parts(key), value)
+    return root

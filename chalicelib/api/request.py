@@ -1,0 +1,80 @@
+"""The parsed HTTP request: query (PHP bracket notation), body (JSON, form-encoded or multipart)."""
+import json
+from email.parser import BytesParser
+from email.policy import HTTP
+from urllib.parse import parse_qsl
+
+from chalicelib import config
+from chalicelib.api import phpquery
+from chalicelib.api.errors import ApiError
+
+FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+
+
+class ApiRequest:
+    """What a handler needs from the HTTP request."""
+
+    def __init__(self, request):
+        self.raw = request
+        self.method = request.method
+        self.headers = request.headers
+        params = request.query_params or {}
+        self.query = phpquery.parse((k, v) for k in params for v in params.getlist(k))
+        self.files = {}
+        self._body = None
+        self._parsed = False
+
+    @property
+    def content_type(self):
+        return (self.headers.get("content-type") or "").split(";")[0].strip().lower()
+
+    @property
+    def body(self):
+        """The request body as Python data; {} when empty."""
+        if not self._parsed:
+            self._body = self._parse_body()
+            self._parsed = True
+        return self._body
+
+    def _parse_body(self):
+        raw = self.raw.raw_body or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        kind = self.content_type
+        if kind == FORM:
+            return phpquery.parse(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
+        if kind == MULTIPART:
+            return self._multipart(raw)
+        if kind and kind != "application/json" and not kind.endswith("+json"):
+            raise ApiError(415, f"Unsupported media type: {kind}. Send application/json, {FORM} or {MULTIPART}.")
+        if not raw.strip():
+            return {}
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ApiError(400, f"The request body is not valid JSON: {error}.", {"body": [str(error)]}) from None
+
+    def _multipart(self, raw):
+        header = f"Content-Type: {self.headers.get('content-type')}\r\n\r\n".encode()
+        message = BytesParser(policy=HTTP).parsebytes(header + raw)
+        if not message.is_multipart():
+            raise ApiError(400, "The multipart body could not be read.")
+        pairs = []
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if part.get_filename() is not None:
+                self.files[name] = (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
+            elif name:
+                pairs.append((name, part.get_payload(decode=True).decode("utf-8", "replace")))
+        return phpquery.parse(pairs)
+
+    def base_url(self):
+        """The public base URL of the service (no trailing slash)."""
+        if config.BASE_URL:
+            return config.BASE_URL
+        host = self.headers.get("host") or "127.0.0.1"
+        scheme = self.headers.get("x-forwarded-proto") or "http"
+        stage = (self.raw.context or {}).get("stage")
+        suffix = f"/{stage}" if stage and ".execute-api." in host else ""
+        return f"{scheme}://{host}{suffix}"

@@ -1,0 +1,97 @@
+"""Routes of a resource family: one Chalice view per path that dispatches on the method.
+
+Every path answers every method, so a wrong method is our JSON 405 (also behind API Gateway,
+which would otherwise answer 403). The dispatcher authenticates `/api` calls, parses the
+request, maps failures to the error document and stamps `Mautic-Version` on every response.
+"""
+import json
+import logging
+from dataclasses import dataclass, field as dc_field
+
+from chalice import Blueprint, Response
+
+from chalicelib import bootstrap
+from chalicelib.api.errors import ApiError, body as error_body, headers as base_headers
+from chalicelib.api.request import ApiRequest
+from chalicelib.auth.core import AuthError, authenticate
+from chalicelib.domain.context import Context
+from chalicelib.domain.errors import DomainError
+
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Reply:
+    """A handler's answer: JSON body, status and extra headers."""
+
+    body: object
+    status: int = 200
+    headers: dict = dc_field(default_factory=dict)
+
+
+class Routes:
+    """Collects (path, method) handlers of one family and installs them on a Blueprint."""
+
+    def __init__(self, name, authenticated=True):
+        self.name = name
+        self.authenticated = authenticated
+        self.table = {}
+
+    def route(self, path, *methods):
+        def register(handler):
+            for method in methods:
+                if method in self.table.setdefault(path, {}):
+                    raise ValueError(f"{method} {path} is registered twice")
+                self.table[path][method] = handler
+            return handler
+        return register
+
+    def blueprint(self):
+        """A Chalice Blueprint with one all-methods view per collected path."""
+        bp = Blueprint(f"chalicelib.api.{self.name}")
+        for path, handlers in self.table.items():
+            bp.route(path, methods=METHODS, content_types=["*/*"])(self._view(bp, handlers))
+        return bp
+
+    def _view(self, bp, handlers):
+        def view(**params):
+            return dispatch(bp.current_request, handlers, params, self.authenticated)
+        return view
+
+
+def dispatch(request, handlers, params, authenticated):
+    """Run the handler for the request's method and render its reply or failure."""
+    try:
+        handler = handlers.get(request.method)
+        if handler is None:
+            raise ApiError(405, f"Method {request.method} is not allowed here.",
+                           headers={"Allow": ", ".join(sorted(handlers))})
+        bootstrap.ensure_ready()
+        api_request = ApiRequest(request)
+        ctx = Context(base_url=api_request.base_url())
+        if authenticated:
+            ctx.user = authenticate(request.headers)
+        reply = handler(api_request, ctx, **params)
+        if not isinstance(reply, Reply):
+            reply = Reply(reply)
+        return render(reply.status, reply.body, reply.headers)
+    except DomainError as error:
+        return render(error.status, error_body(error.status, error.message, error.details))
+    except AuthError as error:
+        return render(error.status, error_body(error.status, error.message, error_type=error.type,
+                                               with_details=False), error.headers)
+    except ApiError as error:
+        return render(error.status, error_body(error.status, error.message, error.details, error.type,
+                                               error.with_details), error.headers)
+    except Exception:  # noqa: BLE001 - every failure must still be a JSON error
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return render(500, error_body(500, "Looks like I encountered an error (error #500). "
+                                           "If I do it again, please report me to the system administrator!"))
+
+
+def render(status, payload, extra_headers=None):
+    """A JSON response with the service headers."""
+    headers = base_headers()
+    headers.update(extra_headers or {})
+    return Response(body=json.dumps(payload, separators=(",", ":")), status_code=status, headers=headers)

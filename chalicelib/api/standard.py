@@ -1,0 +1,106 @@
+"""The six standard operations, installed for a resource from its registry declaration."""
+from chalicelib import config
+from chalicelib.api.routing import Reply
+from chalicelib.domain import attributes as a
+from chalicelib.domain import service
+from chalicelib.domain.errors import invalid
+from chalicelib.domain.listing import ListQuery, list_documents
+from chalicelib.domain.present import present, present_one
+
+
+def single(resource, doc, ctx, status=200, headers=None):
+    """`{"<singular>": {...}}`."""
+    return Reply({resource.singular: present_one(resource, doc, ctx)}, status, headers or {})
+
+
+def collection(resource, reprs):
+    """The list collection: an object keyed by id, or an array, as the resource's clients expect."""
+    if not resource.keyed_list:
+        return reprs
+    if not reprs:
+        return {} if resource.empty_list_object else []
+    return {str(r["id"]): r for r in reprs}
+
+
+def created(resource, doc, ctx, was_created=True):
+    """201 with `Location` for a new entity; 200 when an existing one was updated instead."""
+    if not was_created:
+        return single(resource, doc, ctx)
+    location = f"{ctx.base_url}/api/{resource.prefix}/{doc['id']}"
+    return single(resource, doc, ctx, 201, {"Location": location})
+
+
+def _int_param(query, name, default, minimum=0):
+    value = query.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = a.as_int(value)
+    except a.Invalid:
+        number = None
+    if number is None or number < minimum:
+        raise invalid(name, f"This value should be an integer of at least {minimum}.")
+    return number
+
+
+def _flag_param(query, *names):
+    for name in names:
+        if query.get(name) not in (None, ""):
+            try:
+                return a.as_bool(query[name])
+            except a.Invalid:
+                raise invalid(name, "This value should be a boolean.") from None
+    return False
+
+
+def list_query(query):
+    """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`."""
+    direction = str(query.get("orderByDir") or "ASC").upper()
+    if direction not in ("ASC", "DESC"):
+        raise invalid("orderByDir", "This value should be asc or desc.")
+    search = query.get("search")
+    if search is not None and not isinstance(search, str):
+        raise invalid("search", "This value should be a string.")
+    order_by = query.get("orderBy")
+    return ListQuery(search=search, start=_int_param(query, "start", 0),
+                     limit=_int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or None,
+                     order_by=order_by if isinstance(order_by, str) else None, order_dir=direction,
+                     published_only=_flag_param(query, "publishedOnly", "published"),
+                     minimal=_flag_param(query, "minimal"))
+
+
+def list_reply(resource, request, ctx):
+    query = list_query(request.query)
+    total, docs = list_documents(resource, query, ctx)
+    reprs = present(resource, docs, ctx, minimal=query.minimal)
+    return {"total": total, resource.plural: collection(resource, reprs)}
+
+
+def install(routes, resource):
+    """Register get, list, create, PATCH/PUT edit and delete for the resource."""
+    base = f"/{resource.prefix}"
+
+    @routes.route(base, "GET")
+    def list_(request, ctx):
+        return list_reply(resource, request, ctx)
+
+    @routes.route(f"{base}/new", "POST")
+    def create(request, ctx):
+        doc, was_created = service.create(resource, request.body, ctx)
+        return created(resource, doc, ctx, was_created)
+
+    @routes.route(f"{base}/{{id}}", "GET")
+    def get(request, ctx, id):
+        return single(resource, service.load(resource, id), ctx)
+
+    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)))
+    def edit(request, ctx, id):
+        doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
+        return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
+
+    @routes.route(f"{base}/{{id}}/delete", "DELETE")
+    def delete(request, ctx, id):
+        doc = service.delete(resource, id, ctx)
+        reply = single(resource, doc, ctx)
+        reply.body[resource.singular]["id"] = None
+        return reply

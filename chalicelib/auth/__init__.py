@@ -1,0 +1,1 @@
+"""One authentication core for every `/api` request (Basic now; OAuth plugs in here)."""

@@ -1,0 +1,23 @@
+"""Users: the API's owners, who authenticate with their username and password."""
+from chalicelib.auth import passwords
+from chalicelib.domain import service
+from chalicelib.domain.context import Context
+from chalicelib.domain.registry import USER
+from chalicelib.store import entities as store
+
+
+def create_user(username, password, first_name=None, last_name=None, email=None):
+    """Store a new user with an argon2id password hash; returns the user document."""
+    payload = {"username": username, "firstName": first_name, "lastName": last_name, "email": email}
+    doc, _ = service.create(USER, payload, Context(), system={"passwordHash": passwords.hash_password(password)})
+    return doc
+
+
+def by_username(username):
+    """The user document for a username (case-insensitive), or None. Two GetItems."""
+    user_id = store.lookup(USER.kind, "username", username)
+    return store.get(USER.kind, user_id) if user_id is not None else None
+
+
+def count():
+    return store.count(USER.kind)

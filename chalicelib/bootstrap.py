@@ -1,0 +1,35 @@
+"""First start: Mautic's default custom fields and the administrator."""
+import secrets
+
+from chalicelib.auth import users
+from chalicelib.domain import customfields, service
+from chalicelib.domain.context import Context
+from chalicelib.domain.registry import COMPANY_FIELD, CONTACT_FIELD
+
+_ready = []
+
+
+def seed_fields():
+    """Create the default contact and company fields if they were never created."""
+    kinds = {"lead": CONTACT_FIELD, "company": COMPANY_FIELD}
+
+    def create(object_name, payload, fixed):
+        service.create(kinds[object_name], payload, Context(), system={"isFixed": fixed})
+
+    customfields.seed_defaults(create)
+
+
+def ensure_ready():
+    """Seed defaults once per process (a cold start costs one GetItem when already seeded)."""
+    if not _ready:
+        seed_fields()
+        _ready.append(True)
+
+
+def ensure_admin(username, password=None):
+    """Create the administrator when no user exists. Returns the generated password, if one was made."""
+    if users.count() > 0:
+        return None
+    generated = None if password else secrets.token_urlsafe(12)
+    users.create_user(username, password or generated, first_name="Admin", last_name="User")
+    return generated

@@ -1,0 +1,1 @@
+"""Domain rules in plain Python: no HTTP, no AWS."""

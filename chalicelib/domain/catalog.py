@@ -1,0 +1,50 @@
+"""Fixed catalogues of the API: point action types, point trigger event types, webhook triggers."""
+
+POINT_ACTION_TYPES = {
+    "asset.download": "Downloads an asset",
+    "email.open": "Opens an email",
+    "email.send": "Is sent an email",
+    "form.submit": "Submits a form",
+    "page.hit": "Visits a landing page",
+    "url.hit": "Visits specific URL",
+}
+
+TRIGGER_EVENT_TYPES = {
+    "campaign.changecampaign": "Modify contact's campaigns",
+    "email.send": "Send an email",
+    "email.send_to_user": "Send an email to user",
+    "lead.changelists": "Modify contact's segments",
+    "lead.changetags": "Modify contact's tags",
+    "plugin.leadpush": "Push contact to integration",
+}
+
+WEBHOOK_TRIGGERS = {
+    "mautic.lead_post_save_new": ("Contact Identified Event",
+                                  "Triggered when a contact becomes identified."),
+    "mautic.lead_post_save_update": ("Contact Updated Event",
+                                     "Triggered when an identified contact is updated."),
+    "mautic.lead_points_change": ("Contact Points Changed Event",
+                                  "Triggered when a contact's points change."),
+    "mautic.lead_post_delete": ("Contact Deleted Event", "Triggered when a contact is deleted."),
+    "mautic.lead_channel_subscription_changed": (
+        "Contact Channel Subscription Change Event",
+        "Triggered when a contact's do-not-contact status changes for a channel."),
+    "mautic.lead_company_change": ("Contact Company Subscription Change Event",
+                                   "Triggered when a contact is added to or removed from a company."),
+    "mautic.company_post_save": ("Company Create/Update Event",
+                                 "Triggered when a company is created or updated."),
+    "mautic.company_post_delete": ("Company Deleted Event", "Triggered when a company is deleted."),
+    "mautic.lead_list_change": ("Contact Segment Membership Change Event",
+                                "Triggered when a contact is added to or removed from a segment."),
+    "mautic.email_on_send": ("Email Send Event", "Triggered when an email is sent to a contact."),
+    "mautic.email_on_open": ("Email Open Event", "Triggered when a contact opens an email."),
+    "mautic.form_on_submit": ("Form Submit Event", "Triggered when a form is submitted."),
+    "mautic.page_on_hit": ("Page Hit Event", "Triggered when a page or tracked URL is hit."),
+    "mautic.sms_on_send": ("Text Send Event", "Triggered when a text message is sent."),
+}
+
+
+def webhook_triggers():
+    """{name: {label, description}} sorted by label, case-insensitively."""
+    ordered = sorted(WEBHOOK_TRIGGERS.items(), key=lambda item: item[1][0].lower())
+    return {name: {"label": label, "description": text} for name, (label, text) in ordered}

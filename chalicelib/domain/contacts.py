@@ -1,0 +1,123 @@
+"""Contacts and companies: custom field values, deduplication on unique fields, representation."""
+from chalicelib.domain import attributes as a
+from chalicelib.domain import customvalues, search
+from chalicelib.domain.customfields import definitions
+from chalicelib.domain.resources import Hooks
+from chalicelib.domain.service import referenced
+from chalicelib.store import entities as store
+
+IDENTIFYING = ("firstname", "lastname", "email", "company")
+CONTACT_COLUMNS = {"lastActive", "dateIdentified", "points", "owner"}
+
+
+def _overwrite_blank(write):
+    try:
+        return a.as_bool(write.payload.get("overwriteWithBlank", False))
+    except a.Invalid:
+        write.errors["overwriteWithBlank"] = ["This value should be a boolean."]
+        return False
+
+
+def _field_command(doc, command, aliases):
+    if command.name not in aliases:
+        return None
+    pattern = command.value if "%" in command.value or command.strict else command.value + "%"
+    return search.like((doc.get("values") or {}).get(command.name), pattern, contains=False)
+
+
+class _Valued(Hooks):
+    """Shared by contacts and companies: values of the object's custom fields."""
+
+    object_name = "lead"
+
+    def prepare(self, resource, doc, write):
+        doc["values"] = dict(doc.get("values") or {}) if write.mode == "patch" else {}
+        customvalues.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
+
+    def present(self, resource, doc, out, ctx):
+        out["fields"] = customvalues.grouped(self.object_name, doc, ctx)
+
+    def command(self, resource, doc, command, ctx):
+        return _field_command(doc, command, {f["alias"] for f in definitions(self.object_name, ctx)})
+
+    def term_values(self, resource, doc):
+        values = doc.get("values") or {}
+        return [values.get(column) for column in resource.text_columns]
+
+    def sort_columns(self, resource, ctx):
+        return {f["alias"] for f in definitions(self.object_name, ctx)}
+
+    def sort_value(self, resource, doc, column):
+        values = doc.get("values") or {}
+        return values[column] if column in values else doc.get(column)
+
+
+class ContactHooks(_Valued):
+    """Contacts: identification, owner, points and color, dedupe on unique-identifier fields."""
+
+    object_name = "lead"
+
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        values = doc["values"]
+        values["points"] = values.get("points") or 0
+        doc["uniqueFields"] = self._unique_fields(write.ctx)
+        if not doc.get("dateIdentified") and any(values.get(f) for f in IDENTIFYING):
+            doc["dateIdentified"] = write.ctx.now
+
+    def _unique_fields(self, ctx):
+        return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
+
+    def uniques(self, resource, doc):
+        values = doc.get("values") or {}
+        return {alias: values.get(alias) for alias in doc.get("uniqueFields") or []}
+
+    def duplicate_of(self, resource, doc, ctx):
+        values = doc.get("values") or {}
+        for alias in self._unique_fields(ctx):
+            if values.get(alias) not in (None, ""):
+                holder = store.lookup(resource.kind, alias, values[alias])
+                found = store.get(resource.kind, holder) if holder is not None else None
+                if found is not None:
+                    return found
+        return None
+
+    def present(self, resource, doc, out, ctx):
+        super().present(resource, doc, out, ctx)
+        points = (doc.get("values") or {}).get("points") or 0
+        out["points"] = int(points)
+        out["color"] = _color(points, ctx)
+        owner = referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+        out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
+
+    def command(self, resource, doc, command, ctx):
+        values = doc.get("values") or {}
+        if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
+            return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
+        if command.name == "name":
+            return any(search.like(values.get(f), command.value + "%", contains=False)
+                       for f in ("firstname", "lastname"))
+        return super().command(resource, doc, command, ctx)
+
+    def fast_ids(self, resource, node, ctx):
+        if isinstance(node, search.Command) and node.name in self._unique_fields(ctx) \
+                and "%" not in node.value and node.value:
+            holder = store.lookup(resource.kind, node.name, node.value)
+            return [holder] if holder is not None else []
+        return None
+
+    def sort_columns(self, resource, ctx):
+        return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+
+
+def _color(points, ctx):
+    triggers = ctx.memo("trigger-colors", lambda: sorted(
+        ((t.get("points") or 0, t.get("color")) for t in store.iterate("trigger")
+         if t.get("isPublished") and t.get("color")), reverse=True))
+    return next((color for threshold, color in triggers if points >= threshold), None)
+
+
+class CompanyHooks(_Valued):
+    """Companies: values of the company fields (`companyname` required)."""
+
+    object_name = "company"

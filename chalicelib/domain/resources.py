@@ -1,0 +1,101 @@
+"""The resource declaration: what the registry says about each resource of the API."""
+from dataclasses import dataclass, field as dc_field
+
+from chalicelib.domain import attributes as a
+
+CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
+CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
+
+AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser",
+              "modifiedBy", "modifiedByUser")
+
+
+@dataclass
+class Write:
+    """One create or edit in progress: mode is `create` (also a PUT that creates), `patch` or `put`;
+    `existing` is the stored document being edited (None for a new entity)."""
+
+    payload: dict
+    mode: str
+    existing: dict | None
+    errors: dict
+    ctx: object
+
+
+class Hooks:
+    """What is special about a resource; the generic service calls these at fixed points."""
+
+    def prepare(self, resource, doc, write):
+        """Apply payload keys the attribute table does not cover; add messages to `write.errors`."""
+
+    def link(self, resource, doc, new_ids):
+        """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
+
+    def present(self, resource, doc, out, ctx):
+        """Add computed properties to the response representation `out`."""
+
+    def uniques(self, resource, doc):
+        """Unique values held by the document, as {field: value}."""
+        return {name: doc.get(name) for name in resource.uniques}
+
+    def duplicate_of(self, resource, doc, ctx):
+        """An existing document that a create should update instead (contacts), or None."""
+        return None
+
+    def before_delete(self, resource, doc, ctx):
+        """Refuse (raise) or prepare a delete."""
+
+    def fast_ids(self, resource, node, ctx):
+        """Ids answering a search AST without reading the whole kind, or None."""
+        return None
+
+    def command(self, resource, doc, command, ctx):
+        """True/False for a resource-specific search command, None when unknown."""
+        return None
+
+    def term_values(self, resource, doc):
+        """Values a free-text term is matched against."""
+        return [doc.get(column) for column in resource.text_columns]
+
+    def sort_value(self, resource, doc, column):
+        return doc.get(column)
+
+    def sort_columns(self, resource, ctx):
+        """Extra column names accepted by orderBy."""
+        return set()
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
+
+    kind: str
+    prefix: str
+    singular: str
+    plural: str
+    attrs: tuple
+    audit: str | None = "A"
+    keyed_list: bool = True
+    empty_list_object: bool = False
+    nested: tuple = ()
+    put: bool = True
+    category: str | None = None
+    text_columns: tuple = ("name",)
+    commands: frozenset = CORE_COMMANDS
+    minimal_exclude: tuple = ()
+    uniques: tuple = ()
+    hooks: Hooks = dc_field(default_factory=Hooks)
+
+    @property
+    def all_attrs(self):
+        audit = []
+        if self.audit:
+            audit.append(a.boolean("isPublished", default=True, nullable=False))
+        if self.audit == "A":
+            audit += [a.datetime_("publishUp"), a.datetime_("publishDown")]
+        if self.category:
+            audit.append(a.Attr("category", a.as_id, ref="category"))
+        return tuple(audit) + self.attrs
+
+    def attr(self, name):
+        return next((x for x in self.all_attrs if x.name == name), None)

@@ -1,0 +1,181 @@
+"""The standard operations of every resource: get, list, create, edit (PATCH/PUT), delete."""
+import copy
+
+from chalicelib.domain import attributes as a
+from chalicelib.domain import nested as nested_items
+from chalicelib.domain.errors import NotFound, ValidationError
+from chalicelib.domain.resources import Write
+from chalicelib.store import entities as store
+
+
+def load(resource, entity_id):
+    """The stored document, or NotFound."""
+    try:
+        number = int(entity_id)
+    except (TypeError, ValueError):
+        raise NotFound() from None
+    doc = store.get(resource.kind, number) if number > 0 else None
+    if doc is None:
+        raise NotFound()
+    return doc
+
+
+def blank(resource):
+    """A document holding every attribute's default."""
+    doc = {attr.name: attr.fresh_default() for attr in resource.all_attrs}
+    doc.update({n.name: [] for n in resource.nested})
+    return doc
+
+
+def payload_object(payload):
+    """The request body as a dict: `[]` (how PHP clients send nothing) is an empty object."""
+    if payload is None or payload == [] or payload == "":
+        return {}
+    if not isinstance(payload, dict):
+        raise ValidationError({"body": ["The request body should be a JSON object."]})
+    return payload
+
+
+def _apply(resource, doc, payload, ctx, mode, existing=None):
+    errors = {}
+    for attr in resource.all_attrs:
+        if attr.writable and attr.name in payload:
+            try:
+                doc[attr.name] = attr.clean(payload[attr.name])
+            except a.Invalid as error:
+                errors[attr.name] = [str(error)]
+    pending = []
+    for spec in resource.nested:
+        if spec.name in payload:
+            doc[spec.name], new = nested_items.merge(spec, doc.get(spec.name) or [], payload[spec.name],
+                                                     replace=mode != "patch", errors=errors)
+            pending += new
+        elif mode == "put":
+            doc[spec.name] = []
+    resource.hooks.prepare(resource, doc, Write(payload, mode, existing, errors, ctx))
+    for attr in resource.all_attrs:
+        if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
+            errors[attr.name] = ["A value is required."]
+    _check_references(resource, doc, ctx, errors)
+    if errors:
+        raise ValidationError(errors)
+    if pending:
+        resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
+
+
+def _check_references(resource, doc, ctx, errors):
+    for attr in resource.all_attrs:
+        value = doc.get(attr.name)
+        if not attr.ref or attr.name in errors or value in (None, []):
+            continue
+        wanted = value if isinstance(value, list) else [value]
+        found = referenced(attr.ref, wanted, ctx)
+        missing = [str(i) for i in wanted if i not in found]
+        if missing:
+            errors[attr.name] = [f"No {attr.ref} found with id {', '.join(missing)}."]
+
+
+def referenced(kind, ids, ctx):
+    """Documents of another kind by id, memoised for the request."""
+    cache = ctx.cache.setdefault(("ref", kind), {})
+    unknown = [i for i in ids if i not in cache]
+    if unknown:
+        found = store.batch_get(kind, unknown)
+        for i in unknown:
+            cache[i] = found.get(i)
+    return {i: cache[i] for i in ids if cache.get(i) is not None}
+
+
+def _stamp(resource, doc, ctx, created):
+    if not resource.audit:
+        return
+    if created:
+        doc.update(dateAdded=ctx.now, createdBy=ctx.user_id, createdByUser=ctx.user_name,
+                   dateModified=None, modifiedBy=None, modifiedByUser=None)
+    else:
+        doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
+
+
+def _save_new(resource, doc, ctx):
+    doc["id"] = store.allocate_ids(resource.kind)[0]
+    _stamp(resource, doc, ctx, created=True)
+    _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc))
+    return doc
+
+
+def _store_call(operation, resource, doc, *uniques):
+    try:
+        operation(resource.kind, doc, *uniques)
+    except store.Conflict as conflict:
+        raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
+    except store.Missing:
+        raise NotFound() from None
+
+
+def create(resource, payload, ctx, system=None):
+    """Create from a payload. Returns (document, created); created is False when a duplicate was updated.
+
+    `system` holds attributes set by the service itself (never by clients), such as `isFixed`."""
+    payload = payload_object(payload)
+    doc = blank(resource)
+    _apply(resource, doc, payload, ctx, "create")
+    existing = resource.hooks.duplicate_of(resource, doc, ctx)
+    if existing is not None:
+        return _edit_existing(resource, existing, payload, ctx, "patch"), False
+    doc.update(system or {})
+    return _save_new(resource, doc, ctx), True
+
+
+def _edit_existing(resource, existing, payload, ctx, mode):
+    if mode == "put":
+        doc = blank(resource)
+        doc.update({k: existing.get(k) for k in ("id", "dateAdded", "createdBy", "createdByUser")})
+        doc.update({attr.name: existing.get(attr.name) for attr in resource.all_attrs if not attr.writable})
+        doc.update({spec.name: existing.get(spec.name) or [] for spec in resource.nested})
+    else:
+        doc = copy.deepcopy(existing)
+    _apply(resource, doc, payload, ctx, mode, existing)
+    _stamp(resource, doc, ctx, created=False)
+    old = resource.hooks.uniques(resource, existing)
+    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc))
+    return doc
+
+
+def edit(resource, entity_id, payload, ctx, replace):
+    """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing).
+
+    Returns (document, created)."""
+    payload = payload_object(payload)
+    try:
+        existing = load(resource, entity_id)
+    except NotFound:
+        if not replace:
+            raise
+        doc = blank(resource)
+        _apply(resource, doc, payload, ctx, "create")
+        return _save_new(resource, doc, ctx), True
+    return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch"), False
+
+
+def delete(resource, entity_id, ctx):
+    """Delete and return the document as it was."""
+    doc = load(resource, entity_id)
+    resource.hooks.before_delete(resource, doc, ctx)
+    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc))
+    return doc
+
+
+def remove_nested(resource, entity_id, collection, ids, ctx):
+    """Delete the listed items of a nested collection (form fields, trigger events...)."""
+    doc = load(resource, entity_id)
+    try:
+        wanted = {a.as_int(i) for i in (ids if isinstance(ids, list) else a.as_list(ids))}
+    except a.Invalid:
+        raise ValidationError({collection: ["This value should be a list of ids."]}) from None
+    before = doc.get(collection) or []
+    doc[collection] = [item for item in before if item.get("id") not in wanted]
+    if len(doc[collection]) != len(before):
+        _stamp(resource, doc, ctx, created=False)
+        uniques = resource.hooks.uniques(resource, doc)
+        _store_call(store.replace, resource, doc, uniques, uniques)
+    return doc

@@ -1,0 +1,19 @@
+"""API Gateway as run locally (devserver, tests), with the service's answer to unknown paths.
+
+Chalice's local gateway answers an unknown path with a 403 "Missing Authentication Token";
+on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404, and so does
+this subclass locally.
+"""
+from chalice.local import LocalGateway
+
+from chalicelib.api import errors
+
+
+class ApiGateway(LocalGateway):
+    def handle_request(self, method, path, headers, body):
+        try:
+            self.event_converter._route_matcher.match_route(path)
+        except ValueError:
+            return {"statusCode": 404, "headers": errors.headers(), "multiValueHeaders": {},
+                    "body": errors.not_found_path_json()}
+        return super().handle_request(method, path, headers, body)

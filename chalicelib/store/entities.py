@@ -1,0 +1,174 @@
+"""Entity repository: documents by kind and id, atomic ids and counts, unique values.
+
+Every write that touches more than one item (a document, its count, its unique values)
+is one DynamoDB transaction, so a failed request leaves nothing half-written.
+"""
+import json
+
+from pynamodb.connection import Connection
+from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import config
+from chalicelib.store.models import Counter, Entity, Unique
+
+_connection = []
+
+
+class Conflict(Exception):
+    """A unique value is already held by another entity."""
+
+    def __init__(self, fields):
+        super().__init__(", ".join(fields))
+        self.fields = fields
+
+
+class Missing(Exception):
+    """The entity to change no longer exists."""
+
+
+def _doc(item):
+    return json.loads(item.doc)
+
+
+def _unique_key(kind, field, value):
+    return f"{kind}#{field}#{str(value).strip().lower()}"
+
+
+def get(kind, entity_id):
+    """One document, or None. One GetItem."""
+    try:
+        return _doc(Entity.get(kind, int(entity_id)))
+    except DoesNotExist:
+        return None
+
+
+def batch_get(kind, ids):
+    """Documents for the given ids, keyed by id (missing ids absent). BatchGetItem per 100 ids."""
+    keys = [(kind, int(i)) for i in dict.fromkeys(ids)]
+    return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
+
+
+def iterate(kind, descending=False, limit=None):
+    """Documents of a kind in id order: a Query, paged by DynamoDB (1 MB per call)."""
+    page = min(limit, 1000) if limit else None
+    for item in Entity.query(kind, scan_index_forward=not descending, limit=limit, page_size=page):
+        yield _doc(item)
+
+
+def count(kind):
+    """Number of entities of a kind. One GetItem."""
+    try:
+        return int(Counter.get(f"count#{kind}").value)
+    except DoesNotExist:
+        return 0
+
+
+def allocate_ids(name, n=1):
+    """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem."""
+    counter = Counter(f"id#{name}")
+    counter.update(actions=[Counter.value.add(n)])
+    last = int(counter.value)
+    return list(range(last - n + 1, last + 1))
+
+
+def lookup(kind, field, value):
+    """Id of the entity holding a unique value, or None. One GetItem."""
+    try:
+        return int(Unique.get(_unique_key(kind, field, value)).id)
+    except DoesNotExist:
+        return None
+
+
+def _put_uniques(tx, kind, entity_id, uniques):
+    for field, value in uniques.items():
+        tx.save(Unique(_unique_key(kind, field, value), id=entity_id),
+                condition=Unique.key.does_not_exist() | (Unique.id == entity_id))
+
+
+def _delete_uniques(tx, kind, entity_id, uniques):
+    for field, value in uniques.items():
+        tx.delete(Unique(_unique_key(kind, field, value)), condition=Unique.id == entity_id)
+
+
+def _unique_changes(old, new):
+    removed = {f: v for f, v in old.items() if _unique_key("", f, v) != _unique_key("", f, new.get(f))}
+    added = {f: v for f, v in new.items() if _unique_key("", f, v) != _unique_key("", f, old.get(f))}
+    return removed, added
+
+
+def _transaction():
+    if not _connection:
+        _connection.append(Connection(region=config.AWS_REGION))
+    return TransactWrite(connection=_connection[0])
+
+
+def _commit(kind, entity_id, build, claimed):
+    try:
+        with _transaction() as tx:
+            build(tx)
+    except TransactWriteError as error:
+        taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
+        if taken:
+            raise Conflict(taken) from error
+        if get(kind, entity_id) is None:
+            raise Missing(entity_id) from error
+        raise
+
+
+def create(kind, doc, uniques=None):
+    """Store a new document, count it and claim its unique values, in one transaction."""
+    uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+    entity_id = int(doc["id"])
+
+    def build(tx):
+        tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.does_not_exist())
+        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
+        _put_uniques(tx, kind, entity_id, uniques)
+
+    _commit(kind, entity_id, build, uniques)
+
+
+def replace(kind, doc, old_uniques=None, new_uniques=None):
+    """Overwrite an existing document and move its unique values, in one transaction."""
+    clean = lambda u: {f: v for f, v in (u or {}).items() if v not in (None, "")}  # noqa: E731
+    removed, added = _unique_changes(clean(old_uniques), clean(new_uniques))
+    entity_id = int(doc["id"])
+
+    def build(tx):
+        tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.exists())
+        _delete_uniques(tx, kind, entity_id, removed)
+        _put_uniques(tx, kind, entity_id, added)
+
+    _commit(kind, entity_id, build, added)
+
+
+def delete(kind, entity_id, uniques=None):
+    """Remove a document, uncount it and release its unique values, in one transaction."""
+    uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+    entity_id = int(entity_id)
+
+    def build(tx):
+        tx.delete(Entity(kind, entity_id), condition=Entity.id.exists())
+        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
+        _delete_uniques(tx, kind, entity_id, uniques)
+
+    _commit(kind, entity_id, build, {})
+
+
+def claim(marker):
+    """Set a one-time marker; True when this call set it (conditional PutItem)."""
+    try:
+        Unique(f"marker#{marker}", id=0).save(condition=Unique.key.does_not_exist())
+        return True
+    except PutError:
+        return False
+
+
+def marked(marker):
+    """Whether a one-time marker is set. One GetItem."""
+    try:
+        Unique.get(f"marker#{marker}")
+        return True
+    except DoesNotExist:
+        return False

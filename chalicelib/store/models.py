@@ -1,0 +1,44 @@
+"""PynamoDB models: the tables of the service, declared once (see docs/storage.md)."""
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.models import Model
+
+from chalicelib import config
+
+
+class _Meta:
+    region = config.AWS_REGION
+    billing_mode = "PAY_PER_REQUEST"
+
+
+class Entity(Model):
+    """Every resource document: partition per resource kind, items ordered by integer id."""
+
+    class Meta(_Meta):
+        table_name = f"{config.RESOURCE_PREFIX}entities"
+
+    kind = UnicodeAttribute(hash_key=True)
+    id = NumberAttribute(range_key=True)
+    doc = UnicodeAttribute()
+
+
+class Counter(Model):
+    """Atomic counters: next ids (`id#<kind>`) and row counts (`count#<kind>`)."""
+
+    class Meta(_Meta):
+        table_name = f"{config.RESOURCE_PREFIX}counters"
+
+    name = UnicodeAttribute(hash_key=True)
+    value = NumberAttribute(default=0)
+
+
+class Unique(Model):
+    """Unique values (`<kind>#<field>#<value>`) pointing at the entity that holds them."""
+
+    class Meta(_Meta):
+        table_name = f"{config.RESOURCE_PREFIX}uniques"
+
+    key = UnicodeAttribute(hash_key=True)
+    id = NumberAttribute()
+
+
+MODELS = (Entity, Counter, Unique)

@@ -1,0 +1,42 @@
+"""The AWS resources of the service besides the API: tables, queues (each with a DLQ), bucket.
+
+Declared once here and in `infra/resources.json` (a test keeps the two equal); the local
+stack and the test suite create them with `ensure_resources`.
+"""
+import boto3
+
+from chalicelib import config
+from chalicelib.store.models import MODELS
+
+QUEUES = ("webhooks", "segments", "automations", "sends")
+
+
+def queue_name(queue):
+    return f"{config.RESOURCE_PREFIX}{queue}"
+
+
+def ensure_resources():
+    """Create every table, queue (with its dead-letter queue) and the bucket if missing."""
+    for model in MODELS:
+        if not model.exists():
+            model.create_table(wait=True)
+    sqs = boto3.client("sqs", region_name=config.AWS_REGION)
+    for queue in QUEUES:
+        dlq = sqs.create_queue(QueueName=queue_name(queue) + "-dlq")["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        policy = '{"deadLetterTargetArn": "%s", "maxReceiveCount": "5"}' % arn
+        sqs.create_queue(QueueName=queue_name(queue), Attributes={"RedrivePolicy": policy})
+    s3 = boto3.client("s3", region_name=config.AWS_REGION)
+    if config.AWS_REGION == "us-east-1":
+        s3.create_bucket(Bucket=config.FILES_BUCKET)
+    else:
+        s3.create_bucket(Bucket=config.FILES_BUCKET,
+                         CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION})
+
+
+def clear_tables():
+    """Delete every item of every table (tests reset state between cases)."""
+    for model in MODELS:
+        with model.batch_write() as batch:
+            for item in model.scan():
+                batch.delete(item)

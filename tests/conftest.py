@@ -1,0 +1,87 @@
+"""One moto mock for the whole session; tables emptied and defaults re-seeded for each test."""
+import base64
+import json
+import os
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("STAGE", "local")
+os.environ.pop("AWS_ENDPOINT_URL", None)
+
+import pytest  # noqa: E402
+from moto import mock_aws  # noqa: E402
+
+ADMIN = ("admin", "admin-secret")
+
+
+@pytest.fixture(scope="session")
+def aws():
+    with mock_aws():
+        from chalicelib.store import schema
+        schema.ensure_resources()
+        yield
+
+
+@pytest.fixture
+def fresh(aws):
+    """Empty tables, default fields and the administrator, before each test that asks for it."""
+    from chalicelib import bootstrap
+    from chalicelib.auth import core
+    from chalicelib.store import schema
+    schema.clear_tables()
+    core.forget()
+    bootstrap.seed_fields()
+    bootstrap.ensure_admin(*ADMIN)
+    yield
+
+
+class Api:
+    """Thin JSON helper over chalice.test.Client, authenticated as the administrator."""
+
+    def __init__(self, http):
+        self.http = http
+        token = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
+        self.auth = {"Authorization": f"Basic {token}"}
+
+    def call(self, method, path, body=None, headers=None, raw=None, auth=True):
+        all_headers = dict(self.auth if auth else {})
+        if body is not None:
+            all_headers["Content-Type"] = "application/json"
+        all_headers.update(headers or {})
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        response = self.http.request(method, path, headers=all_headers, body=data)
+        response.json = json.loads(response.body) if response.body else None
+        return response
+
+    def get(self, path, **kw):
+        return self.call("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.call("POST", path, body, **kw)
+
+    def patch(self, path, body=None, **kw):
+        return self.call("PATCH", path, body, **kw)
+
+    def put(self, path, body=None, **kw):
+        return self.call("PUT", path, body, **kw)
+
+    def delete(self, path, **kw):
+        return self.call("DELETE", path, **kw)
+
+
+@pytest.fixture(scope="session")
+def chalice_app(aws):
+    from app import app
+    return app
+
+
+@pytest.fixture
+def api(chalice_app, fresh):
+    from chalice.test import Client
+
+    from chalicelib.gateway import ApiGateway
+    client = Client(chalice_app, stage_name="local")
+    # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
+    client.http._local_gateway = ApiGateway(chalice_app, client.http._config)
+    return Api(client.http)
