@@ -1,0 +1,32 @@
+# The two commands of the README: `make run` and `make test`. Each sets up .venv by itself.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench package lint-template clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m chalicelib.devserver
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m pytest -q -s tests/bench -p no:randomly
+
+package: $(STAMP)
+	rm -rf build/package
+	$(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
+	@echo "CloudFormation template: build/package/sam.json"
+
+lint-template: package
+	$(VENV)/bin/cfn-lint build/package/sam.json
+
+clean:
+	rm -rf $(VENV) build
