@@ -23,16 +23,22 @@ def aws():
         yield
 
 
-@pytest.fixture
-def fresh(aws):
-    """Empty tables, default fields and the administrator, before each test that asks for it."""
+@pytest.fixture(scope="session")
+def seeded(aws):
+    """The tables right after a first start (default fields, administrator), seeded once."""
     from chalicelib import bootstrap
-    from chalicelib.auth import core
-    from chalicelib.store import schema
-    schema.clear_tables()
-    core.forget()
+    from chalicelib.store import snapshot
     bootstrap.seed_fields()
     bootstrap.ensure_admin(*ADMIN)
+    return snapshot.dump_tables()
+
+
+@pytest.fixture
+def fresh(seeded):
+    """Each test starts from the first-start state."""
+    from chalicelib.store import schema, snapshot
+    schema.clear_tables()
+    snapshot.load_tables(seeded)
     yield
 
 
