@@ -1,0 +1,128 @@
+"""End to end: the local stack as `make run` starts it, over real HTTP on 127.0.0.1."""
+import base64
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "e2e-secret"
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Stack:
+    """A devserver process with its own port and data directory."""
+
+    def __init__(self, data_dir, admin_password=PASSWORD):
+        self.port = _free_port()
+        env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0",
+                   ADMIN_USER="admin")
+        env.pop("ADMIN_PASSWORD", None)
+        if admin_password:
+            env["ADMIN_PASSWORD"] = admin_password
+        self.process = subprocess.Popen([sys.executable, "-m", "chalicelib.devserver"], cwd=ROOT, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.output = []
+        self._wait_ready()
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line and self.process.poll() is not None:
+                raise RuntimeError("devserver exited:\n" + "".join(self.output))
+            self.output.append(line)
+            if line.startswith("Serving on"):
+                return
+        raise RuntimeError("devserver did not start:\n" + "".join(self.output))
+
+    def connection(self):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        out, _ = self.process.communicate(timeout=30)
+        self.output.append(out)
+        return self.process.returncode
+
+
+def _call(conn, method, path, body=None, password=PASSWORD):
+    headers = {"Authorization": "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()}
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body)
+    conn.request(method, path, body=data, headers=headers)
+    response = conn.getresponse()
+    return response.status, json.loads(response.read() or b"null"), response
+
+
+@pytest.fixture
+def stack(tmp_path):
+    running = Stack(tmp_path / "data")
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def test_basic_auth_works_right_away_and_errors_are_json(stack):
+    conn = stack.connection()
+    status, body, response = _call(conn, "GET", "/api/contacts")
+    assert status == 200 and body == {"total": 0, "contacts": {}}
+    assert response.getheader("Mautic-Version")
+    status, body, _ = _call(conn, "GET", "/api/contacts", password="wrong")
+    assert status == 401 and body["errors"][0]["message"] == "Authorization denied, invalid credentials."
+    status, body, _ = _call(conn, "GET", "/nowhere")
+    assert status == 404 and body["errors"][0]["code"] == 404
+
+
+def test_data_survives_a_restart(tmp_path):
+    first = Stack(tmp_path / "data")
+    conn = first.connection()
+    status, body, _ = _call(conn, "POST", "/api/contacts/new", {"email": "keep@example.com", "firstname": "Kim"})
+    assert status == 201
+    contact_id = body["contact"]["id"]
+    assert first.stop() == 0
+    second = Stack(tmp_path / "data", admin_password=None)
+    try:
+        status, body, _ = _call(second.connection(), "GET", f"/api/contacts/{contact_id}")
+        assert status == 200 and body["contact"]["fields"]["all"]["email"] == "keep@example.com"
+        assert not any("Administrator created" in line for line in second.output)
+    finally:
+        second.stop()
+
+
+def test_generated_admin_password_is_printed_once(tmp_path):
+    stack = Stack(tmp_path / "data", admin_password=None)
+    try:
+        line = next(line for line in stack.output if "Administrator created" in line)
+        password = line.split("password ")[1].split("'")[1]
+        status, _, _ = _call(stack.connection(), "GET", "/api/contacts", password=password)
+        assert status == 200
+    finally:
+        stack.stop()
+
+
+def test_keep_alive_requests_are_not_delayed_by_nagle(stack):
+    conn = stack.connection()
+    _call(conn, "POST", "/api/tags/new", {"tag": "fast"})
+    timings = []
+    for _ in range(20):
+        started = time.perf_counter()
+        status, _, _ = _call(conn, "GET", "/api/tags/1")
+        timings.append(time.perf_counter() - started)
+        assert status == 200
+    timings.sort()
+    assert timings[len(timings) // 2] < 0.035, timings
