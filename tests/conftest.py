@@ -36,9 +36,11 @@ def seeded(aws):
 @pytest.fixture
 def fresh(seeded):
     """Each test starts from the first-start state."""
+    from chalicelib.domain import cached
     from chalicelib.store import schema, snapshot
     schema.clear_tables()
     snapshot.load_tables(seeded)
+    cached.forget()
     yield
 
 

@@ -1,6 +1,6 @@
 """Contacts and companies: custom field values, deduplication on unique fields, representation."""
 from chalicelib.domain import attributes as a
-from chalicelib.domain import customvalues, search
+from chalicelib.domain import cached, customvalues, search
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.domain.service import referenced
@@ -112,7 +112,7 @@ class ContactHooks(_Valued):
 
 def _color(points, ctx):
     triggers = ctx.memo("trigger-colors", lambda: sorted(
-        ((t.get("points") or 0, t.get("color")) for t in store.iterate("trigger")
+        ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
          if t.get("isPublished") and t.get("color")), reverse=True))
     return next((color for threshold, color in triggers if points >= threshold), None)
 

@@ -1,5 +1,5 @@
 """Custom field definitions for contacts and companies, with Mautic's default fields."""
-from chalicelib.domain import aliases
+from chalicelib.domain import aliases, cached
 from chalicelib.domain.resources import Hooks
 from chalicelib.domain.errors import invalid
 from chalicelib.store import entities as store
@@ -90,9 +90,10 @@ class FieldHooks(Hooks):
 
 
 def definitions(object_name, ctx):
-    """Published and unpublished field definitions of an object, ordered; one Query per request."""
+    """Field definitions of an object in `order`, from the versioned in-process cache."""
     kind = OBJECT_KINDS[object_name]
-    return ctx.memo(("fields", kind), lambda: sorted(store.iterate(kind), key=lambda f: (f.get("order") or 0, f["id"])))
+    return ctx.memo(("fields", kind), lambda: sorted(cached.documents(kind, ctx),
+                                                     key=lambda f: (f.get("order") or 0, f["id"])))
 
 
 def seed_defaults(create):

@@ -2,6 +2,7 @@
 from dataclasses import dataclass, field as dc_field
 
 from chalicelib.domain import attributes as a
+from chalicelib.domain.cached import CACHED_KINDS
 
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
@@ -85,6 +86,11 @@ class Resource:
     minimal_exclude: tuple = ()
     uniques: tuple = ()
     hooks: Hooks = dc_field(default_factory=Hooks)
+
+    @property
+    def cached(self):
+        """Small kind read on many requests: cached in process, its writes bump a version."""
+        return self.kind in CACHED_KINDS
 
     @property
     def all_attrs(self):

@@ -105,7 +105,7 @@ def _save_new(resource, doc, ctx):
 
 def _store_call(operation, resource, doc, *uniques):
     try:
-        operation(resource.kind, doc, *uniques)
+        operation(resource.kind, doc, *uniques, versioned=resource.cached)
     except store.Conflict as conflict:
         raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
     except store.Missing:

@@ -1,7 +1,9 @@
 """Entity repository: documents by kind and id, atomic ids and counts, unique values.
 
 Every write that touches more than one item (a document, its count, its unique values)
-is one DynamoDB transaction, so a failed request leaves nothing half-written.
+is one DynamoDB transaction, so a failed request leaves nothing half-written. Small kinds
+read on many requests (field definitions, point triggers) are "versioned": each write bumps
+`version#<kind>` in the same transaction so readers can cache them safely.
 """
 import json
 
@@ -116,7 +118,18 @@ def _commit(kind, entity_id, build, claimed):
         raise
 
 
-def create(kind, doc, uniques=None):
+def _bump_version(tx, kind, versioned):
+    if versioned:
+        tx.update(Counter(f"version#{kind}"), actions=[Counter.value.add(1)])
+
+
+def versions(kinds):
+    """Current write versions of versioned kinds, {kind: int}. One BatchGetItem."""
+    found = {item.name: int(item.value) for item in Counter.batch_get([f"version#{k}" for k in kinds])}
+    return {k: found.get(f"version#{k}", 0) for k in kinds}
+
+
+def create(kind, doc, uniques=None, versioned=False):
     """Store a new document, count it and claim its unique values, in one transaction."""
     uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
     entity_id = int(doc["id"])
@@ -125,11 +138,12 @@ def create(kind, doc, uniques=None):
         tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.does_not_exist())
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
         _put_uniques(tx, kind, entity_id, uniques)
+        _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, uniques)
 
 
-def replace(kind, doc, old_uniques=None, new_uniques=None):
+def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False):
     """Overwrite an existing document and move its unique values, in one transaction."""
     clean = lambda u: {f: v for f, v in (u or {}).items() if v not in (None, "")}  # noqa: E731
     removed, added = _unique_changes(clean(old_uniques), clean(new_uniques))
@@ -139,11 +153,12 @@ def replace(kind, doc, old_uniques=None, new_uniques=None):
         tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.exists())
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
+        _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, added)
 
 
-def delete(kind, entity_id, uniques=None):
+def delete(kind, entity_id, uniques=None, versioned=False):
     """Remove a document, uncount it and release its unique values, in one transaction."""
     uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
     entity_id = int(entity_id)
@@ -152,6 +167,7 @@ def delete(kind, entity_id, uniques=None):
         tx.delete(Entity(kind, entity_id), condition=Entity.id.exists())
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
         _delete_uniques(tx, kind, entity_id, uniques)
+        _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, {})
 
