@@ -20,13 +20,15 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
 
+# The template is region-neutral: chalice needs a region only to name service principals
+# (set AWS_DEFAULT_REGION for the aws-cn / aws-us-gov partitions). See docs/deploy.md.
 package: $(STAMP)
 	rm -rf build/package
-	$(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
 	@echo "CloudFormation template: build/package/sam.json"
 
 lint-template: package
-	$(VENV)/bin/cfn-lint build/package/sam.json
+	$(VENV)/bin/cfn-lint -- build/package/sam.json
 
 clean:
 	rm -rf $(VENV) build

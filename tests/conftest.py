@@ -1,5 +1,6 @@
 """One moto mock for the whole session; tables emptied and defaults re-seeded for each test."""
 import base64
+import copy
 import json
 import os
 
@@ -23,23 +24,27 @@ def aws():
         yield
 
 
+def _moto_tables():
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+    return dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]].tables
+
+
 @pytest.fixture(scope="session")
 def seeded(aws):
-    """The tables right after a first start (default fields, administrator), seeded once."""
+    """The tables right after a first start (default fields, administrator), seeded once and
+    kept as copies of moto's in-memory tables: restoring them is much faster than re-writing."""
     from chalicelib import bootstrap
-    from chalicelib.store import snapshot
     bootstrap.seed_fields()
     bootstrap.ensure_admin(*ADMIN)
-    return snapshot.dump_tables()
+    return copy.deepcopy(dict(_moto_tables()))
 
 
 @pytest.fixture
 def fresh(seeded):
     """Each test starts from the first-start state."""
     from chalicelib.domain import cached
-    from chalicelib.store import schema, snapshot
-    schema.clear_tables()
-    snapshot.load_tables(seeded)
+    _moto_tables().update(copy.deepcopy(seeded))
     cached.forget()
     yield
 

@@ -30,6 +30,9 @@ def created(resource, doc, ctx, was_created=True):
     return single(resource, doc, ctx, 201, {"Location": location})
 
 
+MAX_INT = 2 ** 31 - 1
+
+
 def _int_param(query, name, default, minimum=0):
     value = query.get(name)
     if value in (None, ""):
@@ -40,7 +43,7 @@ def _int_param(query, name, default, minimum=0):
         number = None
     if number is None or number < minimum:
         raise invalid(name, f"This value should be an integer of at least {minimum}.")
-    return number
+    return min(number, MAX_INT)
 
 
 def _flag_param(query, *names):

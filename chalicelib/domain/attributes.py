@@ -82,7 +82,7 @@ def one_of(*choices):
     def coerce(value):
         text = as_string(value)
         if text not in choices:
-            raise Invalid("This value should be one of: " + ", ".join(choices) + ".")
+            raise Invalid(f"'{text}' is not one of: " + ", ".join(choices) + ".")
         return text
     return coerce
 

@@ -24,13 +24,16 @@ class AutomationHooks(AliasHooks):
         events = doc.get("events") or []
         by_ref = {str(e["id"]): e for e in events if e.get("id") is not None}
         for ref, event in by_ref.items():
-            for child in event.pop("children", None) or []:
+            for child in event.get("children") or []:
                 if child in by_ref and not by_ref[child].get("parent"):
                     by_ref[child]["parent"] = ref
-        for index, event in enumerate(events):
+        sent = write.payload.get("events")
+        for index, raw in enumerate(sent if isinstance(sent, list) else []):
+            parent = as_ref(raw.get("parent")) if isinstance(raw, dict) else None
+            if parent is not None and parent not in by_ref:
+                write.errors[f"events[{index}][parent]"] = [f"No event '{parent}' in this automation."]
+        for event in events:
             event.pop("children", None)
-            if event.get("parent") is not None and str(event["parent"]) not in by_ref:
-                write.errors[f"events[{index}][parent]"] = [f"No event '{event['parent']}' in this automation."]
 
     def link(self, resource, doc, new_ids):
         for event in doc.get("events") or []:

@@ -1,6 +1,6 @@
 """Contacts and companies: custom field values, deduplication on unique fields, representation."""
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, customvalues, search
+from chalicelib.domain import cached, clock, customvalues, search
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.domain.service import referenced
@@ -61,6 +61,7 @@ class ContactHooks(_Valued):
         super().prepare(resource, doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
+        _sync_last_active(doc, write)
         doc["uniqueFields"] = self._unique_fields(write.ctx)
         if not doc.get("dateIdentified") and any(values.get(f) for f in IDENTIFYING):
             doc["dateIdentified"] = write.ctx.now
@@ -99,15 +100,30 @@ class ContactHooks(_Valued):
                        for f in ("firstname", "lastname"))
         return super().command(resource, doc, command, ctx)
 
+    def email(self, resource, doc):
+        return (doc.get("values") or {}).get("email")
+
     def fast_ids(self, resource, node, ctx):
-        if isinstance(node, search.Command) and node.name in self._unique_fields(ctx) \
-                and "%" not in node.value and node.value:
-            holder = store.lookup(resource.kind, node.name, node.value)
-            return [holder] if holder is not None else []
-        return None
+        """`email:` candidates from the email index (a prefix query); the command then filters them."""
+        if not isinstance(node, search.Command) or node.name != "email" or not node.value.rstrip("%") \
+                or "%" in node.value.rstrip("%"):
+            return None
+        return store.ids_by_email(resource.kind, node.value.rstrip("%"))
 
     def sort_columns(self, resource, ctx):
         return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+
+
+def _sync_last_active(doc, write):
+    """`lastActive` and the `last_active` field are one value in two formats."""
+    values = doc["values"]
+    if "lastActive" in write.payload:
+        values["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") \
+            if doc.get("lastActive") else None
+    elif values.get("last_active"):
+        doc["lastActive"] = clock.iso(clock.parse(values["last_active"]))
+    else:
+        doc["lastActive"] = None
 
 
 def _color(points, ctx):

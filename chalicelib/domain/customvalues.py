@@ -94,7 +94,7 @@ def apply(object_name, values, write, overwrite_blank):
     """Write the payload's field aliases into `values` (alias -> value).
 
     Create and PUT fill missing fields with their defaults and let blanks overwrite (PUT) or
-    fall back to the default (create); PATCH skips blanks unless overwriteWithBlank."""
+    fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank."""
     for definition in definitions(object_name, write.ctx):
         alias = definition["alias"]
         if alias not in write.payload:
@@ -106,11 +106,11 @@ def apply(object_name, values, write, overwrite_blank):
         except a.Invalid as error:
             write.errors[alias] = [str(error)]
             continue
-        if value is None and not overwrite_blank:
-            if write.mode == "patch":
-                continue
-            if write.mode == "create":
-                value = _default(definition)
+        blank = value is None or (definition.get("type") == "number" and value == 0)
+        if blank and not overwrite_blank and write.mode == "patch":
+            continue
+        if value is None and not overwrite_blank and write.mode == "create":
+            value = _default(definition)
         values[alias] = value
         if definition.get("isRequired") and value in (None, ""):
             write.errors[alias] = ["A value is required."]

@@ -99,8 +99,10 @@ def is_published(doc, now):
 
 def _term_matcher(resource, ctx):
     def match(doc, term):
-        values = resource.hooks.term_values(resource, doc)
-        return any(search.like(value, term.text, contains=not term.strict) for value in values)
+        pattern, contains = term.text, not term.strict
+        if resource.prefix_terms and contains and "%" not in pattern:
+            pattern, contains = pattern + "%", False
+        return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(resource, doc))
     return match
 
 

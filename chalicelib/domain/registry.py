@@ -9,6 +9,7 @@ from chalicelib.domain import attributes as a
 from chalicelib.domain.aliases import AliasHooks
 from chalicelib.domain.assets import AssetHooks
 from chalicelib.domain.automations import AutomationHooks, as_ref, as_refs
+from chalicelib.domain.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.customfields import FieldHooks
 from chalicelib.domain.forms import FormHooks
@@ -44,7 +45,8 @@ CONTACT = Resource(
            _read_only(t("preferredProfileImage", default="gravatar")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True),
            a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True)),
-    text_columns=("firstname", "lastname", "email", "company"), commands=frozenset({"ids", "is:mine"}),
+    text_columns=("firstname", "lastname", "email", "company"), prefix_terms=True,
+    commands=frozenset({"ids", "is:mine"}),
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())
 
 COMPANY = Resource(
@@ -125,8 +127,8 @@ TRIGGER = Resource(
     "trigger", "points/triggers", "trigger", "triggers", keyed_list=False, category="title",
     attrs=(t("name", required=True), t("description"), a.Attr("scoreId", a.as_int), i("points"), t("color"),
            b("triggerExistingLeads")),
-    nested=(a.Nested("events", "triggerevent", (t("type", required=True), t("name"), t("description"),
-                                                i("order"), o("properties"))),),
+    nested=(a.Nested("events", "triggerevent", (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), t("name"),
+                                                t("description"), i("order"), o("properties"))),),
     commands=frozenset({"ids"}), minimal_exclude=("events",), hooks=TriggerHooks())
 
 POINT = Resource(

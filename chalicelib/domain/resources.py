@@ -39,6 +39,10 @@ class Hooks:
         """Unique values held by the document, as {field: value}."""
         return {name: doc.get(name) for name in resource.uniques}
 
+    def email(self, resource, doc):
+        """The email address to index for look-ups by email, or None."""
+        return None
+
     def duplicate_of(self, resource, doc, ctx):
         """An existing document that a create should update instead (contacts), or None."""
         return None
@@ -82,6 +86,7 @@ class Resource:
     put: bool = True
     category: str | None = None
     text_columns: tuple = ("name",)
+    prefix_terms: bool = False  # free text matches the start of a column (contacts), else anywhere
     commands: frozenset = CORE_COMMANDS
     minimal_exclude: tuple = ()
     uniques: tuple = ()

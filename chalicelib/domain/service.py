@@ -99,13 +99,14 @@ def _stamp(resource, doc, ctx, created):
 def _save_new(resource, doc, ctx):
     doc["id"] = store.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
-    _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc))
+    _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
+                email=resource.hooks.email(resource, doc))
     return doc
 
 
-def _store_call(operation, resource, doc, *uniques):
+def _store_call(operation, resource, doc, *uniques, **options):
     try:
-        operation(resource.kind, doc, *uniques, versioned=resource.cached)
+        operation(resource.kind, doc, *uniques, versioned=resource.cached, **options)
     except store.Conflict as conflict:
         raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
     except store.Missing:
@@ -137,7 +138,8 @@ def _edit_existing(resource, existing, payload, ctx, mode):
     _apply(resource, doc, payload, ctx, mode, existing)
     _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
-    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc))
+    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
+                email=resource.hooks.email(resource, doc))
     return doc
 
 
@@ -177,5 +179,5 @@ def remove_nested(resource, entity_id, collection, ids, ctx):
     if len(doc[collection]) != len(before):
         _stamp(resource, doc, ctx, created=False)
         uniques = resource.hooks.uniques(resource, doc)
-        _store_call(store.replace, resource, doc, uniques, uniques)
+        _store_call(store.replace, resource, doc, uniques, uniques, email=resource.hooks.email(resource, doc))
     return doc

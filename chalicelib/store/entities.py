@@ -33,6 +33,15 @@ def _doc(item):
     return json.loads(item.doc)
 
 
+def _item(kind, doc, email):
+    return Entity(kind, int(doc["id"]), doc=json.dumps(doc), email=email.lower() if email else None)
+
+
+def ids_by_email(kind, prefix):
+    """Ids whose email starts with `prefix` (case-insensitive). A Query on the email index."""
+    return [int(item.id) for item in Entity.by_email.query(kind, Entity.email.startswith(prefix.lower()))]
+
+
 def _unique_key(kind, field, value):
     return f"{kind}#{field}#{str(value).strip().lower()}"
 
@@ -129,13 +138,15 @@ def versions(kinds):
     return {k: found.get(f"version#{k}", 0) for k in kinds}
 
 
-def create(kind, doc, uniques=None, versioned=False):
-    """Store a new document, count it and claim its unique values, in one transaction."""
+def create(kind, doc, uniques=None, versioned=False, email=None):
+    """Store a new document, count it and claim its unique values, in one transaction.
+
+    `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version."""
     uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
     entity_id = int(doc["id"])
 
     def build(tx):
-        tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.does_not_exist())
+        tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
         _put_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
@@ -143,14 +154,14 @@ def create(kind, doc, uniques=None, versioned=False):
     _commit(kind, entity_id, build, uniques)
 
 
-def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False):
+def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None):
     """Overwrite an existing document and move its unique values, in one transaction."""
     clean = lambda u: {f: v for f, v in (u or {}).items() if v not in (None, "")}  # noqa: E731
     removed, added = _unique_changes(clean(old_uniques), clean(new_uniques))
     entity_id = int(doc["id"])
 
     def build(tx):
-        tx.save(Entity(kind, entity_id, doc=json.dumps(doc)), condition=Entity.id.exists())
+        tx.save(_item(kind, doc, email), condition=Entity.id.exists())
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)

@@ -1,5 +1,6 @@
 """PynamoDB models: the tables of the service, declared once (see docs/storage.md)."""
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
 from chalicelib import config
@@ -8,6 +9,17 @@ from chalicelib import config
 class _Meta:
     region = config.AWS_REGION
     billing_mode = "PAY_PER_REQUEST"
+
+
+class EmailIndex(GlobalSecondaryIndex):
+    """Entities of a kind by lower-cased email: exact and prefix (`begins_with`) look-ups."""
+
+    class Meta:
+        index_name = "email"
+        projection = KeysOnlyProjection()
+
+    kind = UnicodeAttribute(hash_key=True)
+    email = UnicodeAttribute(range_key=True)
 
 
 class Entity(Model):
@@ -19,6 +31,8 @@ class Entity(Model):
     kind = UnicodeAttribute(hash_key=True)
     id = NumberAttribute(range_key=True)
     doc = UnicodeAttribute()
+    email = UnicodeAttribute(null=True)
+    by_email = EmailIndex()
 
 
 class Counter(Model):

@@ -33,10 +33,3 @@ def ensure_resources():
         s3.create_bucket(Bucket=config.FILES_BUCKET,
                          CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION})
 
-
-def clear_tables():
-    """Delete every item of every table (tests reset state between cases)."""
-    for model in MODELS:
-        with model.batch_write() as batch:
-            for item in model.scan():
-                batch.delete(item)

@@ -1,0 +1,91 @@
+"""Benchmarks (run with `make bench`, not in CI): DynamoDB calls per operation and requests per
+second through the app over moto, at growing data sizes. Prints a table; asserts only that the
+single-entity and default-list costs do not grow with the data."""
+import base64
+import json
+import time
+from collections import Counter
+from contextlib import contextmanager
+from unittest import mock
+
+import botocore.client
+import pytest
+
+from tests.conftest import ADMIN
+
+SIZES = (100, 1000, 5000)
+_original = botocore.client.BaseClient._make_api_call
+
+
+@contextmanager
+def dynamodb_calls():
+    """Count DynamoDB API calls by operation name."""
+    calls = Counter()
+
+    def counting(self, operation, params):
+        if self.meta.service_model.service_name == "dynamodb":
+            calls[operation] += 1
+        return _original(self, operation, params)
+
+    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting):
+        yield calls
+
+
+@pytest.fixture
+def http(chalice_app, fresh):
+    from chalice.test import Client
+    client = Client(chalice_app)
+    token = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
+    headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
+
+    def call(method, path, body=None):
+        response = client.http.request(method, path, headers=headers, body=json.dumps(body).encode() if body else b"")
+        assert response.status_code < 300, (path, response.body[:300])
+        return json.loads(response.body)
+    call("GET", "/api/contacts")  # warm the credential cache
+    return call
+
+
+def _fill(http, start, end):
+    from chalicelib.domain.context import Context
+    from chalicelib.domain import service
+    from chalicelib.domain.registry import CONTACT
+    ctx = Context()
+    for n in range(start, end):
+        service.create(CONTACT, {"email": f"c{n}@example.com", "firstname": f"F{n}", "city": "Prague"}, ctx)
+
+
+OPERATIONS = {
+    "create": lambda http, n: http("POST", "/api/contacts/new", {"email": f"new{n}@example.com"}),
+    "get": lambda http, n: http("GET", "/api/contacts/1"),
+    "patch": lambda http, n: http("PATCH", "/api/contacts/1/edit", {"city": f"C{n}"}),
+    "put": lambda http, n: http("PUT", "/api/contacts/2/edit", {"email": "c1@example.com", "city": "X"}),
+    "list page (default order)": lambda http, n: http("GET", "/api/contacts?limit=30"),
+    "list page 10 (start=270)": lambda http, n: http("GET", "/api/contacts?limit=30&start=270"),
+    "search email: (unique index)": lambda http, n: http("GET", "/api/contacts?search=email:c7@example.com"),
+    "search city: (reads kind)": lambda http, n: http("GET", "/api/contacts?search=city:Prague&limit=30"),
+    "delete": lambda http, n: http("DELETE", f"/api/contacts/{n // 10 - n % 10}/delete"),
+}
+
+
+def test_contact_operation_costs(http, capsys):
+    rows, filled = [], 0
+    for size in SIZES:
+        _fill(http, filled, size)
+        filled = size
+        for name, operation in OPERATIONS.items():
+            with dynamodb_calls() as calls:
+                operation(http, size * 10)
+            started, repeats = time.perf_counter(), 5
+            for n in range(1, repeats + 1):
+                operation(http, size * 10 + n)
+            rate = repeats / (time.perf_counter() - started)
+            rows.append((size, name, sum(calls.values()), dict(calls), rate))
+    with capsys.disabled():
+        print("\n%-7s %-30s %6s %8s  %s" % ("data", "operation", "calls", "req/s", "DynamoDB calls"))
+        for size, name, total, calls, rate in rows:
+            print("%-7d %-30s %6d %8.1f  %s" % (size, name, total, rate, calls))
+    constant = ("create", "get", "patch", "put", "delete", "list page (default order)", "search email: (unique index)")
+    for name in constant:
+        costs = {total for size, op, total, _, _ in rows if op == name}
+        assert len(costs) == 1, (name, costs)
