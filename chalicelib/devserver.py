@@ -73,6 +73,8 @@ def _snapshot_loop(data_dir, stop):
 
 def serve(port, data_dir, admin_user, admin_password):
     """Run until SIGINT/SIGTERM, then write a last snapshot."""
+    from chalicelib.store import localaws
+    localaws.install()
     with mock_aws():
         generated = start_stack(data_dir, admin_user, admin_password)
         from app import app

@@ -18,6 +18,8 @@ ADMIN = ("admin", "admin-secret")
 
 @pytest.fixture(scope="session")
 def aws():
+    from chalicelib.store import localaws
+    localaws.install()
     with mock_aws():
         from chalicelib.store import schema
         schema.ensure_resources()

@@ -1,0 +1,73 @@
+"""The entity repository over moto: transactions are all-or-nothing, uniques follow documents."""
+import pytest
+
+from chalicelib.store import entities as store
+
+
+@pytest.fixture
+def kind(fresh):
+    return "tag"
+
+
+def _doc(entity_id, tag):
+    return {"id": entity_id, "tag": tag}
+
+
+def test_create_counts_and_claims_unique(kind):
+    store.create(kind, _doc(1, "vip"), {"tag": "vip"})
+    assert store.get(kind, 1) == _doc(1, "vip")
+    assert store.count(kind) == 1
+    assert store.lookup(kind, "tag", "VIP") == 1
+
+
+def test_conflicting_create_writes_nothing(kind):
+    store.create(kind, _doc(1, "vip"), {"tag": "vip"})
+    with pytest.raises(store.Conflict) as raised:
+        store.create(kind, _doc(2, "vip"), {"tag": "vip"})
+    assert raised.value.fields == ["tag"]
+    assert store.get(kind, 2) is None
+    assert store.count(kind) == 1
+
+
+def test_replace_moves_unique_values(kind):
+    store.create(kind, _doc(1, "old"), {"tag": "old"})
+    store.replace(kind, _doc(1, "new"), {"tag": "old"}, {"tag": "new"})
+    assert store.lookup(kind, "tag", "old") is None
+    assert store.lookup(kind, "tag", "new") == 1
+
+
+def test_replace_of_a_vanished_document_is_missing(kind):
+    with pytest.raises(store.Missing):
+        store.replace(kind, _doc(9, "x"), {}, {"tag": "x"})
+    assert store.lookup(kind, "tag", "x") is None
+
+
+def test_delete_uncounts_and_releases(kind):
+    store.create(kind, _doc(1, "vip"), {"tag": "vip"})
+    store.delete(kind, 1, {"tag": "vip"})
+    assert store.get(kind, 1) is None and store.count(kind) == 0
+    assert store.lookup(kind, "tag", "vip") is None
+
+
+
+
+def test_allocate_ids_reserves_consecutive_blocks(fresh):
+    first = store.allocate_ids("widget", 3)
+    assert first == [1, 2, 3]
+    assert store.allocate_ids("widget") == [4]
+
+
+def test_versioned_writes_bump_the_kind_version(kind):
+    before = store.versions([kind])[kind]
+    store.create(kind, _doc(1, "a"), versioned=True)
+    store.replace(kind, _doc(1, "b"), versioned=True)
+    store.delete(kind, 1, versioned=True)
+    assert store.versions([kind])[kind] == before + 3
+
+
+def test_email_index_finds_by_prefix(fresh):
+    store.create("contact", {"id": 1}, email="Ann@Example.com")
+    store.create("contact", {"id": 2}, email="anna@example.com")
+    store.create("contact", {"id": 3}, email="bob@example.com")
+    assert sorted(store.ids_by_email("contact", "ann")) == [1, 2]
+    assert store.ids_by_email("contact", "ann@example.com") == [1]
