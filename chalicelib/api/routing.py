@@ -17,7 +17,7 @@ from chalicelib.auth.core import AuthError, authenticate
 from chalicelib.domain.context import Context
 from chalicelib.domain.errors import DomainError
 
-METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 log = logging.getLogger(__name__)
 
 

@@ -255,6 +255,7 @@ def test_unknown_path_without_credentials_is_404(api):
     ("POST", "/api/hooks/triggers", "GET"),
     ("POST", "/api/points/actions/types", "GET"),
     ("PATCH", "/api/addresses/1/delete", "DELETE"),
+    ("HEAD", "/api/emails/1/delete", "DELETE"),
 ])
 def test_wrong_method_is_405_with_allow(api, method, path, allow):
     r = api.call(method, path)
