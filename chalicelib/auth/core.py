@@ -56,7 +56,3 @@ def _basic(encoded):
     _verified[key] = (time.monotonic() + CACHE_SECONDS, user)
     return user
 
-
-def forget():
-    """Drop remembered credentials (tests, credential changes)."""
-    _verified.clear()

@@ -107,6 +107,3 @@ class Resource:
         if self.category:
             audit.append(a.Attr("category", a.as_id, ref="category"))
         return tuple(audit) + self.attrs
-
-    def attr(self, name):
-        return next((x for x in self.all_attrs if x.name == name), None)

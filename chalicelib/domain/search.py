@@ -184,17 +184,6 @@ def parse(text: str | None) -> Node | None:
     return node
 
 
-def commands_in(node: Node | None) -> list[Command]:
-    """All Command nodes in the tree (any depth), in order of appearance."""
-    if isinstance(node, Command):
-        return [node]
-    if isinstance(node, Not):
-        return commands_in(node.node)
-    if isinstance(node, (And, Or)):
-        return [command for child in node.nodes for command in commands_in(child)]
-    return []
-
-
 def evaluate(
     node: Node | None,
     doc,

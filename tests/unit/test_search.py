@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from chalicelib.domain.search import (
-    And, Command, Not, Or, SearchSyntaxError, Term, commands_in, evaluate, like, parse, split_ids,
+    And, Command, Not, Or, SearchSyntaxError, Term, evaluate, like, parse, split_ids,
 )
 
 
@@ -128,13 +128,7 @@ def test_syntax_error_is_value_error():
     assert issubclass(SearchSyntaxError, ValueError)
 
 
-# --- commands_in / evaluate ----------------------------------------------------------------------
-
-def test_commands_in_collects_in_order_at_any_depth():
-    node = parse("tag:a foo (b OR !is:x) !(name:c OR z)")
-    assert commands_in(node) == [C("tag", "a"), C("is", "x"), C("name", "c")]
-    assert commands_in(parse("a b")) == []
-    assert commands_in(None) == []
+# --- evaluate ------------------------------------------------------------------------------------
 
 
 def _on_term(doc, term):
@@ -276,7 +270,6 @@ trees = st.recursive(
 @given(trees, st.sampled_from([" ", " AND ", " and "]), st.data())
 def test_parse_of_rendered_tree_evaluates_like_the_tree(tree, and_sep, data):
     parsed = parse(render(tree, and_sep))
-    assert commands_in(parsed) == [leaf for leaf in leaves(tree) if isinstance(leaf, Command)]
     doc = data.draw(st.sets(st.sampled_from(leaves(tree))))
     expected = evaluate(tree, doc, _matches(doc), _matches(doc))
     assert evaluate(parsed, doc, _matches(doc), _matches(doc)) is expected
