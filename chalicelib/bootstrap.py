@@ -1,7 +1,7 @@
-"""First start: Mautic's default custom fields and the administrator."""
+"""First start: Mautic's default custom fields, the API settings and the administrator."""
 import secrets
 
-from chalicelib.auth import users
+from chalicelib.auth import settings, users
 from chalicelib.domain import customfields, service
 from chalicelib.domain.context import Context
 from chalicelib.domain.registry import COMPANY_FIELD, CONTACT_FIELD
@@ -19,10 +19,16 @@ def seed_fields():
     customfields.seed_defaults(create)
 
 
+def first_start():
+    """Default fields and settings (with the signing key), if they do not exist yet."""
+    seed_fields()
+    settings.ensure()
+
+
 def ensure_ready():
-    """Seed defaults once per process (a cold start costs one GetItem when already seeded)."""
+    """Run the first-start checks once per process (two GetItems on a cold start once seeded)."""
     if not _ready:
-        seed_fields()
+        first_start()
         _ready.append(True)
 
 

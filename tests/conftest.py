@@ -37,7 +37,7 @@ def seeded(aws):
     """The tables right after a first start (default fields, administrator), seeded once and
     kept as copies of moto's in-memory tables: restoring them is much faster than re-writing."""
     from chalicelib import bootstrap
-    bootstrap.seed_fields()
+    bootstrap.first_start()
     bootstrap.ensure_admin(*ADMIN)
     return copy.deepcopy(dict(_moto_tables()))
 

@@ -69,6 +69,13 @@ class ApiRequest:
                 pairs.append((name, part.get_payload(decode=True).decode("utf-8", "replace")))
         return phpquery.parse(pairs)
 
+    def form_field(self, name):
+        """A field of a form-encoded body (not for GET), or None; never raises."""
+        if self.method == "GET" or self.content_type != FORM:
+            return None
+        value = self.body.get(name) if isinstance(self.body, dict) else None
+        return value if isinstance(value, str) else None
+
     def base_url(self):
         """The public base URL of the service (no trailing slash)."""
         if config.BASE_URL:

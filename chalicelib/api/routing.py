@@ -13,7 +13,8 @@ from chalice import Blueprint, Response
 from chalicelib import bootstrap
 from chalicelib.api.errors import ApiError, body as error_body, headers as base_headers
 from chalicelib.api.request import ApiRequest
-from chalicelib.auth.core import AuthError, authenticate
+from chalicelib.auth.core import authenticate
+from chalicelib.auth.errors import AuthError
 from chalicelib.domain.context import Context
 from chalicelib.domain.errors import DomainError
 
@@ -28,6 +29,7 @@ class Reply:
     body: object
     status: int = 200
     headers: dict = dc_field(default_factory=dict)
+    content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
 class Routes:
@@ -71,10 +73,14 @@ def dispatch(request, handlers, params, authenticated):
         api_request = ApiRequest(request)
         ctx = Context(base_url=api_request.base_url())
         if authenticated:
-            ctx.user = authenticate(request.headers)
+            ctx.user = authenticate(api_request, ctx)
         reply = handler(api_request, ctx, **params)
         if not isinstance(reply, Reply):
             reply = Reply(reply)
+        if isinstance(reply.body, (str, bytes)):
+            headers = dict(base_headers(), **reply.headers)
+            headers["Content-Type"] = reply.content_type
+            return Response(body=reply.body, status_code=reply.status, headers=headers)
         return render(reply.status, reply.body, reply.headers)
     except DomainError as error:
         return render(error.status, error_body(error.status, error.message, error.details))

@@ -1,47 +1,52 @@
-"""Who is calling: checks the API switch and the credentials of an `/api` request.
+"""Who is calling: one decision for every `/api` request, locally and on AWS.
 
-Basic credentials are verified with argon2id once, then remembered in process for a short
-time (keyed by a SHA-256 of the header, never the password) so a client's steady stream of
-requests does not pay the hash on each one.
+Order: the API switch (403), then exactly one credential place (header, `access_token` in the
+query, or `access_token` in a form body; more than one is a 400), then the scheme: Basic
+(users' passwords), Bearer (OAuth2 access tokens, `auth/oauth2.py`) or OAuth (OAuth1a
+signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are remembered in
+process for a minute, keyed by a SHA-256 of the header; failures are never remembered.
 """
 import base64
 import binascii
 import hashlib
 import time
 
-from chalicelib import config
-from chalicelib.auth import passwords, users
+from chalicelib.auth import passwords, settings, users
+from chalicelib.auth.errors import AuthError
 
 CACHE_SECONDS = 60
 _verified = {}
 
 
-class AuthError(Exception):
-    """The request may not proceed: status, message, error type and response headers."""
+def authenticate(request, ctx):
+    """The user document for the request's credentials, or AuthError (400/401/403)."""
+    current = settings.current(ctx)
+    if not current["apiEnabled"]:
+        raise AuthError(403, "API disabled. You need to enable the API in the API settings of Mautic's "
+                             "Configuration.", "api_disabled")
+    header = (request.headers.get("authorization") or "").strip()
+    scheme, _, credentials = header.partition(" ")
+    query_token = request.query.get("access_token")
+    body_token = request.form_field("access_token")
+    if sum(1 for place in (header, query_token, body_token) if place) > 1:
+        raise AuthError(400, "Only one method may be used to authenticate at a time (Auth header, GET or POST).",
+                        "invalid_request")
+    if scheme.lower() == "basic":
+        return _basic(credentials.strip(), current)
+    if scheme == "OAuth":
+        from chalicelib.auth import oauth1
+        return oauth1.authenticate(request, ctx, current)
+    token = credentials.strip() if scheme == "Bearer" else (query_token or body_token)
+    if token:
+        from chalicelib.auth import oauth2
+        return oauth2.authenticate(token, ctx, current)
+    raise AuthError(401, "API authorization denied.", headers={"WWW-Authenticate": 'Bearer realm="Service"'})
 
-    def __init__(self, status, message, error_type="access_denied", headers=None):
-        super().__init__(message)
-        self.status, self.message, self.type, self.headers = status, message, error_type, headers or {}
 
-
-
-def authenticate(headers):
-    """The user document for the request's credentials, or AuthError (401/403)."""
-    if not config.API_ENABLED:
-        raise AuthError(403, "API disabled. You need to enable the API in the API settings of Mautic's Configuration.",
-                      "api_disabled")
-    header = headers.get("authorization") or ""
-    if header[:6].lower() == "basic ":
-        return _basic(header[6:].strip())
-    if header.startswith("Bearer ") and header[7:].strip():
-        raise AuthError(401, "The access token provided is invalid.", "invalid_grant")
-    raise AuthError(401, "API authorization denied.", headers={"WWW-Authenticate": 'Basic realm="Mautic API"'})
-
-
-def _basic(encoded):
-    if not config.BASIC_AUTH_ENABLED:
+def _basic(encoded, current):
+    if not current["basicAuthEnabled"]:
         raise AuthError(403, "Basic Auth disabled. You need to enable HTTP basic auth in the API settings "
-                           "of Mautic's Configuration.")
+                             "of Mautic's Configuration.")
     key = hashlib.sha256(encoded.encode()).hexdigest()
     cached = _verified.get(key)
     if cached and cached[0] > time.monotonic():
@@ -50,9 +55,8 @@ def _basic(encoded):
         username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
     except (binascii.Error, UnicodeDecodeError):
         username = password = ""
-    user = users.by_username(username) if username else None
-    if user is None or not user.get("isPublished", True) or not passwords.verify(user.get("passwordHash"), password):
+    user = users.check_password(username, password)
+    if user is None:
         raise AuthError(401, "Authorization denied, invalid credentials.")
     _verified[key] = (time.monotonic() + CACHE_SECONDS, user)
     return user
-

@@ -21,3 +21,11 @@ def by_username(username):
 
 def count():
     return store.count(USER.kind)
+
+
+def check_password(username, password):
+    """The published user with these credentials, or None (argon2id verification)."""
+    user = by_username(username) if username else None
+    if user is None or not user.get("isPublished", True) or not passwords.verify(user.get("passwordHash"), password):
+        return None
+    return user

@@ -1,11 +1,12 @@
-"""All documents of a small, often-read kind (field definitions, point triggers), cached in process.
+"""All documents of a small, often-read kind (field definitions, point triggers, API settings,
+API clients, revocations), cached in process.
 
 A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
 only when its version moved, so every container sees a write on its next request.
 """
 from chalicelib.store import entities as store
 
-CACHED_KINDS = ("contactfield", "companyfield", "trigger")
+CACHED_KINDS = ("contactfield", "companyfield", "trigger", "setting", "apiclient", "revocation")
 _cache = {}
 
 

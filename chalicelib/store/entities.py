@@ -114,7 +114,7 @@ def _transaction():
     return TransactWrite(connection=_connection[0])
 
 
-def _commit(kind, entity_id, build, claimed):
+def _commit(kind, entity_id, build, claimed, creating=False):
     try:
         with _transaction() as tx:
             build(tx)
@@ -122,7 +122,10 @@ def _commit(kind, entity_id, build, claimed):
         taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
         if taken:
             raise Conflict(taken) from error
-        if get(kind, entity_id) is None:
+        exists = get(kind, entity_id) is not None
+        if creating and exists:
+            raise Conflict(["id"]) from error
+        if not exists:
             raise Missing(entity_id) from error
         raise
 
@@ -151,7 +154,7 @@ def create(kind, doc, uniques=None, versioned=False, email=None):
         _put_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, entity_id, build, uniques)
+    _commit(kind, entity_id, build, uniques, creating=True)
 
 
 def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None):

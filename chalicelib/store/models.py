@@ -1,5 +1,5 @@
 """PynamoDB models: the tables of the service, declared once (see docs/storage.md)."""
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
@@ -55,4 +55,17 @@ class Unique(Model):
     id = NumberAttribute()
 
 
-MODELS = (Entity, Counter, Unique)
+class Token(Model):
+    """Short-lived and single-use secrets by hashed key: OAuth codes, refresh and request tokens,
+    nonces, login CSRF. DynamoDB deletes them after `expires` (TTL)."""
+
+    class Meta(_Meta):
+        table_name = f"{config.RESOURCE_PREFIX}tokens"
+
+    key = UnicodeAttribute(hash_key=True)
+    data = UnicodeAttribute(default="{}")
+    used = NumberAttribute(null=True)
+    expires = TTLAttribute(null=True)
+
+
+MODELS = (Entity, Counter, Unique, Token)

@@ -1,0 +1,87 @@
+"""API credentials: OAuth2 clients and OAuth1a consumers, and the revocation list.
+
+A client's public id is `<id>_<random>` (Mautic's format). OAuth2 secrets are random and kept
+only as a SHA-256 hash. An OAuth1a consumer secret must be known to check HMAC signatures, so
+it is never stored: it is derived from the instance signing key and the consumer key.
+Revoking a client or a token family adds a revocation entry; both lists are cached kinds, so
+every container sees a revocation on its next request without a read per token.
+"""
+import hashlib
+import hmac
+import secrets
+
+from chalicelib.auth import settings
+from chalicelib.domain import cached
+from chalicelib.store import entities as store
+
+KIND = "apiclient"
+REVOCATIONS = "revocation"
+
+
+def _hash(secret):
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def consumer_secret(ctx, public_id):
+    """The OAuth1a consumer secret of a consumer key (derived, never stored)."""
+    key = settings.signing_key(ctx).encode()
+    return hmac.new(key, f"consumer:{public_id}".encode(), hashlib.sha256).hexdigest()
+
+
+def create(ctx, name, redirect_uris=(), mode="2", creator_id=None):
+    """A new client; returns (client document, secret). The secret is shown only here."""
+    entity_id = store.allocate_ids(KIND)[0]
+    public_id = f"{entity_id}_{secrets.token_urlsafe(24)}"
+    doc = {"id": entity_id, "name": name, "publicId": public_id, "redirectUris": list(redirect_uris),
+           "mode": mode, "revoked": False, "createdBy": creator_id, "dateAdded": ctx.now}
+    secret = consumer_secret(ctx, public_id) if mode == "1a" else secrets.token_urlsafe(32)
+    if mode == "2":
+        doc["secretHash"] = _hash(secret)
+    store.create(KIND, doc, {"publicId": public_id}, versioned=True)
+    return doc, secret
+
+
+def all_clients(ctx):
+    return cached.documents(KIND, ctx)
+
+
+def by_public_id(ctx, public_id):
+    """The live (not revoked) client with this public id, or None."""
+    return next((c for c in all_clients(ctx) if c["publicId"] == public_id and not c.get("revoked")), None)
+
+
+def verify_secret(client, secret):
+    """Constant-time check of an OAuth2 client secret."""
+    return bool(client.get("secretHash")) and hmac.compare_digest(client["secretHash"], _hash(secret or ""))
+
+
+def revoke(ctx, entity_id):
+    """Revoke a client: its tokens stop working on every container's next request."""
+    doc = store.get(KIND, entity_id)
+    if doc is None:
+        return None
+    doc["revoked"] = True
+    store.replace(KIND, doc, versioned=True)
+    revoke_subject(ctx, f"client:{doc['publicId']}")
+    return doc
+
+
+def revoke_subject(ctx, subject):
+    """Add `client:<public id>`, `family:<id>` or `user:<id>` to the revocation list."""
+    entity_id = store.allocate_ids(REVOCATIONS)[0]
+    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now}, versioned=True)
+
+
+def revoked(ctx, *subjects):
+    """True when any of the subjects is revoked."""
+    listed = ctx.memo("revoked-subjects", lambda: {r["subject"] for r in cached.documents(REVOCATIONS, ctx)})
+    return any(subject in listed for subject in subjects)
+
+
+def public(client):
+    """What `clients list` shows: never a secret or its hash."""
+    return {"id": client["id"], "name": client["name"], "clientId": client["publicId"], "mode": client["mode"],
+            "redirectUris": client.get("redirectUris") or [], "revoked": client.get("revoked", False),
+            "dateAdded": client.get("dateAdded")}
+
+

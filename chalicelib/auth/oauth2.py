@@ -1,0 +1,46 @@
+"""OAuth2 access tokens: signed JWTs (HS256, the instance signing key) checked without a read.
+
+A token names its user, client and token family. Revoking the client or the family (refresh
+token reuse, code reuse) puts it on the cached revocation list, which every request checks.
+"""
+import secrets
+import time
+
+import jwt
+
+from chalicelib.auth import clients, settings
+from chalicelib.auth.errors import AuthError
+
+ISSUER = "mautic"
+USER_CLAIMS = ("username", "firstName", "lastName")
+
+
+def issue_access_token(ctx, client, user, family):
+    """A signed access token for `user` via `client`; returns (token, lifetime in seconds)."""
+    lifetime = int(settings.current(ctx)["accessTokenMinutes"]) * 60
+    now = int(time.time())
+    claims = {"iss": ISSUER, "sub": str(user["id"]), "cid": client["publicId"], "fam": family,
+              "usr": {k: user.get(k) for k in USER_CLAIMS}, "iat": now, "exp": now + lifetime,
+              "jti": secrets.token_urlsafe(12)}
+    return jwt.encode(claims, settings.signing_key(ctx), algorithm="HS256"), lifetime
+
+
+def _invalid():
+    return AuthError(401, "The access token provided is invalid.", "invalid_grant")
+
+
+def authenticate(token, ctx, current):
+    """The user an access token stands for, or AuthError (401)."""
+    if current["oauthMode"] != "2":
+        raise _invalid()
+    try:
+        claims = jwt.decode(token, settings.signing_key(ctx), algorithms=["HS256"], issuer=ISSUER,
+                            options={"require": ["exp", "sub", "cid", "fam"]})
+    except jwt.ExpiredSignatureError:
+        raise AuthError(401, "The access token provided has expired.", "invalid_grant") from None
+    except jwt.InvalidTokenError:
+        raise _invalid() from None
+    if clients.by_public_id(ctx, claims["cid"]) is None or \
+            clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}"):
+        raise _invalid()
+    return {"id": int(claims["sub"]), **(claims.get("usr") or {})}

@@ -1,0 +1,59 @@
+"""API settings an administrator controls, and the instance's signing key.
+
+One document (kind `setting`, id 1), cached in process and re-checked by version on every
+request. The environment gives the initial values (`API_ENABLED`, `BASIC_AUTH_ENABLED`: on in
+the local stage, off elsewhere); what an administrator sets is stored and wins.
+"""
+import secrets
+
+from chalicelib import config
+from chalicelib.domain import cached
+from chalicelib.store import entities as store
+
+KIND = "setting"
+PUBLIC = ("apiEnabled", "basicAuthEnabled", "oauthMode", "accessTokenMinutes", "refreshTokenDays")
+
+
+def defaults():
+    return {"apiEnabled": config.API_ENABLED, "basicAuthEnabled": config.BASIC_AUTH_ENABLED,
+            "oauthMode": "2", "accessTokenMinutes": 60, "refreshTokenDays": 14}
+
+
+def ensure():
+    """Create the settings document with a fresh signing key on the first start."""
+    if store.get(KIND, 1) is None:
+        try:
+            store.create(KIND, {"id": 1, **defaults(), "signingKey": secrets.token_urlsafe(48)}, versioned=True)
+        except store.Conflict:
+            pass  # a concurrent first start created it
+
+
+def _document(ctx):
+    docs = cached.documents(KIND, ctx)
+    if docs:
+        return docs[0]
+    ensure()
+    return store.get(KIND, 1)
+
+
+def current(ctx):
+    """The public settings (no secrets)."""
+    doc = _document(ctx)
+    return {name: doc.get(name, defaults()[name]) for name in PUBLIC}
+
+
+def signing_key(ctx):
+    """The secret that signs access tokens and CSRF tokens and derives OAuth1 secrets."""
+    return _document(ctx)["signingKey"]
+
+
+def update(ctx, changes):
+    """Store changed settings; returns the public settings."""
+    unknown = set(changes) - set(PUBLIC)
+    if unknown:
+        raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
+    if changes.get("oauthMode", "2") not in ("2", "1a"):
+        raise ValueError("oauthMode must be 2 or 1a")
+    doc = dict(_document(ctx), **changes)
+    store.replace(KIND, doc, versioned=True)
+    return {name: doc.get(name) for name in PUBLIC}
