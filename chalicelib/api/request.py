@@ -76,6 +76,12 @@ class ApiRequest:
         value = self.body.get(name) if isinstance(self.body, dict) else None
         return value if isinstance(value, str) else None
 
+    def url(self):
+        """The absolute URL the client called, without the query string (OAuth1 signatures)."""
+        path = (self.raw.context or {}).get("path") or self.raw.path
+        host = self.headers.get("host") or "127.0.0.1"
+        return f"{self.headers.get('x-forwarded-proto') or 'http'}://{host}{path}"
+
     def base_url(self):
         """The public base URL of the service (no trailing slash)."""
         if config.BASE_URL:
