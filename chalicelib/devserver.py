@@ -3,8 +3,10 @@
 `make run` starts it: tables, queues and the bucket are created, the last snapshot under
 DATA_DIR is loaded, default fields and the administrator are created on first start, and the
 API is served on 127.0.0.1:PORT. Writes are snapshotted to DATA_DIR every few seconds and on
-Ctrl-C / SIGTERM, so data survives a restart.
+Ctrl-C / SIGTERM, so data survives a restart. The embedded AWS is also served on a loopback
+port recorded in DATA_DIR/local-aws.json, so tools (the admin CLI) act on the running stack.
 """
+import json
 import os
 import signal
 import sys
@@ -62,6 +64,25 @@ def start_stack(data_dir, admin_user, admin_password):
     return bootstrap.ensure_admin(admin_user, admin_password)
 
 
+def _serve_aws(data_dir, port):
+    """Serve the embedded AWS on 127.0.0.1 for tools; requests share the stack's lock."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import make_server
+    backend = DomainDispatcherApplication(create_backend_app)
+
+    def locked(environ, start_response):
+        with LOCK:
+            _dirty.set()
+            return list(backend(environ, start_response))
+
+    server = make_server("127.0.0.1", 0, locked, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    record = {"endpoint": f"http://127.0.0.1:{server.server_port}", "pid": os.getpid(), "port": port}
+    with open(os.path.join(data_dir, "local-aws.json"), "w") as handle:
+        json.dump(record, handle)
+    return server
+
+
 def _snapshot_loop(data_dir, stop):
     from chalicelib.store import snapshot
     while not stop.wait(SNAPSHOT_SECONDS):
@@ -85,11 +106,14 @@ def serve(port, data_dir, admin_user, admin_password):
             signal.signal(signum, lambda *_: stop.set())
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_snapshot_loop, args=(data_dir, stop), daemon=True).start()
+        aws_server = _serve_aws(data_dir, port)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
         stop.wait()
         server.shutdown()
+        aws_server.shutdown()
+        os.remove(os.path.join(data_dir, "local-aws.json"))
         from chalicelib.store import snapshot
         with LOCK:
             snapshot.save(data_dir)

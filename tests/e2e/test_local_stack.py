@@ -58,8 +58,8 @@ class Stack:
         return self.process.returncode
 
 
-def _call(conn, method, path, body=None, password=PASSWORD):
-    headers = {"Authorization": "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()}
+def _call(conn, method, path, body=None, password=PASSWORD, user="admin"):
+    headers = {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
     data = None
     if body is not None:
         headers["Content-Type"] = "application/json"

@@ -1,0 +1,145 @@
+"""Administration: users, API settings and API credentials.
+
+    python -m chalicelib.cli [--json] users create --username U --password P [--first-name F ...]
+    python -m chalicelib.cli [--json] users list
+    python -m chalicelib.cli [--json] settings show
+    python -m chalicelib.cli [--json] settings set [--api on|off] [--basic-auth on|off] [--oauth-mode 2|1a]
+                                                   [--access-token-minutes N] [--refresh-token-days N]
+    python -m chalicelib.cli [--json] clients create --name N [--redirect-uri URI ...]
+    python -m chalicelib.cli [--json] clients list
+    python -m chalicelib.cli [--json] clients revoke ID
+
+In the local stage (STAGE unset or `local`) it acts on the running `make run` service found
+through DATA_DIR (and PORT, when given); otherwise on the AWS tables named by RESOURCE_PREFIX.
+Clients are OAuth2 clients while the OAuth mode is 2 and OAuth1a consumers while it is 1a.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+class CliError(Exception):
+    """A failure to report in one line, exit status 1."""
+
+
+def _attach_local_stack():
+    """Point AWS clients at the running local stack, or fail with a hint."""
+    path = os.path.join(os.path.abspath(os.environ.get("DATA_DIR", ".data")), "local-aws.json")
+    try:
+        with open(path) as handle:
+            record = json.load(handle)
+        os.kill(record["pid"], 0)
+    except (OSError, ValueError, KeyError):
+        raise CliError(f"no local service is running for DATA_DIR={os.path.dirname(path)} (start it with make run)")
+    if os.environ.get("PORT") and str(record.get("port")) != os.environ["PORT"]:
+        raise CliError(f"the local service of that DATA_DIR listens on port {record.get('port')}, not {os.environ['PORT']}")
+    os.environ["AWS_ENDPOINT_URL"] = record["endpoint"]
+    for name, value in (("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "local"),
+                        ("AWS_SECRET_ACCESS_KEY", "local")):
+        os.environ.setdefault(name, value)
+
+
+def _on_off(value):
+    if value not in ("on", "off"):
+        raise argparse.ArgumentTypeError("use on or off")
+    return value == "on"
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="python -m chalicelib.cli", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    groups = parser.add_subparsers(dest="group", required=True)
+    users = groups.add_parser("users").add_subparsers(dest="action", required=True)
+    create = users.add_parser("create")
+    create.add_argument("--username", required=True)
+    create.add_argument("--password", required=True)
+    for option in ("--first-name", "--last-name", "--email"):
+        create.add_argument(option)
+    users.add_parser("list")
+    settings = groups.add_parser("settings").add_subparsers(dest="action", required=True)
+    settings.add_parser("show")
+    change = settings.add_parser("set")
+    change.add_argument("--api", type=_on_off)
+    change.add_argument("--basic-auth", type=_on_off)
+    change.add_argument("--oauth-mode", choices=("2", "1a"))
+    change.add_argument("--access-token-minutes", type=int)
+    change.add_argument("--refresh-token-days", type=int)
+    clients = groups.add_parser("clients").add_subparsers(dest="action", required=True)
+    new_client = clients.add_parser("create")
+    new_client.add_argument("--name", required=True)
+    new_client.add_argument("--redirect-uri", action="append", default=[])
+    clients.add_parser("list")
+    revoke = clients.add_parser("revoke")
+    revoke.add_argument("id", type=int)
+    return parser
+
+
+def _users(args, ctx):
+    from chalicelib.auth import users
+    from chalicelib.domain.present import present
+    from chalicelib.domain.registry import USER
+    from chalicelib.store import entities as store
+    if args.action == "create":
+        if len(args.password) < 8:
+            raise CliError("the password needs at least 8 characters")
+        if users.by_username(args.username) is not None:
+            raise CliError(f"the username {args.username!r} is taken")
+        doc = users.create_user(args.username, args.password, args.first_name, args.last_name, args.email)
+        return present(USER, [doc], ctx)[0]
+    return present(USER, store.iterate(USER.kind), ctx)
+
+
+def _settings(args, ctx):
+    from chalicelib.auth import settings
+    if args.action == "show":
+        return settings.current(ctx)
+    names = {"api": "apiEnabled", "basic_auth": "basicAuthEnabled", "oauth_mode": "oauthMode",
+             "access_token_minutes": "accessTokenMinutes", "refresh_token_days": "refreshTokenDays"}
+    changes = {key: getattr(args, name) for name, key in names.items() if getattr(args, name) is not None}
+    for key in ("accessTokenMinutes", "refreshTokenDays"):
+        if key in changes and changes[key] <= 0:
+            raise CliError(f"{key} must be positive")
+    return settings.update(ctx, changes)
+
+
+def _clients(args, ctx):
+    from chalicelib.auth import clients, settings
+    if args.action == "create":
+        mode = settings.current(ctx)["oauthMode"]
+        doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode)
+        return dict(clients.public(doc), clientSecret=secret)
+    if args.action == "list":
+        return [clients.public(c) for c in clients.all_clients(ctx)]
+    doc = clients.revoke(ctx, args.id)
+    if doc is None:
+        raise CliError(f"no client with id {args.id}")
+    return clients.public(doc)
+
+
+def _print(result, as_json):
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    for row in result if isinstance(result, list) else [result]:
+        print("  ".join(f"{key}={value}" for key, value in row.items()))
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        if os.environ.get("STAGE", "local") == "local":
+            _attach_local_stack()
+        from chalicelib import bootstrap
+        from chalicelib.domain.context import Context
+        bootstrap.ensure_ready()
+        handler = {"users": _users, "settings": _settings, "clients": _clients}[args.group]
+        _print(handler(args, Context()), args.json)
+    except CliError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
