@@ -40,19 +40,3 @@ def ensure_admin(username, password=None):
     users.create_user(username, password or generated, first_name="Admin", last_name="User")
     return generated
 
-
-def main():
-    """First start against the configured AWS account: `python -m chalicelib.bootstrap`.
-
-    Seeds the default fields and creates the administrator (ADMIN_USER, ADMIN_PASSWORD or a
-    generated password, printed once) when the tables hold no user yet."""
-    import os
-    ensure_ready()
-    user = os.environ.get("ADMIN_USER", "admin")
-    generated = ensure_admin(user, os.environ.get("ADMIN_PASSWORD") or None)
-    print(f"Administrator created: user {user!r}, password {generated!r} (shown once)" if generated
-          else "Defaults are in place; a user already exists or the given password was used.")
-
-
-if __name__ == "__main__":
-    main()

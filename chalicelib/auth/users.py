@@ -19,6 +19,11 @@ def by_username(username):
     return store.get(USER.kind, user_id) if user_id is not None else None
 
 
+def active():
+    """Published users in id order (one Query)."""
+    return [u for u in store.iterate(USER.kind) if u.get("isPublished", True)]
+
+
 def count():
     return store.count(USER.kind)
 

@@ -25,3 +25,12 @@ def test_one_user_and_unknown_user(api):
 
 def test_users_require_credentials(api):
     assert api.get("/api/users/self", auth=False).status_code == 401
+
+
+def test_owners_are_a_bare_array_of_three_keys(api):
+    from chalicelib.auth import users
+    users.create_user("jane", "pw-jane-123", "Jane", "Doe")
+    r = api.get("/api/contacts/list/owners")
+    assert r.status_code == 200
+    assert r.json == [{"id": 1, "firstName": "Admin", "lastName": "User"},
+                      {"id": 2, "firstName": "Jane", "lastName": "Doe"}]

@@ -280,11 +280,8 @@ def test_packaged_template_merges_infra(packaged):
     assert handler["Properties"]["Role"] == {"Fn::GetAtt": ["DefaultRole", "Arn"]}
     variables = _env(template)
     assert variables["STAGE"] == "prod"
-    # The API starts switched off; an administrator turns it on through the stack parameters.
-    for variable, parameter in (("API_ENABLED", "ApiEnabled"), ("BASIC_AUTH_ENABLED", "BasicAuthEnabled")):
-        assert variables[variable] == {"Ref": parameter}
-        assert template["Parameters"][parameter]["Default"] == "0"
-        assert template["Parameters"][parameter]["AllowedValues"] == ["0", "1"]
+    # The API starts switched off (initial settings); an administrator turns it on with the CLI.
+    assert variables["API_ENABLED"] == "0" and variables["BASIC_AUTH_ENABLED"] == "0"
     assert variables["RESOURCE_PREFIX"] == {"Fn::Sub": "${AWS::StackName}-"}
     assert variables["FILES_BUCKET"] == {"Ref": "FilesBucket"}
     assert resources["RestAPI"]["Properties"]["DefinitionBody"]["paths"]  # chalice's routes kept
