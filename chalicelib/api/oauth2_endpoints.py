@@ -1,5 +1,69 @@
-"""Public oauth2 endpoints under /oauth (no /api authentication)."""
-from chalicelib.api.routing import Routes
+"""Public OAuth2 endpoints under /oauth (no /api authentication): authorize (login page) and token.
+
+`GET /oauth/v2/authorize` validates the client and its exact redirect_uri and renders the login
+page; the page posts back to `POST /oauth/v2/authorize`, which checks the CSRF token, then the
+credentials, and redirects to the redirect_uri with a code and the unchanged state.
+`GET|POST /oauth/v2/token` runs the grants of `auth/oauth2_flows.py`: parameters from a JSON or
+form body on POST, from the query on GET; client credentials as parameters or HTTP Basic.
+"""
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.auth import login
+from chalicelib.auth import oauth2_flows as flows
 
 routes = Routes("oauth2_endpoints", authenticated=False)
+
+AUTHORIZE = "/oauth/v2/authorize"
+PAGE_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache", "X-Frame-Options": "DENY",
+                "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer"}
+BAD_LOGIN = "Invalid username or password."
+BAD_CSRF = "The login form has expired or was not sent from this page. Reload the page and try again."
+
+
+def _login_page(ctx, authorization, error=None):
+    html, cookie = login.render(ctx, ctx.base_url + AUTHORIZE, authorization.hidden_fields(),
+                                authorization.client["name"], error)
+    return Reply(html, 200, dict(PAGE_HEADERS, **{"Set-Cookie": cookie}), "text/html; charset=utf-8")
+
+
+def _redirect(location):
+    return Reply("", 302, {"Location": location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+                 "text/html; charset=utf-8")
+
+
+@routes.route(AUTHORIZE, "GET")
+def authorize_page(request, ctx):
+    flows.check_enabled(ctx)
+    try:
+        authorization = flows.authorization_request(ctx, request.query)
+    except flows.Redirect as redirect:
+        return _redirect(redirect.location)
+    return _login_page(ctx, authorization)
+
+
+@routes.route(AUTHORIZE, "POST")
+def authorize_submit(request, ctx):
+    flows.check_enabled(ctx)
+    form = request.body if isinstance(request.body, dict) else {}
+    csrf = form.get("_csrf")
+    if not isinstance(csrf, str) or not login.csrf_ok(ctx, request.headers.get("cookie"), csrf):
+        raise flows.error(BAD_CSRF, "access_denied", 403)
+    try:
+        authorization = flows.authorization_request(ctx, form)
+    except flows.Redirect as redirect:
+        return _redirect(redirect.location)
+    username, password = form.get("username"), form.get("password")
+    user = login.check(username, password) if isinstance(username, str) and isinstance(password, str) else None
+    if user is None:
+        return _login_page(ctx, authorization, BAD_LOGIN)
+    return _redirect(flows.issue_code(ctx, authorization, user))
+
+
+@routes.route("/oauth/v2/token", "GET", "POST")
+def token(request, ctx):
+    flows.check_enabled(ctx)
+    params = request.query if request.method == "GET" else request.body
+    body = flows.token(ctx, params, request.headers.get("authorization"))
+    return Reply(body, 200, dict(flows.NO_STORE))
+
+
 blueprint = routes.blueprint()

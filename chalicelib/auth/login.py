@@ -32,14 +32,17 @@ def _sign(ctx, value):
 
 
 def render(ctx, action, hidden, client_name, error=None):
-    """(html, Set-Cookie header value) of the login form posting `hidden` fields back to `action`."""
+    """(html, Set-Cookie header value) of the login form posting `hidden` fields back to `action`.
+
+    The cookie is `Secure` when the form posts to an https URL."""
     nonce = secrets.token_urlsafe(24)
     fields = "".join(f'<input type="hidden" name="{escape(str(k))}" value="{escape(str(v))}">\n'
                      for k, v in hidden.items() if v is not None)
     message = f'<p role="alert">{escape(error)}</p>' if error else ""
     html = PAGE.format(client=escape(client_name), error=message, action=escape(action), hidden=fields,
                        csrf=_sign(ctx, nonce))
-    cookie = f"{COOKIE}={nonce}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=1800"
+    secure = "; Secure" if action.startswith("https://") else ""
+    cookie = f"{COOKIE}={nonce}; Path=/; HttpOnly; SameSite=Strict; Max-Age=1800{secure}"
     return html, cookie
 
 
