@@ -7,6 +7,8 @@
   callback with `oauth_token` and `oauth_verifier`, or a page showing the verifier for `oob`.
 - `POST /oauth/v1/access_token`: signed with the request token and `oauth_verifier`;
   form-encoded answer `oauth_token=..&oauth_token_secret=..`.
+- `POST /oauth/v1/deauthorize`: signed with an access token, which stops working at once;
+  answers `{"success": 1}`.
 Errors are the JSON error document with the OAuth1 error code as `type`.
 """
 from html import escape
@@ -80,6 +82,12 @@ def authorize_submit(request, ctx):
         page = VERIFIER_PAGE.format(client=escape(consumer["name"]), verifier=escape(verifier))
         return Reply(page, 200, dict(PAGE_HEADERS), HTML)
     return Reply("", 302, dict(NO_STORE, Location=oauth1.with_verifier(callback, token, verifier)), HTML)
+
+
+@routes.route("/oauth/v1/deauthorize", "POST")
+def deauthorize(request, ctx):
+    oauth1.deauthorize_signed(request, ctx)
+    return {"success": 1}
 
 
 blueprint = routes.blueprint()

@@ -292,6 +292,13 @@ def issue_access_token(request, ctx):
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 
 
+def deauthorize_signed(request, ctx):
+    """The client (for its user) gives up the access token the request is signed with."""
+    require_mode(ctx)
+    _, _, oauth = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
+    return deauthorize(ctx, oauth["oauth_token"])
+
+
 def deauthorize(ctx, token, user_id=None):
     """Deauthorize an access token (of `user_id` when given); True when there was one to remove."""
     data, _ = tokens.get(ACCESS_KIND, token or "")

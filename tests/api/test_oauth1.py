@@ -330,6 +330,14 @@ def test_deauthorized_access_token_is_refused(access, mode_1a):
     assert oauth1.deauthorize(Context(), access["token"]) is False
 
 
+def test_the_client_can_deauthorize_its_token(access, mode_1a):
+    response = call(mode_1a, access, "POST", "/oauth/v1/deauthorize")
+    assert response.status == 200
+    response = call(mode_1a, access, "GET", "/api/contacts")
+    assert response.status == 401 and response.error_type() == "token_rejected"
+    assert call(mode_1a, access, "POST", "/oauth/v1/deauthorize").status == 401
+
+
 def test_plaintext_is_refused(consumer, mode_1a):
     key, secret, _ = consumer
     response = signed(mode_1a, "POST", "/oauth/v1/request_token", key, secret, callback_uri=CALLBACK,
