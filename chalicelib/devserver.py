@@ -8,6 +8,7 @@ port recorded in DATA_DIR/local-aws.json, so tools (the admin CLI) act on the ru
 """
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -22,8 +23,14 @@ from chalice.local import ChaliceRequestHandler  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 SNAPSHOT_SECONDS = 2.0
+SECRET_PARAMETER = re.compile(r"\b(access_token|code|refresh_token|client_secret|oauth_token|oauth_verifier)=[^&\s]*")
 LOCK = threading.RLock()  # moto is not thread-safe: one request or worker step at a time
 _dirty = threading.Event()
+
+
+def redact(text):
+    """The text with the values of secret query parameters hidden (access log lines)."""
+    return SECRET_PARAMETER.sub(r"\1=[hidden]", text)
 
 
 class Handler(ChaliceRequestHandler):
@@ -46,7 +53,7 @@ class Handler(ChaliceRequestHandler):
 
     def log_message(self, format, *args):  # noqa: A002 - BaseHTTPRequestHandler's signature
         if os.environ.get("ACCESS_LOG", "1") != "0":
-            super().log_message(format, *args)
+            super().log_message(format, *(redact(str(a)) for a in args))
 
 
 class Server(ThreadingHTTPServer):
