@@ -6,7 +6,6 @@ import hmac
 import json
 import re
 import time
-from html.parser import HTMLParser
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import pytest
@@ -15,6 +14,7 @@ from oauthlib.oauth1 import SIGNATURE_PLAINTEXT, Client
 from chalicelib.auth import clients, oauth1, oauth2, settings
 from chalicelib.domain.context import Context
 from tests.conftest import ADMIN, _moto_tables
+from tests.loginform import LoginForm
 
 HOST = "localhost"
 BASE = f"http://{HOST}"
@@ -51,22 +51,6 @@ def signed(api, method, path, key, secret, token=None, token_secret=None, body="
     return send(api, method, send_path or path, signed_headers, body if send_body is None else send_body)
 
 
-class FormReader(HTMLParser):
-    """The first form of a page: its action and its fields."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.action, self.fields = None, {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form" and self.action is None:
-            self.action = attrs.get("action")
-        if tag == "input" and attrs.get("name"):
-            self.fields[attrs["name"]] = attrs.get("value") or ""
-
-
 def cookie_of(response):
     return response.headers["Set-Cookie"].split(";")[0]
 
@@ -96,7 +80,7 @@ def login(api, token, callback=None, password=ADMIN[1]):
     query = urlencode({"oauth_token": token, **({"oauth_callback": callback} if callback else {})})
     page = send(api, "GET", f"/oauth/v1/authorize?{query}")
     assert page.status == 200 and page.headers["Content-Type"].startswith("text/html"), page.text
-    form = FormReader(page.text)
+    form = LoginForm(page.text)
     assert urlsplit(form.action).path == "/oauth/v1/authorize"
     fields = dict(form.fields, username=ADMIN[0], password=password)
     return send(api, "POST", urlsplit(form.action).path, dict(FORM, Cookie=cookie_of(page)), urlencode(fields))
@@ -469,7 +453,7 @@ def test_authorize_post_needs_the_csrf_cookie(consumer, mode_1a):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
     page = send(mode_1a, "GET", f"/oauth/v1/authorize?oauth_token={granted['oauth_token']}")
-    fields = urlencode(dict(FormReader(page.text).fields, username=ADMIN[0], password=ADMIN[1]))
+    fields = urlencode(dict(LoginForm(page.text).fields, username=ADMIN[0], password=ADMIN[1]))
     missing = send(mode_1a, "POST", "/oauth/v1/authorize", FORM, fields)
     assert missing.status == 403 and missing.json()["errors"][0]["code"] == 403
     other = send(mode_1a, "GET", f"/oauth/v1/authorize?oauth_token={granted['oauth_token']}")
@@ -484,7 +468,7 @@ def test_wrong_password_shows_the_form_again(consumer, mode_1a):
     granted = request_token(mode_1a, key, secret)
     again = login(mode_1a, granted["oauth_token"], password="wrong")
     assert again.status == 200 and 'role="alert"' in again.text and "Location" not in again.headers
-    assert FormReader(again.text).fields["oauth_token"] == granted["oauth_token"]
+    assert LoginForm(again.text).fields["oauth_token"] == granted["oauth_token"]
     assert login(mode_1a, granted["oauth_token"]).status == 302
 
 

@@ -3,7 +3,6 @@ import base64
 import json
 import time
 import types
-from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
@@ -13,27 +12,12 @@ from oauthlib.oauth2.rfc6749.clients.base import Client as OAuthClient
 from chalicelib.auth import clients, settings, users
 from chalicelib.domain.context import Context
 from tests.conftest import ADMIN
+from tests.loginform import LoginForm
 
 REDIRECT = "https://client.example/cb"
 FORM = "application/x-www-form-urlencoded"
 TOKEN_FIELDS = ["access_token", "expires_in", "token_type", "scope", "refresh_token"]
 INVALID_CLIENT = {"errors": [{"code": 400, "message": "The client credentials are invalid", "type": "invalid_client"}]}
-
-
-class FormReader(HTMLParser):
-    """The login form's action and its input fields."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.action, self.fields = None, {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.action = attrs.get("action")
-        if tag == "input":
-            self.fields[attrs["name"]] = attrs.get("value")
 
 
 @pytest.fixture
@@ -70,7 +54,7 @@ def cookie_of(response):
 def open_page(api, client_id, **extra):
     page = request(api, "GET", authorize_url(client_id, **extra))
     assert page.status_code == 200, page.body
-    return page, FormReader(page.text)
+    return page, LoginForm(page.text)
 
 
 def submit(api, page, form, username=ADMIN[0], password=ADMIN[1], cookie=None, **overrides):
@@ -233,7 +217,7 @@ def test_wrong_password_renders_the_page_again(api, client):
         again = submit(api, page, form, username=username, password=password)
         assert again.status_code == 200 and "Location" not in again.headers
         assert "Invalid username or password." in again.text
-        refill = FormReader(again.text)
+        refill = LoginForm(again.text)
         assert refill.fields["client_id"] == client.id and refill.fields["state"] == "st-8"
     assert submit(api, again, refill).status_code == 302
 

@@ -4,31 +4,15 @@ import json
 import os
 import subprocess
 import sys
-from html.parser import HTMLParser
 
 import pytest
 import requests
 from requests_oauthlib import OAuth1, OAuth1Session
 
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
+from tests.loginform import LoginForm
 
 CALLBACK = "https://client.example/oauth1/callback"
-
-
-class LoginForm(HTMLParser):
-    """The page's form: its action and its inputs' names and values."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.action, self.fields = None, {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form" and self.action is None:
-            self.action = attrs.get("action")
-        elif tag == "input" and attrs.get("name"):
-            self.fields[attrs["name"]] = attrs.get("value") or ""
 
 
 def cli(stack, data_dir, *args):

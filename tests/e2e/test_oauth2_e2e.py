@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -17,24 +16,9 @@ from requests.auth import HTTPBasicAuth
 from requests_oauthlib import OAuth2Session
 
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
+from tests.loginform import LoginForm
 
 REDIRECT = "https://client.example/callback"
-
-
-class LoginForm(HTMLParser):
-    """The page's form: its action and its inputs' names and values."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.action, self.fields = None, {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.action = attrs.get("action")
-        elif tag == "input":
-            self.fields[attrs["name"]] = attrs.get("value") or ""
 
 
 class Service:
