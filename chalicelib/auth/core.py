@@ -11,7 +11,7 @@ import binascii
 import hashlib
 import time
 
-from chalicelib.auth import passwords, settings, users
+from chalicelib.auth import settings, users
 from chalicelib.auth.errors import AuthError
 
 CACHE_SECONDS = 60

@@ -198,6 +198,10 @@ def test_login_without_state_sends_no_state(api, client):
     assert "state" not in parse_qs(urlsplit(done.headers["Location"]).query)
 
 
+def tampered(value):
+    return value[:-1] + ("1" if value[-1] == "0" else "0")
+
+
 def test_csrf_missing_or_mismatched_is_refused_before_the_login(api, client):
     page, form = open_page(api, client.id)
     other_page, other_form = open_page(api, client.id)
@@ -205,7 +209,7 @@ def test_csrf_missing_or_mismatched_is_refused_before_the_login(api, client):
                 submit(api, page, form, _csrf=None),                                      # no field
                 submit(api, page, form, _csrf=other_form.fields["_csrf"]),                # field of another page
                 submit(api, page, form, cookie=cookie_of(other_page)),                    # cookie of another page
-                submit(api, page, form, _csrf=form.fields["_csrf"][:-1] + "0")]           # tampered
+                submit(api, page, form, _csrf=tampered(form.fields["_csrf"]))]            # tampered
     for response in attempts:
         assert_error(response, 403, "access_denied")
     assert submit(api, page, form).status_code == 302  # the genuine pair still works

@@ -26,6 +26,7 @@ class Stack:
     """A devserver process with its own port and data directory."""
 
     def __init__(self, data_dir, admin_password=PASSWORD):
+        self.data_dir = data_dir
         self.port = _free_port()
         env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0",
                    ADMIN_USER="admin")
@@ -47,6 +48,14 @@ class Stack:
             if line.startswith("Serving on"):
                 return
         raise RuntimeError("devserver did not start:\n" + "".join(self.output))
+
+    def cli(self, *args, **env):
+        """`python -m chalicelib.cli --json ...` against this stack: (exit code, JSON output or stderr)."""
+        environment = dict(os.environ, DATA_DIR=str(self.data_dir), PORT=str(self.port), STAGE="local")
+        environment.update(env)
+        done = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", *args], cwd=ROOT, env=environment,
+                              capture_output=True, text=True, timeout=60)
+        return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
 
     def connection(self):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)

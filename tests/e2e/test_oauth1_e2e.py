@@ -1,27 +1,21 @@
 """OAuth 1a end to end: a real devserver switched to mode 1a and given a consumer with the admin
 CLI, requests-oauthlib's OAuth1Session as the client over HTTP, the login form posted for real."""
-import json
-import os
-import subprocess
-import sys
 
 import pytest
 import requests
 from requests_oauthlib import OAuth1, OAuth1Session
 
-from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
+from tests.e2e.test_local_stack import PASSWORD, Stack
 from tests.loginform import LoginForm
 
 CALLBACK = "https://client.example/oauth1/callback"
 
 
 def cli(stack, data_dir, *args):
-    """`python -m chalicelib.cli --json ...` against the running stack; returns its JSON output."""
-    env = dict(os.environ, DATA_DIR=str(data_dir), PORT=str(stack.port), STAGE="local")
-    done = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """The admin CLI against the running stack; returns its JSON output."""
+    code, output = stack.cli(*args)
+    assert code == 0, output
+    return output
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,6 @@
 The login is a real HTML form post: the page is fetched with requests, its form's hidden fields
 and the CSRF cookie are read and posted back with the user's credentials.
 """
-import json
-import os
-import subprocess
-import sys
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,7 +11,7 @@ from oauthlib.oauth2 import BackendApplicationClient
 from requests.auth import HTTPBasicAuth
 from requests_oauthlib import OAuth2Session
 
-from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
+from tests.e2e.test_local_stack import PASSWORD, Stack
 from tests.loginform import LoginForm
 
 REDIRECT = "https://client.example/callback"
@@ -30,12 +26,10 @@ class Service:
         self.base = f"http://127.0.0.1:{self.stack.port}"
 
     def cli(self, *args):
-        """`python -m chalicelib.cli --json ...` against this stack; returns its JSON output."""
-        env = dict(os.environ, DATA_DIR=str(self.data_dir), PORT=str(self.stack.port), STAGE="local")
-        done = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        """The admin CLI against this stack; returns its JSON output."""
+        code, output = self.stack.cli(*args)
+        assert code == 0, output
+        return output
 
 
 @pytest.fixture(scope="module")
