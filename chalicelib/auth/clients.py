@@ -9,9 +9,10 @@ every container sees a revocation on its next request without a read per token.
 import hashlib
 import hmac
 import secrets
+from datetime import timedelta
 
 from chalicelib.auth import settings
-from chalicelib.domain import cached
+from chalicelib.domain import cached, clock
 from chalicelib.store import entities as store
 
 KIND = "apiclient"
@@ -66,15 +67,22 @@ def revoke(ctx, entity_id):
     return doc
 
 
-def revoke_subject(ctx, subject):
-    """Add `client:<public id>`, `family:<id>` or `user:<id>` to the revocation list."""
+def revoke_subject(ctx, subject, seconds=None):
+    """Add `client:<public id>`, `family:<id>` or `user:<id>` to the revocation list, for good or,
+    with `seconds`, until everything it could cover has expired. Expired entries are dropped."""
+    until = clock.iso(clock.now() + timedelta(seconds=seconds)) if seconds else None
+    for old in cached.documents(REVOCATIONS, ctx):
+        if old.get("until") and old["until"] <= ctx.now:
+            store.delete(REVOCATIONS, old["id"], versioned=True)
     entity_id = store.allocate_ids(REVOCATIONS)[0]
-    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now}, versioned=True)
+    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now, "until": until},
+                 versioned=True)
 
 
 def revoked(ctx, *subjects):
     """True when any of the subjects is revoked."""
-    listed = ctx.memo("revoked-subjects", lambda: {r["subject"] for r in cached.documents(REVOCATIONS, ctx)})
+    listed = ctx.memo("revoked-subjects", lambda: {r["subject"] for r in cached.documents(REVOCATIONS, ctx)
+                                                   if not r.get("until") or r["until"] > ctx.now})
     return any(subject in listed for subject in subjects)
 
 

@@ -219,7 +219,9 @@ def _response(ctx, client, user, family, refresh=True):
 
 
 def revoke_family(ctx, family):
-    clients.revoke_subject(ctx, f"family:{family}")
+    """Revoke a token family until its longest-lived token (a refresh token) has expired."""
+    days = int(settings.current(ctx)["refreshTokenDays"])
+    clients.revoke_subject(ctx, f"family:{family}", seconds=days * 86400)
 
 
 def _authorization_code(ctx, client, params):

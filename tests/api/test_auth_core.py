@@ -72,3 +72,17 @@ def test_settings_reject_unknown_names_and_modes(fresh):
         settings.update(Context(), {"colour": "blue"})
     with pytest.raises(ValueError):
         settings.update(Context(), {"oauthMode": "3"})
+
+
+def test_expired_revocations_stop_counting_and_are_dropped(fresh):
+    from chalicelib.auth import clients
+    from chalicelib.domain import cached
+    from chalicelib.store import entities as store
+    clients.revoke_subject(Context(), "family:old", seconds=60)
+    clients.revoke_subject(Context(), "client:forever")
+    assert clients.revoked(Context(), "family:old") and clients.revoked(Context(), "client:forever")
+    later = Context(now="2999-01-01T00:00:00+00:00")
+    assert not clients.revoked(later, "family:old") and clients.revoked(later, "client:forever")
+    clients.revoke_subject(later, "family:new", seconds=60)
+    cached.forget()
+    assert sorted(r["subject"] for r in store.iterate("revocation")) == ["client:forever", "family:new"]
