@@ -7,6 +7,7 @@ Ctrl-C / SIGTERM, so data survives a restart. The embedded AWS is also served on
 port recorded in DATA_DIR/local-aws.json, so tools (the admin CLI) act on the running stack.
 """
 import json
+import logging
 import os
 import re
 import signal
@@ -82,6 +83,7 @@ def _serve_aws(data_dir, port):
             _dirty.set()
             return list(backend(environ, start_response))
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server("127.0.0.1", 0, locked, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     record = {"endpoint": f"http://127.0.0.1:{server.server_port}", "pid": os.getpid(), "port": port}
