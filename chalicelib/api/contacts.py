@@ -2,7 +2,9 @@
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.auth import users
+from chalicelib.domain import contactactions as actions
 from chalicelib.domain.registry import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD
+from chalicelib.domain.service import payload_object
 
 routes = Routes("contacts")
 for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS):
@@ -13,6 +15,43 @@ for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS):
 def owners(request, ctx):
     """The users who may own contacts: a bare array of {id, firstName, lastName} (compat 16.1)."""
     return [{"id": u["id"], "firstName": u.get("firstName"), "lastName": u.get("lastName")} for u in users.active()]
+
+
+@routes.route("/contacts/{id}/points/{operator}/{delta}", "POST")
+def points(request, ctx, id, operator, delta):
+    actions.change_points(CONTACT, id, operator, delta, payload_object(request.body), ctx)
+    return {"success": 1}
+
+
+@routes.route("/contacts/{id}/dnc/{channel}/add", "POST")
+def add_dnc(request, ctx, id, channel):
+    return standard.single(CONTACT, actions.add_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
+
+
+@routes.route("/contacts/{id}/dnc/{channel}/remove", "POST")
+def remove_dnc(request, ctx, id, channel):
+    return standard.single(CONTACT, actions.remove_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
+
+
+@routes.route("/contacts/{id}/utm/add", "POST")
+def add_utm(request, ctx, id):
+    return standard.single(CONTACT, actions.add_utm(CONTACT, id, payload_object(request.body), ctx), ctx)
+
+
+@routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST")
+def remove_utm(request, ctx, id, utm_id):
+    return standard.single(CONTACT, actions.remove_utm(CONTACT, id, utm_id, ctx), ctx)
+
+
+@routes.route("/contacts/{id}/activity", "GET")
+def activity(request, ctx, id):
+    return actions.activity(CONTACT, id, request.query)
+
+
+@routes.route("/contacts/{id}/events", "GET")
+def events(request, ctx, id):
+    """Deprecated alias of activity."""
+    return actions.activity(CONTACT, id, request.query)
 
 
 blueprint = routes.blueprint()

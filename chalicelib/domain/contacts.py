@@ -1,12 +1,16 @@
-"""Contacts and companies: custom field values, deduplication on unique fields, representation."""
+"""Contacts and companies: custom field values, deduplication on unique fields, tags and IP
+addresses written with the contact, identification on the timeline, representation."""
+import ipaddress
+
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, clock, customvalues, search
+from chalicelib.domain import cached, clock, customvalues, search, service, timeline
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
-from chalicelib.domain.service import referenced
 from chalicelib.store import entities as store
 
 IDENTIFYING = ("firstname", "lastname", "email", "company")
+IP_DETAILS = {key: "" for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp",
+                                  "organization", "timezone")}
 CONTACT_COLUMNS = {"lastActive", "dateIdentified", "points", "owner"}
 
 
@@ -65,6 +69,22 @@ class ContactHooks(_Valued):
         doc["uniqueFields"] = self._unique_fields(write.ctx)
         if not doc.get("dateIdentified") and any(values.get(f) for f in IDENTIFYING):
             doc["dateIdentified"] = write.ctx.now
+            write.events.append(timeline.event("lead.identified", details={"dateIdentified": write.ctx.now}))
+        if "tags" in write.payload:
+            _change_tags(doc, write)
+        if write.payload.get("ipAddress"):
+            _add_ip_address(doc, write)
+
+    def finalize(self, resource, doc, write):
+        """Create the tags named for the first time and give new IP entries their ids."""
+        from chalicelib.domain.registry import TAG  # the registry imports this module
+        for tag in doc["tags"]:
+            if tag["id"] is None:
+                holder = store.lookup(TAG.kind, "tag", tag["tag"])
+                tag["id"] = holder or service.create(TAG, {"tag": tag["tag"]}, write.ctx)[0]["id"]
+        new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
+        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
+            entry["id"] = entry_id
 
     def _unique_fields(self, ctx):
         return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
@@ -88,7 +108,7 @@ class ContactHooks(_Valued):
         points = (doc.get("values") or {}).get("points") or 0
         out["points"] = int(points)
         out["color"] = _color(points, ctx)
-        owner = referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+        owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
         out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
 
     def command(self, resource, doc, command, ctx):
@@ -112,6 +132,41 @@ class ContactHooks(_Valued):
 
     def sort_columns(self, resource, ctx):
         return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+
+
+def _tag_names(raw):
+    names = raw.split(",") if isinstance(raw, str) else a.as_list(raw)
+    if not all(isinstance(name, str) for name in names):
+        raise a.Invalid("Tags are names (strings); prefix a name with '-' to remove it.")
+    return [name.strip() for name in names if name.strip() not in ("", "-")]
+
+
+def _change_tags(doc, write):
+    """Add the named tags, remove those prefixed with '-'; the others stay (compat 8.5)."""
+    try:
+        names = _tag_names(write.payload["tags"])
+    except a.Invalid as error:
+        write.errors["tags"] = [str(error)]
+        return
+    removed = {n[1:].strip().lower() for n in names if n.startswith("-")}
+    tags = [t for t in doc.get("tags") or [] if t["tag"].lower() not in removed]
+    present = {t["tag"].lower() for t in tags}
+    for name in (n for n in names if not n.startswith("-")):
+        if name.lower() not in present:
+            tags.append({"id": None, "tag": name, "description": None})
+            present.add(name.lower())
+    doc["tags"] = tags
+
+
+def _add_ip_address(doc, write):
+    try:
+        address = str(ipaddress.ip_address(str(write.payload["ipAddress"]).strip()))
+    except ValueError:
+        write.errors["ipAddress"] = ["This value is not a valid IP address."]
+        return
+    entries = doc.get("ipAddresses") or []
+    if all(entry["ipAddress"] != address for entry in entries):
+        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
 
 
 def _sync_last_active(doc, write):

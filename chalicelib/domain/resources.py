@@ -1,5 +1,5 @@
 """The resource declaration: what the registry says about each resource of the API."""
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass, field, field as dc_field
 
 from chalicelib.domain import attributes as a
 from chalicelib.domain.cached import CACHED_KINDS
@@ -21,6 +21,7 @@ class Write:
     existing: dict | None
     errors: dict
     ctx: object
+    events: list = field(default_factory=list)  # timeline events of the change (contacts)
 
 
 class Hooks:
@@ -28,6 +29,9 @@ class Hooks:
 
     def prepare(self, resource, doc, write):
         """Apply payload keys the attribute table does not cover; add messages to `write.errors`."""
+
+    def finalize(self, resource, doc, write):
+        """After validation passed, before the store: work that writes (e.g. create missing tags)."""
 
     def link(self, resource, doc, new_ids):
         """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""

@@ -3,6 +3,7 @@ import copy
 
 from chalicelib.domain import attributes as a
 from chalicelib.domain import nested as nested_items
+from chalicelib.domain import timeline
 from chalicelib.domain.errors import NotFound, ValidationError
 from chalicelib.domain.resources import Write
 from chalicelib.store import entities as store
@@ -52,15 +53,18 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
             pending += new
         elif mode == "put":
             doc[spec.name] = []
-    resource.hooks.prepare(resource, doc, Write(payload, mode, existing, errors, ctx))
+    write = Write(payload, mode, existing, errors, ctx)
+    resource.hooks.prepare(resource, doc, write)
     for attr in resource.all_attrs:
         if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
             errors[attr.name] = ["A value is required."]
     _check_references(resource, doc, ctx, errors)
     if errors:
         raise ValidationError(errors)
+    resource.hooks.finalize(resource, doc, write)
     if pending:
         resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
+    return write
 
 
 def _check_references(resource, doc, ctx, errors):
@@ -96,11 +100,11 @@ def _stamp(resource, doc, ctx, created):
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
 
-def _save_new(resource, doc, ctx):
+def _save_new(resource, doc, ctx, events=()):
     doc["id"] = store.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
     _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc))
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now))
     return doc
 
 
@@ -119,12 +123,12 @@ def create(resource, payload, ctx, system=None):
     `system` holds attributes set by the service itself (never by clients), such as `isFixed`."""
     payload = payload_object(payload)
     doc = blank(resource)
-    _apply(resource, doc, payload, ctx, "create")
+    write = _apply(resource, doc, payload, ctx, "create")
     existing = resource.hooks.duplicate_of(resource, doc, ctx)
     if existing is not None:
         return _edit_existing(resource, existing, payload, ctx, "patch"), False
     doc.update(system or {})
-    return _save_new(resource, doc, ctx), True
+    return _save_new(resource, doc, ctx, write.events), True
 
 
 def _edit_existing(resource, existing, payload, ctx, mode):
@@ -135,11 +139,16 @@ def _edit_existing(resource, existing, payload, ctx, mode):
         doc.update({spec.name: existing.get(spec.name) or [] for spec in resource.nested})
     else:
         doc = copy.deepcopy(existing)
-    _apply(resource, doc, payload, ctx, mode, existing)
+    write = _apply(resource, doc, payload, ctx, mode, existing)
+    return save_change(resource, existing, doc, ctx, write.events)
+
+
+def save_change(resource, existing, doc, ctx, events=()):
+    """Store an edited document (audit stamp, unique values moved, timeline events), in one transaction."""
     _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
     _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc))
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now))
     return doc
 
 
@@ -154,8 +163,8 @@ def edit(resource, entity_id, payload, ctx, replace):
         if not replace:
             raise
         doc = blank(resource)
-        _apply(resource, doc, payload, ctx, "create")
-        return _save_new(resource, doc, ctx), True
+        write = _apply(resource, doc, payload, ctx, "create")
+        return _save_new(resource, doc, ctx, write.events), True
     return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch"), False
 
 
@@ -174,10 +183,8 @@ def remove_nested(resource, entity_id, collection, ids, ctx):
         wanted = {a.as_int(i) for i in (ids if isinstance(ids, list) else a.as_list(ids))}
     except a.Invalid:
         raise ValidationError({collection: ["This value should be a list of ids."]}) from None
-    before = doc.get(collection) or []
-    doc[collection] = [item for item in before if item.get("id") not in wanted]
-    if len(doc[collection]) != len(before):
-        _stamp(resource, doc, ctx, created=False)
-        uniques = resource.hooks.uniques(resource, doc)
-        _store_call(store.replace, resource, doc, uniques, uniques, email=resource.hooks.email(resource, doc))
-    return doc
+    changed = copy.deepcopy(doc)
+    changed[collection] = [item for item in doc.get(collection) or [] if item.get("id") not in wanted]
+    if len(changed[collection]) == len(doc.get(collection) or []):
+        return doc
+    return save_change(resource, doc, changed, ctx)

@@ -141,15 +141,23 @@ def versions(kinds):
     return {k: found.get(f"version#{k}", 0) for k in kinds}
 
 
-def create(kind, doc, uniques=None, versioned=False, email=None):
+def _put_extra(tx, extra):
+    for kind, doc in extra or ():
+        tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
+
+
+def create(kind, doc, uniques=None, versioned=False, email=None, extra=None):
     """Store a new document, count it and claim its unique values, in one transaction.
 
-    `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version."""
+    `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version;
+    `extra` lists (kind, document) pairs written as new documents in the same transaction
+    (timeline events of the change)."""
     uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
     entity_id = int(doc["id"])
 
     def build(tx):
         tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
+        _put_extra(tx, extra)
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
         _put_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
@@ -157,7 +165,7 @@ def create(kind, doc, uniques=None, versioned=False, email=None):
     _commit(kind, entity_id, build, uniques, creating=True)
 
 
-def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None):
+def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None):
     """Overwrite an existing document and move its unique values, in one transaction."""
     clean = lambda u: {f: v for f, v in (u or {}).items() if v not in (None, "")}  # noqa: E731
     removed, added = _unique_changes(clean(old_uniques), clean(new_uniques))
@@ -165,6 +173,7 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
 
     def build(tx):
         tx.save(_item(kind, doc, email), condition=Entity.id.exists())
+        _put_extra(tx, extra)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)

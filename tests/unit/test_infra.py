@@ -268,6 +268,9 @@ def packaged(tmp_path_factory):
     result = _run(CHALICE, "package", "--stage", "prod", "--merge-template",
                   "infra/resources.json", "out", cwd=project)
     assert result.returncode == 0, result.stdout + result.stderr
+    result = _run(f"import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
+                  f"runpy.run_path({str(ROOT / 'infra' / 'compact.py')!r}, run_name='__main__')", cwd=project)
+    assert result.returncode == 0, result.stderr
     return project / "out" / "sam.json"
 
 
