@@ -1,13 +1,21 @@
-"""Contacts, companies, their custom field definitions and company addresses."""
+"""Contacts (with their actions, timeline, notes and companies), companies, custom field
+definitions and company addresses."""
+import copy
+
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.auth import users
 from chalicelib.domain import contactactions as actions
-from chalicelib.domain.registry import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD
+from chalicelib.domain.customfields import definitions
+from chalicelib.domain import service
+from chalicelib.domain.registry import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
 from chalicelib.domain.service import payload_object
 
 routes = Routes("contacts")
-for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS):
+FIELD_KEYS = ("id", "label", "alias", "type", "group", "order", "object", "defaultValue", "isRequired",
+              "isPubliclyUpdatable", "isUniqueIdentifier", "properties", "isFixed", "isListable", "isVisible",
+              "isShortVisible")
+for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE):
     standard.install(routes, _resource)
 
 
@@ -41,6 +49,39 @@ def add_utm(request, ctx, id):
 @routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST")
 def remove_utm(request, ctx, id, utm_id):
     return standard.single(CONTACT, actions.remove_utm(CONTACT, id, utm_id, ctx), ctx)
+
+
+@routes.route("/companies/{id}/contact/{contact_id}/add", "POST")
+def add_to_company(request, ctx, id, contact_id):
+    actions.add_to_company(CONTACT, COMPANY, id, contact_id, ctx)
+    return {"success": 1}
+
+
+@routes.route("/companies/{id}/contact/{contact_id}/remove", "POST")
+def remove_from_company(request, ctx, id, contact_id):
+    actions.remove_from_company(CONTACT, COMPANY, id, contact_id, ctx)
+    return {"success": 1}
+
+
+@routes.route("/contacts/{id}/companies", "GET")
+def companies_of_contact(request, ctx, id):
+    return actions.contact_companies(CONTACT, COMPANY, id, ctx)
+
+
+@routes.route("/contacts/{id}/notes", "GET")
+def notes_of_contact(request, ctx, id):
+    """The contact's notes with the list parameters (search, start, limit, orderBy, orderByDir)."""
+    contact = service.load(CONTACT, id)
+    search = request.query.get("search")
+    scoped = copy.copy(request)
+    scoped.query = dict(request.query, search=f"lead:{contact['id']}" + (f" ({search})" if search else ""))
+    return standard.list_reply(NOTE, scoped, ctx)
+
+
+@routes.route("/contacts/list/fields", "GET")
+def contact_fields(request, ctx):
+    """Contact field definitions keyed by id (compat 8.5)."""
+    return {str(f["id"]): {key: f.get(key) for key in FIELD_KEYS} for f in definitions("lead", ctx)}
 
 
 @routes.route("/contacts/{id}/activity", "GET")

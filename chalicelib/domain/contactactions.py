@@ -1,4 +1,4 @@
-"""What happens to one contact outside a create/edit: points, do-not-contact, UTM tags.
+"""What happens to one contact outside a create/edit: points, do-not-contact, UTM tags, companies.
 
 Each action loads the contact, changes it and stores it with its timeline event in one
 transaction (`service.save_change`).
@@ -111,6 +111,46 @@ def remove_utm(resource, contact_id, utm_id, ctx):
     if len(doc["utmtags"]) == len(existing["utmtags"]):
         raise NotFound()
     return service.save_change(resource, existing, doc, ctx)
+
+
+def add_to_company(contacts, companies, company_id, contact_id, ctx):
+    """Link the contact to a company; the first company is primary and names the `company` field."""
+    company = service.load(companies, company_id)
+    existing = service.load(contacts, contact_id)
+    if any(link["id"] == company["id"] for link in existing.get("companies") or []):
+        return existing
+    doc = copy.deepcopy(existing)
+    primary = not doc.get("companies")
+    doc["companies"] = (doc.get("companies") or []) + [{"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}]
+    if primary:
+        doc["values"]["company"] = company["values"].get("companyname")
+    return service.save_change(contacts, existing, doc, ctx)
+
+
+def remove_from_company(contacts, companies, company_id, contact_id, ctx):
+    """Unlink the contact; when the primary company goes, the next linked one becomes primary."""
+    company = service.load(companies, company_id)
+    existing = service.load(contacts, contact_id)
+    links = [dict(link) for link in existing.get("companies") or [] if link["id"] != company["id"]]
+    if len(links) == len(existing.get("companies") or []):
+        return existing
+    doc = copy.deepcopy(existing)
+    if links and not any(link["isPrimary"] for link in links):
+        links[0]["isPrimary"] = True
+    doc["companies"] = links
+    if doc["values"].get("company") == company["values"].get("companyname"):
+        primary = next((link["id"] for link in links if link["isPrimary"]), None)
+        doc["values"]["company"] = store.get(companies.kind, primary)["values"].get("companyname") if primary else None
+    return service.save_change(contacts, existing, doc, ctx)
+
+
+def contact_companies(contacts, companies, contact_id, ctx):
+    """`{"total", "companies": [company columns + is_primary, date_associated]}` (compat 1.8)."""
+    links = service.load(contacts, contact_id).get("companies") or []
+    found = store.batch_get(companies.kind, [link["id"] for link in links])
+    rows = [dict(found[link["id"]]["values"], id=link["id"], is_primary=int(link["isPrimary"]),
+                 date_associated=link["dateAdded"]) for link in links if link["id"] in found]
+    return {"total": len(rows), "companies": rows}
 
 
 def activity(resource, contact_id, query):

@@ -13,6 +13,7 @@ from chalicelib.domain.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.customfields import FieldHooks
 from chalicelib.domain.forms import FormHooks
+from chalicelib.domain.notes import NOTE_TYPES, NoteHooks
 from chalicelib.domain.points import PointActionHooks, TriggerHooks
 from chalicelib.domain.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource
 from chalicelib.domain.segments import SegmentHooks
@@ -44,7 +45,8 @@ CONTACT = Resource(
            _read_only(arr("doNotContact")), _read_only(arr("frequencyRules")), _read_only(t("stage")),
            _read_only(t("preferredProfileImage", default="gravatar")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True),
-           a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True)),
+           a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True),
+           a.Attr("companies", a.as_list, default=[], writable=False, hidden=True)),
     text_columns=("firstname", "lastname", "email", "company"), prefix_terms=True,
     commands=frozenset({"ids", "is:mine"}),
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())
@@ -205,6 +207,12 @@ ADDRESS = Resource(
     attrs=(t("company_name"), t("address"), t("address2"), t("city"), t("state"), t("zip"), t("country"),
            b("is_default")),
     text_columns=("company_name", "address", "city"), commands=frozenset({"ids"}))
+
+NOTE = Resource(
+    "note", "notes", "note", "notes", audit="A-", keyed_list=False,
+    attrs=(t("text", required=True), a.choice("type", *NOTE_TYPES, default="general"), dt("dateTime"),
+           a.Attr("lead", a.as_id, ref="contact", required=True)),
+    text_columns=("text",), commands=frozenset({"ids"}), hooks=NoteHooks())
 
 USER = Resource(
     "user", "users", "user", "users", audit="A-", keyed_list=False,

@@ -38,11 +38,13 @@ def kind(contact_id):
 
 
 def documents(contact_id, events, now):
-    """(kind, document) pairs for events of a contact, with ids from the timeline counter."""
+    """(kind, document) pairs for events, with ids from the timeline counter. An event belongs to
+    `contact_id` (the changed contact) unless it names its own `contactId` (a note's contact)."""
     if not events:
         return []
     ids = store.allocate_ids("timeline", len(events))
-    return [(kind(contact_id), dict(e, id=i, contactId=int(contact_id), timestamp=now)) for i, e in zip(ids, events)]
+    owned = [dict(e, id=i, timestamp=now, contactId=int(e.get("contactId") or contact_id)) for i, e in zip(ids, events)]
+    return [(kind(e["contactId"]), e) for e in owned]
 
 
 def _present(doc):

@@ -139,3 +139,32 @@ def test_timelines_are_per_contact(api, contact):
     api.post(f"/api/contacts/{other['id']}/points/plus/1")
     assert events(api, contact["id"], "?filters[includeEvents][]=point.gained")["total"] == 0
     assert events(api, other["id"], "?filters[includeEvents][]=point.gained")["total"] == 1
+
+
+def test_company_membership(api, contact):
+    acme = api.post("/api/companies/new", {"companyname": "Acme", "companycity": "Brno"}).json["company"]
+    globex = api.post("/api/companies/new", {"companyname": "Globex"}).json["company"]
+    for company in (acme, globex):
+        r = api.post(f"/api/companies/{company['id']}/contact/{contact['id']}/add", raw=b"[]",
+                     headers={"Content-Type": "application/json"})
+        assert r.status_code == 200 and r.json == {"success": 1}
+    linked = api.get(f"/api/contacts/{contact['id']}/companies").json
+    assert linked["total"] == 2
+    assert [(c["companyname"], c["is_primary"]) for c in linked["companies"]] == [("Acme", 1), ("Globex", 0)]
+    assert linked["companies"][0]["companycity"] == "Brno" and linked["companies"][0]["date_associated"]
+    assert get(api, contact["id"])["fields"]["all"]["company"] == "Acme"
+    api.post(f"/api/companies/{acme['id']}/contact/{contact['id']}/remove")
+    linked = api.get(f"/api/contacts/{contact['id']}/companies").json
+    assert [(c["companyname"], c["is_primary"]) for c in linked["companies"]] == [("Globex", 1)]
+    assert get(api, contact["id"])["fields"]["all"]["company"] == "Globex"
+    assert api.post(f"/api/companies/999/contact/{contact['id']}/add").status_code == 404
+    assert api.post(f"/api/companies/{acme['id']}/contact/999/add").status_code == 404
+
+
+def test_contact_field_list_is_keyed_by_id(api):
+    r = api.get("/api/contacts/list/fields")
+    assert r.status_code == 200
+    by_alias = {f["alias"]: (key, f) for key, f in r.json.items()}
+    key, email = by_alias["email"]
+    assert key == str(email["id"]) and email["type"] == "email" and email["isUniqueIdentifier"] is True
+    assert len(by_alias) == 28
