@@ -57,7 +57,8 @@ def _flag_param(query, *names):
 
 
 def list_query(query):
-    """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`."""
+    """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`,
+    and `where`/`order` passed raw (domain/where.py parses them)."""
     direction = str(query.get("orderByDir") or "ASC").upper()
     if direction not in ("ASC", "DESC"):
         raise invalid("orderByDir", "This value should be asc or desc.")
@@ -69,7 +70,7 @@ def list_query(query):
                      limit=_int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or None,
                      order_by=order_by if isinstance(order_by, str) else None, order_dir=direction,
                      published_only=_flag_param(query, "publishedOnly", "published"),
-                     minimal=_flag_param(query, "minimal"))
+                     minimal=_flag_param(query, "minimal"), where=query.get("where"), order=query.get("order"))
 
 
 def list_reply(resource, request, ctx):

@@ -1,13 +1,13 @@
 """List queries: search commands, published filter, ordering and paging over one resource kind.
 
 Unfiltered lists in id order read only the page (a Query with a limit) and take `total`
-from the kind's counter; `ids:` searches batch-get their ids; other searches and orders
-read the kind's partition once (see docs/storage.md for the costs).
+from the kind's counter; `ids:` searches batch-get their ids; other searches and orders, and
+`where` filters (domain/where.py), read the kind's partition once (see docs/storage.md for the costs).
 """
 from dataclasses import dataclass
 from itertools import islice
 
-from chalicelib.domain import search
+from chalicelib.domain import search, where
 from chalicelib.domain.errors import invalid
 from chalicelib.store import entities as store
 
@@ -23,6 +23,8 @@ class ListQuery:
     order_dir: str = "ASC"
     published_only: bool = False
     minimal: bool = False
+    where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/where.py
+    order: object = None  # raw `order[n][col|dir]` parameter; overrides order_by
 
 
 def list_documents(resource, query, ctx):
@@ -31,18 +33,35 @@ def list_documents(resource, query, ctx):
         node = search.parse(query.search)
     except search.SearchSyntaxError as error:
         raise invalid("search", str(error)) from None
-    column = _order_column(resource, query.order_by, ctx)
-    descending = query.order_dir == "DESC"
+    clause, keys, value = _where_and_order(resource, query, ctx)
+    if len(keys) == 1 and keys[0][0] in KEY_ORDER_COLUMNS:  # id order: as orderBy=id
+        column, descending, keys = keys[0][0], keys[0][1], []
+    else:
+        column = None if keys else _order_column(resource, query.order_by, ctx)
+        descending = query.order_dir == "DESC" and not keys
     end = query.start + query.limit if query.limit else None
-    if node is None and not query.published_only and column in (None, *KEY_ORDER_COLUMNS):
+    if node is None and clause is None and not keys and not query.published_only \
+            and column in (None, *KEY_ORDER_COLUMNS):
         docs = store.iterate(resource.kind, descending=descending, limit=end)
         return store.count(resource.kind), list(islice(docs, query.start, end))
     matches = [doc for doc in _candidates(resource, node, ctx, descending)
                if (not query.published_only or is_published(doc, ctx.now))
-               and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))]
+               and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
+               and where.matches(clause, lambda col, doc=doc: value(doc, col))]
+    for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
+        matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
     if column not in (None, *KEY_ORDER_COLUMNS):
         matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(resource, doc, column)), reverse=descending)
     return len(matches), matches[query.start:end]
+
+
+def _where_and_order(resource, query, ctx):
+    """(resolved where clause or None, [(column, descending)] of `order`, value(doc, column))."""
+    if not query.where and not query.order:
+        return None, [], None
+    column_of, value = where.columns_for(resource, _known_columns(resource, ctx))
+    clause = where.resolve(where.parse(query.where), column_of)
+    return clause, where.parse_order(query.order, column_of), value
 
 
 def _candidates(resource, node, ctx, descending):
@@ -66,12 +85,16 @@ def _order_column(resource, order_by, ctx):
     if not order_by:
         return None
     column = order_by.split(",")[0].strip().split(".")[-1]
-    known = {x.name for x in resource.all_attrs} | {"id", "dateAdded", "dateModified", "createdBy",
-                                                    "createdByUser", "modifiedBy", "modifiedByUser"}
-    known |= resource.hooks.sort_columns(resource, ctx)
+    known = _known_columns(resource, ctx)
     if column not in known and _camel(column) not in known:
         raise invalid("orderBy", f"'{order_by}' is not a column of this resource.")
     return column if column in known else _camel(column)
+
+
+def _known_columns(resource, ctx):
+    known = {x.name for x in resource.all_attrs} | {"id", "dateAdded", "dateModified", "createdBy",
+                                                    "createdByUser", "modifiedBy", "modifiedByUser"}
+    return known | resource.hooks.sort_columns(resource, ctx)
 
 
 def _camel(name):
