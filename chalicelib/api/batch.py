@@ -1,0 +1,256 @@
+"""Batch create, edit and delete of the standard resources (compat section 6, spec "Contacts:
+further endpoints").
+
+For a resource with prefix `<P>` (every resource of the registry that has PUT):
+
+    POST         /<P>/batch/new      body: array of entity objects              HTTP 201, always
+    PUT | PATCH  /<P>/batch/edit     body: array of entity objects, each `id`   HTTP 200, always
+    DELETE       /<P>/batch/delete   `?ids=1,2,3` or `?ids[]=1&ids[]=2`         HTTP 200
+
+The three are served by one route per resource, `/<P>/batch/{action}`, dispatching on action and
+method (an unknown action is the JSON 404 of an unknown path, a wrong method a 405 naming the
+allowed ones). One route instead of three keeps the deployment small: every route costs API
+Gateway resources (quota 300 per API) and about 3 KB of the CloudFormation template (limit 1 MB);
+three literal routes for the 19 resources would add 76 resources and ~165 KB, this adds 38 and
+~64 KB. The literal `batch` segment takes precedence over `/<P>/{id}/...` locally and on API Gateway.
+Unlike an unknown path on API Gateway, `/<P>/batch/<unknown>` and a wrong method are answered
+after authentication.
+
+Items are independent. Each item is one call of `domain.service` (`create`, `edit`, `delete`),
+exactly what the single-entity endpoint does (contacts deduplicate per item: statusCode 200 when
+an existing contact was matched and updated; PATCH needs the entity, PUT creates a missing one
+with a new id). The service validates the whole item before writing anything, so an item that
+fails writes nothing and the items after it still run. Unexpected exceptions are caught per item
+too (logged, item error 500).
+
+Response shapes (Mautic's, which come from PHP's `json_encode` of arrays keyed by input index):
+
+* `statusCodes`: one code per input item: 201 created, 200 edited / matched, or the item's error code.
+* `errors`: present only when an item failed, keyed by the item's input index.
+  Id look-up failures (missing `id`, unknown id) are `{"message", "code", "type": "api"}`;
+  the others (validation...) are `{"code", "message", "details", "type": null}`.
+* The entity collection holds the successful items keyed by their input index.
+
+Key-shape choice. Every one of these three maps is keyed by input index and rendered the way PHP
+renders an array: a JSON array when its keys are exactly 0..n-1 in order, otherwise a JSON object
+keyed by the index as a string. So when every item succeeds (and when only trailing items fail)
+the collection is an array from 0 in request order, which is what the api-library reads
+(`response[plural][0]`); when an earlier item failed, the collection is an object such as
+`{"0": {...}, "2": {...}}`, as Mautic sends it. We do not compact the successes into an array
+after a failure: `collection[i]`, `statusCodes[i]` and `errors[i]` always describe input item i,
+which is what a client needs to match results to what it sent (and what Mautic clients already
+handle). `errors` follows the same rule (an error at index 0 alone gives `[{...}]`), as in Mautic.
+
+Input. The body is a JSON array (or, echoing Mautic's "associative keys" compatibility, a JSON
+object whose values are all objects, which is also what a form-encoded `0[email]=...&1[email]=...`
+body parses to): keys are echoed, numeric ones count as indexes. Anything else is a 400. An empty
+body or `[]` is an empty batch. `id` inside an item is never written (for edit it picks the entity).
+Delete takes `ids` as a comma-separated string, a `ids[]=` list or `ids[k]=` keyed list; no `ids`
+is an empty batch (the api-library sends none for an empty list). Unknown ids are left out of the
+collection and reported in `errors` (404, "Item was not found.") at their index. Delete answers no
+`statusCodes` (Mautic sends none) and serializes the entities as they were, ids intact.
+
+Limit. More than `config.BATCH_MAX` (200) items (or ids) is answered before anything is written
+with HTTP 500 `A max of 200 entities are supported at a time.` (Mautic's status and message; the
+spec says nothing on the limit). Batch responses carry no `Location` header.
+
+Cost (DynamoDB calls, measured over moto). A batch of N items costs N times the single operation,
+with the per-request look-ups made once (the versions of the cached kinds, field definitions,
+owners and categories referenced): contacts batch/new = 4 per item (dedupe GetItem, UpdateItems
+of the contact id and timeline-event id counters, one TransactWriteItems) + 1 = 801 for 200; batch/edit and batch/delete = 2 per item
+(GetItem, TransactWriteItems) + 1. The calls are sequential, so a 200-item batch is ~800 round
+trips. For the cached kinds themselves (custom fields, point triggers), each item runs with its
+own context so that it sees the writes of the items before it, as separate requests would.
+
+The spec's "PUT batch/edit: 200 edited, 201 created" is read as the items' `statusCodes`; the
+HTTP status of batch/edit is 200 as in Mautic.
+"""
+import logging
+import re
+
+from chalicelib import config
+from chalicelib.api.errors import NOT_FOUND_PATH, ApiError
+from chalicelib.api.routing import METHODS, Reply, Routes
+from chalicelib.domain import service
+from chalicelib.domain.context import Context
+from chalicelib.domain.errors import DomainError, Forbidden, NotFound
+from chalicelib.domain.present import present
+from chalicelib.domain.registry import RESOURCES
+
+log = logging.getLogger(__name__)
+
+ID_MISSING = "ID is missing from the payload."
+NOT_FOUND = "Item was not found."
+PATH_NOT_FOUND = NOT_FOUND_PATH["errors"][0]["message"]
+UNEXPECTED = "Looks like I encountered an error (error #500). If I do it again, please report me to the " \
+             "system administrator!"
+_PHP_INT = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")
+
+
+def php_key(key):
+    """A key as PHP holds it in an array: a decimal integer string is an int."""
+    if isinstance(key, int):
+        return key
+    return int(key) if _PHP_INT.match(key) else key
+
+
+def php_array(pairs):
+    """(key, value) pairs as PHP's json_encode renders the array: a list if the keys are 0..n-1 in
+    order, else an object keyed by the keys as strings."""
+    pairs = list(pairs)
+    if all(isinstance(key, int) and key == n for n, (key, _) in enumerate(pairs)):
+        return [value for _, value in pairs]
+    return {str(key): value for key, value in pairs}
+
+
+def check_limit(count):
+    if count > config.BATCH_MAX:
+        raise ApiError(500, f"A max of {config.BATCH_MAX} entities are supported at a time.")
+
+
+def body_items(body):
+    """The (key, item) pairs of a batch body, in order."""
+    if isinstance(body, list):
+        pairs = list(enumerate(body))
+    elif isinstance(body, dict) and all(isinstance(value, dict) for value in body.values()):
+        pairs = [(php_key(key), value) for key, value in body.items()]
+    else:
+        raise ApiError(400, "The request body should be an array of objects, one per entity.",
+                       {"body": ["This value should be an array of objects."]})
+    check_limit(len(pairs))
+    return pairs
+
+
+def query_ids(query):
+    """The (key, id) pairs of `ids`: `1,2,3`, `ids[]=1&ids[]=2` or `ids[a]=1`."""
+    ids = query.get("ids")
+    if ids is None or ids == "":
+        pairs = []
+    elif isinstance(ids, list):
+        pairs = list(enumerate(ids))
+    elif isinstance(ids, dict):
+        pairs = [(php_key(key), value) for key, value in ids.items()]
+    else:
+        pairs = list(enumerate(part.strip() for part in str(ids).split(",")))
+    check_limit(len(pairs))
+    return pairs
+
+
+def api_error(status, message):
+    """An id look-up or permission failure of one item."""
+    return {"message": message, "code": status, "type": "api"}
+
+
+def item_error(error):
+    if isinstance(error, (NotFound, Forbidden)):
+        return api_error(error.status, error.message)
+    return {"code": error.status, "message": error.message, "details": error.details, "type": None}
+
+
+def without_id(item):
+    return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+class Outcome:
+    """The results of a batch, by input key."""
+
+    def __init__(self, resource, ctx):
+        self.resource = resource
+        self.ctx = ctx
+        self.docs = []  # (key, document)
+        self.codes = []  # (key, status)
+        self.errors = []  # (key, error entry)
+
+    def item_ctx(self):
+        """The context an item runs with: the request's, or a fresh one for cached kinds, whose
+        writes must be seen by the next item (their definitions are memoised per context)."""
+        if self.resource.cached:
+            return Context(user=self.ctx.user, base_url=self.ctx.base_url, now=self.ctx.now)
+        # an item may refer to an entity of its own kind that an earlier item created
+        self.ctx.cache.pop(("ref", self.resource.kind), None)
+        return self.ctx
+
+    def run(self, key, call):
+        """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised."""
+        try:
+            doc, status = call(self.item_ctx())
+        except DomainError as error:
+            self.fail(key, item_error(error))
+        except Exception:  # noqa: BLE001 - one item's failure must not spoil the others
+            log.exception("batch item %s of %s failed", key, self.resource.kind)
+            self.fail(key, {"code": 500, "message": UNEXPECTED, "details": [], "type": None})
+        else:
+            self.docs.append((key, doc))
+            self.codes.append((key, status))
+
+    def fail(self, key, error):
+        self.errors.append((key, error))
+        self.codes.append((key, error["code"]))
+
+    def reply(self, status, codes=True):
+        ctx = self.item_ctx() if self.resource.cached else self.ctx
+        reprs = present(self.resource, [doc for _, doc in self.docs], ctx)
+        body = {self.resource.plural: php_array(zip([key for key, _ in self.docs], reprs))}
+        if codes:
+            body["statusCodes"] = php_array(self.codes)
+        if self.errors:
+            body["errors"] = php_array(self.errors)
+        return Reply(body, status)
+
+
+def install(routes, resource):
+    """Register `batch/new` (POST), `batch/edit` (PATCH, and PUT when the resource has it) and
+    `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
+
+    def batch_new(request, ctx):
+        outcome = Outcome(resource, ctx)
+        for key, item in body_items(request.body):
+            def create(item_ctx, item=item):
+                doc, was_created = service.create(resource, without_id(item), item_ctx)
+                return doc, 201 if was_created else 200
+            outcome.run(key, create)
+        return outcome.reply(201)
+
+    def batch_edit(request, ctx):
+        replace = request.method == "PUT"
+        outcome = Outcome(resource, ctx)
+        for key, item in body_items(request.body):
+            entity_id = item.get("id") if isinstance(item, dict) else None
+            if entity_id is None or entity_id == "":
+                outcome.fail(key, api_error(400, ID_MISSING))
+                continue
+
+            def edit(item_ctx, item=item, entity_id=entity_id):
+                doc, was_created = service.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
+                return doc, 201 if was_created else 200
+            outcome.run(key, edit)
+        return outcome.reply(200)
+
+    def batch_delete(request, ctx):
+        outcome = Outcome(resource, ctx)
+        for key, entity_id in query_ids(request.query):
+            outcome.run(key, lambda item_ctx, entity_id=entity_id: (service.delete(resource, entity_id, item_ctx),
+                                                                     200))
+        return outcome.reply(200, codes=False)
+
+    actions = {"new": {"POST": batch_new},
+               "edit": dict.fromkeys(("PATCH", "PUT") if resource.put else ("PATCH",), batch_edit),
+               "delete": {"DELETE": batch_delete}}
+
+    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS)
+    def batch(request, ctx, action):
+        if action not in actions:
+            raise ApiError(404, PATH_NOT_FOUND)
+        handler = actions[action].get(request.method)
+        if handler is None:
+            raise ApiError(405, f"Method {request.method} is not allowed here.",
+                           headers={"Allow": ", ".join(sorted(actions[action]))})
+        return handler(request, ctx)
+
+
+routes = Routes("batch")
+for _resource in RESOURCES:
+    if _resource.put:
+        install(routes, _resource)
+
+blueprint = routes.blueprint()
