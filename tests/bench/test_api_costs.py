@@ -5,49 +5,11 @@ single-entity and default-list costs do not grow with the data.
 Requests per second here measure the app plus moto, whose Query sorts the whole partition on
 every call; on DynamoDB a call's cost depends on the items it returns. The call counts are the
 figure that carries over to AWS."""
-import base64
-import json
 import time
-from collections import Counter
-from contextlib import contextmanager
-from unittest import mock
 
-import botocore.client
-import pytest
-
-from tests.conftest import ADMIN
+from tests.bench.conftest import dynamodb_calls
 
 SIZES = (100, 1000, 5000)
-_original = botocore.client.BaseClient._make_api_call
-
-
-@contextmanager
-def dynamodb_calls():
-    """Count DynamoDB API calls by operation name."""
-    calls = Counter()
-
-    def counting(self, operation, params):
-        if self.meta.service_model.service_name == "dynamodb":
-            calls[operation] += 1
-        return _original(self, operation, params)
-
-    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting):
-        yield calls
-
-
-@pytest.fixture
-def http(chalice_app, fresh):
-    from chalice.test import Client
-    client = Client(chalice_app)
-    token = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
-    headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
-
-    def call(method, path, body=None):
-        response = client.http.request(method, path, headers=headers, body=json.dumps(body).encode() if body else b"")
-        assert response.status_code < 300, (path, response.body[:300])
-        return json.loads(response.body)
-    call("GET", "/api/contacts")  # warm the credential cache
-    return call
 
 
 def _fill(http, start, end):
