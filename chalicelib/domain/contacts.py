@@ -118,6 +118,13 @@ class ContactHooks(_Valued):
         if command.name == "name":
             return any(search.like(values.get(f), command.value + "%", contains=False)
                        for f in ("firstname", "lastname"))
+        if command.name == "tag":
+            return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
+        if command.name == "owner":
+            owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+            pattern = command.value if "%" in command.value or command.strict else command.value + "%"
+            return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
+                                             for k in ("username", "firstName", "lastName"))
         return super().command(resource, doc, command, ctx)
 
     def email(self, resource, doc):

@@ -168,3 +168,22 @@ def test_contact_field_list_is_keyed_by_id(api):
     key, email = by_alias["email"]
     assert key == str(email["id"]) and email["type"] == "email" and email["isUniqueIdentifier"] is True
     assert len(by_alias) == 28
+
+
+def test_tag_and_owner_search_commands(api, contact):
+    from chalicelib.auth import users
+    jane = users.create_user("jane", "jane-password-1", "Jane", "Doe")
+    api.patch(f"/api/contacts/{contact['id']}/edit", {"tags": ["vip"], "owner": jane["id"]})
+    other = api.post("/api/contacts/new", {"email": "bob@example.com", "tags": ["lead"]}).json["contact"]
+
+    def found(search):
+        r = api.get(f"/api/contacts?search={search}")
+        assert r.status_code == 200, r.json
+        return sorted(int(i) for i in r.json["contacts"])
+
+    assert found("tag:vip") == [contact["id"]]
+    assert found("tag:VIP") == [contact["id"]]
+    assert found("!tag:vip") == [other["id"]]
+    assert found("tag:vi") == []
+    assert found("owner:jane") == [contact["id"]] and found("owner:Do") == [contact["id"]]
+    assert found("owner:bob") == []
