@@ -127,6 +127,9 @@ class ContactHooks(_Valued):
                                              for k in ("username", "firstName", "lastName"))
         return super().command(resource, doc, command, ctx)
 
+    def prefetch(self, resource, docs, ctx):
+        service.referenced("user", [d["owner"] for d in docs if d.get("owner")], ctx)
+
     def email(self, resource, doc):
         return (doc.get("values") or {}).get("email")
 

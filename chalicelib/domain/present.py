@@ -6,11 +6,13 @@ CATEGORY_KEYS = ("id", "title", "alias", "description", "color", "bundle")
 
 
 def present(resource, docs, ctx, minimal=False):
-    """Representations of documents, in order; categories fetched once for the whole page."""
+    """Representations of documents, in order; categories (and what hooks prefetch, such as
+    contact owners) fetched once for the whole page."""
     docs = list(docs)
     categories = {}
     if resource.category:
         categories = referenced("category", [d["category"] for d in docs if d.get("category")], ctx)
+    resource.hooks.prefetch(resource, docs, ctx)
     return [_one(resource, doc, ctx, categories, minimal) for doc in docs]
 
 

@@ -36,6 +36,9 @@ class Hooks:
     def link(self, resource, doc, new_ids):
         """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
 
+    def prefetch(self, resource, docs, ctx):
+        """Before presenting a page of documents: fetch what they reference in one go."""
+
     def present(self, resource, doc, out, ctx):
         """Add computed properties to the response representation `out`."""
 

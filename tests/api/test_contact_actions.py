@@ -187,3 +187,15 @@ def test_tag_and_owner_search_commands(api, contact):
     assert found("tag:vi") == []
     assert found("owner:jane") == [contact["id"]] and found("owner:Do") == [contact["id"]]
     assert found("owner:bob") == []
+
+
+def test_owners_of_a_page_are_fetched_in_one_call(api):
+    from chalicelib.auth import users
+    from tests.bench.conftest import dynamodb_calls
+    owners = [users.create_user(f"owner{n}", "owner-password", f"O{n}", "Wner")["id"] for n in range(3)]
+    for n in range(6):
+        api.post("/api/contacts/new", {"email": f"c{n}@example.com", "owner": owners[n % 3]})
+    with dynamodb_calls() as calls:
+        r = api.get("/api/contacts")
+    assert {c["owner"]["username"] for c in r.json["contacts"].values()} == {"owner0", "owner1", "owner2"}
+    assert calls["BatchGetItem"] == 2  # the cached kinds' versions, then every owner of the page
