@@ -39,10 +39,10 @@ def _install():
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium", "chromium-driver"]
     try:
-        done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:  # a machine that never fetched the package lists
-            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=300)
-            done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=600)
+            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=120)
+            done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "apt-get timed out"
     return None if done.returncode == 0 else f"apt-get failed: {done.stderr.strip()[-300:]}"
