@@ -69,7 +69,7 @@ import logging
 import re
 
 from chalicelib import config
-from chalicelib.api.errors import NOT_FOUND_PATH, ApiError
+from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.routing import METHODS, Reply, Routes
 from chalicelib.domain import service
 from chalicelib.domain.context import Context
@@ -82,8 +82,6 @@ log = logging.getLogger(__name__)
 ID_MISSING = "ID is missing from the payload."
 NOT_FOUND = "Item was not found."
 PATH_NOT_FOUND = NOT_FOUND_PATH["errors"][0]["message"]
-UNEXPECTED = "Looks like I encountered an error (error #500). If I do it again, please report me to the " \
-             "system administrator!"
 _PHP_INT = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field as dc_field
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap
-from chalicelib.api.errors import ApiError, body as error_body, headers as base_headers
+from chalicelib.api.errors import UNEXPECTED, ApiError, body as error_body, headers as base_headers
 from chalicelib.api.request import ApiRequest
 from chalicelib.auth.core import authenticate
 from chalicelib.auth.errors import AuthError
@@ -92,8 +92,7 @@ def dispatch(request, handlers, params, authenticated):
                                                error.with_details), error.headers)
     except Exception:  # noqa: BLE001 - every failure must still be a JSON error
         log.exception("unhandled error on %s %s", request.method, request.path)
-        return render(500, error_body(500, "Looks like I encountered an error (error #500). "
-                                           "If I do it again, please report me to the system administrator!"))
+        return render(500, error_body(500, UNEXPECTED))
 
 
 def render(status, payload, extra_headers=None):

@@ -12,7 +12,7 @@ import hashlib
 import time
 
 from chalicelib.auth import settings, users
-from chalicelib.auth.errors import AuthError
+from chalicelib.auth.errors import AuthError, require_api
 
 CACHE_SECONDS = 60
 _verified = {}
@@ -21,9 +21,7 @@ _verified = {}
 def authenticate(request, ctx):
     """The user document for the request's credentials, or AuthError (400/401/403)."""
     current = settings.current(ctx)
-    if not current["apiEnabled"]:
-        raise AuthError(403, "API disabled. You need to enable the API in the API settings of Mautic's "
-                             "Configuration.", "api_disabled")
+    require_api(current)
     header = (request.headers.get("authorization") or "").strip()
     scheme, _, credentials = header.partition(" ")
     query_token = request.query.get("access_token")

@@ -7,3 +7,12 @@ class AuthError(Exception):
     def __init__(self, status, message, error_type="access_denied", headers=None):
         super().__init__(message)
         self.status, self.message, self.type, self.headers = status, message, error_type, headers or {}
+
+
+API_DISABLED = "API disabled. You need to enable the API in the API settings of Mautic's Configuration."
+
+
+def require_api(current, headers=None):
+    """403 `api_disabled` unless the API switch of the settings `current` is on."""
+    if not current["apiEnabled"]:
+        raise AuthError(403, API_DISABLED, "api_disabled", headers)

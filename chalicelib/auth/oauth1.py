@@ -41,7 +41,7 @@ from oauthlib.common import Request as SignedRequest, urldecode
 from oauthlib.oauth1.rfc5849 import signature, utils
 
 from chalicelib.auth import clients, settings
-from chalicelib.auth.errors import AuthError
+from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.store import tokens
 
 WINDOW = 600  # seconds a timestamp may differ from the server's clock
@@ -79,9 +79,7 @@ def error(code, detail=""):
 def require_mode(ctx):
     """For the /oauth/v1 endpoints: the API is on and the instance uses OAuth 1a (403 otherwise)."""
     current = settings.current(ctx)
-    if not current["apiEnabled"]:
-        raise AuthError(403, "API disabled. You need to enable the API in the API settings of Mautic's "
-                             "Configuration.", "api_disabled")
+    require_api(current)
     if current["oauthMode"] != "1a":
         raise AuthError(403, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied")
 

@@ -25,7 +25,7 @@ from oauthlib.common import generate_token
 from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challenge_method_s256
 
 from chalicelib.auth import clients, oauth2, settings
-from chalicelib.auth.errors import AuthError
+from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.domain.registry import USER
 from chalicelib.store import entities as store
 from chalicelib.store import tokens
@@ -52,9 +52,7 @@ def error(message, error_type, status=400):
 def check_enabled(ctx):
     """403 unless the API is on and the instance uses OAuth2 (not OAuth1a)."""
     current = settings.current(ctx)
-    if not current["apiEnabled"]:
-        raise error("API disabled. You need to enable the API in the API settings of Mautic's Configuration.",
-                    "api_disabled", 403)
+    require_api(current, dict(NO_STORE))
     if current["oauthMode"] != "2":
         raise error("OAuth2 is disabled: this instance uses OAuth1a (/oauth/v1).", "access_denied", 403)
     return current

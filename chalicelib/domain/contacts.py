@@ -42,14 +42,18 @@ class _Valued(Hooks):
         out["fields"] = customvalues.grouped(self.object_name, doc, ctx)
 
     def command(self, resource, doc, command, ctx):
-        return _field_command(doc, command, {f["alias"] for f in definitions(self.object_name, ctx)})
+        return _field_command(doc, command, self._aliases(ctx))
 
     def term_values(self, resource, doc):
         values = doc.get("values") or {}
         return [values.get(column) for column in resource.text_columns]
 
+    def _aliases(self, ctx):
+        """The object's field aliases, once per request (searches ask for every document)."""
+        return ctx.memo(("aliases", self.object_name), lambda: {f["alias"] for f in definitions(self.object_name, ctx)})
+
     def sort_columns(self, resource, ctx):
-        return {f["alias"] for f in definitions(self.object_name, ctx)}
+        return self._aliases(ctx)
 
     def sort_value(self, resource, doc, column):
         values = doc.get("values") or {}

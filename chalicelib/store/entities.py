@@ -102,6 +102,11 @@ def _delete_uniques(tx, kind, entity_id, uniques):
         tx.delete(Unique(_unique_key(kind, field, value)), condition=Unique.id == entity_id)
 
 
+def _claimable(uniques):
+    """Unique values worth claiming: blanks hold nothing."""
+    return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+
+
 def _unique_changes(old, new):
     removed = {f: v for f, v in old.items() if _unique_key("", f, v) != _unique_key("", f, new.get(f))}
     added = {f: v for f, v in new.items() if _unique_key("", f, v) != _unique_key("", f, old.get(f))}
@@ -152,7 +157,7 @@ def create(kind, doc, uniques=None, versioned=False, email=None, extra=None):
     `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version;
     `extra` lists (kind, document) pairs written as new documents in the same transaction
     (timeline events of the change)."""
-    uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+    uniques = _claimable(uniques)
     entity_id = int(doc["id"])
 
     def build(tx):
@@ -167,8 +172,7 @@ def create(kind, doc, uniques=None, versioned=False, email=None, extra=None):
 
 def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None):
     """Overwrite an existing document and move its unique values, in one transaction."""
-    clean = lambda u: {f: v for f, v in (u or {}).items() if v not in (None, "")}  # noqa: E731
-    removed, added = _unique_changes(clean(old_uniques), clean(new_uniques))
+    removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
     entity_id = int(doc["id"])
 
     def build(tx):
@@ -183,7 +187,7 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
 
 def delete(kind, entity_id, uniques=None, versioned=False):
     """Remove a document, uncount it and release its unique values, in one transaction."""
-    uniques = {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+    uniques = _claimable(uniques)
     entity_id = int(entity_id)
 
     def build(tx):
