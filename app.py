@@ -1,10 +1,30 @@
-"""The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth."""
-from chalice import Chalice
+"""The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
+and the background workers (one SQS consumer per queue, the periodic jobs)."""
+import json
 
+from chalice import Chalice, Rate
+
+from chalicelib import workers
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
+from chalicelib.store.schema import queue_name
 
 app = Chalice(app_name="mautic")
 for _blueprint in API_BLUEPRINTS:
     app.register_blueprint(_blueprint, url_prefix="/api")
 for _blueprint in PUBLIC_BLUEPRINTS:
     app.register_blueprint(_blueprint)
+
+
+@app.on_sqs_message(queue=queue_name("segments"), batch_size=1)
+def segments_worker(event):
+    workers.consume("segments", [json.loads(record.body) for record in event])
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES))
+def every_minute(event):
+    workers.run_jobs("minute")
+
+
+@app.schedule(Rate(1, unit=Rate.HOURS))
+def every_hour(event):
+    workers.run_jobs("hour")

@@ -1,8 +1,8 @@
 """The local stack: the whole service on one machine with an embedded AWS (moto, in process).
 
 `make run` starts it: tables, queues and the bucket are created, the last snapshot under
-DATA_DIR is loaded, default fields and the administrator are created on first start, and the
-API is served on 127.0.0.1:PORT. Writes are snapshotted to DATA_DIR every few seconds and on
+DATA_DIR is loaded, default fields and the administrator are created on first start, the
+API is served on 127.0.0.1:PORT and the workers (queue consumers, periodic jobs) run in threads. Writes are snapshotted to DATA_DIR every few seconds and on
 Ctrl-C / SIGTERM, so data survives a restart. The embedded AWS is also served on a loopback
 port recorded in DATA_DIR/local-aws.json, so tools (the admin CLI) act on the running stack.
 """
@@ -115,6 +115,8 @@ def serve(port, data_dir, admin_user, admin_password):
             signal.signal(signum, lambda *_: stop.set())
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_snapshot_loop, args=(data_dir, stop), daemon=True).start()
+        from chalicelib.workers import local
+        local.start(LOCK, stop, _dirty.set)
         aws_server = _serve_aws(data_dir, port)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)

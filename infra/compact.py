@@ -1,16 +1,43 @@
-"""Rewrite a CloudFormation JSON template without whitespace (`python infra/compact.py sam.json`).
+"""Finish chalice's CloudFormation template (`python infra/compact.py sam.json`): wire every
+function to the service's resources, then rewrite the file without whitespace.
 
-chalice writes the template indented; every route becomes a path with one integration per
-method, so the indented file outgrows CloudFormation's 1 MB template limit long before the
-compact one does. `make package` and the packaging test both compact it.
+chalice knows neither the stack's resource names nor our queues, so every function (API,
+queue workers, scheduled jobs) gets the `RESOURCE_PREFIX`/`FILES_BUCKET` environment and waits
+for the service policy, and each SQS event source points at the queue of `infra/resources.json`
+(`<prefix>segments` -> `SegmentsQueue`). chalice writes the template indented; every route
+becomes a path with one integration per method, so the indented file outgrows CloudFormation's
+1 MB template limit long before the compact one does. `make package` and the packaging test
+both run this.
 """
 import json
 import sys
 
+ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
+
+
+def _queue_resource(arn):
+    """`arn:...:<prefix>segments` -> `SegmentsQueue`."""
+    name = arn["Fn::Sub"] if isinstance(arn, dict) else arn
+    return name.rsplit(":", 1)[-1].rsplit("-", 1)[-1].capitalize() + "Queue"
+
+
+def wire(template):
+    """Give every function the service environment and policy; point SQS events at our queues."""
+    for resource in template["Resources"].values():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        properties = resource["Properties"]
+        properties.setdefault("Environment", {}).setdefault("Variables", {}).update(ENVIRONMENT)
+        resource["DependsOn"] = sorted(set(resource.get("DependsOn", [])) | {"ServicePolicy"})
+        for event in properties.get("Events", {}).values():
+            if event["Type"] == "SQS":
+                event["Properties"]["Queue"] = {"Fn::GetAtt": [_queue_resource(event["Properties"]["Queue"]), "Arn"]}
+    return template
+
 
 def compact(path):
     with open(path) as handle:
-        template = json.load(handle)
+        template = wire(json.load(handle))
     with open(path, "w") as handle:
         json.dump(template, handle, separators=(",", ":"))
 

@@ -42,13 +42,29 @@ def seeded(aws):
     return copy.deepcopy(dict(_moto_tables()))
 
 
+def _empty_queues():
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.sqs.models import sqs_backends
+    for queue in sqs_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]].queues.values():
+        queue._messages.clear()  # PurgeQueue is limited to once a minute
+        queue._pending_messages.clear()
+
+
 @pytest.fixture
 def fresh(seeded):
-    """Each test starts from the first-start state."""
+    """Each test starts from the first-start state with empty queues."""
     from chalicelib.domain import cached
     _moto_tables().update(copy.deepcopy(seeded))
+    _empty_queues()
     cached.forget()
     yield
+
+
+@pytest.fixture
+def drain(fresh):
+    """drain(): run the workers on everything queued until the queues are empty (as SQS would)."""
+    from chalicelib.workers import local
+    return local.drain
 
 
 class Api:

@@ -171,7 +171,8 @@ class Outcome:
     def run(self, key, call):
         """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised."""
         try:
-            doc, status = call(self.item_ctx())
+            item_ctx = self.item_ctx()
+            doc, status = service.retrying(lambda: call(item_ctx), item_ctx)
         except DomainError as error:
             self.fail(key, item_error(error))
         except Exception:  # noqa: BLE001 - one item's failure must not spoil the others

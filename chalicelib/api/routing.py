@@ -15,6 +15,7 @@ from chalicelib.api.errors import UNEXPECTED, ApiError, body as error_body, head
 from chalicelib.api.request import ApiRequest
 from chalicelib.auth.core import authenticate
 from chalicelib.auth.errors import AuthError
+from chalicelib.domain import service
 from chalicelib.domain.context import Context
 from chalicelib.domain.errors import DomainError
 
@@ -74,7 +75,7 @@ def dispatch(request, handlers, params, authenticated):
         ctx = Context(base_url=api_request.base_url())
         if authenticated:
             ctx.user = authenticate(api_request, ctx)
-        reply = handler(api_request, ctx, **params)
+        reply = service.retrying(lambda: handler(api_request, ctx, **params), ctx)
         if not isinstance(reply, Reply):
             reply = Reply(reply)
         if isinstance(reply.body, (str, bytes)):

@@ -28,6 +28,15 @@ class NotFound(DomainError):
         super().__init__(message)
 
 
+class Stale(DomainError):
+    """The entity changed between our read and our write (the write is retried before this reaches a client)."""
+
+    status = 409
+
+    def __init__(self, message="The item was changed by another request at the same time; try again."):
+        super().__init__(message)
+
+
 class Forbidden(DomainError):
     status = 403
 

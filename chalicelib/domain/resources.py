@@ -57,6 +57,14 @@ class Hooks:
     def before_delete(self, resource, doc, ctx):
         """Refuse (raise) or prepare a delete."""
 
+    def consequences(self, resource, doc, existing, ctx):
+        """Just before a create or edit is stored: ([(kind, id, document or None)] derived items to
+        put or delete, [timeline events]) written in the same transaction (segment membership)."""
+        return [], []
+
+    def stored(self, resource, doc, existing, ctx):
+        """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
+
     def fast_ids(self, resource, node, ctx):
         """Ids answering a search AST without reading the whole kind, or None."""
         return None

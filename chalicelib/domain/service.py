@@ -4,7 +4,7 @@ import copy
 from chalicelib.domain import attributes as a
 from chalicelib.domain import nested as nested_items
 from chalicelib.domain import timeline
-from chalicelib.domain.errors import NotFound, ValidationError
+from chalicelib.domain.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.resources import Write
 from chalicelib.store import entities as store
 
@@ -103,9 +103,18 @@ def _stamp(resource, doc, ctx, created):
 def _save_new(resource, doc, ctx, events=()):
     doc["id"] = store.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
+    derived, events = _consequences(resource, doc, None, ctx, events)
     _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now))
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+                derived=derived)
+    resource.hooks.stored(resource, doc, None, ctx)
     return doc
+
+
+def _consequences(resource, doc, existing, ctx, events):
+    """Derived items and further timeline events the change brings (e.g. segment membership)."""
+    derived, more = resource.hooks.consequences(resource, doc, existing, ctx)
+    return derived, list(events) + more
 
 
 def _store_call(operation, resource, doc, *uniques, **options):
@@ -115,6 +124,19 @@ def _store_call(operation, resource, doc, *uniques, **options):
         raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
     except store.Missing:
         raise NotFound() from None
+    except store.Stale:
+        raise Stale() from None
+
+
+def retrying(operation, ctx, attempts=3):
+    """operation(), run again on fresh reads while an entity it edits changed under it (Stale)."""
+    for attempt in range(attempts):
+        try:
+            return operation()
+        except Stale:
+            if attempt == attempts - 1:
+                raise
+            ctx.cache.clear()
 
 
 def create(resource, payload, ctx, system=None):
@@ -134,7 +156,7 @@ def create(resource, payload, ctx, system=None):
 def _edit_existing(resource, existing, payload, ctx, mode):
     if mode == "put":
         doc = blank(resource)
-        doc.update({k: existing.get(k) for k in ("id", "dateAdded", "createdBy", "createdByUser")})
+        doc.update({k: existing.get(k) for k in ("id", "_rev", "dateAdded", "createdBy", "createdByUser")})
         doc.update({attr.name: existing.get(attr.name) for attr in resource.all_attrs if not attr.writable})
         doc.update({spec.name: existing.get(spec.name) or [] for spec in resource.nested})
     else:
@@ -147,8 +169,11 @@ def save_change(resource, existing, doc, ctx, events=()):
     """Store an edited document (audit stamp, unique values moved, timeline events), in one transaction."""
     _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
+    derived, events = _consequences(resource, doc, existing, ctx, events)
     _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now))
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+                derived=derived)
+    resource.hooks.stored(resource, doc, existing, ctx)
     return doc
 
 
@@ -173,6 +198,7 @@ def delete(resource, entity_id, ctx):
     doc = load(resource, entity_id)
     resource.hooks.before_delete(resource, doc, ctx)
     _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc))
+    resource.hooks.stored(resource, None, doc, ctx)
     return doc
 
 

@@ -1,7 +1,9 @@
 """Entity repository: documents by kind and id, atomic ids and counts, unique values.
 
 Every write that touches more than one item (a document, its count, its unique values)
-is one DynamoDB transaction, so a failed request leaves nothing half-written. Small kinds
+is one DynamoDB transaction, so a failed request leaves nothing half-written. Documents carry
+their revision as `_rev`; replacing a document that carries one succeeds only if nobody wrote it
+since (optimistic locking: `Stale` otherwise). Small kinds
 read on many requests (field definitions, point triggers) are "versioned": each write bumps
 `version#<kind>` in the same transaction so readers can cache them safely.
 """
@@ -29,12 +31,21 @@ class Missing(Exception):
     """The entity to change no longer exists."""
 
 
+class Stale(Exception):
+    """The entity was written by someone else since it was read."""
+
+
 def _doc(item):
-    return json.loads(item.doc)
+    doc = json.loads(item.doc)
+    if item.rev is not None:
+        doc["_rev"] = int(item.rev)
+    return doc
 
 
 def _item(kind, doc, email):
-    return Entity(kind, int(doc["id"]), doc=json.dumps(doc), email=email.lower() if email else None)
+    stored = {k: v for k, v in doc.items() if k != "_rev"}
+    return Entity(kind, int(doc["id"]), doc=json.dumps(stored), rev=int(doc.get("_rev") or 0) + 1,
+                  email=email.lower() if email else None)
 
 
 def ids_by_email(kind, prefix):
@@ -119,7 +130,7 @@ def _transaction():
     return TransactWrite(connection=_connection[0])
 
 
-def _commit(kind, entity_id, build, claimed, creating=False):
+def _commit(kind, entity_id, build, claimed, creating=False, rev=None):
     try:
         with _transaction() as tx:
             build(tx)
@@ -127,11 +138,13 @@ def _commit(kind, entity_id, build, claimed, creating=False):
         taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
         if taken:
             raise Conflict(taken) from error
-        exists = get(kind, entity_id) is not None
-        if creating and exists:
+        current = get(kind, entity_id)
+        if creating and current is not None:
             raise Conflict(["id"]) from error
-        if not exists:
+        if current is None:
             raise Missing(entity_id) from error
+        if rev is not None and current.get("_rev") != rev:
+            raise Stale(entity_id) from error
         raise
 
 
@@ -146,43 +159,54 @@ def versions(kinds):
     return {k: found.get(f"version#{k}", 0) for k in kinds}
 
 
-def _put_extra(tx, extra):
+def _put_extra(tx, extra, derived):
     for kind, doc in extra or ():
         tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
+    for kind, entity_id, doc in derived or ():
+        if doc is None:
+            tx.delete(Entity(kind, int(entity_id)))
+        else:
+            tx.save(_item(kind, dict(doc, id=int(entity_id)), None))
 
 
-def create(kind, doc, uniques=None, versioned=False, email=None, extra=None):
+def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
     """Store a new document, count it and claim its unique values, in one transaction.
 
     `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version;
     `extra` lists (kind, document) pairs written as new documents in the same transaction
-    (timeline events of the change)."""
+    (timeline events of the change); `derived` lists (kind, id, document or None) items put or
+    deleted with it (index entries such as segment members)."""
     uniques = _claimable(uniques)
     entity_id = int(doc["id"])
 
     def build(tx):
         tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
-        _put_extra(tx, extra)
+        _put_extra(tx, extra, derived)
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
         _put_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, uniques, creating=True)
+    doc["_rev"] = 1
 
 
-def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None):
-    """Overwrite an existing document and move its unique values, in one transaction."""
+def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None, derived=None):
+    """Overwrite an existing document and move its unique values, in one transaction; when the
+    document carries `_rev`, only if that is still the stored revision (else `Stale`)."""
     removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
     entity_id = int(doc["id"])
+    rev = doc.get("_rev")
+    condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
 
     def build(tx):
-        tx.save(_item(kind, doc, email), condition=Entity.id.exists())
-        _put_extra(tx, extra)
+        tx.save(_item(kind, doc, email), condition=condition)
+        _put_extra(tx, extra, derived)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, entity_id, build, added)
+    _commit(kind, entity_id, build, added, rev=rev)
+    doc["_rev"] = (rev or 0) + 1
 
 
 def delete(kind, entity_id, uniques=None, versioned=False):

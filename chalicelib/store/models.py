@@ -31,6 +31,7 @@ class Entity(Model):
     kind = UnicodeAttribute(hash_key=True)
     id = NumberAttribute(range_key=True)
     doc = UnicodeAttribute()
+    rev = NumberAttribute(null=True)  # write count: edits are conditional on the revision they read
     email = UnicodeAttribute(null=True)
     by_email = EmailIndex()
 

@@ -23,6 +23,7 @@ from chalicelib import config
 from chalicelib.api import errors
 from chalicelib.store import schema
 from chalicelib.store.models import MODELS
+from infra import compact
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra" / "resources.json"
@@ -40,14 +41,13 @@ def _resources(template, kind):
     return {name: r for name, r in template["Resources"].items() if r.get("Type") == kind}
 
 
-def _env(template):
-    return template["Resources"]["APIHandler"]["Properties"]["Environment"]["Variables"]
+def _env(template, function="APIHandler"):
+    return template["Resources"][function]["Properties"]["Environment"]["Variables"]
 
 
 def _name(template, suffix):
     """The name in the template of a resource called RESOURCE_PREFIX + suffix in the code."""
-    prefix = _env(template)["RESOURCE_PREFIX"]["Fn::Sub"]
-    return {"Fn::Sub": prefix + suffix}
+    return {"Fn::Sub": compact.ENVIRONMENT["RESOURCE_PREFIX"]["Fn::Sub"] + suffix}
 
 
 def _suffix(name):
@@ -190,7 +190,7 @@ def test_every_queue_has_a_dead_letter_queue(infra):
 
 def test_files_bucket_is_private_and_encrypted(infra):
     buckets = _resources(infra, "AWS::S3::Bucket")
-    assert list(buckets) == [_env(infra)["FILES_BUCKET"]["Ref"]]
+    assert list(buckets) == [compact.ENVIRONMENT["FILES_BUCKET"]["Ref"]]
     properties = next(iter(buckets.values()))["Properties"]
     assert properties["PublicAccessBlockConfiguration"] == {
         "BlockPublicAcls": True, "BlockPublicPolicy": True,
@@ -295,6 +295,21 @@ def test_packaged_template_merges_infra(packaged):
                   if r["Type"] == "AWS::Serverless::Function")
     for queue in _resources(template, "AWS::SQS::Queue").values():
         assert queue["Properties"].get("VisibilityTimeout", 30) >= longest
+
+
+def test_every_function_reaches_the_service_resources(packaged):
+    template = json.loads(packaged.read_text())
+    resources = template["Resources"]
+    functions = _resources(template, "AWS::Serverless::Function")
+    assert {"APIHandler", "SegmentsWorker", "EveryMinute", "EveryHour"} <= set(functions)
+    sources = []
+    for name, function in functions.items():
+        assert _env(template, name) == {**_env(template), **compact.ENVIRONMENT}
+        assert "ServicePolicy" in function["DependsOn"]
+        sources += [e["Properties"]["Queue"] for e in function["Properties"].get("Events", {}).values()
+                    if e["Type"] == "SQS"]
+    assert {"Fn::GetAtt": ["SegmentsQueue", "Arn"]} in sources
+    assert all(source["Fn::GetAtt"][0] in resources for source in sources)
 
 
 def test_packaged_template_passes_cfn_lint(packaged):

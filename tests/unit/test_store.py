@@ -15,7 +15,7 @@ def _doc(entity_id, tag):
 
 def test_create_counts_and_claims_unique(kind):
     store.create(kind, _doc(1, "vip"), {"tag": "vip"})
-    assert store.get(kind, 1) == _doc(1, "vip")
+    assert store.get(kind, 1) == dict(_doc(1, "vip"), _rev=1)
     assert store.count(kind) == 1
     assert store.lookup(kind, "tag", "VIP") == 1
 
@@ -34,6 +34,27 @@ def test_replace_moves_unique_values(kind):
     store.replace(kind, _doc(1, "new"), {"tag": "old"}, {"tag": "new"})
     assert store.lookup(kind, "tag", "old") is None
     assert store.lookup(kind, "tag", "new") == 1
+
+
+def test_replace_is_conditional_on_the_revision_read(kind):
+    store.create(kind, _doc(1, "one"))
+    first, second = store.get(kind, 1), store.get(kind, 1)
+    first["tag"] = "first"
+    store.replace(kind, first)
+    assert first["_rev"] == 2  # the document written is current again
+    with pytest.raises(store.Stale):
+        store.replace(kind, dict(second, tag="second"), extra=[("timeline#1", {"id": 1})])
+    assert store.get(kind, 1) == {"id": 1, "tag": "first", "_rev": 2}
+    assert store.get("timeline#1", 1) is None
+    store.replace(kind, dict(first, tag="again"))
+    assert store.get(kind, 1)["_rev"] == 3
+
+
+def test_derived_items_are_put_and_deleted_with_the_document(kind):
+    store.create(kind, _doc(1, "one"), derived=[("members#5", 1, {"manuallyAdded": True}), ("members#6", 1, {})])
+    assert store.get("members#5", 1) == {"id": 1, "manuallyAdded": True, "_rev": 1}
+    store.replace(kind, store.get(kind, 1), derived=[("members#5", 1, None)])
+    assert store.get("members#5", 1) is None and store.get("members#6", 1) is not None
 
 
 def test_replace_of_a_vanished_document_is_missing(kind):

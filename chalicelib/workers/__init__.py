@@ -1,0 +1,22 @@
+"""Background workers: which handler consumes which queue, and the periodic jobs.
+
+On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers of `app.py`
+and the jobs run from its `schedule` handlers; locally `workers.local` runs the very same
+handlers in threads (and `drain` runs them synchronously in tests).
+"""
+from chalicelib.workers import segments
+
+HANDLERS = {"segments": segments.handle}
+JOBS = {"minute": (segments.resend_stuck,), "hour": (segments.refresh_relative,)}
+
+
+def consume(queue, bodies):
+    """Handle the decoded messages of one queue, in order; an exception leaves them to SQS's retry."""
+    for body in bodies:
+        HANDLERS[queue](body)
+
+
+def run_jobs(period):
+    """Run the periodic jobs of a period (`minute` or `hour`)."""
+    for job in JOBS[period]:
+        job()
