@@ -7,7 +7,7 @@ from chalicelib.api.routing import Routes
 from chalicelib.auth import users
 from chalicelib.domain import contactactions as actions
 from chalicelib.domain.customfields import definitions
-from chalicelib.domain import service
+from chalicelib.domain import segmentactions, service
 from chalicelib.domain.registry import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
 from chalicelib.domain.service import payload_object
 
@@ -66,6 +66,11 @@ def remove_from_company(request, ctx, id, contact_id):
 @routes.route("/contacts/{id}/companies", "GET")
 def companies_of_contact(request, ctx, id):
     return actions.contact_companies(CONTACT, COMPANY, id, ctx)
+
+
+@routes.route("/contacts/{id}/segments", "GET")
+def segments_of_contact(request, ctx, id):
+    return segmentactions.of_contact(id, ctx)
 
 
 @routes.route("/contacts/{id}/notes", "GET")

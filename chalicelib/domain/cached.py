@@ -1,13 +1,14 @@
-"""All documents of a small, often-read kind (field definitions, point triggers, API settings,
-API clients, revocations), cached in process.
+"""All documents of a small, often-read kind (field definitions, point triggers, segments, API
+settings, API clients, revocations), cached in process, with what is computed from them.
 
 A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
 only when its version moved, so every container sees a write on its next request.
 """
 from chalicelib.store import entities as store
 
-CACHED_KINDS = ("contactfield", "companyfield", "trigger", "setting", "apiclient", "revocation")
+CACHED_KINDS = ("contactfield", "companyfield", "trigger", "segment", "setting", "apiclient", "revocation")
 _cache = {}
+_derived = {}
 
 
 def documents(kind, ctx):
@@ -19,6 +20,16 @@ def documents(kind, ctx):
     return hit[1]
 
 
+def derived(kind, name, compute, ctx):
+    """compute(documents of kind), recomputed only when the kind's documents changed."""
+    docs = documents(kind, ctx)
+    hit = _derived.get((kind, name))
+    if hit is None or hit[0] is not docs:
+        hit = _derived[(kind, name)] = (docs, compute(docs))
+    return hit[1]
+
+
 def forget():
     """Drop the cache (tests restore older table states)."""
     _cache.clear()
+    _derived.clear()

@@ -3,7 +3,7 @@ addresses written with the contact, identification on the timeline, representati
 import ipaddress
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, clock, customvalues, search, service, timeline
+from chalicelib.domain import cached, clock, customvalues, membership, rebuilds, search, service, timeline
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.store import entities as store
@@ -124,6 +124,9 @@ class ContactHooks(_Valued):
                        for f in ("firstname", "lastname"))
         if command.name == "tag":
             return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
+        if command.name == "segment":
+            segment_id = _segment_id(command.value, ctx)
+            return membership.is_member((doc.get("segments") or {}).get(str(segment_id)))
         if command.name == "owner":
             owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
             pattern = command.value if "%" in command.value or command.strict else command.value + "%"
@@ -138,14 +141,33 @@ class ContactHooks(_Valued):
         return (doc.get("values") or {}).get("email")
 
     def fast_ids(self, resource, node, ctx):
-        """`email:` candidates from the email index (a prefix query); the command then filters them."""
-        if not isinstance(node, search.Command) or node.name != "email" or not node.value.rstrip("%") \
-                or "%" in node.value.rstrip("%"):
+        """Candidates the command then filters: `email:` from the email index (a prefix query),
+        `segment:` from the segment's members index."""
+        if not isinstance(node, search.Command):
+            return None
+        if node.name == "segment":
+            segment_id = _segment_id(node.value, ctx)
+            return [] if segment_id is None else [row["id"] for row in store.iterate(membership.members_kind(segment_id))
+                                                  if membership.is_member(row)]
+        if node.name != "email" or not node.value.rstrip("%") or "%" in node.value.rstrip("%"):
             return None
         return store.ids_by_email(resource.kind, node.value.rstrip("%"))
 
+    def consequences(self, resource, doc, existing, ctx):
+        """Segment memberships re-evaluated with the change and stored with it."""
+        if doc is not None:
+            membership.evaluate(doc, ctx)
+        return membership.changes(doc, existing, ctx)
+
     def sort_columns(self, resource, ctx):
         return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+
+
+def _segment_id(alias, ctx):
+    """The id of the segment with this alias (a `segment:` search), or None."""
+    wanted = alias.strip().lower()
+    return next((s["id"] for s in membership.segments_by_id(ctx).values() if (s.get("alias") or "").lower() == wanted),
+                None)
 
 
 def _tag_names(raw):
@@ -203,6 +225,10 @@ def _color(points, ctx):
 
 
 class CompanyHooks(_Valued):
-    """Companies: values of the company fields (`companyname` required)."""
+    """Companies: values of the company fields (`companyname` required); a change rebuilds the
+    segments that filter on company fields."""
 
     object_name = "company"
+
+    def stored(self, resource, doc, existing, ctx):
+        rebuilds.companies_changed(ctx)

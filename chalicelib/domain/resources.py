@@ -58,8 +58,9 @@ class Hooks:
         """Refuse (raise) or prepare a delete."""
 
     def consequences(self, resource, doc, existing, ctx):
-        """Just before a create or edit is stored: ([(kind, id, document or None)] derived items to
-        put or delete, [timeline events]) written in the same transaction (segment membership)."""
+        """Just before a create, edit or delete (`doc` None) is stored: ([(kind, id, document or None)]
+        derived items to put or delete, [timeline events]) written in the same transaction
+        (segment membership)."""
         return [], []
 
     def stored(self, resource, doc, existing, ctx):

@@ -165,15 +165,29 @@ def _edit_existing(resource, existing, payload, ctx, mode):
     return save_change(resource, existing, doc, ctx, write.events)
 
 
-def save_change(resource, existing, doc, ctx, events=()):
-    """Store an edited document (audit stamp, unique values moved, timeline events), in one transaction."""
-    _stamp(resource, doc, ctx, created=False)
+def save_change(resource, existing, doc, ctx, events=(), stamp=True):
+    """Store an edited document (audit stamp unless `stamp` is False, unique values moved, timeline
+    events), in one transaction."""
+    if stamp:
+        _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
     derived, events = _consequences(resource, doc, existing, ctx, events)
     _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
                 email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
     resource.hooks.stored(resource, doc, existing, ctx)
+    return doc
+
+
+def refresh(resource, existing, ctx):
+    """Re-derive what a stored document implies (segment membership) and store it only if that
+    changed, without an edit stamp. Returns the current document."""
+    doc = copy.deepcopy(existing)
+    derived, events = _consequences(resource, doc, existing, ctx, [])
+    if not derived and not events:
+        return existing
+    _store_call(store.replace, resource, doc, email=resource.hooks.email(resource, doc),
+                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
     return doc
 
 
@@ -197,7 +211,8 @@ def delete(resource, entity_id, ctx):
     """Delete and return the document as it was."""
     doc = load(resource, entity_id)
     resource.hooks.before_delete(resource, doc, ctx)
-    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc))
+    derived, _ = resource.hooks.consequences(resource, None, doc, ctx)
+    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc), derived=derived)
     resource.hooks.stored(resource, None, doc, ctx)
     return doc
 

@@ -71,10 +71,12 @@ def batch_get(kind, ids):
     return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
 
 
-def iterate(kind, descending=False, limit=None):
-    """Documents of a kind in id order: a Query, paged by DynamoDB (1 MB per call)."""
+def iterate(kind, descending=False, limit=None, between=None):
+    """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
+    paged by DynamoDB (1 MB per call)."""
     page = min(limit, 1000) if limit else None
-    for item in Entity.query(kind, scan_index_forward=not descending, limit=limit, page_size=page):
+    condition = Entity.id.between(*between) if between else None
+    for item in Entity.query(kind, condition, scan_index_forward=not descending, limit=limit, page_size=page):
         yield _doc(item)
 
 
@@ -88,10 +90,26 @@ def count(kind):
 
 def allocate_ids(name, n=1):
     """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem."""
-    counter = Counter(f"id#{name}")
-    counter.update(actions=[Counter.value.add(n)])
-    last = int(counter.value)
+    last = add(f"id#{name}", n)
     return list(range(last - n + 1, last + 1))
+
+
+def add(name, n=1):
+    """Add n to a counter; its new value. One UpdateItem."""
+    counter = Counter(name)
+    counter.update(actions=[Counter.value.add(n)])
+    return int(counter.value)
+
+
+def last_id(kind):
+    """The highest id handed out for a kind (0 when none). One GetItem."""
+    return counters([f"id#{kind}"])[f"id#{kind}"]
+
+
+def counters(names):
+    """Current values of counters, {name: int} (0 when absent). One BatchGetItem per 100."""
+    found = {item.name: int(item.value) for item in Counter.batch_get(list(dict.fromkeys(names)))}
+    return {name: found.get(name, 0) for name in names}
 
 
 def lookup(kind, field, value):
@@ -155,8 +173,8 @@ def _bump_version(tx, kind, versioned):
 
 def versions(kinds):
     """Current write versions of versioned kinds, {kind: int}. One BatchGetItem."""
-    found = {item.name: int(item.value) for item in Counter.batch_get([f"version#{k}" for k in kinds])}
-    return {k: found.get(f"version#{k}", 0) for k in kinds}
+    found = counters([f"version#{k}" for k in kinds])
+    return {k: found[f"version#{k}"] for k in kinds}
 
 
 def _put_extra(tx, extra, derived):
@@ -209,18 +227,30 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
     doc["_rev"] = (rev or 0) + 1
 
 
-def delete(kind, entity_id, uniques=None, versioned=False):
-    """Remove a document, uncount it and release its unique values, in one transaction."""
+def delete(kind, entity_id, uniques=None, versioned=False, derived=None):
+    """Remove a document, uncount it and release its unique values (and put or delete `derived`
+    items, as `create`), in one transaction."""
     uniques = _claimable(uniques)
     entity_id = int(entity_id)
 
     def build(tx):
         tx.delete(Entity(kind, entity_id), condition=Entity.id.exists())
+        _put_extra(tx, (), derived)
         tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
         _delete_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, {})
+
+
+def put(kind, doc):
+    """Write a document that nothing else refers to (no count, no unique values). One PutItem."""
+    _item(kind, doc, None).save()
+
+
+def remove(kind, entity_id):
+    """Delete a document that nothing else refers to. One DeleteItem."""
+    Entity(kind, int(entity_id)).delete()
 
 
 def claim(marker):

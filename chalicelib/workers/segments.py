@@ -1,13 +1,14 @@
-"""Segment worker (placeholder while wiring)."""
+"""Segment worker: rebuild plans and batches, purges of deleted segments (domain/rebuilds.py)."""
+from chalicelib.domain import rebuilds
+
+STEPS = {"plan": rebuilds.plan, "batch": rebuilds.batch, "purge": rebuilds.purge_members}
 
 
 def handle(body):
-    pass
+    """One message of the `segments` queue."""
+    step = STEPS[body.pop("type")]
+    step(**body)
 
 
-def resend_stuck():
-    pass
-
-
-def refresh_relative():
-    pass
+resend_stuck = rebuilds.resend_stuck
+refresh_relative = rebuilds.refresh_relative
