@@ -9,6 +9,7 @@ from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.store.schema import queue_name
 
 app = Chalice(app_name="mautic")
+app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
 for _blueprint in API_BLUEPRINTS:
     app.register_blueprint(_blueprint, url_prefix="/api")
 for _blueprint in PUBLIC_BLUEPRINTS:
@@ -18,6 +19,11 @@ for _blueprint in PUBLIC_BLUEPRINTS:
 @app.on_sqs_message(queue=queue_name("segments"), batch_size=1)
 def segments_worker(event):
     workers.consume("segments", [json.loads(record.body) for record in event])
+
+
+@app.on_sqs_message(queue=queue_name("webhooks"), batch_size=1)
+def webhooks_worker(event):
+    workers.consume("webhooks", [json.loads(record.body) for record in event])
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))

@@ -22,3 +22,19 @@ BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
 DEFAULT_PAGE_LIMIT = 30
 BATCH_MAX = 200
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
+UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
+
+
+def _list(name, default):
+    """A comma-separated setting as a tuple of stripped, non-empty strings."""
+    return tuple(part.strip() for part in os.environ.get(name, default).split(",") if part.strip())
+
+
+# Webhooks (docs/webhooks.md): seconds to wait before each retry, then the dead-letter queue.
+WEBHOOK_RETRY_DELAYS = tuple(float(s) for s in _list("WEBHOOK_RETRY_DELAYS", "10,60,300,1800,7200,18000,36000,36000"))
+WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "15"))
+WEBHOOK_LOG_MAX = int(os.environ.get("WEBHOOK_LOG_MAX", "1000"))  # delivery log entries kept per hook
+WEBHOOK_DISABLE_LIMIT = int(os.environ.get("WEBHOOK_DISABLE_LIMIT", "100"))  # failed attempts in a row...
+WEBHOOK_DISABLE_AFTER = float(os.environ.get("WEBHOOK_DISABLE_AFTER", str(2 * 86400)))  # ...over this many seconds
+# Networks deliveries may reach although they are not public (CIDRs); the local stage allows loopback.
+WEBHOOK_ALLOWED_NETWORKS = _list("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128" if LOCAL else "")

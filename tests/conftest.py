@@ -50,12 +50,20 @@ def _empty_queues():
         queue._pending_messages.clear()
 
 
+def _empty_bucket():
+    import boto3
+
+    from chalicelib import config
+    boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET).objects.all().delete()
+
+
 @pytest.fixture
 def fresh(seeded):
-    """Each test starts from the first-start state with empty queues."""
+    """Each test starts from the first-start state with empty queues and an empty files bucket."""
     from chalicelib.domain import cached
     _moto_tables().update(copy.deepcopy(seeded))
     _empty_queues()
+    _empty_bucket()
     cached.forget()
     yield
 

@@ -1,12 +1,31 @@
-"""Segments, automations and forms: who is targeted and how they enter."""
+"""Segments, automations and forms (with their submissions): who is targeted and how they enter."""
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.routing import Routes
-from chalicelib.domain.registry import AUTOMATION, FORM, SEGMENT
+from chalicelib.domain import service, submissions
+from chalicelib.domain.registry import AUTOMATION, CONTACT, FORM, SEGMENT
 
 routes = Routes("marketing")
 for _resource in (SEGMENT, AUTOMATION, FORM):
     standard.install(routes, _resource)
 install_nested_delete(routes, FORM, "fields")
 install_nested_delete(routes, FORM, "actions")
+
+
+@routes.route("/forms/{id}/submissions", "GET")
+def form_submissions(request, ctx, id):
+    return submissions.listing(id, standard.list_query(request.query), ctx)
+
+
+@routes.route("/forms/{id}/submissions/contact/{contact_id}", "GET")
+def contact_submissions(request, ctx, id, contact_id):
+    contact = service.load(CONTACT, contact_id)
+    return submissions.listing(id, standard.list_query(request.query), ctx, contact_id=contact["id"])
+
+
+@routes.route("/forms/{id}/submissions/{submission_id}", "GET")
+def one_submission(request, ctx, id, submission_id):
+    return {"submission": submissions.one(id, submission_id, ctx)}
+
+
 blueprint = routes.blueprint()

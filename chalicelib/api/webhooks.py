@@ -1,6 +1,8 @@
-"""Webhooks and the catalogue of their triggers."""
+"""Webhooks, the catalogue of their triggers and each hook's delivery log."""
+from chalicelib import config
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
+from chalicelib.domain import webhooks
 from chalicelib.domain.catalog import webhook_triggers
 from chalicelib.domain.registry import WEBHOOK
 
@@ -11,6 +13,13 @@ standard.install(routes, WEBHOOK)
 @routes.route("/hooks/triggers", "GET")
 def triggers(request, ctx):
     return {"triggers": webhook_triggers()}
+
+
+@routes.route("/hooks/{id}/logs", "GET")
+def logs(request, ctx, id):
+    """`start` and `limit` (at most WEBHOOK_LOG_MAX, the entries kept) page the log, newest first."""
+    query = standard.list_query(request.query)
+    return webhooks.logs(id, query.start, min(query.limit or config.WEBHOOK_LOG_MAX, config.WEBHOOK_LOG_MAX))
 
 
 blueprint = routes.blueprint()

@@ -1,9 +1,13 @@
-"""Assets: local (a file in the files bucket) or remote (a URL); file facts and public URL."""
-import mimetypes
+"""Assets: local (a file uploaded to the assets folder of the bucket) or remote (a URL); file facts,
+public download URL, counted downloads, and the local file deleted with its asset."""
 import posixpath
 from urllib.parse import urlparse
 
+from chalicelib.domain import files, timeline
 from chalicelib.domain.aliases import AliasHooks
+from chalicelib.domain.errors import NotFound
+from chalicelib.domain.listing import is_published
+from chalicelib.store import entities as store
 
 
 class AssetHooks(AliasHooks):
@@ -12,15 +16,75 @@ class AssetHooks(AliasHooks):
         location, name = doc.get("storageLocation") or "local", doc.get("file")
         if location not in ("local", "remote"):
             write.errors["storageLocation"] = ["This value should be one of: local, remote."]
+            return
         if not name:
             write.errors.setdefault("file", ["File of the asset is required."])
             return
-        if location == "remote" and urlparse(name).scheme not in ("http", "https"):
-            write.errors["file"] = ["A remote asset needs an http or https URL."]
-        path = urlparse(name).path if location == "remote" else name
         doc["storageLocation"] = location
-        doc["extension"] = posixpath.splitext(path)[1].lstrip(".").lower() or None
-        doc["mime"] = mimetypes.guess_type(path)[0] or "application/octet-stream"
+        unchanged = write.existing and write.existing.get("file") == name and write.existing.get("storageLocation") \
+            == location
+        if unchanged:
+            return
+        if location == "remote":
+            _remote_facts(doc, write)
+        else:
+            _local_facts(doc, write)
 
     def present(self, resource, doc, out, ctx):
         out["downloadUrl"] = f"{ctx.base_url}/asset/{doc['id']}:{doc.get('alias')}"
+
+    def stored(self, resource, doc, existing, ctx):
+        if doc is None and existing.get("storageLocation") == "local" and existing.get("file"):
+            files.delete_asset_file(existing["file"])
+
+
+def _remote_facts(doc, write):
+    parts = urlparse(doc["file"])
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        write.errors["file"] = ["A remote asset needs an http or https URL."]
+        return
+    doc.update(extension=files.extension_of(posixpath.basename(parts.path)) or None,
+               mime=files.mime_of(parts.path), size=None)
+
+
+def _local_facts(doc, write):
+    try:
+        facts = files.asset_facts(doc["file"])
+    except NotFound:
+        facts = None
+    if facts is None:
+        write.errors["file"] = [f"The file '{doc['file']}' is not in the assets folder; upload it first with "
+                                "POST /api/files/assets/new."]
+        return
+    doc.update(facts)
+
+
+def find(key):
+    """The asset named by a download key: `<id>:<alias>`, `<id>` or `<alias>`."""
+    from chalicelib.domain.registry import ASSET
+    head = str(key).split(":", 1)[0]
+    asset_id = int(head) if head.isdigit() else store.lookup(ASSET.kind, "alias", key)
+    asset = store.get(ASSET.kind, asset_id) if asset_id else None
+    if asset is None:
+        raise NotFound()
+    return asset
+
+
+def download(key, visit, ctx):
+    """Count a download of a published asset (`asset.download` on the tracked contact, scored).
+    Returns (asset, bytes or None for a remote asset)."""
+    from chalicelib.domain.hits import count_hit, record_for_contact
+    from chalicelib.domain.pages import scored
+    from chalicelib.domain.registry import ASSET
+    asset = find(key)
+    if not is_published(asset, ctx.now):
+        raise NotFound()
+    data = None
+    if asset.get("storageLocation") == "local":
+        data = files.read_asset_file(asset["file"])[0]
+    count_hit(ASSET, asset, "downloadCount", "uniqueDownloadCount", visit.visitor)
+    details = {"asset": {"id": asset["id"], "title": asset.get("title"), "alias": asset.get("alias")},
+               "referer": visit.referer}
+    record_for_contact(visit, lambda doc: scored(doc, timeline.event("asset.download", asset.get("title"), details),
+                                                 "asset.download", asset["id"], ctx), ctx)
+    return asset, data

@@ -42,6 +42,8 @@ def change_points(resource, contact_id, operator, delta, payload, ctx):
     event = timeline.event("point.gained", _param(payload, "eventName", "eventname") or f"API {operator} {delta}",
                            {"action": _param(payload, "actionName", "actionname") or "API", "delta": delta,
                             "operator": operator, "oldPoints": old, "newPoints": doc["values"]["points"]})
+    from chalicelib.domain import pointsengine  # it builds on this module
+    pointsengine.run_triggers(doc, old, [event], ctx)
     return service.save_change(resource, existing, doc, ctx, [event])
 
 
@@ -168,3 +170,28 @@ def activity(resource, contact_id, query):
     except a.Invalid:
         raise invalid("page", "page and limit should be integers.") from None
     return timeline.read(contact_id, filters, (column, direction), page, limit)
+
+
+def change_tags(doc, add, remove, ctx):
+    """Add and remove tags (names) on a contact document before it is stored; missing tags are created."""
+    from chalicelib.domain.registry import TAG  # the registry imports the hooks that import this module
+    removed = {str(name).strip().lower() for name in remove or [] if str(name).strip()}
+    tags = [t for t in doc.get("tags") or [] if t["tag"].lower() not in removed]
+    present = {t["tag"].lower() for t in tags}
+    for name in (str(n).strip() for n in add or []):
+        if name and name.lower() not in present:
+            holder = store.lookup(TAG.kind, "tag", name) or service.create(TAG, {"tag": name}, ctx)[0]["id"]
+            tags.append({"id": holder, "tag": name, "description": None})
+            present.add(name.lower())
+    doc["tags"] = tags
+
+
+def adjust_points(doc, operator, delta, label, details):
+    """Change the points of a contact document; the `point.gained` event, or None when nothing changed."""
+    old = int(doc["values"].get("points") or 0)
+    new = OPERATORS[operator](old, delta) if not (operator == "divide" and delta == 0) else old
+    if new == old:
+        return None
+    doc["values"]["points"] = new
+    return timeline.event("point.gained", label, dict(details, delta=delta, operator=operator, oldPoints=old,
+                                                       newPoints=new))

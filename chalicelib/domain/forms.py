@@ -1,6 +1,11 @@
-"""Forms: field aliases unique within the form, generated from labels."""
-from chalicelib.domain import aliases
+"""Forms: field aliases unique within the form, generated from labels; known action types; the
+`cachedHtml` rendered for the caller's base URL."""
+from chalicelib.domain import aliases, formhtml
 from chalicelib.domain.aliases import AliasHooks
+
+ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.email", "form.repost",
+                "lead.pointschange", "lead.changelist", "lead.changetags", "lead.addutmtags",
+                "lead.remove_do_not_contact", "lead.scorecontactscompanies", "plugin.leadpush")
 
 
 class FormHooks(AliasHooks):
@@ -15,3 +20,10 @@ class FormHooks(AliasHooks):
                 alias = f"{base}{number}"
             field["alias"] = alias
             taken.add(alias)
+        for index, action in enumerate(doc.get("actions") or []):
+            if action.get("type") and action["type"] not in ACTION_TYPES:
+                write.errors[f"actions[{index}][type]"] = [
+                    f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."]
+
+    def present(self, resource, doc, out, ctx):
+        out["cachedHtml"] = formhtml.render(doc, ctx.base_url)

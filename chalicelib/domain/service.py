@@ -3,7 +3,7 @@ import copy
 
 from chalicelib.domain import attributes as a
 from chalicelib.domain import nested as nested_items
-from chalicelib.domain import timeline
+from chalicelib.domain import timeline, webhook_events
 from chalicelib.domain.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.resources import Write
 from chalicelib.store import entities as store
@@ -104,10 +104,12 @@ def _save_new(resource, doc, ctx, events=()):
     doc["id"] = store.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
     derived, events = _consequences(resource, doc, None, ctx, events)
+    derived = derived + webhook_events.outbox(resource, doc, None, events, ctx)
     _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
                 email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
     resource.hooks.stored(resource, doc, None, ctx)
+    webhook_events.queue(derived)
     return doc
 
 
@@ -172,10 +174,12 @@ def save_change(resource, existing, doc, ctx, events=(), stamp=True):
         _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
     derived, events = _consequences(resource, doc, existing, ctx, events)
+    derived = derived + webhook_events.outbox(resource, doc, existing, events, ctx)
     _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
                 email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
     resource.hooks.stored(resource, doc, existing, ctx)
+    webhook_events.queue(derived)
     return doc
 
 
@@ -186,8 +190,10 @@ def refresh(resource, existing, ctx):
     derived, events = _consequences(resource, doc, existing, ctx, [])
     if not derived and not events:
         return existing
+    derived = derived + webhook_events.outbox(resource, doc, existing, events, ctx)
     _store_call(store.replace, resource, doc, email=resource.hooks.email(resource, doc),
                 extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    webhook_events.queue(derived)
     return doc
 
 
@@ -212,8 +218,10 @@ def delete(resource, entity_id, ctx):
     doc = load(resource, entity_id)
     resource.hooks.before_delete(resource, doc, ctx)
     derived, _ = resource.hooks.consequences(resource, None, doc, ctx)
+    derived = derived + webhook_events.outbox(resource, None, doc, (), ctx)
     _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc), derived=derived)
     resource.hooks.stored(resource, None, doc, ctx)
+    webhook_events.queue(derived)
     return doc
 
 

@@ -24,7 +24,7 @@ TYPES = {
 ICONS = {"point.gained": "fa-calculator", "lead.donotcontact": "fa-ban", "lead.utmtagsadded": "fa-tag",
          "lead.identified": "fa-user", "note": "fa-file-text", "segment_membership": "fa-pie-chart",
          "campaign_membership": "fa-clock-o", "email.sent": "fa-envelope", "email.read": "fa-envelope-o",
-         "form.submitted": "fa-pencil-square-o", "page.hit": "fa-link"}
+         "form.submitted": "fa-pencil-square-o", "page.hit": "fa-link", "asset.download": "fa-download"}
 DEFAULT_LIMIT = 25
 
 

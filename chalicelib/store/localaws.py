@@ -2,8 +2,9 @@
 
 moto backs up every table a transaction touches with a deep copy of the whole table, so each
 write costs time and memory in proportion to the table (seconds per write at 10k items).
-Here the backup copies only the items the transaction names; everything else is shared,
-since the transaction leaves it untouched. Rollback behaves as before.
+Here the backup copies only the items the transaction names (and the item maps of their
+partitions); every other partition is shared, since the transaction leaves it untouched.
+Rollback behaves as before.
 """
 import copy
 import threading
@@ -21,14 +22,16 @@ def _key(table, key):
 
 def _light_copy(table, keys):
     clone = copy.copy(table)
-    clone.items = defaultdict(dict)
-    for hash_value, partition in table.items.items():
-        clone.items[hash_value] = dict(partition) if table.range_key_attr else partition
+    clone.items = defaultdict(dict, table.items)  # untouched partitions are shared
     for hash_value, range_value in keys:
+        if hash_value not in table.items:
+            continue
         if range_value is None:
-            if hash_value in table.items:
-                clone.items[hash_value] = copy.deepcopy(table.items[hash_value])
-        elif range_value in table.items.get(hash_value, {}):
+            clone.items[hash_value] = copy.deepcopy(table.items[hash_value])
+            continue
+        if clone.items[hash_value] is table.items[hash_value]:
+            clone.items[hash_value] = dict(table.items[hash_value])
+        if range_value in table.items[hash_value]:
             clone.items[hash_value][range_value] = copy.deepcopy(table.items[hash_value][range_value])
     return clone
 

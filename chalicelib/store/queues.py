@@ -7,6 +7,7 @@ from chalicelib import config
 from chalicelib.store.schema import queue_name
 
 BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
+MAX_DELAY = 900  # DelaySeconds maximum
 _client = []
 _urls = {}
 
@@ -29,13 +30,14 @@ def url(queue, dead_letter=False):
     return _urls[name]
 
 
-def send(queue, bodies, delay=0):
-    """Queue JSON messages, up to ten per SendMessageBatch call; raises QueueError if any is refused."""
+def send(queue, bodies, delay=0, dead_letter=False):
+    """Queue JSON messages (to the queue's DLQ with `dead_letter`), up to ten per SendMessageBatch
+    call; `delay` seconds, at most MAX_DELAY. Raises QueueError if any is refused."""
     bodies = list(bodies)
     for start in range(0, len(bodies), BATCH):
         entries = [{"Id": str(i), "MessageBody": json.dumps(body), "DelaySeconds": int(delay)}
                    for i, body in enumerate(bodies[start:start + BATCH])]
-        failed = _sqs().send_message_batch(QueueUrl=url(queue), Entries=entries).get("Failed")
+        failed = _sqs().send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
 

@@ -1,0 +1,139 @@
+"""The public, unauthenticated endpoints (no /api prefix): form submission, landing pages by
+alias, the tracking pixel, asset downloads and dynamic content. See docs/public-endpoints.md."""
+from html import escape
+from urllib.parse import quote, urlencode
+
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain import assets, dynamiccontent, files, pages, submissions
+from chalicelib.domain.errors import NotFound
+from chalicelib.domain.hits import Visit
+
+routes = Routes("public", authenticated=False)
+TRACKING_COOKIE = "mtc_id"
+COOKIE_DAYS = 730
+# Chalice's default binary types: bodies of these types travel base64 through API Gateway.
+BINARY_TYPES = {"application/octet-stream", "application/x-tar", "application/zip", "audio/basic", "audio/ogg",
+                "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm", "image/png", "image/jpg", "image/jpeg",
+                "image/gif", "video/ogg", "video/mpeg", "video/webm"}
+
+
+def _cookie(request, name):
+    for part in (request.headers.get("cookie") or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def visit(request):
+    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, tracked contact."""
+    forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
+    identity = (request.raw.context or {}).get("identity") or {}
+    tracked = _cookie(request, TRACKING_COOKIE)
+    return Visit(ip=forwarded or identity.get("sourceIp"), referer=request.headers.get("referer"),
+                 query={k: v for k, v in request.query.items() if isinstance(v, str)},
+                 contact_id=int(tracked) if tracked and tracked.isdigit() else None)
+
+
+def _tracking(contact_id):
+    return {"Set-Cookie": f"{TRACKING_COOKIE}={contact_id}; Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"}
+
+
+def _html(title, body, status=200, headers=None):
+    page = f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{escape(title)}</title></head>" \
+           f"<body>{body}</body></html>"
+    return Reply(page, status, headers or {}, "text/html; charset=utf-8")
+
+
+def _redirect(url, headers=None, status=302):
+    return Reply("", status, dict(headers or {}, Location=url), "text/html; charset=utf-8")
+
+
+@routes.route("/form/submit", "POST")
+@routes.route("/form/submit/ajax", "POST")
+def submit_form(request, ctx):
+    """Mautic's public form post: `mauticform[...]` fields; the form's postAction decides the answer."""
+    body = request.body if isinstance(request.body, dict) else {}
+    data = body.get("mauticform") if isinstance(body.get("mauticform"), dict) else {}
+    form_id = request.query.get("formId") or data.get("formId")
+    if form_id in (None, ""):
+        raise NotFound("No form was named (formId).")
+    form, submission, contact = submissions.submit(form_id, data, visit(request), ctx)
+    headers = _tracking(contact["id"])
+    action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
+    ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
+    if ajax:
+        answer = {"success": 1, "submissionId": submission["id"], "results": submission["results"]}
+        answer.update({"redirect": target} if action == "redirect" and target else
+                      {"message": target or "Thank you for your submission."})
+        return Reply(answer, 200, headers)
+    if action == "redirect" and target:
+        return _redirect(target, headers)
+    back = data.get("return") or request.headers.get("referer")
+    if action == "return" and back:
+        return _redirect(back, headers)
+    return _html(form.get("name") or "Form", f"<p>{escape(target or 'Thank you for your submission.')}</p>",
+                 headers=headers)
+
+
+PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
+
+
+def _binary(data, mime, headers=None):
+    """Bytes as they can travel through API Gateway: binary types as such, text decoded, others as octets."""
+    if mime in BINARY_TYPES:
+        return Reply(data, 200, headers or {}, mime)
+    if mime.startswith("text/") or mime in ("application/json", "application/xml", "text/csv"):
+        return Reply(data.decode("utf-8", "replace"), 200, headers or {}, f"{mime}; charset=utf-8")
+    return Reply(data, 200, dict(headers or {}, **{"X-Content-Type": mime}), "application/octet-stream")
+
+
+@routes.route("/mtracking.gif", "GET")
+def tracking_pixel(request, ctx):
+    """Records a page hit by URL for the tracked contact; always the 1x1 GIF."""
+    pages.pixel_hit(visit(request), ctx)
+    return Reply(PIXEL, 200, {"Cache-Control": "no-store"}, "image/gif")
+
+
+@routes.route("/asset/{key}", "GET")
+def download_asset(request, ctx, key):
+    """Serves a local asset's file (or redirects to a remote one) and counts the download."""
+    asset, data = assets.download(key, visit(request), ctx)
+    if data is None:
+        return _redirect(asset["file"])
+    name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
+    disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
+    return _binary(data, asset.get("mime") or files.mime_of(name),
+                   {"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"})
+
+
+@routes.route("/media/images/{name}", "GET")
+def image(request, ctx, name):
+    return _binary(*files.read("images", None, name))
+
+
+@routes.route("/media/images/{subdir}/{name}", "GET")
+def image_in_folder(request, ctx, subdir, name):
+    return _binary(*files.read("images", subdir, name))
+
+
+@routes.route("/dwc/{slot}", "GET")
+def dynamic_content(request, ctx, slot):
+    """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
+    tracked = visit(request).contact_id
+    contact = pages.tracked_contact(tracked) if tracked else None
+    return Reply(dynamiccontent.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
+
+
+@routes.route("/{alias}", "GET")
+def landing_page(request, ctx, alias):
+    """A landing page by alias; an unpublished one redirects (redirectType/redirectUrl) or is a 404."""
+    query = urlencode([(k, v) for k, v in visit(request).query.items()])
+    url = request.url() + (f"?{query}" if query else "")
+    status, html, location = pages.serve(alias, visit(request), url, ctx)
+    if location:
+        return _redirect(location, status=status)
+    return Reply(html, 200, {}, "text/html; charset=utf-8")
+
+
+blueprint = routes.blueprint()

@@ -1,0 +1,159 @@
+"""Outbound HTTP POST (webhook deliveries), standard library only.
+
+Guarded against server-side request forgery at delivery time: the host is resolved, every address
+it resolves to must be public (or inside an allowed network), and the connection goes to that very
+address, so a DNS answer cannot change between the check and the connection. Cloud metadata
+addresses are refused whatever the allow-list says. Redirects are not followed (a 3xx is a failed
+delivery) and the whole exchange has one deadline.
+"""
+import http.client
+import ipaddress
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+METADATA = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+READ_LIMIT = 1024  # bytes of the response read before closing
+_tls = []
+
+
+class Refused(Exception):
+    """The target may not be reached (its address is not public, or the URL is unusable)."""
+
+
+@dataclass
+class Result:
+    """One delivery attempt: status (None without a response), error note, duration in seconds;
+    `retry` is False when trying again cannot help (the target is refused)."""
+
+    status: int | None
+    error: str | None
+    duration: float
+    retry: bool = True
+
+    @property
+    def ok(self):
+        return self.status is not None and 200 <= self.status < 300
+
+
+def networks(cidrs):
+    """Parsed allow-list networks."""
+    return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
+
+
+def _embedded(ip):
+    """The IPv4 address an IPv6 address carries (mapped, 6to4, Teredo, NAT64), else the address."""
+    if ip.version == 6:
+        if ip.ipv4_mapped or ip.sixtofour:
+            return ip.ipv4_mapped or ip.sixtofour
+        if ip.teredo:
+            return ip.teredo[1]
+        if ip in NAT64:
+            return ipaddress.ip_address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
+def refusal(address, allowed=()):
+    """Why an address may not be reached ("a loopback address"...), or None when it may."""
+    ip = _embedded(ipaddress.ip_address(address.split("%", 1)[0]))
+    if ip in METADATA:
+        return "a cloud metadata address"
+    if any(ip in net for net in allowed):
+        return None
+    for test, kind in ((ip.is_loopback, "loopback"), (ip.is_link_local, "link-local"), (ip.is_private, "private"),
+                       (ip.is_multicast, "multicast")):
+        if test:
+            return f"a {kind} address"
+    return None if ip.is_global else "not a public address"
+
+
+def resolve(host, port, allowed=()):
+    """The address to connect to: the first of the host's addresses, all of which must be allowed."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except UnicodeError:
+        raise Refused(f"{host} is not a valid host name.") from None
+    except socket.gaierror as error:
+        raise OSError(f"cannot resolve {host} ({error.strerror})") from None  # may be passing: retried
+    addresses = list(dict.fromkeys(info[4][0] for info in found))
+    for address in addresses:
+        reason = refusal(address, allowed)
+        if reason:
+            raise Refused(f"Refused: {host} resolves to {address}, {reason}.")
+    return addresses[0]
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to a resolved address; the Host header still names the host."""
+
+    def __init__(self, host, port, address, timeout):
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self):
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class _PinnedHTTPS(_PinnedHTTP):
+    """TLS to a resolved address, verified against the host name (SNI too)."""
+
+    default_port = 443
+
+    def connect(self):
+        super().connect()
+        if not _tls:
+            _tls.append(ssl.create_default_context())
+        self.sock = _tls[0].wrap_socket(self.sock, server_hostname=self.host)
+
+
+def _target(url):
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Refused("The URL is not an http or https URL.")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise Refused("The URL has an invalid port.") from None
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.scheme, parts.hostname, port, path
+
+
+def _exchange(connection, path, body, headers, deadline):
+    """Send the request and read the status within the deadline; returns the status."""
+    connection.connect()
+    connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+    connection.request("POST", path, body=body, headers=dict(headers, Connection="close"))
+    connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+    response = connection.getresponse()
+    response.read(READ_LIMIT)
+    if time.monotonic() > deadline:
+        raise TimeoutError()
+    return response.status
+
+
+def post(url, body, headers, timeout, allowed=()):
+    """POST `body` (bytes) to `url` once. Never raises: the outcome is a Result."""
+    started = time.monotonic()
+    connection = None
+    try:
+        scheme, host, port, path = _target(url)
+        address = resolve(host, port, allowed)
+        pinned = _PinnedHTTPS if scheme == "https" else _PinnedHTTP
+        connection = pinned(host, port, address, timeout)
+        status = _exchange(connection, path, body, headers, started + timeout)
+        error = None if 200 <= status < 300 else f"HTTP {status}"
+        return Result(status, error, time.monotonic() - started)
+    except Refused as refused:
+        return Result(None, str(refused), time.monotonic() - started, retry=False)
+    except TimeoutError:
+        return Result(None, f"Timed out after {timeout:g} s.", time.monotonic() - started)
+    except (OSError, http.client.HTTPException) as error:
+        return Result(None, f"Connection failed: {error or type(error).__name__}", time.monotonic() - started)
+    finally:
+        if connection is not None:
+            connection.close()

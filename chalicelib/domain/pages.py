@@ -1,0 +1,92 @@
+"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the contact's
+timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor."""
+import re
+from html import escape
+from urllib.parse import parse_qsl, urlparse
+
+from chalicelib.domain import contactactions, dynamiccontent, pointsengine, timeline
+from chalicelib.domain.hits import count_hit, record_for_contact
+from chalicelib.domain.errors import NotFound
+from chalicelib.domain.listing import is_published
+from chalicelib.domain.registry import PAGE
+from chalicelib.store import entities as store
+
+RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
+TOKEN = re.compile(r"\{contactfield=([a-z0-9_]+)(?:\|([^}]*))?\}", re.IGNORECASE)
+UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
+
+
+def scored(doc, event, event_type, subject, ctx):
+    """`event` followed by the point events that `event_type` on `subject` earns (triggers applied)."""
+    old = int(doc["values"].get("points") or 0)
+    events = [event] + pointsengine.award(doc, event_type, subject, ctx)
+    pointsengine.run_triggers(doc, old, events, ctx)
+    return events
+
+
+def by_alias(alias, ctx):
+    """The page with this alias (published or not), or NotFound."""
+    if alias.lower() in RESERVED:
+        raise NotFound()
+    page_id = store.lookup(PAGE.kind, "alias", alias)
+    page = store.get(PAGE.kind, page_id) if page_id is not None else None
+    if page is None:
+        raise NotFound()
+    return page
+
+
+def serve(alias, visit, url, ctx):
+    """(status, html, redirect URL) for a page fetched by alias: counted hit, tokens replaced."""
+    page = by_alias(alias, ctx)
+    if not is_published(page, ctx.now):
+        if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
+            return page.get("redirectType"), "", page["redirectUrl"]
+        raise NotFound()
+    count_hit(PAGE, page, "hits", "uniqueHits", visit.visitor)
+    details = {"page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")}, "url": url,
+               "referer": visit.referer, "query": visit.query}
+    contact = record_for_contact(visit, lambda doc: scored(
+        doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx) +
+        _utm(doc, visit, url, ctx), ctx)
+    return 200, render(page, contact, ctx), None
+
+
+def render(page, contact, ctx):
+    """The page's HTML with `{contactfield=alias|default}` and `{dwc=slot}` tokens filled in."""
+    html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
+                                      f"</title></head><body></body></html>"
+    values = (contact or {}).get("values") or {}
+    html = TOKEN.sub(lambda m: escape(str(values.get(m.group(1).lower()) or m.group(2) or "")), html)
+    return dynamiccontent.replace_tokens(html, contact, ctx)
+
+
+def _utm(doc, visit, url, ctx):
+    """A UTM record (and its timeline event) when the URL carries UTM parameters."""
+    query = dict(parse_qsl(urlparse(url or "").query))
+    if not any(query.get(name) for name in UTM_PARAMS):
+        return []
+    entry = {"id": store.allocate_ids("utmtag")[0], "dateAdded": ctx.now, "query": query, "url": url,
+             "referer": visit.referer, "remoteHost": visit.ip, "userAgent": None}
+    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items() if name in UTM_PARAMS})
+    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
+    return [timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or url,
+                           {k: v for k, v in entry.items() if k != "id"})]
+
+
+def pixel_hit(visit, ctx):
+    """The tracking pixel: a `page.hit` by URL (`page_url`, `page_title`, `page_referrer`, UTM) for a
+    known contact, scored by `url.hit` point actions. Anonymous visitors are not recorded."""
+    url = visit.query.get("page_url") or visit.referer
+    if not url:
+        return None
+    details = {"url": url, "title": visit.query.get("page_title"),
+               "referer": visit.query.get("page_referrer") or visit.referer,
+               "query": {k: v for k, v in visit.query.items() if k in UTM_PARAMS}}
+    return record_for_contact(visit, lambda doc: scored(
+        doc, timeline.event("page.hit", visit.query.get("page_title") or url, details), "url.hit", url, ctx) +
+        _utm(doc, visit, url, ctx), ctx)
+
+
+def tracked_contact(contact_id):
+    """The contact document of a tracking cookie, or None."""
+    return store.get("contact", contact_id)

@@ -1,0 +1,267 @@
+"""Public form submissions: validated values, the contact found or created through the field
+mappings, the form's actions, the stored submission and `form.submitted` on the timeline.
+
+Submissions are documents of kind `submission#<form id>` (ids from the `submission` counter),
+so a form's submissions are one Query and one of them one GetItem.
+"""
+import copy
+import re
+from urllib.parse import parse_qsl, urlparse
+
+from chalicelib.domain import attributes as a
+from chalicelib.domain import clock, contactactions, pointsengine, service, timeline
+from chalicelib.domain.errors import NotFound, ValidationError
+from chalicelib.domain.formhtml import options
+from chalicelib.domain.listing import is_published
+from chalicelib.domain.registry import CONTACT, FORM
+from chalicelib.store import entities as store
+
+NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
+LEAD_KEYS = ("title", "firstname", "lastname", "company", "position", "email", "phone", "mobile", "address1",
+             "address2", "city", "state", "zipcode", "timezone", "country")
+
+
+def kind(form_id):
+    return f"submission#{int(form_id)}"
+
+
+def _type_error(field, value):
+    kind_ = field["type"]
+    checks = {"email": lambda v: EMAIL.match(v), "tel": lambda v: TEL.match(v),
+              "url": lambda v: urlparse(v).scheme in ("http", "https") and urlparse(v).netloc,
+              "number": lambda v: re.match(r"^-?\d+(\.\d+)?$", v), "date": lambda v: _parses(v, date_only=True),
+              "datetime": lambda v: _parses(v)}
+    if kind_ in checks and not checks[kind_](value):
+        return f"'{value}' is not a valid {kind_}."
+    allowed = {v for v, _ in options(field)}
+    if kind_ in ("select", "radiogrp", "checkboxgrp") and allowed:
+        wrong = [v for v in value.split("|") if v not in allowed] if kind_ == "checkboxgrp" else (
+            [value] if value not in allowed else [])
+        if wrong:
+            return f"'{wrong[0]}' is not one of the choices."
+    return None
+
+
+def _parses(value, date_only=False):
+    if date_only and not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
+        return False
+    try:
+        clock.parse(value)
+        return True
+    except (ValueError, OverflowError):
+        return False
+
+
+def _value(field, raw):
+    if isinstance(raw, dict):
+        raw = list(raw.values())
+    if isinstance(raw, list):
+        items = [str(v).strip() for v in raw if str(v).strip()]
+        return "|".join(items) if field["type"] == "checkboxgrp" else (items[0] if items else "")
+    return "" if raw is None else str(raw).strip()
+
+
+def _captcha_error(field, value):
+    answer = str((field.get("properties") or {}).get("captcha") or "").strip()
+    if answer.lower() != value.lower():
+        return field.get("validationMessage") or ("This field must stay empty." if not answer else "Wrong answer.")
+    return None
+
+
+def validate(form, data):
+    """(results by field alias, contact payload) of a submission; ValidationError naming each bad field."""
+    results, payload, errors = {}, {}, {}
+    for field in form.get("fields") or []:
+        if field["type"] in NOT_INPUT:
+            continue
+        alias = field["alias"]
+        value = _value(field, data.get(alias))
+        if field["type"] == "captcha":
+            message = _captcha_error(field, value)
+        elif value == "":
+            message = (field.get("validationMessage") or f"'{field.get('label')}' is required.") \
+                if field.get("isRequired") else None
+        else:
+            message = _type_error(field, value)
+        if message:
+            errors[alias] = [message]
+            continue
+        if field["type"] != "captcha" and field.get("saveResult", True):
+            results[alias] = value
+        target = _mapping(field)
+        if target and value != "":
+            payload[target] = value.split("|") if field["type"] == "checkboxgrp" else value
+    if errors:
+        raise ValidationError(errors)
+    return results, payload
+
+
+def _mapping(field):
+    """The contact field alias a form field fills (`mappedObject`/`mappedField`, or legacy `leadField`)."""
+    if field.get("mappedObject") == "company":
+        return "company" if field.get("mappedField") == "companyname" else None
+    if field.get("mappedField") and field.get("mappedObject") in (None, "contact"):
+        return field["mappedField"]
+    return field.get("leadField") or None
+
+
+def published_form(form_id, ctx):
+    form = service.load(FORM, form_id)
+    if not is_published(form, ctx.now):
+        raise NotFound("This form is not published.")
+    return form
+
+
+def _contact(payload, visit, form, ctx):
+    """The submitting contact, created or updated with the mapped values (deduplicated by email)."""
+    if visit.ip:
+        payload = dict(payload, ipAddress=visit.ip)
+    try:
+        if visit.contact_id and not payload.get("email") and store.get(CONTACT.kind, visit.contact_id):
+            return service.edit(CONTACT, visit.contact_id, payload, ctx, replace=False)[0]
+        return service.create(CONTACT, payload, ctx)[0]
+    except ValidationError as error:
+        raise ValidationError(_form_errors(error.fields, form)) from None
+
+
+def _form_errors(contact_errors, form):
+    """Contact field errors renamed to the form fields that carried the values."""
+    by_target = {_mapping(f): f["alias"] for f in form.get("fields") or [] if _mapping(f)}
+    return {by_target.get(name, name): messages for name, messages in contact_errors.items()}
+
+
+def submit(form_id, data, visit, ctx):
+    """Validate and store a submission, run the form's actions and points. Returns (form, submission, contact)."""
+    form = published_form(form_id, ctx)
+    results, payload = validate(form, data)
+    contact = _contact(payload, visit, form, ctx)
+    submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": contact["id"],
+                  "ipAddress": visit.ip, "referer": visit.referer, "page": None, "trackingId": None,
+                  "dateSubmitted": ctx.now, "results": results}
+
+    loaded = [contact]
+
+    def record():
+        existing = loaded.pop() if loaded else store.get(CONTACT.kind, contact["id"])
+        doc = copy.deepcopy(existing)
+        old = int(doc["values"].get("points") or 0)
+        events = [timeline.event("form.submitted", form.get("name"), {
+            "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
+            "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
+        events += run_actions(form, doc, visit, ctx)
+        events += pointsengine.award(doc, "form.submit", form["id"], ctx)
+        pointsengine.run_triggers(doc, old, events, ctx)
+        return service.save_change(CONTACT, existing, doc, ctx, events)
+
+    contact = service.retrying(record, ctx)
+    store.create(kind(form["id"]), submission)
+    return form, submission, contact
+
+
+def run_actions(form, doc, visit, ctx):
+    """Apply the form's submit actions to the contact document; their timeline events."""
+    events = []
+    for action in sorted(form.get("actions") or [], key=lambda x: x.get("order") or 0):
+        props = action.get("properties") or {}
+        kind_ = action.get("type")
+        if kind_ == "lead.pointschange":
+            event = _points_action(doc, action, props)
+            events += [event] if event else []
+        elif kind_ == "lead.changetags":
+            contactactions.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
+                                       pointsengine.tag_names(props.get("remove_tags")), ctx)
+        elif kind_ == "lead.changelist":
+            pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+        elif kind_ == "lead.remove_do_not_contact":
+            channel = str(props.get("channel") or "email")
+            doc["doNotContact"] = [e for e in doc.get("doNotContact") or [] if e.get("channel") != channel]
+        elif kind_ == "lead.addutmtags":
+            events += _utm_action(doc, visit, ctx)
+    return events
+
+
+def _points_action(doc, action, props):
+    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(props.get("operator"),
+                                                                         props.get("operator") or "plus")
+    try:
+        delta = a.as_int(props.get("points") or 0)
+    except a.Invalid:
+        delta = 0
+    if operator not in contactactions.OPERATORS:
+        return None
+    return contactactions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
+                                        {"action": action.get("name"), "type": "form.submit"})
+
+
+def _utm_action(doc, visit, ctx):
+    query = dict(parse_qsl(urlparse(visit.referer or "").query))
+    query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
+    entry = {"id": store.allocate_ids("utmtag")[0], "dateAdded": ctx.now, "query": query, "url": visit.referer,
+             "referer": visit.referer, "remoteHost": visit.ip, "userAgent": None}
+    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items()
+                  if name.startswith("utm_")})
+    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
+    return [timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
+                           {k: v for k, v in entry.items() if k != "id"})]
+
+
+ORDER_COLUMNS = {"id": "id", "date_submitted": "dateSubmitted", "datesubmitted": "dateSubmitted",
+                 "referer": "referer", "ip_address": "ipAddress", "ipaddress": "ipAddress", "lead_id": "contactId"}
+
+
+def _order_key(order_by):
+    """A sort key for `orderBy`: `s.date_submitted`, `i.ip_address`, `r.<field alias>`... (prefixes of
+    Mautic's joined tables); unknown columns are a 400."""
+    prefix, _, column = (order_by or "s.id").rpartition(".")
+    if prefix == "r":
+        return lambda s: str((s.get("results") or {}).get(column) or "")
+    name = ORDER_COLUMNS.get(column.lower())
+    if name is None:
+        raise ValidationError({"orderBy": [f"Unknown column '{order_by}'."]})
+    return lambda s: (s.get(name) is None, s.get(name) if name == "id" else str(s.get(name) or ""))
+
+
+def listing(form_id, query, ctx, contact_id=None):
+    """`{"total", "submissions"}` of one form (optionally one contact's), ordered and paged."""
+    form = service.load(FORM, form_id)
+    rows = [s for s in store.iterate(kind(form["id"])) if contact_id is None or s["contactId"] == contact_id]
+    search = str(query.search or "").strip().lower()
+    if search:
+        rows = [s for s in rows if any(search in str(v).lower() for v in (s.get("results") or {}).values())]
+    rows.sort(key=_order_key(query.order_by), reverse=query.order_dir == "DESC")
+    page = rows[query.start:query.start + query.limit] if query.limit else rows[query.start:]
+    return {"total": len(rows), "submissions": present(form, page, ctx)}
+
+
+def one(form_id, submission_id, ctx):
+    form = service.load(FORM, form_id)
+    try:
+        found = store.get(kind(form["id"]), int(submission_id))
+    except (TypeError, ValueError):
+        found = None
+    if found is None:
+        raise NotFound()
+    return present(form, [found], ctx)[0]
+
+
+def present(form, rows, ctx):
+    """Submissions as compat 15.5: the form and the contact in their simplified shapes."""
+    contacts = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
+    category = form.get("category")
+    form_out = {"id": form["id"], "name": form.get("name"), "alias": form.get("alias"),
+                "category": service.referenced("category", [category], ctx).get(category) if category else None}
+    return [{"id": s["id"], "ipAddress": {"ip": s.get("ipAddress")}, "form": form_out,
+             "lead": _lead(contacts.get(s.get("contactId")), ctx), "trackingId": s.get("trackingId"),
+             "dateSubmitted": s.get("dateSubmitted"), "referer": s.get("referer"), "page": s.get("page"),
+             "results": s.get("results") or {}} for s in rows]
+
+
+def _lead(contact, ctx):
+    if contact is None:
+        return None
+    values = contact.get("values") or {}
+    points = int(values.get("points") or 0)
+    return dict({key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points,
+                color=pointsengine.color(points, ctx))
