@@ -487,32 +487,20 @@ def _text_target(raw):
     return _folded(_scalar(raw)) or ""
 
 
-def _number_target(raw):
-    number = _number(raw)
-    if number is None:
-        raise ValueError(f"'{raw}' is not a number.")
-    return number
+def _parsed(read, expected):
+    """A filter-value parser: read(raw), or ValueError saying what was expected."""
+    def parse(raw):
+        value = read(raw)
+        if value is None:
+            raise ValueError(f"'{raw}' is not {expected}.")
+        return value
+    return parse
 
 
-def _boolean_target(raw):
-    truth = _boolean(raw)
-    if truth is None:
-        raise ValueError(f"'{raw}' is not a boolean (1, 0, true or false).")
-    return truth
-
-
-def _time_target(raw):
-    seconds = _seconds(raw)
-    if seconds is None:
-        raise ValueError(f"'{raw}' is not a time (HH:MM or HH:MM:SS).")
-    return seconds
-
-
-def _segment_target(raw):
-    segment = _integer(raw)
-    if segment is None:
-        raise ValueError(f"'{raw}' is not a segment id.")
-    return segment
+_number_target = _parsed(_number, "a number")
+_boolean_target = _parsed(_boolean, "a boolean (1, 0, true or false)")
+_time_target = _parsed(_seconds, "a time (HH:MM or HH:MM:SS)")
+_segment_target = _parsed(_integer, "a segment id")
 
 
 # --- tags and segments ---------------------------------------------------------------------------
