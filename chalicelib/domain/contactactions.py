@@ -98,11 +98,15 @@ def add_utm(resource, contact_id, payload, ctx):
         except (ValueError, OverflowError):
             raise invalid("lastActive", "This value is not a valid date and time.") from None
         doc["values"]["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S")
+    return service.save_change(resource, existing, doc, ctx, [record_utm(doc, entry)])
+
+
+def record_utm(doc, entry):
+    """Append a UTM record (given its id here) to a contact document; its `lead.utmtagsadded` event."""
     entry["id"] = store.allocate_ids("utmtag")[0]
-    doc["utmtags"].append(entry)
-    event = timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
-                           {key: value for key, value in entry.items() if key != "id"})
-    return service.save_change(resource, existing, doc, ctx, [event])
+    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
+    return timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
+                          {key: value for key, value in entry.items() if key != "id"})
 
 
 def remove_utm(resource, contact_id, utm_id, ctx):
@@ -170,20 +174,6 @@ def activity(resource, contact_id, query):
     except a.Invalid:
         raise invalid("page", "page and limit should be integers.") from None
     return timeline.read(contact_id, filters, (column, direction), page, limit)
-
-
-def change_tags(doc, add, remove, ctx):
-    """Add and remove tags (names) on a contact document before it is stored; missing tags are created."""
-    from chalicelib.domain.registry import TAG  # the registry imports the hooks that import this module
-    removed = {str(name).strip().lower() for name in remove or [] if str(name).strip()}
-    tags = [t for t in doc.get("tags") or [] if t["tag"].lower() not in removed]
-    present = {t["tag"].lower() for t in tags}
-    for name in (str(n).strip() for n in add or []):
-        if name and name.lower() not in present:
-            holder = store.lookup(TAG.kind, "tag", name) or service.create(TAG, {"tag": name}, ctx)[0]["id"]
-            tags.append({"id": holder, "tag": name, "description": None})
-            present.add(name.lower())
-    doc["tags"] = tags
 
 
 def adjust_points(doc, operator, delta, label, details):

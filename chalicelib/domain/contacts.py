@@ -81,11 +81,7 @@ class ContactHooks(_Valued):
 
     def finalize(self, resource, doc, write):
         """Create the tags named for the first time and give new IP entries their ids."""
-        from chalicelib.domain.registry import TAG  # the registry imports this module
-        for tag in doc["tags"]:
-            if tag["id"] is None:
-                holder = store.lookup(TAG.kind, "tag", tag["tag"])
-                tag["id"] = holder or service.create(TAG, {"tag": tag["tag"]}, write.ctx)[0]["id"]
+        _tag_ids(doc["tags"], write.ctx)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
         for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
             entry["id"] = entry_id
@@ -111,7 +107,7 @@ class ContactHooks(_Valued):
         super().present(resource, doc, out, ctx)
         points = (doc.get("values") or {}).get("points") or 0
         out["points"] = int(points)
-        out["color"] = _color(points, ctx)
+        out["color"] = color(points, ctx)
         owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
         out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
 
@@ -125,7 +121,7 @@ class ContactHooks(_Valued):
         if command.name == "tag":
             return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
         if command.name == "segment":
-            segment_id = _segment_id(command.value, ctx)
+            segment_id = membership.segment_id(command.value, ctx)
             return membership.is_member((doc.get("segments") or {}).get(str(segment_id)))
         if command.name == "owner":
             owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
@@ -146,7 +142,7 @@ class ContactHooks(_Valued):
         if not isinstance(node, search.Command):
             return None
         if node.name == "segment":
-            segment_id = _segment_id(node.value, ctx)
+            segment_id = membership.segment_id(node.value, ctx)
             return [] if segment_id is None else [row["id"] for row in store.iterate(membership.members_kind(segment_id))
                                                   if membership.is_member(row)]
         if node.name != "email" or not node.value.rstrip("%") or "%" in node.value.rstrip("%"):
@@ -163,13 +159,6 @@ class ContactHooks(_Valued):
         return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
 
 
-def _segment_id(alias, ctx):
-    """The id of the segment with this alias (a `segment:` search), or None."""
-    wanted = alias.strip().lower()
-    return next((s["id"] for s in membership.segments_by_id(ctx).values() if (s.get("alias") or "").lower() == wanted),
-                None)
-
-
 def _tag_names(raw):
     names = raw.split(",") if isinstance(raw, str) else a.as_list(raw)
     if not all(isinstance(name, str) for name in names):
@@ -178,20 +167,44 @@ def _tag_names(raw):
 
 
 def _change_tags(doc, write):
-    """Add the named tags, remove those prefixed with '-'; the others stay (compat 8.5)."""
+    """Add the named tags, remove those prefixed with '-'; the others stay (compat 8.5). New tags
+    get their ids in `finalize`, once the whole write is valid."""
     try:
         names = _tag_names(write.payload["tags"])
     except a.Invalid as error:
         write.errors["tags"] = [str(error)]
         return
-    removed = {n[1:].strip().lower() for n in names if n.startswith("-")}
-    tags = [t for t in doc.get("tags") or [] if t["tag"].lower() not in removed]
-    present = {t["tag"].lower() for t in tags}
-    for name in (n for n in names if not n.startswith("-")):
+    doc["tags"] = _tagged(doc.get("tags") or [], [n for n in names if not n.startswith("-")],
+                          [n[1:] for n in names if n.startswith("-")])
+
+
+def _tagged(tags, add, remove):
+    """The tag list with the `remove` names gone and the `add` names there (new ones without an id)."""
+    removed = {name.strip().lower() for name in remove}
+    kept = [t for t in tags if t["tag"].lower() not in removed]
+    present = {t["tag"].lower() for t in kept}
+    for name in add:
         if name.lower() not in present:
-            tags.append({"id": None, "tag": name, "description": None})
+            kept.append({"id": None, "tag": name, "description": None})
             present.add(name.lower())
-    doc["tags"] = tags
+    return kept
+
+
+def _tag_ids(tags, ctx):
+    """Give tags without an id the id of the tag of that name, creating it if needed."""
+    from chalicelib.domain.registry import TAG  # the registry imports this module
+    for tag in tags:
+        if tag["id"] is None:
+            holder = store.lookup(TAG.kind, "tag", tag["tag"])
+            tag["id"] = holder or service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+
+
+def change_tags(doc, add, remove, ctx):
+    """Add and remove tags (names) on a contact document before it is stored (form actions, point
+    triggers); missing tags are created."""
+    names = [str(name).strip() for name in add or [] if str(name).strip()]
+    doc["tags"] = _tagged(doc.get("tags") or [], names, [str(name) for name in remove or []])
+    _tag_ids(doc["tags"], ctx)
 
 
 def _add_ip_address(doc, write):
@@ -217,11 +230,12 @@ def _sync_last_active(doc, write):
         doc["lastActive"] = None
 
 
-def _color(points, ctx):
+def color(points, ctx):
+    """The colour of the highest published point trigger the points reach (None below all)."""
     triggers = ctx.memo("trigger-colors", lambda: sorted(
         ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
          if t.get("isPublished") and t.get("color")), reverse=True))
-    return next((color for threshold, color in triggers if points >= threshold), None)
+    return next((hue for threshold, hue in triggers if points >= threshold), None)
 
 
 class CompanyHooks(_Valued):

@@ -61,6 +61,13 @@ def segments_by_id(ctx):
     return cached.derived(KIND, "by-id", lambda docs: {d["id"]: d for d in docs}, ctx)
 
 
+def segment_id(alias, ctx):
+    """The id of the segment with this alias (case-insensitive), or None."""
+    by_alias = cached.derived(KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs},
+                              ctx)
+    return by_alias.get(alias.strip().lower())
+
+
 def subject(doc, ctx, with_companies):
     """The contact as the filter engine sees it: field values and the special fields."""
     from chalicelib.domain.service import referenced  # service imports the hooks that import this module

@@ -65,12 +65,10 @@ def _utm(doc, visit, url, ctx):
     query = dict(parse_qsl(urlparse(url or "").query))
     if not any(query.get(name) for name in UTM_PARAMS):
         return []
-    entry = {"id": store.allocate_ids("utmtag")[0], "dateAdded": ctx.now, "query": query, "url": url,
-             "referer": visit.referer, "remoteHost": visit.ip, "userAgent": None}
+    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": url, "referer": visit.referer,
+             "remoteHost": visit.ip, "userAgent": None}
     entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items() if name in UTM_PARAMS})
-    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
-    return [timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or url,
-                           {k: v for k, v in entry.items() if k != "id"})]
+    return [contactactions.record_utm(doc, entry)]
 
 
 def pixel_hit(visit, ctx):

@@ -8,7 +8,7 @@ A non-repeatable action, and a trigger event, happens once per contact: the cont
 import fnmatch
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, contactactions
+from chalicelib.domain import cached, contactactions, contacts, membership
 from chalicelib.domain.listing import is_published
 from chalicelib.store import entities as store
 
@@ -36,8 +36,8 @@ def matches(action, event_type, subject):
 
 
 def point_actions(ctx):
-    """The published point actions (one Query of the small `point` kind per request)."""
-    return ctx.memo("point-actions", lambda: [p for p in store.iterate("point") if is_published(p, ctx.now)])
+    """The published point actions (a versioned cached kind: no read on most requests)."""
+    return ctx.memo("point-actions", lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)])
 
 
 def _history(doc, ctx):
@@ -70,13 +70,6 @@ def award(doc, event_type, subject, ctx):
     return events
 
 
-def color(points, ctx):
-    """The colour of the highest published trigger threshold the points reach (None below all)."""
-    triggers = sorted(((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
-                       if is_published(t, ctx.now) and t.get("color")), reverse=True)
-    return next((c for threshold, c in triggers if points >= threshold), None)
-
-
 def crossed(old, new, ctx):
     """Published triggers whose threshold the points just reached."""
     return [t for t in cached.documents("trigger", ctx)
@@ -104,7 +97,7 @@ def _fire(doc, item, ctx):
     """Apply one trigger event to the contact document; False for types this service cannot run yet."""
     props = item.get("properties") or {}
     if item["type"] == "lead.changetags":
-        contactactions.change_tags(doc, tag_names(props.get("add_tags")), tag_names(props.get("remove_tags")), ctx)
+        contacts.change_tags(doc, tag_names(props.get("add_tags")), tag_names(props.get("remove_tags")), ctx)
         return True
     if item["type"] == "lead.changelists":
         return change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
@@ -119,7 +112,6 @@ def tag_names(value):
 
 def change_segments(doc, add, remove, ctx):
     """Manually add the contact to / remove it from segments (ids), as recorded by the membership module."""
-    from chalicelib.domain import membership
     for segment_id in sorted(_ids(add or [])):
         membership.mark(doc, segment_id, True, ctx.now)
     for segment_id in sorted(_ids(remove or [])):

@@ -9,7 +9,7 @@ import re
 from urllib.parse import parse_qsl, urlparse
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import clock, contactactions, pointsengine, service, timeline
+from chalicelib.domain import contactactions, contacts, customvalues, pointsengine, service, timeline
 from chalicelib.domain.errors import NotFound, ValidationError
 from chalicelib.domain.formhtml import options
 from chalicelib.domain.listing import is_published
@@ -17,7 +17,6 @@ from chalicelib.domain.registry import CONTACT, FORM
 from chalicelib.store import entities as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
 LEAD_KEYS = ("title", "firstname", "lastname", "company", "position", "email", "phone", "mobile", "address1",
              "address2", "city", "state", "zipcode", "timezone", "country")
@@ -29,11 +28,10 @@ def kind(form_id):
 
 def _type_error(field, value):
     kind_ = field["type"]
-    checks = {"email": lambda v: EMAIL.match(v), "tel": lambda v: TEL.match(v),
-              "url": lambda v: urlparse(v).scheme in ("http", "https") and urlparse(v).netloc,
-              "number": lambda v: re.match(r"^-?\d+(\.\d+)?$", v), "date": lambda v: _parses(v, date_only=True),
-              "datetime": lambda v: _parses(v)}
-    if kind_ in checks and not checks[kind_](value):
+    checks = {"email": _coerces, "url": _coerces, "datetime": _coerces, "tel": lambda k, v: TEL.match(v),
+              "number": lambda k, v: re.match(r"^-?\d+(\.\d+)?$", v),
+              "date": lambda k, v: re.match(r"^\d{4}-\d{2}-\d{2}$", v) and _coerces(k, v)}
+    if kind_ in checks and not checks[kind_](kind_, value):
         return f"'{value}' is not a valid {kind_}."
     allowed = {v for v, _ in options(field)}
     if kind_ in ("select", "radiogrp", "checkboxgrp") and allowed:
@@ -44,13 +42,12 @@ def _type_error(field, value):
     return None
 
 
-def _parses(value, date_only=False):
-    if date_only and not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-        return False
+def _coerces(kind_, value):
+    """Whether a contact field of that type would take the value (one validation for both)."""
     try:
-        clock.parse(value)
+        customvalues.coerce_value({"type": kind_}, value)
         return True
-    except (ValueError, OverflowError):
+    except a.Invalid:
         return False
 
 
@@ -170,7 +167,7 @@ def run_actions(form, doc, visit, ctx):
             event = _points_action(doc, action, props)
             events += [event] if event else []
         elif kind_ == "lead.changetags":
-            contactactions.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
+            contacts.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
                                        pointsengine.tag_names(props.get("remove_tags")), ctx)
         elif kind_ == "lead.changelist":
             pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
@@ -198,13 +195,11 @@ def _points_action(doc, action, props):
 def _utm_action(doc, visit, ctx):
     query = dict(parse_qsl(urlparse(visit.referer or "").query))
     query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
-    entry = {"id": store.allocate_ids("utmtag")[0], "dateAdded": ctx.now, "query": query, "url": visit.referer,
-             "referer": visit.referer, "remoteHost": visit.ip, "userAgent": None}
+    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": visit.referer, "referer": visit.referer,
+             "remoteHost": visit.ip, "userAgent": None}
     entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items()
                   if name.startswith("utm_")})
-    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
-    return [timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
-                           {k: v for k, v in entry.items() if k != "id"})]
+    return [contactactions.record_utm(doc, entry)]
 
 
 ORDER_COLUMNS = {"id": "id", "date_submitted": "dateSubmitted", "datesubmitted": "dateSubmitted",
@@ -264,4 +259,4 @@ def _lead(contact, ctx):
     values = contact.get("values") or {}
     points = int(values.get("points") or 0)
     return dict({key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points,
-                color=pointsengine.color(points, ctx))
+                color=contacts.color(points, ctx))

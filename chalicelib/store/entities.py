@@ -177,6 +177,12 @@ def versions(kinds):
     return {k: found[f"version#{k}"] for k in kinds}
 
 
+def _overwrite(doc):
+    """UpdateItem actions that set a document whatever was stored, its revision still moving on."""
+    stored = {k: v for k, v in doc.items() if k != "_rev"}
+    return [Entity.doc.set(json.dumps(stored)), Entity.rev.add(1)]
+
+
 def _put_extra(tx, extra, derived):
     for kind, doc in extra or ():
         tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
@@ -184,7 +190,7 @@ def _put_extra(tx, extra, derived):
         if doc is None:
             tx.delete(Entity(kind, int(entity_id)))
         else:
-            tx.save(_item(kind, dict(doc, id=int(entity_id)), None))
+            tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(doc, id=int(entity_id))))
 
 
 def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
@@ -244,8 +250,9 @@ def delete(kind, entity_id, uniques=None, versioned=False, derived=None):
 
 
 def put(kind, doc):
-    """Write a document that nothing else refers to (no count, no unique values). One PutItem."""
-    _item(kind, doc, None).save()
+    """Write a document that nothing else refers to (no count, no unique values), unconditionally;
+    its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
+    Entity(kind, int(doc["id"])).update(actions=_overwrite(doc))
 
 
 def remove(kind, entity_id):

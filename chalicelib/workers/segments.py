@@ -8,7 +8,3 @@ def handle(body):
     """One message of the `segments` queue."""
     step = STEPS[body.pop("type")]
     step(**body)
-
-
-resend_stuck = rebuilds.resend_stuck
-refresh_relative = rebuilds.refresh_relative

@@ -57,6 +57,15 @@ def test_derived_items_are_put_and_deleted_with_the_document(kind):
     assert store.get("members#5", 1) is None and store.get("members#6", 1) is not None
 
 
+def test_an_unconditional_put_still_moves_the_revision(kind):
+    store.put(kind, _doc(1, "one"))
+    read = store.get(kind, 1)
+    store.put(kind, dict(_doc(1, "two"), _rev=0))
+    assert store.get(kind, 1) == {"id": 1, "tag": "two", "_rev": 2}
+    with pytest.raises(store.Stale):
+        store.replace(kind, dict(read, tag="late"))
+
+
 def test_replace_of_a_vanished_document_is_missing(kind):
     with pytest.raises(store.Missing):
         store.replace(kind, _doc(9, "x"), {}, {"tag": "x"})
