@@ -26,6 +26,16 @@ def webhooks_worker(event):
     workers.consume("webhooks", [json.loads(record.body) for record in event])
 
 
+@app.on_sqs_message(queue=queue_name("automations"), batch_size=1)
+def automations_worker(event):
+    workers.consume("automations", [json.loads(record.body) for record in event])
+
+
+@app.on_sqs_message(queue=queue_name("sends"), batch_size=1)
+def sends_worker(event):
+    workers.consume("sends", [json.loads(record.body) for record in event])
+
+
 @app.schedule(Rate(1, unit=Rate.MINUTES))
 def every_minute(event):
     workers.run_jobs("minute")

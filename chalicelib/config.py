@@ -22,6 +22,7 @@ BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
 DEFAULT_PAGE_LIMIT = 30
 BATCH_MAX = 200
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
+AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 
@@ -38,3 +39,13 @@ WEBHOOK_DISABLE_LIMIT = int(os.environ.get("WEBHOOK_DISABLE_LIMIT", "100"))  # f
 WEBHOOK_DISABLE_AFTER = float(os.environ.get("WEBHOOK_DISABLE_AFTER", str(2 * 86400)))  # ...over this many seconds
 # Networks deliveries may reach although they are not public (CIDRs); the local stage allows loopback.
 WEBHOOK_ALLOWED_NETWORKS = _list("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128" if LOCAL else "")
+
+# Email and SMS (docs/email.md): the default sender, the send rate (SES's quota), the outbox files.
+DATA_DIR = os.path.abspath(os.environ.get("DATA_DIR", ".data"))
+MAILER_FROM_EMAIL = os.environ.get("MAILER_FROM_EMAIL", "no-reply@example.com")
+MAILER_FROM_NAME = os.environ.get("MAILER_FROM_NAME", "Mautic")
+EMAIL_SEND_RATE = float(os.environ.get("EMAIL_SEND_RATE", "14"))  # messages per second, all workers together
+EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts per segment-send message
+SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
+SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
+OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")

@@ -64,9 +64,11 @@ class Server(ThreadingHTTPServer):
 
 def start_stack(data_dir, admin_user, admin_password):
     """Create the embedded AWS resources, load the snapshot, seed. Returns a generated password or None."""
-    from chalicelib import bootstrap
+    from chalicelib import bootstrap, config
+    from chalicelib.channels import mail
     from chalicelib.store import schema, snapshot
     schema.ensure_resources()
+    mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     snapshot.restore(data_dir)
     bootstrap.ensure_ready()
     return bootstrap.ensure_admin(admin_user, admin_password)

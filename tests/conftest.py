@@ -3,12 +3,16 @@ import base64
 import copy
 import json
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("STAGE", "local")
 os.environ.pop("AWS_ENDPOINT_URL", None)
+os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
+os.environ.setdefault("EMAIL_SEND_RATE", "1000")
 
 import pytest  # noqa: E402
 from moto import mock_aws  # noqa: E402
@@ -21,8 +25,11 @@ def aws():
     from chalicelib.store import localaws
     localaws.install()
     with mock_aws():
+        from chalicelib import config
+        from chalicelib.channels import mail
         from chalicelib.store import schema
         schema.ensure_resources()
+        mail.verify_sender(config.MAILER_FROM_EMAIL)
         yield
 
 
@@ -50,6 +57,19 @@ def _empty_queues():
         queue._pending_messages.clear()
 
 
+def _empty_outboxes():
+    """Forget the messages SES and SNS accepted and the local outbox files."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.ses.models import ses_backends
+    from moto.sns.models import sns_backends
+
+    from chalicelib import config
+    region = os.environ["AWS_DEFAULT_REGION"]
+    ses_backends[DEFAULT_ACCOUNT_ID][region].sent_messages.clear()
+    sns_backends[DEFAULT_ACCOUNT_ID][region].sms_messages.clear()
+    shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
+
+
 def _empty_bucket():
     import boto3
 
@@ -64,6 +84,7 @@ def fresh(seeded):
     _moto_tables().update(copy.deepcopy(seeded))
     _empty_queues()
     _empty_bucket()
+    _empty_outboxes()
     cached.forget()
     yield
 
@@ -124,3 +145,26 @@ def api(chalice_app, fresh):
     # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
     client.http._local_gateway = ApiGateway(chalice_app, client.http._config)
     return Api(client.http)
+
+
+class FrozenClock:
+    """The service's time, held still: `advance(hours=1)` moves it (timedelta keywords)."""
+
+    def __init__(self, moment):
+        self.moment = moment
+
+    def __call__(self):
+        return self.moment
+
+    def advance(self, **delta):
+        import datetime
+        self.moment += datetime.timedelta(**delta)
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """An injectable clock for tests that drive time (scheduled automation events)."""
+    from chalicelib.domain import clock
+    held = FrozenClock(clock.now())
+    monkeypatch.setattr(clock, "now", held)
+    return held

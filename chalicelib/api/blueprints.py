@@ -1,7 +1,8 @@
 """Every Blueprint of the service: the API under /api; the OAuth and public endpoints at the root."""
-from chalicelib.api import batch, channels, contacts, files, marketing, oauth1_endpoints, oauth2_endpoints, points, \
-    public, segments, taxonomy, users, webhooks
+from chalicelib.api import automations, batch, channels, contacts, emails, files, marketing, oauth1_endpoints, \
+    oauth2_endpoints, points, public, segments, taxonomy, tracking, users, webhooks
 
 API_BLUEPRINTS = (contacts.blueprint, marketing.blueprint, segments.blueprint, channels.blueprint, points.blueprint,
-                  webhooks.blueprint, taxonomy.blueprint, users.blueprint, batch.blueprint, files.blueprint)
-PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint)
+                  webhooks.blueprint, taxonomy.blueprint, users.blueprint, batch.blueprint, files.blueprint,
+                  automations.blueprint, emails.blueprint)
+PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint, tracking.blueprint)

@@ -1,4 +1,4 @@
-"""Outbound HTTP POST (webhook deliveries), standard library only.
+"""Outbound HTTP requests (webhook deliveries, the automation webhook action), standard library only.
 
 Guarded against server-side request forgery at delivery time: the host is resolved, every address
 it resolves to must be public (or inside an allowed network), and the connection goes to that very
@@ -123,11 +123,11 @@ def _target(url):
     return parts.scheme, parts.hostname, port, path
 
 
-def _exchange(connection, path, body, headers, deadline):
+def _exchange(connection, method, path, body, headers, deadline):
     """Send the request and read the status within the deadline; returns the status."""
     connection.connect()
     connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
-    connection.request("POST", path, body=body, headers=dict(headers, Connection="close"))
+    connection.request(method, path, body=body, headers=dict(headers, Connection="close"))
     connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
     response = connection.getresponse()
     response.read(READ_LIMIT)
@@ -138,6 +138,11 @@ def _exchange(connection, path, body, headers, deadline):
 
 def post(url, body, headers, timeout, allowed=()):
     """POST `body` (bytes) to `url` once. Never raises: the outcome is a Result."""
+    return request("POST", url, body, headers, timeout, allowed)
+
+
+def request(method, url, body, headers, timeout, allowed=()):
+    """Send one `method` request with `body` (bytes or None) to `url`. Never raises: the outcome is a Result."""
     started = time.monotonic()
     connection = None
     try:
@@ -145,7 +150,7 @@ def post(url, body, headers, timeout, allowed=()):
         address = resolve(host, port, allowed)
         pinned = _PinnedHTTPS if scheme == "https" else _PinnedHTTP
         connection = pinned(host, port, address, timeout)
-        status = _exchange(connection, path, body, headers, started + timeout)
+        status = _exchange(connection, method, path, body, headers, started + timeout)
         error = None if 200 <= status < 300 else f"HTTP {status}"
         return Result(status, error, time.monotonic() - started)
     except Refused as refused:

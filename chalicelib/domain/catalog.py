@@ -41,6 +41,10 @@ WEBHOOK_TRIGGERS = {
     "mautic.form_on_submit": ("Form Submit Event", "Triggered when a form is submitted."),
     "mautic.page_on_hit": ("Page Hit Event", "Triggered when a page or tracked URL is hit."),
     "mautic.sms_on_send": ("Text Send Event", "Triggered when a text message is sent."),
+    "mautic.campaign_on_leadchange": ("Contact Automation Membership Change Event",
+                                      "Triggered when a contact enters or leaves an automation."),
+    "mautic.campaign_on_event_executed": ("Automation Event Executed Event",
+                                          "Triggered when an automation runs an event for a contact."),
 }
 
 
@@ -48,3 +52,22 @@ def webhook_triggers():
     """{name: {label, description}} sorted by label, case-insensitively."""
     ordered = sorted(WEBHOOK_TRIGGERS.items(), key=lambda item: item[1][0].lower())
     return {name: {"label": label, "description": text} for name, (label, text) in ordered}
+
+# Automation event types by `eventType` (compat 10.1). Each is accepted on save; docs/automations.md
+# says which ones run (domain/automationsteps.py) and which are recorded as failed ("not available").
+AUTOMATION_EVENT_TYPES = {
+    "action": frozenset({
+        "lead.changepoints", "lead.changelist", "lead.updatelead", "lead.updatecompany", "lead.changetags",
+        "lead.addtocompany", "lead.changeowner", "lead.scorecontactscompanies", "lead.adddnc", "lead.removednc",
+        "lead.deletecontact", "campaign.addremovelead", "campaign.jump_to_event", "email.send",
+        "email.send.to.user", "sms.send_text_sms", "notification.send_notification",
+        "notification.send_mobile_notification", "message.send", "dwc.push_content", "tracking.pixel.send",
+        "stage.change", "campaign.sendwebhook", "plugin.leadpush", "focus.show", "twitter.tweet"}),
+    "decision": frozenset({
+        "email.open", "email.click", "email.reply", "page.pagehit", "page.devicehit", "form.submit",
+        "asset.download", "dwc.decision", "sms.reply"}),
+    "condition": frozenset({
+        "lead.field_value", "lead.device", "lead.pageHit", "lead.tags", "lead.segments", "lead.stages",
+        "lead.owner", "lead.campaigns", "lead.dnc", "lead.points", "form.field_value", "email.validate.address",
+        "notification.has.active"}),
+}

@@ -58,14 +58,19 @@ def add_dnc(resource, contact_id, channel, payload, ctx):
         raise invalid("reason", "The reason should be 1 (unsubscribed), 2 (bounced) or 3 (manual).")
     existing = service.load(resource, contact_id)
     doc = copy.deepcopy(existing)
+    event = set_dnc(doc, channel, reason, payload.get("comments"), payload.get("channelId"), ctx)
+    return service.save_change(resource, existing, doc, ctx, [event])
+
+
+def set_dnc(doc, channel, reason, comments, channel_id, ctx):
+    """Mark a contact document not contactable on a channel; its `lead.donotcontact` event."""
     entry = next((e for e in doc["doNotContact"] if e["channel"] == channel), None)
     if entry is None:
         entry = {"id": store.allocate_ids("donotcontact")[0], "dateAdded": ctx.now, "channel": channel}
         doc["doNotContact"].append(entry)
-    entry.update(reason=reason, comments=payload.get("comments"), channelId=payload.get("channelId"))
-    event = timeline.event("lead.donotcontact", f"{channel}: {DNC_REASONS[reason]}",
-                           {"channel": channel, "reason": reason, "comments": entry["comments"]})
-    return service.save_change(resource, existing, doc, ctx, [event])
+    entry.update(reason=reason, comments=comments, channelId=channel_id)
+    return timeline.event("lead.donotcontact", f"{channel}: {DNC_REASONS[reason]}",
+                          {"channel": channel, "reason": reason, "comments": comments})
 
 
 def remove_dnc(resource, contact_id, channel, payload, ctx):
@@ -73,11 +78,17 @@ def remove_dnc(resource, contact_id, channel, payload, ctx):
     channel = str(payload.get("channel") or channel or "email")
     existing = service.load(resource, contact_id)
     doc = copy.deepcopy(existing)
-    doc["doNotContact"] = [e for e in doc["doNotContact"] if e["channel"] != channel]
-    if len(doc["doNotContact"]) == len(existing["doNotContact"]):
-        return existing
-    event = timeline.event("lead.donotcontact", f"{channel}: contactable", {"channel": channel, "reason": 0})
-    return service.save_change(resource, existing, doc, ctx, [event])
+    event = clear_dnc(doc, channel)
+    return service.save_change(resource, existing, doc, ctx, [event]) if event else existing
+
+
+def clear_dnc(doc, channel):
+    """Make a contact document contactable on a channel; its event, or None when it already was."""
+    kept = [e for e in doc["doNotContact"] if e["channel"] != channel]
+    if len(kept) == len(doc["doNotContact"]):
+        return None
+    doc["doNotContact"] = kept
+    return timeline.event("lead.donotcontact", f"{channel}: contactable", {"channel": channel, "reason": 0})
 
 
 def _utm_query(value):
@@ -123,14 +134,20 @@ def add_to_company(contacts, companies, company_id, contact_id, ctx):
     """Link the contact to a company; the first company is primary and names the `company` field."""
     company = service.load(companies, company_id)
     existing = service.load(contacts, contact_id)
-    if any(link["id"] == company["id"] for link in existing.get("companies") or []):
-        return existing
     doc = copy.deepcopy(existing)
+    return service.save_change(contacts, existing, doc, ctx) if link_company(doc, company, ctx) else existing
+
+
+def link_company(doc, company, ctx):
+    """Link a contact document to a company (the first one is primary); False when already linked."""
+    if any(link["id"] == company["id"] for link in doc.get("companies") or []):
+        return False
     primary = not doc.get("companies")
-    doc["companies"] = (doc.get("companies") or []) + [{"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}]
+    link = {"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}
+    doc["companies"] = (doc.get("companies") or []) + [link]
     if primary:
         doc["values"]["company"] = company["values"].get("companyname")
-    return service.save_change(contacts, existing, doc, ctx)
+    return True
 
 
 def remove_from_company(contacts, companies, company_id, contact_id, ctx):

@@ -3,7 +3,8 @@ addresses written with the contact, identification on the timeline, representati
 import ipaddress
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, clock, customvalues, membership, rebuilds, search, service, timeline
+from chalicelib.domain import automationruns, cached, clock, customvalues, journeys, membership, rebuilds, search, \
+    service, timeline
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.store import entities as store
@@ -149,11 +150,17 @@ class ContactHooks(_Valued):
             return None
         return store.ids_by_email(resource.kind, node.value.rstrip("%"))
 
-    def consequences(self, resource, doc, existing, ctx):
-        """Segment memberships re-evaluated with the change and stored with it."""
+    def consequences(self, resource, doc, existing, ctx, events):
+        """Segment memberships and automation journeys advanced with the change, stored with it."""
+        produced = journeys.advance(doc, events, ctx) if doc is not None else []
+        segment_items, segment_events = membership.changes(doc, existing, ctx)
+        journey_items, journey_events = journeys.changes(doc, existing, ctx)
+        return segment_items + journey_items, produced + segment_events + journey_events
+
+    def stored(self, resource, doc, existing, ctx):
+        """Tell the automations worker about events this write scheduled to run soon."""
         if doc is not None:
-            membership.evaluate(doc, ctx)
-        return membership.changes(doc, existing, ctx)
+            automationruns.queue_due(doc, existing)
 
     def sort_columns(self, resource, ctx):
         return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
@@ -191,12 +198,17 @@ def _tagged(tags, add, remove):
 
 
 def _tag_ids(tags, ctx):
-    """Give tags without an id the id of the tag of that name, creating it if needed."""
+    """Give tags without an id the id of the tag of that name, creating it if needed (looked up
+    once per context: a worker batch tagging many contacts reads it once)."""
     from chalicelib.domain.registry import TAG  # the registry imports this module
+    known = ctx.cache.setdefault("tag-ids", {})
     for tag in tags:
         if tag["id"] is None:
-            holder = store.lookup(TAG.kind, "tag", tag["tag"])
-            tag["id"] = holder or service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+            name = tag["tag"].lower()
+            if name not in known:
+                known[name] = store.lookup(TAG.kind, "tag", tag["tag"]) or \
+                    service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+            tag["id"] = known[name]
 
 
 def change_tags(doc, add, remove, ctx):

@@ -101,6 +101,13 @@ def _fire(doc, item, ctx):
         return True
     if item["type"] == "lead.changelists":
         return change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+    if item["type"] == "campaign.changecampaign":
+        from chalicelib.domain import automationsteps  # automation actions build on this engine
+        automationsteps.change_automations(doc, props, ctx)
+        return True
+    if item["type"] == "email.send":
+        from chalicelib.domain import emailsends  # it sends through the callers of this engine
+        return emailsends.after_trigger(doc, item, ctx)
     return False
 
 

@@ -78,13 +78,13 @@ def batch(segment, generation, first, last):
         return
     ctx = Context()
     for contact in store.iterate("contact", between=(first, last)):
-        _refresh(contact, ctx)
+        refresh_contact(contact, ctx)
     if store.claim(f"rebuilt#{segment}#{generation}#{first}") and \
             store.add(f"rebuilt#{segment}#{generation}") >= state["batches"]:
         _finish(segment, generation)
 
 
-def _refresh(contact, ctx):
+def refresh_contact(contact, ctx):
     """Store the contact's memberships if they changed, re-reading it when it changed meanwhile."""
     from chalicelib.domain.registry import CONTACT  # the registry imports the segment hooks
     docs = [contact]
@@ -122,7 +122,7 @@ def purge_members(segment):
         if contact is None:
             store.remove(membership.members_kind(segment), row["id"])
         else:
-            _refresh(contact, ctx)
+            refresh_contact(contact, ctx)
 
 
 def resend_stuck():

@@ -12,6 +12,7 @@ from chalicelib.domain.automations import AutomationHooks, as_ref, as_refs
 from chalicelib.domain.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.customfields import FieldHooks
+from chalicelib.domain.emailhooks import EmailHooks, MessageHooks
 from chalicelib.domain.forms import FormHooks
 from chalicelib.domain.notes import NOTE_TYPES, NoteHooks
 from chalicelib.domain.points import PointActionHooks, TriggerHooks
@@ -76,7 +77,7 @@ EVENT_ATTRS = (
 AUTOMATION = Resource(
     "automation", "automations", "automation", "automations", category="object",
     attrs=(t("name", required=True), t("description"), t("alias"), _refs("lists", "segment"),
-           _refs("forms", "form"), o("canvasSettings"), b("allowRestart")),
+           _refs("forms", "form"), o("canvasSettings"), b("allowRestart"), b("removeOnSegmentExit", default=True)),
     nested=(a.Nested("events", "automationevent", EVENT_ATTRS),),
     minimal_exclude=("events", "canvasSettings"), uniques=("alias",), hooks=AutomationHooks())
 
@@ -116,7 +117,7 @@ EMAIL = Resource(
         dt("variantStartDate"), _ref("unsubscribeForm", "form"), arr("dynamicContent"), _refs("lists", "segment"),
         _refs("assetAttachments", "asset"), o("utmTags"), o("headers"), b("publicPreview", default=True)),
     text_columns=("name", "subject"), commands=CONTENT_COMMANDS,
-    minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"))
+    minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"), hooks=EmailHooks())
 
 DYNAMIC_CONTENT = Resource(
     "dynamiccontent", "dynamiccontents", "dynamicContent", "dynamicContents", category="object",
@@ -160,7 +161,7 @@ PAGE = Resource(
 SMS = Resource(
     "sms", "smses", "sms", "smses", category="object",
     attrs=(t("name", required=True), t("message"), i("sentCount"), t("smsType", default="template")) + _content(),
-    commands=CONTENT_COMMANDS)
+    commands=CONTENT_COMMANDS, hooks=MessageHooks("sms"))
 
 COMPANY_FIELD, CONTACT_FIELD = (Resource(
     kind, prefix, "field", "fields",

@@ -57,10 +57,10 @@ class Hooks:
     def before_delete(self, resource, doc, ctx):
         """Refuse (raise) or prepare a delete."""
 
-    def consequences(self, resource, doc, existing, ctx):
-        """Just before a create, edit or delete (`doc` None) is stored: ([(kind, id, document or None)]
-        derived items to put or delete, [timeline events]) written in the same transaction
-        (segment membership)."""
+    def consequences(self, resource, doc, existing, ctx, events):
+        """Just before a create, edit or delete (`doc` None) with its timeline `events` is stored:
+        ([(kind, id, document or None)] derived items to put or delete, [further timeline events])
+        written in the same transaction (segment and automation membership)."""
         return [], []
 
     def stored(self, resource, doc, existing, ctx):

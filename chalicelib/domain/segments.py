@@ -45,7 +45,7 @@ class SegmentHooks(AliasHooks):
                 item["type"] = item["type"] or types.get(item["object"], {}).get(item["field"]) \
                     or SPECIAL_FIELDS.get(item["field"])
 
-    def consequences(self, resource, doc, existing, ctx):
+    def consequences(self, resource, doc, existing, ctx, events):
         if doc is None:
             return [(rebuilds.KIND, existing["id"], None)], []
         if not rebuilds.needed(doc, existing):

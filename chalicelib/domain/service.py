@@ -115,7 +115,7 @@ def _save_new(resource, doc, ctx, events=()):
 
 def _consequences(resource, doc, existing, ctx, events):
     """Derived items and further timeline events the change brings (e.g. segment membership)."""
-    derived, more = resource.hooks.consequences(resource, doc, existing, ctx)
+    derived, more = resource.hooks.consequences(resource, doc, existing, ctx, events)
     return derived, list(events) + more
 
 
@@ -184,8 +184,8 @@ def save_change(resource, existing, doc, ctx, events=(), stamp=True):
 
 
 def refresh(resource, existing, ctx):
-    """Re-derive what a stored document implies (segment membership) and store it only if that
-    changed, without an edit stamp. Returns the current document."""
+    """Re-derive what a stored document implies (segment and automation membership) and store it
+    only if that changed, without an edit stamp. Returns the current document."""
     doc = copy.deepcopy(existing)
     derived, events = _consequences(resource, doc, existing, ctx, [])
     if not derived and not events:
@@ -193,6 +193,7 @@ def refresh(resource, existing, ctx):
     derived = derived + webhook_events.outbox(resource, doc, existing, events, ctx)
     _store_call(store.replace, resource, doc, email=resource.hooks.email(resource, doc),
                 extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    resource.hooks.stored(resource, doc, existing, ctx)
     webhook_events.queue(derived)
     return doc
 
@@ -217,7 +218,7 @@ def delete(resource, entity_id, ctx):
     """Delete and return the document as it was."""
     doc = load(resource, entity_id)
     resource.hooks.before_delete(resource, doc, ctx)
-    derived, _ = resource.hooks.consequences(resource, None, doc, ctx)
+    derived, _ = resource.hooks.consequences(resource, None, doc, ctx, ())
     derived = derived + webhook_events.outbox(resource, None, doc, (), ctx)
     _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc), derived=derived)
     resource.hooks.stored(resource, None, doc, ctx)

@@ -23,9 +23,11 @@ STALE_SECONDS = 120  # an outbox item older than this lost its message
 SWEEP_MAX = 1000
 TIMELINE = {"segment_membership": "mautic.lead_list_change", "form.submitted": "mautic.form_on_submit",
             "page.hit": "mautic.page_on_hit", "email.sent": "mautic.email_on_send",
-            "email.read": "mautic.email_on_open", "sms.sent": "mautic.sms_on_send"}
+            "email.read": "mautic.email_on_open", "sms.sent": "mautic.sms_on_send",
+            "campaign_membership": "mautic.campaign_on_leadchange",
+            "campaign.event": "mautic.campaign_on_event_executed"}
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
-NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "_rev", "segments"}
+NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "_rev", "segments", "automations"}
 log = logging.getLogger(__name__)
 
 
@@ -180,11 +182,37 @@ class Payloads:
         return present_one(self.resources[kind], doc, self.ctx)
 
 
+STAT_KEYS = ("id", "emailAddress", "ipAddress", "dateSent", "isRead", "isFailed", "dateRead", "retryCount", "source",
+             "openCount", "lastOpened", "sourceId", "trackingHash", "viewedInBrowser")
+
+
+def _email_stat(details):
+    """The send record an email event names (its `statId`), or {}."""
+    from chalicelib.domain import emailstats
+    email_id, stat_id = _ref(details, "email"), details.get("statId")
+    return (emailstats.get("email", email_id, stat_id) if email_id and stat_id else None) or {}
+
+
 def _email_send(p, e):
+    details, stat = e["details"], _email_stat(e["details"])
+    email = p.entity("email", _ref(details, "email"))
+    return {"email": email, "contact": p.contact(e), "contentHash": stat.get("contentHash"),
+            "idHash": details.get("trackingHash") or details.get("idHash"), "subject": details.get("subject"),
+            "source": details.get("source"), "headers": stat.get("headers"),
+            "content": (email or {}).get("customHtml"), "tokens": stat.get("tokens")}
+
+
+def _email_open(p, e):
+    stat = {key: value for key, value in _email_stat(e["details"]).items() if key in STAT_KEYS} or dict(e["details"])
+    return {"stat": dict(stat, lead=p.contact(e), email=p.entity("email", _ref(e["details"], "email")))}
+
+
+def _hit(p, e):
     details = e["details"]
-    extra = ("contentHash", "idHash", "subject", "source", "headers", "content", "tokens")
-    return dict({"email": p.entity("email", _ref(details, "email")), "contact": p.contact(e)},
-                **{key: details.get(key) for key in extra})
+    hit = dict(details, page=p.entity("page", _ref(details, "page")), lead=p.contact(e))
+    if details.get("emailId"):
+        hit["email"] = p.entity("email", details["emailId"])
+    return {"hit": hit}
 
 
 def _segment(p, e):
@@ -192,6 +220,13 @@ def _segment(p, e):
     found = p.entity("segment", details.get("segmentId"))
     segment = found or {"id": details.get("segmentId"), "name": details.get("segmentName")}
     return {"contact": p.contact(e), "segment": segment, "action": details.get("action")}
+
+
+def _automation(p, e):
+    details = e["details"]
+    found = p.entity("automation", details.get("automationId"))
+    automation = {"id": details.get("automationId"), "name": (found or {}).get("name") or details.get("automationName")}
+    return {"contact": p.contact(e), "automation": automation}
 
 
 def _submission(p, e):
@@ -213,11 +248,13 @@ RENDER = {
     "mautic.company_post_delete": lambda p, e: {"id": p.item["doc"]["id"], "company": p.subject()},
     "mautic.lead_list_change": _segment,
     "mautic.email_on_send": _email_send,
-    "mautic.email_on_open": lambda p, e: {"stat": dict(e["details"], lead=p.contact(e),
-                                                       email=p.entity("email", _ref(e["details"], "email")))},
+    "mautic.email_on_open": _email_open,
     "mautic.form_on_submit": _submission,
-    "mautic.page_on_hit": lambda p, e: {"hit": dict(e["details"], page=p.entity("page", _ref(e["details"], "page")),
-                                                    lead=p.contact(e))},
+    "mautic.campaign_on_leadchange": lambda p, e: dict(_automation(p, e), action=e["details"].get("action"),
+                                                       manual=e["details"].get("manual")),
+    "mautic.campaign_on_event_executed": lambda p, e: dict(_automation(p, e), event={
+        k: e["details"].get(k) for k in ("eventId", "eventName", "type", "eventType", "status", "reason")}),
+    "mautic.page_on_hit": _hit,
     "mautic.sms_on_send": lambda p, e: {"smsId": _ref(e["details"], "sms"), "contact": p.contact(e),
                                         "content": e["details"].get("content")},
 }

@@ -1,16 +1,14 @@
 """Adjustments to the embedded AWS (moto) used by the local stack and the tests.
 
-moto backs up every table a transaction touches with a deep copy of the whole table, so each
-write costs time and memory in proportion to the table (seconds per write at 10k items).
-Here the backup copies only the items the transaction names (and the item maps of their
-partitions); every other partition is shared, since the transaction leaves it untouched.
-Rollback behaves as before.
+moto backs up every table a transaction touches with a deep copy of the whole table (once per
+item of the transaction), so each write costs time and memory in proportion to the table. Here a
+transaction saves only the items it names, and a cancelled one puts exactly those back: the
+cost of a write no longer grows with the data. Rollback behaves as before.
 """
 import copy
 import threading
-from collections import defaultdict
 
-_touched = threading.local()
+_state = threading.local()
 
 
 def _key(table, key):
@@ -20,33 +18,40 @@ def _key(table, key):
     return hash_value, range_value
 
 
-def _light_copy(table, keys):
-    clone = copy.copy(table)
-    clone.items = defaultdict(dict, table.items)  # untouched partitions are shared
-    for hash_value, range_value in keys:
-        if hash_value not in table.items:
-            continue
-        if range_value is None:
-            clone.items[hash_value] = copy.deepcopy(table.items[hash_value])
-            continue
-        if clone.items[hash_value] is table.items[hash_value]:
-            clone.items[hash_value] = dict(table.items[hash_value])
-        if range_value in table.items[hash_value]:
-            clone.items[hash_value][range_value] = copy.deepcopy(table.items[hash_value][range_value])
-    return clone
+def _saved(table, hash_value, range_value):
+    """(table, keys, a copy of the stored item or None)."""
+    partition = table.items.get(hash_value)
+    if range_value is not None:
+        partition = (partition or {}).get(range_value)
+    return table, hash_value, range_value, copy.deepcopy(partition)
+
+
+def _restore(table, hash_value, range_value, item):
+    if range_value is None:
+        if item is None:
+            table.items.pop(hash_value, None)
+        else:
+            table.items[hash_value] = item
+        return
+    partition = table.items.setdefault(hash_value, {})
+    if item is None:
+        partition.pop(range_value, None)
+        if not partition:
+            table.items.pop(hash_value, None)
+    else:
+        partition[range_value] = item
 
 
 def _table_deepcopy(table, memo):
-    keys = getattr(_touched, "keys", None)
-    if keys is None or table.name not in keys:
-        clone = copy.copy(table)
-        clone.__dict__ = copy.deepcopy(table.__dict__, memo)
-        return clone
-    return _light_copy(table, keys[table.name])
+    if getattr(_state, "in_transaction", False):
+        return table  # the transaction saved its items itself
+    clone = copy.copy(table)
+    clone.__dict__ = copy.deepcopy(table.__dict__, memo)
+    return clone
 
 
 def install():
-    """Make moto's DynamoDB transactions back up only the items they touch (idempotent)."""
+    """Make moto's DynamoDB transactions save only the items they touch (idempotent)."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.table import Table
     if getattr(DynamoDBBackend.transact_write_items, "light_backup", False):
@@ -54,17 +59,21 @@ def install():
     original = DynamoDBBackend.transact_write_items
 
     def transact_write_items(self, transact_items):
-        keys = defaultdict(set)
+        saved = []
         for entry in transact_items:
             operation = next(iter(entry.values()))
             table = self.tables.get(operation.get("TableName"))
             if table is not None:
-                keys[table.name].add(_key(table, operation.get("Key") or operation.get("Item")))
-        _touched.keys = keys
+                saved.append(_saved(table, *_key(table, operation.get("Key") or operation.get("Item"))))
+        _state.in_transaction = True
         try:
             return original(self, transact_items)
+        except Exception:
+            for item in reversed(saved):
+                _restore(*item)
+            raise
         finally:
-            _touched.keys = None
+            _state.in_transaction = False
 
     transact_write_items.light_backup = True
     DynamoDBBackend.transact_write_items = transact_write_items

@@ -340,7 +340,8 @@ def test_automation_children_alone_link_parents(api):
 def test_automation_parent_alone_links_children(api):
     auto = make(api, "automations", {"name": "A", "events": [
         {"id": "new_a", "name": "root", "type": "email.open", "eventType": "decision"},
-        {"id": "new_b", "name": "child", "type": "email.send", "eventType": "action", "parent": "new_a"}]})
+        {"id": "new_b", "name": "child", "type": "email.send", "eventType": "action", "parent": "new_a",
+         "decisionPath": "no"}]})
     events = _by_name(auto["events"])
     assert [c["id"] for c in events["root"]["children"]] == [events["child"]["id"]]
 
@@ -416,6 +417,7 @@ WEBHOOK_TRIGGERS = {
     "mautic.lead_post_delete", "mautic.lead_channel_subscription_changed", "mautic.lead_company_change",
     "mautic.company_post_save", "mautic.company_post_delete", "mautic.lead_list_change", "mautic.email_on_send",
     "mautic.email_on_open", "mautic.form_on_submit", "mautic.page_on_hit", "mautic.sms_on_send",
+    "mautic.campaign_on_leadchange", "mautic.campaign_on_event_executed",  # automations (Mautic's event names)
 }
 
 

@@ -190,7 +190,7 @@ def test_a_contact_written_during_a_rebuild_ends_up_right(api, drain):
     ann = new_contact(api, email="ann@example.com", city="Prague")
     read_by_rebuild = store.get("contact", ann["id"])  # a batch read it...
     api.patch(f"/api/contacts/{ann['id']}/edit", {"city": "Brno"})  # ...then the contact changed
-    rebuilds._refresh(read_by_rebuild, Context())  # the batch's write is refused and redone on a fresh read
+    rebuilds.refresh_contact(read_by_rebuild, Context())  # the batch's write is refused and redone on a fresh read
     assert lists_of(api, ann["id"])["total"] == 0
     assert member_ids(api, "pragueans") == []
     assert segment["id"]

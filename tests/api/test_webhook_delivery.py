@@ -6,78 +6,15 @@ import base64
 import hashlib
 import hmac
 import json
-import threading
 import time
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from standardwebhooks import Webhook
 
 from chalicelib import config
+from tests.receiver import Receiver
 
 SAVE_TRIGGERS = ["mautic.lead_post_save_new", "mautic.lead_post_save_update"]
-
-
-@dataclass
-class Received:
-    headers: dict
-    body: bytes
-    status: int
-    at: float
-
-    @property
-    def json(self):
-        return json.loads(self.body)
-
-
-class Receiver:
-    """An HTTP server on 127.0.0.1 recording every POST; answers the scripted statuses in turn,
-    then `default`. `delay` seconds pass before each answer."""
-
-    def __init__(self, statuses=(), default=200, delay=0.0):
-        self.statuses, self.default, self.delay = list(statuses), default, delay
-        self.received = []
-        self.arrived = threading.Condition()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.server.server_port}/hook?source=test"
-
-    def _handler(self):
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                time.sleep(receiver.delay)
-                with receiver.arrived:
-                    status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
-                    receiver.received.append(Received(dict(self.headers.items()), body, status, time.time()))
-                    receiver.arrived.notify_all()
-                self.send_response(status)
-                if 300 <= status < 400:
-                    self.send_header("Location", "/elsewhere")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        return Handler
-
-    def wait(self, count, timeout=10.0):
-        """The received requests once there are at least `count` (fails after `timeout`)."""
-        with self.arrived:
-            assert self.arrived.wait_for(lambda: len(self.received) >= count, timeout), self.received
-            return list(self.received)
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def mautic_signature(secret, body):

@@ -9,7 +9,8 @@ import pytest
 from standardwebhooks import Webhook
 
 from chalicelib.store.schema import queue_name
-from tests.api.test_webhook_delivery import SAVE_TRIGGERS, Receiver, mautic_signature
+from tests.api.test_webhook_delivery import SAVE_TRIGGERS, mautic_signature
+from tests.receiver import Receiver
 from tests.e2e.test_local_stack import Stack, _call
 
 

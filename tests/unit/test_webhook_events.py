@@ -19,7 +19,7 @@ def test_every_catalogue_trigger_has_a_payload_and_every_timeline_trigger_is_in_
     assert set(webhook_events.RENDER) == set(WEBHOOK_TRIGGERS)
     assert set(webhook_events.TIMELINE.values()) <= set(WEBHOOK_TRIGGERS)
     labels = [t["label"] for t in webhook_triggers().values()]
-    assert len(labels) == 14 and labels == sorted(labels, key=str.lower)
+    assert len(labels) == 16 and labels == sorted(labels, key=str.lower)
 
 
 def test_identified_updated_and_deleted_contacts():

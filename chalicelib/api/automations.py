@@ -1,0 +1,40 @@
+"""Automation membership and copies (compat 1.8 and 10.5 shapes): add/remove a contact by hand,
+the automation's contacts, a contact's automations, clone."""
+from chalicelib.api import standard
+from chalicelib.api.routing import Routes
+from chalicelib.domain import automations, journeys, service
+from chalicelib.domain.registry import AUTOMATION, CONTACT
+
+routes = Routes("automations")
+MEMBERS_LIMIT = 100
+
+
+@routes.route("/automations/clone/{id}", "POST")
+def clone_automation(request, ctx, id):
+    return standard.created(AUTOMATION, automations.clone(id, ctx), ctx)
+
+
+@routes.route("/automations/{id}/contact/{contact_id}/add", "POST")
+def add_to_automation(request, ctx, id, contact_id):
+    automations.change_member(id, contact_id, True, ctx)
+    return {"success": 1}
+
+
+@routes.route("/automations/{id}/contact/{contact_id}/remove", "POST")
+def remove_from_automation(request, ctx, id, contact_id):
+    automations.change_member(id, contact_id, False, ctx)
+    return {"success": 1}
+
+
+@routes.route("/automations/{id}/contacts", "GET")
+def automation_contacts(request, ctx, id):
+    query = standard.list_query(dict(request.query, limit=request.query.get("limit") or MEMBERS_LIMIT))
+    return automations.members(id, query.start, query.limit or MEMBERS_LIMIT)
+
+
+@routes.route("/contacts/{id}/automations", "GET")
+def contact_automations(request, ctx, id):
+    return journeys.contact_automations(service.load(CONTACT, id), ctx)
+
+
+blueprint = routes.blueprint()

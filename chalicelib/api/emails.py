@@ -1,0 +1,67 @@
+"""Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain import attributes as a
+from chalicelib.domain import emailruns, emailsends, sending, service, tracking
+from chalicelib.domain.errors import invalid
+
+routes = Routes("emails")
+
+
+def _tokens(value):
+    if value in (None, "", []):
+        return {}
+    if not isinstance(value, dict):
+        raise invalid("tokens", "This value should be an object of token names and values.")
+    return value
+
+
+def _attachments(value, ctx):
+    if value in (None, "", []):
+        return []
+    try:
+        ids = a.id_list(value)
+    except a.Invalid:
+        raise invalid("assetAttachments", "This value should be a list of asset ids.") from None
+    missing = [str(i) for i in ids if i not in service.referenced("asset", ids, ctx)]
+    if missing:
+        raise invalid("assetAttachments", f"No asset found with id {', '.join(missing)}.")
+    return ids
+
+
+@routes.route("/emails/{id}/contact/{contact_id}/send", "POST")
+def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path parameter's name
+    """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
+    payload = service.payload_object(request.body)
+    tokens, attachments = _tokens(payload.get("tokens")), _attachments(payload.get("assetAttachments"), ctx)
+    result = sending.send_email(id, contact_id, ctx, source=("api", None), tokens=tokens, transactional=True,
+                                attachments=attachments)
+    return {"success": True} if result["success"] else {"success": False, "failed": result["reason"]}
+
+
+@routes.route("/emails/{id}/send", "POST")
+def send_to_segments(request, ctx, id):  # noqa: A002
+    """Queue the email to its segments (or the `lists` given, at most `limit` contacts); answers at once."""
+    state = emailsends.start(id, service.payload_object(request.body), ctx)
+    return {"success": 1, "sentCount": 0, "failedRecipients": 0, "queued": True,
+            "sendProgress": emailruns.view(state, {})}
+
+
+@routes.route("/emails/reply/{hash}", "POST")
+def reply(request, ctx, hash):  # noqa: A002
+    tracking.reply(hash, ctx)
+    return Reply({"success": True}, 201)
+
+
+@routes.route("/smses/{id}/contact/{contact_id}/send", "GET", "POST")
+def send_sms(request, ctx, id, contact_id):  # noqa: A002
+    """Send a text message to a contact's mobile number (compat 13.1's answer)."""
+    result = sending.send_sms(id, contact_id, ctx, source=("api", None))
+    if result["success"]:
+        return {"success": True, "status": "Delivered", "result": {"sent": True, "status": "Delivered",
+                                                                   "content": result["content"]}, "errors": []}
+    reason = result["reason"]
+    return {"success": False, "status": reason, "result": {"sent": False, "status": reason},
+            "errors": [{"message": reason}]}
+
+
+blueprint = routes.blueprint()

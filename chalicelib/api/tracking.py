@@ -1,0 +1,44 @@
+"""Public email tracking (no /api prefix, no authentication): the open pixel, the web view,
+unsubscribe and signed click redirects, each addressed by a send record's tracking hash."""
+from html import escape
+
+from chalicelib.api.public import PIXEL, visit
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain import tracking
+from chalicelib.domain.errors import NotFound
+
+routes = Routes("tracking", authenticated=False)
+HTML = "text/html; charset=utf-8"
+
+
+@routes.route("/email/{name}", "GET")
+def open_pixel(request, ctx, name):
+    """`/email/<hash>.gif`: records the open; always the 1x1 GIF."""
+    if not name.endswith(".gif"):
+        raise NotFound()
+    tracking.open_pixel(name[:-4], visit(request), ctx)
+    return Reply(PIXEL, 200, {"Cache-Control": "no-store"}, "image/gif")
+
+
+@routes.route("/email/view/{hash}", "GET")
+def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
+    return Reply(tracking.web_view(hash, visit(request), ctx), 200, {"Cache-Control": "no-store"}, HTML)
+
+
+@routes.route("/email/unsubscribe/{hash}", "GET", "POST")
+def unsubscribe(request, ctx, hash):  # noqa: A002
+    """Unsubscribes the recipient (GET from the link, POST from mail clients' one-click button)."""
+    stat = tracking.unsubscribe(hash, ctx)
+    page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Unsubscribed</title></head><body>"
+            f"<p>{escape(stat.get('emailAddress') or 'You')} will no longer receive these emails.</p></body></html>")
+    return Reply(page, 200, {"Cache-Control": "no-store"}, HTML)
+
+
+@routes.route("/r/{hash}", "GET")
+def click(request, ctx, hash):  # noqa: A002
+    """A tracked link: records the click, then redirects (only to URLs this service signed)."""
+    url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visit(request), ctx)
+    return Reply("", 302, {"Location": url, "Cache-Control": "no-store"}, HTML)
+
+
+blueprint = routes.blueprint()

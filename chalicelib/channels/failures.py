@@ -1,0 +1,25 @@
+"""How a send through SES or SNS fails: refused for good, or unavailable for now."""
+from contextlib import contextmanager
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+
+class Rejected(Exception):
+    """The service refused the message; sending it again will not help."""
+
+
+class Unavailable(Exception):
+    """The service could not be reached or throttled us; the same message may be sent later."""
+
+
+@contextmanager
+def translated(permanent):
+    """Turn boto errors into Rejected (an error code in `permanent`) or Unavailable."""
+    try:
+        yield
+    except ClientError as error:
+        code = error.response.get("Error", {}).get("Code")
+        message = error.response.get("Error", {}).get("Message") or code
+        raise (Rejected if code in permanent else Unavailable)(message) from None
+    except BotoCoreError as error:
+        raise Unavailable(str(error)) from None

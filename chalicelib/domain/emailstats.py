@@ -1,0 +1,75 @@
+"""Send records ("stats", compat 13.2): one per message delivered to a contact, addressed by its
+tracking hash, and the counters shown on emails and text messages.
+
+A stat is a document of kind `emailstat#<email id>` (or `smsstat#<sms id>`), ids from one counter.
+Creating it counts it in `count#<that kind>` in the same transaction, so an email's `sentCount`
+is exact however many workers send at once. The tracking hash carries the email id and the stat
+id followed by 64 random bits: finding a stat by hash is one GetItem, and the stored hash is
+compared in constant time, so a guessed hash finds nothing.
+"""
+import hmac
+import re
+import secrets
+
+from chalicelib.store import entities as store
+
+HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
+KINDS = {"email": "emailstat", "sms": "smsstat"}
+
+
+def kind(channel, message_id):
+    """The stats kind of one email or text message."""
+    return f"{KINDS[channel]}#{int(message_id)}"
+
+
+def new_hash(message_id, stat_id):
+    return f"{int(message_id):08x}{int(stat_id):010x}{secrets.token_hex(8)}"
+
+
+def allocate(channel, message_id):
+    """(stat id, tracking hash) for a message about to be sent."""
+    stat_id = store.allocate_ids(KINDS[channel])[0]
+    return stat_id, new_hash(message_id, stat_id)
+
+
+def create(channel, message_id, stat):
+    """Store a new stat (and count it as sent)."""
+    store.create(kind(channel, message_id), stat)
+    return stat
+
+
+def get(channel, message_id, stat_id):
+    return store.get(kind(channel, message_id), stat_id)
+
+
+def find(tracking_hash):
+    """The email stat of a tracking hash, or None. One GetItem."""
+    match = HASH.match(str(tracking_hash or "").lower())
+    if not match:
+        return None
+    stat = store.get(kind("email", int(match.group(1), 16)), int(match.group(2), 16))
+    if stat is None or not hmac.compare_digest(stat.get("trackingHash", ""), tracking_hash.lower()):
+        return None
+    return stat
+
+
+def save(stat):
+    """Store a changed email stat; `store.Stale` when it changed since it was read."""
+    store.replace(kind("email", stat["email"]["id"]), stat)
+
+
+def read_counter(email_id):
+    return f"read#email#{int(email_id)}"
+
+
+def count_read(email_id):
+    """One more unique read of an email."""
+    store.add(read_counter(email_id))
+
+
+def counts(channel, ids):
+    """{id: {"sent": n, "read": n}} for a page of emails (or text messages). One BatchGetItem."""
+    names = {i: (f"count#{kind(channel, i)}", read_counter(i)) for i in ids}
+    found = store.counters([name for pair in names.values() for name in pair]) if names else {}
+    return {i: {"sent": found[sent], "read": found[read] if channel == "email" else 0}
+            for i, (sent, read) in names.items()}

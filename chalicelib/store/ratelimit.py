@@ -1,0 +1,34 @@
+"""A rate limit shared by every worker and container: fixed windows counted in DynamoDB.
+
+Each message takes a number from the counter of the current window (`rate#<name>#<window>` in the
+tokens table, one UpdateItem; DynamoDB's TTL removes old windows). A number beyond the window's
+allowance waits for the next window, so all senders together stay at the configured rate.
+"""
+import math
+import time
+from datetime import datetime, timezone
+
+from chalicelib.store.models import Token
+
+
+def _window(per_second):
+    """(window length in seconds, messages allowed per window) for a rate."""
+    length = 1 if per_second >= 1 else math.ceil(1 / per_second)
+    return length, max(1, int(per_second * length))
+
+
+def acquire(name, per_second, sleep=time.sleep, clock=time.time):
+    """Wait until one more `name` message fits the rate (messages per second; 0 or less: no limit).
+    Returns the time (Unix seconds) of the window the message was let through in."""
+    if per_second <= 0:
+        return clock()
+    length, allowance = _window(per_second)
+    while True:
+        now = clock()
+        start = int(now // length) * length
+        item = Token(f"rate#{name}#{start}")
+        expires = datetime.fromtimestamp(start + length + 3600, tz=timezone.utc)
+        item.update(actions=[Token.used.add(1), Token.expires.set(expires)])
+        if int(item.used) <= allowance:
+            return now
+        sleep(start + length - now)

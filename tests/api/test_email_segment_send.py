@@ -1,0 +1,216 @@
+"""Issue 8: segment emails, fanned out over the `sends` queue: who receives them (segments,
+do-not-contact, limit), each contact at most once per email (also when a worker is retried or
+crashes), failures recorded and retried, progress on the email, and the send rate held."""
+import time
+from collections import Counter
+
+import pytest
+from botocore.exceptions import ClientError
+
+from chalicelib import config
+from chalicelib.channels import mail
+from chalicelib.domain import emailsends, emailstats, sending
+from chalicelib.store import queues
+from tests.api.test_email_send import make_email, sent_messages
+
+PRAGUE = [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
+           "properties": {"filter": "Prague"}}]
+
+
+def _audience(api, drain, count, city="Prague"):
+    """A segment of `count` contacts in Prague (and one contact elsewhere); the segment and contact ids."""
+    segment = api.post("/api/segments/new", {"name": "Prague", "filters": PRAGUE}).json["list"]
+    ids = [api.post("/api/contacts/new", {"email": f"c{n}@example.com", "firstname": f"C{n}", "city": city}
+                    ).json["contact"]["id"] for n in range(count)]
+    api.post("/api/contacts/new", {"email": "far@example.com", "city": "Brno"})
+    drain()
+    return segment, ids
+
+
+def _recipients():
+    return sorted(m["To"].addresses[0].addr_spec for m in sent_messages())
+
+
+def _shown(api, mail_doc):
+    return api.get(f"/api/emails/{mail_doc['id']}").json["email"]
+
+
+def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
+    segment, ids = _audience(api, drain, 4)
+    api.post(f"/api/contacts/{ids[1]}/dnc/email/add", {"reason": 1})
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    response = api.post(f"/api/emails/{mail_doc['id']}/send")
+    assert response.status_code == 200
+    assert response.json["success"] == 1 and response.json["sendProgress"]["status"] == "queued"
+    assert sent_messages() == []
+    drain()
+    assert _recipients() == ["c0@example.com", "c2@example.com", "c3@example.com"]
+    shown = _shown(api, mail_doc)
+    assert shown["sentCount"] == 3 and shown["pendingCount"] == 0
+    progress = shown["sendProgress"]
+    assert (progress["status"], progress["queued"], progress["sent"], progress["skipped"], progress["failed"]) == \
+        ("done", 4, 3, 1, 0)
+    assert "List-Unsubscribe" in sent_messages()[0]
+    api.post(f"/api/emails/{mail_doc['id']}/send")
+    drain()
+    assert len(sent_messages()) == 3 and _shown(api, mail_doc)["sentCount"] == 3
+
+
+def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, monkeypatch):
+    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
+    segment, ids = _audience(api, drain, 5)
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"]], "limit": 3})
+    handled = []
+    while True:
+        messages = queues.receive("sends")
+        if not messages:
+            break
+        for receipt, body, _ in messages:
+            handled.append(body["type"])
+            _run(body)
+            queues.delete("sends", receipt)
+            if handled == ["plan", "batch"]:
+                assert _shown(api, mail_doc)["pendingCount"] == 1
+    assert handled == ["plan", "batch", "batch"]
+    assert len(sent_messages()) == 3 and _shown(api, mail_doc)["pendingCount"] == 0
+    api.post(f"/api/emails/{mail_doc['id']}/send")
+    drain()
+    assert _recipients() == [f"c{n}@example.com" for n in range(5)]
+
+
+def test_bad_requests(api, drain):
+    segment, _ = _audience(api, drain, 1)
+    no_lists = make_email(api)
+    bad = api.post(f"/api/emails/{no_lists['id']}/send")
+    assert bad.status_code == 400 and "lists" in bad.json["errors"][0]["details"]
+    mail_doc = make_email(api, lists=[segment["id"]])
+    bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"] + 50]})
+    assert bad.status_code == 400 and "lists" in bad.json["errors"][0]["details"]
+    bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"limit": "many"})
+    assert bad.status_code == 400 and "limit" in bad.json["errors"][0]["details"]
+    assert api.post("/api/emails/999/send").status_code == 404
+    hidden = make_email(api, lists=[segment["id"]], isPublished=False)
+    assert api.post(f"/api/emails/{hidden['id']}/send").status_code == 404
+
+
+def _batch_message(api, mail_doc):
+    """Queue a send and run its plan; the batch message bodies (as SQS would deliver them)."""
+    api.post(f"/api/emails/{mail_doc['id']}/send")
+    (receipt, plan, _), = queues.receive("sends")
+    from chalicelib.workers import sends
+    sends.handle(plan)
+    queues.delete("sends", receipt)
+    return [body for _, body, _ in queues.receive("sends")]
+
+
+def _run(body):
+    from chalicelib.workers import sends
+    sends.handle(dict(body))
+
+
+def test_a_redelivered_batch_sends_nothing_twice(api, drain):
+    segment, _ = _audience(api, drain, 3)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    (batch,) = _batch_message(api, mail_doc)
+    _run(batch)
+    _run(batch)
+    assert len(sent_messages()) == 3
+    assert _shown(api, mail_doc)["sendProgress"]["sent"] == 3 and _shown(api, mail_doc)["sentCount"] == 3
+
+
+def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch):
+    segment, ids = _audience(api, drain, 2)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    (batch,) = _batch_message(api, mail_doc)
+    real = sending.record_sent
+    crashes = iter([True])
+
+    def crash_once(*args, **kwargs):
+        if next(crashes, False):
+            raise RuntimeError("worker died")
+        return real(*args, **kwargs)
+    monkeypatch.setattr(sending, "record_sent", crash_once)
+    with pytest.raises(RuntimeError):
+        _run(batch)
+    assert len(sent_messages()) == 1
+    with pytest.raises(emailsends.SendLater):
+        _run(batch)  # the record is fresh: maybe another worker is still sending
+    monkeypatch.setattr(emailsends, "STUCK_SECONDS", 0)
+    _run(batch)
+    assert _recipients() == ["c0@example.com", "c1@example.com"]
+    record = emailsends.store.get(emailsends.record_kind(mail_doc["id"]), ids[0])
+    assert record["status"] == "unknown"
+    progress = _shown(api, mail_doc)["sendProgress"]
+    assert (progress["status"], progress["sent"], progress["failed"]) == ("done", 1, 1)
+
+
+def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, monkeypatch):
+    segment, _ = _audience(api, drain, 1)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    (batch,) = _batch_message(api, mail_doc)
+    real = emailsends._settle
+
+    def crash_when_sent(email, record, contact_id, status, reason):
+        if status == "sent":
+            raise RuntimeError("worker died")
+        return real(email, record, contact_id, status, reason)
+    monkeypatch.setattr(emailsends, "_settle", crash_when_sent)
+    with pytest.raises(RuntimeError):
+        _run(batch)
+    monkeypatch.setattr(emailsends, "_settle", real)
+    _run(batch)
+    assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
+
+
+def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch):
+    segment, ids = _audience(api, drain, 2)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    (batch,) = _batch_message(api, mail_doc)
+    ses = mail._ses()
+    real = ses.send_raw_email
+    answers = iter(["Throttling", None, "MessageRejected"])
+
+    def flaky(**kwargs):
+        code = next(answers, None)
+        if code:
+            raise ClientError({"Error": {"Code": code, "Message": f"{code} by SES"}}, "SendRawEmail")
+        return real(**kwargs)
+    monkeypatch.setattr(ses, "send_raw_email", flaky)
+    with pytest.raises(emailsends.SendLater):
+        _run(batch)
+    record = emailsends.store.get(emailsends.record_kind(mail_doc["id"]), ids[0])
+    assert record["status"] == "retry" and record["reason"] == "Throttling by SES"
+    _run(batch)
+    assert _recipients() == ["c0@example.com"]
+    progress = _shown(api, mail_doc)["sendProgress"]
+    assert (progress["status"], progress["sent"], progress["failed"]) == ("done", 1, 1)
+    failed = [e for e in api.get(f"/api/contacts/{ids[1]}/activity").json["events"] if e["event"] == "email.failed"]
+    assert failed[0]["details"]["reason"] == "MessageRejected by SES"
+
+
+def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
+    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 4)
+    segment, _ = _audience(api, drain, 9)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    started = time.monotonic()
+    api.post(f"/api/emails/{mail_doc['id']}/send")
+    drain()
+    elapsed = time.monotonic() - started
+    assert len(sent_messages()) == 9 and elapsed > 1.0
+    stats = emailsends.store.iterate(emailstats.kind("email", mail_doc["id"]))
+    per_second = Counter(stat["dateSent"] for stat in stats)
+    assert max(per_second.values()) <= 4
+
+
+def test_a_point_trigger_sends_its_email_once(api, drain):
+    from tests.api.test_email_send import make_contact
+    mail_doc = make_email(api)
+    contact = make_contact(api)
+    api.post("/api/points/triggers/new", {"name": "Hot", "points": 10, "events": [
+        {"type": "email.send", "name": "Send welcome", "properties": {"email": mail_doc["id"]}}]})
+    api.post(f"/api/contacts/{contact['id']}/points/plus/15")
+    drain()
+    api.post(f"/api/contacts/{contact['id']}/points/plus/15")
+    drain()
+    assert _recipients() == ["ann@example.com"]
