@@ -77,6 +77,24 @@ def as_id(value):
     return number
 
 
+def id_or_none(value):
+    """`as_id`, or None for what is not an id."""
+    try:
+        return as_id(value)
+    except Invalid:
+        return None
+
+
+def ids_in(value, keep=()):
+    """The ids a property holds (a list, one id or an id-keyed object), invalid entries left out;
+    the words in `keep` (such as `this`) are kept as they are."""
+    try:
+        items = as_list(value) if value not in (None, "") else []
+    except Invalid:
+        items = [value]
+    return {item if item in keep else id_or_none(item) for item in items} - {None}
+
+
 def one_of(*choices):
     """A coercer accepting only the given strings."""
     def coerce(value):

@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 from chalicelib import config
 from chalicelib.channels import http
+from chalicelib.domain import attributes as a
 from chalicelib.domain import automationgraph as graph
-from chalicelib.domain import clock, journeys, membership, rebuilds, service
-from chalicelib.domain.automationsteps import ids
+from chalicelib.domain import clock, journeys, membership, rebuilds, rendering, service
 from chalicelib.domain.context import Context
 from chalicelib.domain.errors import NotFound
 from chalicelib.store import entities as store
@@ -142,18 +142,17 @@ def _pairs(value):
             if isinstance(p, dict) and p.get("label")}
 
 
-def _tokens(text, contact):
-    from chalicelib.domain.pages import TOKEN  # pages imports the points engine, which imports the steps
-    values = contact.get("values") or {}
-    return TOKEN.sub(lambda m: str(values.get(m.group(1).lower()) or m.group(2) or ""), text)
+def _tokens(text, contact, ctx):
+    from chalicelib.domain import emailmessages  # the email channel builds on the automations it feeds
+    return rendering.render_text(text, emailmessages.contact_sources(contact, ctx))[0]
 
 
 def _webhook(props, contact, event, ctx):
     """`campaign.sendwebhook` (compat 5.4): GET sends the data as a query string; other methods send
     JSON when a JSON content type is configured, else a form; only 200 and 201 count as success."""
     method = str(props.get("method") or "post").upper()
-    headers = {k: _tokens(v, contact) for k, v in _pairs(props.get("headers")).items()}
-    data = {k: _tokens(v, contact) for k, v in _pairs(props.get("additional_data")).items()}
+    headers = {k: _tokens(v, contact, ctx) for k, v in _pairs(props.get("headers")).items()}
+    data = {k: _tokens(v, contact, ctx) for k, v in _pairs(props.get("additional_data")).items()}
     url, body = str(props.get("url") or ""), None
     if method in ("GET", "DELETE"):
         url += ("&" if "?" in url else "?") + urlencode(data) if data else ""
@@ -180,7 +179,7 @@ def _delete_contact(props, contact, event, ctx):
 def _send_message(kind, key):
     def send(props, contact, event, ctx):
         from chalicelib.domain import sending  # the email and SMS channels
-        message = next(iter(ids(props.get(key))), None)
+        message = next(iter(a.ids_in(props.get(key))), None)
         if message is None:
             return "failed", f"No {kind} chosen."
         try:

@@ -61,13 +61,15 @@ class AutomationHooks(AliasHooks):
             queues.send(automationruns.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
     def link(self, resource, doc, new_ids):
-        """Temporary ids in parents and in the canvas (nodes, connections) become the real ids."""
+        """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
         def real(ref):
             return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
 
         for event in doc.get("events") or []:
             if event.get("parent") is not None:
                 event["parent"] = real(event["parent"])
+            if (event.get("properties") or {}).get("jumpToEvent") is not None:
+                event["properties"]["jumpToEvent"] = real(event["properties"]["jumpToEvent"])
         canvas = doc.get("canvasSettings") or {}
         for node in canvas.get("nodes") or []:
             if isinstance(node, dict) and ("events", str(node.get("id"))) in new_ids:
@@ -98,9 +100,17 @@ def clone(automation_id, ctx):
     payload = {key: copy.deepcopy(original.get(key)) for key in ("name", "description", "lists", "forms",
                                                                    "allowRestart", "category", "removeOnSegmentExit")}
     payload["canvasSettings"] = _canvas_refs(original.get("canvasSettings"), {str(e["id"]) for e in events})
-    payload.update(isPublished=False, events=[dict(e, id=f"new{e['id']}", parent=f"new{e['parent']}"
-                                                   if e.get("parent") is not None else None) for e in events])
+    payload.update(isPublished=False, events=[_temporary(e) for e in events])
     return service.create(AUTOMATION, payload, ctx)[0]
+
+
+def _temporary(event):
+    """A copy of an event for a clone: its own id, its parent and its jump target as temporary ids."""
+    copied = dict(event, id=f"new{event['id']}", parent=f"new{event['parent']}" if event.get("parent") else None)
+    target = (event.get("properties") or {}).get("jumpToEvent")
+    if target is not None:
+        copied["properties"] = dict(event["properties"], jumpToEvent=f"new{target}")
+    return copied
 
 
 def _canvas_refs(canvas, event_ids):

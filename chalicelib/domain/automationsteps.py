@@ -26,24 +26,6 @@ COMPARE = {"=": lambda x, y: x == y, "!=": lambda x, y: x != y, "gt": lambda x, 
            "gte": lambda x, y: x >= y, "lt": lambda x, y: x < y, "lte": lambda x, y: x <= y}
 
 
-def ref(value):
-    """The id in a reference: an id, or an object with `id`."""
-    value = value.get("id") if isinstance(value, dict) else value
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def ids(value):
-    """A set of ids from a property: a list, a single id or an id-keyed object ('this' kept as is)."""
-    try:
-        items = a.as_list(value) if value not in (None, "") else []
-    except a.Invalid:
-        items = [value]
-    return {item if item == "this" else ref(item) for item in items} - {None}
-
-
 def _names(value):
     return pointsengine.tag_names(value)
 
@@ -59,12 +41,12 @@ def decided(decision, automation, event):
     if decision["type"] in ("email.open", "email.click", "email.reply"):
         if decision["type"] == "email.click" and details.get("emailId") is None:
             return False
-        limit = ids(props.get("emails")) or _parent_email(decision, automation)
+        limit = a.ids_in(props.get("emails")) or _parent_email(decision, automation)
     else:
         if decision["type"] == "page.pagehit" and details.get("emailId") is not None:
             return False
-        limit = ids(props.get(wanted[1]))
-    if limit and ref(details.get(wanted[2])) not in limit:
+        limit = a.ids_in(props.get(wanted[1]))
+    if limit and a.id_or_none(details.get(wanted[2])) not in limit:
         return False
     return _url_matches(decision, details)
 
@@ -73,7 +55,7 @@ def _parent_email(decision, automation):
     parent = next((e for e in automation.get("events") or [] if e["id"] == decision.get("parent")), None)
     if not parent or parent.get("type") != "email.send":
         return set()
-    return ids((parent.get("properties") or {}).get("email"))
+    return a.ids_in((parent.get("properties") or {}).get("email"))
 
 
 def _url_matches(decision, details):
@@ -128,7 +110,7 @@ def _valid_email(props, doc, ctx):
 
 
 def _in_automations(props, doc, ctx):
-    wanted = ids(props.get("campaigns"))
+    wanted = a.ids_in(props.get("campaigns"))
     return any(int(k) in wanted and e.get("active") and not e.get("manuallyRemoved")
                for k, e in (doc.get("automations") or {}).items())
 
@@ -138,8 +120,8 @@ CONDITIONS = {
     "lead.points": _points,
     "lead.tags": _tags,
     "lead.segments": lambda p, d, c: any(membership.is_member((d.get("segments") or {}).get(str(s)))
-                                         for s in ids(p.get("segments"))),
-    "lead.owner": lambda p, d, c: d.get("owner") in ids(p.get("owner")),
+                                         for s in a.ids_in(p.get("segments"))),
+    "lead.owner": lambda p, d, c: d.get("owner") in a.ids_in(p.get("owner")),
     "lead.campaigns": _in_automations,
     "lead.dnc": lambda p, d, c: any(e["channel"] in set(a.as_list(p.get("channels") or ["email"]))
                                     for e in d.get("doNotContact") or []),
@@ -185,7 +167,7 @@ def _update_fields(props, doc, automation, ctx):
 
 def _change_owner(props, doc, automation, ctx):
     from chalicelib.domain.service import referenced  # service imports the hooks that import this module
-    owner = ref(props.get("owner"))
+    owner = a.id_or_none(props.get("owner"))
     if owner is None or not referenced("user", [owner], ctx):
         raise a.Invalid(f"No user with id {props.get('owner')}.")
     doc["owner"] = owner
@@ -206,7 +188,7 @@ def _remove_dnc(props, doc, automation, ctx):
 
 def _add_to_company(props, doc, automation, ctx):
     from chalicelib.domain.service import referenced
-    company_id = ref(props.get("company"))
+    company_id = a.id_or_none(props.get("company"))
     company = referenced("company", [company_id], ctx).get(company_id) if company_id else None
     if company is None:
         raise NotFound()
@@ -218,9 +200,9 @@ def change_automations(doc, props, ctx, this=None):
     `this` is the automation running the action)."""
     from chalicelib.domain import journeys  # journeys runs the steps of this module
     known = journeys.by_id(ctx)
-    for target in ids(props.get("removeFrom")):
+    for target in a.ids_in(props.get("removeFrom"), keep=("this",)):
         journeys.leave(doc, this if target == "this" else target, False, ctx)
-    for target in ids(props.get("addTo")):
+    for target in a.ids_in(props.get("addTo"), keep=("this",)):
         found = known.get(this if target == "this" else target)
         if found is not None:
             journeys.enroll(doc, found, "automation", ctx)
@@ -228,7 +210,7 @@ def change_automations(doc, props, ctx, this=None):
 
 def _jump(props, doc, automation, ctx):
     from chalicelib.domain import automationgraph, journeys
-    target = automationgraph.event(automation, ref(props.get("jumpToEvent")))
+    target = automationgraph.event(automation, a.id_or_none(props.get("jumpToEvent")))
     if target is None:
         raise a.Invalid("The event to jump to is not in this automation.")
     journeys.reach(doc["automations"][str(automation["id"])], automation, target, ctx)

@@ -1,15 +1,11 @@
 """Dynamic content by slot: `{dwc=slot}` in pages (and emails) resolves, for a contact, to the first
 published filter-based item (`isCampaignBased` false) of that `slotName` whose filters match the
 contact (no filters match everyone); each resolution counts in its `sentCount`."""
-import re
-
 from chalicelib.domain import clock, filters, membership
 from chalicelib.domain.hits import count_hit
 from chalicelib.domain.listing import is_published
 from chalicelib.domain.registry import DYNAMIC_CONTENT
 from chalicelib.store import entities as store
-
-TOKEN = re.compile(r"\{dwc=([A-Za-z0-9_\-.]+)\}")
 
 
 def _slot_items(ctx):
@@ -38,10 +34,3 @@ def resolve(slot, contact, ctx):
             count_hit(DYNAMIC_CONTENT, item, "sentCount")
             return item.get("content") or ""
     return None
-
-
-def replace_tokens(html, contact, ctx):
-    """`html` with each `{dwc=slot}` replaced by the slot's content for the contact (empty when none)."""
-    if "{dwc=" not in html:
-        return html
-    return TOKEN.sub(lambda m: resolve(m.group(1), contact, ctx) or "", html)

@@ -15,6 +15,7 @@ import secrets
 from datetime import timedelta
 
 from chalicelib import config
+from chalicelib.domain import attributes as a
 from chalicelib.domain import automationgraph as graph
 from chalicelib.domain import automationsteps as steps
 from chalicelib.domain import cached, clock, membership, timeline
@@ -166,7 +167,7 @@ def _sync_sources(doc, events, ctx):
     for key in [k for k in entries if int(k) not in automations]:
         del entries[key]
     segments = {int(k) for k, e in (doc.get("segments") or {}).items() if membership.is_member(e)}
-    forms = {steps.ref(e["details"].get("form")) for e in events if e.get("event") == "form.submitted"}
+    forms = {a.id_or_none(e["details"].get("form")) for e in events if e.get("event") == "form.submitted"}
     moved = False
     for automation in automations.values():
         if not is_published(automation, ctx.now):

@@ -1,10 +1,9 @@
 """Landing pages served by alias, page hits (counted on the page, `page.hit` on the contact's
 timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor."""
-import re
 from html import escape
 from urllib.parse import parse_qsl, urlparse
 
-from chalicelib.domain import contactactions, dynamiccontent, pointsengine, timeline
+from chalicelib.domain import contactactions, dynamiccontent, pointsengine, rendering, timeline
 from chalicelib.domain.hits import count_hit, record_for_contact
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.listing import is_published
@@ -12,7 +11,6 @@ from chalicelib.domain.registry import PAGE
 from chalicelib.store import entities as store
 
 RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
-TOKEN = re.compile(r"\{contactfield=([a-z0-9_]+)(?:\|([^}]*))?\}", re.IGNORECASE)
 UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
 
 
@@ -52,12 +50,13 @@ def serve(alias, visit, url, ctx):
 
 
 def render(page, contact, ctx):
-    """The page's HTML with `{contactfield=alias|default}` and `{dwc=slot}` tokens filled in."""
+    """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
+    filled in, as in emails (domain/rendering.py)."""
+    from chalicelib.domain import emailmessages  # it composes emails from pages' links
     html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
                                       f"</title></head><body></body></html>"
-    values = (contact or {}).get("values") or {}
-    html = TOKEN.sub(lambda m: escape(str(values.get(m.group(1).lower()) or m.group(2) or "")), html)
-    return dynamiccontent.replace_tokens(html, contact, ctx)
+    links = rendering.Links(dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))
+    return rendering.render_text(html, emailmessages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
 
 
 def _utm(doc, visit, url, ctx):

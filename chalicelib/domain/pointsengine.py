@@ -16,13 +16,6 @@ SUBJECT_PROPERTIES = {"form.submit": "forms", "page.hit": "pages", "asset.downlo
                       "email.open": "emails", "email.send": "emails"}
 
 
-def _ids(value):
-    try:
-        return {a.as_int(v) for v in a.as_list(value) if v not in (None, "")}
-    except a.Invalid:
-        return set()
-
-
 def matches(action, event_type, subject):
     """Whether a point action of `event_type` scores `subject` (an entity id, or a URL for url.hit)."""
     if action.get("type") != event_type:
@@ -31,7 +24,7 @@ def matches(action, event_type, subject):
     if event_type == "url.hit":
         pattern = str(props.get("page_url") or "").strip()
         return bool(pattern) and fnmatch.fnmatchcase(str(subject or ""), pattern if "*" in pattern else f"*{pattern}*")
-    wanted = _ids(props.get(SUBJECT_PROPERTIES[event_type]))
+    wanted = a.ids_in(props.get(SUBJECT_PROPERTIES[event_type]))
     return not wanted or int(subject) in wanted
 
 
@@ -119,9 +112,9 @@ def tag_names(value):
 
 def change_segments(doc, add, remove, ctx):
     """Manually add the contact to / remove it from segments (ids), as recorded by the membership module."""
-    for segment_id in sorted(_ids(add or [])):
+    for segment_id in sorted(a.ids_in(add or [])):
         membership.mark(doc, segment_id, True, ctx.now)
-    for segment_id in sorted(_ids(remove or [])):
+    for segment_id in sorted(a.ids_in(remove or [])):
         membership.mark(doc, segment_id, False, ctx.now)
     return True
 

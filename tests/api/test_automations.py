@@ -110,6 +110,9 @@ def test_clone_copies_the_whole_graph_unpublished(api):
     assert shape(copy) == shape(original)
     assert copy["canvasSettings"]["nodes"][0]["id"] == str(copy["events"][0]["id"])
     assert copy["canvasSettings"]["connections"][0]["targetId"] == str(copy["events"][1]["id"])
+    jumper = new_automation(api, [tag("new1", "x"), action("new2", "campaign.jump_to_event", {"jumpToEvent": "new1"})])
+    cloned = api.post(f"/api/automations/clone/{jumper['id']}").json["automation"]
+    assert cloned["events"][1]["properties"]["jumpToEvent"] == cloned["events"][0]["id"]
     assert_error(api.post("/api/automations/clone/999"), 404)
 
 
@@ -368,7 +371,7 @@ def test_remove_dnc_jump_and_invalid_properties(api):
         action("new1", "lead.removednc", {"channels": ["email"]}),
         action("new2", "campaign.jump_to_event", {"jumpToEvent": "new4"}, parent="new1"),
         tag("new3", "skipped", parent="new2", triggerMode="interval", triggerInterval=9),
-        tag("new4", "landed"),
+        tag("new4", "landed", parent="new3"),  # reached only by the jump
         action("new5", "lead.changeowner", {"owner": 999}),
     ])
     ann = new_contact(api, email="ann@example.com")
