@@ -6,10 +6,9 @@ so a form's submissions are one Query and one of them one GetItem.
 """
 import copy
 import re
-from urllib.parse import parse_qsl, urlparse
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import contactactions, contacts, customvalues, pointsengine, service, timeline
+from chalicelib.domain import contacts, customvalues, formactions, pointsengine, service, timeline
 from chalicelib.domain.errors import NotFound, ValidationError
 from chalicelib.domain.formhtml import options
 from chalicelib.domain.listing import is_published
@@ -147,7 +146,7 @@ def submit(form_id, data, visit, ctx):
         events = [timeline.event("form.submitted", form.get("name"), {
             "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
             "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
-        events += run_actions(form, doc, visit, ctx)
+        events += formactions.run(form, doc, visit, ctx)
         events += pointsengine.award(doc, "form.submit", form["id"], ctx)
         pointsengine.run_triggers(doc, old, events, ctx)
         return service.save_change(CONTACT, existing, doc, ctx, events)
@@ -155,51 +154,6 @@ def submit(form_id, data, visit, ctx):
     contact = service.retrying(record, ctx)
     store.create(kind(form["id"]), submission)
     return form, submission, contact
-
-
-def run_actions(form, doc, visit, ctx):
-    """Apply the form's submit actions to the contact document; their timeline events."""
-    events = []
-    for action in sorted(form.get("actions") or [], key=lambda x: x.get("order") or 0):
-        props = action.get("properties") or {}
-        kind_ = action.get("type")
-        if kind_ == "lead.pointschange":
-            event = _points_action(doc, action, props)
-            events += [event] if event else []
-        elif kind_ == "lead.changetags":
-            contacts.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
-                                       pointsengine.tag_names(props.get("remove_tags")), ctx)
-        elif kind_ == "lead.changelist":
-            pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
-        elif kind_ == "lead.remove_do_not_contact":
-            channel = str(props.get("channel") or "email")
-            doc["doNotContact"] = [e for e in doc.get("doNotContact") or [] if e.get("channel") != channel]
-        elif kind_ == "lead.addutmtags":
-            events += _utm_action(doc, visit, ctx)
-    return events
-
-
-def _points_action(doc, action, props):
-    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(props.get("operator"),
-                                                                         props.get("operator") or "plus")
-    try:
-        delta = a.as_int(props.get("points") or 0)
-    except a.Invalid:
-        delta = 0
-    if operator not in contactactions.OPERATORS:
-        return None
-    return contactactions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
-                                        {"action": action.get("name"), "type": "form.submit"})
-
-
-def _utm_action(doc, visit, ctx):
-    query = dict(parse_qsl(urlparse(visit.referer or "").query))
-    query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
-    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": visit.referer, "referer": visit.referer,
-             "remoteHost": visit.ip, "userAgent": None}
-    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items()
-                  if name.startswith("utm_")})
-    return [contactactions.record_utm(doc, entry)]
 
 
 ORDER_COLUMNS = {"id": "id", "date_submitted": "dateSubmitted", "datesubmitted": "dateSubmitted",
