@@ -7,7 +7,7 @@ from chalicelib.api.routing import Routes
 from chalicelib.auth import users
 from chalicelib.domain import contactactions as actions
 from chalicelib.domain.customfields import definitions
-from chalicelib.domain import segmentactions, service
+from chalicelib.domain import devices, segmentactions, service
 from chalicelib.domain.registry import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
 from chalicelib.domain.service import payload_object
 
@@ -71,6 +71,11 @@ def companies_of_contact(request, ctx, id):
 @routes.route("/contacts/{id}/segments", "GET")
 def segments_of_contact(request, ctx, id):
     return segmentactions.of_contact(id, ctx)
+
+
+@routes.route("/contacts/{id}/devices", "GET")
+def devices_of_contact(request, ctx, id):
+    return devices.of_contact(CONTACT, id)
 
 
 @routes.route("/contacts/{id}/notes", "GET")

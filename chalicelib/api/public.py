@@ -4,13 +4,14 @@ from html import escape
 from urllib.parse import quote, urlencode
 
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.domain import assets, dynamiccontent, files, pages, submissions
+from chalicelib.domain import assets, dynamiccontent, files, formactions, pages, submissions
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.hits import Visit
 
 routes = Routes("public", authenticated=False)
 TRACKING_COOKIE = "mtc_id"
 COOKIE_DAYS = 730
+PREFETCH = ("prefetch", "prerender")
 # Chalice's default binary types: bodies of these types travel base64 through API Gateway.
 BINARY_TYPES = {"application/octet-stream", "application/x-tar", "application/zip", "audio/basic", "audio/ogg",
                 "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm", "image/png", "image/jpg", "image/jpeg",
@@ -26,16 +27,22 @@ def _cookie(request, name):
 
 
 def visit(request):
-    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, tracked contact."""
+    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, tracked contact,
+    User-Agent, and whether the browser only prefetches."""
     forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
     identity = (request.raw.context or {}).get("identity") or {}
     tracked = _cookie(request, TRACKING_COOKIE)
+    purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
     return Visit(ip=forwarded or identity.get("sourceIp"), referer=request.headers.get("referer"),
                  query={k: v for k, v in request.query.items() if isinstance(v, str)},
-                 contact_id=int(tracked) if tracked and tracked.isdigit() else None)
+                 contact_id=int(tracked) if tracked and tracked.isdigit() else None,
+                 user_agent=request.headers.get("user-agent"), prefetch=purpose.startswith(PREFETCH))
 
 
 def _tracking(contact_id):
+    """The tracking cookie naming the visitor's contact (none when the visit has no contact)."""
+    if contact_id is None:
+        return {}
     return {"Set-Cookie": f"{TRACKING_COOKIE}={contact_id}; Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"}
 
 
@@ -52,7 +59,8 @@ def _redirect(url, headers=None, status=302):
 @routes.route("/form/submit", "POST")
 @routes.route("/form/submit/ajax", "POST")
 def submit_form(request, ctx):
-    """Mautic's public form post: `mauticform[...]` fields; the form's postAction decides the answer."""
+    """Mautic's public form post: `mauticform[...]` fields; an `asset.download` action (the download
+    URL) or else the form's postAction decides the answer."""
     body = request.body if isinstance(request.body, dict) else {}
     data = body.get("mauticform") if isinstance(body.get("mauticform"), dict) else {}
     form_id = request.query.get("formId") or data.get("formId")
@@ -60,13 +68,17 @@ def submit_form(request, ctx):
         raise NotFound("No form was named (formId).")
     form, submission, contact = submissions.submit(form_id, data, visit(request), ctx)
     headers = _tracking(contact["id"])
+    download = formactions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
     if ajax:
         answer = {"success": 1, "submissionId": submission["id"], "results": submission["results"]}
         answer.update({"redirect": target} if action == "redirect" and target else
                       {"message": target or "Thank you for your submission."})
+        answer.update({"download": download} if download else {})
         return Reply(answer, 200, headers)
+    if download:
+        return _redirect(download, headers)
     if action == "redirect" and target:
         return _redirect(target, headers)
     back = data.get("return") or request.headers.get("referer")
@@ -90,21 +102,22 @@ def _binary(data, mime, headers=None):
 
 @routes.route("/mtracking.gif", "GET")
 def tracking_pixel(request, ctx):
-    """Records a page hit by URL for the tracked contact; always the 1x1 GIF."""
-    pages.pixel_hit(visit(request), ctx)
-    return Reply(PIXEL, 200, {"Cache-Control": "no-store"}, "image/gif")
+    """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
+    contact = pages.pixel_hit(visit(request), ctx)
+    return Reply(PIXEL, 200, dict(_tracking(contact and contact["id"]), **{"Cache-Control": "no-store"}), "image/gif")
 
 
 @routes.route("/asset/{key}", "GET")
 def download_asset(request, ctx, key):
     """Serves a local asset's file (or redirects to a remote one) and counts the download."""
-    asset, data = assets.download(key, visit(request), ctx)
+    visitor = visit(request)
+    asset, data = assets.download(key, visitor, ctx)
     if data is None:
-        return _redirect(asset["file"])
+        return _redirect(asset["file"], _tracking(visitor.contact_id))
     name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
     disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
-    return _binary(data, asset.get("mime") or files.mime_of(name),
-                   {"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"})
+    return _binary(data, asset.get("mime") or files.mime_of(name), dict(
+        _tracking(visitor.contact_id), **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"}))
 
 
 @routes.route("/media/images/{name}", "GET")
@@ -127,13 +140,15 @@ def dynamic_content(request, ctx, slot):
 
 @routes.route("/{alias}", "GET")
 def landing_page(request, ctx, alias):
-    """A landing page by alias; an unpublished one redirects (redirectType/redirectUrl) or is a 404."""
-    query = urlencode([(k, v) for k, v in visit(request).query.items()])
+    """A landing page by alias for the visitor's contact (cookie set); an unpublished one redirects
+    (redirectType/redirectUrl) or is a 404."""
+    visitor = visit(request)
+    query = urlencode([(k, v) for k, v in visitor.query.items()])
     url = request.url() + (f"?{query}" if query else "")
-    status, html, location = pages.serve(alias, visit(request), url, ctx)
+    status, html, location = pages.serve(alias, visitor, url, ctx)
     if location:
         return _redirect(location, status=status)
-    return Reply(html, 200, {}, "text/html; charset=utf-8")
+    return Reply(html, 200, _tracking(visitor.contact_id), "text/html; charset=utf-8")
 
 
 blueprint = routes.blueprint()

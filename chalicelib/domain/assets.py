@@ -71,9 +71,9 @@ def find(key):
 
 
 def download(key, visit, ctx):
-    """Count a download of a published asset (`asset.download` on the tracked contact, scored).
+    """Count a download of a published asset (`asset.download` on the visitor's contact, scored).
     Returns (asset, bytes or None for a remote asset)."""
-    from chalicelib.domain.hits import count_hit, record_for_contact
+    from chalicelib.domain.hits import record_hit
     from chalicelib.domain.pages import scored
     from chalicelib.domain.registry import ASSET
     asset = find(key)
@@ -82,9 +82,8 @@ def download(key, visit, ctx):
     data = None
     if asset.get("storageLocation") == "local":
         data = files.read_asset_file(asset["file"])[0]
-    count_hit(ASSET, asset, "downloadCount", "uniqueDownloadCount", visit.visitor)
     details = {"asset": {"id": asset["id"], "title": asset.get("title"), "alias": asset.get("alias")},
                "referer": visit.referer}
-    record_for_contact(visit, lambda doc: scored(doc, timeline.event("asset.download", asset.get("title"), details),
-                                                 "asset.download", asset["id"], ctx), ctx)
+    record_hit(visit, ASSET, asset, ("downloadCount", "uniqueDownloadCount"), lambda doc: scored(
+        doc, timeline.event("asset.download", asset.get("title"), details), "asset.download", asset["id"], ctx), ctx)
     return asset, data

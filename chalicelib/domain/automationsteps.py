@@ -127,7 +127,7 @@ CONDITIONS = {
                                     for e in d.get("doNotContact") or []),
     "email.validate.address": _valid_email,
     "lead.stages": lambda p, d, c: False,  # contacts have no stage in this service
-    "lead.device": lambda p, d, c: False,  # no device is recorded for contacts
+    "lead.device": lambda p, d, c: False,  # names Matomo brand and OS codes, which devices.py does not give
     "notification.has.active": lambda p, d, c: False,  # no web push subscriptions
 }
 

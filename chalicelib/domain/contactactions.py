@@ -7,7 +7,7 @@ import copy
 from urllib.parse import parse_qsl
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import clock, service, timeline
+from chalicelib.domain import clock, devices, service, timeline
 from chalicelib.domain.errors import NotFound, invalid
 from chalicelib.store import entities as store
 
@@ -98,7 +98,8 @@ def _utm_query(value):
 
 
 def add_utm(resource, contact_id, payload, ctx):
-    """Record UTM tags; `lastActive` moves the contact's last activity."""
+    """Record UTM tags; `lastActive` moves the contact's last activity; `useragent` adds the device
+    it names unless the contact has it (domain/devices.py)."""
     existing = service.load(resource, contact_id)
     doc = copy.deepcopy(existing)
     entry = {"id": None, "dateAdded": ctx.now, "query": _utm_query(payload.get("query"))}
@@ -109,6 +110,8 @@ def add_utm(resource, contact_id, payload, ctx):
         except (ValueError, OverflowError):
             raise invalid("lastActive", "This value is not a valid date and time.") from None
         doc["values"]["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S")
+    if payload.get("useragent"):
+        devices.record(doc, payload["useragent"], doc["lastActive"] if payload.get("lastActive") else ctx.now)
     return service.save_change(resource, existing, doc, ctx, [record_utm(doc, entry)])
 
 

@@ -3,8 +3,9 @@ addresses written with the contact, identification on the timeline, representati
 import ipaddress
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import automationruns, cached, clock, customvalues, journeys, membership, rebuilds, search, \
-    service, timeline
+from chalicelib.domain import batching
+from chalicelib.domain import automationruns, cached, clock, contactmerge, customvalues, journeys, membership, \
+    rebuilds, search, service, timeline
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.store import entities as store
@@ -70,6 +71,8 @@ class ContactHooks(_Valued):
         super().prepare(resource, doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
+        from chalicelib.domain import pointsengine  # it builds on this module
+        write.events += pointsengine.payload_change(doc, write.existing)
         _sync_last_active(doc, write)
         doc["uniqueFields"] = self._unique_fields(write.ctx)
         if not doc.get("dateIdentified") and any(values.get(f) for f in IDENTIFYING):
@@ -98,11 +101,14 @@ class ContactHooks(_Valued):
         values = doc.get("values") or {}
         for alias in self._unique_fields(ctx):
             if values.get(alias) not in (None, ""):
-                holder = store.lookup(resource.kind, alias, values[alias])
-                found = store.get(resource.kind, holder) if holder is not None else None
+                holder = batching.lookup(resource.kind, alias, values[alias])
+                found = store.get(resource.kind, holder) if holder not in (None, doc.get("id")) else None
                 if found is not None:
                     return found
         return None
+
+    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
+        return contactmerge.merge(resource, doc, existing, other, ctx, events, build, items)
 
     def present(self, resource, doc, out, ctx):
         super().present(resource, doc, out, ctx)
@@ -124,6 +130,8 @@ class ContactHooks(_Valued):
         if command.name == "segment":
             segment_id = membership.segment_id(command.value, ctx)
             return membership.is_member((doc.get("segments") or {}).get(str(segment_id)))
+        if command.name == "common":
+            return membership.in_all(doc, membership.common_segment_ids(command.value, ctx))
         if command.name == "owner":
             owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
             pattern = command.value if "%" in command.value or command.strict else command.value + "%"
@@ -139,9 +147,11 @@ class ContactHooks(_Valued):
 
     def fast_ids(self, resource, node, ctx):
         """Candidates the command then filters: `email:` from the email index (a prefix query),
-        `segment:` from the segment's members index."""
+        `segment:` from the segment's members index, `common:` from its segments' members indexes, intersected."""
         if not isinstance(node, search.Command):
             return None
+        if node.name == "common":
+            return membership.members_of_all(membership.common_segment_ids(node.value, ctx))
         if node.name == "segment":
             segment_id = membership.segment_id(node.value, ctx)
             return [] if segment_id is None else [row["id"] for row in store.iterate(membership.members_kind(segment_id))
@@ -151,7 +161,11 @@ class ContactHooks(_Valued):
         return store.ids_by_email(resource.kind, node.value.rstrip("%"))
 
     def consequences(self, resource, doc, existing, ctx, events):
-        """Segment memberships and automation journeys advanced with the change, stored with it."""
+        """Point triggers crossed, segment memberships and automation journeys advanced with the
+        change, stored with it."""
+        if doc is not None:
+            from chalicelib.domain import pointsengine  # it builds on this module
+            pointsengine.after_write(doc, existing, events, ctx)
         produced = journeys.advance(doc, events, ctx) if doc is not None else []
         segment_items, segment_events = membership.changes(doc, existing, ctx)
         journey_items, journey_events = journeys.changes(doc, existing, ctx)

@@ -1,6 +1,6 @@
-"""Forms: field aliases unique within the form, generated from labels; known action types; the
-`cachedHtml` rendered for the caller's base URL."""
-from chalicelib.domain import aliases, formhtml
+"""Forms: field aliases unique within the form, generated from labels; known action types and the
+properties they need (domain/formchecks.py); the `cachedHtml` rendered for the caller's base URL."""
+from chalicelib.domain import aliases, formchecks, formhtml
 from chalicelib.domain.aliases import AliasHooks
 
 ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.email", "form.repost",
@@ -24,6 +24,7 @@ class FormHooks(AliasHooks):
             if action.get("type") and action["type"] not in ACTION_TYPES:
                 write.errors[f"actions[{index}][type]"] = [
                     f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."]
+        formchecks.check(doc.get("actions"), write.errors, write.ctx)
 
     def present(self, resource, doc, out, ctx):
         out["cachedHtml"] = formhtml.render(doc, ctx.base_url)

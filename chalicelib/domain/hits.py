@@ -1,33 +1,61 @@
-"""Public visits: who the visitor is, counters on the visited document (hits, downloads, sends) and
-events stored on the tracked contact."""
-import copy
-from dataclasses import dataclass, field as dc_field
+"""Public visits: who the visitor is, the anonymous contact a new visitor becomes, counters on the
+visited document (hits, downloads, sends) and events stored on the visitor's contact.
 
-from chalicelib.domain import service
+A visitor whose tracking cookie names no stored contact becomes an anonymous contact (no identifying
+fields, `dateIdentified` null, its IP address, `lastActive`), created in the same write as the hit's
+events, unless the request is not a person's: no User-Agent, a crawler's User-Agent (`crawlerdetect`'s
+patterns) or a browser's prefetch.
+"""
+import copy
+import ipaddress
+from dataclasses import dataclass, field as dc_field
+from functools import lru_cache
+
+from chalicelib.domain import contactmerge, service
 from chalicelib.domain.errors import NotFound
 from chalicelib.store import entities as store
 
 
+@lru_cache(maxsize=1)
+def _crawlers():
+    from crawlerdetect import CrawlerDetect  # compiles its patterns: paid by the first public hit only
+    return CrawlerDetect()
+
+
+def is_crawler(user_agent):
+    """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library."""
+    return not (user_agent or "").strip() or _crawlers().is_crawler(user_agent)
+
+
 @dataclass
 class Visit:
-    """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (cookie)."""
+    """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (cookie),
+    User-Agent, and whether the browser only prefetches (Purpose/Sec-Purpose)."""
 
     ip: str | None = None
     referer: str | None = None
     query: dict = dc_field(default_factory=dict)
     contact_id: int | None = None
+    user_agent: str | None = None
+    prefetch: bool = False
 
     @property
     def visitor(self):
         """Who counts as one unique visitor: the tracked contact, else the IP address."""
         return f"c{self.contact_id}" if self.contact_id else f"ip{self.ip or '-'}"
 
+    @property
+    def trackable(self):
+        """Whether a new visitor becomes an anonymous contact: a person's browser, not a bot or a prefetch."""
+        return not self.prefetch and not is_crawler(self.user_agent)
 
-def count_hit(resource, doc, total, unique=None, visitor=None):
-    """Add one to a document's `total` counter, and to `unique` the first time `visitor` comes.
-    The document is rewritten without an audit stamp (optimistic revision, reloaded when stale)."""
+
+def count_hit(resource, doc, total, unique=None, visitor=None, new_visitor=False):
+    """Add one to a document's `total` counter, and to `unique` the first time `visitor` comes
+    (`new_visitor`: known to be the first time). The document is rewritten without an audit stamp
+    (optimistic revision, reloaded when stale)."""
     marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
-    first = bool(unique) and not store.marked(marker)
+    first = bool(unique) and (new_visitor or not store.marked(marker))
     for attempt in range(5):
         doc = copy.deepcopy(doc) if attempt == 0 else store.get(resource.kind, doc["id"])
         if doc is None:
@@ -47,16 +75,43 @@ def count_hit(resource, doc, total, unique=None, visitor=None):
     return doc
 
 
-def record_for_contact(visit, build, ctx):
-    """Store `build(doc)`'s timeline events (and its changes) on the tracked contact; None when unknown."""
+def _anonymous(visit, ctx):
+    """The payload of a new visitor's anonymous contact: its last activity and IP address (if valid)."""
+    payload = {"lastActive": ctx.now}
+    try:
+        payload["ipAddress"] = str(ipaddress.ip_address(visit.ip or ""))
+    except ValueError:
+        pass
+    return payload
+
+
+def _recorded(visit, build, ctx):
+    """(contact, created): `build(doc)`'s timeline events (and changes) stored on the tracked contact, or
+    on a new anonymous contact created with them; (None, False) for a bot without a contact.
+    `visit.contact_id` then names that contact (None if none)."""
     from chalicelib.domain.registry import CONTACT
-    if not visit.contact_id:
-        return None
 
     def write():
-        existing = store.get(CONTACT.kind, visit.contact_id)
-        if existing is None:
-            return None
-        doc = copy.deepcopy(existing)
-        return service.save_change(CONTACT, existing, doc, ctx, build(doc))
-    return service.retrying(write, ctx)
+        existing = contactmerge.tracked(CONTACT, visit.contact_id)
+        if existing is not None:
+            doc = copy.deepcopy(existing)
+            return service.save_change(CONTACT, existing, doc, ctx, build(doc)), False
+        if not visit.trackable:
+            return None, False
+        return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=build)[0], True
+    contact, created = service.retrying(write, ctx)
+    visit.contact_id = contact["id"] if contact else None
+    return contact, created
+
+
+def record_for_contact(visit, build, ctx):
+    """Store `build(doc)`'s events on the visitor's contact (see `_recorded`); the contact or None."""
+    return _recorded(visit, build, ctx)[0]
+
+
+def record_hit(visit, resource, doc, counters, build, ctx):
+    """A hit on `doc`: recorded on the visitor's contact (`record_for_contact`), then counted with
+    `counters` = (total, unique) as that contact. Returns the contact or None."""
+    contact, created = _recorded(visit, build, ctx)
+    count_hit(resource, doc, *counters, visit.visitor, new_visitor=created)
+    return contact

@@ -8,6 +8,7 @@ filters cannot add it back). Each row is mirrored by an index item `members#<seg
 members are one Query away and never disagree with the contact.
 """
 from chalicelib.domain import cached, clock, filters, timeline
+from chalicelib.store import entities as store
 
 KIND = "segment"
 DNC_FLAGS = {("email", 1): "dnc_unsubscribed", ("email", 2): "dnc_bounced", ("email", 3): "dnc_manual",
@@ -66,6 +67,27 @@ def segment_id(alias, ctx):
     by_alias = cached.derived(KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs},
                               ctx)
     return by_alias.get(alias.strip().lower())
+
+
+def common_segment_ids(value, ctx):
+    """The segments a `common:<aliasA>+<aliasB>` search names, by id; None when it names none or an
+    unknown alias (nobody is in all of them)."""
+    ids = [segment_id(alias, ctx) for alias in value.split("+") if alias.strip()]
+    return None if not ids or None in ids else ids
+
+
+def in_all(doc, segment_ids):
+    """Whether the contact document is a member of every segment listed (None: of none)."""
+    entries = doc.get("segments") or {}
+    return segment_ids is not None and all(is_member(entries.get(str(i))) for i in segment_ids)
+
+
+def members_of_all(segment_ids):
+    """Ids of the contacts in every segment listed: their members indexes, intersected."""
+    if not segment_ids:
+        return []
+    found = [{row["id"] for row in store.iterate(members_kind(i)) if is_member(row)} for i in segment_ids]
+    return sorted(set.intersection(*found))
 
 
 def subject(doc, ctx, with_companies):

@@ -1,10 +1,11 @@
-"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the contact's
-timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor."""
+"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
+contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
+A new visitor becomes an anonymous contact (domain/hits.py)."""
 from html import escape
 from urllib.parse import parse_qsl, urlparse
 
 from chalicelib.domain import contactactions, dynamiccontent, pointsengine, rendering, timeline
-from chalicelib.domain.hits import count_hit, record_for_contact
+from chalicelib.domain.hits import record_for_contact, record_hit
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.listing import is_published
 from chalicelib.domain.registry import PAGE
@@ -34,16 +35,16 @@ def by_alias(alias, ctx):
 
 
 def serve(alias, visit, url, ctx):
-    """(status, html, redirect URL) for a page fetched by alias: counted hit, tokens replaced."""
+    """(status, html, redirect URL) for a page fetched by alias: the hit recorded on the visitor's
+    contact (a new one for a new visitor) and counted, tokens replaced."""
     page = by_alias(alias, ctx)
     if not is_published(page, ctx.now):
         if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
             return page.get("redirectType"), "", page["redirectUrl"]
         raise NotFound()
-    count_hit(PAGE, page, "hits", "uniqueHits", visit.visitor)
     details = {"page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")}, "url": url,
                "referer": visit.referer, "query": visit.query}
-    contact = record_for_contact(visit, lambda doc: scored(
+    contact = record_hit(visit, PAGE, page, ("hits", "uniqueHits"), lambda doc: scored(
         doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx) +
         _utm(doc, visit, url, ctx), ctx)
     return 200, render(page, contact, ctx), None
@@ -65,14 +66,14 @@ def _utm(doc, visit, url, ctx):
     if not any(query.get(name) for name in UTM_PARAMS):
         return []
     entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": url, "referer": visit.referer,
-             "remoteHost": visit.ip, "userAgent": None}
+             "remoteHost": visit.ip, "userAgent": visit.user_agent}
     entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items() if name in UTM_PARAMS})
     return [contactactions.record_utm(doc, entry)]
 
 
 def pixel_hit(visit, ctx):
-    """The tracking pixel: a `page.hit` by URL (`page_url`, `page_title`, `page_referrer`, UTM) for a
-    known contact, scored by `url.hit` point actions. Anonymous visitors are not recorded."""
+    """The tracking pixel: a `page.hit` by URL (`page_url`, `page_title`, `page_referrer`, UTM) for the
+    visitor's contact (a new anonymous one for a new visitor), scored by `url.hit` point actions."""
     url = visit.query.get("page_url") or visit.referer
     if not url:
         return None

@@ -1,4 +1,6 @@
-"""Point actions and point triggers: action types from the catalogue, trigger colours without '#'."""
+"""Point actions and point triggers: action types from the catalogue, trigger colours without '#',
+existing contacts given a trigger's events (`triggerExistingLeads`, domain/pointtriggers.py)."""
+from chalicelib.domain import pointtriggers
 from chalicelib.domain.catalog import POINT_ACTION_TYPES
 from chalicelib.domain.resources import Hooks
 
@@ -12,3 +14,8 @@ class PointActionHooks(Hooks):
 class TriggerHooks(Hooks):
     def prepare(self, resource, doc, write):
         doc["color"] = (doc.get("color") or "").lstrip("#") or None
+
+    def stored(self, resource, doc, existing, ctx):
+        """Queue the pass over existing contacts when the save can make some due for its events."""
+        if doc is not None and pointtriggers.needed(doc, existing, ctx.now):
+            pointtriggers.enqueue(doc["id"])

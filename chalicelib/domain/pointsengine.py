@@ -4,11 +4,13 @@ Everything works on a contact document about to be stored (`service.save_change`
 points, the trigger effects and their timeline events are written in one transaction.
 A non-repeatable action, and a trigger event, happens once per contact: the contact's
 `point.gained` events record which ones did (read only when one is about to happen again).
+Every contact write whose timeline events record a points change runs the triggers it crosses
+(`after_write`, from the contact hooks), points written by an API payload included (`payload_change`).
 """
 import fnmatch
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import cached, contactactions, contacts, membership
+from chalicelib.domain import cached, contactactions, contacts, membership, timeline
 from chalicelib.domain.listing import is_published
 from chalicelib.store import entities as store
 
@@ -69,21 +71,60 @@ def crossed(old, new, ctx):
             if is_published(t, ctx.now) and old < int(t.get("points") or 0) <= new]
 
 
+def _points(doc):
+    return int(((doc or {}).get("values") or {}).get("points") or 0)
+
+
 def run_triggers(doc, old_points, events, ctx):
     """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
-    events fired are noted on the last `point.gained` event of `events`."""
-    new = int(doc["values"].get("points") or 0)
+    events fired are noted on the last `point.gained` event of `events`. Running it again on the
+    same change fires nothing more."""
     gained = [e for e in events if e["event"] == "point.gained"]
-    triggers = crossed(old_points, new, ctx) if gained else []
-    if not triggers:
-        return []
+    triggers = crossed(old_points, _points(doc), ctx) if gained else []
+    fired = fire_events(doc, triggers, ctx) if triggers else []
+    if fired:
+        details = gained[-1]["details"]
+        details["triggerEvents"] = (details.get("triggerEvents") or []) + fired
+    return fired
+
+
+def fire_events(doc, triggers, ctx):
+    """Apply the events of `triggers` the contact has not had yet, in order; their ids."""
     done, fired = _history(doc, ctx)[1], []
     for trigger in triggers:
         for item in sorted(trigger.get("events") or [], key=lambda e: e.get("order") or 0):
             if item["id"] not in done and _fire(doc, item, ctx):
                 fired.append(item["id"])
-    gained[-1]["details"]["triggerEvents"] = fired
+    done.update(fired)
     return fired
+
+
+def payload_change(doc, existing):
+    """The `point.gained` event of points an API payload writes (`existing` None on a create): a
+    list of it, empty when they stay as they were."""
+    old, new = _points(existing), _points(doc)
+    if new == old:
+        return []
+    return [timeline.event("point.gained", f"API set {new}", {"action": "API", "delta": new - old, "operator": "set",
+                                                              "oldPoints": old, "newPoints": new})]
+
+
+def after_write(doc, existing, events, ctx):
+    """In a contact write about to be stored: run the triggers crossed by the points change its
+    `point.gained` events record (a no-op for a change whose caller ran them already)."""
+    run_triggers(doc, _points(existing), events, ctx)
+
+
+def existing_contact(doc, trigger, ctx):
+    """Give a contact already at or above a trigger's threshold the trigger's events it has not had
+    (`triggerExistingLeads`); the `point.gained` event (delta 0) noting them, or None."""
+    fired = fire_events(doc, [trigger], ctx)
+    if not fired:
+        return None
+    points = _points(doc)
+    return timeline.event("point.gained", trigger.get("name"), {
+        "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,
+        "triggerEvents": fired})
 
 
 def _fire(doc, item, ctx):

@@ -48,14 +48,16 @@ CONTACT = Resource(
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True),
            a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True),
            a.Attr("companies", a.as_list, default=[], writable=False, hidden=True),
-           a.Attr("segments", a.as_object, default={}, writable=False, hidden=True)),
+           a.Attr("segments", a.as_object, default={}, writable=False, hidden=True),
+           a.Attr("devices", a.as_list, default=[], writable=False, hidden=True)),
     text_columns=("firstname", "lastname", "email", "company"), prefix_terms=True,
     commands=frozenset({"ids", "is:mine"}),
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())
 
 COMPANY = Resource(
     "company", "companies", "company", "companies", audit="A-", empty_list_object=True,
-    attrs=(_ref("owner", "user"), a.Attr("values", a.as_object, default={}, writable=False, hidden=True)),
+    attrs=(_ref("owner", "user"), _read_only(i("score")),
+           a.Attr("values", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("companyname", "companyemail", "companycity"), commands=frozenset({"ids", "is:mine"}),
     hooks=CompanyHooks())
 

@@ -4,8 +4,9 @@ the HTML and the plain text, plus the `tokens` given to a send.
 Plain token substitution, one pass over the template (a value that looks like a token is never
 expanded again) and no evaluation of any kind. Values landing in HTML are HTML-escaped; the
 `tokens` of an API send, dynamic content and the owner's signature are HTML by design and inserted
-as given (they come from authenticated users, not from contacts). Everything the renderer needs
-from outside (links, dynamic content) arrives through `Sources`, so this module reads nothing.
+as given (they come from authenticated users, not from contacts), except `Text` values (a form's
+answers), escaped like field values. Everything the renderer needs from outside (links, dynamic
+content) arrives through `Sources`, so this module reads nothing.
 """
 import re
 from dataclasses import dataclass, field
@@ -84,7 +85,14 @@ def _formatted(value, modifier):
         return str(value)
 
 
+class Text(str):
+    """A token value that is plain text, not markup (a visitor's form answer): HTML-escaped where it
+    lands in HTML, as any contact field value."""
+
+
 def _text(value):
+    if isinstance(value, Text):
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -122,6 +130,8 @@ class _Renderer:
     def resolve(self, inner):
         """(text for this part, whether it is already markup) for a token, or None if unknown."""
         custom = self.sources.tokens.get("{%s}" % inner)
+        if isinstance(custom, Text):
+            return self._plain(custom)
         if custom is not None:
             return custom, True
         if "=" in inner:

@@ -54,6 +54,12 @@ class Hooks:
         """An existing document that a create should update instead (contacts), or None."""
         return None
 
+    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
+        """An edit gives `doc` (the edited `existing`) a unique value `other` holds; only resources
+        whose `duplicate_of` finds documents (contacts) merge them (`build`, `items` as for
+        `service.create`). Returns the survivor."""
+        raise NotImplementedError(f"{resource.kind} documents do not merge")
+
     def before_delete(self, resource, doc, ctx):
         """Refuse (raise) or prepare a delete."""
 

@@ -19,7 +19,7 @@ from email_validator import EmailNotValidError, validate_email
 
 from chalicelib import config
 from chalicelib.channels import mail, sms as sms_channel
-from chalicelib.domain import clock, emailmessages, emailstats, pointsengine, rendering, service, timeline
+from chalicelib.domain import clock, contactmerge, emailmessages, emailstats, pointsengine, rendering, service, timeline
 from chalicelib.domain.errors import NotFound, Stale
 from chalicelib.domain.listing import is_published
 from chalicelib.domain.registry import CONTACT, EMAIL, SMS
@@ -130,7 +130,7 @@ def write_contact(contact_id, build, ctx):
     """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
     meanwhile). A contact that cannot be written is logged: the message is already gone."""
     def write():
-        existing = service.load(CONTACT, contact_id)
+        existing = contactmerge.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
     try:

@@ -3,7 +3,7 @@ import copy
 
 from chalicelib.domain import attributes as a
 from chalicelib.domain import nested as nested_items
-from chalicelib.domain import timeline, webhook_events
+from chalicelib.domain import batching, timeline, webhook_events
 from chalicelib.domain.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.resources import Write
 from chalicelib.store import entities as store
@@ -100,11 +100,12 @@ def _stamp(resource, doc, ctx, created):
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
 
-def _save_new(resource, doc, ctx, events=()):
-    doc["id"] = store.allocate_ids(resource.kind)[0]
+def _save_new(resource, doc, ctx, events=(), build=None, items=()):
+    doc["id"] = batching.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
+    events = list(events) + (build(doc) if build else [])
     derived, events = _consequences(resource, doc, None, ctx, events)
-    derived = derived + webhook_events.outbox(resource, doc, None, events, ctx)
+    derived = derived + list(items) + webhook_events.outbox(resource, doc, None, events, ctx)
     _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
                 email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
@@ -141,21 +142,24 @@ def retrying(operation, ctx, attempts=3):
             ctx.cache.clear()
 
 
-def create(resource, payload, ctx, system=None):
+def create(resource, payload, ctx, system=None, build=None, items=()):
     """Create from a payload. Returns (document, created); created is False when a duplicate was updated.
 
-    `system` holds attributes set by the service itself (never by clients), such as `isFixed`."""
+    `system` holds attributes set by the service itself (never by clients), such as `isFixed`. `build(doc)`
+    is given the document about to be stored, with its id (the duplicate's, or the survivor of a merge):
+    it may change it and returns timeline events stored with it; `items` are further (kind, id, document)
+    items written in the same transaction."""
     payload = payload_object(payload)
     doc = blank(resource)
     write = _apply(resource, doc, payload, ctx, "create")
     existing = resource.hooks.duplicate_of(resource, doc, ctx)
     if existing is not None:
-        return _edit_existing(resource, existing, payload, ctx, "patch"), False
+        return _edit_existing(resource, existing, payload, ctx, "patch", build, items), False
     doc.update(system or {})
-    return _save_new(resource, doc, ctx, write.events), True
+    return _save_new(resource, doc, ctx, write.events, build, items), True
 
 
-def _edit_existing(resource, existing, payload, ctx, mode):
+def _edit_existing(resource, existing, payload, ctx, mode, build=None, items=()):
     if mode == "put":
         doc = blank(resource)
         doc.update({k: existing.get(k) for k in ("id", "_rev", "dateAdded", "createdBy", "createdByUser")})
@@ -164,21 +168,52 @@ def _edit_existing(resource, existing, payload, ctx, mode):
     else:
         doc = copy.deepcopy(existing)
     write = _apply(resource, doc, payload, ctx, mode, existing)
-    return save_change(resource, existing, doc, ctx, write.events)
+    other = _holder_of_new_uniques(resource, doc, existing, ctx)
+    if other is not None:
+        return resource.hooks.merge(resource, doc, existing, other, ctx, write.events, build, items)
+    events = write.events + (build(doc) if build else [])
+    return save_change(resource, existing, doc, ctx, events, derived=items)
 
 
-def save_change(resource, existing, doc, ctx, events=(), stamp=True):
+def _holder_of_new_uniques(resource, doc, existing, ctx):
+    """Another document already holding a unique value the edit gives `doc` (contacts then merge)."""
+    if resource.hooks.uniques(resource, doc) == resource.hooks.uniques(resource, existing):
+        return None
+    return resource.hooks.duplicate_of(resource, doc, ctx)
+
+
+def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=()):
     """Store an edited document (audit stamp unless `stamp` is False, unique values moved, timeline
-    events), in one transaction."""
+    events, further `derived` items), in one transaction."""
     if stamp:
         _stamp(resource, doc, ctx, created=False)
     old = resource.hooks.uniques(resource, existing)
-    derived, events = _consequences(resource, doc, existing, ctx, events)
-    derived = derived + webhook_events.outbox(resource, doc, existing, events, ctx)
+    implied, events = _consequences(resource, doc, existing, ctx, events)
+    derived = implied + list(derived) + webhook_events.outbox(resource, doc, existing, events, ctx)
     _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
                 email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
     resource.hooks.stored(resource, doc, existing, ctx)
+    webhook_events.queue(derived)
+    return doc
+
+
+def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
+    """Store `doc`, the union of the stored documents `winner` and `loser`, and delete `loser`, in one
+    transaction (both revision-checked): the timeline events, memberships and webhooks of both, and
+    the `derived` items given."""
+    _stamp(resource, doc, ctx, created=False)
+    kept, events = _consequences(resource, doc, winner, ctx, events)
+    dropped, _ = resource.hooks.consequences(resource, None, loser, ctx, ())
+    items = {(kind, int(item_id)): (kind, item_id, item) for kind, item_id, item in dropped + kept + list(derived)}
+    derived = list(items.values()) + webhook_events.outbox(resource, doc, winner, events, ctx) + \
+        webhook_events.outbox(resource, None, loser, (), ctx)
+    hooks = resource.hooks
+    _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(resource, loser)),
+                (hooks.uniques(resource, winner), hooks.uniques(resource, doc)), email=hooks.email(resource, doc),
+                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    hooks.stored(resource, doc, winner, ctx)
+    hooks.stored(resource, None, loser, ctx)
     webhook_events.queue(derived)
     return doc
 
@@ -198,10 +233,9 @@ def refresh(resource, existing, ctx):
     return doc
 
 
-def edit(resource, entity_id, payload, ctx, replace):
-    """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing).
-
-    Returns (document, created)."""
+def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
+    """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing); `build` and
+    `items` as for `create`. Returns (document, created)."""
     payload = payload_object(payload)
     try:
         existing = load(resource, entity_id)
@@ -210,8 +244,8 @@ def edit(resource, entity_id, payload, ctx, replace):
             raise
         doc = blank(resource)
         write = _apply(resource, doc, payload, ctx, "create")
-        return _save_new(resource, doc, ctx, write.events), True
-    return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch"), False
+        return _save_new(resource, doc, ctx, write.events, build, items), True
+    return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch", build, items), False
 
 
 def delete(resource, entity_id, ctx):

@@ -4,11 +4,10 @@ mappings, the form's actions, the stored submission and `form.submitted` on the 
 Submissions are documents of kind `submission#<form id>` (ids from the `submission` counter),
 so a form's submissions are one Query and one of them one GetItem.
 """
-import copy
 import re
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import contacts, customvalues, formactions, pointsengine, service, timeline
+from chalicelib.domain import contactmerge, contacts, customvalues, formactions, pointsengine, service, timeline
 from chalicelib.domain.errors import NotFound, ValidationError
 from chalicelib.domain.formhtml import options
 from chalicelib.domain.listing import is_published
@@ -110,16 +109,26 @@ def published_form(form_id, ctx):
     return form
 
 
-def _contact(payload, visit, form, ctx):
-    """The submitting contact, created or updated with the mapped values (deduplicated by email)."""
+def _contact(payload, visit, form, ctx, build, items):
+    """The submitting contact, created or updated with the mapped values and `build`'s changes, stored
+    with `items` in one transaction. The tracked visitor is that contact unless it is known under
+    another email: an anonymous visitor whose email another contact holds merges into that contact."""
     if visit.ip:
         payload = dict(payload, ipAddress=visit.ip)
+    tracked = contactmerge.tracked(CONTACT, visit.contact_id)
     try:
-        if visit.contact_id and not payload.get("email") and store.get(CONTACT.kind, visit.contact_id):
-            return service.edit(CONTACT, visit.contact_id, payload, ctx, replace=False)[0]
-        return service.create(CONTACT, payload, ctx)[0]
+        if tracked is not None and _may_take(tracked, payload.get("email")):
+            return service.edit(CONTACT, tracked["id"], payload, ctx, False, build, items)[0]
+        return service.create(CONTACT, payload, ctx, build=build, items=items)[0]
     except ValidationError as error:
         raise ValidationError(_form_errors(error.fields, form)) from None
+
+
+def _may_take(tracked, email):
+    """Whether a submission of `email` belongs to the tracked contact: no email, the contact's own,
+    or a contact without one yet (an anonymous visitor)."""
+    own = (tracked.get("values") or {}).get("email")
+    return not email or not own or own.strip().lower() == str(email).strip().lower()
 
 
 def _form_errors(contact_errors, form):
@@ -129,19 +138,16 @@ def _form_errors(contact_errors, form):
 
 
 def submit(form_id, data, visit, ctx):
-    """Validate and store a submission, run the form's actions and points. Returns (form, submission, contact)."""
+    """Validate and store a submission with its contact (the form's actions and points applied), in
+    one transaction. Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
     results, payload = validate(form, data)
-    contact = _contact(payload, visit, form, ctx)
-    submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": contact["id"],
+    submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": None,
                   "ipAddress": visit.ip, "referer": visit.referer, "page": None, "trackingId": None,
                   "dateSubmitted": ctx.now, "results": results}
 
-    loaded = [contact]
-
-    def record():
-        existing = loaded.pop() if loaded else store.get(CONTACT.kind, contact["id"])
-        doc = copy.deepcopy(existing)
+    def build(doc):
+        submission["contactId"] = doc["id"]
         old = int(doc["values"].get("points") or 0)
         events = [timeline.event("form.submitted", form.get("name"), {
             "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
@@ -149,10 +155,12 @@ def submit(form_id, data, visit, ctx):
         events += formactions.run(form, doc, visit, ctx)
         events += pointsengine.award(doc, "form.submit", form["id"], ctx)
         pointsengine.run_triggers(doc, old, events, ctx)
-        return service.save_change(CONTACT, existing, doc, ctx, events)
+        items[1:] = formactions.followups(form, submission, doc, ctx)
+        return events
 
-    contact = service.retrying(record, ctx)
-    store.create(kind(form["id"]), submission)
+    items = [(kind(form["id"]), submission["id"], submission)]
+    contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+    formactions.queue(items)
     return form, submission, contact
 
 

@@ -6,7 +6,7 @@ from one counter; the API's `eventId` is the event type followed by that id (com
 """
 import math
 
-from chalicelib.domain import clock
+from chalicelib.domain import batching, clock
 from chalicelib.domain.errors import invalid
 from chalicelib.store import entities as store
 
@@ -15,9 +15,11 @@ TYPES = {
     "campaign.event.scheduled": "Campaign event scheduled", "campaign_membership": "Campaign membership change",
     "segment_membership": "Segment membership change", "lead.source.created": "Contact created by source",
     "lead.source.identified": "Contact identified by source", "lead.identified": "Contact identified",
+    "lead.merged": "Contact merged",
     "lead.utmtagsadded": "UTM tags recorded", "lead.donotcontact": "Do not contact", "lead.imported": "Imported",
     "email.read": "Email read", "email.sent": "Email sent", "email.failed": "Email failed",
-    "email.replied": "Email replied", "form.submitted": "Form submitted", "page.hit": "Page hit",
+    "email.replied": "Email replied", "form.submitted": "Form submitted", "form.action.failed": "Form action failed",
+    "page.hit": "Page hit",
     "page.videohit": "Video view event", "point.gained": "Point gained", "stage.changed": "Stage changed",
     "sms.sent": "Sent", "sms.failed": "Failed", "sms_reply": "Text message received", "note": "Note",
 }
@@ -42,7 +44,7 @@ def documents(contact_id, events, now):
     `contact_id` (the changed contact) unless it names its own `contactId` (a note's contact)."""
     if not events:
         return []
-    ids = store.allocate_ids("timeline", len(events))
+    ids = batching.allocate_ids("timeline", len(events))
     owned = [dict(e, id=i, timestamp=now, contactId=int(e.get("contactId") or contact_id)) for i, e in zip(ids, events)]
     return [(kind(e["contactId"]), e) for e in owned]
 

@@ -120,6 +120,14 @@ def lookup(kind, field, value):
         return None
 
 
+def lookup_many(kind, pairs):
+    """Ids of the entities holding unique values, {(field, value): id or None} for the given
+    (field, value) pairs. One BatchGetItem per 100 distinct values."""
+    keys = list(dict.fromkeys(_unique_key(kind, field, value) for field, value in pairs))
+    found = {item.key: int(item.id) for item in Unique.batch_get(keys)} if keys else {}
+    return {(field, value): found.get(_unique_key(kind, field, value)) for field, value in pairs}
+
+
 def _put_uniques(tx, kind, entity_id, uniques):
     for field, value in uniques.items():
         tx.save(Unique(_unique_key(kind, field, value), id=entity_id),
@@ -247,6 +255,41 @@ def delete(kind, entity_id, uniques=None, versioned=False, derived=None):
         _bump_version(tx, kind, versioned)
 
     _commit(kind, entity_id, build, {})
+
+
+def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, derived=None):
+    """Store the survivor `doc` of two entities and delete `loser` = (id, revision, unique values),
+    in one transaction: both only if unchanged since read (else `Stale`). `uniques` is the
+    survivor's (old, new) unique values; a value the loser held and the survivor now claims
+    passes from one to the other."""
+    removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
+    loser_id, loser_rev, loser_uniques = loser
+    handed = {_unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
+    taken = {f: v for f, v in added.items() if _unique_key(kind, f, v) not in handed}
+    passed = {f: v for f, v in added.items() if _unique_key(kind, f, v) in handed}
+    released = {f: v for key, (f, v) in handed.items()
+                if key not in {_unique_key(kind, pf, pv) for pf, pv in passed.items()}}
+    entity_id, rev = int(doc["id"]), doc.get("_rev")
+
+    def build(tx):
+        tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
+        tx.delete(Entity(kind, int(loser_id)), condition=Entity.rev == loser_rev)
+        _put_extra(tx, extra, derived)
+        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
+        _delete_uniques(tx, kind, entity_id, removed)
+        _put_uniques(tx, kind, entity_id, taken)
+        for field, value in passed.items():
+            tx.save(Unique(_unique_key(kind, field, value), id=entity_id), condition=Unique.id == int(loser_id))
+        _delete_uniques(tx, kind, int(loser_id), released)
+        _bump_version(tx, kind, versioned)
+
+    try:
+        with _transaction() as tx:
+            build(tx)
+    except TransactWriteError as error:
+        held = [f for f, v in taken.items() if lookup(kind, f, v) not in (None, entity_id)]
+        raise (Conflict(held) if held else Stale(entity_id)) from error
+    doc["_rev"] = (rev or 0) + 1
 
 
 def put(kind, doc):

@@ -4,12 +4,13 @@ On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers 
 and the jobs run from its `schedule` handlers; locally `workers.local` runs the very same
 handlers in threads (and `drain` runs them synchronously in tests).
 """
-from chalicelib.domain import automationruns, rebuilds, webhook_events
+from chalicelib.domain import automationruns, contactmerge, formfollowups, rebuilds, webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
 HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,
             "sends": sends.handle}
-JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automationruns.dispatch),
+JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automationruns.dispatch, contactmerge.resend_lost,
+                   formfollowups.sweep),
         "hour": (rebuilds.refresh_relative,)}
 
 

@@ -1,7 +1,9 @@
-"""Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks.py)."""
-from chalicelib.domain import webhooks
+"""Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks.py); form
+follow-ups and their actions (domain/formfollowups.py)."""
+from chalicelib.domain import formfollowups, webhooks
 
-STEPS = {"outbox": webhooks.fan_out, "delivery": webhooks.attempt, "purge": webhooks.purge_logs}
+STEPS = {"outbox": webhooks.fan_out, "delivery": webhooks.attempt, "purge": webhooks.purge_logs,
+         "formfollowup": formfollowups.fan_out, "formaction": formfollowups.attempt}
 
 
 def handle(body):

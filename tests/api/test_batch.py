@@ -115,6 +115,45 @@ def test_new_dedupes_each_item_with_status_200(api):
     assert total(api) == 2
 
 
+def test_new_dedupes_whatever_the_case_and_spaces_of_the_email(api):
+    existing = contact(api, email="ann@example.com")
+    r = api.post("/api/contacts/batch/new", [{"email": " ANN@example.com", "city": "Brno"},
+                                             {"email": "Bob@Example.com"}, {"email": "bob@example.com "},
+                                             {"email": "not-an-email"}, {"email": "cid@example.com"}])
+    assert r.json["statusCodes"] == [200, 201, 200, 400, 201], r.json
+    ann, bob, bob_again, cid = (r.json["contacts"][k] for k in ("0", "1", "2", "4"))
+    assert ann["id"] == existing["id"] and value(ann, "city") == "Brno"
+    assert bob_again["id"] == bob["id"] and existing["id"] < bob["id"] < cid["id"]
+    assert total(api) == 3
+    assert contact(api, email="dan@example.com")["id"] > cid["id"]
+
+
+def test_new_contacts_get_their_own_timeline_events(api):
+    r = api.post("/api/contacts/batch/new", [{"email": f"c{n}@example.com", "firstname": f"C{n}"} for n in range(4)])
+    event_ids = []
+    for created in r.json["contacts"]:
+        events = api.get(f"/api/contacts/{created['id']}/activity").json["events"]
+        assert [e["event"] for e in events] == ["lead.identified"] and events[0]["contactId"] == created["id"]
+        event_ids.append(events[0]["eventId"])
+    assert len(set(event_ids)) == 4
+
+
+def test_new_costs_one_write_per_contact_and_a_few_calls_per_batch(api):
+    from tests.bench.conftest import dynamodb_calls
+    contact(api, email="existing@example.com")
+
+    def calls_of_batch(size, name):
+        body = [{"email": f"{name}{n}@example.com", "firstname": "B"} for n in range(size)]
+        with dynamodb_calls() as calls:
+            r = api.post("/api/contacts/batch/new", body + [{"email": "existing@example.com"}])
+        assert r.json["statusCodes"] == [201] * size + [200]
+        return calls
+
+    small, large = calls_of_batch(5, "small"), calls_of_batch(25, "large")
+    assert large["TransactWriteItems"] - small["TransactWriteItems"] == 20
+    assert sum(large.values()) - sum(small.values()) == 20  # nothing else per item: ids and look-ups per batch
+
+
 def test_new_ignores_id_in_items(api):
     r = api.post("/api/contacts/batch/new", [{"id": 999, "email": "a@example.com"}])
     assert r.json["statusCodes"] == [201]

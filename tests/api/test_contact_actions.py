@@ -79,6 +79,52 @@ def test_utm_add_and_remove(api, contact):
     assert api.post(f"/api/contacts/{contact['id']}/utm/{tag['id']}/remove").status_code == 404
 
 
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/17.4 Mobile/15E148 Safari/604.1")
+WINDOWS_CHROME = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                  "Chrome/124.0.0.0 Safari/537.36")
+WINDOWS_FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0"
+IPAD = ("Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 "
+        "Mobile/15E148 Safari/604.1")
+
+
+def devices(api, contact_id):
+    r = api.get(f"/api/contacts/{contact_id}/devices")
+    assert r.status_code == 200, r.json
+    assert r.json["total"] == len(r.json["devices"])
+    return r.json["devices"]
+
+
+def test_utm_user_agents_record_each_device_once(api, contact):
+    assert devices(api, contact["id"]) == []
+    for agent, when in ((IPHONE, "2026-03-01T10:00:00+00:00"), (WINDOWS_CHROME, None), (IPHONE, None),
+                        (WINDOWS_FIREFOX, None), (IPAD, None)):
+        r = api.post(f"/api/contacts/{contact['id']}/utm/add",
+                     dict({"utm_campaign": "spring", "useragent": agent}, **({"lastActive": when} if when else {})))
+        assert r.status_code == 200, r.json
+    phone, desktop, tablet = devices(api, contact["id"])
+    assert phone == {"id": phone["id"], "lead": contact["id"],
+                     "clientInfo": {"name": "Mobile Safari", "version": "17.4"}, "device": "smartphone",
+                     "deviceBrand": "Apple", "deviceModel": "iPhone", "deviceOsName": "iOS", "deviceOsShortName": None,
+                     "deviceOsVersion": "17.4", "deviceOsPlatform": None, "deviceFingerprint": None,
+                     "dateAdded": "2026-03-01T10:00:00+00:00"}
+    assert (desktop["device"], desktop["deviceOsName"], desktop["clientInfo"]["name"]) == \
+        ("desktop", "Windows", "Chrome")
+    assert (tablet["device"], tablet["deviceModel"]) == ("tablet", "iPad")
+    assert len({phone["id"], desktop["id"], tablet["id"]}) == 3
+    assert events(api, contact["id"], "?filters[includeEvents][]=lead.utmtagsadded")["total"] == 5
+    assert "devices" not in get(api, contact["id"])
+    assert api.post(f"/api/contacts/{contact['id']}/utm/add", {"utm_source": "x"}).status_code == 200
+    assert len(devices(api, contact["id"])) == 3
+    assert api.get("/api/contacts/999/devices").status_code == 404
+
+
+def test_devices_survive_a_put_of_the_contact(api, contact):
+    api.post(f"/api/contacts/{contact['id']}/utm/add", {"useragent": IPHONE})
+    assert api.put(f"/api/contacts/{contact['id']}/edit", {"email": "ann@example.com"}).status_code == 200
+    assert [d["deviceModel"] for d in devices(api, contact["id"])] == ["iPhone"]
+
+
 def test_tags_are_added_and_removed_with_a_dash(api, contact):
     r = api.patch(f"/api/contacts/{contact['id']}/edit", {"tags": ["vip", "lead", "vip"]})
     assert sorted(t["tag"] for t in r.json["contact"]["tags"]) == ["lead", "vip"]

@@ -77,7 +77,8 @@ def test_form_encoded_body(api):
 
 def test_form_encoded_php_brackets(api):
     raw = (b"name=Signup&fields[0][label]=x&fields[0][type]=text&fields[1][label]=Email&fields[1][type]=email"
-           b"&fields[1][isRequired]=1&actions[0][name]=Mail&actions[0][type]=form.email")
+           b"&fields[1][isRequired]=1&actions[0][name]=Mail&actions[0][type]=form.email"
+           b"&actions[0][properties][to]=sales%40example.com")
     r = api.post("/api/forms/new", raw=raw, headers=FORM)
     assert r.status_code == 201, r.json
     form = r.json["form"]

@@ -148,3 +148,70 @@ def test_submissions_api_by_contact_one_and_ordering(api):
     assert api.get(f"{base}/9999").status_code == 404
     assert api.get(base + "?orderBy=s.nope").status_code == 400
     assert api.get(f"{base}/contact/9999").status_code == 404
+
+
+# --- one write per submission, and who the submitter is --------------------------------------------
+
+def _visitor(api, form_id, values, contact_id=None):
+    headers = {"Cookie": f"mtc_id={contact_id}"} if contact_id else None
+    return post(api, form_id, values, headers=headers)
+
+
+def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
+    from tests.bench.conftest import dynamodb_calls
+    form = make_form(api, actions=[{"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": ["web"]}}])
+    api.post("/api/tags/new", {"tag": "web"})  # a tag named for the first time is a write of its own
+    with dynamodb_calls() as calls:
+        response = post(api, form["id"], {"email": "ann@example.com", "first_name": "Ann"})
+    assert response.status_code in (200, 302)
+    assert calls["TransactWriteItems"] == 1
+    (submission,) = api.get(f"/api/forms/{form['id']}/submissions").json["submissions"]
+    assert submission["lead"]["email"] == "ann@example.com"
+    contact = api.get(f"/api/contacts/{submission['lead']['id']}").json["contact"]
+    assert [t["tag"] for t in contact["tags"]] == ["web"]
+
+
+def test_a_submission_failing_on_the_contact_stores_nothing(api, monkeypatch):
+    from chalicelib.store import entities
+    form = make_form(api)
+
+    def failing(*args, **kwargs):
+        raise entities.Stale("contact")
+    monkeypatch.setattr(entities, "create", failing)
+    response = post(api, form["id"], {"email": "ann@example.com"})
+    assert response.status_code == 409
+    monkeypatch.undo()
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
+    assert api.get("/api/contacts").json["total"] == 0
+
+
+def test_an_anonymous_visitor_giving_a_known_email_merges_into_that_contact(api):
+    form = make_form(api)
+    ann = api.post("/api/contacts/new", {"email": "ann@example.com", "lastname": "Smith"}).json["contact"]
+    visitor = api.post("/api/contacts/new", {"city": "Prague"}).json["contact"]  # tracked, anonymous
+    response = _visitor(api, form["id"], {"email": "ann@example.com", "first_name": "Ann"}, visitor["id"])
+    assert f"mtc_id={ann['id']}" in response.headers["Set-Cookie"]
+    contact = api.get(f"/api/contacts/{ann['id']}").json["contact"]
+    fields = contact["fields"]["all"]
+    assert (fields["firstname"], fields["lastname"], fields["city"]) == ("Ann", "Smith", "Prague")
+    assert api.get(f"/api/contacts/{visitor['id']}").status_code == 404
+    (submission,) = api.get(f"/api/forms/{form['id']}/submissions").json["submissions"]
+    assert submission["lead"]["id"] == ann["id"]
+
+
+def test_an_anonymous_visitor_giving_a_new_email_becomes_identified(api):
+    form = make_form(api)
+    visitor = api.post("/api/contacts/new", {"city": "Prague"}).json["contact"]
+    _visitor(api, form["id"], {"email": "new@example.com"}, visitor["id"])
+    contact = api.get(f"/api/contacts/{visitor['id']}").json["contact"]
+    assert contact["fields"]["all"]["email"] == "new@example.com" and contact["dateIdentified"]
+    assert api.get("/api/contacts").json["total"] == 1
+
+
+def test_a_known_visitor_giving_another_email_submits_as_that_other_contact(api):
+    form = make_form(api)
+    ann = api.post("/api/contacts/new", {"email": "ann@example.com"}).json["contact"]
+    _visitor(api, form["id"], {"email": "bob@example.com", "first_name": "Bob"}, ann["id"])
+    assert api.get(f"/api/contacts/{ann['id']}").json["contact"]["fields"]["all"]["email"] == "ann@example.com"
+    bob = api.get("/api/contacts?search=email:bob@example.com").json["contacts"]
+    assert [c["fields"]["all"]["firstname"] for c in bob.values()] == ["Bob"]

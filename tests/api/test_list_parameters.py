@@ -413,7 +413,7 @@ def test_minimal_drops_heavy_keys_of_emails(api):
 
 def test_minimal_drops_fields_and_actions_of_forms(api):
     make(api, "forms", {"name": "f", "fields": [{"label": "Email", "type": "email"}],
-                        "actions": [{"name": "Notify", "type": "form.email"}]})
+                        "actions": [{"name": "Notify", "type": "form.email", "properties": {"to": "a@example.com"}}]})
     full = listing(api, "forms")["forms"][0]
     assert len(full["fields"]) == 1 and len(full["actions"]) == 1 and "cachedHtml" in full
     small = listing(api, "forms", "minimal=true")["forms"][0]

@@ -1,4 +1,9 @@
 """Notes: /notes CRUD about a contact, the contact's notes list, notes on the timeline."""
+from collections import Counter
+from contextlib import contextmanager
+from unittest import mock
+
+import botocore.client
 import pytest
 
 
@@ -56,3 +61,72 @@ def test_editing_a_note_adds_no_second_event(api, contact):
     created = note(api, contact["id"], "First")
     api.patch(f"/api/notes/{created['id']}/edit", {"text": "Second"})
     assert api.get(f"/api/contacts/{contact['id']}/activity?filters[includeEvents][]=note").json["total"] == 1
+
+
+def texts(api, contact_id, query=""):
+    r = api.get(f"/api/contacts/{contact_id}/notes{query}")
+    assert r.status_code == 200, r.json
+    return r.json["total"], [n["text"] for n in r.json["notes"]]
+
+
+def test_contact_notes_follow_the_note_when_its_contact_changes(api, contact):
+    other = api.post("/api/contacts/new", {"email": "bob@example.com"}).json["contact"]
+    moved = note(api, contact["id"], "moved")
+    note(api, contact["id"], "stays")
+    r = api.patch(f"/api/notes/{moved['id']}/edit", {"lead": other["id"]})
+    assert r.status_code == 200, r.json
+    assert texts(api, contact["id"]) == (1, ["stays"])
+    assert texts(api, other["id"]) == (1, ["moved"])
+    api.put(f"/api/notes/{moved['id']}/edit", {"text": "moved back", "lead": contact["id"]})
+    assert texts(api, contact["id"]) == (2, ["moved back", "stays"])
+    assert texts(api, other["id"]) == (0, [])
+
+
+def test_a_deleted_note_leaves_the_contact_notes(api, contact):
+    gone = note(api, contact["id"], "gone")
+    note(api, contact["id"], "kept")
+    assert api.delete(f"/api/notes/{gone['id']}/delete").status_code == 200
+    assert texts(api, contact["id"]) == (1, ["kept"])
+
+
+def test_contact_notes_paging_order_and_search(api, contact):
+    for n, kind in enumerate(("call", "meeting", "call", "email", "call")):
+        note(api, contact["id"], f"note {n} {kind}", type=kind, dateTime=f"2026-05-0{5 - n} 10:00:00")
+    assert texts(api, contact["id"], "?limit=2&start=1") == (5, ["note 1 meeting", "note 2 call"])
+    assert texts(api, contact["id"], "?orderBy=dateTime&limit=2")[1] == ["note 4 call", "note 3 email"]
+    assert texts(api, contact["id"], "?search=call&orderBy=id&orderByDir=DESC&start=1") == \
+        (3, ["note 2 call", "note 0 call"])
+    assert texts(api, contact["id"], "?search=!call") == (2, ["note 1 meeting", "note 3 email"])
+
+
+@contextmanager
+def queried_items():
+    """The DynamoDB calls made, by operation, and the number of items each Query returned."""
+    calls, counts = Counter(), []
+    original = botocore.client.BaseClient._make_api_call
+
+    def counting(self, operation, params):
+        response = original(self, operation, params)
+        if self.meta.service_model.service_name == "dynamodb":
+            calls[operation] += 1
+            counts.extend([response["Count"]] if operation == "Query" else [])
+        return response
+
+    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting):
+        yield calls, counts
+
+
+def test_contact_notes_cost_does_not_grow_with_other_contacts_notes(api, contact):
+    note(api, contact["id"], "mine")
+
+    def cost_of_listing():
+        with queried_items() as (calls, counts):
+            assert texts(api, contact["id"]) == (1, ["mine"])
+        return dict(calls), counts
+
+    before = cost_of_listing()
+    others = [api.post("/api/contacts/new", {"email": f"o{n}@example.com"}).json["contact"] for n in range(3)]
+    for n in range(12):
+        note(api, others[n % 3]["id"], f"other {n}")
+    assert cost_of_listing() == before
+    assert before == ({"BatchGetItem": 2, "GetItem": 1, "Query": 1}, [1])  # versions, contact, its index, its notes

@@ -1,5 +1,7 @@
 """Segments: filters checked at save time, real-time membership on every contact write, manual
 membership, background rebuilds (SQS, drained here as the worker would), `segment:` searches."""
+from urllib.parse import quote
+
 import pytest
 
 from chalicelib.domain import rebuilds
@@ -239,3 +241,28 @@ def test_deleting_a_contact_removes_it_from_the_members_index(api, drain):
     ann = new_contact(api, email="ann@example.com", city="Prague")
     api.delete(f"/api/contacts/{ann['id']}/delete")
     assert list(store.iterate(f"members#{segment['id']}")) == []
+
+
+def test_common_search_finds_the_contacts_in_every_listed_segment(api, drain):
+    vips, locals_ = new_segment(api, "VIPs", filters=[]), new_segment(api, "Locals", filters=[city_filter()])
+    drain()
+    ann, bob = new_contact(api, email="ann@example.com", city="Prague"), new_contact(api, email="bob@example.com")
+    cid, dan = new_contact(api, email="cid@example.com", city="Prague"), new_contact(api, email="dan@example.com")
+    for contact in (ann, bob, dan):
+        api.post(f"/api/segments/{vips['id']}/contact/{contact['id']}/add")
+    api.post(f"/api/segments/{locals_['id']}/contact/{dan['id']}/remove")
+    dan = api.patch(f"/api/contacts/{dan['id']}/edit", {"city": "Prague"}).json["contact"]
+
+    def found(text):
+        r = api.get(f"/api/contacts?search={quote(text)}")
+        assert r.status_code == 200, r.json
+        return sorted(int(i) for i in r.json["contacts"])
+
+    both = f"{vips['alias']}+{locals_['alias']}"
+    assert found(f"common:{both}") == [ann["id"]]
+    assert found(f"common:{both.upper()}+{vips['alias']}") == [ann["id"]]
+    assert found(f"!common:{both}") == [bob["id"], cid["id"], dan["id"]]
+    assert found(f"common:{vips['alias']}") == [ann["id"], bob["id"], dan["id"]]
+    assert found(f"common:{both} OR email:cid@example.com") == [ann["id"], cid["id"]]
+    assert found(f"common:{vips['alias']}+nosuch") == [] and found("common:") == []
+    assert found(f"!common:{vips['alias']}+nosuch") == [ann["id"], bob["id"], cid["id"], dan["id"]]

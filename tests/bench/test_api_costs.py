@@ -31,7 +31,13 @@ OPERATIONS = {
     "search email: (unique index)": lambda http, n: http("GET", "/api/contacts?search=email:c7@example.com"),
     "search city: (reads kind)": lambda http, n: http("GET", "/api/contacts?search=city:Prague&limit=30"),
     "delete": lambda http, n: http("DELETE", f"/api/contacts/{n // 10 - n % 10 - 1}/delete"),
+    "merge (PATCH to another's email)": lambda http, n: _merge(http, n // 20 + 2 * (n % 10) + 1),
 }
+
+
+def _merge(http, contact_id):
+    """Give contact `contact_id` the email of the next one (`c<k>` is contact k + 1): they merge."""
+    http("PATCH", f"/api/contacts/{contact_id}/edit", {"email": f"c{contact_id}@example.com"})
 
 
 def test_contact_operation_costs(http, capsys):
@@ -52,7 +58,8 @@ def test_contact_operation_costs(http, capsys):
         print("\n%-7s %-30s %6s %8s  %s" % ("data", "operation", "calls", "req/s", "DynamoDB calls"))
         for size, name, total, calls, rate in rows:
             print("%-7d %-30s %6d %8.1f  %s" % (size, name, total, rate, calls))
-    constant = ("create", "get", "patch", "put", "delete", "list page (default order)", "search email: (unique index)")
+    constant = ("create", "get", "patch", "put", "delete", "list page (default order)", "search email: (unique index)",
+                "merge (PATCH to another's email)")
     for name in constant:
         costs = {total for size, op, total, _, _ in rows if op == name}
         assert len(costs) == 1, (name, costs)

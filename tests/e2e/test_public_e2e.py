@@ -2,7 +2,7 @@
 a form post through the public endpoint, and a landing page fetch."""
 import base64
 import json
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 import pytest
 
@@ -71,3 +71,45 @@ def test_form_post_then_page_fetch_as_the_tracked_contact(stack):
     status, pixel, _ = _raw(conn, "GET", "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F",
                             headers={"Cookie": cookie, "Accept": "image/*,*/*"})
     assert status == 200 and pixel.startswith(b"GIF89a")
+
+
+def test_a_new_visitor_gets_the_cookie_of_an_anonymous_contact(stack):
+    conn = stack.connection()
+    _call(conn, "POST", "/api/pages/new", {"title": "Visitors",
+                                          "customHtml": "<p>Hi {contactfield=firstname|there}</p>"})
+    browser = {"User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                             "Version/17.4 Safari/605.1.15"}
+    status, page, response = _raw(conn, "GET", "/visitors", headers=browser)
+    assert status == 200 and page == b"<p>Hi there</p>"
+    cookie = response.getheader("Set-Cookie").split(";")[0]
+    name, _, contact_id = cookie.partition("=")
+    assert name == "mtc_id" and contact_id.isdigit()
+    status, found, _ = _call(conn, "GET", f"/api/contacts/{contact_id}")
+    assert status == 200 and found["contact"]["dateIdentified"] is None
+    assert [ip["ipAddress"] for ip in found["contact"]["ipAddresses"]] == ["127.0.0.1"]
+    status, _, again = _raw(conn, "GET", "/visitors", headers=dict(browser, Cookie=cookie))
+    assert status == 200 and again.getheader("Set-Cookie").split(";")[0] == cookie
+    status, anonymous, _ = _call(conn, "GET", "/api/contacts?search=is:anonymous")
+    assert list(anonymous["contacts"]) == [contact_id]
+
+
+def test_a_form_repost_reaches_its_target_through_the_worker_threads(stack):
+    from tests.receiver import Receiver
+    target = Receiver()
+    try:
+        conn = stack.connection()
+        status, form, _ = _call(conn, "POST", "/api/forms/new", {
+            "name": "Repost", "fields": [{"label": "Email", "alias": "email", "type": "email",
+                                          "mappedObject": "contact", "mappedField": "email"}],
+            "actions": [{"name": "To the CRM", "type": "form.repost", "properties": {"post_url": target.url}}]})
+        assert status == 201, form
+        form_id = form["form"]["id"]
+        body = urlencode({"mauticform[formId]": form_id, "mauticform[email]": "repost@example.com"})
+        status, _, _ = _raw(conn, "POST", f"/form/submit?formId={form_id}", body,
+                            {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 200
+        (request,) = target.wait(1, timeout=30)
+        fields = parse_qs(request.body.decode())
+        assert fields["email"] == ["repost@example.com"] and fields["mautic_form[id]"] == [str(form_id)]
+    finally:
+        target.close()

@@ -26,3 +26,18 @@ def test_tag_names_from_strings_or_lists():
     assert tag_names("a,b") == ["a", "b"]
     assert tag_names(["a"]) == ["a"]
     assert tag_names(None) == []
+
+
+def test_a_trigger_save_queues_the_existing_contacts_pass_only_when_it_can_make_some_due():
+    from chalicelib.domain.pointtriggers import needed
+    now = "2024-06-01T00:00:00+00:00"
+    saved = {"points": 10, "triggerExistingLeads": True, "isPublished": True, "events": [{"id": 1}]}
+    assert needed(saved, None, now)
+    assert not needed(dict(saved, isPublished=False), None, now)
+    assert not needed(dict(saved, triggerExistingLeads=False), None, now)
+    assert not needed(dict(saved, publishUp="2024-07-01T00:00:00+00:00"), None, now)
+    assert needed(saved, dict(saved, isPublished=False), now)
+    assert needed(saved, dict(saved, triggerExistingLeads=False), now)
+    assert needed(dict(saved, points=8), saved, now)
+    assert needed(dict(saved, events=[{"id": 1}, {"id": 2}]), saved, now)
+    assert not needed(dict(saved, points=12, name="Renamed"), saved, now)

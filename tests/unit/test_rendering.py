@@ -88,6 +88,12 @@ def test_send_tokens_braces_optional_unknown_tokens_and_css_untouched():
     assert rendering.normalise_tokens([]) == {}
 
 
+def test_plain_text_tokens_are_escaped_in_html_only():
+    tokens = rendering.normalise_tokens({"{formfield=topic}": rendering.Text("<b>Tom & Jerry</b>")})
+    assert _html("<p>{formfield=topic}</p>", tokens=tokens) == "<p>&lt;b&gt;Tom &amp; Jerry&lt;/b&gt;</p>"
+    assert _text("Topic: {formfield=topic}", tokens=tokens) == "Topic: <b>Tom & Jerry</b>"
+
+
 def test_email_subject_html_text_tracking_and_used_tokens():
     email = {"subject": "Hello {contactfield=firstname}",
              "customHtml": "<html><body><h1>{subject}</h1><a href=\"https://shop.example/a?b=1&amp;c=2\">Shop</a>"
