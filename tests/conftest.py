@@ -168,3 +168,12 @@ def frozen(monkeypatch):
     held = FrozenClock(clock.now())
     monkeypatch.setattr(clock, "now", held)
     return held
+
+
+@pytest.fixture
+def receiver():
+    """An HTTP receiver on 127.0.0.1 (webhooks, reposts, automation webhook actions)."""
+    from tests.receiver import Receiver
+    running = Receiver()
+    yield running
+    running.close()

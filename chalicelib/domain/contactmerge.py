@@ -10,12 +10,13 @@ The survivor is stored and the other deleted in one transaction, both checked ag
 revisions that were read. A `merged` record keeps where the deleted id went (tracking cookies,
 sends and links that still name it), and a `merging` item, written in that same transaction,
 stands for the work left: moving the deleted contact's timeline to the survivor. A worker does
-that move; a minute job queues it again if its message was lost.
+that move, and re-points the deleted contact's notes; a minute job queues it again if its message was lost.
 """
 import copy
 from datetime import timedelta
 
-from chalicelib.domain import clock, service, timeline
+from chalicelib.domain import clock, notes, service, timeline
+from chalicelib.domain.context import Context
 from chalicelib.domain.errors import NotFound
 from chalicelib.store import entities as store
 from chalicelib.store import queues
@@ -147,7 +148,18 @@ def move(loser, winner):
     for event in store.iterate(timeline.kind(loser)):
         store.put(timeline.kind(survivor), dict(event, contactId=survivor))
         store.remove(timeline.kind(loser), event["id"])
+    _move_notes(loser, survivor)
     store.remove(MOVING, loser)
+
+
+def _move_notes(loser, survivor):
+    """Notes about the merged contact become notes about the survivor (their index follows)."""
+    from chalicelib.domain.registry import NOTE  # the registry imports contacts, which import this module
+    ctx = Context()
+    for row in list(store.iterate(notes.index_kind(loser))):
+        note = store.get(NOTE.kind, row["id"])
+        if note is not None and note.get("lead") == int(loser):
+            service.save_change(NOTE, note, dict(note, lead=survivor), ctx, stamp=False)
 
 
 def resend_lost():

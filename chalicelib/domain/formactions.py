@@ -10,7 +10,6 @@
 - `download_url`: where `asset.download` sends the visitor once the submission is stored.
 The properties each action needs are checked when the form is saved (domain/formchecks.py).
 """
-import logging
 import secrets
 import time
 from urllib.parse import parse_qsl, urlparse
@@ -27,7 +26,6 @@ FOLLOWUP_TYPES = ("form.repost", "email.send.lead", "email.send.user", "form.ema
 FAILED = "form.action.failed"
 NO_INTEGRATION = "No integration is configured in this service: the contact was not pushed."
 ID_SCALE = 10 ** 6  # follow-up ids: nanoseconds since the epoch, then six random digits
-log = logging.getLogger(__name__)
 
 
 def ordered(form):
@@ -113,13 +111,7 @@ def messages(ids):
 def queue(derived):
     """After the commit: queue the follow-up items among the derived items. Never raises: if SQS
     fails they stay stored and the sweep queues them."""
-    ids = [item_id for kind, item_id, _ in derived if kind == KIND]
-    if not ids:
-        return
-    try:
-        queues.send(QUEUE, messages(ids))
-    except Exception:  # noqa: BLE001 - the submission is stored and so is its item; the sweep queues it
-        log.warning("form follow-ups kept for the sweep", exc_info=True)
+    queues.send_stored(QUEUE, derived, KIND, "formfollowup")
 
 
 def download_url(form, ctx):

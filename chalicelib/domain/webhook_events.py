@@ -8,7 +8,6 @@ the raw events, the hook ids) is written in the change's own transaction and que
 it commits; `sweep` queues again the items a crash or an SQS failure left behind, so no committed
 change is lost. The delivery worker (domain/webhooks.py) renders the payloads and removes the item.
 """
-import logging
 import secrets
 import time
 
@@ -28,7 +27,6 @@ TIMELINE = {"segment_membership": "mautic.lead_list_change", "form.submitted": "
             "campaign.event": "mautic.campaign_on_event_executed"}
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
 NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "_rev", "segments", "automations"}
-log = logging.getLogger(__name__)
 
 
 def _changed(doc, before):
@@ -122,13 +120,7 @@ def _messages(ids):
 def queue(derived):
     """Queue the outbox items among a committed change's derived items. If SQS fails they stay
     stored: `sweep` sends them."""
-    ids = [item_id for kind, item_id, _ in derived if kind == OUTBOX]
-    if not ids:
-        return
-    try:
-        queues.send(QUEUE, _messages(ids))
-    except Exception:  # noqa: BLE001 - the change is stored and so are its items; the sweep queues them
-        log.warning("webhook events kept in the outbox for the sweep", exc_info=True)
+    queues.send_stored(QUEUE, derived, OUTBOX, "outbox")
 
 
 def sweep():

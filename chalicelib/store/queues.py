@@ -1,5 +1,6 @@
 """SQS: the service's queues by short name (see `schema.QUEUES`), JSON messages."""
 import json
+import logging
 
 import boto3
 
@@ -10,6 +11,7 @@ BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
 MAX_DELAY = 900  # DelaySeconds maximum
 _client = []
 _urls = {}
+log = logging.getLogger(__name__)
 
 
 class QueueError(Exception):
@@ -40,6 +42,19 @@ def send(queue, bodies, delay=0, dead_letter=False):
         failed = _sqs().send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
+
+
+def send_stored(queue, derived, kind, message_type):
+    """After a commit: one `{"type": message_type, "id"}` message per derived item of `kind` the
+    change stored (outbox items). Never raises: if SQS fails the items stay stored and the
+    owner's sweep queues them."""
+    ids = [item_id for item_kind, item_id, _ in derived if item_kind == kind]
+    if not ids:
+        return
+    try:
+        send(queue, [{"type": message_type, "id": item_id} for item_id in ids])
+    except Exception:  # noqa: BLE001 - the change and its items are stored; the sweep queues them
+        log.warning("%s items kept for the sweep", kind, exc_info=True)
 
 
 def receive(queue, dead_letter=False, limit=BATCH):

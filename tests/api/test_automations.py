@@ -12,7 +12,6 @@ from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form, post as submit_form
 from tests.api.test_segments import new_contact, new_segment
-from tests.receiver import Receiver
 
 
 def action(ref, type_, properties=None, parent=None, path=None, **timing):
@@ -380,13 +379,6 @@ def test_remove_dnc_jump_and_invalid_properties(api):
     assert contact(api, ann["id"])["doNotContact"] == []
     assert tags(api, ann["id"]) == ["landed"]
     assert ("new5", "failed") in executed(api, ann["id"])
-
-
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
 
 
 def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):

@@ -1,10 +1,7 @@
 """Contact merge (compat 1.5): an edit that gives a contact the email of another merges the two."""
 import json
 
-import pytest
-
 from tests.api.payloads import assert_error
-from tests.receiver import Receiver
 
 
 def contact(api, **body):
@@ -113,10 +110,14 @@ def test_the_merge_is_on_the_timeline_and_the_other_contacts_events_move(api, dr
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com")
     api.post(f"/api/contacts/{bob['id']}/points/plus/3", {"eventName": "Webinar"})
+    note = api.post("/api/notes/new", {"text": "Called", "lead": bob["id"]}).json["note"]
     api.patch(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com"})
     (merged,) = events(api, ann["id"], "lead.merged")
     assert merged["details"]["mergedId"] == bob["id"]
     drain()
+    assert [n["id"] for n in api.get(f"/api/contacts/{ann['id']}/notes").json["notes"]] == [note["id"]]
+    assert api.get(f"/api/notes/{note['id']}").json["note"]["lead"] == ann["id"]
+    assert [e["eventLabel"] for e in events(api, ann["id"], "note")] == ["Called"]
     gained = moved_points(api, ann["id"])
     assert [e["contactId"] for e in gained] == [ann["id"]] and gained[0]["eventLabel"] == "Webinar"
     assert api.get(f"/api/contacts/{ann['id']}/activity").json["total"] >= 4  # both identifications too
@@ -137,13 +138,6 @@ def test_a_lost_move_message_is_sent_again_by_the_minute_job(api, drain, frozen)
     run_jobs("minute")
     drain()
     assert len(moved_points(api, ann["id"])) == 1
-
-
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
 
 
 def test_batch_edits_merge_per_item(api):

@@ -24,13 +24,6 @@ FIELDS = [
 ]
 
 
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
-
-
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch):
     monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))

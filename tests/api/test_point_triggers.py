@@ -3,8 +3,6 @@
 `triggerExistingLeads` gives its events, in the background, to contacts already at its threshold."""
 import pytest
 
-from tests.receiver import Receiver
-
 
 def make_trigger(api, points=10, tag="hot", segment=None, **extra):
     events = [{"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": [tag]}}]
@@ -114,18 +112,14 @@ def test_a_create_that_updates_a_duplicate_counts_from_its_points(api):
     assert [(g["oldPoints"], g["newPoints"]) for g in gained(api, person["id"])] == [(0, 8), (8, 12)]
 
 
-def test_a_patch_of_points_reaches_the_points_webhook(api, drain):
-    receiver = Receiver()
-    try:
-        api.post("/api/hooks/new", {"name": "R", "webhookUrl": receiver.url, "triggers": ["mautic.lead_points_change"]})
-        person = new_contact(api)
-        api.patch(f"/api/contacts/{person['id']}/edit", {"points": 7})
-        drain()
-        (request,) = receiver.received
-        (event,) = request.json["mautic.lead_points_change"]
-        assert event["points"] == {"old_points": 0, "new_points": 7} and event["contact"]["id"] == person["id"]
-    finally:
-        receiver.close()
+def test_a_patch_of_points_reaches_the_points_webhook(api, drain, receiver):
+    api.post("/api/hooks/new", {"name": "R", "webhookUrl": receiver.url, "triggers": ["mautic.lead_points_change"]})
+    person = new_contact(api)
+    api.patch(f"/api/contacts/{person['id']}/edit", {"points": 7})
+    drain()
+    (request,) = receiver.received
+    (event,) = request.json["mautic.lead_points_change"]
+    assert event["points"] == {"old_points": 0, "new_points": 7} and event["contact"]["id"] == person["id"]
 
 
 # --- triggerExistingLeads ----------------------------------------------------------------------------

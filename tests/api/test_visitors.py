@@ -6,19 +6,11 @@ from chalicelib import config
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import fetch, make_page
 from tests.bench.conftest import dynamodb_calls
-from tests.receiver import Receiver
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
 BOTS = [{"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"},
         {"User-Agent": "curl/8.5.0"}, {"User-Agent": "python-requests/2.32.3"}, {},
         {"User-Agent": BROWSER, "Sec-Purpose": "prefetch"}]
-
-
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
 
 
 def browse(api, path, cookie=None, **headers):

@@ -21,13 +21,6 @@ def mautic_signature(secret, body):
     return base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
 
 
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
-
-
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch):
     monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))

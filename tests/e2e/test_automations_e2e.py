@@ -1,18 +1,8 @@
 """End to end: an automation on the local stack over real HTTP. A contact joining the source
 segment enters in the request (its first action already applied); the devserver's worker threads
 then run the outside action (a webhook to a receiver on 127.0.0.1) and what follows it."""
-import pytest
-
 from tests.e2e.test_local_stack import Stack, _call
 from tests.e2e.test_webhooks_e2e import _until
-from tests.receiver import Receiver
-
-
-@pytest.fixture
-def receiver():
-    running = Receiver()
-    yield running
-    running.close()
 
 
 def test_segment_entry_runs_actions_and_the_worker_sends_the_webhook(tmp_path, receiver):
