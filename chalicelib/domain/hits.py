@@ -11,7 +11,7 @@ import ipaddress
 from dataclasses import dataclass, field as dc_field
 from functools import lru_cache
 
-from chalicelib.domain import contactmerge, service
+from chalicelib.domain import contactmerge, devices, service
 from chalicelib.domain.errors import NotFound
 from chalicelib.store import entities as store
 
@@ -86,19 +86,25 @@ def _anonymous(visit, ctx):
 
 
 def _recorded(visit, build, ctx):
-    """(contact, created): `build(doc)`'s timeline events (and changes) stored on the tracked contact, or
-    on a new anonymous contact created with them; (None, False) for a bot without a contact.
-    `visit.contact_id` then names that contact (None if none)."""
+    """(contact, created): `build(doc)`'s timeline events (and changes), and the browser's device when
+    it is new to the contact, stored on the tracked contact or on a new anonymous contact created
+    with them; (None, False) for a bot without a contact. `visit.contact_id` then names that
+    contact (None if none)."""
     from chalicelib.domain.registry import CONTACT
+
+    def with_device(doc):
+        if not is_crawler(visit.user_agent):
+            devices.record(doc, visit.user_agent, ctx.now)
+        return build(doc)
 
     def write():
         existing = contactmerge.tracked(CONTACT, visit.contact_id)
         if existing is not None:
             doc = copy.deepcopy(existing)
-            return service.save_change(CONTACT, existing, doc, ctx, build(doc)), False
+            return service.save_change(CONTACT, existing, doc, ctx, with_device(doc)), False
         if not visit.trackable:
             return None, False
-        return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=build)[0], True
+        return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=with_device)[0], True
     contact, created = service.retrying(write, ctx)
     visit.contact_id = contact["id"] if contact else None
     return contact, created

@@ -2,16 +2,7 @@
 import json
 
 from tests.api.payloads import assert_error
-
-
-def contact(api, **body):
-    r = api.post("/api/contacts/new", body)
-    assert r.status_code == 201, r.json
-    return r.json["contact"]
-
-
-def values(entity):
-    return entity["fields"]["all"]
+from tests.api.test_contacts_companies import contact, values
 
 
 def events(api, contact_id, event_type):

@@ -132,3 +132,15 @@ def test_a_new_visitor_fires_page_hit_but_not_contact_identified(api, drain, rec
     drain()
     assert [list(r.json) for r in receiver.received] == [["mautic.page_on_hit"], ["mautic.page_on_hit"]]
     assert receiver.received[0].json["mautic.page_on_hit"][0]["hit"]["lead"]["id"] == visitor
+
+
+def test_a_visitors_devices_are_recorded_once_each(api):
+    make_page(api)
+    phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) " \
+            "Version/17.0 Mobile/15E148 Safari/604.1"
+    contact_id = cookie_of(browse(api, "/spring-offer"))
+    browse(api, "/spring-offer", cookie=contact_id)
+    browse(api, "/spring-offer", cookie=contact_id, **{"User-Agent": phone})
+    devices = api.get(f"/api/contacts/{contact_id}/devices").json
+    assert devices["total"] == 2
+    assert [(d["device"], d["deviceBrand"]) for d in devices["devices"]][1] == ("smartphone", "Apple")
