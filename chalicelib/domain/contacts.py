@@ -3,9 +3,8 @@ addresses written with the contact, identification on the timeline, representati
 import ipaddress
 
 from chalicelib.domain import attributes as a
-from chalicelib.domain import batching
-from chalicelib.domain import automationruns, cached, clock, contactmerge, customvalues, journeys, membership, \
-    rebuilds, search, service, timeline
+from chalicelib.domain import automationruns, batching, cached, clock, contactmerge, customvalues, journeys, \
+    membership, rebuilds, search, service, timeline
 from chalicelib.domain.customfields import definitions
 from chalicelib.domain.resources import Hooks
 from chalicelib.store import entities as store
@@ -147,7 +146,8 @@ class ContactHooks(_Valued):
 
     def fast_ids(self, resource, node, ctx):
         """Candidates the command then filters: `email:` from the email index (a prefix query),
-        `segment:` from the segment's members index, `common:` from its segments' members indexes, intersected."""
+        `segment:` from the segment's members index, `common:` from its segments' members indexes,
+        intersected."""
         if not isinstance(node, search.Command):
             return None
         if node.name == "common":
