@@ -42,8 +42,6 @@ def change_points(resource, contact_id, operator, delta, payload, ctx):
     event = timeline.event("point.gained", _param(payload, "eventName", "eventname") or f"API {operator} {delta}",
                            {"action": _param(payload, "actionName", "actionname") or "API", "delta": delta,
                             "operator": operator, "oldPoints": old, "newPoints": doc["values"]["points"]})
-    from chalicelib.domain import pointsengine  # it builds on this module
-    pointsengine.run_triggers(doc, old, [event], ctx)
     return service.save_change(resource, existing, doc, ctx, [event])
 
 

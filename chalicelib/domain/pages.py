@@ -16,11 +16,9 @@ UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_te
 
 
 def scored(doc, event, event_type, subject, ctx):
-    """`event` followed by the point events that `event_type` on `subject` earns (triggers applied)."""
-    old = int(doc["values"].get("points") or 0)
-    events = [event] + pointsengine.award(doc, event_type, subject, ctx)
-    pointsengine.run_triggers(doc, old, events, ctx)
-    return events
+    """`event` followed by the point events that `event_type` on `subject` earns (the contact's write
+    runs the triggers they cross)."""
+    return [event] + pointsengine.award(doc, event_type, subject, ctx)
 
 
 def by_alias(alias, ctx):

@@ -159,10 +159,3 @@ def change_segments(doc, add, remove, ctx):
         membership.mark(doc, segment_id, False, ctx.now)
     return True
 
-
-def score(doc, event_type, subject, ctx):
-    """Point actions for an event, then the triggers they cross: the timeline events to store."""
-    old = int(doc["values"].get("points") or 0)
-    events = award(doc, event_type, subject, ctx)
-    run_triggers(doc, old, events, ctx)
-    return events

@@ -116,7 +116,7 @@ def record_sent(prepared, message_id, source, ctx):
     details = {"emailId": email["id"], "statId": stat["id"], "trackingHash": stat["trackingHash"],
                "subject": stat["subject"], "source": _source(source)}
     write_contact(contact["id"], lambda doc: [timeline.event("email.sent", stat["subject"], details)] +
-                  pointsengine.score(doc, "email.send", email["id"], ctx), ctx)
+                  pointsengine.award(doc, "email.send", email["id"], ctx), ctx)
     return stat
 
 

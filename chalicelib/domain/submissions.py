@@ -148,13 +148,11 @@ def submit(form_id, data, visit, ctx):
 
     def build(doc):
         submission["contactId"] = doc["id"]
-        old = int(doc["values"].get("points") or 0)
         events = [timeline.event("form.submitted", form.get("name"), {
             "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
             "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
         events += formactions.run(form, doc, visit, ctx)
         events += pointsengine.award(doc, "form.submit", form["id"], ctx)
-        pointsengine.run_triggers(doc, old, events, ctx)
         items[1:] = formactions.followups(form, submission, doc, ctx)
         return events
 

@@ -59,7 +59,7 @@ def _opened(stat, first, ctx, events=()):
     def build(doc):
         sending.touch(doc, ctx.now)
         found = [timeline.event("email.read", stat.get("subject"), details)] if first else []
-        return found + list(events) + pointsengine.score(doc, "email.open", email_id, ctx)
+        return found + list(events) + pointsengine.award(doc, "email.open", email_id, ctx)
     sending.write_contact(stat["lead"]["id"], build, ctx)
 
 
@@ -107,7 +107,7 @@ def click(tracking_hash, url, signature, visit, ctx):
 
     def build(doc):
         sending.touch(doc, ctx.now)
-        return [timeline.event("page.hit", url, details)] + pointsengine.score(doc, "url.hit", url, ctx)
+        return [timeline.event("page.hit", url, details)] + pointsengine.award(doc, "url.hit", url, ctx)
     sending.write_contact(stat["lead"]["id"], build, ctx)
     return url
 
