@@ -2,9 +2,10 @@
 import secrets
 
 from chalicelib.auth import settings, users
-from chalicelib.domain import customfields, service
-from chalicelib.domain.context import Context
-from chalicelib.domain.registry import COMPANY_FIELD, CONTACT_FIELD
+from chalicelib.domain.contacts import customfields
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 
 _ready = []
 

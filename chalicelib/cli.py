@@ -77,8 +77,8 @@ def _parser():
 
 def _users(args, ctx):
     from chalicelib.auth import users
-    from chalicelib.domain.present import present
-    from chalicelib.domain.registry import USER
+    from chalicelib.domain.kernel.present import present
+    from chalicelib.domain.kernel.basics import USER
     from chalicelib.store import entities as store
     if args.action == "create":
         if len(args.password) < 8:
@@ -131,7 +131,7 @@ def main(argv=None):
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
         from chalicelib import bootstrap
-        from chalicelib.domain.context import Context
+        from chalicelib.domain.kernel.context import Context
         bootstrap.ensure_ready()
         handler = {"users": _users, "settings": _settings, "clients": _clients}[args.group]
         _print(handler(args, Context()), args.json)

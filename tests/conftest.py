@@ -80,7 +80,7 @@ def _empty_bucket():
 @pytest.fixture
 def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
-    from chalicelib.domain import cached
+    from chalicelib.domain.kernel import cached
     _moto_tables().update(copy.deepcopy(seeded))
     _empty_queues()
     _empty_bucket()
@@ -164,7 +164,7 @@ class FrozenClock:
 @pytest.fixture
 def frozen(monkeypatch):
     """An injectable clock for tests that drive time (scheduled automation events)."""
-    from chalicelib.domain import clock
+    from chalicelib.domain.kernel import clock
     held = FrozenClock(clock.now())
     monkeypatch.setattr(clock, "now", held)
     return held

@@ -2,8 +2,10 @@
 the automation's contacts, a contact's automations, clone."""
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain import automations, journeys, service
-from chalicelib.domain.registry import AUTOMATION, CONTACT
+from chalicelib.domain.automations import automations, journeys
+from chalicelib.domain.kernel import service
+from chalicelib.domain.automations.declarations import AUTOMATION
+from chalicelib.domain.contacts.declarations import CONTACT
 
 routes = Routes("automations")
 MEMBERS_LIMIT = 100

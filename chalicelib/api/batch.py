@@ -74,11 +74,11 @@ import re
 from chalicelib import config
 from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.routing import METHODS, Reply, Routes
-from chalicelib.domain import batching, service
-from chalicelib.domain.context import Context
-from chalicelib.domain.errors import DomainError, Forbidden, NotFound
-from chalicelib.domain.present import present
-from chalicelib.domain.registry import RESOURCES
+from chalicelib.domain.kernel import batching, service
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
+from chalicelib.domain.kernel.present import present
+from chalicelib.domain.wiring import RESOURCES
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Helpers for families whose resources own nested collections."""
 from chalicelib.api.standard import single
-from chalicelib.domain import service
+from chalicelib.domain.kernel import service
 
 
 def install_nested_delete(routes, resource, collection):

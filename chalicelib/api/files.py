@@ -1,6 +1,6 @@
 """Files in the S3 bucket: `/files/images` (with `subdir`) and `/files/assets` (or `media`)."""
 from chalicelib.api.routing import Routes
-from chalicelib.domain import files
+from chalicelib.domain.kernel import files
 
 routes = Routes("files")
 

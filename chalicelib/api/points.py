@@ -2,8 +2,8 @@
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.routing import Routes
-from chalicelib.domain.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
-from chalicelib.domain.registry import POINT, TRIGGER
+from chalicelib.domain.kernel.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
+from chalicelib.domain.points.declarations import POINT, TRIGGER
 
 routes = Routes("points")
 standard.install(routes, POINT)

@@ -4,9 +4,11 @@ from html import escape
 from urllib.parse import quote, urlencode
 
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.domain import assets, dynamiccontent, files, formactions, pages, submissions
-from chalicelib.domain.errors import NotFound
-from chalicelib.domain.hits import Visit
+from chalicelib.domain.web import assets, formactions, pages, submissions
+from chalicelib.domain.messaging import dynamiccontent
+from chalicelib.domain.kernel import files
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
 TRACKING_COOKIE = "mtc_id"

@@ -15,9 +15,9 @@ from chalicelib.api.errors import UNEXPECTED, ApiError, body as error_body, head
 from chalicelib.api.request import ApiRequest
 from chalicelib.auth.core import authenticate
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain import service
-from chalicelib.domain.context import Context
-from chalicelib.domain.errors import DomainError
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import DomainError
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 log = logging.getLogger(__name__)

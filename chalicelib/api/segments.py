@@ -1,6 +1,6 @@
 """Segment membership by hand (compat 1.8 shapes): add/remove one contact, add several."""
 from chalicelib.api.routing import Routes
-from chalicelib.domain import segmentactions
+from chalicelib.domain.segments import segmentactions
 
 routes = Routes("segments")
 

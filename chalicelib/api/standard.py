@@ -1,11 +1,11 @@
 """The six standard operations, installed for a resource from its registry declaration."""
 from chalicelib import config
 from chalicelib.api.routing import Reply
-from chalicelib.domain import attributes as a
-from chalicelib.domain import service
-from chalicelib.domain.errors import invalid
-from chalicelib.domain.listing import ListQuery, list_documents
-from chalicelib.domain.present import present, present_one
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.listing import ListQuery, list_documents
+from chalicelib.domain.kernel.present import present, present_one
 
 
 def single(resource, doc, ctx, status=200, headers=None):

@@ -1,7 +1,7 @@
 """Tags and categories."""
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain.registry import CATEGORY, TAG
+from chalicelib.domain.kernel.basics import CATEGORY, TAG
 
 routes = Routes("taxonomy")
 standard.install(routes, TAG)

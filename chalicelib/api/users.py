@@ -1,9 +1,9 @@
 """Users: the current user (`/users/self`, unwrapped as Mautic answers it), the list, one user."""
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain import service
-from chalicelib.domain.present import present_one
-from chalicelib.domain.registry import USER
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.present import present_one
+from chalicelib.domain.kernel.basics import USER
 
 routes = Routes("users")
 

@@ -2,9 +2,9 @@
 from chalicelib import config
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain import webhooks
-from chalicelib.domain.catalog import webhook_triggers
-from chalicelib.domain.registry import WEBHOOK
+from chalicelib.domain.webhooks import webhooks
+from chalicelib.domain.kernel.catalog import webhook_triggers
+from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 routes = Routes("webhooks")
 standard.install(routes, WEBHOOK)

@@ -12,7 +12,7 @@ import secrets
 from datetime import timedelta
 
 from chalicelib.auth import settings
-from chalicelib.domain import cached, clock
+from chalicelib.domain.kernel import cached, clock
 from chalicelib.store import entities as store
 
 KIND = "apiclient"

@@ -26,7 +26,7 @@ from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challeng
 
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.auth.errors import AuthError, require_api
-from chalicelib.domain.registry import USER
+from chalicelib.domain.kernel.basics import USER
 from chalicelib.store import entities as store
 from chalicelib.store import tokens
 

@@ -7,7 +7,7 @@ the local stage, off elsewhere); what an administrator sets is stored and wins.
 import secrets
 
 from chalicelib import config
-from chalicelib.domain import cached
+from chalicelib.domain.kernel import cached
 from chalicelib.store import entities as store
 
 KIND = "setting"

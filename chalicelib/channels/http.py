@@ -4,19 +4,24 @@ Guarded against server-side request forgery at delivery time: the host is resolv
 it resolves to must be public (or inside an allowed network), and the connection goes to that very
 address, so a DNS answer cannot change between the check and the connection. Cloud metadata
 addresses are refused whatever the allow-list says. Redirects are not followed (a 3xx is a failed
-delivery) and the whole exchange has one deadline.
+delivery) and the whole exchange has one deadline. A failed delivery is retried on the jittered
+schedule of `retry_delay` (webhooks, form reposts).
 """
 import http.client
 import ipaddress
+import random
 import socket
 import ssl
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from chalicelib import config
+
 METADATA = frozenset(ipaddress.ip_address(a) for a in (
     "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+JITTER = 0.2  # each retry delay is the schedule's value ±20%
 READ_LIMIT = 1024  # bytes of the response read before closing
 _tls = []
 
@@ -162,3 +167,12 @@ def request(method, url, body, headers, timeout, allowed=()):
     finally:
         if connection is not None:
             connection.close()
+
+
+def retry_delay(failed_attempt):
+    """Seconds before the attempt after `failed_attempt` (1 = the first), jittered; None when the
+    schedule is exhausted."""
+    delays = config.WEBHOOK_RETRY_DELAYS
+    if failed_attempt > len(delays):
+        return None
+    return delays[failed_attempt - 1] * random.uniform(1 - JITTER, 1 + JITTER)

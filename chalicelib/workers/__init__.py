@@ -4,7 +4,12 @@ On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers 
 and the jobs run from its `schedule` handlers; locally `workers.local` runs the very same
 handlers in threads (and `drain` runs them synchronously in tests).
 """
-from chalicelib.domain import automationruns, contactmerge, formfollowups, rebuilds, webhook_events
+from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
+from chalicelib.domain.automations import automationruns
+from chalicelib.domain.contacts import contactmerge
+from chalicelib.domain.web import formfollowups
+from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
 HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,

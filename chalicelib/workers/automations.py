@@ -1,5 +1,5 @@
 """Automations worker: due events, entry of source segment members, purges (domain/automationruns.py)."""
-from chalicelib.domain import automationruns
+from chalicelib.domain.automations import automationruns
 
 
 def handle(body):

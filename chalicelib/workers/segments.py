@@ -1,7 +1,9 @@
 """Segment worker: rebuild plans and batches, purges of deleted segments (domain/rebuilds.py), the
 timeline moves that finish contact merges (domain/contactmerge.py), and point triggers given to the
 contacts already at their threshold (domain/pointtriggers.py)."""
-from chalicelib.domain import contactmerge, pointtriggers, rebuilds
+from chalicelib.domain.contacts import contactmerge
+from chalicelib.domain.points import pointtriggers
+from chalicelib.domain.segments import rebuilds
 
 STEPS = {"plan": rebuilds.plan, "batch": rebuilds.batch, "purge": rebuilds.purge_members, "merge": contactmerge.move,
          "trigger-plan": pointtriggers.plan, "trigger-batch": pointtriggers.batch}

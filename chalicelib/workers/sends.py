@@ -1,5 +1,5 @@
 """Sends worker: segment-send plans and batches, point-trigger emails (domain/emailsends.py)."""
-from chalicelib.domain import emailsends
+from chalicelib.domain.messaging import emailsends
 
 STEPS = {"plan": emailsends.plan, "batch": emailsends.batch, "trigger": emailsends.trigger}
 

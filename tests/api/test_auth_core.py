@@ -4,7 +4,7 @@ import base64
 import pytest
 
 from chalicelib.auth import settings, users
-from chalicelib.domain.context import Context
+from chalicelib.domain.kernel.context import Context
 
 
 def basic(user, password):
@@ -76,7 +76,7 @@ def test_settings_reject_unknown_names_and_modes(fresh):
 
 def test_expired_revocations_stop_counting_and_are_dropped(fresh):
     from chalicelib.auth import clients
-    from chalicelib.domain import cached
+    from chalicelib.domain.kernel import cached
     from chalicelib.store import entities as store
     clients.revoke_subject(Context(), "family:old", seconds=60)
     clients.revoke_subject(Context(), "client:forever")

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from chalicelib.domain import automationruns, journeys
+from chalicelib.domain.automations import automationruns, journeys
 from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form, post as submit_form

@@ -409,7 +409,7 @@ def test_contact_fields_created_in_one_batch_see_each_other(api):
 
 
 def test_unexpected_failure_of_one_item_spoils_nothing_else(api, monkeypatch):
-    from chalicelib.domain import service
+    from chalicelib.domain.kernel import service
     real = service.create
 
     def flaky(resource, payload, ctx, system=None):

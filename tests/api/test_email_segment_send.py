@@ -9,7 +9,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import config
 from chalicelib.channels import mail
-from chalicelib.domain import emailsends, emailstats, sending
+from chalicelib.domain.messaging import emailsends, emailstats, sending
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 

@@ -137,7 +137,7 @@ def test_a_refused_repost_target_is_not_retried(api, drain, receiver, monkeypatc
 
 
 def test_a_repost_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiver, monkeypatch):
-    from chalicelib.domain import formfollowups
+    from chalicelib.domain.web import formfollowups
 
     def unavailable(*args, **kwargs):
         raise queues.QueueError("SQS is down")

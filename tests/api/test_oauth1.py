@@ -12,7 +12,7 @@ import pytest
 from oauthlib.oauth1 import SIGNATURE_PLAINTEXT, Client
 
 from chalicelib.auth import clients, oauth1, oauth2, settings
-from chalicelib.domain.context import Context
+from chalicelib.domain.kernel.context import Context
 from tests.conftest import ADMIN, _moto_tables
 from tests.loginform import LoginForm
 

@@ -10,7 +10,7 @@ import pytest
 from oauthlib.oauth2.rfc6749.clients.base import Client as OAuthClient
 
 from chalicelib.auth import clients, settings, users
-from chalicelib.domain.context import Context
+from chalicelib.domain.kernel.context import Context
 from tests.conftest import ADMIN
 from tests.loginform import LoginForm
 

@@ -244,7 +244,7 @@ def test_private_targets_are_refused_unless_allowed(api, drain, receiver, monkey
 
 
 def test_an_event_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiver, monkeypatch):
-    from chalicelib.domain import webhook_events
+    from chalicelib.domain.webhooks import webhook_events
     from chalicelib.store import queues
     _hook(api, receiver.url, SAVE_TRIGGERS)
 

@@ -14,9 +14,9 @@ FILLED = {}  # fill number -> contact id
 
 
 def _fill(http, start, end):
-    from chalicelib.domain.context import Context
-    from chalicelib.domain import service
-    from chalicelib.domain.registry import CONTACT
+    from chalicelib.domain.kernel.context import Context
+    from chalicelib.domain.kernel import service
+    from chalicelib.domain.contacts.declarations import CONTACT
     ctx = Context()
     for n in range(start, end):
         doc, _ = service.create(CONTACT, {"email": f"c{n}@example.com", "firstname": f"F{n}", "city": "Prague"}, ctx)

@@ -9,7 +9,8 @@ import os
 import statistics
 import time
 
-from chalicelib.domain import automationruns, clock
+from chalicelib.domain.automations import automationruns
+from chalicelib.domain.kernel import clock
 from chalicelib.workers import local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 
 from chalicelib import config
-from chalicelib.domain import emailstats
+from chalicelib.domain.messaging import emailstats
 from chalicelib.store import entities as store
 from chalicelib.workers import local
 from tests.bench.conftest import dynamodb_calls

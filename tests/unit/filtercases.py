@@ -1,7 +1,7 @@
 """Shared pieces of the filter engine tests: the field table, a fixed now, filter and match helpers."""
 from datetime import date, datetime, timedelta, timezone
 
-from chalicelib.domain.filters import compile_filters, validate
+from chalicelib.domain.segments.filters import compile_filters, validate
 
 NOW = datetime(2024, 5, 15, 12, 30, tzinfo=timezone.utc)  # a Wednesday
 FIELDS = {

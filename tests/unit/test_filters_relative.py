@@ -3,7 +3,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from chalicelib.domain.filters import compile_filters
+from chalicelib.domain.segments.filters import compile_filters
 from tests.unit.filtercases import F, KEYWORD_RANGES, NOW, shift_day, check, hit
 
 

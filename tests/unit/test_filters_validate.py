@@ -1,7 +1,7 @@
 """Filter engine: validation errors keyed by filter, as the segment API reports them."""
 import pytest
 
-from chalicelib.domain.filters import validate
+from chalicelib.domain.segments.filters import validate
 from tests.unit.filtercases import F, FIELDS
 
 

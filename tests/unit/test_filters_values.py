@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from chalicelib.domain.filters import compile_filters
+from chalicelib.domain.segments.filters import compile_filters
 from tests.unit.filtercases import F, NOW, check, hit
 
 

@@ -1,8 +1,8 @@
 """Rendering emails and text messages (compat 13.3 tokens), without AWS."""
 from datetime import datetime, timezone
 
-from chalicelib.domain import rendering
-from chalicelib.domain.rendering import Links, Sources
+from chalicelib.domain.messaging import rendering
+from chalicelib.domain.messaging.rendering import Links, Sources
 
 NOW = datetime(2024, 3, 5, 15, 7, tzinfo=timezone.utc)
 

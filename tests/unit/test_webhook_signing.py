@@ -8,7 +8,8 @@ import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from chalicelib import config
-from chalicelib.domain import webhooks
+from chalicelib.channels import http
+from chalicelib.domain.webhooks import webhooks
 
 DELIVERY = {"id": "msg_1_2", "body": '{"mautic.lead_post_save_new":[{"contact":{"id":1}}]}',
             "baseUrl": "https://m.test"}
@@ -41,10 +42,10 @@ def test_standard_secret_shape():
 
 def test_the_retry_schedule_is_jittered_and_ends(monkeypatch):
     monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (10.0, 600.0))
-    delays = [webhooks.retry_delay(1) for _ in range(200)]
+    delays = [http.retry_delay(1) for _ in range(200)]
     assert all(8 <= d <= 12 for d in delays) and len(set(delays)) > 1
-    assert 480 <= webhooks.retry_delay(2) <= 720
-    assert webhooks.retry_delay(3) is None
+    assert 480 <= http.retry_delay(2) <= 720
+    assert http.retry_delay(3) is None
 
 
 def test_list_settings_are_comma_separated(monkeypatch):

@@ -1,0 +1,1 @@
+"""Automations: event graphs, journeys, scheduled runs and the steps they execute."""

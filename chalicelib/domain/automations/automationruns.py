@@ -1,0 +1,240 @@
+"""Running automations in the background (the `automations` queue and the minute job).
+
+- `fire`: a pending event fell due: it moves to ready in the contact's write, which runs it (and
+  whatever follows at once). An action that reaches outside is claimed in that write (status
+  `running`), performed after it, and completed by a second write: it runs at most once.
+- `dispatch` (every minute): due items falling due within LOOKAHEAD are queued with an SQS delay
+  for their exact time (past the watermark of the previous run); items still there STALE after
+  their time lost their message and are queued again. Writes queue their own near events at once.
+- `enroll` / `enroll_batch`: a new source segment's members enter (in batches of contacts).
+- `purge`: the memberships of a deleted automation are dropped from its members' documents.
+"""
+import copy
+import json
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from chalicelib import config
+from chalicelib.channels import http
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.automations import automationgraph as graph
+from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.automations import journeys
+from chalicelib.domain.segments import membership, rebuilds
+from chalicelib.domain.messaging import rendering
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+QUEUE = "automations"
+LOOKAHEAD = timedelta(minutes=2)
+STALE = timedelta(minutes=10)
+SWEEP_MAX = 1000
+ENROLL_BATCH = 100
+MARKS = "duemark"
+
+
+def _contact_kind():
+    from chalicelib.domain.contacts.declarations import CONTACT
+    return CONTACT
+
+
+# --- telling the worker ----------------------------------------------------------------------------
+
+def _send(targets, now):
+    """Queue fire messages for [(contact id, due id, due at)], each delayed until its time."""
+    by_delay = {}
+    for contact_id, due, at in targets:
+        delay = int(min(max((at - now).total_seconds(), 0), queues.MAX_DELAY))
+        by_delay.setdefault(delay, []).append({"type": "fire", "contact": contact_id, "due": due})
+    for delay, bodies in by_delay.items():
+        queues.send(QUEUE, bodies, delay=delay)
+
+
+def on_contact_stored(change):
+    """Subscriber to stored contact writes: queue the events the write scheduled to run soon."""
+    if change.doc is not None:
+        queue_due(change.doc, change.existing)
+
+
+def queue_due(doc, existing):
+    """After a contact write: queue the events it scheduled that fall due soon (the rest wait for
+    `dispatch`). If SQS fails, the due items are still stored and `dispatch` sweeps them."""
+    now = clock.now()
+    try:
+        _send(journeys.queue_targets(doc, existing, now + LOOKAHEAD), now)
+    except queues.QueueError:
+        pass
+
+
+def dispatch():
+    """Queue the events falling due soon, shard by shard, and those whose message was lost."""
+    now = clock.now()
+    horizon = journeys.due_id_floor(now + LOOKAHEAD)
+    for shard in range(config.AUTOMATION_DUE_SHARDS):
+        kind = f"due#{shard}"
+        mark = store.get(MARKS, shard) or {"id": shard, "upTo": 0}
+        coming = list(store.iterate(kind, between=(mark["upTo"] + 1, horizon)))
+        lost = list(store.iterate(kind, between=(0, min(journeys.due_id_floor(now - STALE), mark["upTo"])),
+                                  limit=SWEEP_MAX))
+        _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in coming + lost], now)
+        store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
+
+
+# --- firing a due event ----------------------------------------------------------------------------
+
+def fire(contact, due):
+    """Run the pending event `due` of a contact (a no-op when it is gone: done, cancelled, retried)."""
+    ctx = Context()
+    contacts = _contact_kind()
+
+    def attempt():
+        ctx.cache[journeys.EXTERNAL] = []
+        existing = store.get(contacts.kind, contact)
+        if existing is None:
+            return "gone", []
+        doc = copy.deepcopy(existing)
+        outcome, events = journeys.take_due(doc, due, ctx)
+        if outcome == "taken":
+            service.save_change(contacts, existing, doc, ctx, events, stamp=False)
+        return outcome, ctx.cache[journeys.EXTERNAL]
+
+    outcome, claimed = service.retrying(attempt, ctx, attempts=5)
+    if outcome == "early":
+        queues.send(QUEUE, [{"type": "fire", "contact": contact, "due": due}],
+                    delay=min(queues.MAX_DELAY, max(1, (due // journeys.ID_SCALE) / 1000 - clock.now().timestamp())))
+    for automation_id, event_id in claimed:
+        run_external(contact, automation_id, event_id)
+
+
+def run_external(contact_id, automation_id, event_id):
+    """Perform a claimed outside action, then record its outcome (children reached on success)."""
+    ctx = Context()
+    automation = journeys.by_id(ctx).get(automation_id)
+    event = graph.event(automation, event_id) if automation else None
+    contact = store.get(_contact_kind().kind, contact_id)
+    if event is None or contact is None:
+        return
+    status, reason = EXTERNAL_ACTIONS[event["type"]](event.get("properties") or {}, contact, event, ctx)
+    if event["type"] != "lead.deletecontact" or status != "ok":
+        _complete(contact_id, automation, event, status, reason, ctx)
+
+
+def _complete(contact_id, automation, event, status, reason, ctx):
+    contacts = _contact_kind()
+
+    def attempt():
+        existing = service.load(contacts, contact_id)
+        doc = copy.deepcopy(existing)
+        entry = (doc.get("automations") or {}).get(str(automation["id"]))
+        if entry is None or (entry["done"].get(str(event["id"])) or {}).get("status") != "running":
+            return
+        events = journeys.complete(entry, automation, event, status, reason, ctx)
+        service.save_change(contacts, existing, doc, ctx, events, stamp=False)
+
+    try:
+        service.retrying(attempt, ctx, attempts=5)
+    except NotFound:
+        pass  # deleted meanwhile
+
+
+# --- outside actions -------------------------------------------------------------------------------
+
+def _pairs(value):
+    """Key/value pairs from Mautic's `{"list": [{"label", "value"}]}`, a list of those, or an object."""
+    if isinstance(value, dict) and "list" in value:
+        value = value["list"]
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    return {str(p.get("label")): str(p.get("value") or "") for p in value or []
+            if isinstance(p, dict) and p.get("label")}
+
+
+def _tokens(text, contact, ctx):
+    from chalicelib.domain.messaging import emailmessages  # the email channel builds on the automations it feeds
+    return rendering.render_text(text, emailmessages.contact_sources(contact, ctx))[0]
+
+
+def _webhook(props, contact, event, ctx):
+    """`campaign.sendwebhook` (compat 5.4): GET sends the data as a query string; other methods send
+    JSON when a JSON content type is configured, else a form; only 200 and 201 count as success."""
+    method = str(props.get("method") or "post").upper()
+    headers = {k: _tokens(v, contact, ctx) for k, v in _pairs(props.get("headers")).items()}
+    data = {k: _tokens(v, contact, ctx) for k, v in _pairs(props.get("additional_data")).items()}
+    url, body = str(props.get("url") or ""), None
+    if method in ("GET", "DELETE"):
+        url += ("&" if "?" in url else "?") + urlencode(data) if data else ""
+    elif any(k.lower() == "content-type" and "json" in v.lower() for k, v in headers.items()):
+        body = json.dumps(data).encode()
+    else:
+        body = urlencode(data).encode()
+        headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    timeout = min(float(props.get("timeout") or config.WEBHOOK_TIMEOUT), config.WEBHOOK_TIMEOUT)
+    result = http.request(method, url, body, headers, timeout, http.networks(config.WEBHOOK_ALLOWED_NETWORKS))
+    if result.status in (200, 201):
+        return "ok", None
+    return "failed", result.error or f"HTTP {result.status}"
+
+
+def _delete_contact(props, contact, event, ctx):
+    try:
+        service.delete(_contact_kind(), contact["id"], ctx)
+    except NotFound:
+        pass
+    return "ok", None
+
+
+def _send_message(kind, key):
+    def send(props, contact, event, ctx):
+        from chalicelib.domain.messaging import sending  # the email and SMS channels
+        message = next(iter(a.ids_in(props.get(key))), None)
+        if message is None:
+            return "failed", f"No {kind} chosen."
+        try:
+            outcome = getattr(sending, f"send_{kind}")(message, contact["id"], ctx, source=("campaign", event["id"]))
+        except NotFound:
+            return "failed", f"The {kind} {message} does not exist."
+        return ("ok", None) if outcome.get("success") else ("failed", str(outcome.get("reason") or outcome))
+    return send
+
+
+EXTERNAL_ACTIONS = {"campaign.sendwebhook": _webhook, "lead.deletecontact": _delete_contact,
+                    "email.send": _send_message("email", "email"), "sms.send_text_sms": _send_message("sms", "sms")}
+
+
+# --- entering from source segments, purging ---------------------------------------------------------
+
+def enroll(automation):
+    """Queue the members of a published automation's source segments for entry, in batches."""
+    found = journeys.by_id(Context()).get(automation)
+    if found is None:
+        return
+    members = {}
+    for segment in found.get("lists") or []:
+        members.update((row["id"], None) for row in store.iterate(membership.members_kind(segment))
+                       if membership.is_member(row))
+    ordered = sorted(members)
+    queues.send(QUEUE, [{"type": "enroll-batch", "contacts": ordered[i:i + ENROLL_BATCH]}
+                        for i in range(0, len(ordered), ENROLL_BATCH)])
+
+
+def enroll_batch(contacts):
+    """Bring these contacts' journeys up to date (those in a source segment enter)."""
+    ctx = Context()
+    for doc in store.batch_get(_contact_kind().kind, contacts).values():
+        rebuilds.refresh_contact(doc, ctx)
+
+
+def purge(automation):
+    """After an automation is deleted: drop its memberships and scheduled events from its members."""
+    ctx = Context()
+    for row in list(store.iterate(journeys.enrolled_kind(automation))):
+        doc = store.get(_contact_kind().kind, row["id"])
+        if doc is None:
+            store.remove(journeys.enrolled_kind(automation), row["id"])
+        else:
+            rebuilds.refresh_contact(doc, ctx)
+
+
+STEPS = {"fire": fire, "enroll": enroll, "enroll-batch": enroll_batch, "purge": purge}

@@ -1,0 +1,157 @@
+"""Automations: the event graph stored with its parent links and validated, sources (segments,
+forms) whose members enter in the background (domain/automationruns.py), clones."""
+import copy
+
+from chalicelib.domain.automations import automationgraph, automationruns, journeys
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import clock, registry, service
+from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.service import referenced
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+LINK_KEYS = ("id", "name", "type", "eventType", "order", "decisionPath")
+
+
+def as_ref(value):
+    """An event reference as sent: an id, a temporary id (`new1`) or an object with `id`."""
+    if isinstance(value, dict):
+        value = value.get("id")
+    return None if value in (None, "") else str(value)
+
+
+def as_refs(value):
+    return [as_ref(v) for v in (value if isinstance(value, list) else [value]) if as_ref(v) is not None]
+
+
+def _namer(sent):
+    """Error keys for events: `events[i]` by their index in the request, else by their id."""
+    index_of = {str(raw.get("id")): i for i, raw in enumerate(sent) if isinstance(raw, dict) and raw.get("id")}
+    return lambda event: f"events[{index_of.get(str(event.get('id')), event.get('id'))}]"
+
+
+class AutomationHooks(AliasHooks):
+    """Parents may name events by real or temporary id; `children` is derived from parents."""
+
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        events = doc.get("events") or []
+        by_ref = {str(e["id"]): e for e in events if e.get("id") is not None}
+        for ref, event in by_ref.items():
+            for child in event.get("children") or []:
+                if child in by_ref and not by_ref[child].get("parent"):
+                    by_ref[child]["parent"] = ref
+        sent = write.payload.get("events")
+        sent = sent if isinstance(sent, list) else []
+        for index, raw in enumerate(sent):
+            parent = as_ref(raw.get("parent")) if isinstance(raw, dict) else None
+            if parent is not None and parent not in by_ref:
+                write.errors[f"events[{index}][parent]"] = [f"No event '{parent}' in this automation."]
+        for event in events:
+            event.pop("children", None)
+        if not write.errors:
+            write.errors.update(automationgraph.problems(events, _namer(sent)))
+
+    def stored(self, resource, doc, existing, ctx):
+        """Members of the source segments enter when the automation is published or gets new sources;
+        a deleted automation's memberships are purged."""
+        if doc is None:
+            queues.send(automationruns.QUEUE, [{"type": "purge", "automation": existing["id"]}])
+        elif doc.get("isPublished", True) and doc.get("lists") and (
+                existing is None or not existing.get("isPublished", True)
+                or set(doc["lists"]) - set(existing.get("lists") or [])):
+            queues.send(automationruns.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
+
+    def link(self, resource, doc, new_ids):
+        """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
+        def real(ref):
+            return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
+
+        for event in doc.get("events") or []:
+            if event.get("parent") is not None:
+                event["parent"] = real(event["parent"])
+            if (event.get("properties") or {}).get("jumpToEvent") is not None:
+                event["properties"]["jumpToEvent"] = real(event["properties"]["jumpToEvent"])
+        canvas = doc.get("canvasSettings") or {}
+        for node in canvas.get("nodes") or []:
+            if isinstance(node, dict) and ("events", str(node.get("id"))) in new_ids:
+                node["id"] = str(real(node["id"]))
+        for line in canvas.get("connections") or []:
+            for end in ("sourceId", "targetId"):
+                if isinstance(line, dict) and ("events", str(line.get(end))) in new_ids:
+                    line[end] = str(real(line[end]))
+
+    def present(self, resource, doc, out, ctx):
+        events = out["events"]
+        by_id = {e["id"]: e for e in doc.get("events") or []}
+        for event in events:
+            parent = by_id.get(event.get("parent"))
+            event["parent"] = {k: parent.get(k) for k in LINK_KEYS} if parent else None
+            event["children"] = [{k: c.get(k) for k in LINK_KEYS} for c in doc.get("events") or []
+                                 if c.get("parent") == event["id"]]
+        for source, kind in (("lists", "segment"), ("forms", "form")):
+            found = referenced(kind, out.get(source) or [], ctx)
+            out[source] = [{"id": i, "name": found[i].get("name")} for i in out.get(source) or [] if i in found]
+
+
+def clone(automation_id, ctx):
+    """A copy of an automation with its whole event graph (new event ids, same links), unpublished."""
+    original = service.load(registry.resource("automation"), automation_id)
+    events = copy.deepcopy(original.get("events") or [])
+    payload = {key: copy.deepcopy(original.get(key)) for key in ("name", "description", "lists", "forms",
+                                                                   "allowRestart", "category", "removeOnSegmentExit")}
+    payload["canvasSettings"] = _canvas_refs(original.get("canvasSettings"), {str(e["id"]) for e in events})
+    payload.update(isPublished=False, events=[_temporary(e) for e in events])
+    return service.create(registry.resource("automation"), payload, ctx)[0]
+
+
+def _temporary(event):
+    """A copy of an event for a clone: its own id, its parent and its jump target as temporary ids."""
+    copied = dict(event, id=f"new{event['id']}", parent=f"new{event['parent']}" if event.get("parent") else None)
+    target = (event.get("properties") or {}).get("jumpToEvent")
+    if target is not None:
+        copied["properties"] = dict(event["properties"], jumpToEvent=f"new{target}")
+    return copied
+
+
+def _canvas_refs(canvas, event_ids):
+    """A copy of a canvas whose event references are temporary ids again (`new<old id>`)."""
+    canvas = copy.deepcopy(canvas or {})
+    for node in canvas.get("nodes") or []:
+        if isinstance(node, dict) and str(node.get("id")) in event_ids:
+            node["id"] = f"new{node['id']}"
+    for line in canvas.get("connections") or []:
+        for end in ("sourceId", "targetId"):
+            if isinstance(line, dict) and str(line.get(end)) in event_ids:
+                line[end] = f"new{line[end]}"
+    return canvas
+
+
+def change_member(automation_id, contact_id, added, ctx):
+    """Add (or remove) one contact by hand: 404 for an unknown automation or contact."""
+    automation = service.load(registry.resource("automation"), automation_id)
+
+    def attempt():
+        existing = service.load(CONTACT, contact_id)
+        doc = copy.deepcopy(existing)
+        changed = journeys.enroll(doc, automation, "manual", ctx) if added else \
+            journeys.leave(doc, automation["id"], True, ctx)
+        if changed:
+            service.save_change(CONTACT, existing, doc, ctx, stamp=False)
+
+    service.retrying(attempt, ctx)
+
+
+def _db_row(automation_id, row):
+    """A row of Mautic's campaign_leads table as its statistics endpoint returns it: strings."""
+    added = clock.parse(row["dateAdded"]).strftime("%Y-%m-%d %H:%M:%S")
+    return {"campaign_id": str(automation_id), "lead_id": str(row["id"]), "date_added": added,
+            "manually_removed": "0", "manually_added": "1" if row.get("manuallyAdded") else "0",
+            "date_last_exited": None, "rotation": str(row.get("rotation") or 1)}
+
+
+def members(automation_id, start, limit):
+    """`{"total", "contacts": [...]}` of the automation's current members (compat 1.8), by contact id."""
+    automation = service.load(registry.resource("automation"), automation_id)
+    rows = list(store.iterate(journeys.enrolled_kind(automation["id"])))
+    return {"total": len(rows), "contacts": [_db_row(automation["id"], r) for r in rows[start:start + limit]]}

@@ -1,0 +1,212 @@
+"""What automation events do: actions applied to the contact document, conditions evaluated on it,
+decisions matched against the contact's timeline events, and the actions that reach outside
+(a webhook, a message, deleting the contact), which the automations worker runs after a write.
+"""
+import fnmatch
+
+from email_validator import EmailNotValidError, validate_email
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock
+from chalicelib.domain.contacts import contactactions, contacts, customvalues
+from chalicelib.domain.segments import filters, membership
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.kernel.errors import DomainError, NotFound
+from chalicelib.domain.kernel.service import referenced
+
+EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact"})
+UNAVAILABLE = "This event type is not available in this service."
+DECISIONS = {  # decision type: (timeline event type, properties holding the ids it is limited to, detail)
+    "form.submit": ("form.submitted", "forms", "form"),
+    "page.pagehit": ("page.hit", "pages", "page"),
+    "asset.download": ("asset.download", "assets", "asset"),
+    "email.open": ("email.read", "emails", "emailId"),
+    "email.click": ("page.hit", "emails", "emailId"),
+    "email.reply": ("email.replied", "emails", "emailId"),
+    "sms.reply": ("sms_reply", "sms", "smsId"),
+}
+COMPARE = {"=": lambda x, y: x == y, "!=": lambda x, y: x != y, "gt": lambda x, y: x > y,
+           "gte": lambda x, y: x >= y, "lt": lambda x, y: x < y, "lte": lambda x, y: x <= y}
+
+
+def _names(value):
+    return pointsengine.tag_names(value)
+
+
+# --- decisions -------------------------------------------------------------------------------------
+
+def decided(decision, automation, event):
+    """Whether a timeline event of the contact satisfies a waiting decision (its yes path)."""
+    wanted = DECISIONS.get(decision.get("type"))
+    if wanted is None or event.get("event") != wanted[0]:
+        return False
+    details, props = event.get("details") or {}, decision.get("properties") or {}
+    if decision["type"] in ("email.open", "email.click", "email.reply"):
+        if decision["type"] == "email.click" and details.get("emailId") is None:
+            return False
+        limit = a.ids_in(props.get("emails")) or _parent_email(decision, automation)
+    else:
+        if decision["type"] == "page.pagehit" and details.get("emailId") is not None:
+            return False
+        limit = a.ids_in(props.get(wanted[1]))
+    if limit and a.id_or_none(details.get(wanted[2])) not in limit:
+        return False
+    return _url_matches(decision, details)
+
+
+def _parent_email(decision, automation):
+    parent = next((e for e in automation.get("events") or [] if e["id"] == decision.get("parent")), None)
+    if not parent or parent.get("type") != "email.send":
+        return set()
+    return a.ids_in((parent.get("properties") or {}).get("email"))
+
+
+def _url_matches(decision, details):
+    pattern = str((decision.get("properties") or {}).get("url") or "").strip()
+    if decision["type"] != "page.pagehit" or not pattern:
+        return True
+    return fnmatch.fnmatchcase(str(details.get("url") or ""), pattern if "*" in pattern else f"*{pattern}*")
+
+
+# --- conditions ------------------------------------------------------------------------------------
+
+def condition(event, doc, ctx):
+    """True (yes path) / False (no path) for a condition on the contact; None when this service
+    cannot evaluate that condition type."""
+    props = event.get("properties") or {}
+    check = CONDITIONS.get(event.get("type"))
+    return None if check is None else check(props, doc, ctx)
+
+
+def _field_value(props, doc, ctx):
+    field = props.get("field")
+    types = {f["alias"]: f.get("type") or "text" for f in definitions("lead", ctx)}
+    item = {"glue": "and", "field": field, "object": "lead",
+            "type": types.get(field) or filters.SPECIAL_FIELDS.get(field), "operator": props.get("operator") or "=",
+            "properties": {"filter": props.get("value")}}
+    if filters.validate([item], {"lead": types}):
+        return None
+    subject = membership.subject(doc, ctx, False)
+    return filters.compile_filters([item]).matches(subject, clock.parse(ctx.now))
+
+
+def _points(props, doc, ctx):
+    compare = COMPARE.get(props.get("operator") or "gte")
+    try:
+        score = a.as_int(props.get("score", props.get("points", 0)) or 0)
+    except a.Invalid:
+        return None
+    return None if compare is None else compare(int(doc["values"].get("points") or 0), score)
+
+
+def _tags(props, doc, ctx):
+    wanted = {str(t).lower() for t in a.as_list(props.get("tags") or [])}
+    return any(str(t["id"]) in wanted or t["tag"].lower() in wanted for t in doc.get("tags") or [])
+
+
+def _valid_email(props, doc, ctx):
+    try:
+        validate_email(str(doc["values"].get("email") or ""), check_deliverability=False)
+    except EmailNotValidError:
+        return False
+    return True
+
+
+def _in_automations(props, doc, ctx):
+    wanted = a.ids_in(props.get("campaigns"))
+    return any(int(k) in wanted and e.get("active") and not e.get("manuallyRemoved")
+               for k, e in (doc.get("automations") or {}).items())
+
+
+CONDITIONS = {
+    "lead.field_value": _field_value,
+    "lead.points": _points,
+    "lead.tags": _tags,
+    "lead.segments": lambda p, d, c: any(membership.is_member((d.get("segments") or {}).get(str(s)))
+                                         for s in a.ids_in(p.get("segments"))),
+    "lead.owner": lambda p, d, c: d.get("owner") in a.ids_in(p.get("owner")),
+    "lead.campaigns": _in_automations,
+    "lead.dnc": lambda p, d, c: any(e["channel"] in set(a.as_list(p.get("channels") or ["email"]))
+                                    for e in d.get("doNotContact") or []),
+    "email.validate.address": _valid_email,
+    "lead.stages": lambda p, d, c: False,  # contacts have no stage in this service
+    "lead.device": lambda p, d, c: False,  # names Matomo brand and OS codes, which devices.py does not give
+    "notification.has.active": lambda p, d, c: False,  # no web push subscriptions
+}
+
+
+# --- actions on the contact document ---------------------------------------------------------------
+
+def act(event, doc, automation, ctx, actions=None):
+    """Apply an action to the contact document: (status `ok`/`failed`, reason, timeline events).
+    `actions` adds to ACTIONS (the journey moves of `journeys`)."""
+    action = (actions or {}).get(event.get("type")) or ACTIONS.get(event.get("type"))
+    if action is None:
+        return "failed", UNAVAILABLE, []
+    try:
+        return ("ok", None, action(event.get("properties") or {}, doc, automation, ctx) or [])
+    except (a.Invalid, DomainError, ValueError) as error:
+        return "failed", str(error) or type(error).__name__, []
+
+
+def _change_points(props, doc, automation, ctx):
+    old = int(doc["values"].get("points") or 0)
+    event = contactactions.adjust_points(doc, "plus", a.as_int(props.get("points") or 0),
+                                         f"Automation {automation.get('name')}",
+                                         {"action": automation.get("name"), "type": "campaign.event"})
+    if event:
+        pointsengine.run_triggers(doc, old, [event], ctx)
+    return [event] if event else []
+
+
+def _update_fields(props, doc, automation, ctx):
+    known = {f["alias"]: f for f in definitions("lead", ctx)}
+    for alias, value in props.items():
+        if alias in known and value not in (None, "") and alias != "points":
+            try:
+                doc["values"][alias] = customvalues.coerce_value(known[alias], value)
+            except a.Invalid as error:
+                raise a.Invalid(f"{alias}: {error}") from None
+
+
+def _change_owner(props, doc, automation, ctx):
+    owner = a.id_or_none(props.get("owner"))
+    if owner is None or not referenced("user", [owner], ctx):
+        raise a.Invalid(f"No user with id {props.get('owner')}.")
+    doc["owner"] = owner
+
+
+def _channels(props):
+    return [str(c) for c in a.as_list(props.get("channels") or ["email"])]
+
+
+def _add_dnc(props, doc, automation, ctx):
+    comment = props.get("reason") or f"Automation {automation.get('name')}"
+    return [contactactions.set_dnc(doc, channel, 3, comment, None, ctx) for channel in _channels(props)]
+
+
+def _remove_dnc(props, doc, automation, ctx):
+    return [e for e in (contactactions.clear_dnc(doc, channel) for channel in _channels(props)) if e]
+
+
+def _add_to_company(props, doc, automation, ctx):
+    company_id = a.id_or_none(props.get("company"))
+    company = referenced("company", [company_id], ctx).get(company_id) if company_id else None
+    if company is None:
+        raise NotFound()
+    contactactions.link_company(doc, company, ctx)
+
+
+ACTIONS = {
+    "lead.changepoints": _change_points,
+    "lead.changelist": lambda p, d, auto, c: pointsengine.change_segments(d, p.get("addToLists"),
+                                                                           p.get("removeFromLists"), c) and [],
+    "lead.changetags": lambda p, d, auto, c: contacts.change_tags(d, _names(p.get("add_tags")),
+                                                                  _names(p.get("remove_tags")), c),
+    "lead.updatelead": _update_fields,
+    "lead.changeowner": _change_owner,
+    "lead.adddnc": _add_dnc,
+    "lead.removednc": _remove_dnc,
+    "lead.addtocompany": _add_to_company,
+}

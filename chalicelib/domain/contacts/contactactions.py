@@ -1,0 +1,206 @@
+"""What happens to one contact outside a create/edit: points, do-not-contact, UTM tags, companies.
+
+Each action loads the contact, changes it and stores it with its timeline event in one
+transaction (`service.save_change`).
+"""
+import copy
+from urllib.parse import parse_qsl
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock, service, timeline
+from chalicelib.domain.contacts import devices
+from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.store import entities as store
+
+OPERATORS = {"plus": lambda p, d: p + d, "minus": lambda p, d: p - d, "times": lambda p, d: p * d,
+             "divide": lambda p, d: p // d}
+DNC_REASONS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
+UTM_FIELDS = {"utm_campaign": "utmCampaign", "utm_source": "utmSource", "utm_medium": "utmMedium",
+              "utm_content": "utmContent", "utm_term": "utmTerm", "useragent": "userAgent", "url": "url",
+              "referer": "referer", "remotehost": "remoteHost"}
+
+
+def _param(payload, *names):
+    return next((payload[n] for n in names if payload.get(n) not in (None, "")), None)
+
+
+def change_points(resource, contact_id, operator, delta, payload, ctx):
+    """plus/minus/times/divide the contact's points; records `point.gained`. 0 changes nothing."""
+    if operator not in OPERATORS:
+        raise invalid("operator", "Invalid operator.")
+    try:
+        delta = a.as_int(delta)
+    except a.Invalid:
+        raise invalid("points", "This value should be an integer.") from None
+    if operator == "divide" and delta == 0:
+        raise invalid("points", "Cannot divide by zero.")
+    existing = service.load(resource, contact_id)
+    if delta == 0 and operator in ("plus", "minus"):
+        return existing
+    doc = copy.deepcopy(existing)
+    old = int(doc["values"].get("points") or 0)
+    doc["values"]["points"] = OPERATORS[operator](old, delta)
+    event = timeline.event("point.gained", _param(payload, "eventName", "eventname") or f"API {operator} {delta}",
+                           {"action": _param(payload, "actionName", "actionname") or "API", "delta": delta,
+                            "operator": operator, "oldPoints": old, "newPoints": doc["values"]["points"]})
+    return service.save_change(resource, existing, doc, ctx, [event])
+
+
+def add_dnc(resource, contact_id, channel, payload, ctx):
+    """Mark the contact not contactable on a channel (reason 1 unsubscribed, 2 bounced, 3 manual)."""
+    channel = str(payload.get("channel") or channel or "email")
+    try:
+        reason = a.as_int(payload.get("reason", 3) or 3)
+    except a.Invalid:
+        reason = None
+    if reason not in DNC_REASONS:
+        raise invalid("reason", "The reason should be 1 (unsubscribed), 2 (bounced) or 3 (manual).")
+    existing = service.load(resource, contact_id)
+    doc = copy.deepcopy(existing)
+    event = set_dnc(doc, channel, reason, payload.get("comments"), payload.get("channelId"), ctx)
+    return service.save_change(resource, existing, doc, ctx, [event])
+
+
+def set_dnc(doc, channel, reason, comments, channel_id, ctx):
+    """Mark a contact document not contactable on a channel; its `lead.donotcontact` event."""
+    entry = next((e for e in doc["doNotContact"] if e["channel"] == channel), None)
+    if entry is None:
+        entry = {"id": store.allocate_ids("donotcontact")[0], "dateAdded": ctx.now, "channel": channel}
+        doc["doNotContact"].append(entry)
+    entry.update(reason=reason, comments=comments, channelId=channel_id)
+    return timeline.event("lead.donotcontact", f"{channel}: {DNC_REASONS[reason]}",
+                          {"channel": channel, "reason": reason, "comments": comments})
+
+
+def remove_dnc(resource, contact_id, channel, payload, ctx):
+    """Make the contact contactable again on a channel."""
+    channel = str(payload.get("channel") or channel or "email")
+    existing = service.load(resource, contact_id)
+    doc = copy.deepcopy(existing)
+    event = clear_dnc(doc, channel)
+    return service.save_change(resource, existing, doc, ctx, [event]) if event else existing
+
+
+def clear_dnc(doc, channel):
+    """Make a contact document contactable on a channel; its event, or None when it already was."""
+    kept = [e for e in doc["doNotContact"] if e["channel"] != channel]
+    if len(kept) == len(doc["doNotContact"]):
+        return None
+    doc["doNotContact"] = kept
+    return timeline.event("lead.donotcontact", f"{channel}: contactable", {"channel": channel, "reason": 0})
+
+
+def _utm_query(value):
+    if isinstance(value, str):
+        return dict(parse_qsl(value.lstrip("?")))
+    return value if isinstance(value, dict) else {}
+
+
+def add_utm(resource, contact_id, payload, ctx):
+    """Record UTM tags; `lastActive` moves the contact's last activity; `useragent` adds the device
+    it names unless the contact has it (domain/devices.py)."""
+    existing = service.load(resource, contact_id)
+    doc = copy.deepcopy(existing)
+    entry = {"id": None, "dateAdded": ctx.now, "query": _utm_query(payload.get("query"))}
+    entry.update({key: payload.get(name) for name, key in UTM_FIELDS.items()})
+    if payload.get("lastActive"):
+        try:
+            doc["lastActive"] = clock.iso(clock.parse(str(payload["lastActive"])))
+        except (ValueError, OverflowError):
+            raise invalid("lastActive", "This value is not a valid date and time.") from None
+        doc["values"]["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S")
+    if payload.get("useragent"):
+        devices.record(doc, payload["useragent"], doc["lastActive"] if payload.get("lastActive") else ctx.now)
+    return service.save_change(resource, existing, doc, ctx, [record_utm(doc, entry)])
+
+
+def record_utm(doc, entry):
+    """Append a UTM record (given its id here) to a contact document; its `lead.utmtagsadded` event."""
+    entry["id"] = store.allocate_ids("utmtag")[0]
+    doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
+    return timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
+                          {key: value for key, value in entry.items() if key != "id"})
+
+
+def remove_utm(resource, contact_id, utm_id, ctx):
+    """Remove one UTM record; 404 when the contact has none with that id."""
+    existing = service.load(resource, contact_id)
+    doc = copy.deepcopy(existing)
+    doc["utmtags"] = [u for u in doc["utmtags"] if str(u["id"]) != str(utm_id)]
+    if len(doc["utmtags"]) == len(existing["utmtags"]):
+        raise NotFound()
+    return service.save_change(resource, existing, doc, ctx)
+
+
+def add_to_company(contacts, companies, company_id, contact_id, ctx):
+    """Link the contact to a company; the first company is primary and names the `company` field."""
+    company = service.load(companies, company_id)
+    existing = service.load(contacts, contact_id)
+    doc = copy.deepcopy(existing)
+    return service.save_change(contacts, existing, doc, ctx) if link_company(doc, company, ctx) else existing
+
+
+def link_company(doc, company, ctx):
+    """Link a contact document to a company (the first one is primary); False when already linked."""
+    if any(link["id"] == company["id"] for link in doc.get("companies") or []):
+        return False
+    primary = not doc.get("companies")
+    link = {"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}
+    doc["companies"] = (doc.get("companies") or []) + [link]
+    if primary:
+        doc["values"]["company"] = company["values"].get("companyname")
+    return True
+
+
+def remove_from_company(contacts, companies, company_id, contact_id, ctx):
+    """Unlink the contact; when the primary company goes, the next linked one becomes primary."""
+    company = service.load(companies, company_id)
+    existing = service.load(contacts, contact_id)
+    links = [dict(link) for link in existing.get("companies") or [] if link["id"] != company["id"]]
+    if len(links) == len(existing.get("companies") or []):
+        return existing
+    doc = copy.deepcopy(existing)
+    if links and not any(link["isPrimary"] for link in links):
+        links[0]["isPrimary"] = True
+    doc["companies"] = links
+    if doc["values"].get("company") == company["values"].get("companyname"):
+        primary = next((link["id"] for link in links if link["isPrimary"]), None)
+        doc["values"]["company"] = store.get(companies.kind, primary)["values"].get("companyname") if primary else None
+    return service.save_change(contacts, existing, doc, ctx)
+
+
+def contact_companies(contacts, companies, contact_id, ctx):
+    """`{"total", "companies": [company columns + is_primary, date_associated]}` (compat 1.8)."""
+    links = service.load(contacts, contact_id).get("companies") or []
+    found = store.batch_get(companies.kind, [link["id"] for link in links])
+    rows = [dict(found[link["id"]]["values"], id=link["id"], is_primary=int(link["isPrimary"]),
+                 date_associated=link["dateAdded"]) for link in links if link["id"] in found]
+    return {"total": len(rows), "companies": rows}
+
+
+def activity(resource, contact_id, query):
+    """The contact's timeline with the spec's filters (`filters[...]`, `order`, `page`, `limit`)."""
+    service.load(resource, contact_id)
+    filters = query.get("filters") if isinstance(query.get("filters"), dict) else {}
+    filters = {k: (a.as_list(v) if k.endswith("Events") and not isinstance(v, str) else
+                   ([v] if k.endswith("Events") else v)) for k, v in filters.items()}
+    order = a.as_list(query.get("order")) if isinstance(query.get("order"), (list, dict)) else []
+    column = order[0] if order and order[0] in ("timestamp", "eventLabel") else "timestamp"
+    direction = str(order[1]).upper() if len(order) > 1 and str(order[1]).upper() in ("ASC", "DESC") else "DESC"
+    try:
+        page = max(1, a.as_int(query.get("page") or 1))
+        limit = max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT))
+    except a.Invalid:
+        raise invalid("page", "page and limit should be integers.") from None
+    return timeline.read(contact_id, filters, (column, direction), page, limit)
+
+
+def adjust_points(doc, operator, delta, label, details):
+    """Change the points of a contact document; the `point.gained` event, or None when nothing changed."""
+    old = int(doc["values"].get("points") or 0)
+    new = OPERATORS[operator](old, delta) if not (operator == "divide" and delta == 0) else old
+    if new == old:
+        return None
+    doc["values"]["points"] = new
+    return timeline.event("point.gained", label, dict(details, delta=delta, operator=operator, oldPoints=old,
+                                                       newPoints=new))

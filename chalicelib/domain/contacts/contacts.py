@@ -1,0 +1,257 @@
+"""Contacts and companies: custom field values, deduplication on unique fields, tags and IP
+addresses written with the contact, identification on the timeline, representation."""
+import ipaddress
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
+from chalicelib.domain.contacts import contactmerge, customvalues
+from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.store import entities as store
+
+IDENTIFYING = ("firstname", "lastname", "email", "company")
+IP_DETAILS = {key: "" for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp",
+                                  "organization", "timezone")}
+CONTACT_COLUMNS = {"lastActive", "dateIdentified", "points", "owner"}
+
+
+def _overwrite_blank(write):
+    try:
+        return a.as_bool(write.payload.get("overwriteWithBlank", False))
+    except a.Invalid:
+        write.errors["overwriteWithBlank"] = ["This value should be a boolean."]
+        return False
+
+
+def _field_command(doc, command, aliases):
+    if command.name not in aliases:
+        return None
+    pattern = command.value if "%" in command.value or command.strict else command.value + "%"
+    return search.like((doc.get("values") or {}).get(command.name), pattern, contains=False)
+
+
+class _Valued(Hooks):
+    """Shared by contacts and companies: values of the object's custom fields."""
+
+    object_name = "lead"
+
+    def prepare(self, resource, doc, write):
+        doc["values"] = dict(doc.get("values") or {}) if write.mode == "patch" else {}
+        customvalues.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
+
+    def present(self, resource, doc, out, ctx):
+        out["fields"] = customvalues.grouped(self.object_name, doc, ctx)
+
+    def command(self, resource, doc, command, ctx):
+        return _field_command(doc, command, self._aliases(ctx))
+
+    def term_values(self, resource, doc):
+        values = doc.get("values") or {}
+        return [values.get(column) for column in resource.text_columns]
+
+    def _aliases(self, ctx):
+        """The object's field aliases, once per request (searches ask for every document)."""
+        return ctx.memo(("aliases", self.object_name), lambda: {f["alias"] for f in definitions(self.object_name, ctx)})
+
+    def sort_columns(self, resource, ctx):
+        return self._aliases(ctx)
+
+    def sort_value(self, resource, doc, column):
+        values = doc.get("values") or {}
+        return values[column] if column in values else doc.get(column)
+
+
+class ContactHooks(_Valued):
+    """Contacts: identification, owner, points and color, dedupe on unique-identifier fields."""
+
+    object_name = "lead"
+
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        values = doc["values"]
+        values["points"] = values.get("points") or 0
+        write.events += _points_set(doc, write.existing)
+        _sync_last_active(doc, write)
+        doc["uniqueFields"] = self._unique_fields(write.ctx)
+        if not doc.get("dateIdentified") and any(values.get(f) for f in IDENTIFYING):
+            doc["dateIdentified"] = write.ctx.now
+            write.events.append(timeline.event("lead.identified", details={"dateIdentified": write.ctx.now}))
+        if "tags" in write.payload:
+            _change_tags(doc, write)
+        if write.payload.get("ipAddress"):
+            _add_ip_address(doc, write)
+
+    def finalize(self, resource, doc, write):
+        """Create the tags named for the first time and give new IP entries their ids."""
+        _tag_ids(doc["tags"], write.ctx)
+        new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
+        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
+            entry["id"] = entry_id
+
+    def _unique_fields(self, ctx):
+        return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
+
+    def lookup_fields(self, resource, ctx):
+        return self._unique_fields(ctx)
+
+    def uniques(self, resource, doc):
+        values = doc.get("values") or {}
+        return {alias: values.get(alias) for alias in doc.get("uniqueFields") or []}
+
+    def duplicate_of(self, resource, doc, ctx):
+        values = doc.get("values") or {}
+        for alias in self._unique_fields(ctx):
+            if values.get(alias) not in (None, ""):
+                holder = batching.lookup(resource.kind, alias, values[alias])
+                found = store.get(resource.kind, holder) if holder not in (None, doc.get("id")) else None
+                if found is not None:
+                    return found
+        return None
+
+    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
+        return contactmerge.merge(resource, doc, existing, other, ctx, events, build, items)
+
+    def present(self, resource, doc, out, ctx):
+        super().present(resource, doc, out, ctx)
+        points = (doc.get("values") or {}).get("points") or 0
+        out["points"] = int(points)
+        out["color"] = color(points, ctx)
+        owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+        out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
+
+    def command(self, resource, doc, command, ctx):
+        values = doc.get("values") or {}
+        if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
+            return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
+        if command.name == "name":
+            return any(search.like(values.get(f), command.value + "%", contains=False)
+                       for f in ("firstname", "lastname"))
+        if command.name == "tag":
+            return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
+        if command.name == "owner":
+            owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+            pattern = command.value if "%" in command.value or command.strict else command.value + "%"
+            return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
+                                             for k in ("username", "firstName", "lastName"))
+        return super().command(resource, doc, command, ctx)
+
+    def prefetch(self, resource, docs, ctx):
+        service.referenced("user", [d["owner"] for d in docs if d.get("owner")], ctx)
+
+    def email(self, resource, doc):
+        return (doc.get("values") or {}).get("email")
+
+    def fast_ids(self, resource, node, ctx):
+        """Candidates an `email:` command then filters: from the email index (a prefix query)."""
+        if not isinstance(node, search.Command) or node.name != "email":
+            return None
+        if not node.value.rstrip("%") or "%" in node.value.rstrip("%"):
+            return None
+        return store.ids_by_email(resource.kind, node.value.rstrip("%"))
+
+    def sort_columns(self, resource, ctx):
+        return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+
+
+def _tag_names(raw):
+    names = raw.split(",") if isinstance(raw, str) else a.as_list(raw)
+    if not all(isinstance(name, str) for name in names):
+        raise a.Invalid("Tags are names (strings); prefix a name with '-' to remove it.")
+    return [name.strip() for name in names if name.strip() not in ("", "-")]
+
+
+def _change_tags(doc, write):
+    """Add the named tags, remove those prefixed with '-'; the others stay (compat 8.5). New tags
+    get their ids in `finalize`, once the whole write is valid."""
+    try:
+        names = _tag_names(write.payload["tags"])
+    except a.Invalid as error:
+        write.errors["tags"] = [str(error)]
+        return
+    doc["tags"] = _tagged(doc.get("tags") or [], [n for n in names if not n.startswith("-")],
+                          [n[1:] for n in names if n.startswith("-")])
+
+
+def _tagged(tags, add, remove):
+    """The tag list with the `remove` names gone and the `add` names there (new ones without an id)."""
+    removed = {name.strip().lower() for name in remove}
+    kept = [t for t in tags if t["tag"].lower() not in removed]
+    present = {t["tag"].lower() for t in kept}
+    for name in add:
+        if name.lower() not in present:
+            kept.append({"id": None, "tag": name, "description": None})
+            present.add(name.lower())
+    return kept
+
+
+def _tag_ids(tags, ctx):
+    """Give tags without an id the id of the tag of that name, creating it if needed (looked up
+    once per context: a worker batch tagging many contacts reads it once)."""
+    from chalicelib.domain.kernel.basics import TAG
+    known = ctx.cache.setdefault("tag-ids", {})
+    for tag in tags:
+        if tag["id"] is None:
+            name = tag["tag"].lower()
+            if name not in known:
+                known[name] = store.lookup(TAG.kind, "tag", tag["tag"]) or \
+                    service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+            tag["id"] = known[name]
+
+
+def change_tags(doc, add, remove, ctx):
+    """Add and remove tags (names) on a contact document before it is stored (form actions, point
+    triggers); missing tags are created."""
+    names = [str(name).strip() for name in add or [] if str(name).strip()]
+    doc["tags"] = _tagged(doc.get("tags") or [], names, [str(name) for name in remove or []])
+    _tag_ids(doc["tags"], ctx)
+
+
+def _add_ip_address(doc, write):
+    try:
+        address = str(ipaddress.ip_address(str(write.payload["ipAddress"]).strip()))
+    except ValueError:
+        write.errors["ipAddress"] = ["This value is not a valid IP address."]
+        return
+    entries = doc.get("ipAddresses") or []
+    if all(entry["ipAddress"] != address for entry in entries):
+        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
+
+
+def _sync_last_active(doc, write):
+    """`lastActive` and the `last_active` field are one value in two formats."""
+    values = doc["values"]
+    if "lastActive" in write.payload:
+        values["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") \
+            if doc.get("lastActive") else None
+    elif values.get("last_active"):
+        doc["lastActive"] = clock.iso(clock.parse(values["last_active"]))
+    else:
+        doc["lastActive"] = None
+
+
+def _points(doc):
+    return int(((doc or {}).get("values") or {}).get("points") or 0)
+
+
+def _points_set(doc, existing):
+    """The `point.gained` event of points an API payload writes (`existing` None on a create): a
+    list of it, empty when they stay as they were."""
+    old, new = _points(existing), _points(doc)
+    if new == old:
+        return []
+    return [timeline.event("point.gained", f"API set {new}", {"action": "API", "delta": new - old, "operator": "set",
+                                                              "oldPoints": old, "newPoints": new})]
+
+
+def color(points, ctx):
+    """The colour of the highest published point trigger the points reach (None below all)."""
+    triggers = ctx.memo("trigger-colors", lambda: sorted(
+        ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
+         if t.get("isPublished") and t.get("color")), reverse=True))
+    return next((hue for threshold, hue in triggers if points >= threshold), None)
+
+
+class CompanyHooks(_Valued):
+    """Companies: values of the company fields (`companyname` required)."""
+
+    object_name = "company"

@@ -1,0 +1,111 @@
+"""Custom field definitions for contacts and companies, with Mautic's default fields."""
+from chalicelib.domain.kernel import aliases, cached
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.errors import invalid
+from chalicelib.store import entities as store
+
+FIELD_TYPES = ("text", "textarea", "email", "number", "tel", "url", "date", "datetime", "time", "boolean",
+               "select", "multiselect", "lookup", "country", "region", "locale", "timezone", "html")
+GROUPS = ("core", "social", "personal", "professional")
+OBJECT_KINDS = {"lead": "contactfield", "company": "companyfield"}
+
+_TITLES = {"list": [{"label": t, "value": t} for t in ("Mr", "Mrs", "Miss")]}
+_INDUSTRIES = ("Agriculture", "Apparel", "Banking", "Biotechnology", "Chemicals", "Communications",
+               "Construction", "Education", "Electronics", "Energy", "Engineering", "Entertainment",
+               "Environmental", "Finance", "Food & Beverage", "Government", "Healthcare", "Hospitality",
+               "Insurance", "Machinery", "Manufacturing", "Media", "Not for Profit", "Recreation", "Retail",
+               "Shipping", "Technology", "Telecommunications", "Transportation", "Utilities", "Other")
+
+# (alias, label, type, group, extra)
+CONTACT_DEFAULTS = (
+    ("title", "Title", "lookup", "core", {"properties": _TITLES}),
+    ("firstname", "First Name", "text", "core", {}),
+    ("lastname", "Last Name", "text", "core", {}),
+    ("company", "Primary company", "text", "core", {}),
+    ("position", "Position", "text", "core", {}),
+    ("email", "Email", "email", "core", {"isUniqueIdentifier": True}),
+    ("mobile", "Mobile", "tel", "core", {}),
+    ("phone", "Phone", "tel", "core", {}),
+    ("points", "Points", "number", "core", {"defaultValue": "0"}),
+    ("fax", "Fax", "tel", "core", {"isFixed": False}),
+    ("address1", "Address Line 1", "text", "core", {}),
+    ("address2", "Address Line 2", "text", "core", {}),
+    ("city", "City", "text", "core", {}),
+    ("state", "State", "region", "core", {}),
+    ("zipcode", "Zip Code", "text", "core", {}),
+    ("country", "Country", "country", "core", {}),
+    ("preferred_locale", "Preferred Locale", "locale", "core", {}),
+    ("timezone", "Preferred Timezone", "timezone", "core", {}),
+    ("last_active", "Date Last Active", "datetime", "core", {}),
+    ("attribution_date", "Attribution Date", "datetime", "core", {}),
+    ("attribution", "Attribution", "number", "core", {"properties": {"scale": 2}}),
+    ("website", "Website", "url", "core", {"isFixed": False}),
+) + tuple((alias, label, "text", "social", {"isFixed": False}) for alias, label in (
+    ("facebook", "Facebook"), ("foursquare", "Foursquare"), ("instagram", "Instagram"),
+    ("linkedin", "LinkedIn"), ("skype", "Skype"), ("twitter", "Twitter")))
+
+COMPANY_DEFAULTS = (
+    ("companyaddress1", "Address 1", "text", "core", {}),
+    ("companyaddress2", "Address 2", "text", "core", {}),
+    ("companyemail", "Company Email", "email", "core", {}),
+    ("companyphone", "Phone", "tel", "core", {}),
+    ("companycity", "City", "text", "core", {}),
+    ("companystate", "State", "region", "core", {}),
+    ("companyzipcode", "Zip Code", "text", "core", {}),
+    ("companycountry", "Country", "country", "core", {}),
+    ("companyname", "Company Name", "text", "core", {"isRequired": True, "isUniqueIdentifier": True}),
+    ("companywebsite", "Website", "url", "core", {}),
+    ("companynumber_of_employees", "Number of Employees", "number", "professional", {"properties": {"scale": 0}}),
+    ("companyfax", "Fax", "tel", "professional", {}),
+    ("companyannual_revenue", "Annual Revenue", "number", "professional", {"properties": {"scale": 2}}),
+    ("companyindustry", "Industry", "select", "professional",
+     {"properties": {"list": [{"label": i, "value": i} for i in _INDUSTRIES]}}),
+    ("companydescription", "Description", "text", "professional", {}),
+)
+
+
+class FieldHooks(Hooks):
+    """Custom field definitions: object fixed by the path, alias unique and immutable, known types."""
+
+    def __init__(self, object_name):
+        self.object_name = object_name
+
+    def prepare(self, resource, doc, write):
+        doc["object"] = self.object_name
+        errors, existing = write.errors, write.existing
+        if doc.get("type") not in FIELD_TYPES and "type" not in errors:
+            errors["type"] = [f"This value should be one of: {', '.join(FIELD_TYPES)}."]
+        if doc.get("group") not in GROUPS and "group" not in errors:
+            errors["group"] = [f"This value should be one of: {', '.join(GROUPS)}."]
+        if existing is None:
+            aliases.assign(resource, doc, "label", separator="_")
+        elif write.payload.get("alias") not in (None, existing["alias"]):
+            errors["alias"] = ["The alias of an existing field cannot change."]
+        else:
+            doc["alias"] = existing["alias"]
+
+    def before_delete(self, resource, doc, ctx):
+        if doc.get("isFixed"):
+            raise invalid("alias", f"The field '{doc['alias']}' is fixed and cannot be deleted.")
+
+
+def definitions(object_name, ctx):
+    """Field definitions of an object in `order`, from the versioned in-process cache."""
+    kind = OBJECT_KINDS[object_name]
+    return ctx.memo(("fields", kind), lambda: sorted(cached.documents(kind, ctx),
+                                                     key=lambda f: (f.get("order") or 0, f["id"])))
+
+
+def seed_defaults(create):
+    """Create the default fields once; `create(object, payload, fixed)` stores one definition."""
+    if store.marked("default-fields"):
+        return
+    for object_name, rows in (("lead", CONTACT_DEFAULTS), ("company", COMPANY_DEFAULTS)):
+        existing = {f.get("alias") for f in store.iterate(OBJECT_KINDS[object_name])}
+        for order, (alias, label, type_, group, extra) in enumerate(rows, start=1):
+            if alias not in existing:
+                payload = {"alias": alias, "label": label, "type": type_, "group": group, "order": order,
+                           "isPublished": True, "isListable": True, "isVisible": True}
+                payload.update(extra)
+                create(object_name, payload, payload.pop("isFixed", True))
+    store.claim("default-fields")

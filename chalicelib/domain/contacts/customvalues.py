@@ -1,0 +1,149 @@
+"""Custom field values of contacts and companies: typed writes and the grouped `fields` view."""
+from urllib.parse import urlparse
+
+from email_validator import EmailNotValidError, validate_email
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock
+from chalicelib.domain.contacts.customfields import GROUPS, definitions
+
+
+def _options(definition):
+    listed = (definition.get("properties") or {}).get("list") or []
+    if isinstance(listed, str):
+        listed = [{"label": v, "value": v} for v in listed.split("|")]
+    return {str(o.get("value")): o.get("label") for o in listed if isinstance(o, dict)}
+
+
+def _number(definition, value):
+    scale = int((definition.get("properties") or {}).get("scale") or 0)
+    try:
+        number = float(value) if not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None:
+        raise a.Invalid("This value should be a number.")
+    return round(number, scale) if scale else int(number)
+
+
+def _email(value):
+    text = a.as_string(value).strip()
+    try:
+        validate_email(text, check_deliverability=False)
+    except EmailNotValidError:
+        raise a.Invalid("A valid email is required.") from None
+    return text
+
+
+def _url(value):
+    text = a.as_string(value).strip()
+    parts = urlparse(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise a.Invalid("This value is not a valid URL.")
+    return text
+
+
+def _date_format(fmt):
+    def coerce(value):
+        try:
+            return clock.parse(a.as_string(value)).strftime(fmt)
+        except (ValueError, OverflowError):
+            raise a.Invalid("This value is not a valid date.") from None
+    return coerce
+
+
+def _select(definition, value, multiple):
+    options = _options(definition)
+    chosen = value if isinstance(value, list) else (a.as_string(value).split("|") if multiple else [value])
+    chosen = [a.as_string(v) for v in chosen]
+    bad = [v for v in chosen if options and v not in options]
+    if bad:
+        raise a.Invalid(f"'{bad[0]}' is not one of the allowed options.")
+    return "|".join(chosen)
+
+
+_COERCE = {
+    "email": lambda d, v: _email(v),
+    "number": _number,
+    "boolean": lambda d, v: int(a.as_bool(v)),
+    "url": lambda d, v: _url(v),
+    "date": lambda d, v: _date_format("%Y-%m-%d")(v),
+    "datetime": lambda d, v: _date_format("%Y-%m-%d %H:%M:%S")(v),
+    "time": lambda d, v: _date_format("%H:%M:%S")(v),
+    "select": lambda d, v: _select(d, v, False),
+    "multiselect": lambda d, v: _select(d, v, True),
+}
+
+
+def coerce_value(definition, value):
+    """A field value normalised for its definition's type, or Invalid."""
+    if value is None or value == "":
+        return None
+    return _COERCE.get(definition.get("type"), lambda d, v: a.as_string(v))(definition, value)
+
+
+def _default(definition):
+    default = definition.get("defaultValue")
+    try:
+        return coerce_value(definition, default)
+    except a.Invalid:
+        return default
+
+
+def apply(object_name, values, write, overwrite_blank):
+    """Write the payload's field aliases into `values` (alias -> value).
+
+    Create and PUT fill missing fields with their defaults and let blanks overwrite (PUT) or
+    fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank."""
+    for definition in definitions(object_name, write.ctx):
+        alias = definition["alias"]
+        if alias not in write.payload:
+            if write.mode != "patch":
+                values[alias] = _default(definition)
+            continue
+        try:
+            value = coerce_value(definition, write.payload[alias])
+        except a.Invalid as error:
+            write.errors[alias] = [str(error)]
+            continue
+        blank = value is None or (definition.get("type") == "number" and value == 0)
+        if blank and not overwrite_blank and write.mode == "patch":
+            continue
+        if value is None and not overwrite_blank and write.mode == "create":
+            value = _default(definition)
+        values[alias] = value
+        if definition.get("isRequired") and value in (None, ""):
+            write.errors[alias] = ["A value is required."]
+    if write.mode != "patch":
+        for definition in definitions(object_name, write.ctx):
+            if definition.get("isRequired") and values.get(definition["alias"]) in (None, ""):
+                write.errors.setdefault(definition["alias"], ["A value is required."])
+
+
+def _normalized(definition, value):
+    if definition.get("type") == "boolean" and value is not None:
+        props = definition.get("properties") or {}
+        return props.get("yes", "Yes") if value else props.get("no", "No")
+    if definition.get("type") in ("select", "multiselect") and value:
+        options = _options(definition)
+        return "|".join(str(options.get(v, v)) for v in str(value).split("|"))
+    return value
+
+
+def grouped(object_name, doc, ctx):
+    """The `fields` view: one map per group (an empty group is []) plus `all`, alias -> value."""
+    values = doc.get("values") or {}
+    groups = {group: {} for group in GROUPS}
+    everything = {"id": doc.get("id")}
+    for definition in definitions(object_name, ctx):
+        alias, value = definition["alias"], values.get(definition["alias"])
+        everything[alias] = value
+        groups.setdefault(definition.get("group") or "core", {})[alias] = {
+            "id": definition["id"], "label": definition.get("label"), "alias": alias,
+            "type": definition.get("type"), "group": definition.get("group"), "object": object_name,
+            "is_fixed": int(bool(definition.get("isFixed"))), "properties": definition.get("properties") or [],
+            "default_value": definition.get("defaultValue"), "value": value,
+            "normalizedValue": _normalized(definition, value)}
+    out = {group: (fields or []) for group, fields in groups.items()}
+    out["all"] = everything
+    return out

@@ -1,0 +1,61 @@
+"""Contact notes: text, type and time, about one contact (`lead`); a new note is put on that
+contact's timeline.
+
+Each note is indexed under its contact, `notes#<contact id>`/<note id>, put, moved (when `lead`
+changes) or deleted in the transaction that writes the note, so a contact's notes are one Query
+of that index and a BatchGetItem away, whatever the number of notes of other contacts.
+"""
+from chalicelib.domain.kernel import search, timeline
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.store import entities as store
+
+NOTE_TYPES = ("general", "email", "call", "meeting")
+
+
+def index_kind(contact_id):
+    return f"notes#{int(contact_id)}"
+
+
+def index_changes(doc, existing):
+    """Derived items moving the note's index entry from the old contact to the new one (`doc` None:
+    the note is deleted)."""
+    old, new = (existing or {}).get("lead"), (doc or {}).get("lead")
+    if old == new:
+        return []
+    note_id = (doc or existing)["id"]
+    items = []
+    if old is not None:
+        items.append((index_kind(old), note_id, None))
+    if new is not None:
+        items.append((index_kind(new), note_id, {}))
+    return items
+
+
+def _lead_command(node):
+    """The `lead:<id>` command the search requires (alone or and-ed with more), or None."""
+    nodes = node.nodes if isinstance(node, search.And) else (node,)
+    return next((n for n in nodes if isinstance(n, search.Command) and n.name == "lead"
+                 and n.value.isascii() and n.value.isdigit()), None)
+
+
+class NoteHooks(Hooks):
+    def prepare(self, resource, doc, write):
+        if not doc.get("dateTime"):
+            doc["dateTime"] = write.ctx.now
+        if write.existing is None and doc.get("lead") and not write.errors:
+            label = (doc.get("text") or "")[:80]
+            write.events.append(dict(timeline.event("note", label, {"noteId": doc.get("id"), "type": doc.get("type")}),
+                                     contactId=doc["lead"]))
+
+    def consequences(self, resource, doc, existing, ctx, events):
+        return index_changes(doc, existing), []
+
+    def fast_ids(self, resource, node, ctx):
+        """A search requiring `lead:<id>` starts from that contact's notes index."""
+        lead = _lead_command(node)
+        return None if lead is None else [row["id"] for row in store.iterate(index_kind(lead.value))]
+
+    def command(self, resource, doc, command, ctx):
+        if command.name == "lead":
+            return str(doc.get("lead")) == command.value
+        return None

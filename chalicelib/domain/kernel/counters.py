@@ -1,0 +1,30 @@
+"""Counters on stored documents: hits, downloads and sends, total and unique per visitor."""
+import copy
+
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.store import entities as store
+
+
+def count_hit(resource, doc, total, unique=None, visitor=None, new_visitor=False):
+    """Add one to a document's `total` counter, and to `unique` the first time `visitor` comes
+    (`new_visitor`: known to be the first time). The document is rewritten without an audit stamp
+    (optimistic revision, reloaded when stale)."""
+    marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
+    first = bool(unique) and (new_visitor or not store.marked(marker))
+    for attempt in range(5):
+        doc = copy.deepcopy(doc) if attempt == 0 else store.get(resource.kind, doc["id"])
+        if doc is None:
+            raise NotFound()
+        doc[total] = int(doc.get(total) or 0) + 1
+        if unique:
+            doc[unique] = int(doc.get(unique) or 0) + (1 if first else 0)
+        uniques = resource.hooks.uniques(resource, doc)
+        try:
+            store.replace(resource.kind, doc, uniques, uniques)
+            break
+        except store.Stale:
+            if attempt == 4:
+                raise
+    if first:
+        store.claim(marker)
+    return doc

@@ -1,0 +1,110 @@
+"""Uploaded files in the bucket: `images` (with sub-folders) and the assets folder (`assets`, or
+Mautic's newer name `media`). Stored names are random; only allowed extensions are taken."""
+import mimetypes
+import posixpath
+import re
+import secrets
+
+from chalicelib import config
+from chalicelib.domain.kernel.errors import DomainError, NotFound
+from chalicelib.store import files as bucket
+
+FOLDERS = {"images": "images", "assets": "media", "media": "media"}
+ALLOWED_EXTENSIONS = ("csv", "doc", "docx", "epub", "gif", "jpg", "jpeg", "mpg", "mpeg", "mp3", "mp4", "odt", "odp",
+                      "ods", "pdf", "png", "ppt", "pptx", "tif", "tiff", "txt", "webp", "xls", "xlsx", "wav", "zip")
+SEGMENT = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+class NotAcceptable(DomainError):
+    """Mautic answers 406 for an unknown folder, a refused extension or a missing file."""
+
+    status = 406
+
+    def __init__(self, message, field):
+        super().__init__(message, {field: [message]})
+
+
+def folder(directory, subdir=None):
+    """The bucket prefix ("images/flags/") of `dir` (dots name sub-folders: `images.flags`) and `subdir`."""
+    head, *rest = str(directory).split(".")
+    if head not in FOLDERS:
+        raise NotAcceptable(f"{directory} not found. Only media or images options are possible.", "dir")
+    parts = rest + [p for p in str(subdir or "").strip("/").split("/") if p]
+    if parts and head != "images":
+        raise NotAcceptable("Assets do not support subdirectories.", "subdir")
+    if any(not SEGMENT.match(p) for p in parts):
+        raise NotAcceptable("A subdirectory name may hold letters, digits, '-' and '_' only.", "subdir")
+    return "/".join([FOLDERS[head]] + parts) + "/"
+
+
+def listing(directory, subdir=None):
+    """`{"files": {"2": name, ...}}`: sub-folders then files, keyed from 2 as Mautic's scandir listing."""
+    folders, names = bucket.listing(folder(directory, subdir))
+    return {"files": {str(index): name for index, name in enumerate(folders + names, start=2)}}
+
+
+def extension_of(filename):
+    return posixpath.splitext(str(filename or ""))[1].lstrip(".").lower()
+
+
+def mime_of(name):
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+def upload(directory, subdir, upload_file, base_url):
+    """Store an uploaded (filename, content type, bytes) under a random name; the `file` record."""
+    if upload_file is None:
+        raise NotAcceptable("No file was uploaded (send a multipart part named 'file').", "file")
+    filename, _, data = upload_file
+    prefix = folder(directory, subdir)
+    extension = extension_of(filename)
+    if extension not in ALLOWED_EXTENSIONS:
+        raise NotAcceptable(f"The extension '{extension or '(none)'}' is not allowed; allowed: "
+                            f"{', '.join(ALLOWED_EXTENSIONS)}.", "file")
+    if len(data or b"") > config.UPLOAD_MAX_BYTES:
+        raise NotAcceptable(f"The file is larger than {config.UPLOAD_MAX_BYTES} bytes.", "file")
+    name = f"{secrets.token_hex(16)}.{extension}"
+    bucket.put(prefix + name, data or b"", mime_of(name))
+    record = {"name": name}
+    if prefix.startswith("images/"):
+        record["link"] = f"{base_url}/media/{prefix}{name}"
+    return {"file": record}
+
+
+def delete(directory, subdir, name):
+    key = folder(directory, subdir) + _plain(name)
+    if bucket.head(key) is None:
+        raise NotFound("File does not exist")
+    bucket.delete(key)
+    return {"success": True}
+
+
+def _plain(name):
+    name = str(name or "")
+    if not name or "/" in name or name.startswith("."):
+        raise NotFound("File does not exist")
+    return name
+
+
+def read(directory, subdir, name):
+    """(bytes, mime) of a stored file, or NotFound."""
+    found = bucket.get(folder(directory, subdir) + _plain(name))
+    if found is None:
+        raise NotFound("File does not exist")
+    return found[0], mime_of(name)
+
+
+def asset_facts(name):
+    """{size, extension, mime} of an uploaded asset file, or None when it is not in the assets folder."""
+    found = bucket.head(folder("media") + _plain(name))
+    if found is None:
+        return None
+    return {"size": found["size"], "extension": extension_of(name), "mime": mime_of(name)}
+
+
+def delete_asset_file(name):
+    bucket.delete(folder("media") + _plain(name))
+
+
+def read_asset_file(name):
+    return read("media", None, name)

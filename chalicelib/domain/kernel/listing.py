@@ -1,0 +1,173 @@
+"""List queries: search commands, published filter, ordering and paging over one resource kind.
+
+Unfiltered lists in id order read only the page (a Query with a limit) and take `total`
+from the kind's counter; `ids:` searches batch-get their ids; other searches and orders, and
+`where` filters (domain/where.py), read the kind's partition once (see docs/storage.md for the costs).
+"""
+from dataclasses import dataclass
+from itertools import islice
+
+from chalicelib.domain.kernel import search, subscribers, where
+from chalicelib.domain.kernel.errors import invalid
+from chalicelib.store import entities as store
+
+KEY_ORDER_COLUMNS = {"id", "dateAdded", "date_added"}
+
+
+@dataclass
+class ListQuery:
+    search: str | None = None
+    start: int = 0
+    limit: int | None = 30
+    order_by: str | None = None
+    order_dir: str = "ASC"
+    published_only: bool = False
+    minimal: bool = False
+    where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/where.py
+    order: object = None  # raw `order[n][col|dir]` parameter; overrides order_by
+
+
+def list_documents(resource, query, ctx):
+    """(total, documents of the page) for a list query."""
+    try:
+        node = search.parse(query.search)
+    except search.SearchSyntaxError as error:
+        raise invalid("search", str(error)) from None
+    clause, keys, value = _where_and_order(resource, query, ctx)
+    if len(keys) == 1 and keys[0][0] in KEY_ORDER_COLUMNS:  # id order: as orderBy=id
+        column, descending, keys = keys[0][0], keys[0][1], []
+    else:
+        column = None if keys else _order_column(resource, query.order_by, ctx)
+        descending = query.order_dir == "DESC" and not keys
+    end = query.start + query.limit if query.limit else None
+    if node is None and clause is None and not keys and not query.published_only \
+            and column in (None, *KEY_ORDER_COLUMNS):
+        docs = store.iterate(resource.kind, descending=descending, limit=end)
+        return store.count(resource.kind), list(islice(docs, query.start, end))
+    matches = [doc for doc in _candidates(resource, node, ctx, descending)
+               if (not query.published_only or is_published(doc, ctx.now))
+               and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
+               and where.matches(clause, lambda col, doc=doc: value(doc, col))]
+    for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
+        matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
+    if column not in (None, *KEY_ORDER_COLUMNS):
+        matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(resource, doc, column)), reverse=descending)
+    return len(matches), matches[query.start:end]
+
+
+def _where_and_order(resource, query, ctx):
+    """(resolved where clause or None, [(column, descending)] of `order`, value(doc, column))."""
+    if not query.where and not query.order:
+        return None, [], None
+    column_of, value = where.columns_for(resource, _known_columns(resource, ctx))
+    clause = where.resolve(where.parse(query.where), column_of)
+    return clause, where.parse_order(query.order, column_of), value
+
+
+def _fast_ids(resource, node, ctx):
+    """Candidate ids of a search AST from the command's own index, or None (read the kind)."""
+    added = subscribers.command(resource.kind, node.name) if isinstance(node, search.Command) else None
+    if added is not None and added.candidates is not None:
+        return added.candidates(node.value, ctx)
+    return resource.hooks.fast_ids(resource, node, ctx)
+
+
+def _candidates(resource, node, ctx, descending):
+    ids = _fast_ids(resource, node, ctx)
+    if ids is None and isinstance(node, search.Command) and node.name == "ids":
+        ids = _ids(node.value)
+    if ids is None:
+        return store.iterate(resource.kind, descending=descending)
+    found = store.batch_get(resource.kind, ids)
+    return [found[i] for i in sorted(found, reverse=descending)]
+
+
+def _ids(value):
+    try:
+        return search.split_ids(value)
+    except search.SearchSyntaxError as error:
+        raise invalid("search", str(error)) from None
+
+
+def _order_column(resource, order_by, ctx):
+    if not order_by:
+        return None
+    column = order_by.split(",")[0].strip().split(".")[-1]
+    known = _known_columns(resource, ctx)
+    if column not in known and _camel(column) not in known:
+        raise invalid("orderBy", f"'{order_by}' is not a column of this resource.")
+    return column if column in known else _camel(column)
+
+
+def _known_columns(resource, ctx):
+    known = {x.name for x in resource.all_attrs} | {"id", "dateAdded", "dateModified", "createdBy",
+                                                    "createdByUser", "modifiedBy", "modifiedByUser"}
+    return known | resource.hooks.sort_columns(resource, ctx)
+
+
+def _camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _sortable(value):
+    if value is None or value == "":
+        return (1, 0, "")
+    if isinstance(value, bool):
+        return (0, 0, int(value))
+    if isinstance(value, (int, float)):
+        return (0, 0, value)
+    return (0, 1, str(value).lower())
+
+
+def is_published(doc, now):
+    """Published now: isPublished and inside publishUp/publishDown when they are set."""
+    if not doc.get("isPublished", True):
+        return False
+    up, down = doc.get("publishUp"), doc.get("publishDown")
+    return (not up or up <= now) and (not down or down > now)
+
+
+def _term_matcher(resource, ctx):
+    def match(doc, term):
+        pattern, contains = term.text, not term.strict
+        if resource.prefix_terms and contains and "%" not in pattern:
+            pattern, contains = pattern + "%", False
+        return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(resource, doc))
+    return match
+
+
+def _command_matcher(resource, ctx):
+    term = _term_matcher(resource, ctx)
+
+    def match(doc, command):
+        added = subscribers.command(resource.kind, command.name)
+        special = added.match(doc, command.value, ctx) if added else resource.hooks.command(resource, doc, command, ctx)
+        if special is not None:
+            return special
+        key = f"is:{command.value.lower()}" if command.name == "is" else command.name
+        if key not in resource.commands:
+            return term(doc, search.Term(f"{command.name}:{command.value}", command.strict))
+        return _core_command(resource, doc, command, ctx)
+    return match
+
+
+def _core_command(resource, doc, command, ctx):
+    name, value = command.name, command.value.lower()
+    if name == "ids":
+        return doc["id"] in _ids(command.value)
+    if name == "is":
+        return {
+            "published": lambda: bool(doc.get("isPublished", True)),
+            "unpublished": lambda: not doc.get("isPublished", True),
+            "mine": lambda: doc.get("createdBy") == ctx.user_id,
+            "uncategorized": lambda: not doc.get("category"),
+        }[value]()
+    if name == "category":
+        aliases = ctx.memo("category-aliases", lambda: {c["id"]: (c.get("alias") or "").lower()
+                                                        for c in store.iterate("category")})
+        return aliases.get(doc.get("category")) == value
+    if name == "lang":
+        return (doc.get("language") or "").lower() == value
+    column = resource.text_columns[0]
+    return search.like(doc.get(column), command.value, contains=not command.strict)

@@ -1,0 +1,155 @@
+"""The resource declaration: what the registry says about each resource of the API."""
+from dataclasses import dataclass, field, field as dc_field, replace
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.cached import CACHED_KINDS
+
+CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
+CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
+
+AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser",
+              "modifiedBy", "modifiedByUser")
+
+
+@dataclass
+class Write:
+    """One create or edit in progress: mode is `create` (also a PUT that creates), `patch` or `put`;
+    `existing` is the stored document being edited (None for a new entity)."""
+
+    payload: dict
+    mode: str
+    existing: dict | None
+    errors: dict
+    ctx: object
+    events: list = field(default_factory=list)  # timeline events of the change (contacts)
+
+
+class Hooks:
+    """What is special about a resource; the generic service calls these at fixed points."""
+
+    def prepare(self, resource, doc, write):
+        """Apply payload keys the attribute table does not cover; add messages to `write.errors`."""
+
+    def finalize(self, resource, doc, write):
+        """After validation passed, before the store: work that writes (e.g. create missing tags)."""
+
+    def link(self, resource, doc, new_ids):
+        """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
+
+    def prefetch(self, resource, docs, ctx):
+        """Before presenting a page of documents: fetch what they reference in one go."""
+
+    def present(self, resource, doc, out, ctx):
+        """Add computed properties to the response representation `out`."""
+
+    def uniques(self, resource, doc):
+        """Unique values held by the document, as {field: value}."""
+        return {name: doc.get(name) for name in resource.uniques}
+
+    def email(self, resource, doc):
+        """The email address to index for look-ups by email, or None."""
+        return None
+
+    def lookup_fields(self, resource, ctx):
+        """The unique fields a create looks for a duplicate by (contacts), read ahead by batches."""
+        return []
+
+    def duplicate_of(self, resource, doc, ctx):
+        """An existing document that a create should update instead (contacts), or None."""
+        return None
+
+    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
+        """An edit gives `doc` (the edited `existing`) a unique value `other` holds; only resources
+        whose `duplicate_of` finds documents (contacts) merge them (`build`, `items` as for
+        `service.create`). Returns the survivor."""
+        raise NotImplementedError(f"{resource.kind} documents do not merge")
+
+    def before_delete(self, resource, doc, ctx):
+        """Refuse (raise) or prepare a delete."""
+
+    def consequences(self, resource, doc, existing, ctx, events):
+        """Just before a create, edit or delete (`doc` None) with its timeline `events` is stored:
+        ([(kind, id, document or None)] derived items to put or delete, [further timeline events])
+        written in the same transaction (segment and automation membership)."""
+        return [], []
+
+    def stored(self, resource, doc, existing, ctx):
+        """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
+
+    def fast_ids(self, resource, node, ctx):
+        """Ids answering a search AST without reading the whole kind, or None."""
+        return None
+
+    def command(self, resource, doc, command, ctx):
+        """True/False for a resource-specific search command, None when unknown."""
+        return None
+
+    def term_values(self, resource, doc):
+        """Values a free-text term is matched against."""
+        return [doc.get(column) for column in resource.text_columns]
+
+    def sort_value(self, resource, doc, column):
+        return doc.get(column)
+
+    def sort_columns(self, resource, ctx):
+        """Extra column names accepted by orderBy."""
+        return set()
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
+
+    kind: str
+    prefix: str
+    singular: str
+    plural: str
+    attrs: tuple
+    audit: str | None = "A"
+    keyed_list: bool = True
+    empty_list_object: bool = False
+    nested: tuple = ()
+    put: bool = True
+    category: str | None = None
+    text_columns: tuple = ("name",)
+    prefix_terms: bool = False  # free text matches the start of a column (contacts), else anywhere
+    commands: frozenset = CORE_COMMANDS
+    minimal_exclude: tuple = ()
+    uniques: tuple = ()
+    hooks: Hooks = dc_field(default_factory=Hooks)
+
+    @property
+    def cached(self):
+        """Small kind read on many requests: cached in process, its writes bump a version."""
+        return self.kind in CACHED_KINDS
+
+    @property
+    def all_attrs(self):
+        audit = []
+        if self.audit:
+            audit.append(a.boolean("isPublished", default=True, nullable=False))
+        if self.audit == "A":
+            audit += [a.datetime_("publishUp"), a.datetime_("publishDown")]
+        if self.category:
+            audit.append(a.Attr("category", a.as_id, ref="category"))
+        return tuple(audit) + self.attrs
+
+
+def ref(name, kind, **kw):
+    """An attribute holding the id of a document of `kind` (checked on write)."""
+    return a.Attr(name, a.as_id, ref=kind, **kw)
+
+
+def refs(name, kind):
+    """An attribute holding a list of ids of documents of `kind` (checked on write)."""
+    return a.Attr(name, a.id_list, default=[], ref=kind)
+
+
+def read_only(attr):
+    """The attribute, shown but never written by clients."""
+    return replace(attr, writable=False)
+
+
+def content(*extra):
+    """The attributes of translatable content: `language`, then `extra`."""
+    return (a.text("language", default="en"),) + extra

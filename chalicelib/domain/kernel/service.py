@@ -1,0 +1,283 @@
+"""The standard operations of every resource: get, list, create, edit (PATCH/PUT), delete."""
+import copy
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import nested as nested_items
+from chalicelib.domain.kernel import batching, subscribers, timeline
+from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
+from chalicelib.domain.kernel.resources import Write
+from chalicelib.store import entities as store
+
+
+def load(resource, entity_id):
+    """The stored document, or NotFound."""
+    try:
+        number = int(entity_id)
+    except (TypeError, ValueError):
+        raise NotFound() from None
+    doc = store.get(resource.kind, number) if number > 0 else None
+    if doc is None:
+        raise NotFound()
+    return doc
+
+
+def blank(resource):
+    """A document holding every attribute's default."""
+    doc = {attr.name: attr.fresh_default() for attr in resource.all_attrs}
+    doc.update({n.name: [] for n in resource.nested})
+    return doc
+
+
+def payload_object(payload):
+    """The request body as a dict: `[]` (how PHP clients send nothing) is an empty object."""
+    if payload is None or payload == [] or payload == "":
+        return {}
+    if not isinstance(payload, dict):
+        raise ValidationError({"body": ["The request body should be a JSON object."]})
+    return payload
+
+
+def _apply(resource, doc, payload, ctx, mode, existing=None):
+    errors = {}
+    for attr in resource.all_attrs:
+        if attr.writable and attr.name in payload:
+            try:
+                doc[attr.name] = attr.clean(payload[attr.name])
+            except a.Invalid as error:
+                errors[attr.name] = [str(error)]
+    pending = []
+    for spec in resource.nested:
+        if spec.name in payload:
+            doc[spec.name], new = nested_items.merge(spec, doc.get(spec.name) or [], payload[spec.name],
+                                                     replace=mode != "patch", errors=errors)
+            pending += new
+        elif mode == "put":
+            doc[spec.name] = []
+    write = Write(payload, mode, existing, errors, ctx)
+    resource.hooks.prepare(resource, doc, write)
+    for attr in resource.all_attrs:
+        if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
+            errors[attr.name] = ["A value is required."]
+    _check_references(resource, doc, ctx, errors)
+    if errors:
+        raise ValidationError(errors)
+    resource.hooks.finalize(resource, doc, write)
+    if pending:
+        resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
+    return write
+
+
+def _check_references(resource, doc, ctx, errors):
+    for attr in resource.all_attrs:
+        value = doc.get(attr.name)
+        if not attr.ref or attr.name in errors or value in (None, []):
+            continue
+        wanted = value if isinstance(value, list) else [value]
+        found = referenced(attr.ref, wanted, ctx)
+        missing = [str(i) for i in wanted if i not in found]
+        if missing:
+            errors[attr.name] = [f"No {attr.ref} found with id {', '.join(missing)}."]
+
+
+def referenced(kind, ids, ctx):
+    """Documents of another kind by id, memoised for the request."""
+    cache = ctx.cache.setdefault(("ref", kind), {})
+    unknown = [i for i in ids if i not in cache]
+    if unknown:
+        found = store.batch_get(kind, unknown)
+        for i in unknown:
+            cache[i] = found.get(i)
+    return {i: cache[i] for i in ids if cache.get(i) is not None}
+
+
+def _stamp(resource, doc, ctx, created):
+    if not resource.audit:
+        return
+    if created:
+        doc.update(dateAdded=ctx.now, createdBy=ctx.user_id, createdByUser=ctx.user_name,
+                   dateModified=None, modifiedBy=None, modifiedByUser=None)
+    else:
+        doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
+
+
+def _save_new(resource, doc, ctx, events=(), build=None, items=()):
+    doc["id"] = batching.allocate_ids(resource.kind)[0]
+    _stamp(resource, doc, ctx, created=True)
+    events = list(events) + (build(doc) if build else [])
+    derived, events = _consequences(resource, doc, None, ctx, events)
+    derived = derived + list(items) + _announce(resource, doc, None, ctx, events)
+    _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+                derived=derived)
+    _after_commit(resource, [(doc, None)], derived, ctx)
+    return doc
+
+
+def _consequences(resource, doc, existing, ctx, events):
+    """Derived items and the change's timeline events with those it brings: the resource's own hook,
+    then the `write` subscribers of its kind (point triggers, journeys, segment membership)."""
+    derived, more = resource.hooks.consequences(resource, doc, existing, ctx, events)
+    items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
+    return derived + items, list(events) + more + further
+
+
+def _announce(resource, doc, existing, ctx, events):
+    """Items announcing the change (webhook outbox), stored in its transaction."""
+    return subscribers.announce(subscribers.Change(resource, doc, existing, ctx, list(events)))
+
+
+def _after_commit(resource, writes, derived, ctx):
+    """Follow-up work of the stored (doc, existing) `writes`: hooks, then subscribers."""
+    for doc, existing in writes:
+        resource.hooks.stored(resource, doc, existing, ctx)
+        subscribers.stored(subscribers.Change(resource, doc, existing, ctx))
+    subscribers.committed(derived)
+
+
+def _store_call(operation, resource, doc, *uniques, **options):
+    try:
+        operation(resource.kind, doc, *uniques, versioned=resource.cached, **options)
+    except store.Conflict as conflict:
+        raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
+    except store.Missing:
+        raise NotFound() from None
+    except store.Stale:
+        raise Stale() from None
+
+
+def retrying(operation, ctx, attempts=3):
+    """operation(), run again on fresh reads while an entity it edits changed under it (Stale)."""
+    for attempt in range(attempts):
+        try:
+            return operation()
+        except Stale:
+            if attempt == attempts - 1:
+                raise
+            ctx.cache.clear()
+
+
+def create(resource, payload, ctx, system=None, build=None, items=()):
+    """Create from a payload. Returns (document, created); created is False when a duplicate was updated.
+
+    `system` holds attributes set by the service itself (never by clients), such as `isFixed`. `build(doc)`
+    is given the document about to be stored, with its id (the duplicate's, or the survivor of a merge):
+    it may change it and returns timeline events stored with it; `items` are further (kind, id, document)
+    items written in the same transaction."""
+    payload = payload_object(payload)
+    doc = blank(resource)
+    write = _apply(resource, doc, payload, ctx, "create")
+    existing = resource.hooks.duplicate_of(resource, doc, ctx)
+    if existing is not None:
+        return _edit_existing(resource, existing, payload, ctx, "patch", build, items), False
+    doc.update(system or {})
+    return _save_new(resource, doc, ctx, write.events, build, items), True
+
+
+def _edit_existing(resource, existing, payload, ctx, mode, build=None, items=()):
+    if mode == "put":
+        doc = blank(resource)
+        doc.update({k: existing.get(k) for k in ("id", "_rev", "dateAdded", "createdBy", "createdByUser")})
+        doc.update({attr.name: existing.get(attr.name) for attr in resource.all_attrs if not attr.writable})
+        doc.update({spec.name: existing.get(spec.name) or [] for spec in resource.nested})
+    else:
+        doc = copy.deepcopy(existing)
+    write = _apply(resource, doc, payload, ctx, mode, existing)
+    other = _holder_of_new_uniques(resource, doc, existing, ctx)
+    if other is not None:
+        return resource.hooks.merge(resource, doc, existing, other, ctx, write.events, build, items)
+    events = write.events + (build(doc) if build else [])
+    return save_change(resource, existing, doc, ctx, events, derived=items)
+
+
+def _holder_of_new_uniques(resource, doc, existing, ctx):
+    """Another document already holding a unique value the edit gives `doc` (contacts then merge)."""
+    if resource.hooks.uniques(resource, doc) == resource.hooks.uniques(resource, existing):
+        return None
+    return resource.hooks.duplicate_of(resource, doc, ctx)
+
+
+def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=()):
+    """Store an edited document (audit stamp unless `stamp` is False, unique values moved, timeline
+    events, further `derived` items), in one transaction."""
+    if stamp:
+        _stamp(resource, doc, ctx, created=False)
+    old = resource.hooks.uniques(resource, existing)
+    implied, events = _consequences(resource, doc, existing, ctx, events)
+    derived = implied + list(derived) + _announce(resource, doc, existing, ctx, events)
+    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
+                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+                derived=derived)
+    _after_commit(resource, [(doc, existing)], derived, ctx)
+    return doc
+
+
+def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
+    """Store `doc`, the union of the stored documents `winner` and `loser`, and delete `loser`, in one
+    transaction (both revision-checked): the timeline events, memberships and webhooks of both, and
+    the `derived` items given."""
+    _stamp(resource, doc, ctx, created=False)
+    kept, events = _consequences(resource, doc, winner, ctx, events)
+    dropped, _ = _consequences(resource, None, loser, ctx, ())
+    items = {(kind, int(item_id)): (kind, item_id, item) for kind, item_id, item in dropped + kept + list(derived)}
+    derived = list(items.values()) + _announce(resource, doc, winner, ctx, events) + \
+        _announce(resource, None, loser, ctx, ())
+    hooks = resource.hooks
+    _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(resource, loser)),
+                (hooks.uniques(resource, winner), hooks.uniques(resource, doc)), email=hooks.email(resource, doc),
+                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    _after_commit(resource, [(doc, winner), (None, loser)], derived, ctx)
+    return doc
+
+
+def refresh(resource, existing, ctx):
+    """Re-derive what a stored document implies (segment and automation membership) and store it
+    only if that changed, without an edit stamp. Returns the current document."""
+    doc = copy.deepcopy(existing)
+    derived, events = _consequences(resource, doc, existing, ctx, [])
+    if not derived and not events:
+        return existing
+    derived = derived + _announce(resource, doc, existing, ctx, events)
+    _store_call(store.replace, resource, doc, email=resource.hooks.email(resource, doc),
+                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    _after_commit(resource, [(doc, existing)], derived, ctx)
+    return doc
+
+
+def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
+    """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing); `build` and
+    `items` as for `create`. Returns (document, created)."""
+    payload = payload_object(payload)
+    try:
+        existing = load(resource, entity_id)
+    except NotFound:
+        if not replace:
+            raise
+        doc = blank(resource)
+        write = _apply(resource, doc, payload, ctx, "create")
+        return _save_new(resource, doc, ctx, write.events, build, items), True
+    return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch", build, items), False
+
+
+def delete(resource, entity_id, ctx):
+    """Delete and return the document as it was."""
+    doc = load(resource, entity_id)
+    resource.hooks.before_delete(resource, doc, ctx)
+    derived, _ = _consequences(resource, None, doc, ctx, ())
+    derived = derived + _announce(resource, None, doc, ctx, ())
+    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc), derived=derived)
+    _after_commit(resource, [(None, doc)], derived, ctx)
+    return doc
+
+
+def remove_nested(resource, entity_id, collection, ids, ctx):
+    """Delete the listed items of a nested collection (form fields, trigger events...)."""
+    doc = load(resource, entity_id)
+    try:
+        wanted = {a.as_int(i) for i in (ids if isinstance(ids, list) else a.as_list(ids))}
+    except a.Invalid:
+        raise ValidationError({collection: ["This value should be a list of ids."]}) from None
+    changed = copy.deepcopy(doc)
+    changed[collection] = [item for item in doc.get(collection) or [] if item.get("id") not in wanted]
+    if len(changed[collection]) == len(doc.get(collection) or []):
+        return doc
+    return save_change(resource, doc, changed, ctx)

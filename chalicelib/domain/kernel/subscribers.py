@@ -1,0 +1,101 @@
+"""The subscriber table: how a capability reacts to another's writes without importing it.
+
+The kernel's standard operations store a document; what that write means to the other
+capabilities (point triggers crossed, journeys advanced, segment membership, webhook events,
+follow-up work) is done by the subscribers `domain/wiring.py` lists in one table and installs at
+start-up. The phases of a write, in order:
+
+* `write`, per kind: inside the write, before it is stored. handler(change) -> (items, events):
+  derived (kind, id, document or None) items stored in the same transaction and further timeline
+  events. Handlers run in table order, see the events of the change and may change `change.doc`.
+* `announce`, for every kind: once the events are final. handler(change) -> items for the same
+  transaction (the webhook outbox).
+* `stored`, per kind: after the commit. handler(change) queues follow-up work.
+* `committed`, for every kind: once per transaction, handler(derived) with every item it stored.
+
+Besides writes, the table names the point-trigger actions one capability runs for another
+(`actions`: type -> handler(doc, item, ctx) -> bool) and the search commands a capability adds
+to another's resource (`commands`: (kind, name) -> Command).
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Change:
+    """One document write: `doc` None deletes `existing`; `existing` None creates `doc`."""
+
+    resource: object
+    doc: dict | None
+    existing: dict | None
+    ctx: object
+    events: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A search command: match(doc, value, ctx) -> bool, and candidates(value, ctx) -> ids to
+    filter instead of reading the whole kind (None when it has none)."""
+
+    match: object
+    candidates: object = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """What each capability subscribes to (see the module docstring)."""
+
+    write: dict = field(default_factory=dict)
+    announce: tuple = ()
+    stored: dict = field(default_factory=dict)
+    committed: tuple = ()
+    actions: dict = field(default_factory=dict)
+    commands: dict = field(default_factory=dict)
+
+
+_installed = [Table()]
+
+
+def install(table):
+    """Make `table` the one the standard operations consult."""
+    _installed[0] = table
+
+
+def _table():
+    return _installed[0]
+
+
+def write(change):
+    """(derived items, further events) of the `write` subscribers of the change's kind."""
+    items, events = [], []
+    for handler in _table().write.get(change.resource.kind, ()):
+        more_items, more_events = handler(change)
+        items += more_items
+        events += more_events
+    return items, events
+
+
+def announce(change):
+    """Items announcing the change (webhook outbox), stored in its transaction."""
+    return [item for handler in _table().announce for item in handler(change)]
+
+
+def stored(change):
+    """After the commit: the `stored` subscribers of the change's kind."""
+    for handler in _table().stored.get(change.resource.kind, ()):
+        handler(change)
+
+
+def committed(derived):
+    """Once per transaction, after its commit: every item it stored."""
+    for handler in _table().committed:
+        handler(derived)
+
+
+def action(item_type):
+    """The handler another capability registered for a point-trigger event type, or None."""
+    return _table().actions.get(item_type)
+
+
+def command(kind, name):
+    """The search command another capability added to `kind`, or None."""
+    return _table().commands.get((kind, name))

@@ -1,0 +1,1 @@
+"""Email and SMS: rendering, sending, segment sends, send records, tracking, dynamic content."""

@@ -1,0 +1,54 @@
+"""What emails and text messages show beyond their stored attributes: `sentCount` and `readCount`
+(what clients wrote plus the counters of the sends and reads), and for emails the progress of the
+last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per page."""
+from chalicelib.domain.messaging import emailruns, emailstats
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.store import entities as store
+
+
+class MessageHooks(Hooks):
+    """Counters of a channel (`email` or `sms`) added to the stored counts."""
+
+    def __init__(self, channel):
+        self.channel = channel
+
+    def prepare(self, resource, doc, write):
+        """A count a client writes is what it sees: the stored base is that minus the live counter."""
+        if write.existing is None or write.errors:
+            return
+        live = emailstats.counts(self.channel, [write.existing["id"]])[write.existing["id"]]
+        for name, key in (("sentCount", "sent"), ("readCount", "read")):
+            if name in write.payload and name in doc:
+                doc[name] = int(doc.get(name) or 0) - live[key]
+
+    def prefetch(self, resource, docs, ctx):
+        ids = [doc["id"] for doc in docs]
+        ctx.cache[(self.channel, "counts")] = emailstats.counts(self.channel, ids)
+
+    def present(self, resource, doc, out, ctx):
+        counts = ctx.cache.get((self.channel, "counts"), {}).get(doc.get("id"))
+        if counts is None:
+            counts = emailstats.counts(self.channel, [doc["id"]])[doc["id"]]
+        out["sentCount"] = int(doc.get("sentCount") or 0) + counts["sent"]
+        if "readCount" in out:
+            out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
+
+
+class EmailHooks(MessageHooks):
+    """Emails: counters and the progress of the last segment send."""
+
+    def __init__(self):
+        super().__init__("email")
+
+    def prefetch(self, resource, docs, ctx):
+        super().prefetch(resource, docs, ctx)
+        states = store.batch_get(emailruns.KIND, [doc["id"] for doc in docs]) if docs else {}
+        names = [name for state in states.values() for name in emailruns.counter_names(state)]
+        counts = store.counters(names) if names else {}
+        ctx.cache[("email", "runs")] = {i: emailruns.view(state, counts) for i, state in states.items()}
+
+    def present(self, resource, doc, out, ctx):
+        super().present(resource, doc, out, ctx)
+        run = ctx.cache.get(("email", "runs"), {}).get(doc.get("id"))
+        out["pendingCount"] = run["pending"] if run else 0
+        out["sendProgress"] = run

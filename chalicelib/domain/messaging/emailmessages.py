@@ -1,0 +1,137 @@
+"""Composing one email for one contact: sender, recipient, per-recipient links (open pixel, web view,
+unsubscribe, signed click redirects), rendered content and attachments, as a `mail.Mail`."""
+import base64
+import hashlib
+import hmac
+from urllib.parse import quote
+
+from chalicelib import config
+from chalicelib.channels.mail import Mail
+from chalicelib.domain.kernel import cached, files
+from chalicelib.domain.messaging import dynamiccontent, rendering
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+
+
+def base_url(ctx):
+    """The public base URL the links of a message point at."""
+    return config.BASE_URL or ctx.base_url or "http://127.0.0.1:8000"
+
+
+def _settings(ctx):
+    docs = cached.documents("setting", ctx)
+    return docs[0] if docs else {}
+
+
+def sender(email, owner, ctx):
+    """(address, name) a message is sent from: the owner (`useOwnerAsMailer`), the email's own, or the
+    instance's (`mailerFromEmail`/`mailerFromName` settings, else MAILER_FROM_EMAIL/NAME)."""
+    if email.get("useOwnerAsMailer") and owner and owner.get("email"):
+        name = f"{owner.get('firstName') or ''} {owner.get('lastName') or ''}".strip()
+        return owner["email"], name
+    stored = _settings(ctx)
+    return (email.get("fromAddress") or stored.get("mailerFromEmail") or config.MAILER_FROM_EMAIL,
+            email.get("fromName") or stored.get("mailerFromName") or config.MAILER_FROM_NAME)
+
+
+def signature(tracking_hash, url, ctx):
+    """The signature of a click redirect: only links the service wrote redirect (no open redirect)."""
+    key = str(_settings(ctx).get("signingKey") or "").encode()
+    digest = hmac.new(key, f"click\n{tracking_hash}\n{url}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
+def click_url(tracking_hash, url, ctx):
+    return f"{base_url(ctx)}/r/{tracking_hash}?url={quote(url, safe='')}&sig={signature(tracking_hash, url, ctx)}"
+
+
+def _document(kind, entity_id, ctx):
+    return ctx.memo((kind, entity_id), lambda: store.get(kind, entity_id))
+
+
+def _asset_url(asset_id, ctx):
+    asset = _document("asset", asset_id, ctx)
+    if asset is None or not is_published(asset, ctx.now):
+        return None
+    return f"{base_url(ctx)}/asset/{asset['id']}:{asset.get('alias')}"
+
+
+def _page_url(page_id, ctx):
+    page = _document("page", page_id, ctx)
+    if page is None or not is_published(page, ctx.now):
+        return None
+    return f"{base_url(ctx)}/{page.get('alias')}"
+
+
+def _primary_company(contact, ctx):
+    link = next((c for c in contact.get("companies") or [] if c.get("isPrimary")), None)
+    company = _document("company", link["id"], ctx) if link else None
+    return (company or {}).get("values") or {}
+
+
+def owner_of(contact, ctx):
+    return _document("user", contact["owner"], ctx) if contact.get("owner") else None
+
+
+def contact_sources(contact, ctx, tokens=None, links=None):
+    """What the tokens of a message to `contact` resolve with: its fields, its primary company's, its owner."""
+    return rendering.Sources(contact=contact.get("values") or {}, company=_primary_company(contact, ctx),
+                             owner=owner_of(contact, ctx) or {}, tokens=rendering.normalise_tokens(tokens),
+                             links=links or rendering.Links())
+
+
+def sources(contact, tracking_hash, tokens, ctx, pixel=True):
+    """The sources of an email: the contact's, and links carrying the tracking hash."""
+    base = base_url(ctx)
+    links = rendering.Links(
+        unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}", webview=f"{base}/email/view/{tracking_hash}",
+        pixel=f"{base}/email/{tracking_hash}.gif" if pixel else "",
+        asset=lambda i: _asset_url(i, ctx), page=lambda i: _page_url(i, ctx),
+        dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))
+    return contact_sources(contact, ctx, tokens, links)
+
+
+def render(email, contact, tracking_hash, tokens, ctx, pixel=True):
+    """The email rendered for the contact, links rewritten through the click redirect."""
+    found = sources(contact, tracking_hash, tokens, ctx, pixel)
+    return rendering.render_email(email, found, track=lambda url: click_url(tracking_hash, url, ctx))
+
+
+def attachments(asset_ids, ctx):
+    """(name, bytes, MIME type) of the local files of the assets; remote assets are not attached."""
+    found = []
+    for asset_id in dict.fromkeys(asset_ids or []):
+        asset = _document("asset", int(asset_id), ctx)
+        if not asset or asset.get("storageLocation") != "local" or not asset.get("file"):
+            continue
+        try:
+            data, mime = files.read_asset_file(asset["file"])
+        except NotFound:
+            continue  # the file was deleted meanwhile
+        name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
+        found.append((name, data, asset.get("mime") or mime))
+    return found
+
+
+def headers(email, tracking_hash, unsubscribe, transactional):
+    """The email's own headers, plus one-click unsubscribe (RFC 8058) on marketing sends."""
+    extra = {str(k): str(v) for k, v in (email.get("headers") or {}).items()} if isinstance(
+        email.get("headers"), dict) else {}
+    extra["X-Mautic-Tracking"] = tracking_hash
+    if not transactional:
+        extra.update({"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})
+    return extra
+
+
+def compose(email, contact, address, tracking_hash, rendered, attached, ctx, transactional):
+    """The `Mail` for one recipient."""
+    owner = owner_of(contact, ctx)
+    from_address, from_name = sender(email, owner, ctx)
+    values = contact.get("values") or {}
+    name = f"{values.get('firstname') or ''} {values.get('lastname') or ''}".strip()
+    unsubscribe = f"{base_url(ctx)}/email/unsubscribe/{tracking_hash}"
+    bcc = [b.strip() for b in str(email.get("bccAddress") or "").split(",") if b.strip()]
+    return Mail(sender=from_address, sender_name=from_name, to=address, to_name=name, subject=rendered.subject,
+                html=rendered.html, text=rendered.text, reply_to=email.get("replyToAddress") or "", bcc=bcc,
+                headers=headers(email, tracking_hash, unsubscribe, transactional), attachments=attached)

@@ -1,0 +1,237 @@
+"""Segment sends: an email to the contacts of its segments, fanned out over the `sends` queue.
+
+`start` (POST /emails/<id>/send) writes the run state (`emailrun` / <email id>: a new generation,
+status `queued`) and queues a `plan` message; the API answers at once. `plan` reads the members of
+the segments (`members#<segment>` index), leaves out the contacts this email already reached,
+applies `limit` and queues one `batch` message per EMAIL_SEND_BATCH contacts. A newer run makes the
+messages of an older one no-ops.
+
+Each contact gets the email at most once: its record (`emailsend#<email id>` / <contact id>) is
+claimed as `sending` by a conditional write before SES is called, and settles as `sent`,
+`skipped` (do-not-contact, no address, unpublished), `failed` (SES refused it) or `retry` (SES
+unavailable: the batch message fails and SQS delivers it again; after five receives it waits in
+the dead-letter queue, its contacts still marked `retry`). A record left `sending` by a crash is
+`sent` if its send record exists, else, once it is older than STUCK_SECONDS, `unknown`: it may have
+gone out, so it is never sent again. Every batch counts its outcomes once (a marker per batch).
+"""
+from collections import Counter
+from datetime import timedelta
+
+from chalicelib import config
+from chalicelib.channels import mail
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.messaging import emailruns, emailstats, sending
+from chalicelib.domain.segments import membership
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+QUEUE = "sends"
+STUCK_SECONDS = 900  # longer than a worker may run: a `sending` record this old was interrupted
+OUTCOME = {"sent": "sent", "skipped": "skipped", "failed": "failed", "unknown": "failed"}
+REACHED = ("sent", "sending", "unknown")  # contacts a new run leaves out
+
+
+class SendLater(Exception):
+    """The batch cannot finish now (SES unavailable, a contact held by another worker): SQS retries it."""
+
+
+def record_kind(email_id):
+    return f"emailsend#{int(email_id)}"
+
+
+def _lists(payload, email):
+    if payload.get("lists") in (None, "", []):
+        lists = list(email.get("lists") or [])
+    else:
+        try:
+            lists = a.id_list(payload["lists"])
+        except a.Invalid:
+            raise invalid("lists", "This value should be a list of segment ids.") from None
+        other = [str(i) for i in lists if i not in (email.get("lists") or [])]
+        if other:
+            raise invalid("lists", f"Segments {', '.join(other)} are not segments of this email.")
+    if not lists:
+        raise invalid("lists", "This email has no segments to send to.")
+    return lists
+
+
+def _limit(payload):
+    if payload.get("limit") in (None, ""):
+        return None
+    try:
+        limit = a.as_int(payload["limit"])
+    except a.Invalid:
+        limit = 0
+    if limit <= 0:
+        raise invalid("limit", "This value should be a positive integer.")
+    return limit
+
+
+def start(email_id, payload, ctx):
+    """Queue a segment send of a published email; the new run's state."""
+    email = service.load(EMAIL, email_id)
+    if not is_published(email, ctx.now):
+        raise NotFound("This email is not published.")
+    lists, limit = _lists(payload, email), _limit(payload)
+    state = {"id": email["id"], "generation": store.allocate_ids(emailruns.KIND)[0], "status": "queued",
+             "lists": lists, "limit": limit, "queued": 0, "batches": 0, "baseUrl": ctx.base_url,
+             "queuedAt": ctx.now, "startedAt": None, "finishedAt": None}
+    store.put(emailruns.KIND, state)
+    queues.send(QUEUE, [{"type": "plan", "email": email["id"], "generation": state["generation"]}])
+    return state
+
+
+def _current(email_id, generation, status):
+    state = store.get(emailruns.KIND, email_id)
+    return state if state and state["generation"] == generation and state["status"] == status else None
+
+
+def _recipients(state):
+    """The run's contacts not reached yet, in id order, at most `limit`."""
+    members = sorted({row["id"] for segment in state["lists"]
+                      for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)})
+    reached = store.batch_get(record_kind(state["id"]), members) if members else {}
+    pending = [c for c in members if (reached.get(c) or {}).get("status") not in REACHED]
+    return pending[:state["limit"]] if state.get("limit") else pending
+
+
+def plan(email, generation):
+    """Split the run's contacts into batches and queue them."""
+    state = _current(email, generation, "queued")
+    if state is None:
+        return
+    contacts = _recipients(state)
+    size = max(1, config.EMAIL_SEND_BATCH)
+    chunks = [contacts[i:i + size] for i in range(0, len(contacts), size)]
+    state.update(status="sending", queued=len(contacts), batches=len(chunks), startedAt=clock.now_iso())
+    try:
+        store.replace(emailruns.KIND, state)
+    except store.Stale:
+        return  # a newer run took over
+    queues.send(QUEUE, [{"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
+                        for n, chunk in enumerate(chunks)])
+    if not chunks:
+        _finish(email, generation)
+
+
+def batch(email, generation, number, contacts):
+    """Send the run's email to a batch of contacts (each at most once); count the batch once."""
+    state = _current(email, generation, "sending")
+    doc = store.get(EMAIL.kind, email) if state else None
+    if doc is None:
+        return
+    ctx = Context(base_url=state.get("baseUrl") or "")
+    outcomes = Counter(_send_once(doc, contact_id, generation, ctx) for contact_id in contacts)
+    if not store.claim(f"emailbatch#{email}#{generation}#{number}"):
+        return
+    for outcome, count in outcomes.items():
+        store.add(emailruns.counter(email, generation, outcome), count)
+    if store.add(emailruns.counter(email, generation, "batches")) >= state["batches"]:
+        _finish(email, generation)
+
+
+def _finish(email, generation):
+    state = _current(email, generation, "sending")
+    if state is not None:
+        state.update(status="done", finishedAt=clock.now_iso())
+        try:
+            store.replace(emailruns.KIND, state)
+        except store.Stale:
+            pass  # a newer run took over
+
+
+def _send_once(email, contact_id, generation, ctx):
+    """Send to one contact unless its record says it was reached; its outcome for the run's counts."""
+    ctx.now = clock.now_iso()
+    record = store.get(record_kind(email["id"]), contact_id)
+    status = (record or {}).get("status")
+    if status in OUTCOME:
+        return OUTCOME[status]
+    if status == "sending":
+        return _interrupted(email, record)
+    try:
+        contact = service.load(CONTACT, contact_id)
+    except NotFound:
+        return _settle(email, record, contact_id, "skipped", "The contact was deleted.")
+    reason = sending.refusal(email, contact, False, ctx.now)
+    if reason:
+        return _settle(email, record, contact_id, "skipped", reason)
+    prepared = sending.prepare(email, contact, ctx)
+    record = _claim(email, record, contact_id, prepared.stat_id)
+    try:
+        message_id = sending.deliver(prepared)
+    except mail.Rejected as error:
+        sending.record_failed("email", email["id"], contact_id, str(error), ctx)
+        return _settle(email, record, contact_id, "failed", str(error))
+    except mail.Unavailable as error:
+        _settle(email, record, contact_id, "retry", str(error))
+        raise SendLater(str(error)) from None
+    sending.record_sent(prepared, message_id, ("segment", generation), ctx)
+    return _settle(email, record, contact_id, "sent", None)
+
+
+def _interrupted(email, record):
+    """A record left `sending`: sent if its send record exists; unknown (never resent) once stuck."""
+    if emailstats.get("email", email["id"], record["statId"]) is not None:
+        return _settle(email, record, record["id"], "sent", None)
+    if clock.parse(record["updatedAt"]) > clock.now() - timedelta(seconds=STUCK_SECONDS):
+        raise SendLater(f"contact {record['id']} is being sent to by another worker")
+    return _settle(email, record, record["id"], "unknown", "Interrupted while sending; not sent again.")
+
+
+def _write(email, record, doc):
+    """Create or conditionally replace a contact's record; SendLater when another worker got there first."""
+    try:
+        if record is None:
+            store.create(record_kind(email["id"]), doc)
+        else:
+            doc["_rev"] = record["_rev"]
+            store.replace(record_kind(email["id"]), doc)
+    except (store.Conflict, store.Stale):
+        raise SendLater(f"contact {doc['id']} changed under this worker") from None
+    return doc
+
+
+def _claim(email, record, contact_id, stat_id):
+    attempts = int((record or {}).get("attempts") or 0) + 1
+    return _write(email, record, {"id": contact_id, "status": "sending", "statId": stat_id, "attempts": attempts,
+                                  "reason": None, "updatedAt": clock.now_iso()})
+
+
+def _settle(email, record, contact_id, status, reason):
+    base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
+    _write(email, record, dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso()))
+    return OUTCOME.get(status, status)
+
+
+def after_trigger(doc, item, ctx):
+    """A point trigger's `email.send` event: queue the email to the contact (sent once the change
+    that fired it is stored). False when the event names no email."""
+    try:
+        email_id = a.as_int((item.get("properties") or {}).get("email"))
+    except a.Invalid:
+        return False
+    queues.send(QUEUE, [{"type": "trigger", "email": email_id, "contact": doc["id"], "event": item["id"]}])
+    return True
+
+
+def _fired(contact_id, event_id):
+    return any(event_id in ((e.get("details") or {}).get("triggerEvents") or [])
+               for e in store.iterate(f"timeline#{int(contact_id)}") if e.get("event") == "point.gained")
+
+
+def trigger(email, contact, event):
+    """Send a point trigger's email once the trigger's firing is stored (else later); at most once."""
+    if not _fired(contact, event):
+        raise SendLater(f"trigger event {event} is not stored on contact {contact} yet")
+    if store.claim(f"trigger-email#{event}#{contact}"):
+        try:
+            sending.send_email(email, contact, Context(), source=("trigger", event))
+        except NotFound:
+            pass  # the email or the contact was deleted meanwhile

@@ -1,0 +1,212 @@
+"""Sending one email or text message to one contact, now: the checks (published, do-not-contact,
+a valid address), rendering, the transport (SES / SNS, throttled to EMAIL_SEND_RATE), the send
+record and the contact's timeline.
+
+`send_email` and `send_sms` are what the API, segment sends (`emailsends`), automations and point
+triggers call. They raise NotFound for an unknown message or contact and answer
+`{"success": False, "reason": ...}` for everything else that stops a send. Contact-side effects go
+through `service.save_change` (segment, automation and webhook hooks see them); the transport is
+called before any contact write, and a failed contact write after a send is logged, never retried
+into a second send.
+"""
+import copy
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from email_validator import EmailNotValidError, validate_email
+
+from chalicelib import config
+from chalicelib.channels import mail, sms as sms_channel
+from chalicelib.domain.kernel import clock, service, timeline
+from chalicelib.domain.contacts import contactmerge
+from chalicelib.domain.messaging import emailmessages, emailstats, rendering
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel.errors import NotFound, Stale
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.messaging.declarations import EMAIL, SMS
+from chalicelib.store import ratelimit
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Prepared:
+    """An email rendered for one contact, with its send record's id and tracking hash."""
+
+    email: dict
+    contact: dict
+    stat_id: int
+    tracking_hash: str
+    rendered: rendering.Rendered
+    mail: mail.Mail
+    tokens: dict
+    sent_at: str | None = None
+
+
+def address_of(contact):
+    """The contact's email address, normalised, or None when it has no valid one."""
+    raw = (contact.get("values") or {}).get("email")
+    if not raw:
+        return None
+    try:
+        return validate_email(str(raw), check_deliverability=False).normalized
+    except EmailNotValidError:
+        return None
+
+
+def number_of(contact):
+    """The contact's mobile (else phone) number in E.164, or None."""
+    values = contact.get("values") or {}
+    return sms_channel.e164(values.get("mobile")) or sms_channel.e164(values.get("phone"))
+
+
+def blocked(contact, channel):
+    """Whether the contact is marked do-not-contact on a channel."""
+    return any(entry.get("channel") == channel for entry in contact.get("doNotContact") or [])
+
+
+def refusal(email, contact, transactional, now):
+    """Why the email may not go to the contact now, or None."""
+    if not transactional and not is_published(email, now):
+        return "The email is not published."
+    if not transactional and blocked(contact, "email"):
+        return "The contact does not want emails (do not contact)."
+    if address_of(contact) is None:
+        return "The contact has no valid email address."
+    return None
+
+
+def prepare(email, contact, ctx, tokens=None, attachments=(), transactional=False):
+    """Render the email for the contact under a new tracking hash."""
+    stat_id, tracking_hash = emailstats.allocate("email", email["id"])
+    rendered = emailmessages.render(email, contact, tracking_hash, tokens, ctx)
+    attached = emailmessages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
+    message = emailmessages.compose(email, contact, address_of(contact), tracking_hash, rendered, attached, ctx,
+                                    transactional)
+    return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
+
+
+def deliver(prepared):
+    """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
+    message id. Raises mail.Rejected/Unavailable."""
+    moment = ratelimit.acquire("email", config.EMAIL_SEND_RATE)
+    prepared.sent_at = clock.iso(datetime.fromtimestamp(moment, tz=timezone.utc))
+    return mail.send(prepared.mail)
+
+
+def _content_hash(email):
+    """Mautic's content hash: the MD5 of the email's HTML template (an identifier, not a secret)."""
+    return hashlib.md5((email.get("customHtml") or "").encode(), usedforsecurity=False).hexdigest()
+
+
+def _source(source):
+    return list(source) if source else None
+
+
+def record_sent(prepared, message_id, source, ctx):
+    """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
+    email, contact = prepared.email, prepared.contact
+    stat = {"id": prepared.stat_id, "email": {"id": email["id"]}, "lead": {"id": contact["id"]},
+            "emailAddress": prepared.mail.to, "ipAddress": None, "dateSent": prepared.sent_at, "isRead": False,
+            "isFailed": False, "dateRead": None, "retryCount": 0, "source": source[0] if source else None,
+            "sourceId": source[1] if source and len(source) > 1 else None, "openCount": 0, "lastOpened": None,
+            "trackingHash": prepared.tracking_hash, "viewedInBrowser": False, "clickCount": 0, "replied": False,
+            "subject": prepared.rendered.subject, "messageId": message_id, "contentHash": _content_hash(email),
+            "tokens": prepared.rendered.tokens, "sendTokens": prepared.tokens, "headers": prepared.mail.headers}
+    emailstats.create("email", email["id"], stat)
+    details = {"emailId": email["id"], "statId": stat["id"], "trackingHash": stat["trackingHash"],
+               "subject": stat["subject"], "source": _source(source)}
+    write_contact(contact["id"], lambda doc: [timeline.event("email.sent", stat["subject"], details)] +
+                  pointsengine.award(doc, "email.send", email["id"], ctx), ctx)
+    return stat
+
+
+def record_failed(channel, message_id, contact_id, reason, ctx):
+    """`email.failed` / `sms.failed` on the contact's timeline."""
+    details = {f"{channel}Id": message_id, "reason": reason}
+    write_contact(contact_id, lambda doc: [timeline.event(f"{channel}.failed", reason, details)], ctx)
+
+
+def write_contact(contact_id, build, ctx):
+    """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
+    meanwhile). A contact that cannot be written is logged: the message is already gone."""
+    def write():
+        existing = contactmerge.load(CONTACT, contact_id)
+        doc = copy.deepcopy(existing)
+        return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
+    try:
+        return service.retrying(write, ctx, attempts=5)
+    except (Stale, NotFound):
+        log.warning("contact %s not updated after a send", contact_id, exc_info=True)
+        return None
+
+
+def touch(doc, now):
+    """Move the contact's last activity to now."""
+    doc["lastActive"] = now
+    doc.setdefault("values", {})["last_active"] = clock.parse(now).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _failure(reason, retryable=False):
+    return {"success": False, "reason": reason, "retryable": retryable}
+
+
+def send_email(email_id, contact_id, ctx, source=None, tokens=None, transactional=False, attachments=None):
+    """Send an email to a contact now (do-not-contact respected unless `transactional`).
+
+    Returns {"success": True, "statId", "trackingHash"} or {"success": False, "reason", "retryable"};
+    raises NotFound for an unknown email or contact. `source`: e.g. ("campaign", <event id>)."""
+    email = service.load(EMAIL, email_id)
+    contact = service.load(CONTACT, contact_id)
+    reason = refusal(email, contact, transactional, ctx.now)
+    if reason:
+        return _failure(reason)
+    prepared = prepare(email, contact, ctx, tokens, attachments, transactional)
+    try:
+        message_id = deliver(prepared)
+    except (mail.Rejected, mail.Unavailable) as error:
+        record_failed("email", email["id"], contact["id"], str(error), ctx)
+        return _failure(str(error), isinstance(error, mail.Unavailable))
+    stat = record_sent(prepared, message_id, source, ctx)
+    return {"success": True, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
+
+
+def sms_refusal(message, contact, now):
+    """Why the text message may not go to the contact now, or None."""
+    if not is_published(message, now):
+        return "The text message is not published."
+    if blocked(contact, "sms"):
+        return "The contact does not want text messages (do not contact)."
+    if number_of(contact) is None:
+        return "The contact has no valid mobile number (E.164, such as +14155550100)."
+    return None
+
+
+def send_sms(sms_id, contact_id, ctx, source=None):
+    """Send a text message to a contact's mobile number now (do-not-contact on `sms` respected).
+
+    Returns {"success": True, "statId", "content"} or {"success": False, "reason", "retryable"};
+    raises NotFound for an unknown text message or contact."""
+    message = service.load(SMS, sms_id)
+    contact = service.load(CONTACT, contact_id)
+    reason = sms_refusal(message, contact, ctx.now)
+    if reason:
+        return _failure(reason)
+    content = rendering.render_sms(message.get("message"), emailmessages.contact_sources(contact, ctx))
+    number = number_of(contact)
+    try:
+        message_id = sms_channel.send(number, content)
+    except (sms_channel.Rejected, sms_channel.Unavailable) as error:
+        record_failed("sms", message["id"], contact["id"], str(error), ctx)
+        return _failure(str(error), isinstance(error, sms_channel.Unavailable))
+    stat_id = emailstats.allocate("sms", message["id"])[0]
+    emailstats.create("sms", message["id"], {
+        "id": stat_id, "sms": {"id": message["id"]}, "lead": {"id": contact["id"]}, "phone": number,
+        "dateSent": ctx.now, "source": source[0] if source else None,
+        "sourceId": source[1] if source and len(source) > 1 else None, "messageId": message_id})
+    details = {"smsId": message["id"], "content": content}
+    write_contact(contact["id"], lambda doc: [timeline.event("sms.sent", message.get("name"), details)], ctx)
+    return {"success": True, "statId": stat_id, "content": content}

@@ -1,0 +1,149 @@
+"""What a recipient does with an email, by the tracking hash of its send record: opens (the pixel),
+the web view, clicks (signed redirects), unsubscribes and replies.
+
+The send record changes under an optimistic revision (re-read when another open wrote it); the
+email's `readCount` grows once per record (the first read); the contact's changes and timeline
+events go through `sending.write_contact`.
+"""
+import copy
+import hmac
+
+from chalicelib.domain.messaging import emailmessages, emailstats, sending
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel import timeline
+from chalicelib.domain.contacts.contactactions import DNC_REASONS
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.store import entities as store
+
+UNSUBSCRIBED = 1
+
+
+def stat_of(tracking_hash):
+    """The send record of a hash, or NotFound (Mautic's message)."""
+    stat = emailstats.find(tracking_hash)
+    if stat is None:
+        raise NotFound(f"Email Stat with tracking hash {tracking_hash} was not found")
+    return stat
+
+
+def _update_stat(stat, change):
+    """Apply change(stat) and store it, re-reading on a concurrent write; (stat, whether it was unread)."""
+    for attempt in range(5):
+        doc = copy.deepcopy(stat)
+        unread = not doc.get("isRead")
+        change(doc)
+        try:
+            emailstats.save(doc)
+            return doc, unread
+        except store.Stale:
+            if attempt == 4:
+                raise
+            stat = emailstats.find(stat["trackingHash"])
+
+
+def _read(doc, now, ip):
+    doc["openCount"] = int(doc.get("openCount") or 0) + 1
+    doc["lastOpened"] = now
+    doc["ipAddress"] = ip or doc.get("ipAddress")
+    if not doc.get("isRead"):
+        doc.update(isRead=True, dateRead=now)
+
+
+def _opened(stat, first, ctx, events=()):
+    """Count a first read on the email; the contact's last activity, `email.read` (first read) and
+    `email.open` point actions."""
+    email_id = stat["email"]["id"]
+    if first:
+        emailstats.count_read(email_id)
+    details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
+
+    def build(doc):
+        sending.touch(doc, ctx.now)
+        found = [timeline.event("email.read", stat.get("subject"), details)] if first else []
+        return found + list(events) + pointsengine.award(doc, "email.open", email_id, ctx)
+    sending.write_contact(stat["lead"]["id"], build, ctx)
+
+
+def open_pixel(tracking_hash, visit, ctx):
+    """The pixel was loaded: the send record is read (an unknown hash changes nothing)."""
+    stat = emailstats.find(tracking_hash)
+    if stat is None:
+        return None
+    stat, unread = _update_stat(stat, lambda doc: _read(doc, ctx.now, visit.ip))
+    _opened(stat, unread, ctx)
+    return stat
+
+
+def web_view(tracking_hash, visit, ctx):
+    """The email as it was sent, rendered again for the browser; counts as an open."""
+    stat = stat_of(tracking_hash)
+    email, contact = store.get(EMAIL.kind, stat["email"]["id"]), store.get(CONTACT.kind, stat["lead"]["id"])
+    if email is None or contact is None:
+        raise NotFound()
+
+    def change(doc):
+        _read(doc, ctx.now, visit.ip)
+        doc["viewedInBrowser"] = True
+    stat, unread = _update_stat(stat, change)
+    _opened(stat, unread, ctx)
+    return emailmessages.render(email, contact, tracking_hash, stat.get("sendTokens"), ctx, pixel=False).html
+
+
+def verify_click(tracking_hash, url, signature, ctx):
+    """Whether a click redirect was written by this service."""
+    expected = emailmessages.signature(tracking_hash, url, ctx)
+    return bool(url) and hmac.compare_digest(expected, str(signature or ""))
+
+
+def click(tracking_hash, url, signature, visit, ctx):
+    """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to.
+    NotFound when the signature does not match (no open redirect)."""
+    if not verify_click(tracking_hash, url, signature, ctx):
+        raise NotFound("This link is not valid.")
+    stat = emailstats.find(tracking_hash)
+    if stat is None:
+        return url
+    stat, _ = _update_stat(stat, lambda doc: doc.update(clickCount=int(doc.get("clickCount") or 0) + 1))
+    details = {"emailId": stat["email"]["id"], "statId": stat["id"], "url": url, "source": "email"}
+
+    def build(doc):
+        sending.touch(doc, ctx.now)
+        return [timeline.event("page.hit", url, details)] + pointsengine.award(doc, "url.hit", url, ctx)
+    sending.write_contact(stat["lead"]["id"], build, ctx)
+    return url
+
+
+def unsubscribe(tracking_hash, ctx):
+    """Mark the recipient do-not-contact on email (reason 1, unsubscribed, naming the email)."""
+    stat = stat_of(tracking_hash)
+    email_id = stat["email"]["id"]
+
+    def build(doc):
+        entry = next((e for e in doc["doNotContact"] if e["channel"] == "email"), None)
+        if entry is not None:
+            return []
+        doc["doNotContact"].append({"id": store.allocate_ids("donotcontact")[0], "dateAdded": ctx.now,
+                                    "channel": "email", "reason": UNSUBSCRIBED, "comments": "User unsubscribed.",
+                                    "channelId": email_id})
+        return [timeline.event("lead.donotcontact", f"email: {DNC_REASONS[UNSUBSCRIBED]}",
+                               {"channel": "email", "reason": UNSUBSCRIBED, "comments": "User unsubscribed.",
+                                "emailId": email_id})]
+    sending.write_contact(stat["lead"]["id"], build, ctx)
+    return stat
+
+
+def reply(tracking_hash, ctx):
+    """A reply to a sent email: the send record is replied and read, `email.replied` on the contact."""
+    stat = stat_of(tracking_hash)
+
+    def change(doc):
+        doc["replied"] = True
+        if not doc.get("isRead"):
+            doc.update(isRead=True, dateRead=ctx.now)
+    stat, unread = _update_stat(stat, change)
+    replied = timeline.event("email.replied", stat.get("subject"), {"emailId": stat["email"]["id"],
+                                                                    "statId": stat["id"]})
+    _opened(stat, unread, ctx, [replied])
+    return stat

@@ -1,0 +1,1 @@
+"""Points: point actions, the points engine and point triggers."""

@@ -1,0 +1,23 @@
+"""The resources of points: point actions and point triggers."""
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.catalog import TRIGGER_EVENT_TYPES
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
+
+
+t, i, b, o = a.text, a.integer, a.boolean, a.obj
+
+
+POINT = Resource(
+    "point", "points", "point", "points", keyed_list=False, category="title",
+    attrs=(t("name", required=True), t("description"), t("type", required=True), i("delta"), o("properties"),
+           b("repeatable")),
+    commands=frozenset({"ids"}), hooks=PointActionHooks())
+
+TRIGGER = Resource(
+    "trigger", "points/triggers", "trigger", "triggers", keyed_list=False, category="title",
+    attrs=(t("name", required=True), t("description"), a.Attr("scoreId", a.as_int), i("points"), t("color"),
+           b("triggerExistingLeads")),
+    nested=(a.Nested("events", "triggerevent", (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), t("name"),
+                                                t("description"), i("order"), o("properties"))),),
+    commands=frozenset({"ids"}), minimal_exclude=("events",), hooks=TriggerHooks())

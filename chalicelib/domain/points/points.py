@@ -1,0 +1,21 @@
+"""Point actions and point triggers: action types from the catalogue, trigger colours without '#',
+existing contacts given a trigger's events (`triggerExistingLeads`, domain/pointtriggers.py)."""
+from chalicelib.domain.points import pointtriggers
+from chalicelib.domain.kernel.catalog import POINT_ACTION_TYPES
+from chalicelib.domain.kernel.resources import Hooks
+
+
+class PointActionHooks(Hooks):
+    def prepare(self, resource, doc, write):
+        if doc.get("type") and doc["type"] not in POINT_ACTION_TYPES:
+            write.errors["type"] = [f"Unknown point action type '{doc['type']}'; see /api/points/actions/types."]
+
+
+class TriggerHooks(Hooks):
+    def prepare(self, resource, doc, write):
+        doc["color"] = (doc.get("color") or "").lstrip("#") or None
+
+    def stored(self, resource, doc, existing, ctx):
+        """Queue the pass over existing contacts when the save can make some due for its events."""
+        if doc is not None and pointtriggers.needed(doc, existing, ctx.now):
+            pointtriggers.enqueue(doc["id"])

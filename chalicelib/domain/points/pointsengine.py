@@ -1,0 +1,152 @@
+"""The points engine: point actions score what a contact does, point triggers act at thresholds.
+
+Everything works on a contact document about to be stored (`service.save_change`), so the
+points, the trigger effects and their timeline events are written in one transaction.
+A non-repeatable action, and a trigger event, happens once per contact: the contact's
+`point.gained` events record which ones did (read only when one is about to happen again).
+Every contact write whose timeline events record a points change runs the triggers it crosses
+(`on_contact_write`, a subscriber to contact writes), points written by an API payload included.
+Trigger events of other capabilities (send an email, change automations) run through the
+subscriber table's `actions`.
+"""
+import fnmatch
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import subscribers
+from chalicelib.domain.kernel import cached, timeline
+from chalicelib.domain.contacts import contactactions, contacts
+from chalicelib.domain.segments import membership
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+
+SUBJECT_PROPERTIES = {"form.submit": "forms", "page.hit": "pages", "asset.download": "assets",
+                      "email.open": "emails", "email.send": "emails"}
+
+
+def matches(action, event_type, subject):
+    """Whether a point action of `event_type` scores `subject` (an entity id, or a URL for url.hit)."""
+    if action.get("type") != event_type:
+        return False
+    props = action.get("properties") or {}
+    if event_type == "url.hit":
+        pattern = str(props.get("page_url") or "").strip()
+        return bool(pattern) and fnmatch.fnmatchcase(str(subject or ""), pattern if "*" in pattern else f"*{pattern}*")
+    wanted = a.ids_in(props.get(SUBJECT_PROPERTIES[event_type]))
+    return not wanted or int(subject) in wanted
+
+
+def point_actions(ctx):
+    """The published point actions (a versioned cached kind: no read on most requests)."""
+    return ctx.memo("point-actions", lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)])
+
+
+def _history(doc, ctx):
+    """(point action ids, trigger event ids) that already happened to the contact."""
+    def read():
+        actions, events = set(), set()
+        for event in store.iterate(f"timeline#{int(doc['id'])}"):
+            if event.get("event") == "point.gained":
+                details = event.get("details") or {}
+                actions.add(details.get("pointActionId"))
+                events.update(details.get("triggerEvents") or [])
+        return actions, events
+    return ctx.memo(("points-history", doc["id"]), read)
+
+
+def award(doc, event_type, subject, ctx):
+    """Apply the point actions that `event_type` on `subject` earns; returns their timeline events."""
+    events = []
+    for action in point_actions(ctx):
+        if not matches(action, event_type, subject):
+            continue
+        if not action.get("repeatable") and action["id"] in _history(doc, ctx)[0]:
+            continue
+        event = contactactions.adjust_points(doc, "plus", int(action.get("delta") or 0), action.get("name"),
+                                             {"action": action.get("name"), "type": event_type,
+                                              "pointActionId": action["id"]})
+        if event:
+            _history(doc, ctx)[0].add(action["id"])
+            events.append(event)
+    return events
+
+
+def crossed(old, new, ctx):
+    """Published triggers whose threshold the points just reached."""
+    return [t for t in cached.documents("trigger", ctx)
+            if is_published(t, ctx.now) and old < int(t.get("points") or 0) <= new]
+
+
+def _points(doc):
+    return int(((doc or {}).get("values") or {}).get("points") or 0)
+
+
+def run_triggers(doc, old_points, events, ctx):
+    """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
+    events fired are noted on the last `point.gained` event of `events`. Running it again on the
+    same change fires nothing more."""
+    gained = [e for e in events if e["event"] == "point.gained"]
+    triggers = crossed(old_points, _points(doc), ctx) if gained else []
+    fired = fire_events(doc, triggers, ctx) if triggers else []
+    if fired:
+        details = gained[-1]["details"]
+        details["triggerEvents"] = (details.get("triggerEvents") or []) + fired
+    return fired
+
+
+def fire_events(doc, triggers, ctx):
+    """Apply the events of `triggers` the contact has not had yet, in order; their ids."""
+    done, fired = _history(doc, ctx)[1], []
+    for trigger in triggers:
+        for item in sorted(trigger.get("events") or [], key=lambda e: e.get("order") or 0):
+            if item["id"] not in done and _fire(doc, item, ctx):
+                fired.append(item["id"])
+    done.update(fired)
+    return fired
+
+
+def on_contact_write(change):
+    """Subscriber to contact writes: run the triggers crossed by the points change its
+    `point.gained` events record (a no-op for a change whose caller ran them already)."""
+    if change.doc is not None:
+        run_triggers(change.doc, _points(change.existing), change.events, change.ctx)
+    return [], []
+
+
+def existing_contact(doc, trigger, ctx):
+    """Give a contact already at or above a trigger's threshold the trigger's events it has not had
+    (`triggerExistingLeads`); the `point.gained` event (delta 0) noting them, or None."""
+    fired = fire_events(doc, [trigger], ctx)
+    if not fired:
+        return None
+    points = _points(doc)
+    return timeline.event("point.gained", trigger.get("name"), {
+        "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,
+        "triggerEvents": fired})
+
+
+def _fire(doc, item, ctx):
+    """Apply one trigger event to the contact document; False for types this service cannot run yet."""
+    props = item.get("properties") or {}
+    if item["type"] == "lead.changetags":
+        contacts.change_tags(doc, tag_names(props.get("add_tags")), tag_names(props.get("remove_tags")), ctx)
+        return True
+    if item["type"] == "lead.changelists":
+        return change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+    handler = subscribers.action(item["type"])
+    return bool(handler and handler(doc, item, ctx))
+
+
+def tag_names(value):
+    if isinstance(value, str):
+        return [n for n in value.split(",") if n.strip()]
+    return [str(n) for n in a.as_list(value or [])] if isinstance(value, (list, dict)) else []
+
+
+def change_segments(doc, add, remove, ctx):
+    """Manually add the contact to / remove it from segments (ids), as recorded by the membership module."""
+    for segment_id in sorted(a.ids_in(add or [])):
+        membership.mark(doc, segment_id, True, ctx.now)
+    for segment_id in sorted(a.ids_in(remove or [])):
+        membership.mark(doc, segment_id, False, ctx.now)
+    return True
+

@@ -1,0 +1,86 @@
+"""Point triggers for the contacts already at their threshold (`triggerExistingLeads`), in the background.
+
+Saving a published trigger with `triggerExistingLeads` queues a `trigger-plan` message on the
+`segments` queue (the queue of passes over the contacts) when the save can make contacts due:
+a new trigger, one just published or given the flag, a lower threshold, new events. The plan
+splits the contact ids into ranges of BATCH and queues one `trigger-batch` message per range;
+a batch gives each contact whose points reach the trigger's current threshold the events it has
+not had yet, in one revision-checked write per contact (re-read and redone when the contact
+changed meanwhile). The contact's `point.gained` events record the events it had, so a
+redelivered batch, or a second pass, changes nothing.
+"""
+import copy
+
+from chalicelib.domain.kernel import cached, service
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+QUEUE = "segments"
+BATCH = 100  # contacts per batch message: each due contact costs a timeline Query and a write
+
+
+def _applies(doc, now):
+    return bool(doc.get("triggerExistingLeads")) and is_published(doc, now)
+
+
+def needed(doc, existing, now):
+    """Whether a trigger save can make existing contacts due for its events."""
+    if not _applies(doc, now):
+        return False
+    if existing is None or not _applies(existing, now):
+        return True
+    new_events = {e["id"] for e in doc.get("events") or []} - {e["id"] for e in existing.get("events") or []}
+    return int(doc.get("points") or 0) < int(existing.get("points") or 0) or bool(new_events)
+
+
+def enqueue(trigger_id):
+    queues.send(QUEUE, [{"type": "trigger-plan", "trigger": trigger_id}])
+
+
+def _current(trigger_id, ctx):
+    """The trigger as it is now, if it still applies to existing contacts."""
+    found = next((t for t in cached.documents("trigger", ctx) if t["id"] == trigger_id), None)
+    return found if found is not None and _applies(found, ctx.now) else None
+
+
+def plan(trigger):
+    """Split the contact ids into ranges and queue one batch message per range."""
+    if _current(trigger, Context()) is None:
+        return
+    last = store.last_id("contact")
+    queues.send(QUEUE, [{"type": "trigger-batch", "trigger": trigger, "first": first,
+                         "last": min(first + BATCH - 1, last)} for first in range(1, last + 1, BATCH)])
+
+
+def batch(trigger, first, last):
+    """Give the contacts with ids first..last at or above the threshold the events they have not had."""
+    ctx = Context()
+    if _current(trigger, ctx) is None:
+        return
+    for contact in store.iterate("contact", between=(first, last)):
+        _give(contact, trigger, ctx)
+
+
+def _give(contact, trigger_id, ctx):
+    """One contact's write, when it is at or above the threshold and has events due."""
+    from chalicelib.domain.contacts.declarations import CONTACT
+    docs = [contact]
+
+    def attempt():
+        existing = docs.pop() if docs else service.load(CONTACT, contact["id"])
+        current = _current(trigger_id, ctx)
+        if current is None or int(existing["values"].get("points") or 0) < int(current.get("points") or 0):
+            return
+        doc = copy.deepcopy(existing)
+        event = pointsengine.existing_contact(doc, current, ctx)
+        if event:
+            service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
+
+    try:
+        service.retrying(attempt, ctx, attempts=5)
+    except NotFound:
+        pass  # deleted meanwhile

@@ -1,0 +1,1 @@
+"""Segments: filters, real-time membership, manual membership, rebuilds."""

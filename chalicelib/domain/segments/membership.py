@@ -1,0 +1,198 @@
+"""Segment membership, kept current on every contact write.
+
+A contact document holds its memberships: `segments` maps a segment id to `{dateAdded,
+manuallyAdded, manuallyRemoved}`. A contact belongs to a segment when the segment's filters
+match it or it was added by hand, unless it was removed by hand (that row stays, so the
+filters cannot add it back). Each row is mirrored by an index item `members#<segment>` /
+<contact id>, put or deleted in the transaction that writes the contact, so a segment's
+members are one Query away and never disagree with the contact.
+"""
+from chalicelib.domain.kernel import cached, clock, timeline
+from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.subscribers import Command
+from chalicelib.domain.segments import filters
+from chalicelib.store import entities as store
+
+KIND = "segment"
+DNC_FLAGS = {("email", 1): "dnc_unsubscribed", ("email", 2): "dnc_bounced", ("email", 3): "dnc_manual",
+             ("sms", 1): "dnc_unsubscribed_sms", ("sms", 2): "dnc_bounced_sms"}
+UTM_KEYS = {"utm_campaign": "utmCampaign", "utm_content": "utmContent", "utm_medium": "utmMedium",
+            "utm_source": "utmSource", "utm_term": "utmTerm"}
+
+
+def members_kind(segment_id):
+    return f"members#{int(segment_id)}"
+
+
+def is_member(entry):
+    return bool(entry) and not entry.get("manuallyRemoved")
+
+
+def mark(doc, segment_id, added, now):
+    """Record on a contact document that it was added to (or removed from) a segment by hand."""
+    entries = doc.setdefault("segments", {})
+    old = entries.get(str(segment_id))
+    kept = is_member(old) and added
+    entries[str(segment_id)] = {"dateAdded": old["dateAdded"] if kept else now, "manuallyAdded": bool(added),
+                                "manuallyRemoved": not added}
+
+
+def _evaluation_order(docs):
+    """Published segments with their matchers, each after the segments its filters refer to."""
+    compiled = {d["id"]: (d, filters.compile_filters(d.get("filters") or [])) for d in docs if d.get("isPublished", True)}
+    ordered, seen = [], set()
+
+    def visit(segment_id, path):
+        if segment_id in seen or segment_id in path or segment_id not in compiled:
+            return
+        for needed in sorted(compiled[segment_id][1].segments):
+            visit(needed, path | {segment_id})
+        seen.add(segment_id)
+        ordered.append(compiled[segment_id])
+
+    for segment_id in compiled:
+        visit(segment_id, frozenset())
+    return ordered
+
+
+def published(ctx):
+    """[(segment, matcher)] of the published segments, in evaluation order (cached per version)."""
+    return cached.derived(KIND, "evaluation", _evaluation_order, ctx)
+
+
+def segments_by_id(ctx):
+    """Every segment (published or not) by id."""
+    return cached.derived(KIND, "by-id", lambda docs: {d["id"]: d for d in docs}, ctx)
+
+
+def segment_id(alias, ctx):
+    """The id of the segment with this alias (case-insensitive), or None."""
+    by_alias = cached.derived(KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs},
+                              ctx)
+    return by_alias.get(alias.strip().lower())
+
+
+def common_segment_ids(value, ctx):
+    """The segments a `common:<aliasA>+<aliasB>` search names, by id; None when it names none or an
+    unknown alias (nobody is in all of them)."""
+    ids = [segment_id(alias, ctx) for alias in value.split("+") if alias.strip()]
+    return None if not ids or None in ids else ids
+
+
+def in_all(doc, segment_ids):
+    """Whether the contact document is a member of every segment listed (None: of none)."""
+    entries = doc.get("segments") or {}
+    return segment_ids is not None and all(is_member(entries.get(str(i))) for i in segment_ids)
+
+
+def members_of_all(segment_ids):
+    """Ids of the contacts in every segment listed: their members indexes, intersected."""
+    if not segment_ids:
+        return []
+    found = [{row["id"] for row in store.iterate(members_kind(i)) if is_member(row)} for i in segment_ids]
+    return sorted(set.intersection(*found))
+
+
+def _segment_match(doc, value, ctx):
+    return is_member((doc.get("segments") or {}).get(str(segment_id(value, ctx))))
+
+
+def _segment_members(value, ctx):
+    found = segment_id(value, ctx)
+    return [] if found is None else [row["id"] for row in store.iterate(members_kind(found)) if is_member(row)]
+
+
+# Contact search commands (the subscriber table adds them to contacts): `segment:<alias>` from the
+# segment's members index, `common:<a>+<b>` from its segments' members indexes, intersected.
+SEGMENT_COMMAND = Command(_segment_match, _segment_members)
+COMMON_COMMAND = Command(lambda doc, value, ctx: in_all(doc, common_segment_ids(value, ctx)),
+                         lambda value, ctx: members_of_all(common_segment_ids(value, ctx)))
+
+
+def subject(doc, ctx, with_companies):
+    """The contact as the filter engine sees it: field values and the special fields."""
+    values = doc.get("values") or {}
+    lead = dict(values, id=doc.get("id"), points=values.get("points") or 0, owner_id=doc.get("owner"),
+                date_added=doc.get("dateAdded"), date_modified=doc.get("dateModified"),
+                date_identified=doc.get("dateIdentified"), last_active=doc.get("lastActive"),
+                tags=doc.get("tags") or [],
+                leadlist=[int(k) for k, entry in (doc.get("segments") or {}).items() if is_member(entry)])
+    lead.update({flag: False for flag in DNC_FLAGS.values()})
+    for entry in doc.get("doNotContact") or []:
+        flag = DNC_FLAGS.get((entry.get("channel"), entry.get("reason")))
+        if flag:
+            lead[flag] = True
+    for key, name in UTM_KEYS.items():
+        lead[key] = [tag.get(name) for tag in doc.get("utmtags") or [] if tag.get(name)]
+    companies = []
+    if with_companies and doc.get("companies"):
+        found = referenced("company", [link["id"] for link in doc["companies"]], ctx)
+        companies = [company.get("values") or {} for company in found.values()]
+    return {"lead": lead, "companies": companies}
+
+
+def evaluate(doc, ctx):
+    """Bring the contact document's filter-based memberships up to date (manual rows stay as they are)."""
+    known = segments_by_id(ctx)
+    entries = {k: v for k, v in (doc.get("segments") or {}).items() if int(k) in known}
+    doc["segments"] = entries
+    order = published(ctx)
+    if not order:
+        return
+    view = subject(doc, ctx, any("company" in matcher.objects for _, matcher in order))
+    now = ctx.memo("now-datetime", lambda: clock.parse(ctx.now))
+    for segment, matcher in order:
+        key = str(segment["id"])
+        entry = entries.get(key)
+        if entry and (entry.get("manuallyAdded") or entry.get("manuallyRemoved")):
+            continue
+        if matcher.matches(view, now):
+            entries.setdefault(key, {"dateAdded": ctx.now, "manuallyAdded": False, "manuallyRemoved": False})
+        elif entry:
+            del entries[key]
+        view["lead"]["leadlist"] = [int(k) for k, e in entries.items() if is_member(e)]
+
+
+def on_contact_write(change):
+    """Subscriber to contact writes: the membership index rows and events of the change."""
+    return changes(change.doc, change.existing, change.ctx)
+
+
+def changes(doc, existing, ctx):
+    """(derived index items, timeline events) between the stored memberships and the new ones;
+    `doc` None means the contact is deleted (its index items go)."""
+    old = (existing or {}).get("segments") or {}
+    new = (doc or {}).get("segments") or {}
+    contact_id = (doc or existing)["id"]
+    names = segments_by_id(ctx)
+    derived, events = [], []
+    for key in sorted(set(old) | set(new), key=int):
+        if old.get(key) == new.get(key):
+            continue
+        derived.append((members_kind(key), contact_id, new.get(key)))
+        if doc is not None and is_member(old.get(key)) != is_member(new.get(key)) and int(key) in names:
+            events.append(_event(names[int(key)], new.get(key), old.get(key)))
+    return derived, events
+
+
+def _event(segment, entry, old):
+    added = is_member(entry)
+    manual = bool((entry or {}).get("manuallyAdded") if added else (entry or {}).get("manuallyRemoved"))
+    verb = "Added to" if added else "Removed from"
+    return timeline.event("segment_membership", f"{verb} segment {segment.get('name')}",
+                          {"segmentId": segment["id"], "segmentName": segment.get("name"),
+                           "segmentAlias": segment.get("alias"), "action": "added" if added else "removed",
+                           "manual": manual, "dateAdded": (entry or old or {}).get("dateAdded")})
+
+
+def contact_segments(doc, ctx):
+    """`{"total", "lists": {id: {...}}}` of compat 1.8: the contact's segments, hand-removed ones excluded."""
+    known = segments_by_id(ctx)
+    lists = {}
+    for key, entry in sorted((doc.get("segments") or {}).items(), key=lambda item: int(item[0])):
+        segment = known.get(int(key))
+        if segment and is_member(entry):
+            lists[key] = {"id": segment["id"], "name": segment.get("name"), "alias": segment.get("alias"),
+                          "dateAdded": entry["dateAdded"], "manuallyAdded": bool(entry.get("manuallyAdded")),
+                          "manuallyRemoved": False}
+    return {"total": len(lists), "lists": lists}

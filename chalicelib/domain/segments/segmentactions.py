@@ -1,0 +1,51 @@
+"""Membership by hand: add or remove a contact (or several) to a segment, read a contact's segments."""
+import copy
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.segments import membership
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.errors import DomainError, invalid
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.segments.declarations import SEGMENT
+
+
+def change(segment_id, contact_id, added, ctx):
+    """Add (or remove) one contact by hand: 404 for an unknown segment or contact."""
+    segment = service.load(SEGMENT, segment_id)
+    _mark(segment["id"], service.load(CONTACT, contact_id), added, ctx)
+
+
+def _mark(segment_id, contact, added, ctx):
+    doc = copy.deepcopy(contact)
+    membership.mark(doc, segment_id, added, ctx.now)
+    if doc.get("segments") != contact.get("segments"):
+        service.save_change(CONTACT, contact, doc, ctx, stamp=False)
+
+
+def add_many(segment_id, payload, ctx):
+    """Add the contacts of `{"ids": [...]}`; {id: {"success": bool}} per requested id."""
+    segment = service.load(SEGMENT, segment_id)
+    ids = payload.get("ids") if isinstance(payload, dict) else None
+    if not ids:
+        raise invalid("ids", "A list of contact ids is required.")
+    try:
+        wanted = a.as_list(ids)
+    except a.Invalid:
+        raise invalid("ids", "This value should be a list of contact ids.") from None
+    details = {}
+    for raw in wanted:
+        details[str(raw)] = {"success": _try_add(segment["id"], raw, ctx)}
+    return details
+
+
+def _try_add(segment_id, contact_id, ctx):
+    try:
+        service.retrying(lambda: _mark(segment_id, service.load(CONTACT, contact_id), True, ctx), ctx)
+    except DomainError:
+        return False
+    return True
+
+
+def of_contact(contact_id, ctx):
+    """The contact's segments view (compat 1.8); 404 for an unknown contact."""
+    return membership.contact_segments(service.load(CONTACT, contact_id), ctx)

@@ -1,0 +1,73 @@
+"""Segments: alias, filters validated against the field definitions, background rebuilds when
+the filters change, and the rebuild's progress in the representation."""
+from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
+
+FILTER_KEYS = ("glue", "field", "object", "type", "operator")
+
+
+def _normalised(raw, first):
+    """Mautic's shape: legacy top-level `filter`/`display` move into `properties`; first glue is `and`."""
+    properties = dict(raw.get("properties") or {})
+    for legacy in ("filter", "display"):
+        if legacy in raw and legacy not in properties:
+            properties[legacy] = raw[legacy]
+    item = {key: raw.get(key) for key in FILTER_KEYS}
+    item["glue"] = "and" if first else (item["glue"] or "and")
+    item["object"] = item["object"] or "lead"
+    item["properties"] = properties
+    return item
+
+
+def _field_types(ctx):
+    return {name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")}
+
+
+class SegmentHooks(AliasHooks):
+    """Filters are checked (400 naming the filter) and carry their field's type; a change of who
+    matches queues a rebuild (see domain/rebuilds.py)."""
+
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        raw_filters, filters = doc.get("filters") or [], []
+        for index, raw in enumerate(raw_filters):
+            if not isinstance(raw, dict):
+                write.errors[f"filters[{index}]"] = ["This value should be an object."]
+                continue
+            filters.append(_normalised(raw, not filters))
+        doc["filters"] = filters
+        if len(filters) == len(raw_filters) and "filters" not in write.errors:
+            types = _field_types(write.ctx)
+            write.errors.update(validate(filters, types))
+            for item in filters:
+                item["type"] = item["type"] or types.get(item["object"], {}).get(item["field"]) \
+                    or SPECIAL_FIELDS.get(item["field"])
+
+    def consequences(self, resource, doc, existing, ctx, events):
+        if doc is None:
+            return [(rebuilds.KIND, existing["id"], None)], []
+        if not rebuilds.needed(doc, existing):
+            return [], []
+        item, ctx.cache[("rebuild", doc["id"])] = rebuilds.queued(doc["id"], ctx.now)
+        return [item], []
+
+    def stored(self, resource, doc, existing, ctx):
+        if doc is None:
+            rebuilds.purge(existing["id"])
+        elif ("rebuild", doc["id"]) in ctx.cache:
+            rebuilds.enqueue(doc["id"], ctx.cache.pop(("rebuild", doc["id"])))
+
+    def before_delete(self, resource, doc, ctx):
+        self.prefetch(resource, [doc], ctx)  # the response shows the segment as it was
+
+    def prefetch(self, resource, docs, ctx):
+        wanted = [d["id"] for d in docs if ("progress", d["id"]) not in ctx.cache]
+        if wanted:
+            found = rebuilds.progress(wanted)
+            ctx.cache.update({("progress", i): found.get(i) for i in wanted})
+
+    def present(self, resource, doc, out, ctx):
+        out["rebuild"] = ctx.cache.get(("progress", doc["id"]))
+        out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"

@@ -1,0 +1,1 @@
+"""The public web: forms and their submissions and actions, landing pages, hits, assets."""

@@ -1,0 +1,87 @@
+"""Assets: local (a file uploaded to the assets folder of the bucket) or remote (a URL); file facts,
+public download URL, counted downloads, and the local file deleted with its asset."""
+import posixpath
+from urllib.parse import urlparse
+
+from chalicelib.domain.kernel import files, registry, timeline
+from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+
+
+class AssetHooks(AliasHooks):
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        location, name = doc.get("storageLocation") or "local", doc.get("file")
+        if location not in ("local", "remote"):
+            write.errors["storageLocation"] = ["This value should be one of: local, remote."]
+            return
+        if not name:
+            write.errors.setdefault("file", ["File of the asset is required."])
+            return
+        doc["storageLocation"] = location
+        unchanged = write.existing and write.existing.get("file") == name and write.existing.get("storageLocation") \
+            == location
+        if unchanged:
+            return
+        if location == "remote":
+            _remote_facts(doc, write)
+        else:
+            _local_facts(doc, write)
+
+    def present(self, resource, doc, out, ctx):
+        out["downloadUrl"] = f"{ctx.base_url}/asset/{doc['id']}:{doc.get('alias')}"
+
+    def stored(self, resource, doc, existing, ctx):
+        if doc is None and existing.get("storageLocation") == "local" and existing.get("file"):
+            files.delete_asset_file(existing["file"])
+
+
+def _remote_facts(doc, write):
+    parts = urlparse(doc["file"])
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        write.errors["file"] = ["A remote asset needs an http or https URL."]
+        return
+    doc.update(extension=files.extension_of(posixpath.basename(parts.path)) or None,
+               mime=files.mime_of(parts.path), size=None)
+
+
+def _local_facts(doc, write):
+    try:
+        facts = files.asset_facts(doc["file"])
+    except NotFound:
+        facts = None
+    if facts is None:
+        write.errors["file"] = [f"The file '{doc['file']}' is not in the assets folder; upload it first with "
+                                "POST /api/files/assets/new."]
+        return
+    doc.update(facts)
+
+
+def find(key):
+    """The asset named by a download key: `<id>:<alias>`, `<id>` or `<alias>`."""
+    head = str(key).split(":", 1)[0]
+    asset_id = int(head) if head.isdigit() else store.lookup("asset", "alias", key)
+    asset = store.get("asset", asset_id) if asset_id else None
+    if asset is None:
+        raise NotFound()
+    return asset
+
+
+def download(key, visit, ctx):
+    """Count a download of a published asset (`asset.download` on the visitor's contact, scored).
+    Returns (asset, bytes or None for a remote asset)."""
+    from chalicelib.domain.web.hits import record_hit
+    from chalicelib.domain.web.pages import scored
+    asset = find(key)
+    if not is_published(asset, ctx.now):
+        raise NotFound()
+    data = None
+    if asset.get("storageLocation") == "local":
+        data = files.read_asset_file(asset["file"])[0]
+    details = {"asset": {"id": asset["id"], "title": asset.get("title"), "alias": asset.get("alias")},
+               "referer": visit.referer}
+    record_hit(visit, registry.resource("asset"), asset, ("downloadCount", "uniqueDownloadCount"), lambda doc: scored(
+        doc, timeline.event("asset.download", asset.get("title"), details), "asset.download", asset["id"], ctx), ctx)
+    return asset, data

@@ -1,0 +1,129 @@
+"""What a form submission's actions do (compat 15.3; docs/public-endpoints.md).
+
+- `run`: the actions on the submitting contact (points, tags, segments, UTM tags, do-not-contact
+  removal), applied to the contact document before it is stored; their timeline events.
+  `plugin.leadpush` is recorded as a failed action: this service has no integrations to push to.
+- `followups` / `queue`: the actions that reach beyond the contact (`form.repost`, the emails,
+  `lead.scorecontactscompanies`) become one follow-up item, written in the submission's own
+  transaction and queued once it commits; domain/formfollowups.py performs them in the `webhooks`
+  worker, and its minute sweep queues again an item whose message was lost.
+- `download_url`: where `asset.download` sends the visitor once the submission is stored.
+The properties each action needs are checked when the form is saved (domain/formchecks.py).
+"""
+import secrets
+import time
+from urllib.parse import parse_qsl, urlparse
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.contacts import contactactions, contacts
+from chalicelib.domain.messaging import emailmessages
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+KIND = "formfollowup"
+QUEUE = "webhooks"
+FOLLOWUP_TYPES = ("form.repost", "email.send.lead", "email.send.user", "form.email", "lead.scorecontactscompanies")
+FAILED = "form.action.failed"
+NO_INTEGRATION = "No integration is configured in this service: the contact was not pushed."
+ID_SCALE = 10 ** 6  # follow-up ids: nanoseconds since the epoch, then six random digits
+
+
+def ordered(form):
+    """The form's actions in their `order`."""
+    return sorted(form.get("actions") or [], key=lambda x: x.get("order") or 0)
+
+
+def run(form, doc, visit, ctx):
+    """Apply the form's submit actions to the contact document; their timeline events."""
+    events = []
+    for action in ordered(form):
+        props = action.get("properties") or {}
+        kind_ = action.get("type")
+        if kind_ == "lead.pointschange":
+            event = _points_action(doc, action, props)
+            events += [event] if event else []
+        elif kind_ == "lead.changetags":
+            contacts.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
+                                       pointsengine.tag_names(props.get("remove_tags")), ctx)
+        elif kind_ == "lead.changelist":
+            pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+        elif kind_ == "lead.remove_do_not_contact":
+            channel = str(props.get("channel") or "email")
+            doc["doNotContact"] = [e for e in doc.get("doNotContact") or [] if e.get("channel") != channel]
+        elif kind_ == "lead.addutmtags":
+            events += _utm_action(doc, visit, ctx)
+        elif kind_ == "plugin.leadpush":
+            events.append(failure_event(form, action, NO_INTEGRATION))
+    return events
+
+
+def failure_event(form, action, reason, **details):
+    """`form.action.failed` on the contact's timeline: the form, the action and why."""
+    return timeline.event(FAILED, action.get("name") or action.get("type"), dict(
+        details, form={"id": form.get("id"), "name": form.get("name")}, reason=reason,
+        action={k: action.get(k) for k in ("id", "type", "name")}))
+
+
+def _points_action(doc, action, props):
+    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(props.get("operator"),
+                                                                         props.get("operator") or "plus")
+    try:
+        delta = a.as_int(props.get("points") or 0)
+    except a.Invalid:
+        delta = 0
+    if operator not in contactactions.OPERATORS:
+        return None
+    return contactactions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
+                                        {"action": action.get("name"), "type": "form.submit"})
+
+
+def _utm_action(doc, visit, ctx):
+    query = dict(parse_qsl(urlparse(visit.referer or "").query))
+    query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
+    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": visit.referer, "referer": visit.referer,
+             "remoteHost": visit.ip, "userAgent": None}
+    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items()
+                  if name.startswith("utm_")})
+    return [contactactions.record_utm(doc, entry)]
+
+
+# --- after the submission: follow-ups and the download --------------------------------------------
+
+def followups(form, submission, contact, ctx):
+    """The derived items ([(kind, id, item)]) to write in the submission's transaction: one follow-up
+    item with the form's outside actions, the submission and the contact as stored; [] when none."""
+    actions = [action for action in ordered(form) if action.get("type") in FOLLOWUP_TYPES]
+    if not actions:
+        return []
+    form_facts = {k: form.get(k) for k in ("id", "name", "alias")}
+    form_facts["passwords"] = [f["alias"] for f in form.get("fields") or [] if f.get("type") == "password"]
+    item = {"id": time.time_ns() * ID_SCALE + secrets.randbelow(ID_SCALE), "queuedAt": ctx.now,
+            "baseUrl": ctx.base_url, "actions": actions, "form": form_facts,
+            "submission": {k: submission.get(k) for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")},
+            "contact": {k: contact.get(k) for k in ("id", "owner", "values", "companies")}}
+    return [(KIND, item["id"], item)]
+
+
+def messages(ids):
+    return [{"type": "formfollowup", "id": item_id} for item_id in ids]
+
+
+def queue(derived):
+    """After the commit: queue the follow-up items among the derived items. Never raises: if SQS
+    fails they stay stored and the sweep queues them."""
+    queues.send_stored(QUEUE, derived, KIND, "formfollowup")
+
+
+def download_url(form, ctx):
+    """The download URL of the published asset of the form's first `asset.download` action, or None."""
+    for action in ordered(form):
+        if action.get("type") != "asset.download":
+            continue
+        asset_id = a.id_or_none((action.get("properties") or {}).get("asset"))
+        asset = store.get("asset", asset_id) if asset_id else None
+        if asset and is_published(asset, ctx.now):
+            return f"{emailmessages.base_url(ctx)}/asset/{asset['id']}:{asset.get('alias')}"
+    return None

@@ -1,0 +1,125 @@
+"""The properties form submit actions need, checked when a form is saved (a 400 naming
+`actions[<n>][properties][<name>]`): a URL to repost to, an existing asset or email, users to
+notify, recipients with valid addresses, a non-zero whole score. Also the readers of those
+properties that the actions share (addresses, yes/no flags, the chosen email)."""
+import re
+from urllib.parse import urlparse
+
+from email_validator import EmailNotValidError, validate_email
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import service
+
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def check(actions, errors, ctx):
+    """Add to `errors` (keyed `actions[<n>][properties][<name>]`) what the actions' properties lack."""
+    for index, action in enumerate(actions or []):
+        checker = CHECKS.get(action.get("type"))
+        found = checker(action.get("properties") or {}, ctx) if checker else {}
+        for name, message in found.items():
+            errors[f"actions[{index}][properties][{name}]"] = [message]
+
+
+def addresses(value, strict=False):
+    """The valid addresses of a comma-separated list; with `strict`, ValueError names an invalid one."""
+    found = []
+    for part in str(value or "").split(","):
+        if part.strip():
+            try:
+                found.append(validate_email(part.strip(), check_deliverability=False).normalized)
+            except EmailNotValidError:
+                if strict:
+                    raise ValueError(f"'{part.strip()}' is not a valid email address.") from None
+    return found
+
+
+def _address_errors(props, names):
+    errors = {}
+    for name in names:
+        try:
+            addresses(props.get(name), strict=True)
+        except ValueError as error:
+            errors[name] = str(error)
+    return errors
+
+
+def flag(props, name, default=False):
+    """A yes/no property (true, 1, "yes"...; anything else is no), `default` when absent."""
+    if props.get(name) in (None, ""):
+        return default
+    try:
+        return a.as_bool(props[name])
+    except a.Invalid:
+        return False
+
+
+def _existing(kind, value, ctx, noun):
+    """None when `value` names an existing document of `kind`, else the error message."""
+    entity_id = a.id_or_none(value)
+    if entity_id is None:
+        return f"Choose the {noun} (its id)."
+    return None if service.referenced(kind, [entity_id], ctx) else f"No {noun} found with id {entity_id}."
+
+
+def email_of(props):
+    """The email an email action sends: `useremail.email` (to users) or `email`."""
+    chosen = props.get("useremail")
+    return chosen.get("email") if isinstance(chosen, dict) else props.get("email")
+
+
+def _check_repost(props, ctx):
+    url = str(props.get("post_url") or "").strip()
+    parts = urlparse(url)
+    errors = {} if parts.scheme in ("http", "https") and parts.hostname else {
+        "post_url": "A URL to post the results to (http or https) is required."}
+    header = str(props.get("authorization_header") or "")
+    name, colon, _value = header.partition(":")
+    if "\r" in header or "\n" in header or (colon and not HEADER_NAME.match(name.strip())):
+        errors["authorization_header"] = "A header is one line: `Name: value`, or the value of Authorization."
+    return dict(errors, **_address_errors(props, ("failure_email",)))
+
+
+def _check_asset(props, ctx):
+    message = _existing("asset", props.get("asset"), ctx, "asset")
+    return {"asset": message} if message else {}
+
+
+def _check_email_to_contact(props, ctx):
+    message = _existing("email", props.get("email"), ctx, "email")
+    return {"email": message} if message else {}
+
+
+def _check_email_to_users(props, ctx):
+    errors = {}
+    message = _existing("email", email_of(props), ctx, "email")
+    if message:
+        errors["useremail" if isinstance(props.get("useremail"), dict) else "email"] = message
+    wanted = a.ids_in(props.get("user_id"))
+    missing = sorted(wanted - set(service.referenced("user", sorted(wanted), ctx)))
+    if not wanted or missing:
+        errors["user_id"] = f"No user found with id {', '.join(map(str, missing))}." if missing else \
+            "Choose the users to send the email to (their ids)."
+    return errors
+
+
+def _check_results_email(props, ctx):
+    errors = _address_errors(props, ("to", "cc", "bcc"))
+    named = any(str(props.get(n) or "").strip() for n in ("to", "cc", "bcc"))
+    if not named and not flag(props, "copy_lead") and not flag(props, "email_to_owner"):
+        errors.setdefault("to", "Name at least one recipient (to, cc, bcc, copy_lead or email_to_owner).")
+    return errors
+
+
+def _check_score(props, ctx):
+    try:
+        score = a.as_int(props.get("score"))
+    except a.Invalid:
+        score = 0
+    return {} if score else {"score": "A whole number other than 0 is required."}
+
+
+CHECKS = {"form.repost": _check_repost, "asset.download": _check_asset, "email.send.lead": _check_email_to_contact,
+          "email.send.user": _check_email_to_users, "form.email": _check_results_email,
+          "lead.scorecontactscompanies": _check_score}

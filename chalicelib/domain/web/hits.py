@@ -1,0 +1,98 @@
+"""Public visits: who the visitor is, the anonymous contact a new visitor becomes, counters on the
+visited document (hits, downloads, sends) and events stored on the visitor's contact.
+
+A visitor whose tracking cookie names no stored contact becomes an anonymous contact (no identifying
+fields, `dateIdentified` null, its IP address, `lastActive`), created in the same write as the hit's
+events, unless the request is not a person's: no User-Agent, a crawler's User-Agent (`crawlerdetect`'s
+patterns) or a browser's prefetch.
+"""
+import copy
+import ipaddress
+from dataclasses import dataclass, field as dc_field
+from functools import lru_cache
+
+from chalicelib.domain.contacts import contactmerge, devices
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.counters import count_hit
+
+
+@lru_cache(maxsize=1)
+def _crawlers():
+    from crawlerdetect import CrawlerDetect  # compiles its patterns: paid by the first public hit only
+    return CrawlerDetect()
+
+
+def is_crawler(user_agent):
+    """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library."""
+    return not (user_agent or "").strip() or _crawlers().is_crawler(user_agent)
+
+
+@dataclass
+class Visit:
+    """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (cookie),
+    User-Agent, and whether the browser only prefetches (Purpose/Sec-Purpose)."""
+
+    ip: str | None = None
+    referer: str | None = None
+    query: dict = dc_field(default_factory=dict)
+    contact_id: int | None = None
+    user_agent: str | None = None
+    prefetch: bool = False
+
+    @property
+    def visitor(self):
+        """Who counts as one unique visitor: the tracked contact, else the IP address."""
+        return f"c{self.contact_id}" if self.contact_id else f"ip{self.ip or '-'}"
+
+    @property
+    def trackable(self):
+        """Whether a new visitor becomes an anonymous contact: a person's browser, not a bot or a prefetch."""
+        return not self.prefetch and not is_crawler(self.user_agent)
+
+
+def _anonymous(visit, ctx):
+    """The payload of a new visitor's anonymous contact: its last activity and IP address (if valid)."""
+    payload = {"lastActive": ctx.now}
+    try:
+        payload["ipAddress"] = str(ipaddress.ip_address(visit.ip or ""))
+    except ValueError:
+        pass
+    return payload
+
+
+def _recorded(visit, build, ctx):
+    """(contact, created): `build(doc)`'s timeline events (and changes), and the browser's device when
+    it is new to the contact, stored on the tracked contact or on a new anonymous contact created
+    with them; (None, False) for a bot without a contact. `visit.contact_id` then names that
+    contact (None if none)."""
+    from chalicelib.domain.contacts.declarations import CONTACT
+
+    def with_device(doc):
+        if not is_crawler(visit.user_agent):
+            devices.record(doc, visit.user_agent, ctx.now)
+        return build(doc)
+
+    def write():
+        existing = contactmerge.tracked(CONTACT, visit.contact_id)
+        if existing is not None:
+            doc = copy.deepcopy(existing)
+            return service.save_change(CONTACT, existing, doc, ctx, with_device(doc)), False
+        if not visit.trackable:
+            return None, False
+        return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=with_device)[0], True
+    contact, created = service.retrying(write, ctx)
+    visit.contact_id = contact["id"] if contact else None
+    return contact, created
+
+
+def record_for_contact(visit, build, ctx):
+    """Store `build(doc)`'s events on the visitor's contact (see `_recorded`); the contact or None."""
+    return _recorded(visit, build, ctx)[0]
+
+
+def record_hit(visit, resource, doc, counters, build, ctx):
+    """A hit on `doc`: recorded on the visitor's contact (`record_for_contact`), then counted with
+    `counters` = (total, unique) as that contact. Returns the contact or None."""
+    contact, created = _recorded(visit, build, ctx)
+    count_hit(resource, doc, *counters, visit.visitor, new_visitor=created)
+    return contact

@@ -1,0 +1,90 @@
+"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
+contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
+A new visitor becomes an anonymous contact (domain/hits.py)."""
+from html import escape
+from urllib.parse import parse_qsl, urlparse
+
+from chalicelib.domain.contacts import contactactions
+from chalicelib.domain.messaging import dynamiccontent, rendering
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel import registry, timeline
+from chalicelib.domain.web.hits import record_for_contact, record_hit
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.store import entities as store
+
+RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
+UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
+
+
+def scored(doc, event, event_type, subject, ctx):
+    """`event` followed by the point events that `event_type` on `subject` earns (the contact's write
+    runs the triggers they cross)."""
+    return [event] + pointsengine.award(doc, event_type, subject, ctx)
+
+
+def by_alias(alias, ctx):
+    """The page with this alias (published or not), or NotFound."""
+    if alias.lower() in RESERVED:
+        raise NotFound()
+    page_id = store.lookup("page", "alias", alias)
+    page = store.get("page", page_id) if page_id is not None else None
+    if page is None:
+        raise NotFound()
+    return page
+
+
+def serve(alias, visit, url, ctx):
+    """(status, html, redirect URL) for a page fetched by alias: the hit recorded on the visitor's
+    contact (a new one for a new visitor) and counted, tokens replaced."""
+    page = by_alias(alias, ctx)
+    if not is_published(page, ctx.now):
+        if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
+            return page.get("redirectType"), "", page["redirectUrl"]
+        raise NotFound()
+    details = {"page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")}, "url": url,
+               "referer": visit.referer, "query": visit.query}
+    contact = record_hit(visit, registry.resource("page"), page, ("hits", "uniqueHits"), lambda doc: scored(
+        doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx) +
+        _utm(doc, visit, url, ctx), ctx)
+    return 200, render(page, contact, ctx), None
+
+
+def render(page, contact, ctx):
+    """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
+    filled in, as in emails (domain/rendering.py)."""
+    from chalicelib.domain.messaging import emailmessages  # it composes emails from pages' links
+    html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
+                                      f"</title></head><body></body></html>"
+    links = rendering.Links(dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))
+    return rendering.render_text(html, emailmessages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
+
+
+def _utm(doc, visit, url, ctx):
+    """A UTM record (and its timeline event) when the URL carries UTM parameters."""
+    query = dict(parse_qsl(urlparse(url or "").query))
+    if not any(query.get(name) for name in UTM_PARAMS):
+        return []
+    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": url, "referer": visit.referer,
+             "remoteHost": visit.ip, "userAgent": visit.user_agent}
+    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items() if name in UTM_PARAMS})
+    return [contactactions.record_utm(doc, entry)]
+
+
+def pixel_hit(visit, ctx):
+    """The tracking pixel: a `page.hit` by URL (`page_url`, `page_title`, `page_referrer`, UTM) for the
+    visitor's contact (a new anonymous one for a new visitor), scored by `url.hit` point actions."""
+    url = visit.query.get("page_url") or visit.referer
+    if not url:
+        return None
+    details = {"url": url, "title": visit.query.get("page_title"),
+               "referer": visit.query.get("page_referrer") or visit.referer,
+               "query": {k: v for k, v in visit.query.items() if k in UTM_PARAMS}}
+    return record_for_contact(visit, lambda doc: scored(
+        doc, timeline.event("page.hit", visit.query.get("page_title") or url, details), "url.hit", url, ctx) +
+        _utm(doc, visit, url, ctx), ctx)
+
+
+def tracked_contact(contact_id):
+    """The contact document of a tracking cookie, or None."""
+    return store.get("contact", contact_id)

@@ -1,0 +1,226 @@
+"""Public form submissions: validated values, the contact found or created through the field
+mappings, the form's actions, the stored submission and `form.submitted` on the timeline.
+
+Submissions are documents of kind `submission#<form id>` (ids from the `submission` counter),
+so a form's submissions are one Query and one of them one GetItem.
+"""
+import re
+
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.contacts import contactmerge, contacts, customvalues
+from chalicelib.domain.web import formactions
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel import service, timeline
+from chalicelib.domain.kernel.errors import NotFound, ValidationError
+from chalicelib.domain.web.formhtml import options
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.web.declarations import FORM
+from chalicelib.store import entities as store
+
+NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
+TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
+LEAD_KEYS = ("title", "firstname", "lastname", "company", "position", "email", "phone", "mobile", "address1",
+             "address2", "city", "state", "zipcode", "timezone", "country")
+
+
+def kind(form_id):
+    return f"submission#{int(form_id)}"
+
+
+def _type_error(field, value):
+    kind_ = field["type"]
+    checks = {"email": _coerces, "url": _coerces, "datetime": _coerces, "tel": lambda k, v: TEL.match(v),
+              "number": lambda k, v: re.match(r"^-?\d+(\.\d+)?$", v),
+              "date": lambda k, v: re.match(r"^\d{4}-\d{2}-\d{2}$", v) and _coerces(k, v)}
+    if kind_ in checks and not checks[kind_](kind_, value):
+        return f"'{value}' is not a valid {kind_}."
+    allowed = {v for v, _ in options(field)}
+    if kind_ in ("select", "radiogrp", "checkboxgrp") and allowed:
+        wrong = [v for v in value.split("|") if v not in allowed] if kind_ == "checkboxgrp" else (
+            [value] if value not in allowed else [])
+        if wrong:
+            return f"'{wrong[0]}' is not one of the choices."
+    return None
+
+
+def _coerces(kind_, value):
+    """Whether a contact field of that type would take the value (one validation for both)."""
+    try:
+        customvalues.coerce_value({"type": kind_}, value)
+        return True
+    except a.Invalid:
+        return False
+
+
+def _value(field, raw):
+    if isinstance(raw, dict):
+        raw = list(raw.values())
+    if isinstance(raw, list):
+        items = [str(v).strip() for v in raw if str(v).strip()]
+        return "|".join(items) if field["type"] == "checkboxgrp" else (items[0] if items else "")
+    return "" if raw is None else str(raw).strip()
+
+
+def _captcha_error(field, value):
+    answer = str((field.get("properties") or {}).get("captcha") or "").strip()
+    if answer.lower() != value.lower():
+        return field.get("validationMessage") or ("This field must stay empty." if not answer else "Wrong answer.")
+    return None
+
+
+def validate(form, data):
+    """(results by field alias, contact payload) of a submission; ValidationError naming each bad field."""
+    results, payload, errors = {}, {}, {}
+    for field in form.get("fields") or []:
+        if field["type"] in NOT_INPUT:
+            continue
+        alias = field["alias"]
+        value = _value(field, data.get(alias))
+        if field["type"] == "captcha":
+            message = _captcha_error(field, value)
+        elif value == "":
+            message = (field.get("validationMessage") or f"'{field.get('label')}' is required.") \
+                if field.get("isRequired") else None
+        else:
+            message = _type_error(field, value)
+        if message:
+            errors[alias] = [message]
+            continue
+        if field["type"] != "captcha" and field.get("saveResult", True):
+            results[alias] = value
+        target = _mapping(field)
+        if target and value != "":
+            payload[target] = value.split("|") if field["type"] == "checkboxgrp" else value
+    if errors:
+        raise ValidationError(errors)
+    return results, payload
+
+
+def _mapping(field):
+    """The contact field alias a form field fills (`mappedObject`/`mappedField`, or legacy `leadField`)."""
+    if field.get("mappedObject") == "company":
+        return "company" if field.get("mappedField") == "companyname" else None
+    if field.get("mappedField") and field.get("mappedObject") in (None, "contact"):
+        return field["mappedField"]
+    return field.get("leadField") or None
+
+
+def published_form(form_id, ctx):
+    form = service.load(FORM, form_id)
+    if not is_published(form, ctx.now):
+        raise NotFound("This form is not published.")
+    return form
+
+
+def _contact(payload, visit, form, ctx, build, items):
+    """The submitting contact, created or updated with the mapped values and `build`'s changes, stored
+    with `items` in one transaction. The tracked visitor is that contact unless it is known under
+    another email: an anonymous visitor whose email another contact holds merges into that contact."""
+    if visit.ip:
+        payload = dict(payload, ipAddress=visit.ip)
+    tracked = contactmerge.tracked(CONTACT, visit.contact_id)
+    try:
+        if tracked is not None and _may_take(tracked, payload.get("email")):
+            return service.edit(CONTACT, tracked["id"], payload, ctx, False, build, items)[0]
+        return service.create(CONTACT, payload, ctx, build=build, items=items)[0]
+    except ValidationError as error:
+        raise ValidationError(_form_errors(error.fields, form)) from None
+
+
+def _may_take(tracked, email):
+    """Whether a submission of `email` belongs to the tracked contact: no email, the contact's own,
+    or a contact without one yet (an anonymous visitor)."""
+    own = (tracked.get("values") or {}).get("email")
+    return not email or not own or own.strip().lower() == str(email).strip().lower()
+
+
+def _form_errors(contact_errors, form):
+    """Contact field errors renamed to the form fields that carried the values."""
+    by_target = {_mapping(f): f["alias"] for f in form.get("fields") or [] if _mapping(f)}
+    return {by_target.get(name, name): messages for name, messages in contact_errors.items()}
+
+
+def submit(form_id, data, visit, ctx):
+    """Validate and store a submission with its contact (the form's actions and points applied), in
+    one transaction. Returns (form, submission, contact)."""
+    form = published_form(form_id, ctx)
+    results, payload = validate(form, data)
+    submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": None,
+                  "ipAddress": visit.ip, "referer": visit.referer, "page": None, "trackingId": None,
+                  "dateSubmitted": ctx.now, "results": results}
+
+    def build(doc):
+        submission["contactId"] = doc["id"]
+        events = [timeline.event("form.submitted", form.get("name"), {
+            "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
+            "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
+        events += formactions.run(form, doc, visit, ctx)
+        events += pointsengine.award(doc, "form.submit", form["id"], ctx)
+        items[1:] = formactions.followups(form, submission, doc, ctx)
+        return events
+
+    items = [(kind(form["id"]), submission["id"], submission)]
+    contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+    formactions.queue(items)
+    return form, submission, contact
+
+
+ORDER_COLUMNS = {"id": "id", "date_submitted": "dateSubmitted", "datesubmitted": "dateSubmitted",
+                 "referer": "referer", "ip_address": "ipAddress", "ipaddress": "ipAddress", "lead_id": "contactId"}
+
+
+def _order_key(order_by):
+    """A sort key for `orderBy`: `s.date_submitted`, `i.ip_address`, `r.<field alias>`... (prefixes of
+    Mautic's joined tables); unknown columns are a 400."""
+    prefix, _, column = (order_by or "s.id").rpartition(".")
+    if prefix == "r":
+        return lambda s: str((s.get("results") or {}).get(column) or "")
+    name = ORDER_COLUMNS.get(column.lower())
+    if name is None:
+        raise ValidationError({"orderBy": [f"Unknown column '{order_by}'."]})
+    return lambda s: (s.get(name) is None, s.get(name) if name == "id" else str(s.get(name) or ""))
+
+
+def listing(form_id, query, ctx, contact_id=None):
+    """`{"total", "submissions"}` of one form (optionally one contact's), ordered and paged."""
+    form = service.load(FORM, form_id)
+    rows = [s for s in store.iterate(kind(form["id"])) if contact_id is None or s["contactId"] == contact_id]
+    search = str(query.search or "").strip().lower()
+    if search:
+        rows = [s for s in rows if any(search in str(v).lower() for v in (s.get("results") or {}).values())]
+    rows.sort(key=_order_key(query.order_by), reverse=query.order_dir == "DESC")
+    page = rows[query.start:query.start + query.limit] if query.limit else rows[query.start:]
+    return {"total": len(rows), "submissions": present(form, page, ctx)}
+
+
+def one(form_id, submission_id, ctx):
+    form = service.load(FORM, form_id)
+    try:
+        found = store.get(kind(form["id"]), int(submission_id))
+    except (TypeError, ValueError):
+        found = None
+    if found is None:
+        raise NotFound()
+    return present(form, [found], ctx)[0]
+
+
+def present(form, rows, ctx):
+    """Submissions as compat 15.5: the form and the contact in their simplified shapes."""
+    contacts = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
+    category = form.get("category")
+    form_out = {"id": form["id"], "name": form.get("name"), "alias": form.get("alias"),
+                "category": service.referenced("category", [category], ctx).get(category) if category else None}
+    return [{"id": s["id"], "ipAddress": {"ip": s.get("ipAddress")}, "form": form_out,
+             "lead": _lead(contacts.get(s.get("contactId")), ctx), "trackingId": s.get("trackingId"),
+             "dateSubmitted": s.get("dateSubmitted"), "referer": s.get("referer"), "page": s.get("page"),
+             "results": s.get("results") or {}} for s in rows]
+
+
+def _lead(contact, ctx):
+    if contact is None:
+        return None
+    values = contact.get("values") or {}
+    points = int(values.get("points") or 0)
+    return dict({key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points,
+                color=contacts.color(points, ctx))

@@ -1,0 +1,1 @@
+"""Webhooks: the events a change fires, the outbox and delivery."""

@@ -1,0 +1,55 @@
+"""The house assembled: every capability's resources registered in the kernel's registry, and the
+one table of subscribers through which a capability reacts to another's writes.
+
+Importing this module installs both (the API, the workers and the command line import it before
+they serve). It is the only domain module that imports every capability; no capability imports it.
+"""
+from chalicelib.domain.automations import automationruns, journeys
+from chalicelib.domain.automations.declarations import AUTOMATION
+from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
+from chalicelib.domain.kernel import registry, subscribers
+from chalicelib.domain.kernel.basics import CATEGORY, TAG, USER
+from chalicelib.domain.messaging import emailsends
+from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, NOTIFICATION, SMS, TWEET
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.points.declarations import POINT, TRIGGER
+from chalicelib.domain.segments import membership, rebuilds
+from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.domain.web.declarations import ASSET, FORM, PAGE
+from chalicelib.domain.webhooks import webhook_events
+from chalicelib.domain.webhooks.declarations import WEBHOOK
+
+# The resources with the standard routes, in route order (users and notes have routes of their own).
+RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
+             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY)
+
+SUBSCRIBERS = subscribers.Table(
+    # In a contact's write, before it is stored, in this order:
+    write={"contact": (
+        pointsengine.on_contact_write,      # points: run the triggers the change's points cross
+        journeys.on_contact_write,          # automations: enter, leave, decide and act on the change's events
+        membership.on_contact_write,        # segments: membership rows and events
+        journeys.on_membership_change,      # automations: members and due rows, membership events
+    )},
+    # Every write, once its events are final: the webhook outbox item, in the same transaction.
+    announce=(webhook_events.announce,),
+    # After the commit:
+    stored={
+        "contact": (automationruns.on_contact_stored,),  # automations: queue the events due soon
+        "company": (rebuilds.on_company_stored,),        # segments: rebuild those filtering on companies
+    },
+    committed=(webhook_events.queue,),                   # webhooks: queue the outbox items stored
+    # Point-trigger events that other capabilities carry out:
+    actions={
+        "campaign.changecampaign": journeys.on_trigger,
+        "email.send": emailsends.after_trigger,
+    },
+    # Search commands segments add to contacts:
+    commands={
+        ("contact", "segment"): membership.SEGMENT_COMMAND,
+        ("contact", "common"): membership.COMMON_COMMAND,
+    },
+)
+
+registry.install(RESOURCES + (USER, NOTE))
+subscribers.install(SUBSCRIBERS)
