@@ -3,9 +3,9 @@ import secrets
 
 from chalicelib.auth import settings, users
 from chalicelib.domain.contacts import customfields
+from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 
 _ready = []
 

@@ -3,9 +3,9 @@ the automation's contacts, a contact's automations, clone."""
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.domain.automations import automations, journeys
-from chalicelib.domain.kernel import service
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import service
 
 routes = Routes("automations")
 MEMBERS_LIMIT = 100

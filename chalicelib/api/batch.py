@@ -72,7 +72,7 @@ import logging
 import re
 
 from chalicelib import config
-from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
+from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
 from chalicelib.api.routing import METHODS, Reply, Routes
 from chalicelib.domain.kernel import batching, service
 from chalicelib.domain.kernel.context import Context

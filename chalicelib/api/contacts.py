@@ -6,12 +6,12 @@ from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.auth import users
 from chalicelib.domain.contacts import contactactions as actions
-from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.contacts import devices
-from chalicelib.domain.segments import segmentactions
-from chalicelib.domain.kernel import service
+from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
+from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.service import payload_object
+from chalicelib.domain.segments import segmentactions
 
 routes = Routes("contacts")
 FIELD_KEYS = ("id", "label", "alias", "type", "group", "order", "object", "defaultValue", "isRequired",

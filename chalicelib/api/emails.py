@@ -1,9 +1,9 @@
 """Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.messaging import emailruns, emailsends, sending, tracking
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.messaging import emailruns, emailsends, sending, tracking
 
 routes = Routes("emails")
 

@@ -2,12 +2,12 @@
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.routing import Routes
-from chalicelib.domain.kernel import service
-from chalicelib.domain.web import submissions
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.web.declarations import FORM
+from chalicelib.domain.kernel import service
 from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.domain.web import submissions
+from chalicelib.domain.web.declarations import FORM
 
 routes = Routes("marketing")
 for _resource in (SEGMENT, AUTOMATION, FORM):

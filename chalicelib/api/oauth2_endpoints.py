@@ -7,8 +7,8 @@ credentials, and redirects to the redirect_uri with a code and the unchanged sta
 form body on POST, from the query on GET; client credentials as parameters or HTTP Basic.
 """
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.auth import login
 from chalicelib.auth import oauth2_flows as flows
+from chalicelib.auth import login
 
 routes = Routes("oauth2_endpoints", authenticated=False)
 

@@ -4,10 +4,10 @@ from html import escape
 from urllib.parse import quote, urlencode
 
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.domain.web import assets, formactions, pages, submissions
-from chalicelib.domain.messaging import dynamiccontent
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging import dynamiccontent
+from chalicelib.domain.web import assets, formactions, pages, submissions
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)

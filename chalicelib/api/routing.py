@@ -11,7 +11,9 @@ from dataclasses import dataclass, field as dc_field
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap
-from chalicelib.api.errors import UNEXPECTED, ApiError, body as error_body, headers as base_headers
+from chalicelib.api.errors import body as error_body
+from chalicelib.api.errors import headers as base_headers
+from chalicelib.api.errors import ApiError, UNEXPECTED
 from chalicelib.api.request import ApiRequest
 from chalicelib.auth.core import authenticate
 from chalicelib.auth.errors import AuthError

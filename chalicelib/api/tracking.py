@@ -4,8 +4,8 @@ from html import escape
 
 from chalicelib.api.public import PIXEL, visit
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.domain.messaging import tracking
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging import tracking
 
 routes = Routes("tracking", authenticated=False)
 HTML = "text/html; charset=utf-8"

@@ -2,8 +2,8 @@
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
-from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.kernel.basics import USER
+from chalicelib.domain.kernel.present import present_one
 
 routes = Routes("users")
 

@@ -1,8 +1,8 @@
 """Users: the API's owners, who authenticate with their username and password."""
 from chalicelib.auth import passwords
 from chalicelib.domain.kernel import service
-from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.basics import USER
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import entities as store
 
 

@@ -8,8 +8,8 @@ from email import policy
 import pytest
 
 from chalicelib import config
-from chalicelib.domain.messaging import sending
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.messaging import sending
 
 HTML = ("<html><body><p>Hi {contactfield=firstname|there}, your code is {code}.</p>"
         "<a href=\"https://shop.example/offer\">Offer</a> {unsubscribe_text}</body></html>")

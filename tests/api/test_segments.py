@@ -4,8 +4,8 @@ from urllib.parse import quote
 
 import pytest
 
-from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.segments import rebuilds
 from chalicelib.store import entities as store
 
 

@@ -16,14 +16,14 @@ from urllib.parse import urlencode
 
 from chalicelib import config
 from chalicelib.channels import http
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.automations import automationgraph as graph
-from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.automations import journeys
-from chalicelib.domain.segments import membership, rebuilds
-from chalicelib.domain.messaging import rendering
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging import rendering
+from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

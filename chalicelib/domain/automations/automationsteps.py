@@ -6,14 +6,14 @@ import fnmatch
 
 from email_validator import EmailNotValidError, validate_email
 
+from chalicelib.domain.contacts import contactactions, contacts, customvalues
+from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.contacts import contactactions, contacts, customvalues
-from chalicelib.domain.segments import filters, membership
-from chalicelib.domain.points import pointsengine
-from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.segments import filters, membership
 
 EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact"})
 UNAVAILABLE = "This event type is not available in this service."

@@ -15,12 +15,12 @@ import secrets
 from datetime import timedelta
 
 from chalicelib import config
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.automations import automationgraph as graph
 from chalicelib.domain.automations import automationsteps as steps
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, clock, timeline
-from chalicelib.domain.segments import membership
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.segments import membership
 
 KIND = "automation"
 ROUNDS = 5  # segment and automation changes an action may set off, re-evaluated within one write

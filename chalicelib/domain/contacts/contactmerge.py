@@ -15,8 +15,8 @@ that move, and re-points the deleted contact's notes; a minute job queues it aga
 import copy
 from datetime import timedelta
 
-from chalicelib.domain.kernel import clock, registry, service, timeline
 from chalicelib.domain.contacts import notes
+from chalicelib.domain.kernel import clock, registry, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store

@@ -2,10 +2,10 @@
 addresses written with the contact, identification on the timeline, representation."""
 import ipaddress
 
-from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
 from chalicelib.domain.contacts import contactmerge, customvalues
 from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
 

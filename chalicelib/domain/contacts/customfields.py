@@ -1,7 +1,7 @@
 """Custom field definitions for contacts and companies, with Mautic's default fields."""
 from chalicelib.domain.kernel import aliases, cached
-from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
 
 FIELD_TYPES = ("text", "textarea", "email", "number", "tel", "url", "date", "datetime", "time", "boolean",

@@ -1,9 +1,9 @@
 """The resources of contacts: contacts, companies, their fields, notes and addresses."""
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.contacts.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.contacts.customfields import FieldHooks
 from chalicelib.domain.contacts.notes import NOTE_TYPES, NoteHooks
-from chalicelib.domain.kernel.resources import Resource, read_only, ref
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.resources import read_only, ref, Resource
 
 
 t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj

@@ -2,10 +2,10 @@
 published filter-based item (`isCampaignBased` false) of that `slotName` whose filters match the
 contact (no filters match everyone); each resolution counts in its `sentCount`."""
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
+from chalicelib.domain.segments import filters, membership
 from chalicelib.store import entities as store
 
 

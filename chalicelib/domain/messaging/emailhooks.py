@@ -1,8 +1,8 @@
 """What emails and text messages show beyond their stored attributes: `sentCount` and `readCount`
 (what clients wrote plus the counters of the sends and reads), and for emails the progress of the
 last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per page."""
-from chalicelib.domain.messaging import emailruns, emailstats
 from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.messaging import emailruns, emailstats
 from chalicelib.store import entities as store
 
 

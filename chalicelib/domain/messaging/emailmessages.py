@@ -8,9 +8,9 @@ from urllib.parse import quote
 from chalicelib import config
 from chalicelib.channels.mail import Mail
 from chalicelib.domain.kernel import cached, files
-from chalicelib.domain.messaging import dynamiccontent, rendering
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.messaging import dynamiccontent, rendering
 from chalicelib.store import entities as store
 
 

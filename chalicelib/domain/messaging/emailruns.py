@@ -1,7 +1,5 @@
 """The state of a segment send (`emailrun` / <email id>) and its progress counters; read when an
 email is presented, written by `emailsends`."""
-from chalicelib.store import entities as store
-
 KIND = "emailrun"
 OUTCOMES = ("sent", "failed", "skipped")
 

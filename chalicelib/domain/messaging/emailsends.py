@@ -19,15 +19,15 @@ from datetime import timedelta
 
 from chalicelib import config
 from chalicelib.channels import mail
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
-from chalicelib.domain.messaging import emailruns, emailstats, sending
-from chalicelib.domain.segments import membership
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.domain.kernel.errors import invalid, NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.messaging import emailruns, emailstats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

@@ -18,15 +18,16 @@ from datetime import datetime, timezone
 from email_validator import EmailNotValidError, validate_email
 
 from chalicelib import config
-from chalicelib.channels import mail, sms as sms_channel
-from chalicelib.domain.kernel import clock, service, timeline
+from chalicelib.channels import sms as sms_channel
+from chalicelib.channels import mail
 from chalicelib.domain.contacts import contactmerge
-from chalicelib.domain.messaging import emailmessages, emailstats, rendering
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.messaging import emailmessages, emailstats, rendering
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
+from chalicelib.domain.points import pointsengine
 from chalicelib.store import ratelimit
 
 log = logging.getLogger(__name__)

@@ -8,13 +8,13 @@ events go through `sending.write_contact`.
 import copy
 import hmac
 
-from chalicelib.domain.messaging import emailmessages, emailstats, sending
-from chalicelib.domain.points import pointsengine
-from chalicelib.domain.kernel import timeline
 from chalicelib.domain.contacts.contactactions import DNC_REASONS
-from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging import emailmessages, emailstats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.domain.points import pointsengine
 from chalicelib.store import entities as store
 
 UNSUBSCRIBED = 1

@@ -11,12 +11,11 @@ subscriber table's `actions`.
 """
 import fnmatch
 
-from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import subscribers
-from chalicelib.domain.kernel import cached, timeline
 from chalicelib.domain.contacts import contactactions, contacts
-from chalicelib.domain.segments import membership
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import cached, subscribers, timeline
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
 
 SUBJECT_PROPERTIES = {"form.submit": "forms", "page.hit": "pages", "asset.download": "assets",

@@ -12,10 +12,10 @@ redelivered batch, or a second pass, changes nothing.
 import copy
 
 from chalicelib.domain.kernel import cached, service
-from chalicelib.domain.points import pointsengine
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.points import pointsengine
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

@@ -12,9 +12,9 @@ from datetime import timedelta
 
 from chalicelib import config
 from chalicelib.domain.kernel import clock, service
-from chalicelib.domain.segments import membership
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

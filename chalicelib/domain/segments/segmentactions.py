@@ -1,11 +1,11 @@
 """Membership by hand: add or remove a contact (or several) to a segment, read a contact's segments."""
 import copy
 
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.segments import membership
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import DomainError, invalid
-from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
 
 

@@ -1,8 +1,8 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
-from chalicelib.domain.segments import rebuilds
-from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
 
 FILTER_KEYS = ("glue", "field", "object", "type", "operator")

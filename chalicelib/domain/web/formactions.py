@@ -14,12 +14,12 @@ import secrets
 import time
 from urllib.parse import parse_qsl, urlparse
 
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.contacts import contactactions, contacts
-from chalicelib.domain.messaging import emailmessages
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.messaging import emailmessages
+from chalicelib.domain.points import pointsengine
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

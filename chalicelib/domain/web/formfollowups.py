@@ -21,14 +21,14 @@ from urllib.parse import urlencode
 
 from chalicelib import config
 from chalicelib.channels import http
+from chalicelib.domain.contacts.declarations import COMPANY
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
-from chalicelib.domain.web import formactions, formchecks, formmail
-from chalicelib.domain.messaging import sending
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.contacts.declarations import COMPANY
+from chalicelib.domain.messaging import sending
+from chalicelib.domain.web import formactions, formchecks, formmail
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

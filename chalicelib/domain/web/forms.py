@@ -1,8 +1,8 @@
 """Forms: field aliases unique within the form, generated from labels; known action types and the
 properties they need (domain/formchecks.py); the `cachedHtml` rendered for the caller's base URL."""
 from chalicelib.domain.kernel import aliases
-from chalicelib.domain.web import formchecks, formhtml
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.web import formchecks, formhtml
 
 ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.email", "form.repost",
                 "lead.pointschange", "lead.changelist", "lead.changetags", "lead.addutmtags",

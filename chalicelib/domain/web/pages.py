@@ -5,12 +5,12 @@ from html import escape
 from urllib.parse import parse_qsl, urlparse
 
 from chalicelib.domain.contacts import contactactions
-from chalicelib.domain.messaging import dynamiccontent, rendering
-from chalicelib.domain.points import pointsengine
 from chalicelib.domain.kernel import registry, timeline
-from chalicelib.domain.web.hits import record_for_contact, record_hit
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.messaging import dynamiccontent, rendering
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.web.hits import record_for_contact, record_hit
 from chalicelib.store import entities as store
 
 RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}

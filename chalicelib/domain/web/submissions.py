@@ -6,16 +6,16 @@ so a form's submissions are one Query and one of them one GetItem.
 """
 import re
 
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.contacts import contactmerge, contacts, customvalues
-from chalicelib.domain.web import formactions
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
-from chalicelib.domain.web.formhtml import options
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.points import pointsengine
+from chalicelib.domain.web import formactions
 from chalicelib.domain.web.declarations import FORM
+from chalicelib.domain.web.formhtml import options
 from chalicelib.store import entities as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
