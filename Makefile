@@ -15,6 +15,7 @@ run: $(STAMP)
 	$(PY) -m chalicelib.devserver
 
 test: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -2,7 +2,7 @@
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.routing import Routes
-from chalicelib.domain.kernel.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
+from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.declarations import POINT, TRIGGER
 
 routes = Routes("points")

@@ -2,8 +2,8 @@
 from chalicelib import config
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain.kernel.catalog import webhook_triggers
 from chalicelib.domain.webhooks import webhooks
+from chalicelib.domain.webhooks.catalog import webhook_triggers
 from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 routes = Routes("webhooks")

@@ -1,7 +1,7 @@
 """Which triggers a change fires, and the order of one hook's payload (no AWS)."""
-from chalicelib.domain.kernel.catalog import WEBHOOK_TRIGGERS, webhook_triggers
 from chalicelib.domain.kernel.timeline import event
 from chalicelib.domain.webhooks import webhook_events, webhooks
+from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS, webhook_triggers
 
 
 def _contact(**changes):

@@ -6,8 +6,8 @@ its children down a `yes` or `no` path (`decisionPath`); an action's children fo
 """
 from dateutil.relativedelta import relativedelta
 
+from chalicelib.domain.automations.catalog import AUTOMATION_EVENT_TYPES
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.kernel.catalog import AUTOMATION_EVENT_TYPES
 
 UNITS = {"i": "minutes", "h": "hours", "d": "days", "m": "months", "y": "years"}
 BRANCHING = ("decision", "condition")

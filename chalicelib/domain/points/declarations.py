@@ -1,7 +1,7 @@
 """The resources of points: point actions and point triggers."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.points.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
 
 

@@ -1,8 +1,8 @@
 """Point actions and point triggers: action types from the catalogue, trigger colours without '#',
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/pointtriggers.py)."""
-from chalicelib.domain.kernel.catalog import POINT_ACTION_TYPES
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.points import pointtriggers
+from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
 
 
 class PointActionHooks(Hooks):

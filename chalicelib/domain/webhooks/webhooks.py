@@ -21,11 +21,11 @@ from urllib.parse import urlparse
 from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.kernel import clock, registry, service
-from chalicelib.domain.kernel.catalog import WEBHOOK_TRIGGERS
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.webhooks import webhook_events
+from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 

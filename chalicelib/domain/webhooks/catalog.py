@@ -1,22 +1,4 @@
-"""Fixed catalogues of the API: point action types, point trigger event types, webhook triggers."""
-
-POINT_ACTION_TYPES = {
-    "asset.download": "Downloads an asset",
-    "email.open": "Opens an email",
-    "email.send": "Is sent an email",
-    "form.submit": "Submits a form",
-    "page.hit": "Visits a landing page",
-    "url.hit": "Visits specific URL",
-}
-
-TRIGGER_EVENT_TYPES = {
-    "campaign.changecampaign": "Modify contact's campaigns",
-    "email.send": "Send an email",
-    "email.send_to_user": "Send an email to user",
-    "lead.changelists": "Modify contact's segments",
-    "lead.changetags": "Modify contact's tags",
-    "plugin.leadpush": "Push contact to integration",
-}
+"""The webhook triggers a hook may subscribe to (compat 5.1)."""
 
 WEBHOOK_TRIGGERS = {
     "mautic.lead_post_save_new": ("Contact Identified Event",
@@ -52,22 +34,3 @@ def webhook_triggers():
     """{name: {label, description}} sorted by label, case-insensitively."""
     ordered = sorted(WEBHOOK_TRIGGERS.items(), key=lambda item: item[1][0].lower())
     return {name: {"label": label, "description": text} for name, (label, text) in ordered}
-
-# Automation event types by `eventType` (compat 10.1). Each is accepted on save; docs/automations.md
-# says which ones run (domain/automationsteps.py) and which are recorded as failed ("not available").
-AUTOMATION_EVENT_TYPES = {
-    "action": frozenset({
-        "lead.changepoints", "lead.changelist", "lead.updatelead", "lead.updatecompany", "lead.changetags",
-        "lead.addtocompany", "lead.changeowner", "lead.scorecontactscompanies", "lead.adddnc", "lead.removednc",
-        "lead.deletecontact", "campaign.addremovelead", "campaign.jump_to_event", "email.send",
-        "email.send.to.user", "sms.send_text_sms", "notification.send_notification",
-        "notification.send_mobile_notification", "message.send", "dwc.push_content", "tracking.pixel.send",
-        "stage.change", "campaign.sendwebhook", "plugin.leadpush", "focus.show", "twitter.tweet"}),
-    "decision": frozenset({
-        "email.open", "email.click", "email.reply", "page.pagehit", "page.devicehit", "form.submit",
-        "asset.download", "dwc.decision", "sms.reply"}),
-    "condition": frozenset({
-        "lead.field_value", "lead.device", "lead.pageHit", "lead.tags", "lead.segments", "lead.stages",
-        "lead.owner", "lead.campaigns", "lead.dnc", "lead.points", "form.field_value", "email.validate.address",
-        "notification.has.active"}),
-}
