@@ -1,0 +1,158 @@
+"""Segment filter operators: which operators each filter type accepts, and the test a positive operator builds.
+
+Text compares case-insensitively and ``=`` ignores surrounding whitespace; ``like`` is SQL LIKE (``%``, ``_``,
+wrapped in ``%..%`` when it has no ``%``); ``contains``/``startsWith``/``endsWith`` take the value literally;
+``regexp`` searches, case-insensitively. A test is false on a missing value; each negative operator in
+:data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
+"""
+from __future__ import annotations
+
+import operator as op
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, Callable
+
+from chalicelib.domain.segments.filterdates import date_compare, date_target
+from chalicelib.domain.segments.filtervalues import as_boolean, as_day, as_folded, as_instant, as_number, \
+    as_options, as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, \
+    scalar_text, segment_target, tag_target, text_target, time_target
+
+EQUALITY = ("=", "!=")
+ORDER = ("gt", "gte", "lt", "lte")
+EMPTINESS = ("empty", "!empty")
+PATTERNS = ("like", "!like", "startsWith", "endsWith", "contains", "regexp", "!regexp")
+LISTS = ("in", "!in")
+RANGES = ("between", "!between")
+OPERATORS = EQUALITY + ORDER + EMPTINESS + PATTERNS + LISTS + RANGES + ("date",)
+NEGATIONS = {"!=": "=", "!like": "like", "!regexp": "regexp", "!in": "in", "!between": "between", "empty": "!empty"}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one filter type reads stored values, parses filter values and compares the two.
+
+    ``read`` turns a stored value into a comparable one (None: missing or unusable); ``target`` parses one filter
+    value (ValueError when invalid); ``compare(name, target)`` gives ``test(read value, now)`` for ``=``, ``gt``,
+    ``gte``, ``lt``, ``lte`` or ``date``; ``among(targets)``, when set, tests ``in`` on a set of targets at once.
+    """
+
+    operators: frozenset
+    read: Callable[[Any], Any]
+    target: Callable[[Any], Any]
+    compare: Callable[[str, Any], Callable[[Any, datetime], bool]]
+    among: Callable[[frozenset], Callable[[Any, datetime], bool]] | None = None
+
+
+def positive_test(kind, operator, value):
+    """``test(stored value, now)`` for a positive operator; ValueError when the filter value does not fit."""
+    if operator == "!empty":
+        return _filled
+    if operator in PATTERNS:
+        return partial(_reading, as_text, _pattern(operator, scalar_text(value)))
+    if operator == "in":
+        targets = [kind.target(raw) for raw in listed(value)]
+        if kind.among:
+            test = kind.among(frozenset(targets))
+        else:
+            test = partial(_any_of, [kind.compare("=", target) for target in targets])
+    elif operator == "between":
+        low, high = bounds(value)
+        test = partial(_all_of, [kind.compare("gte", kind.target(low)), kind.compare("lte", kind.target(high))])
+    else:
+        test = kind.compare(operator, kind.target(value))
+    return partial(_reading, kind.read, test)
+
+
+def _reading(read, test, value, now):
+    """``test`` on the stored value as ``read`` sees it; false when it is missing."""
+    comparable = read(value)
+    return comparable is not None and test(comparable, now)
+
+
+def _any_of(tests, value, now):
+    return any(test(value, now) for test in tests)
+
+
+def _all_of(tests, value, now):
+    return all(test(value, now) for test in tests)
+
+
+def _filled(value, now):
+    return not (value is None or value == "" or (isinstance(value, (list, tuple, dict)) and not value))
+
+
+def _pattern(operator, text):
+    """Test of the stored value's text for like/startsWith/endsWith/contains/regexp (case-insensitive)."""
+    folded = text.casefold()
+    if operator == "regexp":
+        try:
+            return partial(_searches, re.compile(text, re.IGNORECASE))
+        except (re.error, OverflowError, RecursionError) as exc:
+            raise ValueError(f"Invalid regular expression '{text}': {exc}.") from None
+    if operator == "like":
+        return partial(_searches, _like(text if "%" in text else f"%{text}%"))
+    method = {"startsWith": str.startswith, "endsWith": str.endswith, "contains": str.__contains__}[operator]
+    return lambda value, now: method(value.casefold(), folded)
+
+
+def _searches(pattern, value, now):
+    return pattern.search(value) is not None
+
+
+def _like(pattern):
+    """A regex matching what SQL ``LIKE pattern`` does: ``%`` any run, ``_`` one character, ``\\`` escapes."""
+    parts, chars = [], iter(pattern)
+    for char in chars:
+        if char == "\\":
+            parts.append(re.escape(next(chars, "\\")))
+        else:
+            parts.append({"%": ".*", "_": "."}.get(char) or re.escape(char))
+    return re.compile(rf"\A(?:{''.join(parts)})\Z", re.IGNORECASE | re.DOTALL)
+
+
+def _ordered(name, target):
+    relation = {"=": op.eq, "gt": op.gt, "gte": op.ge, "lt": op.lt, "lte": op.le}[name]
+    return lambda value, now: relation(value, target)
+
+
+def _member(targets):
+    return lambda value, now: value in targets
+
+
+def _overlap(targets):
+    return lambda value, now: not value.isdisjoint(targets)
+
+
+def _option_compare(name, option):
+    return lambda options, now: option in options
+
+
+def _tag_matcher(name, target):
+    tag_id, tag_name = target
+    return lambda tags, now: any((tag_id is not None and tag_id == ident) or (tag_name is not None and tag_name == text)
+                                 for ident, text in tags)
+
+
+_TEXTUAL = frozenset(EQUALITY + EMPTINESS + PATTERNS + LISTS)
+_ORDERED = _TEXTUAL | frozenset(ORDER + RANGES)
+_TEXT = _Kind(_TEXTUAL, as_folded, text_target, _ordered, _member)
+_NUMBER_KIND = _Kind(_ORDERED, as_number, number_target, _ordered, _member)
+_KINDS = {
+    "text": _TEXT,
+    "number": _NUMBER_KIND,
+    "lookup_id": _NUMBER_KIND,
+    "time": _Kind(_ORDERED, as_seconds, time_target, _ordered, _member),
+    "date": _Kind(_ORDERED | {"date"}, as_day, date_target, partial(date_compare, True)),
+    "datetime": _Kind(_ORDERED | {"date"}, as_instant, date_target, partial(date_compare, False)),
+    "boolean": _Kind(frozenset(EQUALITY + EMPTINESS), as_boolean, boolean_target, _ordered),
+    "multiselect": _Kind(_TEXTUAL, as_options, text_target, _option_compare, _overlap),
+    "tags": _Kind(frozenset(LISTS + EMPTINESS), as_tags, tag_target, _tag_matcher),
+    "leadlist": _Kind(frozenset(LISTS + EMPTINESS), as_segment_ids, segment_target, None, _overlap),
+}
+
+
+def kind_of(type_name):
+    """The comparison rules of a filter type: the text ones for every text-like or unknown type."""
+    return _KINDS.get(type_name, _TEXT)
