@@ -4,7 +4,7 @@ from chalicelib.api.routing import Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.kernel.listing import list_documents, ListQuery
+from chalicelib.domain.kernel.listing import ListQuery, list_documents
 from chalicelib.domain.kernel.present import present, present_one
 
 

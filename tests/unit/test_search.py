@@ -2,8 +2,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from chalicelib.domain.kernel.search import And, Command, evaluate, like, Not, Or, parse, SearchSyntaxError, \
-    split_ids, Term
+from chalicelib.domain.kernel.search import And, Command, Not, Or, SearchSyntaxError, Term, evaluate, like, parse, \
+    split_ids
 
 
 def T(text, strict=False):

@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from chalicelib.domain.kernel.errors import ValidationError
-from chalicelib.domain.kernel.where import Between, Check, Compare, contact_column, contact_value, document_column, \
-    Group, In, matches, parse, parse_order, resolve, sanitize, sort_key
+from chalicelib.domain.kernel.where import Between, Check, Compare, Group, In, contact_column, contact_value, \
+    document_column, matches, parse, parse_order, resolve, sanitize, sort_key
 
 
 def W(*clauses):

@@ -18,11 +18,12 @@ from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automationgraph as graph
 from chalicelib.domain.automations import journeys
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import rendering
+from chalicelib.domain.messaging import emailmessages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import entities as store
 from chalicelib.store import queues
@@ -36,7 +37,6 @@ MARKS = "duemark"
 
 
 def _contact_kind():
-    from chalicelib.domain.contacts.declarations import CONTACT
     return CONTACT
 
 
@@ -152,7 +152,6 @@ def _pairs(value):
 
 
 def _tokens(text, contact, ctx):
-    from chalicelib.domain.messaging import emailmessages  # the email channel builds on the automations it feeds
     return rendering.render_text(text, emailmessages.contact_sources(contact, ctx))[0]
 
 
@@ -187,7 +186,6 @@ def _delete_contact(props, contact, event, ctx):
 
 def _send_message(kind, key):
     def send(props, contact, event, ctx):
-        from chalicelib.domain.messaging import sending  # the email and SMS channels
         message = next(iter(a.ids_in(props.get(key))), None)
         if message is None:
             return "failed", f"No {kind} chosen."

@@ -1,7 +1,7 @@
 """The automation resource and its events."""
-from chalicelib.domain.automations.automations import as_ref, as_refs, AutomationHooks
+from chalicelib.domain.automations.automations import AutomationHooks, as_ref, as_refs
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import refs, Resource
+from chalicelib.domain.kernel.resources import Resource, refs
 
 
 t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj

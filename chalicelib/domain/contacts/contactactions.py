@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service, timeline
-from chalicelib.domain.kernel.errors import invalid, NotFound
+from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.store import entities as store
 
 OPERATORS = {"plus": lambda p, d: p + d, "minus": lambda p, d: p - d, "times": lambda p, d: p * d,

@@ -6,6 +6,7 @@ from chalicelib.domain.contacts import contactmerge, customvalues
 from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
+from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
 
@@ -187,7 +188,6 @@ def _tagged(tags, add, remove):
 def _tag_ids(tags, ctx):
     """Give tags without an id the id of the tag of that name, creating it if needed (looked up
     once per context: a worker batch tagging many contacts reads it once)."""
-    from chalicelib.domain.kernel.basics import TAG
     known = ctx.cache.setdefault("tag-ids", {})
     for tag in tags:
         if tag["id"] is None:

@@ -3,7 +3,7 @@ from urllib.parse import urlparse
 
 from email_validator import EmailNotValidError, validate_email
 
-from chalicelib.domain.contacts.customfields import definitions, GROUPS
+from chalicelib.domain.contacts.customfields import GROUPS, definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock
 

@@ -3,7 +3,7 @@ from chalicelib.domain.contacts.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.contacts.customfields import FieldHooks
 from chalicelib.domain.contacts.notes import NOTE_TYPES, NoteHooks
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import read_only, ref, Resource
+from chalicelib.domain.kernel.resources import Resource, read_only, ref
 
 
 t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj

@@ -1,7 +1,7 @@
 """The resources every capability shares: users, tags and categories."""
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
-from chalicelib.domain.kernel.resources import read_only, Resource
+from chalicelib.domain.kernel.resources import Resource, read_only
 
 
 t, dt = a.text, a.datetime_

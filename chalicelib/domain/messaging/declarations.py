@@ -1,6 +1,6 @@
 """The resources of messaging: emails, text messages, dynamic content, notifications, tweets."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import content, CONTENT_COMMANDS, read_only, ref, refs, Resource
+from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, Resource, content, read_only, ref, refs
 from chalicelib.domain.messaging.emailhooks import EmailHooks, MessageHooks
 
 

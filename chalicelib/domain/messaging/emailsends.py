@@ -23,7 +23,7 @@ from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import invalid, NotFound
+from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import emailruns, emailstats, sending
 from chalicelib.domain.messaging.declarations import EMAIL

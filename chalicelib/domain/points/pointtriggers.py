@@ -11,6 +11,7 @@ redelivered batch, or a second pass, changes nothing.
 """
 import copy
 
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -67,7 +68,6 @@ def batch(trigger, first, last):
 
 def _give(contact, trigger_id, ctx):
     """One contact's write, when it is at or above the threshold and has events due."""
-    from chalicelib.domain.contacts.declarations import CONTACT
     docs = [contact]
 
     def attempt():

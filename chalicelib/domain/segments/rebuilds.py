@@ -11,6 +11,7 @@ makes older messages no-ops. A job re-queues rebuilds left queued or stalled (a 
 from datetime import timedelta
 
 from chalicelib import config
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -87,7 +88,6 @@ def batch(segment, generation, first, last):
 
 def refresh_contact(contact, ctx):
     """Store the contact's memberships if they changed, re-reading it when it changed meanwhile."""
-    from chalicelib.domain.contacts.declarations import CONTACT
     docs = [contact]
 
     def attempt():
@@ -116,7 +116,6 @@ def purge(segment_id):
 
 def purge_members(segment):
     """Drop a deleted segment's rows from its members' documents and its index."""
-    from chalicelib.domain.contacts.declarations import CONTACT
     ctx = Context()
     for row in list(store.iterate(membership.members_kind(segment))):
         contact = store.get(CONTACT.kind, row["id"])

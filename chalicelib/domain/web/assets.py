@@ -7,6 +7,8 @@ from chalicelib.domain.kernel import files, registry, timeline
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.web.hits import record_hit
+from chalicelib.domain.web.pages import scored
 from chalicelib.store import entities as store
 
 
@@ -72,8 +74,6 @@ def find(key):
 def download(key, visit, ctx):
     """Count a download of a published asset (`asset.download` on the visitor's contact, scored).
     Returns (asset, bytes or None for a remote asset)."""
-    from chalicelib.domain.web.hits import record_hit
-    from chalicelib.domain.web.pages import scored
     asset = find(key)
     if not is_published(asset, ctx.now):
         raise NotFound()

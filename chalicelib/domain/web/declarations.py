@@ -1,7 +1,7 @@
 """The resources of the public web: forms, landing pages and assets."""
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
-from chalicelib.domain.kernel.resources import content, CONTENT_COMMANDS, CORE_COMMANDS, read_only, ref, Resource
+from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref
 from chalicelib.domain.web.assets import AssetHooks
 from chalicelib.domain.web.forms import FormHooks
 

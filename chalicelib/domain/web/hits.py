@@ -12,6 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from functools import lru_cache
 
 from chalicelib.domain.contacts import contactmerge, devices
+from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.counters import count_hit
 
@@ -65,7 +66,6 @@ def _recorded(visit, build, ctx):
     it is new to the contact, stored on the tracked contact or on a new anonymous contact created
     with them; (None, False) for a bot without a contact. `visit.contact_id` then names that
     contact (None if none)."""
-    from chalicelib.domain.contacts.declarations import CONTACT
 
     def with_device(doc):
         if not is_crawler(visit.user_agent):

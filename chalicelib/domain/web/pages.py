@@ -8,7 +8,7 @@ from chalicelib.domain.contacts import contactactions
 from chalicelib.domain.kernel import registry, timeline
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import dynamiccontent, rendering
+from chalicelib.domain.messaging import dynamiccontent, emailmessages, rendering
 from chalicelib.domain.points import pointsengine
 from chalicelib.domain.web.hits import record_for_contact, record_hit
 from chalicelib.store import entities as store
@@ -53,7 +53,6 @@ def serve(alias, visit, url, ctx):
 def render(page, contact, ctx):
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
     filled in, as in emails (domain/rendering.py)."""
-    from chalicelib.domain.messaging import emailmessages  # it composes emails from pages' links
     html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
                                       f"</title></head><body></body></html>"
     links = rendering.Links(dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))

@@ -12,6 +12,8 @@ import secrets
 import time
 
 from chalicelib.domain.kernel import cached, registry
+from chalicelib.domain.kernel.present import present_one
+from chalicelib.domain.messaging import emailstats
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -174,7 +176,6 @@ class Payloads:
         return self.memo[key]
 
     def _present(self, kind, doc):
-        from chalicelib.domain.kernel.present import present_one
         return present_one(self.resources[kind], doc, self.ctx)
 
 
@@ -184,7 +185,6 @@ STAT_KEYS = ("id", "emailAddress", "ipAddress", "dateSent", "isRead", "isFailed"
 
 def _email_stat(details):
     """The send record an email event names (its `statId`), or {}."""
-    from chalicelib.domain.messaging import emailstats
     email_id, stat_id = _ref(details, "email"), details.get("statId")
     return (emailstats.get("email", email_id, stat_id) if email_id and stat_id else None) or {}
 
