@@ -27,6 +27,7 @@ package: $(STAMP)
 	rm -rf build/package
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
 	$(PY) infra/compact.py build/package/sam.json
+	$(PY) infra/lean.py build/package/deployment.zip
 	@echo "CloudFormation template: build/package/sam.json"
 
 lint-template: package

@@ -37,9 +37,6 @@ import secrets
 import time
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from oauthlib.common import Request as SignedRequest, urldecode
-from oauthlib.oauth1.rfc5849 import signature, utils
-
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.store import tokens
@@ -97,6 +94,7 @@ def _digest(value):
 
 def _header_params(request):
     """The Authorization header's parameters, percent-decoded (realm dropped)."""
+    from oauthlib.oauth1.rfc5849 import utils  # oauthlib loads on the first OAuth1a request
     header = (request.headers.get("authorization") or "").strip()
     if not header.startswith("OAuth "):
         raise error("parameter_absent", "Authorization: OAuth header")
@@ -114,6 +112,7 @@ def _query_pairs(request):
 
 def _body_pairs(request):
     """The pairs of a form-encoded body as sent; [] for any other body (JSON is not signed)."""
+    from oauthlib.common import urldecode
     if request.content_type != FORM:
         return []
     raw = request.raw.raw_body or b""
@@ -145,6 +144,8 @@ def _collections(request, header, query, body):
 
 
 def _signature_ok(request, header, oauth, secrets_pair):
+    from oauthlib.common import Request as SignedRequest
+    from oauthlib.oauth1.rfc5849 import signature
     query, body = _query_pairs(request), _body_pairs(request)
     for name, value in query + body:
         # The PHP api-library repeats `oauth_verifier` in the body; any other place is refused.

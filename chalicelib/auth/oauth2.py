@@ -6,8 +6,6 @@ token reuse, code reuse) puts it on the cached revocation list, which every requ
 import secrets
 import time
 
-import jwt
-
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
 
@@ -17,6 +15,7 @@ USER_CLAIMS = ("username", "firstName", "lastName")
 
 def issue_access_token(ctx, client, user, family):
     """A signed access token for `user` via `client`; returns (token, lifetime in seconds)."""
+    import jwt  # PyJWT loads on the first OAuth2 request
     lifetime = int(settings.current(ctx)["accessTokenMinutes"]) * 60
     now = int(time.time())
     claims = {"iss": ISSUER, "sub": str(user["id"]), "cid": client["publicId"], "fam": family,
@@ -31,6 +30,7 @@ def _invalid():
 
 def authenticate(token, ctx, current):
     """The user an access token stands for, or AuthError (401)."""
+    import jwt
     if current["oauthMode"] != "2":
         raise _invalid()
     try:

@@ -21,9 +21,6 @@ import secrets
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 
-from oauthlib.common import generate_token
-from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challenge_method_s256
-
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.domain.kernel.basics import USER
@@ -69,6 +66,7 @@ def _param(params, name):
 
 
 def new_secret():
+    from oauthlib.common import generate_token  # oauthlib loads on the first OAuth2 flow
     return generate_token(TOKEN_LENGTH)
 
 
@@ -236,6 +234,7 @@ def _authorization_code(ctx, client, params):
     redirect_uri = _param(params, "redirect_uri")
     if redirect_uri is None or not secrets.compare_digest(redirect_uri.encode(), data["redirectUri"].encode()):
         raise error("The redirect URI is missing or do not match.", "invalid_grant")
+    from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challenge_method_s256
     verifier = _param(params, "code_verifier")
     if data.get("challenge"):
         if verifier is None:

@@ -5,15 +5,12 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
 
-import boto3
-
-from chalicelib import config
+from chalicelib import aws, config
 from chalicelib.channels import outbox
 from chalicelib.channels.failures import Rejected, Unavailable, translated  # noqa: F401 (re-exported)
 
 PERMANENT = {"MessageRejected", "MailFromDomainNotVerifiedException", "MailFromDomainNotVerified",
              "InvalidParameterValue", "ConfigurationSetDoesNotExist", "AccountSendingPausedException"}
-_client = []
 
 
 @dataclass
@@ -31,12 +28,6 @@ class Mail:
     bcc: list = field(default_factory=list)
     headers: dict = field(default_factory=dict)
     attachments: list = field(default_factory=list)
-
-
-def _ses():
-    if not _client:
-        _client.append(boto3.client("ses", region_name=config.AWS_REGION))
-    return _client[0]
 
 
 def mime(mail):
@@ -65,7 +56,7 @@ def send(mail):
     raw = mime(mail)
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
-        answer = _ses().send_raw_email(Source=formataddr((mail.sender_name or "", mail.sender)),
+        answer = aws.client("ses").send_raw_email(Source=formataddr((mail.sender_name or "", mail.sender)),
                                        Destinations=[mail.to] + list(mail.bcc), RawMessage={"Data": raw}, **options)
     outbox.write(answer["MessageId"], "eml", raw)
     return answer["MessageId"]
@@ -73,5 +64,5 @@ def send(mail):
 
 def verify_sender(address):
     """Ask SES to verify a sender address (the local stack does it for the configured sender)."""
-    _ses().verify_email_identity(EmailAddress=address)
+    aws.client("ses").verify_email_identity(EmailAddress=address)
 

@@ -3,21 +3,12 @@
 import json
 import re
 
-import boto3
-
-from chalicelib import config
+from chalicelib import aws, config
 from chalicelib.channels import outbox
 from chalicelib.channels.failures import Rejected, Unavailable, translated  # noqa: F401 (re-exported)
 
 E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
 PERMANENT = {"InvalidParameter", "InvalidParameterValue", "OptedOut", "AuthorizationError"}
-_client = []
-
-
-def _sns():
-    if not _client:
-        _client.append(boto3.client("sns", region_name=config.AWS_REGION))
-    return _client[0]
 
 
 def e164(number):
@@ -35,7 +26,7 @@ def send(number, text):
     if config.SMS_SENDER_ID:
         attributes["AWS.SNS.SMS.SenderID"] = {"DataType": "String", "StringValue": config.SMS_SENDER_ID}
     with translated(PERMANENT):
-        answer = _sns().publish(PhoneNumber=number, Message=text, MessageAttributes=attributes)
+        answer = aws.client("sns").publish(PhoneNumber=number, Message=text, MessageAttributes=attributes)
     outbox.write(answer["MessageId"], "json", json.dumps({"to": number, "message": text,
                                                            "messageId": answer["MessageId"]}, indent=2))
     return answer["MessageId"]

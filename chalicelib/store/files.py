@@ -1,16 +1,7 @@
 """S3: the files bucket (uploaded images and the files of assets). The only code that knows S3."""
-import boto3
 from botocore.exceptions import ClientError
 
-from chalicelib import config
-
-_client = []
-
-
-def _s3():
-    if not _client:
-        _client.append(boto3.client("s3", region_name=config.AWS_REGION))
-    return _client[0]
+from chalicelib import aws, config
 
 
 def _missing(error):
@@ -19,13 +10,13 @@ def _missing(error):
 
 def put(key, data, content_type):
     """Store an object. One PutObject."""
-    _s3().put_object(Bucket=config.FILES_BUCKET, Key=key, Body=data, ContentType=content_type)
+    aws.client("s3").put_object(Bucket=config.FILES_BUCKET, Key=key, Body=data, ContentType=content_type)
 
 
 def get(key):
     """(bytes, content type) of an object, or None. One GetObject."""
     try:
-        found = _s3().get_object(Bucket=config.FILES_BUCKET, Key=key)
+        found = aws.client("s3").get_object(Bucket=config.FILES_BUCKET, Key=key)
     except ClientError as error:
         if _missing(error):
             return None
@@ -36,7 +27,7 @@ def get(key):
 def head(key):
     """{size, contentType} of an object, or None. One HeadObject."""
     try:
-        found = _s3().head_object(Bucket=config.FILES_BUCKET, Key=key)
+        found = aws.client("s3").head_object(Bucket=config.FILES_BUCKET, Key=key)
     except ClientError as error:
         if _missing(error):
             return None
@@ -46,13 +37,14 @@ def head(key):
 
 def delete(key):
     """Delete an object (S3 deletes are idempotent). One DeleteObject."""
-    _s3().delete_object(Bucket=config.FILES_BUCKET, Key=key)
+    aws.client("s3").delete_object(Bucket=config.FILES_BUCKET, Key=key)
 
 
 def listing(prefix):
     """(sub-folder names, file names) directly under `prefix` ("a/b/"), sorted. ListObjectsV2 pages."""
     folders, names = [], []
-    pages = _s3().get_paginator("list_objects_v2").paginate(Bucket=config.FILES_BUCKET, Prefix=prefix, Delimiter="/")
+    paginator = aws.client("s3").get_paginator("list_objects_v2")
+    pages = paginator.paginate(Bucket=config.FILES_BUCKET, Prefix=prefix, Delimiter="/")
     for page in pages:
         folders += [p["Prefix"][len(prefix):].rstrip("/") for p in page.get("CommonPrefixes") or []]
         names += [o["Key"][len(prefix):] for o in page.get("Contents") or [] if o["Key"] != prefix]

@@ -2,14 +2,11 @@
 import json
 import logging
 
-import boto3
-
-from chalicelib import config
+from chalicelib import aws
 from chalicelib.store.schema import queue_name
 
 BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
 MAX_DELAY = 900  # DelaySeconds maximum
-_client = []
 _urls = {}
 log = logging.getLogger(__name__)
 
@@ -18,17 +15,11 @@ class QueueError(Exception):
     """SQS refused a message."""
 
 
-def _sqs():
-    if not _client:
-        _client.append(boto3.client("sqs", region_name=config.AWS_REGION))
-    return _client[0]
-
-
 def url(queue, dead_letter=False):
     """The queue's URL (one GetQueueUrl per process)."""
     name = queue_name(queue) + ("-dlq" if dead_letter else "")
     if name not in _urls:
-        _urls[name] = _sqs().get_queue_url(QueueName=name)["QueueUrl"]
+        _urls[name] = aws.client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
     return _urls[name]
 
 
@@ -39,7 +30,7 @@ def send(queue, bodies, delay=0, dead_letter=False):
     for start in range(0, len(bodies), BATCH):
         entries = [{"Id": str(i), "MessageBody": json.dumps(body), "DelaySeconds": int(delay)}
                    for i, body in enumerate(bodies[start:start + BATCH])]
-        failed = _sqs().send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
+        failed = aws.client("sqs").send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
 
@@ -59,7 +50,7 @@ def send_stored(queue, derived, kind, message_type):
 
 def receive(queue, dead_letter=False, limit=BATCH):
     """Up to `limit` visible messages as (receipt handle, body, receive count); no waiting."""
-    messages = _sqs().receive_message(QueueUrl=url(queue, dead_letter), MaxNumberOfMessages=limit,
+    messages = aws.client("sqs").receive_message(QueueUrl=url(queue, dead_letter), MaxNumberOfMessages=limit,
                                       AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
     return [(m["ReceiptHandle"], json.loads(m["Body"]), int(m["Attributes"]["ApproximateReceiveCount"]))
             for m in messages]
@@ -67,5 +58,5 @@ def receive(queue, dead_letter=False, limit=BATCH):
 
 def delete(queue, receipt, dead_letter=False):
     """Acknowledge a received message."""
-    _sqs().delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)
+    aws.client("sqs").delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)
 

@@ -3,9 +3,7 @@
 Declared once here and in `infra/resources.json` (a test keeps the two equal); the local
 stack and the test suite create them with `ensure_resources`.
 """
-import boto3
-
-from chalicelib import config
+from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
 QUEUES = ("webhooks", "segments", "automations", "sends")
@@ -20,13 +18,13 @@ def ensure_resources():
     for model in MODELS:
         if not model.exists():
             model.create_table(wait=True)
-    sqs = boto3.client("sqs", region_name=config.AWS_REGION)
+    sqs = aws.client("sqs")
     for queue in QUEUES:
         dlq = sqs.create_queue(QueueName=queue_name(queue) + "-dlq")["QueueUrl"]
         arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         policy = '{"deadLetterTargetArn": "%s", "maxReceiveCount": "5"}' % arn
         sqs.create_queue(QueueName=queue_name(queue), Attributes={"RedrivePolicy": policy})
-    s3 = boto3.client("s3", region_name=config.AWS_REGION)
+    s3 = aws.client("s3")
     if config.AWS_REGION == "us-east-1":
         s3.create_bucket(Bucket=config.FILES_BUCKET)
     else:

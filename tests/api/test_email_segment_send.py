@@ -7,8 +7,7 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import config
-from chalicelib.channels import mail
+from chalicelib import aws, config
 from chalicelib.domain.messaging import emailsends, emailstats, sending
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
@@ -167,7 +166,7 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    ses = mail._ses()
+    ses = aws.client("ses")
     real = ses.send_raw_email
     answers = iter(["Throttling", None, "MessageRejected"])
 

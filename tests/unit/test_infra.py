@@ -7,10 +7,6 @@ application with an empty requirements.txt (no wheels to download: fast and offl
 `cfn-lint` on the result.
 """
 import json
-import os
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,11 +20,11 @@ from chalicelib.api import errors
 from chalicelib.store import schema
 from chalicelib.store.models import MODELS
 from infra import compact
+from tests import lambdapackage
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra" / "resources.json"
 MAX_RECEIVE_COUNT = 5  # as in schema.ensure_resources
-CHALICE = "import sys; from chalice.cli import main; sys.exit(main())"
 CFN_LINT = "import sys; from cfnlint.runner import main; sys.argv[0] = 'cfn-lint'; sys.exit(main())"
 
 
@@ -250,32 +246,15 @@ def test_unknown_paths_answer_the_json_404(infra):
         f"'{config.MAUTIC_VERSION}'"
 
 
-def _run(code, *args, cwd):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "AWS_PROFILE", "AWS_ENDPOINT_URL")}
-    env["AWS_DEFAULT_REGION"] = "us-east-1"  # chalice needs a region for service principals only
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory):
     """`chalice package --stage prod --merge-template infra/resources.json` of a lean copy."""
-    project = tmp_path_factory.mktemp("project")
-    shutil.copy(ROOT / "app.py", project)
-    shutil.copytree(ROOT / "chalicelib", project / "chalicelib",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copytree(ROOT / "infra", project / "infra")
-    (project / ".chalice").mkdir()
-    shutil.copy(ROOT / ".chalice" / "config.json", project / ".chalice")
-    (project / "requirements.txt").write_text("")
-    result = _run(CHALICE, "package", "--stage", "prod", "--merge-template",
-                  "infra/resources.json", "out", cwd=project)
-    assert result.returncode == 0, result.stdout + result.stderr
-    result = _run(f"import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
-                  f"runpy.run_path({str(ROOT / 'infra' / 'compact.py')!r}, run_name='__main__')", cwd=project)
+    out = lambdapackage.chalice_package(tmp_path_factory.mktemp("project"))
+    result = lambdapackage.run(f"import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
+                               f"runpy.run_path({str(ROOT / 'infra' / 'compact.py')!r}, run_name='__main__')",
+                               cwd=out.parent)
     assert result.returncode == 0, result.stderr
-    return project / "out" / "sam.json"
+    return out / "sam.json"
 
 
 def test_packaged_template_merges_infra(packaged):
@@ -318,6 +297,6 @@ def test_every_function_reaches_the_service_resources(packaged):
 
 def test_packaged_template_passes_cfn_lint(packaged):
     started = time.monotonic()
-    result = _run(CFN_LINT, "--", str(packaged), cwd=ROOT)
+    result = lambdapackage.run(CFN_LINT, "--", str(packaged), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert time.monotonic() - started < 120

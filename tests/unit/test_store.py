@@ -101,3 +101,10 @@ def test_email_index_finds_by_prefix(fresh):
     store.create("contact", {"id": 3}, email="bob@example.com")
     assert sorted(store.ids_by_email("contact", "ann")) == [1, 2]
     assert store.ids_by_email("contact", "ann@example.com") == [1]
+
+
+def test_every_table_connection_shares_one_botocore_data_loader(fresh):
+    from chalicelib.store import models
+    loaders = {id(model._get_connection().connection.session.get_component("data_loader"))
+               for model in models.MODELS}
+    assert loaders == {id(models._LOADER)}

@@ -4,12 +4,11 @@ decisions matched against the contact's timeline events, and the actions that re
 """
 import fnmatch
 
-from email_validator import EmailNotValidError, validate_email
 
 from chalicelib.domain.contacts import contactactions, contacts, customvalues
 from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.points import pointsengine
@@ -106,11 +105,7 @@ def _tags(props, doc, ctx):
 
 
 def _valid_email(props, doc, ctx):
-    try:
-        validate_email(str(doc["values"].get("email") or ""), check_deliverability=False)
-    except EmailNotValidError:
-        return False
-    return True
+    return addresses.normalized(doc["values"].get("email") or "") is not None
 
 
 def _in_automations(props, doc, ctx):

@@ -1,11 +1,10 @@
 """Custom field values of contacts and companies: typed writes and the grouped `fields` view."""
 from urllib.parse import urlparse
 
-from email_validator import EmailNotValidError, validate_email
 
 from chalicelib.domain.contacts.customfields import GROUPS, definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel import addresses, clock
 
 
 def _options(definition):
@@ -28,10 +27,8 @@ def _number(definition, value):
 
 def _email(value):
     text = a.as_string(value).strip()
-    try:
-        validate_email(text, check_deliverability=False)
-    except EmailNotValidError:
-        raise a.Invalid("A valid email is required.") from None
+    if addresses.normalized(text) is None:
+        raise a.Invalid("A valid email is required.")
     return text
 
 

@@ -15,14 +15,13 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from email_validator import EmailNotValidError, validate_email
 
 from chalicelib import config
 from chalicelib.channels import sms as sms_channel
 from chalicelib.channels import mail
 from chalicelib.domain.contacts import contactmerge
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, service, timeline
+from chalicelib.domain.kernel import addresses, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import emailmessages, emailstats, rendering
@@ -52,10 +51,7 @@ def address_of(contact):
     raw = (contact.get("values") or {}).get("email")
     if not raw:
         return None
-    try:
-        return validate_email(str(raw), check_deliverability=False).normalized
-    except EmailNotValidError:
-        return None
+    return addresses.normalized(raw)
 
 
 def number_of(contact):

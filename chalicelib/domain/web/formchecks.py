@@ -5,10 +5,10 @@ properties that the actions share (addresses, yes/no flags, the chosen email).""
 import re
 from urllib.parse import urlparse
 
-from email_validator import EmailNotValidError, validate_email
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.addresses import normalized
 
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
@@ -27,11 +27,11 @@ def addresses(value, strict=False):
     found = []
     for part in str(value or "").split(","):
         if part.strip():
-            try:
-                found.append(validate_email(part.strip(), check_deliverability=False).normalized)
-            except EmailNotValidError:
-                if strict:
-                    raise ValueError(f"'{part.strip()}' is not a valid email address.") from None
+            address = normalized(part.strip())
+            if address is not None:
+                found.append(address)
+            elif strict:
+                raise ValueError(f"'{part.strip()}' is not a valid email address.")
     return found
 
 
