@@ -19,7 +19,14 @@ AWS_REGION = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION"
 BASE_URL = os.environ.get("BASE_URL", "").rstrip("/")
 API_ENABLED = _flag("API_ENABLED", LOCAL)
 BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
+# Failed sign-ins (Basic auth and the login forms) allowed per username and per source address in
+# a window of SIGN_IN_WINDOW seconds; past them, sign-ins answer 429 until the window ends.
+SIGN_IN_WINDOW = int(os.environ.get("SIGN_IN_WINDOW", "900"))
+SIGN_IN_FAILURES_PER_USER = int(os.environ.get("SIGN_IN_FAILURES_PER_USER", "10"))
+SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_ADDRESS", "50"))
 DEFAULT_PAGE_LIMIT = 30
+# The most items one list answer holds; `limit=0` (Mautic: no limit) asks for this many.
+MAX_PAGE_LIMIT = int(os.environ.get("MAX_PAGE_LIMIT", "1000"))
 BATCH_MAX = 200
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events

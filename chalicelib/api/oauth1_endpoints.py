@@ -14,7 +14,7 @@ Errors are the JSON error document with the OAuth1 error code as `type`.
 from html import escape
 
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.auth import login, oauth1
+from chalicelib.auth import core, login, oauth1
 from chalicelib.auth.errors import AuthError
 
 routes = Routes("oauth1_endpoints", authenticated=False)
@@ -74,7 +74,7 @@ def authorize_submit(request, ctx):
                         "csrf_invalid")
     token, given = _text(form.get("oauth_token")), _text(form.get("oauth_callback")) or None
     consumer, data, callback = oauth1.pending_authorization(ctx, token, given)
-    user = login.check(_text(form.get("username")), _text(form.get("password")))
+    user = login.check(_text(form.get("username")), _text(form.get("password")), core.source_address(request))
     if user is None:
         return _page(ctx, consumer, token, given, "Invalid username or password.")
     verifier = oauth1.authorize(ctx, token, data, user)

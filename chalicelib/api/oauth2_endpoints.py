@@ -8,7 +8,7 @@ form body on POST, from the query on GET; client credentials as parameters or HT
 """
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.auth import oauth2_flows as flows
-from chalicelib.auth import login
+from chalicelib.auth import core, login
 
 routes = Routes("oauth2_endpoints", authenticated=False)
 
@@ -52,7 +52,8 @@ def authorize_submit(request, ctx):
     except flows.Redirect as redirect:
         return _redirect(redirect.location)
     username, password = form.get("username"), form.get("password")
-    user = login.check(username, password) if isinstance(username, str) and isinstance(password, str) else None
+    valid = isinstance(username, str) and isinstance(password, str)
+    user = login.check(username, password, core.source_address(request)) if valid else None
     if user is None:
         return _login_page(ctx, authorization, BAD_LOGIN)
     return _redirect(flows.issue_code(ctx, authorization, user))

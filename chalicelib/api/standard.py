@@ -67,7 +67,8 @@ def list_query(query):
         raise invalid("search", "This value should be a string.")
     order_by = query.get("orderBy")
     return ListQuery(search=search, start=_int_param(query, "start", 0),
-                     limit=_int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or None,
+                     limit=min(_int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT,
+                               config.MAX_PAGE_LIMIT),
                      order_by=order_by if isinstance(order_by, str) else None, order_dir=direction,
                      published_only=_flag_param(query, "publishedOnly", "published"),
                      minimal=_flag_param(query, "minimal"), where=query.get("where"), order=query.get("order"))

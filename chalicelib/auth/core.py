@@ -30,7 +30,7 @@ def authenticate(request, ctx):
         raise AuthError(400, "Only one method may be used to authenticate at a time (Auth header, GET or POST).",
                         "invalid_request")
     if scheme.lower() == "basic":
-        return _basic(credentials.strip(), current)
+        return _basic(credentials.strip(), current, source_address(request))
     if scheme == "OAuth":
         from chalicelib.auth import oauth1
         return oauth1.authenticate(request, ctx, current)
@@ -41,7 +41,12 @@ def authenticate(request, ctx):
     raise AuthError(401, "API authorization denied.", headers={"WWW-Authenticate": 'Bearer realm="Service"'})
 
 
-def _basic(encoded, current):
+def source_address(request):
+    """The caller's address as the gateway saw it (never a client-supplied X-Forwarded-For)."""
+    return ((request.raw.context or {}).get("identity") or {}).get("sourceIp")
+
+
+def _basic(encoded, current, source):
     if not current["basicAuthEnabled"]:
         raise AuthError(403, "Basic Auth disabled. You need to enable HTTP basic auth in the API settings "
                              "of Mautic's Configuration.")
@@ -53,7 +58,7 @@ def _basic(encoded, current):
         username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
     except (binascii.Error, UnicodeDecodeError):
         username = password = ""
-    user = users.check_password(username, password)
+    user = users.check_password(username, password, source)
     if user is None:
         raise AuthError(401, "Authorization denied, invalid credentials.")
     _verified[key] = (time.monotonic() + CACHE_SECONDS, user)

@@ -53,6 +53,6 @@ def csrf_ok(ctx, cookie_header, field_value):
     return bool(nonce and field_value) and hmac.compare_digest(_sign(ctx, nonce), str(field_value))
 
 
-def check(username, password):
-    """The user with these credentials, or None."""
-    return users.check_password(username or "", password or "")
+def check(username, password, source):
+    """The user with these credentials, or None; AuthError 429 after too many failures."""
+    return users.check_password(username or "", password or "", source)

@@ -1,9 +1,12 @@
 """Users: the API's owners, who authenticate with their username and password."""
+from chalicelib import config
 from chalicelib.auth import passwords
+from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.basics import USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.store import entities as store
+from chalicelib.store import ratelimit
 
 
 def create_user(username, password, first_name=None, last_name=None, email=None):
@@ -28,9 +31,30 @@ def count():
     return store.count(USER.kind)
 
 
-def check_password(username, password):
-    """The published user with these credentials, or None (argon2id verification)."""
+def _throttled(counters):
+    """AuthError 429 when a username or source address has failed too often in the current window."""
+    for name, allowed in counters:
+        failed, wait = ratelimit.failures(name, config.SIGN_IN_WINDOW)
+        if failed >= allowed:
+            raise AuthError(429, f"Too many failed sign-in attempts. Try again in {wait} seconds.",
+                            "too_many_attempts", {"Retry-After": str(wait)})
+
+
+def check_password(username, password, source=None):
+    """The published user with these credentials, or None (argon2id verification; as slow for an
+    unknown username). Failures count per username and per source address; past the allowance
+    the attempt is refused with AuthError 429 before any password is checked."""
+    counters = [(f"user:{username.strip().lower()}", config.SIGN_IN_FAILURES_PER_USER)]
+    if source:
+        counters.append((f"address:{source}", config.SIGN_IN_FAILURES_PER_ADDRESS))
+    _throttled(counters)
     user = by_username(username) if username else None
-    if user is None or not user.get("isPublished", True) or not passwords.verify(user.get("passwordHash"), password):
-        return None
+    if user is None or not user.get("isPublished", True):
+        passwords.verify_nobody(password)
+        user = None
+    elif not passwords.verify(user.get("passwordHash"), password):
+        user = None
+    if user is None:
+        for name, _ in counters:
+            ratelimit.fail(name, config.SIGN_IN_WINDOW)
     return user

@@ -52,12 +52,17 @@ def mime(mail):
 
 
 def send(mail):
-    """Send through SES; returns SES's message id. Raises Rejected or Unavailable."""
-    raw = mime(mail)
+    """Send through SES; returns SES's message id. Raises Rejected (also for a message that cannot be
+    built, such as a header value with a line break) or Unavailable."""
+    try:
+        raw = mime(mail)
+    except ValueError as error:
+        raise Rejected(f"The message cannot be built: {error}") from None
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
         answer = aws.client("ses").send_raw_email(Source=formataddr((mail.sender_name or "", mail.sender)),
-                                       Destinations=[mail.to] + list(mail.bcc), RawMessage={"Data": raw}, **options)
+                                                  Destinations=[mail.to] + list(mail.bcc), RawMessage={"Data": raw},
+                                                  **options)
     outbox.write(answer["MessageId"], "eml", raw)
     return answer["MessageId"]
 

@@ -1,8 +1,9 @@
-"""A rate limit shared by every worker and container: fixed windows counted in DynamoDB.
+"""Rate limits shared by every worker and container: fixed windows counted in DynamoDB.
 
 Each message takes a number from the counter of the current window (`rate#<name>#<window>` in the
 tokens table, one UpdateItem; DynamoDB's TTL removes old windows). A number beyond the window's
 allowance waits for the next window, so all senders together stay at the configured rate.
+Failures (sign-in attempts) are counted the same way (`fail#<name>#<window>`) and read back.
 """
 import math
 import time
@@ -15,6 +16,28 @@ def _window(per_second):
     """(window length in seconds, messages allowed per window) for a rate."""
     length = 1 if per_second >= 1 else math.ceil(1 / per_second)
     return length, max(1, int(per_second * length))
+
+
+def _failures_key(name, window, clock):
+    start = int(clock() // window) * window
+    return f"fail#{name}#{start}", start + window
+
+
+def failures(name, window, clock=time.time):
+    """(failures counted for `name` in the current window of `window` seconds, seconds left in it).
+    One GetItem."""
+    key, end = _failures_key(name, window, clock)
+    try:
+        return int(Token.get(key).used or 0), max(1, math.ceil(end - clock()))
+    except Token.DoesNotExist:
+        return 0, max(1, math.ceil(end - clock()))
+
+
+def fail(name, window, clock=time.time):
+    """Count one failure for `name` in the current window. One UpdateItem."""
+    key, end = _failures_key(name, window, clock)
+    item = Token(key)
+    item.update(actions=[Token.used.add(1), Token.expires.set(datetime.fromtimestamp(end + 3600, tz=timezone.utc))])
 
 
 def acquire(name, per_second, sleep=time.sleep, clock=time.time):

@@ -6,6 +6,7 @@ transaction (`service.save_change`).
 import copy
 from urllib.parse import parse_qsl
 
+from chalicelib import config
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service, timeline
@@ -189,7 +190,7 @@ def activity(resource, contact_id, query):
     direction = str(order[1]).upper() if len(order) > 1 and str(order[1]).upper() in ("ASC", "DESC") else "DESC"
     try:
         page = max(1, a.as_int(query.get("page") or 1))
-        limit = max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT))
+        limit = min(max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT)), config.MAX_PAGE_LIMIT)
     except a.Invalid:
         raise invalid("page", "page and limit should be integers.") from None
     return timeline.read(contact_id, filters, (column, direction), page, limit)

@@ -1,6 +1,9 @@
-"""Custom field values of contacts and companies: typed writes and the grouped `fields` view."""
-from urllib.parse import urlparse
+"""Custom field values of contacts and companies: typed writes and the grouped `fields` view.
 
+Values of single-line fields (every type but `textarea` and `html`) lose their control characters on
+write: a line break in a name would otherwise end up in a mail header."""
+import re
+from urllib.parse import urlparse
 
 from chalicelib.domain.contacts.customfields import GROUPS, definitions
 from chalicelib.domain.kernel import attributes as a
@@ -25,15 +28,24 @@ def _number(definition, value):
     return round(number, scale) if scale else int(number)
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+MULTI_LINE = ("textarea", "html")
+
+
+def _single_line(value):
+    """The text with each run of control characters (line breaks, tabs...) made one space."""
+    return CONTROL.sub(" ", a.as_string(value)).strip()
+
+
 def _email(value):
-    text = a.as_string(value).strip()
+    text = _single_line(value)
     if addresses.normalized(text) is None:
         raise a.Invalid("A valid email is required.")
     return text
 
 
 def _url(value):
-    text = a.as_string(value).strip()
+    text = _single_line(value)
     parts = urlparse(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise a.Invalid("This value is not a valid URL.")
@@ -76,7 +88,9 @@ def coerce_value(definition, value):
     """A field value normalised for its definition's type, or Invalid."""
     if value is None or value == "":
         return None
-    return _COERCE.get(definition.get("type"), lambda d, v: a.as_string(v))(definition, value)
+    if definition.get("type") in MULTI_LINE:
+        return a.as_string(value)
+    return _COERCE.get(definition.get("type"), lambda d, v: _single_line(v))(definition, value)
 
 
 def _default(definition):

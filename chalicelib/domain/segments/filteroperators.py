@@ -2,18 +2,18 @@
 
 Text compares case-insensitively and ``=`` ignores surrounding whitespace; ``like`` is SQL LIKE (``%``, ``_``,
 wrapped in ``%..%`` when it has no ``%``); ``contains``/``startsWith``/``endsWith`` take the value literally;
-``regexp`` searches, case-insensitively. A test is false on a missing value; each negative operator in
+``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value; each negative operator in
 :data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
 """
 from __future__ import annotations
 
 import operator as op
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Callable
 
+from chalicelib.domain.segments import patterns
 from chalicelib.domain.segments.filterdates import date_compare, date_target
 from chalicelib.domain.segments.filtervalues import as_boolean, as_day, as_folded, as_instant, as_number, as_options, \
     as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, scalar_text, \
@@ -86,30 +86,11 @@ def _filled(value, now):
 def _pattern(operator, text):
     """Test of the stored value's text for like/startsWith/endsWith/contains/regexp (case-insensitive)."""
     folded = text.casefold()
-    if operator == "regexp":
-        try:
-            return partial(_searches, re.compile(text, re.IGNORECASE))
-        except (re.error, OverflowError, RecursionError) as exc:
-            raise ValueError(f"Invalid regular expression '{text}': {exc}.") from None
-    if operator == "like":
-        return partial(_searches, _like(text if "%" in text else f"%{text}%"))
+    if operator in ("regexp", "like"):
+        test = patterns.regexp(text) if operator == "regexp" else patterns.like(text if "%" in text else f"%{text}%")
+        return lambda value, now: test(value)
     method = {"startsWith": str.startswith, "endsWith": str.endswith, "contains": str.__contains__}[operator]
     return lambda value, now: method(value.casefold(), folded)
-
-
-def _searches(pattern, value, now):
-    return pattern.search(value) is not None
-
-
-def _like(pattern):
-    """A regex matching what SQL ``LIKE pattern`` does: ``%`` any run, ``_`` one character, ``\\`` escapes."""
-    parts, chars = [], iter(pattern)
-    for char in chars:
-        if char == "\\":
-            parts.append(re.escape(next(chars, "\\")))
-        else:
-            parts.append({"%": ".*", "_": "."}.get(char) or re.escape(char))
-    return re.compile(rf"\A(?:{''.join(parts)})\Z", re.IGNORECASE | re.DOTALL)
 
 
 def _ordered(name, target):
