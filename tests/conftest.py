@@ -177,3 +177,16 @@ def receiver():
     running = Receiver()
     yield running
     running.close()
+
+
+def visitor_cookie(contact_id):
+    """The Cookie header of a browser whose signed visitor token names the contact."""
+    from chalicelib.domain.kernel.context import Context
+    from chalicelib.domain.web import visitors
+    return f"mtc_id={contact_id}; mtc_sid={visitors.token(contact_id, Context())}"
+
+
+def set_cookies(response):
+    """{name: value} of a response's Set-Cookie headers."""
+    values = response.headers.get("Set-Cookie") or []
+    return dict(v.split(";")[0].split("=", 1) for v in ([values] if isinstance(values, str) else values))

@@ -7,11 +7,12 @@ from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamiccontent
-from chalicelib.domain.web import assets, formactions, pages, submissions
+from chalicelib.domain.web import assets, formactions, pages, submissions, visitors
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
-TRACKING_COOKIE = "mtc_id"
+TRACKING_COOKIE = "mtc_id"  # Mautic's: the bare contact id, for scripts; never trusted
+VISITOR_COOKIE = "mtc_sid"  # the signed visitor token (domain/web/visitors.py)
 COOKIE_DAYS = 730
 PREFETCH = ("prefetch", "prerender")
 # Chalice's default binary types: bodies of these types travel base64 through API Gateway.
@@ -28,24 +29,26 @@ def _cookie(request, name):
     return None
 
 
-def visit(request):
-    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, tracked contact,
-    User-Agent, and whether the browser only prefetches."""
+def visit(request, ctx):
+    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, the contact its
+    signed visitor token names, User-Agent, and whether the browser only prefetches."""
     forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
     identity = (request.raw.context or {}).get("identity") or {}
-    tracked = _cookie(request, TRACKING_COOKIE)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
     return Visit(ip=forwarded or identity.get("sourceIp"), referer=request.headers.get("referer"),
                  query={k: v for k, v in request.query.items() if isinstance(v, str)},
-                 contact_id=int(tracked) if tracked and tracked.isdigit() else None,
+                 contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
                  user_agent=request.headers.get("user-agent"), prefetch=purpose.startswith(PREFETCH))
 
 
-def _tracking(contact_id):
-    """The tracking cookie naming the visitor's contact (none when the visit has no contact)."""
+def tracking(contact_id, ctx):
+    """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
+    visit has no contact)."""
     if contact_id is None:
         return {}
-    return {"Set-Cookie": f"{TRACKING_COOKIE}={contact_id}; Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"}
+    lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"
+    return {"Set-Cookie": [f"{TRACKING_COOKIE}={contact_id}; {lasting}",
+                           f"{VISITOR_COOKIE}={visitors.token(contact_id, ctx)}; {lasting}; HttpOnly"]}
 
 
 def _html(title, body, status=200, headers=None):
@@ -68,8 +71,9 @@ def submit_form(request, ctx):
     form_id = request.query.get("formId") or data.get("formId")
     if form_id in (None, ""):
         raise NotFound("No form was named (formId).")
-    form, submission, contact = submissions.submit(form_id, data, visit(request), ctx)
-    headers = _tracking(contact["id"])
+    visitor = visit(request, ctx)
+    form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
+    headers = tracking(visitor.contact_id, ctx)
     download = formactions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
@@ -105,21 +109,22 @@ def _binary(data, mime, headers=None):
 @routes.route("/mtracking.gif", "GET")
 def tracking_pixel(request, ctx):
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
-    contact = pages.pixel_hit(visit(request), ctx)
-    return Reply(PIXEL, 200, dict(_tracking(contact and contact["id"]), **{"Cache-Control": "no-store"}), "image/gif")
+    contact = pages.pixel_hit(visit(request, ctx), ctx)
+    return Reply(PIXEL, 200, dict(tracking(contact and contact["id"], ctx), **{"Cache-Control": "no-store"}),
+                 "image/gif")
 
 
 @routes.route("/asset/{key}", "GET")
 def download_asset(request, ctx, key):
     """Serves a local asset's file (or redirects to a remote one) and counts the download."""
-    visitor = visit(request)
+    visitor = visit(request, ctx)
     asset, data = assets.download(key, visitor, ctx)
     if data is None:
-        return _redirect(asset["file"], _tracking(visitor.contact_id))
+        return _redirect(asset["file"], tracking(visitor.contact_id, ctx))
     name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
     disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
     return _binary(data, asset.get("mime") or files.mime_of(name), dict(
-        _tracking(visitor.contact_id), **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"}))
+        tracking(visitor.contact_id, ctx), **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"}))
 
 
 @routes.route("/media/images/{name}", "GET")
@@ -135,7 +140,7 @@ def image_in_folder(request, ctx, subdir, name):
 @routes.route("/dwc/{slot}", "GET")
 def dynamic_content(request, ctx, slot):
     """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
-    tracked = visit(request).contact_id
+    tracked = visit(request, ctx).contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
     return Reply(dynamiccontent.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
 
@@ -144,13 +149,13 @@ def dynamic_content(request, ctx, slot):
 def landing_page(request, ctx, alias):
     """A landing page by alias for the visitor's contact (cookie set); an unpublished one redirects
     (redirectType/redirectUrl) or is a 404."""
-    visitor = visit(request)
+    visitor = visit(request, ctx)
     query = urlencode([(k, v) for k, v in visitor.query.items()])
     url = request.url() + (f"?{query}" if query else "")
     status, html, location = pages.serve(alias, visitor, url, ctx)
     if location:
         return _redirect(location, status=status)
-    return Reply(html, 200, _tracking(visitor.contact_id), "text/html; charset=utf-8")
+    return Reply(html, 200, tracking(visitor.contact_id, ctx), "text/html; charset=utf-8")
 
 
 blueprint = routes.blueprint()

@@ -2,7 +2,7 @@
 unsubscribe and signed click redirects, each addressed by a send record's tracking hash."""
 from html import escape
 
-from chalicelib.api.public import PIXEL, visit
+from chalicelib.api.public import PIXEL, tracking as cookies, visit
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import tracking
@@ -16,13 +16,16 @@ def open_pixel(request, ctx, name):
     """`/email/<hash>.gif`: records the open; always the 1x1 GIF."""
     if not name.endswith(".gif"):
         raise NotFound()
-    tracking.open_pixel(name[:-4], visit(request), ctx)
+    tracking.open_pixel(name[:-4], visit(request, ctx), ctx)
     return Reply(PIXEL, 200, {"Cache-Control": "no-store"}, "image/gif")
 
 
 @routes.route("/email/view/{hash}", "GET")
 def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
-    return Reply(tracking.web_view(hash, visit(request), ctx), 200, {"Cache-Control": "no-store"}, HTML)
+    """The email in the browser; the browser becomes the recipient (its visitor cookies)."""
+    visitor = visit(request, ctx)
+    html = tracking.web_view(hash, visitor, ctx)
+    return Reply(html, 200, dict(cookies(visitor.contact_id, ctx), **{"Cache-Control": "no-store"}), HTML)
 
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")
@@ -36,9 +39,12 @@ def unsubscribe(request, ctx, hash):  # noqa: A002
 
 @routes.route("/r/{hash}", "GET")
 def click(request, ctx, hash):  # noqa: A002
-    """A tracked link: records the click, then redirects (only to URLs this service signed)."""
-    url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visit(request), ctx)
-    return Reply("", 302, {"Location": url, "Cache-Control": "no-store"}, HTML)
+    """A tracked link: records the click, then redirects (only to URLs this service signed); the browser
+    becomes the recipient (its visitor cookies)."""
+    visitor = visit(request, ctx)
+    url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visitor, ctx)
+    headers = dict(cookies(visitor.contact_id, ctx), **{"Location": url, "Cache-Control": "no-store"})
+    return Reply("", 302, headers, HTML)
 
 
 blueprint = routes.blueprint()

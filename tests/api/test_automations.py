@@ -12,6 +12,7 @@ from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form, post as submit_form
 from tests.api.test_segments import new_contact, new_segment
+from tests.conftest import visitor_cookie
 
 
 def action(ref, type_, properties=None, parent=None, path=None, **timing):
@@ -485,7 +486,7 @@ def test_page_hit_decision_with_url_pattern(api, drain):
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     pixel = "/mtracking.gif?page_url={}"
-    cookie = {"Cookie": f"mtc_id={ann['id']}"}
+    cookie = {"Cookie": visitor_cookie(ann['id'])}
     api.get(pixel.format("https://example.com/about"), auth=False, headers=cookie)
     assert tags(api, ann["id"]) == []
     api.get(pixel.format("https://example.com/pricing?plan=pro"), auth=False, headers=cookie)
@@ -511,7 +512,7 @@ def test_asset_download_decision(api):
                                       tag("new2", "read-guide", "new1", "yes")])
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
-    cookie = {"Cookie": f"mtc_id={ann['id']}"}
+    cookie = {"Cookie": visitor_cookie(ann['id'])}
     api.http.request("GET", f"/asset/{other['id']}:other", headers=cookie, body=b"")
     assert tags(api, ann["id"]) == []
     api.http.request("GET", f"/asset/{guide['id']}:guide", headers=cookie, body=b"")

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from chalicelib import config
+from tests.conftest import visitor_cookie
 
 BOUNDARY = "----issue9boundary"
 
@@ -90,10 +91,10 @@ def test_local_asset_facts_download_counting_and_timeline(api):
     api.post("/api/points/new", {"name": "Downloads", "type": "asset.download", "delta": 2,
                                  "properties": {"assets": [asset["id"]]}})
     path = f"/asset/{asset['id']}:notes"
-    first = fetch(api, path, {"Cookie": f"mtc_id={contact['id']}"})
+    first = fetch(api, path, {"Cookie": visitor_cookie(contact['id'])})
     assert first.status_code == 200 and first.body == b"hello asset"
     assert first.headers["Content-Disposition"].startswith("attachment")
-    fetch(api, path, {"Cookie": f"mtc_id={contact['id']}"})
+    fetch(api, path, {"Cookie": visitor_cookie(contact['id'])})
     fetch(api, f"/asset/{asset['id']}", {"X-Forwarded-For": "10.0.0.9"})
     counted = api.get(f"/api/assets/{asset['id']}").json["asset"]
     assert counted["downloadCount"] == 3 and counted["uniqueDownloadCount"] == 2

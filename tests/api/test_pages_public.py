@@ -1,6 +1,7 @@
 """Issue 9, pages and tracking: landing pages by alias (tokens, hits, unique hits, page.hit, redirects
 when unpublished), the tracking pixel, and dynamic content resolved by slot."""
 import json
+from tests.conftest import visitor_cookie
 
 
 def fetch(api, path, headers=None):
@@ -25,9 +26,9 @@ def test_page_served_by_alias_with_tokens_and_counted_hits(api):
     assert bot.status_code == 200 and bot.headers["Content-Type"].startswith("text/html")
     assert bot.body.decode() == "<h1>Hi friend</h1>" and "Set-Cookie" not in bot.headers
     contact = person(api, firstname="Pia")
-    known = fetch(api, "/spring-offer?utm_source=mail&utm_campaign=spring", {"Cookie": f"mtc_id={contact['id']}"})
+    known = fetch(api, "/spring-offer?utm_source=mail&utm_campaign=spring", {"Cookie": visitor_cookie(contact['id'])})
     assert known.body.decode() == "<h1>Hi Pia</h1>"
-    fetch(api, "/spring-offer", {"Cookie": f"mtc_id={contact['id']}"})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
     counted = api.get(f"/api/pages/{page['id']}").json["page"]
     assert counted["hits"] == 3 and counted["uniqueHits"] == 2 and counted["dateModified"] is None
     events = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
@@ -42,8 +43,8 @@ def test_page_hit_point_action(api):
     api.post("/api/points/new", {"name": "Visits", "type": "page.hit", "delta": 3, "repeatable": True,
                                  "properties": {"pages": [page["id"]]}})
     contact = person(api)
-    fetch(api, "/spring-offer", {"Cookie": f"mtc_id={contact['id']}"})
-    fetch(api, "/spring-offer", {"Cookie": f"mtc_id={contact['id']}"})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["points"] == 6
 
 
@@ -70,7 +71,7 @@ def test_tracking_pixel_records_url_hits_for_known_contacts_not_bots(api):
                                  "properties": {"page_url": "https://site.example/pricing*"}})
     contact = person(api)
     query = "page_url=https%3A%2F%2Fsite.example%2Fpricing%3Futm_source%3Dads&page_title=Pricing&utm_source=ads"
-    pixel = fetch(api, f"/mtracking.gif?{query}", {"Cookie": f"mtc_id={contact['id']}", "Accept": "*/*"})
+    pixel = fetch(api, f"/mtracking.gif?{query}", {"Cookie": visitor_cookie(contact['id']), "Accept": "*/*"})
     assert pixel.status_code == 200 and pixel.headers["Content-Type"] == "image/gif"
     assert pixel.body.startswith(b"GIF89a")
     after = api.get(f"/api/contacts/{contact['id']}").json["contact"]
@@ -91,7 +92,7 @@ def test_dynamic_content_by_slot_in_pages_and_counted(api):
                                                     "content": "<i>Hello</i>"}).json["dynamicContent"]
     make_page(api, customHtml="<div>{dwc=hero}</div>")
     vip = person(api, city="Prague")
-    assert fetch(api, "/spring-offer", {"Cookie": f"mtc_id={vip['id']}"}).body.decode() == "<div><b>VIP</b></div>"
+    assert fetch(api, "/spring-offer", {"Cookie": visitor_cookie(vip['id'])}).body.decode() == "<div><b>VIP</b></div>"
     assert fetch(api, "/spring-offer").body.decode() == "<div><i>Hello</i></div>"
     assert fetch(api, "/dwc/hero").body.decode() == "<i>Hello</i>"
     assert fetch(api, "/dwc/none").body.decode() == ""

@@ -5,6 +5,7 @@ import time
 from chalicelib import config
 from chalicelib.auth import users
 from chalicelib.store import entities as store
+from tests.conftest import set_cookies, visitor_cookie
 from tests.api.test_email_segment_send import _audience, _batch_message, _recipients, _run
 from tests.api.test_email_send import make_email
 
@@ -90,3 +91,48 @@ def test_an_unknown_username_costs_a_password_verification_too(api, monkeypatch)
     assert api.get("/api/contacts", auth=False, headers=_basic("nobody-here", "pw1")).status_code == 401
     assert api.get("/api/contacts", auth=False, headers=_basic("admin", "pw2")).status_code == 401
     assert checked == ["pw1", "pw2"]
+
+
+def test_a_forged_visitor_cookie_is_a_new_visitor(api):
+    from tests.api.test_pages_public import fetch
+    victim = api.post("/api/contacts/new", {"email": "vic@example.com", "firstname": "Victoria"}).json["contact"]
+    api.post("/api/pages/new", {"title": "Hi", "alias": "hi", "customHtml": "<p>Hi {contactfield=firstname|there}</p>"})
+    browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0"}
+    forged = [f"mtc_id={victim['id']}", f"mtc_id={victim['id']}; mtc_sid={victim['id']}.0123456789abcdef"]
+    for cookie in forged:
+        page = fetch(api, "/hi", dict(browser, Cookie=cookie))
+        assert page.body.decode() == "<p>Hi there</p>"
+        assert set_cookies(page)["mtc_id"] != str(victim["id"])
+    assert [e for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"] if e["event"] == "page.hit"] == []
+    own = fetch(api, "/hi", dict(browser, Cookie=visitor_cookie(victim["id"])))  # the signed token is proof
+    assert own.body.decode() == "<p>Hi Victoria</p>"
+
+
+def test_submitting_someone_elses_email_neither_hands_over_the_contact_nor_changes_consent(api):
+    from tests.api.test_forms_submit import make_form, post
+    form = make_form(api, actions=[{"name": "DNC", "type": "lead.remove_do_not_contact", "properties": {}}])
+    victim = api.post("/api/contacts/new", {"email": "vic@example.com"}).json["contact"]
+    api.post(f"/api/contacts/{victim['id']}/dnc/email/add", {})
+    response = post(api, form["id"], {"email": "vic@example.com"})
+    assert "mtc_id" not in set_cookies(response)  # no cookie naming the victim
+    after = api.get(f"/api/contacts/{victim['id']}").json["contact"]
+    assert [e["channel"] for e in after["doNotContact"]] == ["email"]
+    failed = [e for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"]
+              if e["event"] == "form.action.failed"]
+    assert len(failed) == 1
+
+
+def test_following_an_email_link_proves_the_recipient(api):
+    from html import unescape
+    from urllib.parse import urlparse
+
+    from tests.api.test_email_send import make_email, parts, sent_messages
+    ann = api.post("/api/contacts/new", {"email": "ann@example.com", "firstname": "Ann"}).json["contact"]
+    mail_doc = make_email(api, customHtml='<a href="https://site.example/offer">Offer</a>')
+    api.post(f"/api/emails/{mail_doc['id']}/contact/{ann['id']}/send")
+    html = parts(sent_messages()[0])[1]
+    link = urlparse(unescape(html.split('href="')[1].split('"')[0]))
+    clicked = api.http.request("GET", f"{link.path}?{link.query}", headers={}, body=b"")
+    assert clicked.status_code == 302
+    cookies = set_cookies(clicked)
+    assert cookies["mtc_id"] == str(ann["id"]) and cookies["mtc_sid"].startswith(f"{ann['id']}.")

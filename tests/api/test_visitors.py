@@ -6,6 +6,7 @@ from chalicelib import config
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import fetch, make_page
 from tests.bench.conftest import dynamodb_calls
+from tests.conftest import set_cookies, visitor_cookie
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
 BOTS = [{"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"},
@@ -16,15 +17,17 @@ BOTS = [{"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.goog
 def browse(api, path, cookie=None, **headers):
     sent = dict({"User-Agent": BROWSER, "Accept": "*/*"}, **headers)
     if cookie is not None:
-        sent["Cookie"] = f"mtc_id={cookie}"
+        sent["Cookie"] = visitor_cookie(cookie)
     return fetch(api, path, sent)
 
 
 def cookie_of(response):
-    """The contact id the response's tracking cookie names."""
-    value = response.headers["Set-Cookie"]
-    assert value.startswith("mtc_id=") and "Path=/" in value and "Max-Age=" in value, value
-    return int(value.split(";")[0].split("=")[1])
+    """The contact id the response's cookies name (Mautic's bare id and the signed visitor token)."""
+    values = response.headers["Set-Cookie"]
+    assert all("Path=/" in value and "Max-Age=" in value for value in values), values
+    cookies = set_cookies(response)
+    assert cookies["mtc_sid"].split(".")[0] == cookies["mtc_id"]
+    return int(cookies["mtc_id"])
 
 
 def contacts(api, search=""):

@@ -7,6 +7,7 @@ from tests.api.test_pages_public import make_page
 from tests.api.test_visitors import BROWSER
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_api_costs import _fill
+from tests.conftest import visitor_cookie
 
 PIXEL = "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F"
 VISITORS = {"new visitor": (BROWSER, False), "tracked contact": (BROWSER, True), "bot": (None, False)}
@@ -14,7 +15,7 @@ VISITORS = {"new visitor": (BROWSER, False), "tracked contact": (BROWSER, True),
 
 def _get(api, path, user_agent, cookie):
     headers = {"Accept": "*/*", **({"User-Agent": user_agent} if user_agent else {}),
-               **({"Cookie": f"mtc_id={cookie}"} if cookie else {})}
+               **({"Cookie": visitor_cookie(cookie)} if cookie else {})}
     response = api.http.request("GET", path, headers=headers, body=b"")
     assert response.status_code == 200, response.body[:300]
 

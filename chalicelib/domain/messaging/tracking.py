@@ -77,7 +77,8 @@ def open_pixel(tracking_hash, visit, ctx):
 
 
 def web_view(tracking_hash, visit, ctx):
-    """The email as it was sent, rendered again for the browser; counts as an open."""
+    """The email as it was sent, rendered again for the browser; counts as an open. The browser holds
+    the recipient's link: `visit.contact_id` names the recipient (the visitor cookie's proof)."""
     stat = stat_of(tracking_hash)
     email, contact = store.get(EMAIL.kind, stat["email"]["id"]), store.get(CONTACT.kind, stat["lead"]["id"])
     if email is None or contact is None:
@@ -88,6 +89,7 @@ def web_view(tracking_hash, visit, ctx):
         doc["viewedInBrowser"] = True
     stat, unread = _update_stat(stat, change)
     _opened(stat, unread, ctx)
+    visit.contact_id = contact["id"]
     return emailmessages.render(email, contact, tracking_hash, stat.get("sendTokens"), ctx, pixel=False).html
 
 
@@ -99,7 +101,8 @@ def verify_click(tracking_hash, url, signature, ctx):
 
 def click(tracking_hash, url, signature, visit, ctx):
     """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to.
-    NotFound when the signature does not match (no open redirect)."""
+    NotFound when the signature does not match (no open redirect). `visit.contact_id` then names the
+    recipient, whose link the browser followed (the visitor cookie's proof)."""
     if not verify_click(tracking_hash, url, signature, ctx):
         raise NotFound("This link is not valid.")
     stat = emailstats.find(tracking_hash)
@@ -112,6 +115,7 @@ def click(tracking_hash, url, signature, visit, ctx):
         sending.touch(doc, ctx.now)
         return [timeline.event("page.hit", url, details)] + pointsengine.award(doc, "url.hit", url, ctx)
     sending.write_contact(stat["lead"]["id"], build, ctx)
+    visit.contact_id = stat["lead"]["id"]
     return url
 
 

@@ -25,6 +25,7 @@ from chalicelib.store import queues
 
 KIND = "formfollowup"
 QUEUE = "webhooks"
+NOT_OWN_CONSENT = "Only the contact's own browser may change its consent: this email was typed in by another."
 FOLLOWUP_TYPES = ("form.repost", "email.send.lead", "email.send.user", "form.email", "lead.scorecontactscompanies")
 FAILED = "form.action.failed"
 NO_INTEGRATION = "No integration is configured in this service: the contact was not pushed."
@@ -50,6 +51,8 @@ def run(form, doc, visit, ctx):
                                        pointsengine.tag_names(props.get("remove_tags")), ctx)
         elif kind_ == "lead.changelist":
             pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+        elif kind_ == "lead.remove_do_not_contact" and not visit.owns_contact:
+            events.append(failure_event(form, action, NOT_OWN_CONSENT))
         elif kind_ == "lead.remove_do_not_contact":
             channel = str(props.get("channel") or "email")
             doc["doNotContact"] = [e for e in doc.get("doNotContact") or [] if e.get("channel") != channel]

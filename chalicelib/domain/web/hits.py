@@ -30,8 +30,9 @@ def is_crawler(user_agent):
 
 @dataclass
 class Visit:
-    """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (cookie),
-    User-Agent, and whether the browser only prefetches (Purpose/Sec-Purpose)."""
+    """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (the signed
+    visitor token), User-Agent, and whether the browser only prefetches (Purpose/Sec-Purpose).
+    `owns_contact`: a form submission goes to the browser's own contact (consent may change)."""
 
     ip: str | None = None
     referer: str | None = None
@@ -39,6 +40,7 @@ class Visit:
     contact_id: int | None = None
     user_agent: str | None = None
     prefetch: bool = False
+    owns_contact: bool = False
 
     @property
     def visitor(self):

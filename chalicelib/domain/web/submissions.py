@@ -115,24 +115,35 @@ def published_form(form_id, ctx):
 
 def _contact(payload, visit, form, ctx, build, items):
     """The submitting contact, created or updated with the mapped values and `build`'s changes, stored
-    with `items` in one transaction. The tracked visitor is that contact unless it is known under
-    another email: an anonymous visitor whose email another contact holds merges into that contact."""
+    with `items` in one transaction. The visitor's own contact (its signed token) takes the submission
+    when it has no email or its own, or (an anonymous visitor) an email no contact holds; an email of
+    another contact updates that contact but never makes the browser that contact (an email typed in
+    proves nothing) nor merges the visitor into it; a new email makes a new contact, the browser's.
+    `visit.contact_id` ends naming the contact the browser owns."""
     if visit.ip:
         payload = dict(payload, ipAddress=visit.ip)
     tracked = contactmerge.tracked(CONTACT, visit.contact_id)
+    holder = CONTACT.hooks.duplicate_of(CONTACT, {"values": payload}, ctx)
+    takes = tracked is not None and _may_take(tracked, payload.get("email"), holder)
+    visit.owns_contact = takes or holder is None
     try:
-        if tracked is not None and _may_take(tracked, payload.get("email")):
-            return service.edit(CONTACT, tracked["id"], payload, ctx, False, build, items)[0]
-        return service.create(CONTACT, payload, ctx, build=build, items=items)[0]
+        if takes:
+            contact = service.edit(CONTACT, tracked["id"], payload, ctx, False, build, items)[0]
+        else:
+            contact = service.create(CONTACT, payload, ctx, build=build, items=items)[0]
     except ValidationError as error:
         raise ValidationError(_form_errors(error.fields, form)) from None
+    visit.contact_id = contact["id"] if visit.owns_contact else (tracked or {}).get("id")
+    return contact
 
 
-def _may_take(tracked, email):
-    """Whether a submission of `email` belongs to the tracked contact: no email, the contact's own,
-    or a contact without one yet (an anonymous visitor)."""
+def _may_take(tracked, email, holder):
+    """Whether a submission of `email` belongs to the tracked contact: no email, the contact's own, or
+    a contact without one yet (an anonymous visitor) when no other contact holds it."""
     own = (tracked.get("values") or {}).get("email")
-    return not email or not own or own.strip().lower() == str(email).strip().lower()
+    if not email or (own and own.strip().lower() == str(email).strip().lower()):
+        return True
+    return not own and (holder is None or holder["id"] == tracked["id"])
 
 
 def _form_errors(contact_errors, form):

@@ -1,0 +1,23 @@
+"""Keys derived from the instance's signing key, one per purpose (HMAC-SHA256 of the purpose under
+the stored `signingKey`), so a value signed for one purpose is worthless for another."""
+import hashlib
+import hmac
+
+from chalicelib.domain.kernel import cached
+
+
+def derived(purpose, ctx):
+    """The key of `purpose` (bytes)."""
+    docs = cached.documents("setting", ctx)
+    master = str((docs[0] if docs else {}).get("signingKey") or "").encode()
+    return hmac.new(master, f"purpose:{purpose}".encode(), hashlib.sha256).digest()
+
+
+def sign(purpose, value, ctx):
+    """A URL- and cookie-safe signature of `value` for `purpose`."""
+    return hmac.new(derived(purpose, ctx), value.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def signed(purpose, value, signature, ctx):
+    """Whether `signature` is the signature of `value` for `purpose` (constant-time)."""
+    return hmac.compare_digest(sign(purpose, value, ctx), str(signature or ""))
