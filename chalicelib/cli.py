@@ -5,7 +5,7 @@
     python -m chalicelib.cli [--json] settings show
     python -m chalicelib.cli [--json] settings set [--api on|off] [--basic-auth on|off] [--oauth-mode 2|1a]
                                                    [--access-token-minutes N] [--refresh-token-days N]
-    python -m chalicelib.cli [--json] clients create --name N [--redirect-uri URI ...]
+    python -m chalicelib.cli [--json] clients create --name N [--redirect-uri URI ...] [--grant G ...] [--user NAME]
     python -m chalicelib.cli [--json] clients list
     python -m chalicelib.cli [--json] clients revoke ID
 
@@ -69,6 +69,10 @@ def _parser():
     new_client = clients.add_parser("create")
     new_client.add_argument("--name", required=True)
     new_client.add_argument("--redirect-uri", action="append", default=[])
+    new_client.add_argument("--grant", action="append", choices=("authorization_code", "refresh_token",
+                                                                  "client_credentials"),
+                            help="an OAuth2 grant the client may use (default: authorization_code, refresh_token)")
+    new_client.add_argument("--user", help="the username client_credentials tokens act as")
     clients.add_parser("list")
     revoke = clients.add_parser("revoke")
     revoke.add_argument("id", type=int)
@@ -107,7 +111,10 @@ def _clients(args, ctx):
     from chalicelib.auth import clients, settings
     if args.action == "create":
         mode = settings.current(ctx)["oauthMode"]
-        doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode)
+        if "client_credentials" in (args.grant or ()) and args.user is None:
+            raise CliError("--grant client_credentials needs --user: the user its tokens act as")
+        doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode,
+                                     grants=tuple(args.grant or clients.DEFAULT_GRANTS), user_id=_user_id(args.user))
         return dict(clients.public(doc), clientSecret=secret)
     if args.action == "list":
         return [clients.public(c) for c in clients.all_clients(ctx)]
@@ -115,6 +122,16 @@ def _clients(args, ctx):
     if doc is None:
         raise CliError(f"no client with id {args.id}")
     return clients.public(doc)
+
+
+def _user_id(username):
+    from chalicelib.auth import users
+    if username is None:
+        return None
+    user = users.by_username(username)
+    if user is None:
+        raise CliError(f"no user named {username}")
+    return user["id"]
 
 
 def _print(result, as_json):

@@ -38,6 +38,10 @@ def _list(name, default):
     return tuple(part.strip() for part in os.environ.get(name, default).split(",") if part.strip())
 
 
+# Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;
+# `.example.com` also allows its subdomains (docs/public-endpoints.md).
+FORM_RETURN_HOSTS = _list("FORM_RETURN_HOSTS", "")
+
 # Webhooks (docs/webhooks.md): seconds to wait before each retry, then the dead-letter queue.
 WEBHOOK_RETRY_DELAYS = tuple(float(s) for s in _list("WEBHOOK_RETRY_DELAYS", "10,60,300,1800,7200,18000,36000,36000"))
 WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "15"))

@@ -1,8 +1,9 @@
 """The public, unauthenticated endpoints (no /api prefix): form submission, landing pages by
 alias, the tracking pixel, asset downloads and dynamic content. See docs/public-endpoints.md."""
 from html import escape
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
+from chalicelib import config
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
@@ -88,10 +89,22 @@ def submit_form(request, ctx):
     if action == "redirect" and target:
         return _redirect(target, headers)
     back = data.get("return") or request.headers.get("referer")
-    if action == "return" and back:
+    if action == "return" and back and _may_return_to(back, request):
         return _redirect(back, headers)
     return _html(form.get("name") or "Form", f"<p>{escape(target or 'Thank you for your submission.')}</p>",
                  headers=headers)
+
+
+def _may_return_to(url, request):
+    """Whether a form may send the browser back to `url`: http(s) on the service's own host or a host
+    of FORM_RETURN_HOSTS (a leading dot allows subdomains). Anything else would be an open redirect."""
+    parts = urlsplit(str(url))
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        return False
+    own = (urlsplit(request.base_url()).hostname or "").lower()
+    return host == own or any(host == allowed.lower() or (allowed.startswith(".") and host.endswith(allowed.lower()))
+                              for allowed in config.FORM_RETURN_HOSTS)
 
 
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")

@@ -29,12 +29,20 @@ def consumer_secret(ctx, public_id):
     return hmac.new(key, f"consumer:{public_id}".encode(), hashlib.sha256).hexdigest()
 
 
-def create(ctx, name, redirect_uris=(), mode="2", creator_id=None):
-    """A new client; returns (client document, secret). The secret is shown only here."""
+GRANTS = ("authorization_code", "refresh_token", "client_credentials")
+DEFAULT_GRANTS = ("authorization_code", "refresh_token")
+
+
+def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAULT_GRANTS, user_id=None):
+    """A new client; returns (client document, secret). The secret is shown only here. An OAuth2
+    client may use only its `grants`; `client_credentials` needs `user_id`, the user its tokens act as."""
+    if "client_credentials" in grants and user_id is None:
+        raise ValueError("a client with the client_credentials grant needs the user its tokens act as")
     entity_id = store.allocate_ids(KIND)[0]
     public_id = f"{entity_id}_{secrets.token_urlsafe(24)}"
     doc = {"id": entity_id, "name": name, "publicId": public_id, "redirectUris": list(redirect_uris),
-           "mode": mode, "revoked": False, "createdBy": creator_id, "dateAdded": ctx.now}
+           "mode": mode, "revoked": False, "createdBy": creator_id, "dateAdded": ctx.now,
+           "grants": list(grants), "userId": user_id}
     secret = consumer_secret(ctx, public_id) if mode == "1a" else secrets.token_urlsafe(32)
     if mode == "2":
         doc["secretHash"] = _hash(secret)
@@ -90,6 +98,11 @@ def public(client):
     """What `clients list` shows: never a secret or its hash."""
     return {"id": client["id"], "name": client["name"], "clientId": client["publicId"], "mode": client["mode"],
             "redirectUris": client.get("redirectUris") or [], "revoked": client.get("revoked", False),
-            "dateAdded": client.get("dateAdded")}
+            "grants": grants(client), "userId": client.get("userId"), "dateAdded": client.get("dateAdded")}
+
+
+def grants(client):
+    """The OAuth2 grants a client may use (clients stored before grants existed: the default ones)."""
+    return list(client.get("grants") or DEFAULT_GRANTS)
 
 

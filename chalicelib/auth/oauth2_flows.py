@@ -31,7 +31,6 @@ CODE_KIND = "oauth2-code"
 REFRESH_KIND = "oauth2-refresh"
 CODE_SECONDS = 30
 TOKEN_LENGTH = 43  # characters of [A-Za-z0-9]: about 256 bits
-GRANTS = ("authorization_code", "refresh_token", "client_credentials")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 PKCE_VALUE = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")  # RFC 7636 4.1 / 4.2
 
@@ -192,10 +191,8 @@ def _live_user(user_id):
 
 
 def _client_user(client):
-    """The user a client_credentials token acts as: the client's creator, else the first administrator."""
-    user = _live_user(client.get("createdBy"))
-    if user is None and client.get("createdBy") is None:
-        user = next(store.iterate(USER.kind, limit=1), None)
+    """The user a client_credentials token acts as: the one named when the client was created."""
+    user = _live_user(client.get("userId"))
     if user is None:
         raise error("The client has no user to act for.", "unauthorized_client")
     return user
@@ -276,9 +273,11 @@ def token(ctx, params, authorization=None):
     grant_type = _param(params, "grant_type")
     if grant_type is None:
         raise error(INVALID_GRANT_TYPE, "invalid_request")
-    if grant_type not in GRANTS:
+    if grant_type not in clients.GRANTS:
         raise error(INVALID_GRANT_TYPE, "unsupported_grant_type")
     client = authenticate_client(ctx, params, authorization)
+    if grant_type not in clients.grants(client):
+        raise error("The grant type is unauthorized for this client_id", "unauthorized_client")
     if _param(params, "scope") is not None:
         raise error("An unsupported scope was requested.", "invalid_scope")
     grant = {"authorization_code": _authorization_code, "refresh_token": _refresh_token,

@@ -22,7 +22,8 @@ INVALID_CLIENT = {"errors": [{"code": 400, "message": "The client credentials ar
 
 @pytest.fixture
 def client(fresh):
-    doc, secret = clients.create(Context(), "Test app", [REDIRECT], "2", creator_id=1)
+    doc, secret = clients.create(Context(), "Test app", [REDIRECT], "2", creator_id=1, grants=clients.GRANTS,
+                                 user_id=1)
     return types.SimpleNamespace(id=doc["publicId"], secret=secret, doc=doc)
 
 
@@ -395,9 +396,10 @@ def test_unknown_or_foreign_refresh_token(api, client):
 
 # --- client_credentials grant ---------------------------------------------------------------
 
-def test_client_credentials_gives_an_access_token_only_acting_as_the_creator(api, fresh):
+def test_client_credentials_gives_an_access_token_only_acting_as_the_named_user(api, fresh):
     owner = users.create_user("owner", "owner-password", first_name="Olga")
-    doc, secret = clients.create(Context(), "Machine", [], "2", creator_id=owner["id"])
+    doc, secret = clients.create(Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"],
+                                 user_id=owner["id"])
     response = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
     assert response.status_code == 200 and response.headers["Pragma"] == "no-cache"
     assert list(response.json) == ["access_token", "expires_in", "token_type", "scope"]
@@ -408,10 +410,17 @@ def test_client_credentials_gives_an_access_token_only_acting_as_the_creator(api
     assert created.status_code == 201 and created.json["contact"]["createdBy"] == owner["id"]
 
 
-def test_client_credentials_without_creator_acts_as_the_first_administrator(api, fresh):
-    doc, secret = clients.create(Context(), "Machine", [], "2")
+def test_a_client_uses_only_its_grants(api, fresh):
+    # A code-flow client (the default grants) cannot mint tokens alone with client_credentials.
+    doc, secret = clients.create(Context(), "Web app", [REDIRECT], "2", creator_id=1)
     response = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
-    assert jwt.decode(response.json["access_token"], options={"verify_signature": False})["sub"] == "1"
+    assert_error(response, 400, "unauthorized_client")
+    machine, machine_secret = clients.create(Context(), "Machine", [], "2", grants=["client_credentials"], user_id=1)
+    response = token(api, {"grant_type": "refresh_token", "refresh_token": "x", "client_id": machine["publicId"],
+                           "client_secret": machine_secret})
+    assert_error(response, 400, "unauthorized_client")
+    with pytest.raises(ValueError):
+        clients.create(Context(), "No user", [], "2", grants=["client_credentials"])
 
 
 def test_grant_type_and_scope_errors(api, client):

@@ -136,3 +136,18 @@ def test_following_an_email_link_proves_the_recipient(api):
     assert clicked.status_code == 302
     cookies = set_cookies(clicked)
     assert cookies["mtc_id"] == str(ann["id"]) and cookies["mtc_sid"].startswith(f"{ann['id']}.")
+
+
+def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
+    from tests.api.test_forms_submit import make_form, post
+    monkeypatch.setattr(config, "FORM_RETURN_HOSTS", (".shop.example",))
+    form = make_form(api, postAction="return", postActionProperty="Thanks")
+    allowed = ["https://www.shop.example/back", "http://127.0.0.1/back"]  # a subdomain; the service's own host
+    for target in allowed:
+        response = post(api, form["id"], {"email": "a@example.com", "return": target})
+        assert response.status_code == 302 and response.headers["Location"] == target
+    for target in ("https://evil.example/phish", "https://shop.example.evil.example/", "javascript:alert(1)"):
+        response = post(api, form["id"], {"email": "a@example.com", "return": target})
+        assert response.status_code == 200 and "Location" not in response.headers, target
+    refused = post(api, form["id"], {"email": "a@example.com"}, headers={"Referer": "https://evil.example/form"})
+    assert refused.status_code == 200 and "Thanks" in refused.body.decode()

@@ -102,7 +102,8 @@ def test_authorization_code_flow_with_pkce_refresh_and_replay(service):
 
 
 def test_client_credentials_grant(service):
-    client = service.cli("clients", "create", "--name", "E2E machine")
+    client = service.cli("clients", "create", "--name", "E2E machine", "--grant", "client_credentials",
+                         "--user", "admin")
     session = OAuth2Session(client=BackendApplicationClient(client_id=client["clientId"]))
     token = session.fetch_token(service.base + "/oauth/v2/token", client_id=client["clientId"],
                                 client_secret=client["clientSecret"])

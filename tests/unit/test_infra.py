@@ -280,6 +280,13 @@ def test_packaged_template_merges_infra(packaged):
         assert queue["Properties"].get("VisibilityTimeout", 30) >= longest
 
 
+def test_the_api_stage_is_throttled(packaged):
+    """API Gateway answers 429 past a steady rate and burst on every method, before any function runs."""
+    (setting,) = json.loads(packaged.read_text())["Resources"]["RestAPI"]["Properties"]["MethodSettings"]
+    assert (setting["ResourcePath"], setting["HttpMethod"]) == ("/*", "*")
+    assert 0 < setting["ThrottlingRateLimit"] < setting["ThrottlingBurstLimit"]
+
+
 def test_every_function_reaches_the_service_resources(packaged):
     template = json.loads(packaged.read_text())
     resources = template["Resources"]
