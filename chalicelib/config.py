@@ -38,6 +38,12 @@ def _list(name, default):
     return tuple(part.strip() for part in os.environ.get(name, default).split(",") if part.strip())
 
 
+# Public endpoints, per source address (the gateway's) and PUBLIC_WINDOW seconds: form submissions
+# (past them 429) and new anonymous visitors (past them a hit records no contact).
+PUBLIC_WINDOW = int(os.environ.get("PUBLIC_WINDOW", "3600"))
+FORM_SUBMISSIONS_PER_ADDRESS = int(os.environ.get("FORM_SUBMISSIONS_PER_ADDRESS", "60"))
+VISITORS_PER_ADDRESS = int(os.environ.get("VISITORS_PER_ADDRESS", "300"))
+
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;
 # `.example.com` also allows its subdomains (docs/public-endpoints.md).
 FORM_RETURN_HOSTS = _list("FORM_RETURN_HOSTS", "")

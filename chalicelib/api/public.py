@@ -8,7 +8,7 @@ from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamiccontent
-from chalicelib.domain.web import assets, formactions, pages, submissions, visitors
+from chalicelib.domain.web import assets, formactions, formhtml, pages, submissions, visitors
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
@@ -36,7 +36,8 @@ def visit(request, ctx):
     forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
     identity = (request.raw.context or {}).get("identity") or {}
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
-    return Visit(ip=forwarded or identity.get("sourceIp"), referer=request.headers.get("referer"),
+    return Visit(ip=forwarded or identity.get("sourceIp"), source=identity.get("sourceIp"),
+                 referer=request.headers.get("referer"),
                  query={k: v for k, v in request.query.items() if isinstance(v, str)},
                  contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
                  user_agent=request.headers.get("user-agent"), prefetch=purpose.startswith(PREFETCH))
@@ -72,6 +73,8 @@ def submit_form(request, ctx):
     form_id = request.query.get("formId") or data.get("formId")
     if form_id in (None, ""):
         raise NotFound("No form was named (formId).")
+    if data.get(formhtml.HONEYPOT):  # a bot filled the trap: it is thanked, nothing is stored
+        return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
     form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
     headers = tracking(visitor.contact_id, ctx)

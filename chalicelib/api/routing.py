@@ -86,7 +86,7 @@ def dispatch(request, handlers, params, authenticated):
             return Response(body=reply.body, status_code=reply.status, headers=headers)
         return render(reply.status, reply.body, reply.headers)
     except DomainError as error:
-        return render(error.status, error_body(error.status, error.message, error.details))
+        return render(error.status, error_body(error.status, error.message, error.details), error.headers)
     except AuthError as error:
         return render(error.status, error_body(error.status, error.message, error_type=error.type,
                                                with_details=False), error.headers)

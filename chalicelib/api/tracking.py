@@ -2,7 +2,8 @@
 unsubscribe and signed click redirects, each addressed by a send record's tracking hash."""
 from html import escape
 
-from chalicelib.api.public import PIXEL, tracking as cookies, visit
+from chalicelib.api.public import tracking as cookies
+from chalicelib.api.public import PIXEL, visit
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import tracking

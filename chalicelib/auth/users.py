@@ -34,7 +34,7 @@ def count():
 def _throttled(counters):
     """AuthError 429 when a username or source address has failed too often in the current window."""
     for name, allowed in counters:
-        failed, wait = ratelimit.failures(name, config.SIGN_IN_WINDOW)
+        failed, wait = ratelimit.counted(name, config.SIGN_IN_WINDOW)
         if failed >= allowed:
             raise AuthError(429, f"Too many failed sign-in attempts. Try again in {wait} seconds.",
                             "too_many_attempts", {"Retry-After": str(wait)})
@@ -56,5 +56,5 @@ def check_password(username, password, source=None):
         user = None
     if user is None:
         for name, _ in counters:
-            ratelimit.fail(name, config.SIGN_IN_WINDOW)
+            ratelimit.count(name, config.SIGN_IN_WINDOW)
     return user

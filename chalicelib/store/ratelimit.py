@@ -3,7 +3,8 @@
 Each message takes a number from the counter of the current window (`rate#<name>#<window>` in the
 tokens table, one UpdateItem; DynamoDB's TTL removes old windows). A number beyond the window's
 allowance waits for the next window, so all senders together stay at the configured rate.
-Failures (sign-in attempts) are counted the same way (`fail#<name>#<window>`) and read back.
+Events that are limited per source (failed sign-ins, public submissions, new visitors) are counted
+the same way (`count#<name>#<window>`) and read back before the next one is let through.
 """
 import math
 import time
@@ -18,24 +19,24 @@ def _window(per_second):
     return length, max(1, int(per_second * length))
 
 
-def _failures_key(name, window, clock):
+def _window_key(name, window, clock):
     start = int(clock() // window) * window
-    return f"fail#{name}#{start}", start + window
+    return f"count#{name}#{start}", start + window
 
 
-def failures(name, window, clock=time.time):
-    """(failures counted for `name` in the current window of `window` seconds, seconds left in it).
+def counted(name, window, clock=time.time):
+    """(events counted for `name` in the current window of `window` seconds, seconds left in it).
     One GetItem."""
-    key, end = _failures_key(name, window, clock)
+    key, end = _window_key(name, window, clock)
     try:
         return int(Token.get(key).used or 0), max(1, math.ceil(end - clock()))
     except Token.DoesNotExist:
         return 0, max(1, math.ceil(end - clock()))
 
 
-def fail(name, window, clock=time.time):
-    """Count one failure for `name` in the current window. One UpdateItem."""
-    key, end = _failures_key(name, window, clock)
+def count(name, window, clock=time.time):
+    """Count one event for `name` in the current window. One UpdateItem."""
+    key, end = _window_key(name, window, clock)
     item = Token(key)
     item.update(actions=[Token.used.add(1), Token.expires.set(datetime.fromtimestamp(end + 3600, tz=timezone.utc))])
 

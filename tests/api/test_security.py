@@ -151,3 +151,37 @@ def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
         assert response.status_code == 200 and "Location" not in response.headers, target
     refused = post(api, form["id"], {"email": "a@example.com"}, headers={"Referer": "https://evil.example/form"})
     assert refused.status_code == 200 and "Thanks" in refused.body.decode()
+
+
+def test_one_address_cannot_flood_forms(api, monkeypatch):
+    from tests.api.test_forms_submit import make_form, post
+    monkeypatch.setattr(config, "FORM_SUBMISSIONS_PER_ADDRESS", 2)
+    form = make_form(api)
+    for n in range(2):
+        assert post(api, form["id"], {"email": f"s{n}@example.com"}).status_code == 200
+    refused = post(api, form["id"], {"email": "s2@example.com"}, headers={"X-Forwarded-For": "198.51.100.9"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0  # a forged header changes nothing
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 2
+    assert api.get("/api/contacts").json["total"] == 2
+
+
+def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatch):
+    from tests.api.test_pages_public import fetch
+    monkeypatch.setattr(config, "VISITORS_PER_ADDRESS", 2)
+    api.post("/api/pages/new", {"title": "Hi", "alias": "hi", "customHtml": "<p>Hi</p>"})
+    browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0"}
+    answers = [fetch(api, "/hi", browser) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200] * 4
+    assert ["mtc_id" in set_cookies(a) for a in answers] == [True, True, False, False]
+    assert api.get("/api/contacts?search=is:anonymous").json["total"] == 2
+    assert api.get("/api/pages").json["pages"][0]["hits"] == 4  # the page still counts every view
+
+
+def test_a_bot_filling_the_honeypot_is_thanked_and_nothing_is_stored(api):
+    from tests.api.test_forms_submit import make_form, post
+    form = make_form(api)
+    assert 'name="mauticform[hp_website]"' in form["cachedHtml"] and 'aria-hidden="true"' in form["cachedHtml"]
+    response = post(api, form["id"], {"email": "bot@example.com", "hp_website": "http://spam.example"})
+    assert response.status_code == 200 and "Thank you" in response.body.decode()
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
+    assert api.get("/api/contacts").json["total"] == 0

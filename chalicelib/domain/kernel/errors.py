@@ -5,6 +5,7 @@ class DomainError(Exception):
     """Base of the failures a client can cause."""
 
     status = 400
+    headers = {}
 
     def __init__(self, message, details=None):
         super().__init__(message)
@@ -42,6 +43,16 @@ class Forbidden(DomainError):
 
     def __init__(self, message="You do not have access to the requested area/action."):
         super().__init__(message)
+
+
+class TooMany(DomainError):
+    """Too many requests from one source in a window: 429, with `Retry-After`."""
+
+    status = 429
+
+    def __init__(self, message, retry_after):
+        super().__init__(message)
+        self.headers = {"Retry-After": str(retry_after)}
 
 
 def invalid(field, message):

@@ -66,6 +66,11 @@ def _control(field, form_alias):
             f'{_attr("value", default)}{required}>')
 
 
+HONEYPOT = "hp_website"  # a field people never see nor fill: a submission filling it is a bot's
+TRAP = (f'<div style="position:absolute;left:-10000px" aria-hidden="true"><input type="text" '
+        f'name="mauticform[{HONEYPOT}]" value="" tabindex="-1" autocomplete="off"></div>')
+
+
 def render(form, base_url):
     """The HTML of a form: labels, required markers and one control per field, posting to our submit URL."""
     alias = form.get("alias") or f"form{form['id']}"
@@ -85,4 +90,4 @@ def render(form, base_url):
             f'<input type="hidden" name="mauticform[formId]"{_attr("value", form["id"])}>'
             f'<input type="hidden" name="mauticform[formName]"{_attr("value", alias)}>'
             f'<input type="hidden" name="mauticform[return]" value="">'
-            + "".join(rows) + "</form>")
+            + "".join(rows) + TRAP + "</form>")

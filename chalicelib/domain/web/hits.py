@@ -15,6 +15,7 @@ from chalicelib.domain.contacts import contactmerge, devices
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.counters import count_hit
+from chalicelib.domain.web import limits
 
 
 @lru_cache(maxsize=1)
@@ -41,6 +42,7 @@ class Visit:
     user_agent: str | None = None
     prefetch: bool = False
     owns_contact: bool = False
+    source: str | None = None  # the caller's address as the gateway saw it (limits use it)
 
     @property
     def visitor(self):
@@ -79,7 +81,7 @@ def _recorded(visit, build, ctx):
         if existing is not None:
             doc = copy.deepcopy(existing)
             return service.save_change(CONTACT, existing, doc, ctx, with_device(doc)), False
-        if not visit.trackable:
+        if not visit.trackable or not limits.new_visitor(visit):
             return None, False
         return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=with_device)[0], True
     contact, created = service.retrying(write, ctx)

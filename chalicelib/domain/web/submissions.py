@@ -13,7 +13,7 @@ from chalicelib.domain.kernel import service, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import pointsengine
-from chalicelib.domain.web import formactions
+from chalicelib.domain.web import formactions, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.formhtml import options
 from chalicelib.store import entities as store
@@ -156,6 +156,7 @@ def submit(form_id, data, visit, ctx):
     """Validate and store a submission with its contact (the form's actions and points applied), in
     one transaction. Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
+    limits.submission(visit)
     results, payload = validate(form, data)
     submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": None,
                   "ipAddress": visit.ip, "referer": visit.referer, "page": None, "trackingId": None,

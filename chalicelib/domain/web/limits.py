@@ -1,0 +1,29 @@
+"""Per-source limits of the public endpoints, so one address cannot flood the contact list or turn
+forms into a mail relay: counted per source address (the gateway's, never a client's header) in
+windows of PUBLIC_WINDOW seconds (docs/security.md)."""
+from chalicelib import config
+from chalicelib.domain.kernel.errors import TooMany
+from chalicelib.store import ratelimit
+
+
+def _take(name, allowed):
+    """Count one more `name` event unless `allowed` are spent; (let through, seconds to wait)."""
+    used, wait = ratelimit.counted(name, config.PUBLIC_WINDOW)
+    if used >= allowed:
+        return False, wait
+    ratelimit.count(name, config.PUBLIC_WINDOW)
+    return True, 0
+
+
+def submission(visit):
+    """Let one form submission of the visit's source through, or TooMany (429)."""
+    if not visit.source:
+        return
+    allowed, wait = _take(f"submit:{visit.source}", config.FORM_SUBMISSIONS_PER_ADDRESS)
+    if not allowed:
+        raise TooMany(f"Too many form submissions from your address. Try again in {wait} seconds.", wait)
+
+
+def new_visitor(visit):
+    """Whether the visit's source may have one more anonymous contact created for it."""
+    return not visit.source or _take(f"visitor:{visit.source}", config.VISITORS_PER_ADDRESS)[0]
