@@ -185,3 +185,17 @@ def test_a_bot_filling_the_honeypot_is_thanked_and_nothing_is_stored(api):
     assert response.status_code == 200 and "Thank you" in response.body.decode()
     assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
     assert api.get("/api/contacts").json["total"] == 0
+
+
+def test_click_tracking_signs_only_links_of_the_stored_content(api):
+    from tests.api.test_email_send import make_email, parts, sent_messages
+    ann = api.post("/api/contacts/new", {"email": "ann@example.com", "website": "https://evil.example/phish"}
+                   ).json["contact"]
+    html = ('<a href="https://site.example/offer">Offer</a> '
+            '<a href="https://site.example/p?who={contactfield=email}">Mine</a> <a href="{contactfield=website}">Site</a>')
+    mail_doc = make_email(api, customHtml=html)
+    api.post(f"/api/emails/{mail_doc['id']}/contact/{ann['id']}/send")
+    sent = parts(sent_messages()[0])[1]
+    hrefs = [part.split('"')[0] for part in sent.split('href="')[1:]]
+    assert [("/r/" in href) for href in hrefs[:3]] == [True, True, False]
+    assert hrefs[2] == "https://evil.example/phish"  # left as written: no redirect of ours points there

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape, unescape
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from chalicelib.domain.kernel import clock
 
@@ -222,13 +222,23 @@ def render_text(template, sources, html=False):
     return renderer.substitute(template), renderer.used
 
 
-def track_links(html, track, keep=()):
+def stored_hosts(template):
+    """The hosts of the literal http(s) links of stored content (a host made by a token is none)."""
+    hosts = {urlsplit(unescape(match.group(3))).netloc.lower() for match in LINK.finditer(template or "")}
+    return {host for host in hosts if host and "{" not in host}
+
+
+def track_links(html, track, keep=(), hosts=None):
     """HTML with each http(s) link passed through `track(url)` (the click redirect), except the URLs
-    in `keep` and links marked `mautic:disable-tracking`."""
+    in `keep`, links marked `mautic:disable-tracking` and, when `hosts` is given, links to any other
+    host: a link a contact field made (`{contactfield=website}`) stays as it is, never signed, so the
+    click redirect cannot send anyone where the stored content does not."""
     def replace(match):
         url = unescape(match.group(3))
         tag_end = html.find(">", match.end())
         if url in keep or "mautic:disable-tracking" in html[match.start():tag_end]:
+            return match.group(0)
+        if hosts is not None and urlsplit(url).netloc.lower() not in hosts:
             return match.group(0)
         return f"{match.group(1)}{match.group(2)}{escape(track(url))}{match.group(2)}"
     return LINK.sub(replace, html)
@@ -265,7 +275,8 @@ def render_email(email, sources, track=None):
     text_template = email.get("plainText") or ""
     text, used_text = render_text(text_template, sources) if text_template else (html_to_text(html), {})
     if html and track:
-        html = track_links(html, track, keep={sources.links.unsubscribe, sources.links.webview})
+        html = track_links(html, track, keep={sources.links.unsubscribe, sources.links.webview},
+                           hosts=stored_hosts(email.get("customHtml")))
     if html:
         html = _with_pixel(html, sources.links.pixel)
     return Rendered(subject, html, text, {**used_text, **used_html, **used})
