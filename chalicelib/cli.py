@@ -113,8 +113,11 @@ def _clients(args, ctx):
         mode = settings.current(ctx)["oauthMode"]
         if "client_credentials" in (args.grant or ()) and args.user is None:
             raise CliError("--grant client_credentials needs --user: the user its tokens act as")
-        doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode,
-                                     grants=tuple(args.grant or clients.DEFAULT_GRANTS), user_id=_user_id(args.user))
+        try:
+            doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode, user_id=_user_id(args.user),
+                                         grants=tuple(args.grant or clients.DEFAULT_GRANTS))
+        except ValueError as error:
+            raise CliError(str(error)) from None
         return dict(clients.public(doc), clientSecret=secret)
     if args.action == "list":
         return [clients.public(c) for c in clients.all_clients(ctx)]

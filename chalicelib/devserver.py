@@ -24,7 +24,8 @@ from chalice.local import ChaliceRequestHandler  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 SNAPSHOT_SECONDS = 2.0
-SECRET_PARAMETER = re.compile(r"\b(access_token|code|refresh_token|client_secret|oauth_token|oauth_verifier)=[^&\s]*")
+SECRET_PARAMETER = re.compile(
+    r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*")
 LOCK = threading.RLock()  # moto is not thread-safe: one request or worker step at a time
 _dirty = threading.Event()
 

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import secrets
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from chalicelib.auth import settings
 from chalicelib.domain.kernel import cached, clock
@@ -38,6 +39,9 @@ def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAUL
     client may use only its `grants`; `client_credentials` needs `user_id`, the user its tokens act as."""
     if "client_credentials" in grants and user_id is None:
         raise ValueError("a client with the client_credentials grant needs the user its tokens act as")
+    if mode == "2":
+        for uri in redirect_uris:
+            _check_redirect_uri(uri)
     entity_id = store.allocate_ids(KIND)[0]
     public_id = f"{entity_id}_{secrets.token_urlsafe(24)}"
     doc = {"id": entity_id, "name": name, "publicId": public_id, "redirectUris": list(redirect_uris),
@@ -48,6 +52,15 @@ def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAUL
         doc["secretHash"] = _hash(secret)
     store.create(KIND, doc, {"publicId": public_id}, versioned=True)
     return doc, secret
+
+
+def _check_redirect_uri(uri):
+    """An OAuth2 redirect URI is https, or http on a loopback host, without a fragment (RFC 9700
+    2.1, 4.1.3); ValueError otherwise."""
+    parts = urlsplit(uri)
+    loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.fragment or not parts.hostname or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+        raise ValueError(f"redirect URI {uri!r} must be https (or http on a loopback host) without a fragment")
 
 
 def all_clients(ctx):

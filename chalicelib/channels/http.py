@@ -21,6 +21,8 @@ from chalicelib import config
 METADATA = frozenset(ipaddress.ip_address(a) for a in (
     "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: translated inside a network, never public
+COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible IPv6 addresses (::a.b.c.d)
 JITTER = 0.2  # each retry delay is the schedule's value ±20%
 READ_LIMIT = 1024  # bytes of the response read before closing
 _tls = []
@@ -57,7 +59,7 @@ def _embedded(ip):
             return ip.ipv4_mapped or ip.sixtofour
         if ip.teredo:
             return ip.teredo[1]
-        if ip in NAT64:
+        if ip in NAT64 or (ip in COMPATIBLE and int(ip) > 1):  # `::` and `::1` are IPv6's own
             return ipaddress.ip_address(int(ip) & 0xFFFFFFFF)
     return ip
 
@@ -67,6 +69,8 @@ def refusal(address, allowed=()):
     ip = _embedded(ipaddress.ip_address(address.split("%", 1)[0]))
     if ip in METADATA:
         return "a cloud metadata address"
+    if ip.version == 6 and ip in LOCAL_NAT64:
+        return "a local NAT64 address"
     if any(ip in net for net in allowed):
         return None
     for test, kind in ((ip.is_loopback, "loopback"), (ip.is_link_local, "link-local"), (ip.is_private, "private"),

@@ -300,7 +300,7 @@ def test_revoked_consumer_is_refused(access, consumer, mode_1a):
 
 
 def test_oauth2_client_is_not_a_consumer(mode_1a):
-    doc, secret = clients.create(Context(), "OAuth2 app", [CALLBACK], "2")
+    doc, secret = clients.create(Context(), "OAuth2 app", ["https://client.example/callback"], "2")
     response = signed(mode_1a, "POST", "/oauth/v1/request_token", doc["publicId"], secret, callback_uri=CALLBACK)
     assert response.status == 401 and response.error_type() == "consumer_key_unknown"
 
@@ -498,7 +498,7 @@ def test_mode_2_refuses_oauth1(access, mode_1a):
 
 
 def test_mode_1a_refuses_bearer_tokens(api):
-    client, _ = clients.create(Context(), "OAuth2 app", [CALLBACK], "2")
+    client, _ = clients.create(Context(), "OAuth2 app", ["https://client.example/callback"], "2")
     token, _ = oauth2.issue_access_token(Context(), client, {"id": 1, "username": "admin"}, "family-1")
     bearer = {"Authorization": f"Bearer {token}"}
     assert send(api, "GET", "/api/contacts", bearer).status == 200

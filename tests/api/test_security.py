@@ -199,3 +199,15 @@ def test_click_tracking_signs_only_links_of_the_stored_content(api):
     hrefs = [part.split('"')[0] for part in sent.split('href="')[1:]]
     assert [("/r/" in href) for href in hrefs[:3]] == [True, True, False]
     assert hrefs[2] == "https://evil.example/phish"  # left as written: no redirect of ours points there
+
+
+def test_oauth2_redirect_uris_are_https_or_loopback_without_fragments(fresh):
+    import pytest
+
+    from chalicelib.auth import clients
+    from chalicelib.domain.kernel.context import Context
+    for uri in ("http://crm.example/cb", "https://crm.example/cb#frag", "javascript:alert(1)", "https:///cb"):
+        with pytest.raises(ValueError):
+            clients.create(Context(), "Bad", [uri], "2")
+    for uri in ("https://crm.example/cb", "http://127.0.0.1:8400/cb", "http://localhost/cb"):
+        assert clients.create(Context(), "Good", [uri], "2")[0]["redirectUris"] == [uri]

@@ -14,7 +14,8 @@ LOOPBACK = http.networks(["127.0.0.0/8", "::1/128"])
     ("172.16.0.1", "private"), ("169.254.10.10", "link-local"), ("fe80::1%eth0", "link-local"),
     ("fd12::1", "private"), ("100.64.0.1", "not a public"), ("224.0.0.1", "multicast"), ("0.0.0.0", "private"),
     ("::ffff:10.0.0.1", "private"), ("64:ff9b::a00:1", "private"), ("2002:a00:1::", "private"),
-    ("169.254.169.254", "metadata"), ("fd00:ec2::254", "metadata")])
+    ("169.254.169.254", "metadata"), ("fd00:ec2::254", "metadata"), ("::a00:1", "private"), ("::7f00:1", "loopback"),
+    ("64:ff9b:1::a00:1", "NAT64"), ("64:ff9b:1:ffff::5db8:d822", "NAT64")])
 def test_non_public_addresses_are_refused(address, reason):
     assert reason in http.refusal(address)
 
