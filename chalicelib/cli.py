@@ -151,6 +151,7 @@ def main(argv=None):
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
         from chalicelib import bootstrap
+        from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
         from chalicelib.domain.kernel.context import Context
         bootstrap.ensure_ready()
         handler = {"users": _users, "settings": _settings, "clients": _clients}[args.group]
