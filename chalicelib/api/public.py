@@ -5,6 +5,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import config
 from chalicelib.api.routing import Reply, Routes
+from chalicelib.auth import core
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamiccontent
@@ -34,16 +35,16 @@ def visit(request, ctx):
     """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, the contact its
     signed visitor token names, User-Agent, and whether the browser only prefetches."""
     forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
-    identity = (request.raw.context or {}).get("identity") or {}
+    source = core.source_address(request)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
-    return Visit(ip=forwarded or identity.get("sourceIp"), source=identity.get("sourceIp"),
+    return Visit(ip=forwarded or source, source=source,
                  referer=request.headers.get("referer"),
                  query={k: v for k, v in request.query.items() if isinstance(v, str)},
                  contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
                  user_agent=request.headers.get("user-agent"), prefetch=purpose.startswith(PREFETCH))
 
 
-def tracking(contact_id, ctx):
+def visitor_cookies(contact_id, ctx):
     """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
     visit has no contact)."""
     if contact_id is None:
@@ -77,7 +78,7 @@ def submit_form(request, ctx):
         return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
     form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
-    headers = tracking(visitor.contact_id, ctx)
+    headers = visitor_cookies(visitor.contact_id, ctx)
     download = formactions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
@@ -126,8 +127,8 @@ def _binary(data, mime, headers=None):
 def tracking_pixel(request, ctx):
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
     contact = pages.pixel_hit(visit(request, ctx), ctx)
-    return Reply(PIXEL, 200, dict(tracking(contact and contact["id"], ctx), **{"Cache-Control": "no-store"}),
-                 "image/gif")
+    headers = dict(visitor_cookies(contact and contact["id"], ctx), **{"Cache-Control": "no-store"})
+    return Reply(PIXEL, 200, headers, "image/gif")
 
 
 @routes.route("/asset/{key}", "GET")
@@ -136,11 +137,12 @@ def download_asset(request, ctx, key):
     visitor = visit(request, ctx)
     asset, data = assets.download(key, visitor, ctx)
     if data is None:
-        return _redirect(asset["file"], tracking(visitor.contact_id, ctx))
+        return _redirect(asset["file"], visitor_cookies(visitor.contact_id, ctx))
     name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
     disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
-    return _binary(data, asset.get("mime") or files.mime_of(name), dict(
-        tracking(visitor.contact_id, ctx), **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"}))
+    headers = dict(visitor_cookies(visitor.contact_id, ctx),
+                   **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"})
+    return _binary(data, asset.get("mime") or files.mime_of(name), headers)
 
 
 @routes.route("/media/images/{name}", "GET")
@@ -171,7 +173,7 @@ def landing_page(request, ctx, alias):
     status, html, location = pages.serve(alias, visitor, url, ctx)
     if location:
         return _redirect(location, status=status)
-    return Reply(html, 200, tracking(visitor.contact_id, ctx), "text/html; charset=utf-8")
+    return Reply(html, 200, visitor_cookies(visitor.contact_id, ctx), "text/html; charset=utf-8")
 
 
 blueprint = routes.blueprint()

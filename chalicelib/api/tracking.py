@@ -2,8 +2,7 @@
 unsubscribe and signed click redirects, each addressed by a send record's tracking hash."""
 from html import escape
 
-from chalicelib.api.public import tracking as cookies
-from chalicelib.api.public import PIXEL, visit
+from chalicelib.api.public import PIXEL, visit, visitor_cookies
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import tracking
@@ -26,7 +25,7 @@ def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
     """The email in the browser; the browser becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)
     html = tracking.web_view(hash, visitor, ctx)
-    return Reply(html, 200, dict(cookies(visitor.contact_id, ctx), **{"Cache-Control": "no-store"}), HTML)
+    return Reply(html, 200, dict(visitor_cookies(visitor.contact_id, ctx), **{"Cache-Control": "no-store"}), HTML)
 
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")
@@ -44,7 +43,7 @@ def click(request, ctx, hash):  # noqa: A002
     becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)
     url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visitor, ctx)
-    headers = dict(cookies(visitor.contact_id, ctx), **{"Location": url, "Cache-Control": "no-store"})
+    headers = dict(visitor_cookies(visitor.contact_id, ctx), **{"Location": url, "Cache-Control": "no-store"})
     return Reply("", 302, headers, HTML)
 
 

@@ -35,10 +35,12 @@ def counted(name, window, clock=time.time):
 
 
 def count(name, window, clock=time.time):
-    """Count one event for `name` in the current window. One UpdateItem."""
+    """Count one event for `name` in the current window: (the count with it, seconds left in the
+    window). One UpdateItem."""
     key, end = _window_key(name, window, clock)
     item = Token(key)
     item.update(actions=[Token.used.add(1), Token.expires.set(datetime.fromtimestamp(end + 3600, tz=timezone.utc))])
+    return int(item.used), max(1, math.ceil(end - clock()))
 
 
 def acquire(name, per_second, sleep=time.sleep, clock=time.time):

@@ -114,9 +114,8 @@ class ContactHooks(_Valued):
 
     def present(self, resource, doc, out, ctx):
         super().present(resource, doc, out, ctx)
-        points = (doc.get("values") or {}).get("points") or 0
-        out["points"] = int(points)
-        out["color"] = color(points, ctx)
+        out["points"] = points(doc)
+        out["color"] = color(out["points"], ctx)
         owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
         out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
 
@@ -229,26 +228,27 @@ def _sync_last_active(doc, write):
         doc["lastActive"] = None
 
 
-def _points(doc):
+def points(doc):
+    """The contact document's points (0 for none, or no document)."""
     return int(((doc or {}).get("values") or {}).get("points") or 0)
 
 
 def _points_set(doc, existing):
     """The `point.gained` event of points an API payload writes (`existing` None on a create): a
     list of it, empty when they stay as they were."""
-    old, new = _points(existing), _points(doc)
+    old, new = points(existing), points(doc)
     if new == old:
         return []
     return [timeline.event("point.gained", f"API set {new}", {"action": "API", "delta": new - old, "operator": "set",
                                                               "oldPoints": old, "newPoints": new})]
 
 
-def color(points, ctx):
+def color(score, ctx):
     """The colour of the highest published point trigger the points reach (None below all)."""
     triggers = ctx.memo("trigger-colors", lambda: sorted(
         ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
          if t.get("isPublished") and t.get("color")), reverse=True))
-    return next((hue for threshold, hue in triggers if points >= threshold), None)
+    return next((hue for threshold, hue in triggers if score >= threshold), None)
 
 
 class CompanyHooks(_Valued):

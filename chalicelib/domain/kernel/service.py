@@ -258,6 +258,12 @@ def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
     return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch", build, items), False
 
 
+def update(resource, existing, payload, ctx, build=None, items=()):
+    """PATCH a document the caller already loaded (`existing`), as `edit` does after its read; `build`
+    and `items` as for `create`. Returns the stored document."""
+    return _edit_existing(resource, existing, payload_object(payload), ctx, "patch", build, items)
+
+
 def delete(resource, entity_id, ctx):
     """Delete and return the document as it was."""
     doc = load(resource, entity_id)

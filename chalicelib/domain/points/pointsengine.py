@@ -75,16 +75,12 @@ def crossed(old, new, ctx):
             if is_published(t, ctx.now) and old < int(t.get("points") or 0) <= new]
 
 
-def _points(doc):
-    return int(((doc or {}).get("values") or {}).get("points") or 0)
-
-
 def run_triggers(doc, old_points, events, ctx):
     """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
     events fired are noted on the last `point.gained` event of `events`. Running it again on the
     same change fires nothing more."""
     gained = [e for e in events if e["event"] == "point.gained"]
-    triggers = crossed(old_points, _points(doc), ctx) if gained else []
+    triggers = crossed(old_points, contacts.points(doc), ctx) if gained else []
     fired = fire_events(doc, triggers, ctx) if triggers else []
     if fired:
         details = gained[-1]["details"]
@@ -107,7 +103,7 @@ def on_contact_write(change):
     """Subscriber to contact writes: run the triggers crossed by the points change its
     `point.gained` events record (a no-op for a change whose caller ran them already)."""
     if change.doc is not None:
-        run_triggers(change.doc, _points(change.existing), change.events, change.ctx)
+        run_triggers(change.doc, contacts.points(change.existing), change.events, change.ctx)
     return [], []
 
 
@@ -117,7 +113,7 @@ def existing_contact(doc, trigger, ctx):
     fired = fire_events(doc, [trigger], ctx)
     if not fired:
         return None
-    points = _points(doc)
+    points = contacts.points(doc)
     return timeline.event("point.gained", trigger.get("name"), {
         "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,
         "triggerEvents": fired})

@@ -36,8 +36,8 @@ def _find(segment, text, start, end):
     """The first position >= start where `segment` fits wholly before `end`, or -1."""
     if ANY not in segment:
         return text.find("".join(segment), start, end)
-    for at in range(start, end - len(segment) + 1):
-        if _fits(segment, text[:end], at):
+    for at in range(start, end - len(segment) + 1):  # the range keeps the segment before `end`
+        if _fits(segment, text, at):
             return at
     return -1
 

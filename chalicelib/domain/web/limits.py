@@ -7,12 +7,10 @@ from chalicelib.store import ratelimit
 
 
 def _take(name, allowed):
-    """Count one more `name` event unless `allowed` are spent; (let through, seconds to wait)."""
-    used, wait = ratelimit.counted(name, config.PUBLIC_WINDOW)
-    if used >= allowed:
-        return False, wait
-    ratelimit.count(name, config.PUBLIC_WINDOW)
-    return True, 0
+    """Count one more `name` event; (whether it is within `allowed`, seconds to wait if not). One
+    UpdateItem: refused events count too, which only keeps a flooding source refused."""
+    used, wait = ratelimit.count(name, config.PUBLIC_WINDOW)
+    return used <= allowed, wait
 
 
 def submission(visit):

@@ -127,8 +127,8 @@ def _contact(payload, visit, form, ctx, build, items):
     takes = tracked is not None and _may_take(tracked, payload.get("email"), holder)
     visit.owns_contact = takes or holder is None
     try:
-        if takes:
-            contact = service.edit(CONTACT, tracked["id"], payload, ctx, False, build, items)[0]
+        if takes or holder is not None:  # both documents are read already: no second look-up
+            contact = service.update(CONTACT, tracked if takes else holder, payload, ctx, build, items)
         else:
             contact = service.create(CONTACT, payload, ctx, build=build, items=items)[0]
     except ValidationError as error:
