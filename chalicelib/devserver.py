@@ -1,16 +1,19 @@
 """The local stack: the whole service on one machine with an embedded AWS (moto, in process).
 
-`make run` starts it: tables, queues and the bucket are created, the last snapshot under
-DATA_DIR is loaded, default fields and the administrator are created on first start, the
-API is served on 127.0.0.1:PORT and the workers (queue consumers, periodic jobs) run in threads. Writes are snapshotted to DATA_DIR every few seconds and on
-Ctrl-C / SIGTERM, so data survives a restart. The embedded AWS is also served on a loopback
-port recorded in DATA_DIR/local-aws.json, so tools (the admin CLI) act on the running stack.
+`make run` starts it: tables, queues and the bucket are created, the journal under DATA_DIR
+is loaded, default fields and the administrator are created on first start, the API is served
+on 127.0.0.1:PORT and the workers (queue consumers, periodic jobs) run in threads. Every write
+is journaled before its answer, so a restart or a kill -9 loses nothing (`store/journal.py`);
+requests and workers hold the embedded AWS one call at a time (`store/capture.py`). The
+embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.json, so tools
+(the admin CLI) act on the running stack.
 """
 import json
 import logging
 import os
 import re
 import signal
+import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,11 +26,10 @@ from chalice.config import Config  # noqa: E402
 from chalice.local import ChaliceRequestHandler  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
-SNAPSHOT_SECONDS = 2.0
+COMPACT_CHECK_SECONDS = 5.0
 SECRET_PARAMETER = re.compile(
     r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*")
-LOCK = threading.RLock()  # moto is not thread-safe: one request or worker step at a time
-_dirty = threading.Event()
+log = logging.getLogger("devserver")
 
 
 def redact(text):
@@ -35,23 +37,27 @@ def redact(text):
     return SECRET_PARAMETER.sub(r"\1=[hidden]", text)
 
 
+class Synced:
+    """A gateway whose answers leave only after the journal is on disk."""
+
+    def __init__(self, gateway, journal):
+        self.gateway, self.journal = gateway, journal
+
+    def handle_request(self, **request):
+        response = self.gateway.handle_request(**request)
+        self.journal.sync()
+        return response
+
+
 class Handler(ChaliceRequestHandler):
-    """Chalice's local handler with our gateway, TCP_NODELAY and one-at-a-time AWS access."""
+    """Chalice's local handler with our gateway, TCP_NODELAY and a journal synced before answers."""
 
     disable_nagle_algorithm = True
 
-    def __init__(self, request, client_address, server, app_object, config):
+    def __init__(self, request, client_address, server, app_object, config, journal):
         from chalicelib.gateway import ApiGateway
-        self.local_gateway = ApiGateway(app_object, config)
+        self.local_gateway = Synced(ApiGateway(app_object, config), journal)
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
-
-    def _generic_handle(self):
-        with LOCK:
-            super()._generic_handle()
-        if self.command != "GET":
-            _dirty.set()
-
-    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
 
     def log_message(self, format, *args):  # noqa: A002 - BaseHTTPRequestHandler's signature
         if os.environ.get("ACCESS_LOG", "1") != "0":
@@ -63,28 +69,50 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def _per_thread_requests(app):
+    """Let requests run in parallel threads: Chalice keeps the current request on the app."""
+    state = threading.local()
+
+    def slot(name):
+        return property(lambda self: getattr(state, name, None), lambda self, value: setattr(state, name, value))
+
+    app.__class__ = type("PerThreadChalice", (app.__class__,),
+                         {"current_request": slot("current_request"), "lambda_context": slot("lambda_context")})
+    return app
+
+
 def start_stack(data_dir, admin_user, admin_password):
-    """Create the embedded AWS resources, load the snapshot, seed. Returns a generated password or None."""
+    """Create the embedded AWS resources, load the journal, start journaling, seed.
+    Returns (the journal, a generated password or None)."""
     from chalicelib import bootstrap, config
     from chalicelib.channels import mail
-    from chalicelib.store import schema, snapshot
+    from chalicelib.store import capture, journal, schema, snapshot
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
-    snapshot.restore(data_dir)
+    with capture.serialized():
+        loaded = snapshot.restore(data_dir)
+    print(f"Loaded {loaded} records from {data_dir}", flush=True)
+    writes = journal.Journal(os.path.join(data_dir, "journal"))
+    capture.start(writes)
     bootstrap.ensure_ready()
-    return bootstrap.ensure_admin(admin_user, admin_password)
+    generated = bootstrap.ensure_admin(admin_user, admin_password)
+    writes.sync()
+    return writes, generated
 
 
-def _serve_aws(data_dir, port):
-    """Serve the embedded AWS on 127.0.0.1 for tools; requests share the stack's lock."""
+def _serve_aws(data_dir, port, journal):
+    """Serve the embedded AWS on 127.0.0.1 for tools; each request holds it like an app call."""
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
+
+    from chalicelib.store import capture
     backend = DomainDispatcherApplication(create_backend_app)
 
     def locked(environ, start_response):
-        with LOCK:
-            _dirty.set()
-            return list(backend(environ, start_response))
+        with capture.serialized():
+            answer = list(backend(environ, start_response))
+        journal.sync()
+        return answer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server("127.0.0.1", 0, locked, threaded=True)
@@ -95,32 +123,42 @@ def _serve_aws(data_dir, port):
     return server
 
 
-def _snapshot_loop(data_dir, stop):
-    from chalicelib.store import snapshot
-    while not stop.wait(SNAPSHOT_SECONDS):
-        if _dirty.is_set():
-            _dirty.clear()
-            with LOCK:
-                snapshot.save(data_dir)
+def _compact(journal, upto):
+    """Fold the closed segments up to `upto` into a snapshot, in another process."""
+    done = subprocess.run([sys.executable, "-m", "chalicelib.store.journal", "compact", str(journal.directory),
+                           str(upto)], capture_output=True, text=True)
+    if done.returncode:
+        log.error("journal compaction failed: %s", done.stderr.strip())
+
+
+def _compaction_loop(journal, stop):
+    """Compact the segments start-up loaded, then each segment that outgrows COMPACT_BYTES."""
+    from chalicelib.store.journal import COMPACT_BYTES, files
+    if any(kind == "journal" and number < journal.number for kind, number in files(journal.directory)):
+        _compact(journal, journal.number - 1)
+    while not stop.wait(COMPACT_CHECK_SECONDS):
+        if journal.size() > COMPACT_BYTES:
+            _compact(journal, journal.rotate())
 
 
 def serve(port, data_dir, admin_user, admin_password):
-    """Run until SIGINT/SIGTERM, then write a last snapshot."""
-    from chalicelib.store import localaws
+    """Run until SIGINT/SIGTERM."""
+    from chalicelib.store import capture, localaws
     localaws.install()
     with mock_aws():
-        generated = start_stack(data_dir, admin_user, admin_password)
+        writes, generated = start_stack(data_dir, admin_user, admin_password)
         from app import app
-        server = Server(("127.0.0.1", port), lambda *a: Handler(*a, app_object=app,
+        _per_thread_requests(app)
+        server = Server(("127.0.0.1", port), lambda *a: Handler(*a, app_object=app, journal=writes,
                                                                 config=Config.create(chalice_stage="local")))
         stop = threading.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stop.set())
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        threading.Thread(target=_snapshot_loop, args=(data_dir, stop), daemon=True).start()
+        threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
         from chalicelib.workers import local
-        local.start(LOCK, stop, _dirty.set)
-        aws_server = _serve_aws(data_dir, port)
+        local.start(stop, writes.sync)
+        aws_server = _serve_aws(data_dir, port, writes)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
@@ -128,9 +166,9 @@ def serve(port, data_dir, admin_user, admin_password):
         server.shutdown()
         aws_server.shutdown()
         os.remove(os.path.join(data_dir, "local-aws.json"))
-        from chalicelib.store import snapshot
-        with LOCK:
-            snapshot.save(data_dir)
+        with capture.LOCK:
+            capture.stop()
+            writes.close()
         print("Stopped; data saved.", flush=True)
 
 

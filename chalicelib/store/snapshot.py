@@ -1,69 +1,76 @@
-"""Snapshots of the embedded AWS (local stack only): tables and bucket objects under DATA_DIR.
+"""The local stack's data at start-up: the journal under DATA_DIR loaded into the embedded AWS.
 
-The local stack keeps AWS in process memory (moto); these snapshots make its data survive a
-restart. Files are written to a temporary name and renamed, so a snapshot is whole or absent.
+`restore` folds DATA_DIR/journal (the newest snapshot and the later segments, see `journal`)
+and puts the result straight into moto's tables, bucket and queues. Data of the earlier
+format (one JSON file per table under DATA_DIR/dynamodb, objects under DATA_DIR/s3) is
+rewritten once as the first snapshot.
 """
+import base64
 import json
-import os
+import math
+import shutil
+import time
 from pathlib import Path
 
-import boto3
-
 from chalicelib import config
-from chalicelib.store.models import MODELS
+from chalicelib.store import journal
 
 
-def _clients():
-    return (boto3.client("dynamodb", region_name=config.AWS_REGION),
-            boto3.client("s3", region_name=config.AWS_REGION))
+def _backends():
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.s3.models import s3_backends
+    from moto.sqs.models import sqs_backends
+    return (dynamodb_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION], s3_backends[DEFAULT_ACCOUNT_ID]["aws"],
+            sqs_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION])
 
 
-def _write_atomic(path, data):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+def _key(table, item):
+    return {name: item[name] for name in (table.hash_key_attr, table.range_key_attr) if name}
 
 
-def dump_tables():
-    """{table name: [items in DynamoDB JSON]} for every table."""
-    dynamodb, _ = _clients()
-    return {model.Meta.table_name: [item for page in dynamodb.get_paginator("scan").paginate(
-        TableName=model.Meta.table_name) for item in page["Items"]] for model in MODELS}
+def _load(records):
+    """Put folded journal records into moto (no capture: they are already on disk)."""
+    dynamodb, s3, sqs = _backends()
+    now = time.time() * 1000
+    for record in records:
+        if "d" in record:
+            dynamodb.get_table(record["d"]).put_item(record["i"])
+        elif "s" in record:
+            stored = s3.put_object(config.FILES_BUCKET, record["s"], base64.b64decode(record["b"]))
+            stored.set_metadata({"content-type": record["c"]})
+        else:
+            delay = min(900, max(0, math.ceil((record["t"] - now) / 1000)))
+            sqs.send_message(record["q"], record["b"], delay_seconds=delay).id = record["m"]
 
 
-def load_tables(tables):
-    """Put the items of `dump_tables` back. Returns the number of items."""
-    dynamodb, _ = _clients()
-    for table, items in tables.items():
-        for start in range(0, len(items), 25):
-            requests = [{"PutRequest": {"Item": item}} for item in items[start:start + 25]]
-            dynamodb.batch_write_item(RequestItems={table: requests})
-    return sum(len(items) for items in tables.values())
+def _legacy_records(root):
+    """Records of the earlier format's files (tables as JSON lists, objects as files)."""
+    dynamodb, _, _ = _backends()
+    for path in sorted((root / "dynamodb").glob("*.json")):
+        table = dynamodb.get_table(path.stem)
+        for item in json.loads(path.read_text()):
+            yield {"d": path.stem, "k": _key(table, item), "i": item}
+    index = root / "s3-index.json"
+    for key in json.loads(index.read_text()) if index.exists() else []:
+        yield {"s": key, "b": base64.b64encode((root / "s3" / key).read_bytes()).decode(),
+               "c": "application/octet-stream"}
 
 
-def save(data_dir):
-    """Write every table's items and every bucket object under data_dir."""
-    _, s3 = _clients()
-    root = Path(data_dir)
-    for table, items in dump_tables().items():
-        _write_atomic(root / "dynamodb" / f"{table}.json", json.dumps(items).encode())
-    keys = []
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=config.FILES_BUCKET):
-        for entry in page.get("Contents", []):
-            keys.append(entry["Key"])
-            body = s3.get_object(Bucket=config.FILES_BUCKET, Key=entry["Key"])["Body"].read()
-            _write_atomic(root / "s3" / entry["Key"], body)
-    _write_atomic(root / "s3-index.json", json.dumps(keys).encode())
+def _migrate(root, directory):
+    directory.mkdir(parents=True)
+    journal.write_snapshot(directory, 0, _legacy_records(root))
+    for name in ("dynamodb", "s3"):
+        shutil.rmtree(root / name, ignore_errors=True)
+    (root / "s3-index.json").unlink(missing_ok=True)
 
 
 def restore(data_dir):
-    """Load a snapshot written by `save`, if there is one. Returns the number of items loaded."""
-    _, s3 = _clients()
+    """Load DATA_DIR's journal into the embedded AWS. Returns the number of records loaded."""
     root = Path(data_dir)
-    tables = {model.Meta.table_name: root / "dynamodb" / f"{model.Meta.table_name}.json" for model in MODELS}
-    loaded = load_tables({table: json.loads(path.read_text()) for table, path in tables.items() if path.exists()})
-    index = root / "s3-index.json"
-    for key in json.loads(index.read_text()) if index.exists() else []:
-        s3.put_object(Bucket=config.FILES_BUCKET, Key=key, Body=(root / "s3" / key).read_bytes())
-    return loaded
+    directory = root / "journal"
+    if not directory.exists() and (root / "dynamodb").exists():
+        _migrate(root, directory)
+    state = journal.fold(directory) if directory.exists() else {}
+    _load(state.values())
+    return len(state)

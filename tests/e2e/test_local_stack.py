@@ -135,3 +135,33 @@ def test_keep_alive_requests_are_not_delayed_by_nagle(stack):
         assert status == 200
     timings.sort()
     assert timings[len(timings) // 2] < 0.035, timings
+
+
+def test_an_answered_write_survives_kill_9_and_a_torn_record_is_skipped(tmp_path):
+    first = Stack(tmp_path / "data")
+    conn = first.connection()
+    batch = [{"email": f"import{n}@example.com", "firstname": f"I{n}"} for n in range(200)]
+    status, body, _ = _call(conn, "POST", "/api/contacts/batch/new", batch)
+    assert status == 201 and len(body["contacts"]) == 200
+    status, body, _ = _call(conn, "POST", "/api/contacts/new", {"email": "last@example.com", "firstname": "Lou"})
+    assert status == 201
+    last_id = body["contact"]["id"]
+    first.process.kill()  # SIGKILL straight after the answer: no shutdown code runs
+    first.process.wait(timeout=10)
+    segment = max((tmp_path / "data" / "journal").glob("journal-*.log"))
+    with open(segment, "ab") as handle:
+        handle.write(b'0badc0de {"d":"torn')  # a record cut short by the crash
+    second = Stack(tmp_path / "data", admin_password=None)
+    try:
+        conn = second.connection()
+        status, body, _ = _call(conn, "GET", f"/api/contacts/{last_id}")
+        assert status == 200 and body["contact"]["fields"]["all"]["email"] == "last@example.com"
+        status, body, _ = _call(conn, "GET", "/api/contacts?search=email:import199@example.com")
+        assert status == 200 and body["total"] == 1
+        status, body, _ = _call(conn, "GET", "/api/contacts?limit=1")
+        assert body["total"] == 201
+        assert any("torn or corrupt" in line for line in second.output)
+        status, body, _ = _call(conn, "POST", "/api/contacts/new", {"email": "after@example.com"})
+        assert status == 201 and body["contact"]["id"] == last_id + 1
+    finally:
+        second.stop()
