@@ -172,22 +172,34 @@ class Outcome:
         return self.ctx
 
     def run(self, key, call):
-        """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised."""
+        """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised,
+        also when its write was deferred and the store refuses it later."""
         try:
             item_ctx = self.item_ctx()
-            doc, status = service.retrying(lambda: call(item_ctx), item_ctx)
-        except DomainError as error:
-            self.fail(key, item_error(error))
-        except Exception:  # noqa: BLE001 - one item's failure must not spoil the others
-            log.exception("batch item %s of %s failed", key, self.resource.kind)
-            self.fail(key, {"code": 500, "message": UNEXPECTED, "details": [], "type": None})
+            with batching.item(lambda error: self.refuse(key, error)):
+                doc, status = service.retrying(lambda: call(item_ctx), item_ctx)
+        except Exception as error:  # noqa: BLE001 - one item's failure must not spoil the others
+            self.fail(key, self._error(key, error))
         else:
             self.docs.append((key, doc))
             self.codes.append((key, status))
 
+    def _error(self, key, error):
+        if isinstance(error, DomainError):
+            return item_error(error)
+        log.error("batch item %s of %s failed", key, self.resource.kind, exc_info=error)
+        return {"code": 500, "message": UNEXPECTED, "details": [], "type": None}
+
     def fail(self, key, error):
         self.errors.append((key, error))
         self.codes.append((key, error["code"]))
+
+    def refuse(self, key, error):
+        """An item reported done whose deferred write was refused: its error replaces its document."""
+        entry = self._error(key, error)
+        self.docs = [(k, doc) for k, doc in self.docs if k != key]
+        self.codes = [(k, entry["code"] if k == key else code) for k, code in self.codes]
+        self.errors.append((key, entry))
 
     def reply(self, status, codes=True):
         ctx = self.item_ctx() if self.resource.cached else self.ctx
@@ -207,7 +219,7 @@ def install(routes, resource):
     def batch_new(request, ctx):
         outcome = Outcome(resource, ctx)
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
-        with batching.prepared(resource, [item for _, item in items], ctx):
+        with batching.prepared(resource, [item for _, item in items], ctx, group=True):
             for key, item in items:
                 def create(item_ctx, item=item):
                     doc, was_created = service.create(resource, item, item_ctx)

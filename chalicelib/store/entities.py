@@ -17,6 +17,7 @@ from chalicelib import config
 from chalicelib.store.models import Counter, Entity, Unique
 
 _connection = []
+TRANSACTION_ITEMS = 100  # TransactWriteItems maximum
 
 
 class Conflict(Exception):
@@ -201,6 +202,21 @@ def _put_extra(tx, extra, derived):
             tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(doc, id=int(entity_id))))
 
 
+def _create_items(tx, counts, kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
+    """The items of a new document (see `create`); its counters are added to `counts`."""
+    tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
+    _put_extra(tx, extra, derived)
+    _put_uniques(tx, kind, int(doc["id"]), _claimable(uniques))
+    counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + 1
+    if versioned:
+        counts[f"version#{kind}"] = counts.get(f"version#{kind}", 0) + 1
+
+
+def _add_counts(tx, counts):
+    for name, n in counts.items():
+        tx.update(Counter(name), actions=[Counter.value.add(n)])
+
+
 def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
     """Store a new document, count it and claim its unique values, in one transaction.
 
@@ -208,18 +224,64 @@ def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, der
     `extra` lists (kind, document) pairs written as new documents in the same transaction
     (timeline events of the change); `derived` lists (kind, id, document or None) items put or
     deleted with it (index entries such as segment members)."""
-    uniques = _claimable(uniques)
-    entity_id = int(doc["id"])
+    options = dict(uniques=uniques, versioned=versioned, email=email, extra=extra, derived=derived)
 
     def build(tx):
-        tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
-        _put_extra(tx, extra, derived)
-        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(1)])
-        _put_uniques(tx, kind, entity_id, uniques)
-        _bump_version(tx, kind, versioned)
+        counts = {}
+        _create_items(tx, counts, kind, doc, **options)
+        _add_counts(tx, counts)
 
-    _commit(kind, entity_id, build, uniques, creating=True)
+    _commit(kind, int(doc["id"]), build, _claimable(uniques), creating=True)
     doc["_rev"] = 1
+
+
+def _size(entry):
+    """Transaction items of a `create_many` entry, its counters aside."""
+    return (1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ())
+            + len(_claimable(entry.get("uniques"))))
+
+
+def _chunks(entries):
+    """Runs of entries whose items fit one transaction with their (at most two) counters."""
+    chunk, size = [], 0
+    for entry in entries:
+        if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += _size(entry)
+    if chunk:
+        yield chunk
+
+
+def _create_chunk(chunk):
+    """Create the chunk's documents in one transaction; if it is refused, one by one."""
+    try:
+        with _transaction() as tx:
+            counts = {}
+            for entry in chunk:
+                _create_items(tx, counts, **entry)
+            _add_counts(tx, counts)
+    except TransactWriteError:
+        return [_outcome(create, **entry) for entry in chunk]
+    for entry in chunk:
+        entry["doc"]["_rev"] = 1
+    return [None] * len(chunk)
+
+
+def _outcome(operation, **arguments):
+    try:
+        operation(**arguments)
+    except Exception as error:  # noqa: BLE001 - handed back to the entry's owner
+        return error
+    return None
+
+
+def create_many(entries):
+    """Store new documents, each entry the arguments of `create` (kind, doc, uniques...), in as
+    few transactions as their items fit (counters added up). The entries of a refused transaction
+    are then stored one by one. Returns, per entry, None or the exception its `create` raised."""
+    return [result for chunk in _chunks(entries) for result in _create_chunk(chunk)]
 
 
 def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None, derived=None):

@@ -10,16 +10,32 @@ Inside `with batching.prepared(resource, payloads, ctx):` (the batch endpoints):
   once; a later look-up of the same value (a second item with that email, a retry) reads the table
   again, so each item sees what the items before it wrote.
 
+* grouped writes (`group=True`, batch creates of resources that are not cached): a new document's
+  write is deferred and stored with up to GROUP others in few transactions (`store.create_many`);
+  its follow-up work runs once it is stored. A look-up of a unique value a deferred document holds
+  stores the group first, so a later item with the same email still finds the earlier one. A
+  document the store refuses is reported to the handler of its item (`item`).
+
 Outside such a block `allocate_ids` and `lookup` are the store's. The block is held in a context
 variable: it belongs to the request (thread) that opened it.
 """
 import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 from chalicelib.store import entities as store
 
+GROUP = 50  # deferred documents stored together
 _current = contextvars.ContextVar("batch", default=None)
+
+
+@dataclass
+class _Deferred:
+    entry: dict  # the arguments of store.create
+    keys: set  # (kind, field, value key) of its unique values
+    stored: Callable  # follow-up work once stored
+    refused: Callable  # told the store's exception
 
 
 @dataclass
@@ -27,6 +43,9 @@ class _Batch:
     size: int
     ids: dict = field(default_factory=dict)  # counter name -> ids reserved, not handed out yet
     holders: dict = field(default_factory=dict)  # (kind, field, value key) -> id or None, each taken once
+    group: bool = False
+    refused: Callable = None  # the running item's handler of a refused deferred write
+    deferred: list = field(default_factory=list)
 
 
 def _value_key(value):
@@ -44,16 +63,63 @@ def _unique_values(resource, payloads, ctx):
 
 
 @contextmanager
-def prepared(resource, payloads, ctx):
+def prepared(resource, payloads, ctx, group=False):
     """Run a batch of creates of `resource` (their payloads) with ids reserved in blocks and unique
-    values looked up in one go."""
+    values looked up in one go; with `group`, new documents are stored in groups."""
     found = store.lookup_many(resource.kind, _unique_values(resource, payloads, ctx))
-    batch = _Batch(len(payloads), holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()})
+    batch = _Batch(len(payloads), holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()},
+                   group=group and not resource.cached)
     token = _current.set(batch)
     try:
         yield
+        flush()
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def item(refused):
+    """Run one item of the batch: `refused(error)` is called if its deferred write is refused."""
+    batch = _current.get()
+    if batch is None:
+        yield
+        return
+    batch.refused = refused
+    try:
+        yield
+    finally:
+        batch.refused = None
+
+
+def grouping():
+    """Whether a new document's write may be deferred (see `defer`)."""
+    batch = _current.get()
+    return batch is not None and batch.group and batch.refused is not None
+
+
+def defer(entry, uniques, stored, refused):
+    """Store a new document with the group: `entry` holds the arguments of store.create, `uniques`
+    its {field: value}; `stored()` runs once it is stored, else `refused(error)` maps the store's
+    exception to the one the item's handler is told."""
+    batch = _current.get()
+    handler = batch.refused
+    keys = {(entry["kind"], f, _value_key(v)) for f, v in (uniques or {}).items() if v not in (None, "")}
+    batch.deferred.append(_Deferred(entry, keys, stored, lambda error: handler(refused(error))))
+    if len(batch.deferred) >= GROUP:
+        flush()
+
+
+def flush():
+    """Store the deferred documents, then run their follow-up work (or report their refusal)."""
+    batch = _current.get()
+    if batch is None or not batch.deferred:
+        return
+    deferred, batch.deferred = batch.deferred, []
+    for waiting, error in zip(deferred, store.create_many([d.entry for d in deferred])):
+        if error is None:
+            waiting.stored()
+        else:
+            waiting.refused(error)
 
 
 def allocate_ids(name, n=1):
@@ -73,6 +139,8 @@ def lookup(kind, field_name, value):
     """Id of the entity holding a unique value, or None: the batch's answer the first time, else a GetItem."""
     batch = _current.get()
     key = (kind, field_name, _value_key(value))
+    if batch is not None and any(key in waiting.keys for waiting in batch.deferred):
+        flush()
     if batch is not None and key in batch.holders:
         return batch.holders.pop(key)
     return store.lookup(kind, field_name, value)

@@ -106,9 +106,14 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
     events = list(events) + (build(doc) if build else [])
     derived, events = _consequences(resource, doc, None, ctx, events)
     derived = derived + list(items) + _announce(resource, doc, None, ctx, events)
-    _store_call(store.create, resource, doc, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
-                derived=derived)
+    uniques = resource.hooks.uniques(resource, doc)
+    options = dict(email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+                   derived=derived)
+    if batching.grouping():
+        batching.defer(dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
+                       uniques, lambda: _after_commit(resource, [(doc, None)], derived, ctx), _domain_error)
+        return doc
+    _store_call(store.create, resource, doc, uniques, **options)
     _after_commit(resource, [(doc, None)], derived, ctx)
     return doc
 
@@ -134,15 +139,22 @@ def _after_commit(resource, writes, derived, ctx):
     subscribers.committed(derived)
 
 
+def _domain_error(error):
+    """The domain's error for a store exception (others are returned as they are)."""
+    if isinstance(error, store.Conflict):
+        return ValidationError({f: ["This value is already used."] for f in error.fields})
+    if isinstance(error, store.Missing):
+        return NotFound()
+    if isinstance(error, store.Stale):
+        return Stale()
+    return error
+
+
 def _store_call(operation, resource, doc, *uniques, **options):
     try:
         operation(resource.kind, doc, *uniques, versioned=resource.cached, **options)
-    except store.Conflict as conflict:
-        raise ValidationError({f: ["This value is already used."] for f in conflict.fields}) from None
-    except store.Missing:
-        raise NotFound() from None
-    except store.Stale:
-        raise Stale() from None
+    except (store.Conflict, store.Missing, store.Stale) as error:
+        raise _domain_error(error) from None
 
 
 def retrying(operation, ctx, attempts=3):
