@@ -120,3 +120,26 @@ def test_restore_loads_a_folded_journal_into_moto(api, captured):
     assert api.get(f"/api/contacts/{created['id']}").status_code == 200
     assert files.get("images/c.gif") == (b"GIF89a", "image/gif")
     assert _moto_state() == expected
+
+
+def test_a_data_dir_of_the_earlier_snapshot_format_becomes_the_first_snapshot(api, tmp_path):
+    import json
+
+    from chalicelib.store import files
+    from chalicelib.store.models import Entity
+    created = api.post("/api/contacts/new", {"email": "old@example.com"}).json["contact"]
+    dynamodb, _, _ = snapshot._backends()
+    table = dynamodb.get_table(Entity.Meta.table_name)
+    (tmp_path / "dynamodb").mkdir()
+    (tmp_path / "dynamodb" / f"{table.name}.json").write_text(
+        json.dumps([item.to_json()["Attributes"] for item in table.all_items()]))
+    (tmp_path / "s3" / "images").mkdir(parents=True)
+    (tmp_path / "s3" / "images" / "old.png").write_bytes(b"PNG")
+    (tmp_path / "s3-index.json").write_text(json.dumps(["images/old.png"]))
+    table.items.clear()
+    with capture.serialized():
+        assert snapshot.restore(tmp_path) > 0
+    assert api.get(f"/api/contacts/{created['id']}").status_code == 200
+    assert files.get("images/old.png")[0] == b"PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["journal"]
+    assert [p.name for p in (tmp_path / "journal").iterdir()] == ["snapshot-000000.jsonl"]
