@@ -2,6 +2,8 @@
 
     python -m chalicelib.cli [--json] users create --username U --password P [--first-name F ...]
     python -m chalicelib.cli [--json] users list
+    python -m chalicelib.cli [--json] users disable|enable|revoke-tokens --username U
+    python -m chalicelib.cli [--json] users password --username U   (the new password from a prompt or stdin)
     python -m chalicelib.cli [--json] settings show
     python -m chalicelib.cli [--json] settings set [--api on|off] [--basic-auth on|off] [--oauth-mode 2|1a]
                                                    [--access-token-minutes N] [--refresh-token-days N]
@@ -9,11 +11,14 @@
     python -m chalicelib.cli [--json] clients list
     python -m chalicelib.cli [--json] clients revoke ID
 
+Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
+then fail (a Basic credential remembered by a warm API container: within a minute).
 In the local stage (STAGE unset or `local`) it acts on the running `make run` service found
 through DATA_DIR (and PORT, when given); otherwise on the AWS tables named by RESOURCE_PREFIX.
 Clients are OAuth2 clients while the OAuth mode is 2 and OAuth1a consumers while it is 1a.
 """
 import argparse
+import getpass
 import json
 import os
 import sys
@@ -57,6 +62,8 @@ def _parser():
     for option in ("--first-name", "--last-name", "--email"):
         create.add_argument(option)
     users.add_parser("list")
+    for action in ("disable", "enable", "revoke-tokens", "password"):
+        users.add_parser(action).add_argument("--username", required=True)
     settings = groups.add_parser("settings").add_subparsers(dest="action", required=True)
     settings.add_parser("show")
     change = settings.add_parser("set")
@@ -91,7 +98,31 @@ def _users(args, ctx):
             raise CliError(f"the username {args.username!r} is taken")
         doc = users.create_user(args.username, args.password, args.first_name, args.last_name, args.email)
         return present(USER, [doc], ctx)[0]
-    return present(USER, store.iterate(USER.kind), ctx)
+    if args.action == "list":
+        return present(USER, store.iterate(USER.kind), ctx)
+    if args.action == "revoke-tokens":
+        user = users.by_username(args.username)
+        if user is not None:
+            users.revoke_tokens(user, ctx)
+    else:
+        changes = {"password": _new_password()} if args.action == "password" else {"enabled": args.action == "enable"}
+        user = users.change(args.username, ctx, **changes)
+    if user is None:
+        raise CliError(f"no user named {args.username}")
+    return present(USER, [user], ctx)[0]
+
+
+def _new_password():
+    """A new password from a prompt (typed twice) or, when stdin is not a terminal, its first line."""
+    if sys.stdin.isatty():
+        password = getpass.getpass("New password: ")
+        if getpass.getpass("Again: ") != password:
+            raise CliError("the two passwords differ")
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    if len(password) < 8:
+        raise CliError("the password needs at least 8 characters")
+    return password
 
 
 def _settings(args, ctx):

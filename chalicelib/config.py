@@ -24,6 +24,7 @@ BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
 SIGN_IN_WINDOW = int(os.environ.get("SIGN_IN_WINDOW", "900"))
 SIGN_IN_FAILURES_PER_USER = int(os.environ.get("SIGN_IN_FAILURES_PER_USER", "10"))
 SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_ADDRESS", "50"))
+OAUTH1_TOKEN_DAYS = int(os.environ.get("OAUTH1_TOKEN_DAYS", "90"))  # OAuth1 access token lifetime; 0: no expiry
 DEFAULT_PAGE_LIMIT = 30
 # The most items one list answer holds; `limit=0` (Mautic: no limit) asks for this many.
 MAX_PAGE_LIMIT = int(os.environ.get("MAX_PAGE_LIMIT", "1000"))

@@ -3,8 +3,9 @@
 `GET /oauth/v2/authorize` validates the client and its exact redirect_uri and renders the login
 page; the page posts back to `POST /oauth/v2/authorize`, which checks the CSRF token, then the
 credentials, and redirects to the redirect_uri with a code and the unchanged state.
-`GET|POST /oauth/v2/token` runs the grants of `auth/oauth2_flows.py`: parameters from a JSON or
-form body on POST, from the query on GET; client credentials as parameters or HTTP Basic.
+`POST /oauth/v2/token` runs the grants of `auth/oauth2_flows.py`: parameters from a JSON or
+form body; client credentials as parameters or HTTP Basic. GET is refused with 405 (RFC 6749
+3.2: secrets in a URL end up in logs), although Mautic accepts it.
 """
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.auth import oauth2_flows as flows
@@ -59,11 +60,10 @@ def authorize_submit(request, ctx):
     return _redirect(flows.issue_code(ctx, authorization, user))
 
 
-@routes.route("/oauth/v2/token", "GET", "POST")
+@routes.route("/oauth/v2/token", "POST")
 def token(request, ctx):
     flows.check_enabled(ctx)
-    params = request.query if request.method == "GET" else request.body
-    body = flows.token(ctx, params, request.headers.get("authorization"))
+    body = flows.token(ctx, request.body, request.headers.get("authorization"))
     return Reply(body, 200, dict(flows.NO_STORE))
 
 

@@ -100,11 +100,25 @@ def revoke_subject(ctx, subject, seconds=None):
                  versioned=True)
 
 
+def _latest_revocations(ctx):
+    latest = {}
+    for revocation in cached.documents(REVOCATIONS, ctx):
+        if not revocation.get("until") or revocation["until"] > ctx.now:
+            latest[revocation["subject"]] = max(latest.get(revocation["subject"], ""), revocation["dateAdded"])
+    return latest
+
+
 def revoked(ctx, *subjects):
     """True when any of the subjects is revoked."""
-    listed = ctx.memo("revoked-subjects", lambda: {r["subject"] for r in cached.documents(REVOCATIONS, ctx)
-                                                   if not r.get("until") or r["until"] > ctx.now})
+    listed = ctx.memo("revoked-subjects", lambda: _latest_revocations(ctx))
     return any(subject in listed for subject in subjects)
+
+
+def revoked_before(ctx, subject, issued):
+    """True when `subject` was revoked at or after `issued` (ISO 8601; None: long ago): what a
+    user revocation does to the tokens issued before it."""
+    revoked_at = ctx.memo("revoked-subjects", lambda: _latest_revocations(ctx)).get(subject)
+    return revoked_at is not None and (issued or "") <= revoked_at
 
 
 def public(client):

@@ -8,9 +8,10 @@ What is stored (the token store keeps every key as a SHA-256 hash, `store/tokens
 - `oauth1-request#<hash of token>`: consumer key, callback, expiry (3600 s TTL); after the user
   logs in also the user (public fields) and a SHA-256 of the verifier. Single use: the
   access-token exchange marks it used with a conditional update.
-- `oauth1-access#<hash of token>`: consumer key and user (public fields), no expiry. Deleting the
-  item (`deauthorize`) or revoking the consumer (`client:<key>`) or the user (`user:<id>`) on the
-  cached revocation list makes it fail.
+- `oauth1-access#<hash of token>`: consumer key, user (public fields) and issue time; it expires
+  after OAUTH1_TOKEN_DAYS (90 by default, 0 for never). Deleting the item (`deauthorize`) or
+  revoking the consumer (`client:<key>`) or the user (`user:<id>`: the tokens issued before) on
+  the cached revocation list makes it fail.
 - `oauth1-nonce#<hash of consumer key + nonce>`: written with a does-not-exist condition, kept
   until the request's timestamp leaves the +-600 s window (at least 15 minutes).
 Token secrets are not stored: like consumer secrets they are an HMAC of the signing key and
@@ -37,6 +38,7 @@ import secrets
 import time
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.store import tokens
@@ -204,7 +206,7 @@ def authenticate(request, ctx, current):
         raise AuthError(401, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied", dict(CHALLENGE))
     _, data, _ = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
     user = data["user"]
-    if clients.revoked(ctx, f"user:{user['id']}"):
+    if clients.revoked_before(ctx, f"user:{user['id']}", data.get("dateAdded")):
         raise error("token_rejected")
     return dict(user)
 
@@ -287,7 +289,8 @@ def issue_access_token(request, ctx):
     if not tokens.use(REQUEST_KIND, oauth["oauth_token"]):  # one exchange per request token
         raise error("token_rejected")
     token = secrets.token_urlsafe(32)
-    tokens.put(ACCESS_KIND, token, {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now})
+    tokens.put(ACCESS_KIND, token, {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now},
+               config.OAUTH1_TOKEN_DAYS * 86400 or None)
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 
 

@@ -1,13 +1,17 @@
 """OAuth2 access tokens: signed JWTs (HS256, the instance signing key) checked without a read.
 
 A token names its user, client and token family. Revoking the client or the family (refresh
-token reuse, code reuse) puts it on the cached revocation list, which every request checks.
+token reuse, code reuse) puts it on the cached revocation list, which every request checks; so
+does revoking the user (disabled, new password, `cli users revoke`), for the tokens issued
+before.
 """
 import secrets
 import time
+from datetime import datetime, timezone
 
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
+from chalicelib.domain.kernel import clock
 
 ISSUER = "mautic"
 USER_CLAIMS = ("username", "firstName", "lastName")
@@ -28,6 +32,11 @@ def _invalid():
     return AuthError(401, "The access token provided is invalid.", "invalid_grant")
 
 
+def _issued(claims):
+    issued = claims.get("iat")
+    return clock.iso(datetime.fromtimestamp(issued, timezone.utc)) if isinstance(issued, int) else None
+
+
 def authenticate(token, ctx, current):
     """The user an access token stands for, or AuthError (401)."""
     import jwt
@@ -41,6 +50,7 @@ def authenticate(token, ctx, current):
     except jwt.InvalidTokenError:
         raise _invalid() from None
     if clients.by_public_id(ctx, claims["cid"]) is None or \
-            clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}"):
+            clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}") or \
+            clients.revoked_before(ctx, f"user:{claims['sub']}", _issued(claims)):
         raise _invalid()
     return {"id": int(claims["sub"]), **(claims.get("usr") or {})}

@@ -205,8 +205,8 @@ def _response(ctx, client, user, family, refresh=True):
     if refresh:
         refresh_token = new_secret()
         days = int(settings.current(ctx)["refreshTokenDays"])
-        tokens.put(REFRESH_KIND, refresh_token, {"client": client["publicId"], "user": user["id"], "family": family},
-                   days * 86400, only_new=True)
+        tokens.put(REFRESH_KIND, refresh_token, {"client": client["publicId"], "user": user["id"], "family": family,
+                                                 "issued": ctx.now}, days * 86400, only_new=True)
         body["refresh_token"] = refresh_token
     return body
 
@@ -251,7 +251,8 @@ def _refresh_token(ctx, client, params):
     if refresh_token is None:
         raise error('Missing parameter: "refresh_token" is required.', "invalid_request")
     data, _ = tokens.get(REFRESH_KIND, refresh_token)  # unknown and expired look the same
-    if data is None or data["client"] != client["publicId"] or clients.revoked(ctx, f"family:{data['family']}"):
+    if data is None or data["client"] != client["publicId"] or clients.revoked(ctx, f"family:{data['family']}") \
+            or clients.revoked_before(ctx, f"user:{data['user']}", data.get("issued")):
         raise error(INVALID_REFRESH, "invalid_grant")
     if not tokens.use(REFRESH_KIND, refresh_token):
         # An old refresh token came back: either the client or an attacker holds a copy. RFC 9700 4.14.2.

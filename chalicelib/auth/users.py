@@ -1,6 +1,6 @@
 """Users: the API's owners, who authenticate with their username and password."""
 from chalicelib import config
-from chalicelib.auth import passwords
+from chalicelib.auth import clients, passwords, settings
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.basics import USER
@@ -20,6 +20,33 @@ def by_username(username):
     """The user document for a username (case-insensitive), or None. Two GetItems."""
     user_id = store.lookup(USER.kind, "username", username)
     return store.get(USER.kind, user_id) if user_id is not None else None
+
+
+def change(username, ctx, enabled=None, password=None):
+    """Enable or disable a user, or set a new password (argon2id). Disabling and a new password
+    revoke the tokens issued to the user before. Returns the user document, or None."""
+    user = by_username(username)
+    if user is None:
+        return None
+
+    def build(doc):
+        if enabled is not None:
+            doc["isPublished"] = enabled
+        if password is not None:
+            doc["passwordHash"] = passwords.hash_password(password)
+        return []
+    doc = service.update(USER, user, {}, ctx, build)
+    if enabled is False or password is not None:
+        revoke_tokens(doc, ctx)
+    return doc
+
+
+def revoke_tokens(user, ctx):
+    """Make every token issued to the user until now fail (OAuth2 access and refresh, OAuth1)."""
+    current = settings.current(ctx)
+    lifetimes = [int(current["refreshTokenDays"]) * 86400, int(current["accessTokenMinutes"]) * 60,
+                 config.OAUTH1_TOKEN_DAYS * 86400]
+    clients.revoke_subject(ctx, f"user:{user['id']}", seconds=None if 0 in lifetimes else max(lifetimes))
 
 
 def active():

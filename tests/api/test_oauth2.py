@@ -276,10 +276,11 @@ def test_client_authentication_by_http_basic(api, client):
                  "invalid_client")
 
 
-def test_token_endpoint_answers_get_with_query_parameters(api, client):
+def test_token_endpoint_refuses_get_so_secrets_stay_out_of_urls(api, client):
     response = token(api, {"grant_type": "client_credentials", "client_id": client.id,
                            "client_secret": client.secret}, method="GET")
-    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    assert response.status_code == 405 and response.headers["Allow"] == "POST"
+    assert response.json["errors"][0]["code"] == 405 and "access_token" not in response.body.decode()
 
 
 def test_reused_code_is_refused_and_revokes_what_it_issued(api, client):

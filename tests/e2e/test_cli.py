@@ -1,4 +1,6 @@
 """The admin CLI acting on a running local stack (same DATA_DIR / PORT as `make run`)."""
+import json
+
 import pytest
 
 from tests.e2e.test_local_stack import Stack, _call
@@ -52,3 +54,53 @@ def test_clear_errors(stack, tmp_path):
     assert code == 1 and "port" in message
     code, message = stack.cli("users", "list", DATA_DIR=str(tmp_path / "elsewhere"))
     assert code == 1 and "make run" in message
+
+
+def _bearer(stack, client):
+    """A client_credentials access token of the client (None when refused) and a call with it."""
+    conn = stack.connection()
+    body = json.dumps({"grant_type": "client_credentials", "client_id": client["clientId"],
+                       "client_secret": client["clientSecret"]})
+    conn.request("POST", "/oauth/v2/token", body=body, headers={"Content-Type": "application/json"})
+    answer = conn.getresponse()
+    token = json.loads(answer.read()).get("access_token") if answer.status == 200 else None
+    return token
+
+
+def _contacts_with(stack, token):
+    conn = stack.connection()
+    conn.request("GET", "/api/contacts", headers={"Authorization": f"Bearer {token}"})
+    answer = conn.getresponse()
+    answer.read()
+    return answer.status
+
+
+def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(stack):
+    assert stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1")[0] == 0
+    code, client = stack.cli("clients", "create", "--name", "Sync", "--grant", "client_credentials",
+                             "--user", "jane")
+    assert code == 0
+    token = _bearer(stack, client)
+    assert _contacts_with(stack, token) == 200
+
+    code, user = stack.cli("users", "disable", "--username", "jane")
+    assert code == 0 and user["isPublished"] is False
+    assert _contacts_with(stack, token) == 401 and _bearer(stack, client) is None
+    assert stack.cli("users", "enable", "--username", "jane")[0] == 0
+    assert _contacts_with(stack, token) == 401  # issued before the user was disabled
+    token = _bearer(stack, client)
+    assert _contacts_with(stack, token) == 200
+
+    code, _ = stack.cli("users", "password", "--username", "jane", stdin="jane-secret-2\n")
+    assert code == 0 and _contacts_with(stack, token) == 401
+    assert _call(stack.connection(), "GET", "/api/users/self", user="jane", password="jane-secret-2")[0] == 200
+    assert _call(stack.connection(), "GET", "/api/users/self", user="jane", password="jane-secret-1")[0] == 401
+    token = _bearer(stack, client)
+    assert _contacts_with(stack, token) == 200
+    assert stack.cli("users", "revoke-tokens", "--username", "jane")[0] == 0
+    assert _contacts_with(stack, token) == 401
+
+    code, message = stack.cli("users", "password", "--username", "jane", stdin="short\n")
+    assert code == 1 and "8 characters" in message
+    code, message = stack.cli("users", "disable", "--username", "nobody")
+    assert code == 1 and "no user named nobody" in message

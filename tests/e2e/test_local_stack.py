@@ -49,12 +49,12 @@ class Stack:
                 return
         raise RuntimeError("devserver did not start:\n" + "".join(self.output))
 
-    def cli(self, *args, **env):
+    def cli(self, *args, stdin="", **env):
         """`python -m chalicelib.cli --json ...` against this stack: (exit code, JSON output or stderr)."""
         environment = dict(os.environ, DATA_DIR=str(self.data_dir), PORT=str(self.port), STAGE="local")
         environment.update(env)
         done = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", *args], cwd=ROOT, env=environment,
-                              capture_output=True, text=True, timeout=60)
+                              input=stdin, capture_output=True, text=True, timeout=60)
         return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
 
     def connection(self):
