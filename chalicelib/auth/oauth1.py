@@ -206,7 +206,7 @@ def authenticate(request, ctx, current):
     user = data["user"]
     if clients.revoked(ctx, f"user:{user['id']}"):
         raise error("token_rejected")
-    return dict(user)
+    return dict(user, clientId=data["consumer"])
 
 
 # ---- callbacks ------------------------------------------------------------------------------

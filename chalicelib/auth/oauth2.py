@@ -43,4 +43,4 @@ def authenticate(token, ctx, current):
     if clients.by_public_id(ctx, claims["cid"]) is None or \
             clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}"):
         raise _invalid()
-    return {"id": int(claims["sub"]), **(claims.get("usr") or {})}
+    return {"id": int(claims["sub"]), **(claims.get("usr") or {}), "clientId": claims["cid"]}
