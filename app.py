@@ -1,10 +1,12 @@
 """The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
-and the background workers (one SQS consumer per queue, the periodic jobs)."""
+the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
+queue, the periodic jobs)."""
 import json
 
 from chalice import Chalice, Rate
 
 from chalicelib import workers
+from chalicelib.api import authorizer
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.store.schema import queue_name
 
@@ -44,3 +46,8 @@ def every_minute(event):
 @app.schedule(Rate(1, unit=Rate.HOURS))
 def every_hour(event):
     workers.run_jobs("hour")
+
+
+@app.lambda_function(name="api_authorizer")
+def api_authorizer(event, context):
+    return authorizer.handler(event, context)

@@ -21,6 +21,9 @@ API_ENABLED = _flag("API_ENABLED", LOCAL)
 BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
 # Failed sign-ins (Basic auth and the login forms) allowed per username and per source address in
 # a window of SIGN_IN_WINDOW seconds; past them, sign-ins answer 429 until the window ends.
+# The local gateway's copy of the stack parameter AuthorizerCacheSeconds (docs/deploy.md): 0 = every
+# /api request runs the authorizer; N > 0 = decisions cached N s keyed by the Authorization header.
+AUTHORIZER_CACHE_SECONDS = int(os.environ.get("AUTHORIZER_CACHE_SECONDS", "0"))
 SIGN_IN_WINDOW = int(os.environ.get("SIGN_IN_WINDOW", "900"))
 SIGN_IN_FAILURES_PER_USER = int(os.environ.get("SIGN_IN_FAILURES_PER_USER", "10"))
 SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_ADDRESS", "50"))

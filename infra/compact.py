@@ -1,5 +1,7 @@
 """Finish chalice's CloudFormation template (`python infra/compact.py sam.json`): wire every
-function to the service's resources, then rewrite the file without whitespace.
+function to the service's resources, guard every `/api` operation with the REQUEST authorizer
+(`ApiAuthorizer`, declared in infra/resources.json: chalice's own authorizers are TOKEN-only),
+then rewrite the file without whitespace.
 
 chalice knows neither the stack's resource names nor our queues, so every function (API,
 queue workers, scheduled jobs) gets the `RESOURCE_PREFIX`/`FILES_BUCKET` environment and waits
@@ -12,6 +14,8 @@ both run this.
 import json
 import sys
 
+AUTHORIZER = "ApiAuthorizer"
+GUARDED_PREFIX = "/api/"  # as chalicelib/gateway/authorizer.py `guarded` locally
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
 
 
@@ -35,9 +39,19 @@ def wire(template):
     return template
 
 
+def guard(template):
+    """Put the REQUEST authorizer on every operation of every path under /api."""
+    paths = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    for path, operations in paths.items():
+        if path.startswith(GUARDED_PREFIX):
+            for operation in operations.values():
+                operation["security"] = [{AUTHORIZER: []}]
+    return template
+
+
 def compact(path):
     with open(path) as handle:
-        template = wire(json.load(handle))
+        template = guard(wire(json.load(handle)))
     with open(path, "w") as handle:
         json.dump(template, handle, separators=(",", ":"))
 

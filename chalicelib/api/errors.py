@@ -2,6 +2,7 @@
 import json
 
 from chalicelib import config
+from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS
 
 
 class ApiError(Exception):
@@ -34,6 +35,16 @@ NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
 def not_found_path_json():
     """The body answered for an unknown path, locally and by API Gateway (see infra/)."""
     return json.dumps(NOT_FOUND_PATH)
+
+
+def no_credentials_json():
+    """The 401 of a request without credentials, locally and by API Gateway (UNAUTHORIZED, see infra/)."""
+    return json.dumps(body(401, NO_CREDENTIALS, error_type="access_denied", with_details=False))
+
+
+def challenge():
+    """The WWW-Authenticate header of that 401."""
+    return dict(BEARER_CHALLENGE)
 
 
 def headers():

@@ -1,7 +1,8 @@
 """Routes of a resource family: one Chalice view per path that dispatches on the method.
 
 Every path answers every method, so a wrong method is our JSON 405 (also behind API Gateway,
-which would otherwise answer 403). The dispatcher authenticates `/api` calls, parses the
+which would otherwise answer 403). The dispatcher takes the caller of `/api` calls from the
+authorizer's decision (`api/authorizer.py`) or authenticates them itself, parses the
 request, maps failures to the error document and stamps `Mautic-Version` on every response.
 """
 import json
@@ -15,7 +16,7 @@ from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.errors import ApiError, UNEXPECTED
 from chalicelib.api.request import ApiRequest
-from chalicelib.auth.core import authenticate
+from chalicelib.api.authorizer import caller
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
@@ -76,7 +77,7 @@ def dispatch(request, handlers, params, authenticated):
         api_request = ApiRequest(request)
         ctx = Context(base_url=api_request.base_url())
         if authenticated:
-            ctx.user = authenticate(api_request, ctx)
+            ctx.user = caller(api_request, ctx)
         reply = service.retrying(lambda: handler(api_request, ctx, **params), ctx)
         if not isinstance(reply, Reply):
             reply = Reply(reply)

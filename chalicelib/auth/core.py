@@ -12,9 +12,10 @@ import hashlib
 import time
 
 from chalicelib.auth import settings, users
-from chalicelib.auth.errors import AuthError, require_api
+from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
 
 CACHE_SECONDS = 60
+PUBLIC_USER = ("id", "username", "firstName", "lastName", "email")
 _verified = {}
 
 
@@ -38,7 +39,12 @@ def authenticate(request, ctx):
     if token:
         from chalicelib.auth import oauth2
         return oauth2.authenticate(token, ctx, current)
-    raise AuthError(401, "API authorization denied.", headers={"WWW-Authenticate": 'Bearer realm="Service"'})
+    raise AuthError(401, NO_CREDENTIALS, headers=dict(BEARER_CHALLENGE))
+
+
+def public_user(user):
+    """The fields of a user the API trusts from the authorizer (never the password hash)."""
+    return {name: user[name] for name in PUBLIC_USER if name in user}
 
 
 def source_address(request):

@@ -9,6 +9,8 @@ class AuthError(Exception):
         self.status, self.message, self.type, self.headers = status, message, error_type, headers or {}
 
 
+NO_CREDENTIALS = "API authorization denied."
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="Service"'}
 API_DISABLED = "API disabled. You need to enable the API in the API settings of Mautic's Configuration."
 
 

@@ -208,7 +208,7 @@ def authenticate(request, ctx, current):
     user = data["user"]
     if clients.revoked_before(ctx, f"user:{user['id']}", data.get("dateAdded")):
         raise error("token_rejected")
-    return dict(user)
+    return dict(user, clientId=data["consumer"])
 
 
 # ---- callbacks ------------------------------------------------------------------------------

@@ -42,6 +42,11 @@ def current(ctx):
     return {name: doc.get(name, defaults()[name]) for name in PUBLIC}
 
 
+def version(ctx):
+    """The write version of the settings as this request sees them (no read of its own)."""
+    return cached.version(KIND, ctx)
+
+
 def signing_key(ctx):
     """The secret that signs access tokens and CSRF tokens and derives OAuth1 secrets."""
     return _document(ctx)["signingKey"]

@@ -307,3 +307,16 @@ def test_packaged_template_passes_cfn_lint(packaged):
     result = lambdapackage.run(CFN_LINT, "--", str(packaged), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert time.monotonic() - started < 120
+
+
+def test_authorizer_refusals_answer_the_local_gateways_json(infra):
+    """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (chalicelib/gateway)."""
+    from chalicelib.gateway import authorizer as local
+    responses = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
+    unauthorized, denied = local.unauthorized(), local.access_denied({"error": "$context.authorizer.error"})
+    for name, expected in (("UNAUTHORIZED", unauthorized), ("ACCESS_DENIED", denied)):
+        response = responses[name]
+        assert int(response["statusCode"]) == expected["statusCode"]
+        assert response["responseTemplates"]["application/json"] == expected["body"]
+        assert response["responseParameters"] == {
+            f"gatewayresponse.header.{header}": f"'{value}'" for header, value in expected["headers"].items()}

@@ -14,11 +14,16 @@ _derived = {}
 
 def documents(kind, ctx):
     """Every document of a cached kind, in id order."""
-    version = ctx.memo("versions", lambda: store.versions(CACHED_KINDS))[kind]
+    current = version(kind, ctx)
     hit = _cache.get(kind)
-    if hit is None or hit[0] != version:
-        hit = _cache[kind] = (version, list(store.iterate(kind)))
+    if hit is None or hit[0] != current:
+        hit = _cache[kind] = (current, list(store.iterate(kind)))
     return hit[1]
+
+
+def version(kind, ctx):
+    """The write version of a cached kind as this request sees it (the request's one BatchGetItem)."""
+    return ctx.memo("versions", lambda: store.versions(CACHED_KINDS))[kind]
 
 
 def derived(kind, name, compute, ctx):

@@ -1,4 +1,5 @@
-"""API Gateway as run locally (devserver, tests), with the service's answer to unknown paths.
+"""API Gateway as run locally (devserver, tests): the service's answer to unknown paths, and the
+REQUEST Lambda authorizer before every `/api` route (`gateway/authorizer.py`).
 
 Chalice's local gateway answers an unknown path with a 403 "Missing Authentication Token";
 on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404, and so does
@@ -7,13 +8,21 @@ this subclass locally.
 from chalice.local import LocalGateway
 
 from chalicelib.api import errors
+from chalicelib.gateway.authorizer import GatewayAnswer, LocalRequestAuthorizer
 
 
 class ApiGateway(LocalGateway):
+    def __init__(self, app_object, config):
+        super().__init__(app_object, config)
+        self._authorizer = LocalRequestAuthorizer(app_object)
+
     def handle_request(self, method, path, headers, body):
         try:
             self.event_converter._route_matcher.match_route(path)
         except ValueError:
             return {"statusCode": 404, "headers": errors.headers(), "multiValueHeaders": {},
                     "body": errors.not_found_path_json()}
-        return super().handle_request(method, path, headers, body)
+        try:
+            return super().handle_request(method, path, headers, body)
+        except GatewayAnswer as answer:
+            return answer.response
