@@ -78,7 +78,7 @@ from chalicelib.domain.kernel import batching, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
-from chalicelib.domain.wiring import RESOURCES
+from chalicelib.domain.wiring import BATCHED
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +253,7 @@ def install(routes, resource):
 
 
 routes = Routes("batch")
-for _resource in RESOURCES:
+for _resource in BATCHED:
     if _resource.put:
         install(routes, _resource)
 
