@@ -1,7 +1,12 @@
 """The admin CLI acting on a running local stack (same DATA_DIR / PORT as `make run`)."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
-from tests.e2e.test_local_stack import Stack, _call
+from tests.e2e.test_local_stack import ROOT, Stack, _call
 
 
 @pytest.fixture
@@ -52,3 +57,20 @@ def test_clear_errors(stack, tmp_path):
     assert code == 1 and "port" in message
     code, message = stack.cli("users", "list", DATA_DIR=str(tmp_path / "elsewhere"))
     assert code == 1 and "make run" in message
+
+
+def _run(stack, *args):
+    """The CLI as a person types it (no `--json` added): (exit code, stdout)."""
+    environment = dict(os.environ, DATA_DIR=str(stack.data_dir), PORT=str(stack.port), STAGE="local")
+    done = subprocess.run([sys.executable, "-m", "chalicelib.cli", *args], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout
+
+
+def test_json_after_the_subcommand(stack):
+    code, out = _run(stack, "clients", "create", "--name", "CRM", "--redirect-uri", "https://crm.example/cb", "--json")
+    assert code == 0 and json.loads(out)["name"] == "CRM"
+    code, out = _run(stack, "users", "list", "--json")
+    assert code == 0 and [u["username"] for u in json.loads(out)] == ["admin"]
+    code, out = _run(stack, "users", "list")
+    assert code == 0 and "username=admin" in out and not out.startswith("[")
