@@ -129,7 +129,7 @@ def read_all(filters, order, page, limit):
         raise invalid("order", "All contacts' activity is ordered by timestamp.")
     start = (page - 1) * limit
     found = []
-    for doc in _feed(direction == "DESC"):
+    for doc in all_events(direction == "DESC"):
         if wanted.match(doc):
             found.append(doc)
             if len(found) > start + limit:
@@ -137,7 +137,12 @@ def read_all(filters, order, page, limit):
     return _answer(found[start:start + limit], wanted, order, page, limit, len(found))
 
 
-def _feed(descending):
+def contact_events(contact_id, descending=True):
+    """One contact's events in id (time) order: a Query of its partition."""
+    return store.iterate(kind(contact_id), descending=descending)
+
+
+def all_events(descending=True):
     """Every event in the all-contacts feed, newest (or oldest) first, bucket by bucket."""
     last = store.last_id("timeline") // FEED_BUCKET
     for number in (range(last, -1, -1) if descending else range(0, last + 1)):
