@@ -1,7 +1,7 @@
 """Batch create, edit and delete of the standard resources (compat section 6, spec "Contacts:
 further endpoints").
 
-For a resource with prefix `<P>` (every resource of the registry that has PUT):
+For a resource with prefix `<P>` (`wiring.BATCHED`: the standard resources with PUT, and notes):
 
     POST         /<P>/batch/new      body: array of entity objects              HTTP 201, always
     PUT | PATCH  /<P>/batch/edit     body: array of entity objects, each `id`   HTTP 200, always
