@@ -55,7 +55,8 @@ def _points(e):
 
 def _automation(e):
     d = e["details"]
-    return {"id": e["id"], "event_id": d.get("eventId"), "lead_id": e["contactId"], "campaign_id": d.get("automationId"),
+    return {"id": e["id"], "event_id": d.get("eventId"), "lead_id": e["contactId"],
+            "campaign_id": d.get("automationId"),
             "rotation": 1, "date_triggered": e["timestamp"], "is_scheduled": False, "trigger_date": None,
             "system_triggered": True, "non_action_path_taken": d.get("status") == "no",
             "metadata": {"status": d.get("status"), "reason": d.get("reason")}, "channel": None, "channel_id": None}
