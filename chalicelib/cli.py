@@ -11,6 +11,7 @@
     python -m chalicelib.cli [--json] clients list
     python -m chalicelib.cli [--json] clients revoke ID
 
+`--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
 then fail (a Basic credential remembered by a warm API container: within a minute).
 In the local stage (STAGE unset or `local`) it acts on the running `make run` service found
@@ -51,37 +52,46 @@ def _on_off(value):
     return value == "on"
 
 
+def _json_option():
+    """`--json` after a subcommand too (`clients create --name x --json`); SUPPRESS keeps a subcommand
+    from resetting a `--json` given before it."""
+    option = argparse.ArgumentParser(add_help=False)
+    option.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts")
+    return option
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="python -m chalicelib.cli", description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    common = [_json_option()]
     groups = parser.add_subparsers(dest="group", required=True)
-    users = groups.add_parser("users").add_subparsers(dest="action", required=True)
-    create = users.add_parser("create")
+    users = groups.add_parser("users", parents=common).add_subparsers(dest="action", required=True)
+    create = users.add_parser("create", parents=common)
     create.add_argument("--username", required=True)
     create.add_argument("--password", required=True)
     for option in ("--first-name", "--last-name", "--email"):
         create.add_argument(option)
-    users.add_parser("list")
+    users.add_parser("list", parents=common)
     for action in ("disable", "enable", "revoke-tokens", "password"):
-        users.add_parser(action).add_argument("--username", required=True)
-    settings = groups.add_parser("settings").add_subparsers(dest="action", required=True)
-    settings.add_parser("show")
-    change = settings.add_parser("set")
+        users.add_parser(action, parents=common).add_argument("--username", required=True)
+    settings = groups.add_parser("settings", parents=common).add_subparsers(dest="action", required=True)
+    settings.add_parser("show", parents=common)
+    change = settings.add_parser("set", parents=common)
     change.add_argument("--api", type=_on_off)
     change.add_argument("--basic-auth", type=_on_off)
     change.add_argument("--oauth-mode", choices=("2", "1a"))
     change.add_argument("--access-token-minutes", type=int)
     change.add_argument("--refresh-token-days", type=int)
-    clients = groups.add_parser("clients").add_subparsers(dest="action", required=True)
-    new_client = clients.add_parser("create")
+    clients = groups.add_parser("clients", parents=common).add_subparsers(dest="action", required=True)
+    new_client = clients.add_parser("create", parents=common)
     new_client.add_argument("--name", required=True)
     new_client.add_argument("--redirect-uri", action="append", default=[])
     new_client.add_argument("--grant", action="append", choices=("authorization_code", "refresh_token",
                                                                   "client_credentials"),
                             help="an OAuth2 grant the client may use (default: authorization_code, refresh_token)")
     new_client.add_argument("--user", help="the username client_credentials tokens act as")
-    clients.add_parser("list")
-    revoke = clients.add_parser("revoke")
+    clients.add_parser("list", parents=common)
+    revoke = clients.add_parser("revoke", parents=common)
     revoke.add_argument("id", type=int)
     return parser
 

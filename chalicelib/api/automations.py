@@ -1,8 +1,9 @@
 """Automation membership and copies (compat 1.8 and 10.5 shapes): add/remove a contact by hand,
-the automation's contacts, a contact's automations, clone."""
+the automation's contacts, a contact's automations, clone; the events on their own and a contact's
+event log (Mautic's EventApiController and EventLogApiController)."""
 from chalicelib.api import standard
-from chalicelib.api.routing import Routes
-from chalicelib.domain.automations import automations, journeys
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain.automations import automations, eventlogs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
@@ -37,6 +38,28 @@ def automation_contacts(request, ctx, id):
 @routes.route("/contacts/{id}/automations", "GET")
 def contact_automations(request, ctx, id):
     return journeys.contact_automations(service.load(CONTACT, id), ctx)
+
+
+@routes.route("/automations/events", "GET")
+def events(request, ctx):
+    return eventlogs.listing(standard.list_query(request.query), ctx)
+
+
+@routes.route("/automations/events/{id}", "GET")
+def event(request, ctx, id):
+    return eventlogs.one(id, ctx)
+
+
+@routes.route("/automations/{id}/events/contact/{contact_id}", "GET")
+def contact_events(request, ctx, id, contact_id):
+    return eventlogs.contact_log(id, contact_id, ctx)
+
+
+@routes.route("/automations/events/{id}/contact/{contact_id}/edit", "PUT")
+def edit_contact_event(request, ctx, id, contact_id):
+    """201 when the contact had no run of the event and one is scheduled, else 200."""
+    answer, created = eventlogs.edit_contact_event(id, contact_id, request.body, ctx)
+    return Reply(answer, 201 if created else 200)
 
 
 blueprint = routes.blueprint()

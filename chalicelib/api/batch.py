@@ -1,7 +1,7 @@
 """Batch create, edit and delete of the standard resources (compat section 6, spec "Contacts:
 further endpoints").
 
-For a resource with prefix `<P>` (every resource of the registry that has PUT):
+For a resource with prefix `<P>` (`wiring.BATCHED`: the standard resources with PUT, and notes):
 
     POST         /<P>/batch/new      body: array of entity objects              HTTP 201, always
     PUT | PATCH  /<P>/batch/edit     body: array of entity objects, each `id`   HTTP 200, always
@@ -78,7 +78,7 @@ from chalicelib.domain.kernel import batching, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
-from chalicelib.domain.wiring import RESOURCES
+from chalicelib.domain.wiring import BATCHED
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ def install(routes, resource):
 
 
 routes = Routes("batch")
-for _resource in RESOURCES:
+for _resource in BATCHED:
     if _resource.put:
         install(routes, _resource)
 

@@ -96,6 +96,17 @@ def contact_fields(request, ctx):
     return {str(f["id"]): {key: f.get(key) for key in FIELD_KEYS} for f in definitions("lead", ctx)}
 
 
+@routes.route("/contacts/activity", "GET")
+def all_activity(request, ctx):
+    """All contacts' events (compat 9.1), with the per-contact endpoint's filters and paging."""
+    return actions.all_activity(request.query)
+
+
+@routes.route("/contacts/list/segments", "GET")
+def user_segments(request, ctx):
+    return segmentactions.user_segments(ctx)
+
+
 @routes.route("/contacts/{id}/activity", "GET")
 def activity(request, ctx, id):
     return actions.activity(CONTACT, id, request.query)

@@ -100,7 +100,16 @@ def dispatch(request, handlers, params, authenticated):
 
 
 def render(status, payload, extra_headers=None):
-    """A JSON response with the service headers."""
+    """A JSON response with the service headers; internal keys (a leading `_`) never leave."""
     headers = base_headers()
     headers.update(extra_headers or {})
-    return Response(body=json.dumps(payload, separators=(",", ":")), status_code=status, headers=headers)
+    return Response(body=json.dumps(public(payload), separators=(",", ":")), status_code=status, headers=headers)
+
+
+def public(value):
+    """`value` without the internal keys (`_rev`...: a leading underscore) of any object in it."""
+    if isinstance(value, dict):
+        return {key: public(item) for key, item in value.items() if not str(key).startswith("_")}
+    if isinstance(value, (list, tuple)):
+        return [public(item) for item in value]
+    return value

@@ -1,6 +1,10 @@
 """Email transport: Amazon SES with a raw MIME message (so attachments travel), and a copy in the
 local outbox (`.eml`). Failures are `Rejected` (SES refused this message: sending again will not
-help) or `Unavailable` (throttling, outage, network: try again later)."""
+help) or `Unavailable` (throttling, outage, network: try again later).
+
+SES sends only from verified identities. Locally a sender is verified on its first use (any
+`fromAddress` works); on AWS an unverified sender fails the send with a message naming the address
+and SES identity verification."""
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
@@ -58,12 +62,44 @@ def send(mail):
         raw = mime(mail)
     except ValueError as error:
         raise Rejected(f"The message cannot be built: {error}") from None
+    try:
+        message_id = _send_raw(mail, raw)
+    except Rejected as error:
+        if not _unverified(error):
+            raise
+        if not config.LOCAL:
+            raise Rejected(_unverified_message(mail, error)) from None
+        verify_sender(mail.sender)
+        message_id = _send_raw(mail, raw)
+    outbox.write(message_id, "eml", raw)
+    return message_id
+
+
+def _unverified(error):
+    """Whether SES refused the message because an address is not a verified identity (SES: "Email
+    address is not verified"; the embedded SES: "Did not have authority to send from email")."""
+    reason = str(error).lower()
+    return "not verified" in reason or "did not have authority" in reason
+
+
+def _unverified_message(mail, error):
+    """The failure of an unverified identity: the address and how to verify it. SES names the
+    identities that failed; a sandbox account also checks the recipients."""
+    reason = str(error)
+    recipient = mail.to.lower() in reason.lower() and mail.sender.lower() not in reason.lower()
+    address = mail.to if recipient else mail.sender
+    role = "sender" if address == mail.sender else "recipient (the SES account is in the sandbox)"
+    return (f"The {role} {address} is not verified in Amazon SES: verify the address or its domain "
+            f"(SES identity verification, e.g. aws ses verify-email-identity --email-address {address}). "
+            f"SES said: {reason}")
+
+
+def _send_raw(mail, raw):
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
         answer = aws.client("ses").send_raw_email(Source=formataddr((mail.sender_name or "", mail.sender)),
                                                   Destinations=[mail.to] + list(mail.bcc), RawMessage={"Data": raw},
                                                   **options)
-    outbox.write(answer["MessageId"], "eml", raw)
     return answer["MessageId"]
 
 

@@ -22,6 +22,8 @@ from chalicelib.domain.webhooks.declarations import WEBHOOK
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
              DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY)
+# The resources with the batch routes: those with the standard routes, and notes (users have none).
+BATCHED = RESOURCES + (NOTE,)
 
 SUBSCRIBERS = subscribers.Table(
     # In a contact's write, before it is stored, in this order:

@@ -18,6 +18,7 @@ from chalicelib.store.models import Counter, Entity, Unique
 
 _connection = []
 TRANSACTION_ITEMS = 100  # TransactWriteItems maximum
+FEED = "_feed"  # a document's feed (FeedIndex), kept in the item's `feed` attribute, not in the document
 
 
 class Conflict(Exception):
@@ -43,10 +44,17 @@ def _doc(item):
     return doc
 
 
+INTERNAL = ("_rev", FEED)
+
+
+def _stored(doc):
+    return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
+
+
 def _item(kind, doc, email):
-    stored = {k: v for k, v in doc.items() if k != "_rev"}
-    return Entity(kind, int(doc["id"]), doc=json.dumps(stored), rev=int(doc.get("_rev") or 0) + 1,
-                  email=email.lower() if email else None)
+    """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
+    return Entity(kind, int(doc["id"]), doc=_stored(doc), rev=int(doc.get("_rev") or 0) + 1,
+                  email=email.lower() if email else None, feed=doc.get(FEED))
 
 
 def ids_by_email(kind, prefix):
@@ -79,6 +87,23 @@ def iterate(kind, descending=False, limit=None, between=None):
     condition = Entity.id.between(*between) if between else None
     for item in Entity.query(kind, condition, scan_index_forward=not descending, limit=limit, page_size=page):
         yield _doc(item)
+
+
+def feed(name, descending=True):
+    """The documents of a feed (FeedIndex), by id: a Query per page of keys, then 1 BatchGetItem per
+    100 documents. Documents gone since they were indexed are skipped."""
+    keys = []
+    for item in Entity.in_feed.query(name, scan_index_forward=not descending, page_size=100):
+        keys.append((item.kind, int(item.id)))
+        if len(keys) == 100:
+            yield from _in_order(keys)
+            keys = []
+    yield from _in_order(keys)
+
+
+def _in_order(keys):
+    found = {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)} if keys else {}
+    return [found[key] for key in keys if key in found]
 
 
 def count(kind):
@@ -187,9 +212,10 @@ def versions(kinds):
 
 
 def _overwrite(doc):
-    """UpdateItem actions that set a document whatever was stored, its revision still moving on."""
-    stored = {k: v for k, v in doc.items() if k != "_rev"}
-    return [Entity.doc.set(json.dumps(stored)), Entity.rev.add(1)]
+    """UpdateItem actions that set a document whatever was stored, its revision still moving on
+    (and its feed, when it names one)."""
+    actions = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
+    return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
 
 
 def _put_extra(tx, extra, derived):

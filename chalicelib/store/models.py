@@ -39,6 +39,18 @@ class EmailIndex(GlobalSecondaryIndex):
     email = UnicodeAttribute(range_key=True)
 
 
+class FeedIndex(GlobalSecondaryIndex):
+    """Entities in a feed (`feed` = `<name>#<bucket>`, ids in order): the timeline events of all
+    contacts, newest last, a bucket per 1,000 consecutive event ids."""
+
+    class Meta:
+        index_name = "feed"
+        projection = KeysOnlyProjection()
+
+    feed = UnicodeAttribute(hash_key=True)
+    id = NumberAttribute(range_key=True)
+
+
 class Entity(Model):
     """Every resource document: partition per resource kind, items ordered by integer id."""
 
@@ -51,6 +63,8 @@ class Entity(Model):
     rev = NumberAttribute(null=True)  # write count: edits are conditional on the revision they read
     email = UnicodeAttribute(null=True)
     by_email = EmailIndex()
+    feed = UnicodeAttribute(null=True)  # set on the items of a feed (FeedIndex)
+    in_feed = FeedIndex()
 
 
 class Counter(Model):

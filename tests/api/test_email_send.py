@@ -153,13 +153,27 @@ def test_an_unpublished_email_is_not_sent_outside_transactional_sends(api):
     assert result["success"] is False and result["reason"] == "The email is not published."
 
 
-def test_a_refused_sender_is_a_recorded_failure(api):
+def test_any_sender_address_works_locally(api):
+    """Locally the embedded SES verifies a sender on first use: any fromAddress sends."""
     contact, mail = make_contact(api), make_email(api, fromAddress="someone@unverified.example")
     response = api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
+    assert response.status_code == 200 and response.json["success"] is True
+    assert api.get(f"/api/emails/{mail['id']}").json["email"]["sentCount"] == 1
+
+
+def test_an_unverified_sender_on_aws_is_a_recorded_failure_naming_the_fix(api, monkeypatch):
+    """On AWS, SES answers MessageRejected "Email address is not verified": the contact's failure names
+    the address and SES identity verification, and nothing is counted as sent."""
+    monkeypatch.setattr(config, "LOCAL", False)
+    contact, mail = make_contact(api), make_email(api, fromAddress="nobody-verified@elsewhere.example")
+    response = api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
     assert response.status_code == 200 and response.json["success"] is False
-    assert "someone@unverified.example" in response.json["failed"]
+    assert "nobody-verified@elsewhere.example" in response.json["failed"]
     (failed,) = events(api, contact["id"], "email.failed")
-    assert failed["details"]["emailId"] == mail["id"] and "unverified" in failed["details"]["reason"]
+    reason = failed["details"]["reason"]
+    assert failed["details"]["emailId"] == mail["id"]
+    assert "nobody-verified@elsewhere.example" in reason and "not verified in Amazon SES" in reason
+    assert "verify-email-identity" in reason
     assert api.get(f"/api/emails/{mail['id']}").json["email"]["sentCount"] == 0
 
 

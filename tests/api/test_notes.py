@@ -130,3 +130,19 @@ def test_contact_notes_cost_does_not_grow_with_other_contacts_notes(api, contact
         note(api, others[n % 3]["id"], f"other {n}")
     assert cost_of_listing() == before
     assert before == ({"BatchGetItem": 2, "GetItem": 1, "Query": 1}, [1])  # versions, contact, its index, its notes
+
+
+def test_notes_have_the_batch_endpoints(api, contact):
+    """Mautic's NoteApiController is a CommonApiController: batch/new (201), batch/edit (200) and
+    batch/delete answer `{"notes": [...], "statusCodes": [...]}` by input index."""
+    r = api.post("/api/notes/batch/new", [{"text": "First", "lead": contact["id"]},
+                                          {"text": "Second", "lead": contact["id"], "type": "call"}])
+    assert r.status_code == 201 and r.json["statusCodes"] == [201, 201]
+    first, second = r.json["notes"]
+    assert (first["text"], second["type"], second["lead"]) == ("First", "call", contact["id"])
+    r = api.patch("/api/notes/batch/edit", [{"id": first["id"], "text": "First, edited"}, {"id": 999, "text": "x"}])
+    assert r.status_code == 200 and r.json["statusCodes"] == [200, 404]
+    assert r.json["notes"][0]["text"] == "First, edited" and r.json["errors"]["1"]["code"] == 404
+    r = api.delete(f"/api/notes/batch/delete?ids={first['id']},{second['id']}")
+    assert r.status_code == 200 and [n["id"] for n in r.json["notes"]] == [first["id"], second["id"]]
+    assert api.get("/api/notes").json["total"] == 0

@@ -1,9 +1,12 @@
 """The admin CLI acting on a running local stack (same DATA_DIR / PORT as `make run`)."""
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.e2e.test_local_stack import Stack, _call
+from tests.e2e.test_local_stack import ROOT, Stack, _call
 
 
 @pytest.fixture
@@ -104,3 +107,20 @@ def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(
     assert code == 1 and "8 characters" in message
     code, message = stack.cli("users", "disable", "--username", "nobody")
     assert code == 1 and "no user named nobody" in message
+
+
+def _run(stack, *args):
+    """The CLI as a person types it (no `--json` added): (exit code, stdout)."""
+    environment = dict(os.environ, DATA_DIR=str(stack.data_dir), PORT=str(stack.port), STAGE="local")
+    done = subprocess.run([sys.executable, "-m", "chalicelib.cli", *args], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout
+
+
+def test_json_after_the_subcommand(stack):
+    code, out = _run(stack, "clients", "create", "--name", "CRM", "--redirect-uri", "https://crm.example/cb", "--json")
+    assert code == 0 and json.loads(out)["name"] == "CRM"
+    code, out = _run(stack, "users", "list", "--json")
+    assert code == 0 and [u["username"] for u in json.loads(out)] == ["admin"]
+    code, out = _run(stack, "users", "list")
+    assert code == 0 and "username=admin" in out and not out.startswith("[")

@@ -182,6 +182,16 @@ def contact_companies(contacts, companies, contact_id, ctx):
 def activity(resource, contact_id, query):
     """The contact's timeline with the spec's filters (`filters[...]`, `order`, `page`, `limit`)."""
     service.load(resource, contact_id)
+    return timeline.read(contact_id, *_timeline_query(query))
+
+
+def all_activity(query):
+    """All contacts' events with the same filters and paging (compat 9.1, `GET /contacts/activity`)."""
+    return timeline.read_all(*_timeline_query(query))
+
+
+def _timeline_query(query):
+    """(filters, (column, direction), page, limit) of an activity request."""
     filters = query.get("filters") if isinstance(query.get("filters"), dict) else {}
     filters = {k: (a.as_list(v) if k.endswith("Events") and not isinstance(v, str) else
                    ([v] if k.endswith("Events") else v)) for k, v in filters.items()}
@@ -193,7 +203,7 @@ def activity(resource, contact_id, query):
         limit = min(max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT)), config.MAX_PAGE_LIMIT)
     except a.Invalid:
         raise invalid("page", "page and limit should be integers.") from None
-    return timeline.read(contact_id, filters, (column, direction), page, limit)
+    return filters, (column, direction), page, limit
 
 
 def adjust_points(doc, operator, delta, label, details):

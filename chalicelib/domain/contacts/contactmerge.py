@@ -147,7 +147,7 @@ def move(loser, winner):
     contacts, so a repeated move puts the same events again), then drop the pending item."""
     survivor = current_id(winner) or winner
     for event in store.iterate(timeline.kind(loser)):
-        store.put(timeline.kind(survivor), dict(event, contactId=survivor))
+        store.put(timeline.kind(survivor), timeline.in_feed(dict(event, contactId=survivor)))
         store.remove(timeline.kind(loser), event["id"])
     _move_notes(loser, survivor)
     store.remove(MOVING, loser)

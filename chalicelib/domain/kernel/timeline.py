@@ -3,6 +3,8 @@
 Events are documents of kind `timeline#<contact id>` (one partition per contact, newest id
 last) written in the same transaction as the contact change, so none is lost. Event ids come
 from one counter; the API's `eventId` is the event type followed by that id (compat 9.1).
+Every event is also in the feed of all contacts' events (the store's feed index, one bucket
+`timeline#<id // 1000>` per 1,000 ids), which `GET /contacts/activity` reads newest first.
 """
 import math
 
@@ -28,6 +30,7 @@ ICONS = {"point.gained": "fa-calculator", "lead.donotcontact": "fa-ban", "lead.u
          "campaign_membership": "fa-clock-o", "email.sent": "fa-envelope", "email.read": "fa-envelope-o",
          "form.submitted": "fa-pencil-square-o", "page.hit": "fa-link", "asset.download": "fa-download"}
 DEFAULT_LIMIT = 25
+FEED_BUCKET = 1000
 
 
 def event(event_type, label=None, details=None):
@@ -46,7 +49,16 @@ def documents(contact_id, events, now):
         return []
     ids = batching.allocate_ids("timeline", len(events))
     owned = [dict(e, id=i, timestamp=now, contactId=int(e.get("contactId") or contact_id)) for i, e in zip(ids, events)]
-    return [(kind(e["contactId"]), e) for e in owned]
+    return [(kind(e["contactId"]), in_feed(e)) for e in owned]
+
+
+def in_feed(doc):
+    """The event document as stored: named in its bucket of the all-contacts feed."""
+    return dict(doc, **{store.FEED: _bucket(doc["id"] // FEED_BUCKET)})
+
+
+def _bucket(number):
+    return f"timeline#{number}"
 
 
 def _present(doc):
@@ -70,21 +82,68 @@ def _date(value, name):
         raise invalid(f"filters[{name}]", "This value is not a valid date (Y-m-d H:i:s).") from None
 
 
+class Filters:
+    """The timeline filters of compat 9.1: search, includeEvents, excludeEvents, dateFrom, dateTo."""
+
+    def __init__(self, filters):
+        self.raw = filters
+        self.search = (filters.get("search") or "").strip().lower()
+        self.include, self.exclude = set(filters.get("includeEvents") or []), set(filters.get("excludeEvents") or [])
+        self.date_from = _date(filters.get("dateFrom"), "dateFrom")
+        self.date_to = _date(filters.get("dateTo"), "dateTo")
+
+    def match(self, doc):
+        return ((not self.include or doc["event"] in self.include) and doc["event"] not in self.exclude
+                and _in_range(doc, self.date_from, self.date_to)
+                and (not self.search or self.search in (str(doc.get("eventLabel")) + " " + doc["event"]).lower()))
+
+    def echo(self):
+        return {"search": self.raw.get("search") or "", "includeEvents": sorted(self.include),
+                "excludeEvents": sorted(self.exclude)}
+
+
+def _answer(events, filters, order, page, limit, total):
+    return {"events": [_present(d) for d in events], "filters": filters.echo(), "order": list(order), "types": TYPES,
+            "total": total, "page": page, "limit": limit, "maxPages": max(1, math.ceil(total / limit))}
+
+
 def read(contact_id, filters, order, page, limit):
     """The timeline object of compat 9.1: filtered, ordered, paged events of one contact."""
-    search = (filters.get("search") or "").strip().lower()
-    include, exclude = set(filters.get("includeEvents") or []), set(filters.get("excludeEvents") or [])
-    date_from, date_to = _date(filters.get("dateFrom"), "dateFrom"), _date(filters.get("dateTo"), "dateTo")
+    wanted = Filters(filters)
     column, direction = order
-    events = [d for d in store.iterate(kind(contact_id), descending=True)
-              if (not include or d["event"] in include) and d["event"] not in exclude
-              and _in_range(d, date_from, date_to)
-              and (not search or search in (str(d.get("eventLabel")) + " " + d["event"]).lower())]
+    events = [d for d in store.iterate(kind(contact_id), descending=True) if wanted.match(d)]
     key = (lambda d: str(d.get("eventLabel") or "").lower()) if column == "eventLabel" else (lambda d: (d["timestamp"], d["id"]))
     events.sort(key=key, reverse=direction == "DESC")
     start = (page - 1) * limit
-    return {"events": [_present(d) for d in events[start:start + limit]],
-            "filters": {"search": filters.get("search") or "", "includeEvents": sorted(include),
-                        "excludeEvents": sorted(exclude)},
-            "order": [column, direction], "types": TYPES, "total": len(events), "page": page, "limit": limit,
-            "maxPages": max(1, math.ceil(len(events) / limit))}
+    return _answer(events[start:start + limit], wanted, order, page, limit, len(events))
+
+
+def read_all(filters, order, page, limit):
+    """The timeline object of all contacts' events, by time (`order` on `timestamp` only). The feed is
+    read from the newest (or oldest) event until the page is full and one more event matches, so
+    the cost grows with the page, not with the number of events; `total` is exact when the feed
+    ended within that read, else it counts up to that one more event (maxPages: one more page)."""
+    wanted = Filters(filters)
+    column, direction = order
+    if column != "timestamp":
+        raise invalid("order", "All contacts' activity is ordered by timestamp.")
+    start = (page - 1) * limit
+    found = []
+    for doc in all_events(direction == "DESC"):
+        if wanted.match(doc):
+            found.append(doc)
+            if len(found) > start + limit:
+                break
+    return _answer(found[start:start + limit], wanted, order, page, limit, len(found))
+
+
+def contact_events(contact_id, descending=True):
+    """One contact's events in id (time) order: a Query of its partition."""
+    return store.iterate(kind(contact_id), descending=descending)
+
+
+def all_events(descending=True):
+    """Every event in the all-contacts feed, newest (or oldest) first, bucket by bucket."""
+    last = store.last_id("timeline") // FEED_BUCKET
+    for number in (range(last, -1, -1) if descending else range(0, last + 1)):
+        yield from store.feed(_bucket(number), descending)

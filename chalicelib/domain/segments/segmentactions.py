@@ -5,8 +5,10 @@ from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import DomainError, invalid
+from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.store import entities as store
 
 
 def change(segment_id, contact_id, added, ctx):
@@ -49,3 +51,12 @@ def _try_add(segment_id, contact_id, ctx):
 def of_contact(contact_id, ctx):
     """The contact's segments view (compat 1.8); 404 for an unknown contact."""
     return membership.contact_segments(service.load(CONTACT, contact_id), ctx)
+
+
+def user_segments(ctx):
+    """The segments a user may add contacts to (`GET /contacts/list/segments`): the published ones by
+    name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are none). Every
+    user here has Mautic's view-others right, so `isGlobal` and the creator do not narrow it."""
+    found = sorted((s for s in store.iterate(SEGMENT.kind) if is_published(s, ctx.now)),
+                   key=lambda s: (str(s.get("name") or "").lower(), s["id"]))
+    return {str(s["id"]): {"id": s["id"], "name": s.get("name"), "alias": s.get("alias")} for s in found} or []

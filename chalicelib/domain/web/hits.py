@@ -12,9 +12,11 @@ from dataclasses import dataclass, field as dc_field
 from functools import lru_cache
 
 from chalicelib.domain.contacts import contactmerge, devices
+from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.counters import count_hit
+from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.web import limits
 
 
@@ -65,33 +67,69 @@ def _anonymous(visit, ctx):
     return payload
 
 
-def _recorded(visit, build, ctx):
+def _recorded(visit, build, ctx, fields=None):
     """(contact, created): `build(doc)`'s timeline events (and changes), and the browser's device when
     it is new to the contact, stored on the tracked contact or on a new anonymous contact created
-    with them; (None, False) for a bot without a contact. `visit.contact_id` then names that
-    contact (None if none)."""
+    with them; (None, False) for a bot without a contact. `fields` (contact field values from a
+    public request) are written on that contact only, the visitor's own (`own_fields`).
+    `visit.contact_id` then names that contact (None if none)."""
 
     def with_device(doc):
         if not is_crawler(visit.user_agent):
             devices.record(doc, visit.user_agent, ctx.now)
         return build(doc)
 
-    def write():
+    admitted = []
+
+    def may_create():  # asked once: the per-address count of new visitors moves once per visit
+        if not admitted:
+            admitted.append(visit.trackable and limits.new_visitor(visit))
+        return admitted[0]
+
+    def write(values):
         existing = contactmerge.tracked(CONTACT, visit.contact_id)
         if existing is not None:
+            values = own_fields(values, existing, ctx)
+            if values:
+                return service.update(CONTACT, existing, values, ctx, build=with_device), False
             doc = copy.deepcopy(existing)
             return service.save_change(CONTACT, existing, doc, ctx, with_device(doc)), False
-        if not visit.trackable or not limits.new_visitor(visit):
+        if not may_create():
             return None, False
-        return service.create(CONTACT, _anonymous(visit, ctx), ctx, build=with_device)[0], True
-    contact, created = service.retrying(write, ctx)
+        payload = dict(own_fields(values, None, ctx), **_anonymous(visit, ctx))
+        return service.create(CONTACT, payload, ctx, build=with_device)[0], True
+
+    def attempt():
+        try:
+            return write(fields)
+        except ValidationError:  # a bad field value is dropped: the visit is still recorded
+            return write(None)
+    contact, created = service.retrying(attempt, ctx)
     visit.contact_id = contact["id"] if contact else None
     return contact, created
 
 
-def record_for_contact(visit, build, ctx):
-    """Store `build(doc)`'s events on the visitor's contact (see `_recorded`); the contact or None."""
-    return _recorded(visit, build, ctx)[0]
+def own_fields(values, own, ctx):
+    """The field values a visitor may write on its own contact (`own`, None for a new one): a unique
+    identifier another contact holds is dropped, so a visitor never edits, merges into or becomes a
+    contact by naming its email (Mautic would switch the visitor to that contact)."""
+    if not values or CONTACT.hooks.duplicate_of(CONTACT, {"id": (own or {}).get("id"), "values": values}, ctx) is None:
+        return dict(values or {})
+    unique = {f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")}
+    return {alias: value for alias, value in values.items() if alias not in unique}
+
+
+def public_fields(query, ctx):
+    """The contact field values a public request names: query keys that are the aliases of publicly
+    updatable contact fields (Mautic's `isPubliclyUpdatable`)."""
+    allowed = {f["alias"] for f in definitions("lead", ctx) if f.get("isPubliclyUpdatable")}
+    return {key: value for key, value in query.items() if key in allowed and isinstance(value, str)}
+
+
+def record_for_contact(visit, build, ctx, fields=None):
+    """Store `build(doc)`'s events (and `fields`) on the visitor's contact (see `_recorded`); the
+    contact or None."""
+    return _recorded(visit, build, ctx, fields)[0]
 
 
 def record_hit(visit, resource, doc, counters, build, ctx):

@@ -1,8 +1,10 @@
 """Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
 contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
 A new visitor becomes an anonymous contact (domain/hits.py)."""
+import base64
+import json
 from html import escape
-from urllib.parse import parse_qsl, urlparse
+from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contactactions
 from chalicelib.domain.kernel import registry, timeline
@@ -10,7 +12,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamiccontent, emailmessages, rendering
 from chalicelib.domain.points import pointsengine
-from chalicelib.domain.web.hits import record_for_contact, record_hit
+from chalicelib.domain.web.hits import public_fields, record_for_contact, record_hit
 from chalicelib.store import entities as store
 
 RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
@@ -71,17 +73,36 @@ def _utm(doc, visit, url, ctx):
 
 
 def pixel_hit(visit, ctx):
-    """The tracking pixel: a `page.hit` by URL (`page_url`, `page_title`, `page_referrer`, UTM) for the
-    visitor's contact (a new anonymous one for a new visitor), scored by `url.hit` point actions."""
-    url = visit.query.get("page_url") or visit.referer
+    """The tracking pixel: a `page.hit` by URL for the visitor's contact (a new anonymous one for a new
+    visitor), scored by `url.hit` point actions. Mautic's parameters: `page_url` (or the deprecated
+    `url`, else the Referer), `page_title`/`title`, `page_referrer`/`referrer`, `page_language`/
+    `language`, UTM tags, `d` (the same, base64-encoded JSON, as mtc.js sends them), and the values
+    of publicly updatable contact fields, written on the visitor's own contact only
+    (`hits.own_fields`)."""
+    query = dict(visit.query, **_encoded(visit.query.get("d")))
+    url = _first(query, "page_url", "url") or visit.referer
     if not url:
         return None
-    details = {"url": url, "title": visit.query.get("page_title"),
-               "referer": visit.query.get("page_referrer") or visit.referer,
-               "query": {k: v for k, v in visit.query.items() if k in UTM_PARAMS}}
+    title = _first(query, "page_title", "title")
+    details = {"url": url, "title": title, "referer": _first(query, "page_referrer", "referrer") or visit.referer,
+               "language": _first(query, "page_language", "language"),
+               "query": {k: v for k, v in query.items() if k in UTM_PARAMS}}
     return record_for_contact(visit, lambda doc: scored(
-        doc, timeline.event("page.hit", visit.query.get("page_title") or url, details), "url.hit", url, ctx) +
-        _utm(doc, visit, url, ctx), ctx)
+        doc, timeline.event("page.hit", title or url, details), "url.hit", url, ctx) +
+        _utm(doc, visit, url, ctx), ctx, fields=public_fields(query, ctx))
+
+
+def _first(query, *names):
+    return next((str(query[name]) for name in names if query.get(name) not in (None, "")), None)
+
+
+def _encoded(value):
+    """The parameters mtc.js packs in `d` (base64 of a JSON object); {} when absent or unreadable."""
+    try:
+        decoded = json.loads(base64.b64decode(unquote(value or ""), validate=False) or b"{}")
+    except (ValueError, TypeError):
+        return {}
+    return {k: v for k, v in decoded.items() if isinstance(v, str)} if isinstance(decoded, dict) else {}
 
 
 def tracked_contact(contact_id):

@@ -1,0 +1,23 @@
+"""Mautic's stats API: `GET /stats` (the tables and their columns) and `GET /stats/<table>` with
+`start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/statstables.py)."""
+from chalicelib.api import standard
+from chalicelib.api.routing import Routes
+from chalicelib.domain.messaging import statstables
+
+routes = Routes("stats")
+DEFAULT_LIMIT = 100  # Mautic's
+
+
+@routes.route("/stats", "GET")
+def tables(request, ctx):
+    return statstables.tables()
+
+
+@routes.route("/stats/{table}", "GET")
+def table_rows(request, ctx, table):
+    query = standard.list_query(dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT,
+                                     where=None, order=None))
+    return statstables.rows(table, query.start, query.limit, request.query.get("order"), request.query.get("where"))
+
+
+blueprint = routes.blueprint()

@@ -1,0 +1,156 @@
+"""Automation events on their own and a contact's event log (Mautic's EventApiController and
+EventLogApiController, campaigns renamed automations).
+
+Events live in their automation's document; a contact's log in the automation is its journey
+entry (`journeys.py`): events done (`dateTriggered`), and events pending (`isScheduled`,
+`triggerDate`). Editing a contact's event reschedules or triggers its pending run, or records it
+as triggered, in the contact's write (its due items follow, `journeys.changes`).
+"""
+import copy
+
+from chalicelib.domain.automations import journeys
+from chalicelib.domain.automations.declarations import AUTOMATION
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
+from chalicelib.domain.kernel.present import present_one
+
+ORDER_KEYS = ("id", "name", "type", "eventType", "order")
+NOT_MEMBER = "Contact {contact} is not part of automation {automation}."
+
+
+class Refused(DomainError):
+    """Mautic's 409 answers of the event log: not a member, already executed, nothing to schedule."""
+
+    status = 409
+
+
+def _automation_ref(automation):
+    return {k: automation.get(k) for k in ("id", "name", "description", "isPublished")}
+
+
+def _events_of(automation, ctx):
+    """The automation's events as its answer presents them, each with its automation."""
+    ref = _automation_ref(automation)
+    return [dict(e, automation=ref) for e in present_one(AUTOMATION, automation, ctx).get("events") or []]
+
+
+def listing(query, ctx):
+    """`{"total", "events": [...]}` of every automation's events: `search` (name or type), `start`,
+    `limit`, `orderBy` (id, name, type, eventType, order), `orderByDir`."""
+    order_by = query.order_by or "id"
+    if order_by not in ORDER_KEYS:
+        raise invalid("orderBy", f"Order by one of {', '.join(ORDER_KEYS)}.")
+    text = (query.search or "").strip().lower()
+    found = [e for automation in sorted(journeys.by_id(ctx).values(), key=lambda d: d["id"])
+             for e in _events_of(automation, ctx)
+             if not text or text in f"{e.get('name') or ''} {e.get('type') or ''}".lower()]
+    found.sort(key=lambda e: (e.get(order_by) is None, e.get(order_by) if order_by in ("id", "order")
+                              else str(e.get(order_by) or "").lower()), reverse=query.order_dir == "DESC")
+    return {"total": len(found), "events": found[query.start:query.start + query.limit]}
+
+
+def _find(event_id, ctx):
+    """(automation, presented event) of an event id, or NotFound."""
+    try:
+        wanted = a.as_int(event_id)
+    except a.Invalid:
+        raise NotFound() from None
+    for automation in journeys.by_id(ctx).values():
+        for event in _events_of(automation, ctx):
+            if event["id"] == wanted:
+                return automation, event
+    raise NotFound()
+
+
+def one(event_id, ctx):
+    return {"event": _find(event_id, ctx)[1]}
+
+
+def _logs(entry, event_id):
+    """The contact's log rows of one event: done, then pending runs."""
+    rows = []
+    done = (entry.get("done") or {}).get(str(event_id))
+    if done:
+        rows.append({"dateTriggered": done["at"], "isScheduled": False, "triggerDate": None,
+                     "nonActionPathTaken": done.get("status") == "no",
+                     "metadata": {"status": done.get("status"), "reason": done.get("reason")},
+                     "rotation": entry.get("rotation") or 1})
+    for due, pending in sorted((entry.get("pending") or {}).items()):
+        if pending["event"] == event_id:
+            rows.append({"dateTriggered": None, "isScheduled": True, "triggerDate": pending["dueAt"],
+                         "nonActionPathTaken": pending.get("decision") is not None, "metadata": {},
+                         "rotation": entry.get("rotation") or 1})
+    return rows
+
+
+def _membership(automation, contact, entry):
+    return {"automation": automation["id"], "contact": contact["id"], "dateAdded": entry.get("dateAdded"),
+            "manuallyRemoved": bool(entry.get("manuallyRemoved")), "manuallyAdded": bool(entry.get("manuallyAdded")),
+            "rotation": entry.get("rotation") or 1, "dateLastExited": entry.get("dateLastExited")}
+
+
+def _member_entry(automation, contact):
+    entry = (contact.get("automations") or {}).get(str(automation["id"]))
+    if not journeys.is_active(entry):
+        raise Refused(NOT_MEMBER.format(contact=contact["id"], automation=automation["id"]))
+    return entry
+
+
+def contact_log(automation_id, contact_id, ctx):
+    """`{"total", "events": [event with its contactLog], "automation", "membership"}` of one contact in
+    one automation; 404 for an unknown one, 409 when the contact is not a member."""
+    automation = service.load(AUTOMATION, automation_id)
+    contact = service.load(CONTACT, contact_id)
+    entry = _member_entry(automation, contact)
+    events = [dict(e, contactLog=_logs(entry, e["id"])) for e in _events_of(automation, ctx)]
+    return {"total": len(events), "events": events, "automation": _automation_ref(automation),
+            "membership": [_membership(automation, contact, entry)]}
+
+
+def _moment(payload, name):
+    try:
+        return clock.iso(clock.parse(payload[name]))
+    except (ValueError, TypeError, OverflowError):
+        raise invalid(name, "This value is not a valid date.") from None
+
+
+def edit_contact_event(event_id, contact_id, payload, ctx):
+    """Reschedule (`triggerDate`; none: now), trigger now or record as triggered (`dateTriggered`) the
+    contact's run of an event (EventLogModel::updateContactEvent). Returns (answer, created): created
+    when the event had no run for the contact and one is scheduled."""
+    automation, event = _find(event_id, ctx)
+    existing = service.load(CONTACT, contact_id)
+    payload = payload if isinstance(payload, dict) else {}
+    doc = copy.deepcopy(existing)
+    entry = _member_entry(automation, doc)
+    conflict = _refusal(entry, event, payload, automation, doc)
+    if conflict:
+        raise Refused(conflict)
+    pending = [due for due, p in entry["pending"].items() if p["event"] == event["id"]]
+    for due in pending:
+        del entry["pending"][due]
+    if payload.get("dateTriggered") not in (None, ""):
+        entry["done"][str(event["id"])] = {"at": _moment(payload, "dateTriggered"), "status": "ok",
+                                           "reason": "Marked as triggered through the API."}
+    else:
+        at = _moment(payload, "triggerDate") if payload.get("triggerDate") not in (None, "") else ctx.now
+        journeys.schedule(entry, event["id"], clock.parse(at))
+    stored = service.save_change(CONTACT, existing, doc, ctx)
+    answer = dict(event, contactLog=_logs(stored["automations"][str(automation["id"])], event["id"]))
+    return {"event": answer}, not pending
+
+
+def _refusal(entry, event, payload, automation, contact):
+    """Mautic's 409 reasons, or None."""
+    ids = {"automation": automation["id"], "event": event["id"], "contact": contact["id"]}
+    if str(event["id"]) in (entry.get("done") or {}):
+        return "Event {event} has already been executed for contact {contact}.".format(**ids)
+    scheduled = any(p["event"] == event["id"] for p in entry["pending"].values())
+    if not scheduled and payload.get("triggerDate") in (None, "") and payload.get("dateTriggered") in (None, ""):
+        return ("Event {event} of automation {automation} is not scheduled for contact {contact}: send triggerDate "
+                "or dateTriggered.").format(**ids)
+    if payload.get("triggerDate") not in (None, "") and event.get("eventType") == "decision":
+        return "Decision {event} of automation {automation} cannot be scheduled.".format(**ids)
+    return None
