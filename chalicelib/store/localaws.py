@@ -8,6 +8,8 @@ cost of a write no longer grows with the data. Rollback behaves as before.
 import copy
 import threading
 
+from chalicelib.store import localquery
+
 _state = threading.local()
 
 
@@ -78,3 +80,4 @@ def install():
     transact_write_items.light_backup = True
     DynamoDBBackend.transact_write_items = transact_write_items
     Table.__deepcopy__ = _table_deepcopy
+    localquery.install()
