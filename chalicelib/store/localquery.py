@@ -12,6 +12,7 @@ QueryFilter, binary keys, odd values) are left to moto's method.
 import copy
 import threading
 import weakref
+from decimal import Decimal
 
 from sortedcontainers import SortedList
 
@@ -65,9 +66,14 @@ def _shape(table, index):
     return hash_attr, range_attr, sort_attrs, types
 
 
+def _cast(value):
+    """moto's cast_value of a string or number (or binary) DynamoType, without its detours."""
+    return Decimal(value.value) if value.type == "N" else value.value
+
+
 def _primary(hash_value, range_value):
     """The key of an item in the table as (hash, range) DynamoTypes and their cast values."""
-    ids = (hash_value.cast_value, None if range_value is None else range_value.cast_value)
+    ids = (_cast(hash_value), None if range_value is None else _cast(range_value))
     return hash_value, range_value, ids
 
 
@@ -104,16 +110,17 @@ class _Keys:
 
     def _entry(self, table, item):
         """Record `item` and return (cast hash value, entry), or None if it is not in here."""
-        hash_attr, _, sort_attrs, types = self.shape
-        primary = _primary(item.hash_key, item.range_key if table.range_key_attr else None)
+        _, _, sort_attrs, types = self.shape
         values = [item.attrs.get(attr) for attr in sort_attrs]
         if any(value is None for value in values):
             return None
+        primary = (item.hash_key, item.range_key if table.range_key_attr else None)
+        ids = tuple(None if key is None else _cast(key) for key in primary)
         if any(value.type != kind for value, kind in zip(values, types)):
-            self.odd.add(primary[2])
+            self.odd.add(ids)
             return None
-        entry = (*(value.cast_value for value in values), primary[:2])
-        self.entries[primary[2]] = (entry[0], entry)
+        entry = (*map(_cast, values), primary)
+        self.entries[ids] = (entry[0], entry)
         return entry[0], entry
 
     def move(self, table, hash_value, range_value, ids):
