@@ -7,12 +7,13 @@
 - moto lexes every condition expression again on each call, about a third of the time of a
   write; the tokens of an expression text are kept and reused.
 - Calls are serialized and their writes captured for the journal (`capture`).
+- A Query reads ordered keys per partition instead of sorting the table (`localquery`).
 """
 import collections
 import copy
 import threading
 
-from chalicelib.store import capture
+from chalicelib.store import capture, localquery
 
 _state = threading.local()
 
@@ -103,3 +104,4 @@ def install():
     transact_write_items.light_backup = True
     DynamoDBBackend.transact_write_items = transact_write_items
     Table.__deepcopy__ = _table_deepcopy
+    localquery.install()
