@@ -60,7 +60,7 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
             errors[attr.name] = ["A value is required."]
     _check_references(resource, doc, ctx, errors)
     if errors:
-        raise ValidationError(errors)
+        raise ValidationError(errors, _sole_message(errors))
     resource.hooks.finalize(resource, doc, write)
     if pending:
         resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
@@ -76,7 +76,20 @@ def _check_references(resource, doc, ctx, errors):
         found = referenced(attr.ref, wanted, ctx)
         missing = [str(i) for i in wanted if i not in found]
         if missing:
-            errors[attr.name] = [f"No {attr.ref} found with id {', '.join(missing)}."]
+            errors[attr.name] = [_missing_message(attr.ref, missing)]
+
+
+def _missing_message(kind, missing):
+    if kind == "category":
+        return f"Category {', '.join(missing)} does not exist"  # Mautic's words
+    return f"No {kind} found with id {', '.join(missing)}."
+
+
+def _sole_message(errors):
+    """Mautic answers an unknown category with its own sentence as the whole message."""
+    if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
+        return errors["category"][0]
+    return None
 
 
 def referenced(kind, ids, ctx):
