@@ -55,3 +55,54 @@ def test_segment_filters_come_back_as_sent(api):
         assert [(f["filter"], f["display"]) for f in segment["filters"]] == \
             [("Prague", None), ("Czech Republic", "Czechia")]
         assert [f["glue"] for f in segment["filters"]] == ["and", "or"]
+
+
+def _dnc(contact):
+    return sorted((e["channel"], e["reason"], e["comments"]) for e in contact["doNotContact"])
+
+
+def test_do_not_contact_entries_in_a_create_are_applied(api):
+    contact = _contact(api, email="ann@example.com", doNotContact=[
+        {"channel": "email", "reason": 1, "comments": "Asked by phone"}, {"channel": "sms", "reason": 2}])
+    assert _dnc(contact) == [("email", 1, "Asked by phone"), ("sms", 2, None)]
+    entries = api.get(f"/api/contacts/{contact['id']}").json["contact"]["doNotContact"]
+    assert all(isinstance(e["id"], int) and e["dateAdded"] for e in entries)
+    assert len({e["id"] for e in entries}) == 2
+    events = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
+    assert sum(e["event"] == "lead.donotcontact" for e in events) == 2
+
+
+def test_do_not_contact_defaults_to_manual_email_and_reason_0_removes(api):
+    contact = _contact(api, email="ann@example.com", doNotContact=[{}])
+    assert _dnc(contact) == [("email", 3, None)]
+    edited = api.patch(f"/api/contacts/{contact['id']}/edit", {"doNotContact": [
+        {"channel": "email", "reason": 0}, {"channel": "sms", "reason": 3, "comments": "no texts"}]}).json["contact"]
+    assert _dnc(edited) == [("sms", 3, "no texts")]
+    again = api.post("/api/contacts/new", {"email": "ann@example.com", "doNotContact": [{"channel": "sms",
+                                                                                          "reason": 0}]})
+    assert again.status_code == 200 and again.json["contact"]["id"] == contact["id"]
+    assert again.json["contact"]["doNotContact"] == []
+
+
+def test_a_bad_do_not_contact_entry_writes_nothing(api):
+    contact = _contact(api, email="ann@example.com", firstname="Ann")
+    for bad in ([{"channel": "email", "reason": 7}], ["email"], [{"reason": "often"}]):
+        response = api.patch(f"/api/contacts/{contact['id']}/edit", {"firstname": "Anna", "doNotContact": bad})
+        assert_error(response, 400, field="doNotContact")
+    response = api.post("/api/contacts/new", {"email": "bob@example.com", "doNotContact": [{"reason": 9}]})
+    assert_error(response, 400, field="doNotContact")
+    shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]
+    assert shown["fields"]["all"]["firstname"] == "Ann" and shown["doNotContact"] == []
+    assert api.get("/api/contacts").json["total"] == 1
+
+
+def test_batch_creates_apply_do_not_contact_per_item(api):
+    response = api.post("/api/contacts/batch/new", [
+        {"email": "a@example.com", "doNotContact": [{"channel": "email", "reason": 1}]},
+        {"email": "b@example.com"},
+        {"email": "c@example.com", "doNotContact": [{"reason": 5}]}])
+    assert response.status_code == 201
+    first, second = response.json["contacts"][:2]
+    assert _dnc(first) == [("email", 1, None)] and second["doNotContact"] == []
+    assert "doNotContact" in str(response.json["errors"])
+    assert api.get("/api/contacts").json["total"] == 2

@@ -2,7 +2,7 @@
 addresses written with the contact, identification on the timeline, representation."""
 import ipaddress
 
-from chalicelib.domain.contacts import contactmerge, customvalues
+from chalicelib.domain.contacts import contactactions, contactmerge, customvalues
 from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
@@ -81,10 +81,13 @@ class ContactHooks(_Valued):
             _change_tags(doc, write)
         if write.payload.get("ipAddress"):
             _add_ip_address(doc, write)
+        if "doNotContact" in write.payload:
+            write.events += contactactions.dnc_from_payload(doc, write)
 
     def finalize(self, resource, doc, write):
-        """Create the tags named for the first time and give new IP entries their ids."""
+        """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
+        contactactions.dnc_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
         for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
             entry["id"] = entry_id
