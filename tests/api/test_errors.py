@@ -98,7 +98,7 @@ def test_form_encoded_list_brackets(api):
     segment = make(api, "segments", {"name": "S"})
     r = api.post("/api/emails/new", raw=f"name=E&emailType=list&lists[]={segment['id']}".encode(), headers=FORM)
     assert r.status_code == 201, r.json
-    assert r.json["email"]["lists"] == [segment["id"]]
+    assert [s["id"] for s in r.json["email"]["lists"]] == [segment["id"]]
 
 
 def test_form_encoded_contact(api):

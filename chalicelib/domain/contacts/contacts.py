@@ -119,8 +119,12 @@ class ContactHooks(_Valued):
         super().present(resource, doc, out, ctx)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
-        owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
-        out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
+
+    def summary(self, resource, doc, ctx):
+        """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
+        score = points(doc)
+        return {"id": doc["id"], "points": score, "color": color(score, ctx),
+                "fields": customvalues.grouped(self.object_name, doc, ctx)}
 
     def command(self, resource, doc, command, ctx):
         values = doc.get("values") or {}
@@ -137,9 +141,6 @@ class ContactHooks(_Valued):
             return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
                                              for k in ("username", "firstName", "lastName"))
         return super().command(resource, doc, command, ctx)
-
-    def prefetch(self, resource, docs, ctx):
-        service.referenced("user", [d["owner"] for d in docs if d.get("owner")], ctx)
 
     def email(self, resource, doc):
         return (doc.get("values") or {}).get("email")
