@@ -106,3 +106,41 @@ def test_batch_creates_apply_do_not_contact_per_item(api):
     assert _dnc(first) == [("email", 1, None)] and second["doNotContact"] == []
     assert "doNotContact" in str(response.json["errors"])
     assert api.get("/api/contacts").json["total"] == 2
+
+
+@pytest.mark.parametrize("field,good,bad", [
+    ("country", "Czech Republic", "not existing country"),
+    ("state", "Jihomoravsk\u00fd kraj", "Middle Earth"),
+    ("preferred_locale", "cs_CZ", "Czech"),
+    ("timezone", "Europe/Prague", "Prague"),
+])
+def test_typed_contact_fields_take_mautics_choices_only(api, field, good, bad):
+    contact = _contact(api, email="ann@example.com", **{field: good})
+    assert contact["fields"]["all"][field] == good
+    response = api.patch(f"/api/contacts/{contact['id']}/edit", {field: bad, "firstname": "Anna"})
+    assert_error(response, 400, field=field)
+    shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]["fields"]["all"]
+    assert shown[field] == good and shown["firstname"] is None
+    assert_error(api.post("/api/contacts/new", {"email": "bob@example.com", field: bad}), 400, field=field)
+    assert api.get("/api/contacts").json["total"] == 1
+
+
+def test_company_country_and_region_and_select_boolean_fields(api):
+    company = api.post("/api/companies/new", {"companyname": "Acme", "companycountry": "United Kingdom",
+                                              "companystate": "Greater London"})
+    assert company.status_code == 201
+    company_id = company.json["company"]["id"]
+    for bad in ({"companycountry": "UK"}, {"companystate": "London Town"}, {"companyindustry": "Piracy"}):
+        response = api.patch(f"/api/companies/{company_id}/edit", bad)
+        assert_error(response, 400, field=next(iter(bad)))
+    assert api.patch(f"/api/companies/{company_id}/edit", {"companyindustry": "Banking"}).status_code == 200
+    assert api.post("/api/fields/contact/new", {"label": "Subscribed", "alias": "subscribed",
+                                                 "type": "boolean"}).status_code == 201
+    assert_error(api.post("/api/contacts/new", {"email": "ann@example.com", "subscribed": "perhaps"}), 400,
+                 field="subscribed")
+
+
+def test_a_lookup_field_is_text_as_in_mautic(api):
+    """Mautic's lookup type only suggests its list (LookupType is a text input): any text is kept."""
+    contact = _contact(api, email="ann@example.com", title="Dr")
+    assert contact["fields"]["all"]["title"] == "Dr"
