@@ -106,6 +106,11 @@ def test_batch_creates_apply_do_not_contact_per_item(api):
     assert _dnc(first) == [("email", 1, None)] and second["doNotContact"] == []
     assert "doNotContact" in str(response.json["errors"])
     assert api.get("/api/contacts").json["total"] == 2
+    edited = api.patch("/api/contacts/batch/edit", [
+        {"id": first["id"], "doNotContact": [{"channel": "email", "reason": 0}]},
+        {"id": second["id"], "doNotContact": [{"channel": "email", "reason": 3, "comments": "by hand"}]}])
+    assert edited.status_code == 200
+    assert [_dnc(c) for c in edited.json["contacts"]] == [[], [("email", 3, "by hand")]]
 
 
 @pytest.mark.parametrize("field,good,bad", [
