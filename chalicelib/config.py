@@ -67,6 +67,8 @@ MAILER_FROM_EMAIL = os.environ.get("MAILER_FROM_EMAIL", "no-reply@example.com")
 MAILER_FROM_NAME = os.environ.get("MAILER_FROM_NAME", "Mautic")
 EMAIL_SEND_RATE = float(os.environ.get("EMAIL_SEND_RATE", "14"))  # messages per second, all workers together
 EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts per segment-send message
+# at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
+EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")

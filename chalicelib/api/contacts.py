@@ -84,6 +84,7 @@ def devices_of_contact(request, ctx, id):
 def notes_of_contact(request, ctx, id):
     """The contact's notes with the list parameters (search, start, limit, orderBy, orderByDir)."""
     contact = service.load(CONTACT, id)
+    service.remember(CONTACT.kind, contact, ctx)  # each note's `lead`
     search = request.query.get("search")
     scoped = copy.copy(request)
     scoped.query = dict(request.query, search=f"lead:{contact['id']}" + (f" ({search})" if search else ""))

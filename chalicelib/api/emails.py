@@ -41,10 +41,12 @@ def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path para
 
 @routes.route("/emails/{id}/send", "POST")
 def send_to_segments(request, ctx, id):  # noqa: A002
-    """Queue the email to its segments (or the `lists` given, at most `limit` contacts); answers at once."""
-    state = emailsends.start(id, service.payload_object(request.body), ctx)
-    return {"success": 1, "sentCount": 0, "failedRecipients": 0, "queued": True,
-            "sendProgress": emailruns.view(state, {})}
+    """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
+    `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
+    state, outcomes = emailsends.start(id, service.payload_object(request.body), ctx)
+    counts = {emailruns.counter(state["id"], state["generation"], name): n for name, n in outcomes.items()}
+    return {"success": 1, "sentCount": outcomes["sent"], "failedRecipients": outcomes["failed"], "queued": True,
+            "sendProgress": emailruns.view(state, counts)}
 
 
 @routes.route("/emails/reply/{hash}", "POST")

@@ -80,6 +80,13 @@ def batch_get(kind, ids):
     return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
 
 
+def batch_get_keys(keys):
+    """Documents of any kinds by (kind, id), keyed by (kind, id) (missing keys absent).
+    BatchGetItem per 100 keys."""
+    keys = list(dict.fromkeys((kind, int(i)) for kind, i in keys))
+    return {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)}
+
+
 def iterate(kind, descending=False, limit=None, between=None):
     """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
     paged by DynamoDB (1 MB per call)."""

@@ -108,7 +108,7 @@ def test_the_merge_is_on_the_timeline_and_the_other_contacts_events_move(api, dr
     assert merged["details"]["mergedId"] == bob["id"]
     drain()
     assert [n["id"] for n in api.get(f"/api/contacts/{ann['id']}/notes").json["notes"]] == [note["id"]]
-    assert api.get(f"/api/notes/{note['id']}").json["note"]["lead"] == ann["id"]
+    assert api.get(f"/api/notes/{note['id']}").json["note"]["lead"]["id"] == ann["id"]
     assert [e["eventLabel"] for e in events(api, ann["id"], "note")] == ["Called"]
     gained = moved_points(api, ann["id"])
     assert [e["contactId"] for e in gained] == [ann["id"]] and gained[0]["eventLabel"] == "Webinar"

@@ -1,6 +1,7 @@
-"""Issue 8: segment emails, fanned out over the `sends` queue: who receives them (segments,
-do-not-contact, limit), each contact at most once per email (also when a worker is retried or
-crashes), failures recorded and retried, progress on the email, and the send rate held."""
+"""Issue 8: segment emails, the first batch sent in the request (Mautic's `sentCount`, issue 17), the
+rest fanned out over the `sends` queue: who receives them (segments, do-not-contact, limit), each
+contact at most once per email (also when a worker is retried or crashes), failures recorded and
+retried, progress on the email, and the send rate held."""
 import time
 from collections import Counter
 
@@ -34,14 +35,21 @@ def _shown(api, mail_doc):
     return api.get(f"/api/emails/{mail_doc['id']}").json["email"]
 
 
+@pytest.fixture
+def fan_out_only(monkeypatch):
+    """No contact is sent to in the request: every send goes through the worker."""
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
+
+
 def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     segment, ids = _audience(api, drain, 4)
     api.post(f"/api/contacts/{ids[1]}/dnc/email/add", {"reason": 1})
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert response.status_code == 200
-    assert response.json["success"] == 1 and response.json["sendProgress"]["status"] == "queued"
-    assert sent_messages() == []
+    assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 3, 0)
+    assert response.json["sendProgress"]["status"] == "queued"
+    assert _recipients() == ["c0@example.com", "c2@example.com", "c3@example.com"]
     drain()
     assert _recipients() == ["c0@example.com", "c2@example.com", "c3@example.com"]
     shown = _shown(api, mail_doc)
@@ -50,16 +58,19 @@ def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     assert (progress["status"], progress["queued"], progress["sent"], progress["skipped"], progress["failed"]) == \
         ("done", 4, 3, 1, 0)
     assert "List-Unsubscribe" in sent_messages()[0]
-    api.post(f"/api/emails/{mail_doc['id']}/send")
+    again = api.post(f"/api/emails/{mail_doc['id']}/send")
+    assert (again.json["sentCount"], again.json["failedRecipients"]) == (0, 0)
     drain()
     assert len(sent_messages()) == 3 and _shown(api, mail_doc)["sentCount"] == 3
 
 
 def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
+    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 1)
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1)
     segment, ids = _audience(api, drain, 5)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
-    api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"]], "limit": 3})
+    response = api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"]], "limit": 3})
+    assert response.json["sentCount"] == 1 and _recipients() == ["c0@example.com"]
     handled = []
     while True:
         messages = queues.receive("sends")
@@ -88,6 +99,8 @@ def test_bad_requests(api, drain):
     assert bad.status_code == 400 and "lists" in bad.json["errors"][0]["details"]
     bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"limit": "many"})
     assert bad.status_code == 400 and "limit" in bad.json["errors"][0]["details"]
+    bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": -1})
+    assert bad.status_code == 400 and "batch" in bad.json["errors"][0]["details"]
     assert api.post("/api/emails/999/send").status_code == 404
     hidden = make_email(api, lists=[segment["id"]], isPublished=False)
     assert api.post(f"/api/emails/{hidden['id']}/send").status_code == 404
@@ -108,7 +121,7 @@ def _run(body):
     sends.handle(dict(body))
 
 
-def test_a_redelivered_batch_sends_nothing_twice(api, drain):
+def test_a_redelivered_batch_sends_nothing_twice(api, drain, fan_out_only):
     segment, _ = _audience(api, drain, 3)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
@@ -118,7 +131,7 @@ def test_a_redelivered_batch_sends_nothing_twice(api, drain):
     assert _shown(api, mail_doc)["sendProgress"]["sent"] == 3 and _shown(api, mail_doc)["sentCount"] == 3
 
 
-def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch):
+def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
@@ -144,7 +157,7 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch):
     assert (progress["status"], progress["sent"], progress["failed"]) == ("done", 1, 1)
 
 
-def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, monkeypatch):
+def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, monkeypatch, fan_out_only):
     segment, _ = _audience(api, drain, 1)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
@@ -162,7 +175,7 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
     assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
 
 
-def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch):
+def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
@@ -213,3 +226,46 @@ def test_a_point_trigger_sends_its_email_once(api, drain):
     api.post(f"/api/contacts/{contact['id']}/points/plus/15")
     drain()
     assert _recipients() == ["ann@example.com"]
+
+
+def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(api, drain, monkeypatch):
+    """Mautic's `batch` sets how many go out in the request; `sentCount` counts them; the workers
+    send to the others, never again to those."""
+    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 2)
+    segment, _ = _audience(api, drain, 5)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    response = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": 3})
+    assert (response.json["sentCount"], response.json["failedRecipients"]) == (2, 0)  # at most EMAIL_SEND_INLINE
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 100)
+    drain()
+    assert _recipients() == [f"c{n}@example.com" for n in range(5)]
+    progress = _shown(api, mail_doc)["sendProgress"]
+    assert (progress["status"], progress["queued"], progress["sent"], progress["batches"]) == ("done", 5, 5, 2)
+    other = make_email(api, lists=[segment["id"]])
+    response = api.post(f"/api/emails/{other['id']}/send", {"batch": 3, "limit": 4})
+    assert response.json["sentCount"] == 3 and len(sent_messages()) == 8
+    drain()
+    assert len(sent_messages()) == 9 and _shown(api, other)["sendProgress"]["queued"] == 4
+
+
+def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
+    segment, ids = _audience(api, drain, 3)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    ses = aws.client("ses")
+    real = ses.send_raw_email
+    answers = iter(["MessageRejected", None, "Throttling"])
+
+    def flaky(**kwargs):
+        code = next(answers, None)
+        if code:
+            raise ClientError({"Error": {"Code": code, "Message": f"{code} by SES"}}, "SendRawEmail")
+        return real(**kwargs)
+    monkeypatch.setattr(ses, "send_raw_email", flaky)
+    response = api.post(f"/api/emails/{mail_doc['id']}/send")
+    assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 1, 1)
+    assert _recipients() == ["c1@example.com"]
+    drain()
+    assert _recipients() == ["c1@example.com", "c2@example.com"]
+    progress = _shown(api, mail_doc)["sendProgress"]
+    assert (progress["status"], progress["queued"], progress["sent"], progress["failed"]) == ("done", 3, 2, 1)

@@ -20,7 +20,7 @@ def note(api, contact_id, text, **extra):
 
 def test_note_crud(api, contact):
     created = note(api, contact["id"], "Called, wants a demo", type="call", dateTime="2026-05-01 10:00:00")
-    assert created["lead"] == contact["id"] and created["type"] == "call"
+    assert created["lead"]["id"] == contact["id"] and created["type"] == "call"
     assert created["dateTime"] == "2026-05-01T10:00:00+00:00"
     r = api.patch(f"/api/notes/{created['id']}/edit", {"text": "Demo booked"})
     assert r.json["note"]["text"] == "Demo booked" and r.json["note"]["type"] == "call"

@@ -61,9 +61,10 @@ def test_invalid_filters_are_refused_naming_the_filter(api, bad, field):
 
 
 def test_filters_keep_mautic_shape_and_get_their_field_type(api):
+    """Legacy top-level `filter` moves into `properties`; Mautic's reads show both (LeadList::getFilters)."""
     segment = new_segment(api, filters=[{"field": "city", "operator": "=", "filter": "Prague", "glue": "or"}])
     assert segment["filters"] == [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
-                                   "properties": {"filter": "Prague"}}]
+                                   "properties": {"filter": "Prague"}, "filter": "Prague", "display": None}]
 
 
 def test_a_contact_write_updates_membership_before_the_next_read(api, drain):

@@ -6,7 +6,6 @@ from chalicelib.domain.automations import automationgraph, automationruns, journ
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
-from chalicelib.domain.kernel.service import referenced
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -89,9 +88,6 @@ class AutomationHooks(AliasHooks):
             event["parent"] = {k: parent.get(k) for k in LINK_KEYS} if parent else None
             event["children"] = [{k: c.get(k) for k in LINK_KEYS} for c in doc.get("events") or []
                                  if c.get("parent") == event["id"]]
-        for source, kind in (("lists", "segment"), ("forms", "form")):
-            found = referenced(kind, out.get(source) or [], ctx)
-            out[source] = [{"id": i, "name": found[i].get("name")} for i in out.get(source) or [] if i in found]
 
 
 def clone(automation_id, ctx):

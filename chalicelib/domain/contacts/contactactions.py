@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 from chalicelib import config
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock, service, timeline
+from chalicelib.domain.kernel import batching, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.store import entities as store
 
@@ -62,11 +62,13 @@ def add_dnc(resource, contact_id, channel, payload, ctx):
     return service.save_change(resource, existing, doc, ctx, [event])
 
 
-def set_dnc(doc, channel, reason, comments, channel_id, ctx):
-    """Mark a contact document not contactable on a channel; its `lead.donotcontact` event."""
+def set_dnc(doc, channel, reason, comments, channel_id, ctx, allocate=True):
+    """Mark a contact document not contactable on a channel; its `lead.donotcontact` event. With
+    `allocate` False a new entry's id stays None (`dnc_ids` gives it one once the write is valid)."""
     entry = next((e for e in doc["doNotContact"] if e["channel"] == channel), None)
     if entry is None:
-        entry = {"id": store.allocate_ids("donotcontact")[0], "dateAdded": ctx.now, "channel": channel}
+        entry_id = store.allocate_ids("donotcontact")[0] if allocate else None
+        entry = {"id": entry_id, "dateAdded": ctx.now, "channel": channel}
         doc["doNotContact"].append(entry)
     entry.update(reason=reason, comments=comments, channelId=channel_id)
     return timeline.event("lead.donotcontact", f"{channel}: {DNC_REASONS[reason]}",
@@ -89,6 +91,47 @@ def clear_dnc(doc, channel):
         return None
     doc["doNotContact"] = kept
     return timeline.event("lead.donotcontact", f"{channel}: contactable", {"channel": channel, "reason": 0})
+
+
+def _dnc_entries(value):
+    """The `doNotContact` entries of a contact payload as (channel, reason, comments), or Invalid.
+    As Mautic: the channel defaults to email and the reason to 3 (manual); reason 0 removes."""
+    entries = []
+    for item in a.as_list(value) if value not in (None, "") else []:
+        if not isinstance(item, dict):
+            raise a.Invalid("Each entry should be an object with channel, reason and comments.")
+        try:
+            reason = a.as_int(item.get("reason", 3) if item.get("reason") not in (None, "") else 3)
+        except a.Invalid:
+            reason = None
+        if reason not in (0, *DNC_REASONS):
+            raise a.Invalid("The reason should be 0 (contactable), 1 (unsubscribed), 2 (bounced) or 3 (manual).")
+        comments = item.get("comments")
+        entries.append((a.as_string(item.get("channel") or "email"), reason,
+                        None if comments in (None, "") else a.as_string(comments)))
+    return entries
+
+
+def dnc_from_payload(doc, write):
+    """Apply a contact payload's `doNotContact` entries to the document being written (compat 8.5);
+    their timeline events. A bad entry is an error of the write, and nothing is applied."""
+    try:
+        entries = _dnc_entries(write.payload["doNotContact"])
+    except a.Invalid as error:
+        write.errors["doNotContact"] = [str(error)]
+        return []
+    doc["doNotContact"] = [dict(e) for e in doc.get("doNotContact") or []]
+    events = [clear_dnc(doc, channel) if reason == 0 else
+              set_dnc(doc, channel, reason, comments, None, write.ctx, allocate=False)
+              for channel, reason, comments in entries]
+    return [event for event in events if event]
+
+
+def dnc_ids(doc):
+    """Give the new do-not-contact entries of a valid write their ids (a batch reserves them in a block)."""
+    new = [entry for entry in doc.get("doNotContact") or [] if entry["id"] is None]
+    for entry, entry_id in zip(new, batching.allocate_ids("donotcontact", len(new)) if new else []):
+        entry["id"] = entry_id
 
 
 def _utm_query(value):

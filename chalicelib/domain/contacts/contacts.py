@@ -2,7 +2,7 @@
 addresses written with the contact, identification on the timeline, representation."""
 import ipaddress
 
-from chalicelib.domain.contacts import contactmerge, customvalues
+from chalicelib.domain.contacts import contactactions, contactmerge, customvalues
 from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
@@ -81,10 +81,13 @@ class ContactHooks(_Valued):
             _change_tags(doc, write)
         if write.payload.get("ipAddress"):
             _add_ip_address(doc, write)
+        if "doNotContact" in write.payload:
+            write.events += contactactions.dnc_from_payload(doc, write)
 
     def finalize(self, resource, doc, write):
-        """Create the tags named for the first time and give new IP entries their ids."""
+        """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
+        contactactions.dnc_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
         for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
             entry["id"] = entry_id
@@ -116,8 +119,12 @@ class ContactHooks(_Valued):
         super().present(resource, doc, out, ctx)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
-        owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
-        out["owner"] = {k: owner.get(k) for k in ("id", "username", "firstName", "lastName")} if owner else None
+
+    def summary(self, resource, doc, ctx):
+        """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
+        score = points(doc)
+        return {"id": doc["id"], "points": score, "color": color(score, ctx),
+                "fields": customvalues.grouped(self.object_name, doc, ctx)}
 
     def command(self, resource, doc, command, ctx):
         values = doc.get("values") or {}
@@ -134,9 +141,6 @@ class ContactHooks(_Valued):
             return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
                                              for k in ("username", "firstName", "lastName"))
         return super().command(resource, doc, command, ctx)
-
-    def prefetch(self, resource, docs, ctx):
-        service.referenced("user", [d["owner"] for d in docs if d.get("owner")], ctx)
 
     def email(self, resource, doc):
         return (doc.get("values") or {}).get("email")

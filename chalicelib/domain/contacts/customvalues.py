@@ -1,10 +1,15 @@
 """Custom field values of contacts and companies: typed writes and the grouped `fields` view.
 
+Typed values are checked as Mautic's form types check them: numbers, dates, emails, URLs, booleans,
+select and multiselect options, and country, region, locale and timezone against Mautic's lists
+(`fieldchoices`). A lookup field is text, as in Mautic (its list only suggests values).
+
 Values of single-line fields (every type but `textarea` and `html`) lose their control characters on
 write: a line break in a name would otherwise end up in a mail header."""
 import re
 from urllib.parse import urlparse
 
+from chalicelib.domain.contacts import fieldchoices
 from chalicelib.domain.contacts.customfields import GROUPS, definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import addresses, clock
@@ -71,6 +76,16 @@ def _select(definition, value, multiple):
     return "|".join(chosen)
 
 
+def _listed(kind):
+    """A coercer taking only the values of Mautic's list for `kind` (country, region, locale, timezone)."""
+    def coerce(definition, value):
+        text = _single_line(value)
+        if text not in fieldchoices.choices(kind):
+            raise a.Invalid(f"'{text}' is not a valid {kind}.")
+        return text
+    return coerce
+
+
 _COERCE = {
     "email": lambda d, v: _email(v),
     "number": _number,
@@ -81,6 +96,10 @@ _COERCE = {
     "time": lambda d, v: _date_format("%H:%M:%S")(v),
     "select": lambda d, v: _select(d, v, False),
     "multiselect": lambda d, v: _select(d, v, True),
+    "country": _listed("country"),
+    "region": _listed("region"),
+    "locale": _listed("locale"),
+    "timezone": _listed("timezone"),
 }
 
 

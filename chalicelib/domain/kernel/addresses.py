@@ -1,11 +1,22 @@
-"""Email addresses: syntax only (no DNS), with email-validator, which loads on first use (it
-compiles its patterns when imported)."""
+"""Email addresses: syntax only, as Mautic checks them (no DNS, reserved names such as
+`example.test` or `localhost.localdomain` allowed), with email-validator, which loads on first use
+(it compiles its patterns when imported)."""
+from functools import cache
+
+
+@cache
+def _validator():
+    """email-validator's check, told to accept special-use domains (its documented switch:
+    the module's SPECIAL_USE_DOMAIN_NAMES list)."""
+    import email_validator
+    email_validator.SPECIAL_USE_DOMAIN_NAMES = []
+    return email_validator
 
 
 def normalized(address):
     """The address in normal form, or None when it is not a valid email address."""
-    from email_validator import EmailNotValidError, validate_email
+    validator = _validator()
     try:
-        return validate_email(str(address), check_deliverability=False).normalized
-    except EmailNotValidError:
+        return validator.validate_email(str(address), check_deliverability=False).normalized
+    except validator.EmailNotValidError:
         return None

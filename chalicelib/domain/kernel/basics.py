@@ -12,7 +12,8 @@ USER = Resource(
     attrs=(t("username", required=True), t("firstName"), t("lastName"), t("email"), t("position"),
            t("timezone"), t("locale"), read_only(dt("lastLogin")), read_only(dt("lastActive")), t("signature"),
            a.Attr("passwordHash", a.as_string, writable=False, hidden=True)),
-    text_columns=("username", "firstName", "lastName", "email"), uniques=("username",))
+    text_columns=("username", "firstName", "lastName", "email"), uniques=("username",),
+    summary=("id", "username", "firstName", "lastName"))
 
 TAG = Resource(
     "tag", "tags", "tag", "tags", audit=None,

@@ -16,9 +16,9 @@ class DomainError(Exception):
 class ValidationError(DomainError):
     """Invalid input: `fields` maps each field name to its messages."""
 
-    def __init__(self, fields):
+    def __init__(self, fields, message=None):
         self.fields = {name: list(messages) for name, messages in fields.items()}
-        message = ", ".join(f"{name}: {msg}" for name, msgs in self.fields.items() for msg in msgs)
+        message = message or ", ".join(f"{name}: {msg}" for name, msgs in self.fields.items() for msg in msgs)
         super().__init__(message, self.fields)
 
 

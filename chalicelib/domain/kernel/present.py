@@ -1,26 +1,50 @@
-"""Response representations of stored documents (the properties of each resource's Get)."""
+"""Response representations of stored documents (the properties of each resource's Get).
+
+A reference to another document (an attribute with `ref`: a category, an owner, an email's
+segments...) is shown as that document's summary, the object Mautic's serializer nests there, with
+the category it names as an object too. The documents a page references are read together: one
+BatchGetItem per 100 of them, then one for their categories."""
+from chalicelib.domain.kernel import registry
 from chalicelib.domain.kernel.resources import AUDIT_KEYS
-from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.service import referenced_many
 
 CATEGORY_KEYS = ("id", "title", "alias", "description", "color", "bundle")
 
 
 def present(resource, docs, ctx, minimal=False):
-    """Representations of documents, in order; categories (and what hooks prefetch, such as
-    contact owners) fetched once for the whole page."""
+    """Representations of documents, in order; what they reference (and what hooks prefetch, such
+    as the rebuild progress of segments) fetched once for the whole page."""
     docs = list(docs)
-    categories = {}
-    if resource.category:
-        categories = referenced("category", [d["category"] for d in docs if d.get("category")], ctx)
+    _prefetch(resource, docs, ctx)
     resource.hooks.prefetch(resource, docs, ctx)
-    return [_one(resource, doc, ctx, categories, minimal) for doc in docs]
+    return [_one(resource, doc, ctx, minimal) for doc in docs]
 
 
 def present_one(resource, doc, ctx):
     return present(resource, [doc], ctx)[0]
 
 
-def _one(resource, doc, ctx, categories, minimal):
+def _ids(value):
+    return value if isinstance(value, list) else ([] if value is None else [value])
+
+
+def _prefetch(resource, docs, ctx):
+    wanted = {}
+    for attr in resource.all_attrs:
+        if attr.ref:
+            wanted.setdefault(attr.ref, []).extend(i for doc in docs for i in _ids(doc.get(attr.name)))
+    found = referenced_many(wanted, ctx) if any(wanted.values()) else {}
+    categories = [d.get("category") for kind, docs_of in found.items() if kind != "category"
+                  and "category" in registry.resource(kind).summary for d in docs_of.values() if d.get("category")]
+    if categories:
+        referenced_many({"category": categories}, ctx)
+
+
+def _cached(kind, entity_id, ctx):
+    return ctx.cache.get(("ref", kind), {}).get(entity_id) if entity_id is not None else None
+
+
+def _one(resource, doc, ctx, minimal):
     out = {}
     if resource.audit:
         out.update({key: doc.get(key) for key in AUDIT_KEYS})
@@ -28,14 +52,33 @@ def _one(resource, doc, ctx, categories, minimal):
     for attr in resource.all_attrs:
         if not attr.hidden:
             out[attr.name] = doc.get(attr.name, attr.fresh_default())
+            if attr.ref and attr.name != "category":
+                out[attr.name] = _reference(attr.ref, out[attr.name], ctx)
     for spec in resource.nested:
         out[spec.name] = [dict(item) for item in doc.get(spec.name) or []]
     if resource.category:
-        out["category"] = _category(categories.get(doc.get("category")), resource.category)
+        out["category"] = _category(_cached("category", doc.get("category"), ctx), resource.category)
     resource.hooks.present(resource, doc, out, ctx)
     if minimal:
         for key in resource.minimal_exclude:
             out.pop(key, None)
+    return out
+
+
+def _reference(kind, value, ctx):
+    """The summary (or summaries, for a list) of what `value` references; a vanished one is left out."""
+    if isinstance(value, list):
+        return [s for s in (_summary(kind, _cached(kind, i, ctx), ctx) for i in value) if s is not None]
+    return _summary(kind, _cached(kind, value, ctx), ctx)
+
+
+def _summary(kind, doc, ctx):
+    if doc is None:
+        return None
+    referenced = registry.resource(kind)
+    out = referenced.hooks.summary(referenced, doc, ctx)
+    if "category" in out:
+        out["category"] = _category(_cached("category", doc.get("category"), ctx), "object")
     return out
 
 

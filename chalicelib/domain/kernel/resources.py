@@ -42,6 +42,10 @@ class Hooks:
     def present(self, resource, doc, out, ctx):
         """Add computed properties to the response representation `out`."""
 
+    def summary(self, resource, doc, ctx):
+        """What a reference from another resource shows of `doc` (its `summary` keys)."""
+        return {key: doc.get(key) for key in resource.summary}
+
     def uniques(self, resource, doc):
         """Unique values held by the document, as {field: value}."""
         return {name: doc.get(name) for name in resource.uniques}
@@ -116,6 +120,7 @@ class Resource:
     commands: frozenset = CORE_COMMANDS
     minimal_exclude: tuple = ()
     uniques: tuple = ()
+    summary: tuple = ("id", "name")  # what another resource's reference to this one shows (Mautic's list group)
     hooks: Hooks = dc_field(default_factory=Hooks)
 
     @property
@@ -136,12 +141,14 @@ class Resource:
 
 
 def ref(name, kind, **kw):
-    """An attribute holding the id of a document of `kind` (checked on write)."""
+    """An attribute holding the id of a document of `kind` (checked on write; written as an id or an
+    object with `id`; shown as that document's `summary`, as Mautic's serializer nests it)."""
     return a.Attr(name, a.as_id, ref=kind, **kw)
 
 
 def refs(name, kind):
-    """An attribute holding a list of ids of documents of `kind` (checked on write)."""
+    """An attribute holding a list of ids of documents of `kind` (checked on write; shown as a list of
+    their summaries)."""
     return a.Attr(name, a.id_list, default=[], ref=kind)
 
 

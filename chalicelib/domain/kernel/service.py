@@ -60,7 +60,7 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
             errors[attr.name] = ["A value is required."]
     _check_references(resource, doc, ctx, errors)
     if errors:
-        raise ValidationError(errors)
+        raise ValidationError(errors, _sole_message(errors))
     resource.hooks.finalize(resource, doc, write)
     if pending:
         resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
@@ -76,18 +76,42 @@ def _check_references(resource, doc, ctx, errors):
         found = referenced(attr.ref, wanted, ctx)
         missing = [str(i) for i in wanted if i not in found]
         if missing:
-            errors[attr.name] = [f"No {attr.ref} found with id {', '.join(missing)}."]
+            errors[attr.name] = [_missing_message(attr.ref, missing)]
+
+
+def _missing_message(kind, missing):
+    if kind == "category":
+        return f"Category {', '.join(missing)} does not exist"  # Mautic's words
+    return f"No {kind} found with id {', '.join(missing)}."
+
+
+def _sole_message(errors):
+    """Mautic answers an unknown category with its own sentence as the whole message."""
+    if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
+        return errors["category"][0]
+    return None
+
+
+def remember(kind, doc, ctx):
+    """A document the request already read: references to it are shown without reading it again."""
+    ctx.cache.setdefault(("ref", kind), {})[doc["id"]] = doc
 
 
 def referenced(kind, ids, ctx):
     """Documents of another kind by id, memoised for the request."""
-    cache = ctx.cache.setdefault(("ref", kind), {})
-    unknown = [i for i in ids if i not in cache]
+    return referenced_many({kind: ids}, ctx)[kind]
+
+
+def referenced_many(wanted, ctx):
+    """Documents of several kinds by id ({kind: ids} -> {kind: {id: doc}}), memoised per kind for
+    the request: the ones not read yet in one BatchGetItem per 100, whatever their kinds."""
+    caches = {kind: ctx.cache.setdefault(("ref", kind), {}) for kind in wanted}
+    unknown = list(dict.fromkeys((kind, i) for kind, ids in wanted.items() for i in ids if i not in caches[kind]))
     if unknown:
-        found = store.batch_get(kind, unknown)
-        for i in unknown:
-            cache[i] = found.get(i)
-    return {i: cache[i] for i in ids if cache.get(i) is not None}
+        found = store.batch_get_keys(unknown)
+        for kind, i in unknown:
+            caches[kind][i] = found.get((kind, int(i)))
+    return {kind: {i: caches[kind][i] for i in ids if caches[kind].get(i) is not None} for kind, ids in wanted.items()}
 
 
 def _stamp(resource, doc, ctx, created):

@@ -18,7 +18,8 @@ EMAIL = Resource(
         dt("variantStartDate"), ref("unsubscribeForm", "form"), arr("dynamicContent"), refs("lists", "segment"),
         refs("assetAttachments", "asset"), o("utmTags"), o("headers"), b("publicPreview", default=True)),
     text_columns=("name", "subject"), commands=CONTENT_COMMANDS,
-    minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"), hooks=EmailHooks())
+    minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"),
+    summary=("id", "name", "subject", "language", "category"), hooks=EmailHooks())
 
 SMS = Resource(
     "sms", "smses", "sms", "smses", category="object",
@@ -31,7 +32,7 @@ DYNAMIC_CONTENT = Resource(
            read_only(arr("variantChildren")), ref("variantParent", "dynamiccontent"),
            ref("translationParent", "dynamiccontent"), b("isCampaignBased", default=True), t("slotName"),
            arr("filters"), o("utmTags")) + content(),
-    commands=CONTENT_COMMANDS, minimal_exclude=("content",))
+    commands=CONTENT_COMMANDS, minimal_exclude=("content",), summary=("id", "name", "category"))
 
 NOTIFICATION = Resource(
     "notification", "notifications", "notification", "notifications", category="object",

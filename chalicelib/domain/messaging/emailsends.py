@@ -1,10 +1,12 @@
 """Segment sends: an email to the contacts of its segments, fanned out over the `sends` queue.
 
-`start` (POST /emails/<id>/send) writes the run state (`emailrun` / <email id>: a new generation,
-status `queued`) and queues a `plan` message; the API answers at once. `plan` reads the members of
-the segments (`members#<segment>` index), leaves out the contacts this email already reached,
-applies `limit` and queues one `batch` message per EMAIL_SEND_BATCH contacts. A newer run makes the
-messages of an older one no-ops.
+`start` (POST /emails/<id>/send) first sends, in the request, to the first contacts of the segments
+this email has not been sent to (at most `batch`, EMAIL_SEND_INLINE and `limit`: Mautic's answer
+counts what went out), then writes the run state (`emailrun` / <email id>: a new generation, status
+`queued`, the contacts handled inline) and queues a `plan` message. `plan` reads the members of the
+segments (`members#<segment>` index), leaves out the contacts this email already reached and those
+the request handled, applies what is left of `limit` and queues one `batch` message per
+EMAIL_SEND_BATCH contacts. A newer run makes the messages of an older one no-ops.
 
 Each contact gets the email at most once: its record (`emailsend#<email id>` / <contact id>) is
 claimed as `sending` by a conditional write before SES is called, and settles as `sent`,
@@ -16,6 +18,7 @@ gone out, so it is never sent again. Every batch counts its outcomes once (a mar
 """
 from collections import Counter
 from datetime import timedelta
+from itertools import islice
 
 from chalicelib import config
 from chalicelib.channels import mail
@@ -61,30 +64,66 @@ def _lists(payload, email):
     return lists
 
 
-def _limit(payload):
-    if payload.get("limit") in (None, ""):
+def _positive(payload, name):
+    if payload.get(name) in (None, ""):
         return None
     try:
-        limit = a.as_int(payload["limit"])
+        number = a.as_int(payload[name])
     except a.Invalid:
-        limit = 0
-    if limit <= 0:
-        raise invalid("limit", "This value should be a positive integer.")
-    return limit
+        number = 0
+    if number <= 0:
+        raise invalid(name, "This value should be a positive integer.")
+    return number
 
 
 def start(email_id, payload, ctx):
-    """Queue a segment send of a published email; the new run's state."""
+    """Send a published email to the first contacts of its segments in the request and queue the
+    rest; the new run's state and the outcomes of the contacts sent to inline."""
     email = service.load(EMAIL, email_id)
     if not is_published(email, ctx.now):
         raise NotFound("This email is not published.")
-    lists, limit = _lists(payload, email), _limit(payload)
-    state = {"id": email["id"], "generation": store.allocate_ids(emailruns.KIND)[0], "status": "queued",
-             "lists": lists, "limit": limit, "queued": 0, "batches": 0, "baseUrl": ctx.base_url,
-             "queuedAt": ctx.now, "startedAt": None, "finishedAt": None}
+    lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
+    generation = store.allocate_ids(emailruns.KIND)[0]
+    inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
+    outcomes, handled = _send_inline(email, lists, generation, inline, ctx)
+    state = {"id": email["id"], "generation": generation, "status": "queued", "lists": lists, "limit": limit,
+             "inline": handled, "queued": len(handled), "batches": 0, "baseUrl": ctx.base_url, "queuedAt": ctx.now,
+             "startedAt": None, "finishedAt": None}
     store.put(emailruns.KIND, state)
-    queues.send(QUEUE, [{"type": "plan", "email": email["id"], "generation": state["generation"]}])
-    return state
+    for outcome, count in outcomes.items():
+        store.add(emailruns.counter(email["id"], generation, outcome), count)
+    queues.send(QUEUE, [{"type": "plan", "email": email["id"], "generation": generation}])
+    return state, outcomes
+
+
+def _send_inline(email, lists, generation, size, ctx):
+    """Send to up to `size` contacts not handled for this email yet: their outcomes and ids. A
+    contact SES or another worker makes wait is left to the fan-out."""
+    outcomes, handled = Counter(), []
+    run_ctx = Context(base_url=ctx.base_url)
+    try:
+        for contact_id in _first_pending(email["id"], lists, size):
+            outcomes[_send_once(email, contact_id, generation, run_ctx)] += 1
+            handled.append(contact_id)
+    except SendLater:
+        pass  # that contact's record says `retry`: the run's batches send to it
+    return outcomes, handled
+
+
+def _first_pending(email_id, lists, size):
+    """Up to `size` members of the segments without a record for this email (or one to retry),
+    reading the members indexes only as far as needed (a BatchGetItem per 100 members read)."""
+    chosen, seen = [], set()
+    for segment in lists:
+        rows = (row["id"] for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row))
+        while len(chosen) < size:
+            chunk = [c for c in islice(rows, 100) if c not in seen]
+            if not chunk:
+                break
+            seen.update(chunk)
+            records = store.batch_get(record_kind(email_id), chunk)
+            chosen += [c for c in chunk if (records.get(c) or {}).get("status") in (None, "retry")]
+    return chosen[:size]
 
 
 def _current(email_id, generation, status):
@@ -93,12 +132,14 @@ def _current(email_id, generation, status):
 
 
 def _recipients(state):
-    """The run's contacts not reached yet, in id order, at most `limit`."""
+    """The run's contacts not reached yet nor handled in its request, in id order, at most what is
+    left of `limit`."""
+    inline = set(state.get("inline") or [])
     members = sorted({row["id"] for segment in state["lists"]
-                      for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)})
+                      for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)} - inline)
     reached = store.batch_get(record_kind(state["id"]), members) if members else {}
     pending = [c for c in members if (reached.get(c) or {}).get("status") not in REACHED]
-    return pending[:state["limit"]] if state.get("limit") else pending
+    return pending if state.get("limit") is None else pending[:max(0, state["limit"] - len(inline))]
 
 
 def plan(email, generation):
@@ -109,7 +150,8 @@ def plan(email, generation):
     contacts = _recipients(state)
     size = max(1, config.EMAIL_SEND_BATCH)
     chunks = [contacts[i:i + size] for i in range(0, len(contacts), size)]
-    state.update(status="sending", queued=len(contacts), batches=len(chunks), startedAt=clock.now_iso())
+    state.update(status="sending", queued=len(state.get("inline") or []) + len(contacts), batches=len(chunks),
+                 startedAt=clock.now_iso())
     try:
         store.replace(emailruns.KIND, state)
     except store.Stale:

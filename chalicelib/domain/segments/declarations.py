@@ -11,4 +11,5 @@ SEGMENT = Resource(
     "segment", "segments", "list", "lists", audit="A-", category="object",
     attrs=(t("name", required=True), t("alias"), t("publicName"), t("description"), arr("filters"),
            b("isGlobal", default=True), b("isPreferenceCenter")),
-    uniques=("alias",), hooks=SegmentHooks())
+    uniques=("alias",), summary=("id", "name", "publicName", "alias", "description", "category"),
+    hooks=SegmentHooks())

@@ -21,6 +21,13 @@ def _normalised(raw, first):
     return item
 
 
+def _shown(item):
+    """A stored filter as Mautic serializes it: `properties` as sent, plus the legacy top-level
+    `filter` and `display` read from them (null when absent)."""
+    properties = item.get("properties") or {}
+    return dict(item, filter=properties.get("filter"), display=properties.get("display"))
+
+
 def _field_types(ctx):
     return {name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")}
 
@@ -69,5 +76,6 @@ class SegmentHooks(AliasHooks):
             ctx.cache.update({("progress", i): found.get(i) for i in wanted})
 
     def present(self, resource, doc, out, ctx):
+        out["filters"] = [_shown(item) for item in out.get("filters") or []]
         out["rebuild"] = ctx.cache.get(("progress", doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"

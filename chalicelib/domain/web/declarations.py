@@ -32,7 +32,7 @@ FORM = Resource(
            t("postActionProperty"), b("noIndex"), t("formAttributes"), t("language")),
     nested=(a.Nested("fields", "formfield", FORM_FIELD_ATTRS), a.Nested("actions", "formaction", FORM_ACTION_ATTRS)),
     commands=CORE_COMMANDS | {"name", "has:results"}, minimal_exclude=("cachedHtml", "fields", "actions"),
-    uniques=("alias",), hooks=FormHooks())
+    uniques=("alias",), summary=("id", "name", "alias", "category"), hooks=FormHooks())
 
 PAGE = Resource(
     "page", "pages", "page", "pages", keyed_list=False, category="object",
@@ -43,7 +43,7 @@ PAGE = Resource(
         read_only(i("variantHits")), read_only(arr("variantChildren")), ref("variantParent", "page"),
         arr("variantSettings"), dt("variantStartDate"), b("noIndex")),
     text_columns=("title", "alias"), commands=CONTENT_COMMANDS, minimal_exclude=("customHtml",),
-    uniques=("alias",), hooks=AliasHooks("title"))
+    uniques=("alias",), summary=("id", "title", "alias", "category"), hooks=AliasHooks("title"))
 
 ASSET = Resource(
     "asset", "assets", "asset", "assets", keyed_list=False, category="object",
@@ -51,4 +51,5 @@ ASSET = Resource(
         read_only(i("downloadCount")), read_only(i("uniqueDownloadCount")), read_only(i("revision", default=1)),
         read_only(t("extension")), read_only(t("mime")), read_only(a.Attr("size", a.as_int)),
         t("storageLocation", default="local"), a.Attr("file", a.as_string, hidden=True), b("disallow")),
-    text_columns=("title", "alias"), commands=CONTENT_COMMANDS, uniques=("alias",), hooks=AssetHooks("title"))
+    text_columns=("title", "alias"), commands=CONTENT_COMMANDS, uniques=("alias",),
+    summary=("id", "title", "alias", "category", "description"), hooks=AssetHooks("title"))
