@@ -47,6 +47,7 @@ def _list(name, default):
 PUBLIC_WINDOW = int(os.environ.get("PUBLIC_WINDOW", "3600"))
 FORM_SUBMISSIONS_PER_ADDRESS = int(os.environ.get("FORM_SUBMISSIONS_PER_ADDRESS", "60"))
 VISITORS_PER_ADDRESS = int(os.environ.get("VISITORS_PER_ADDRESS", "300"))
+FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # form mails to submitted addresses
 
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;
 # `.example.com` also allows its subdomains (docs/public-endpoints.md).

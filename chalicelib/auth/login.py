@@ -8,7 +8,8 @@ import hmac
 import secrets
 from html import escape
 
-from chalicelib.auth import settings, users
+from chalicelib.auth import users
+from chalicelib.domain.kernel import keys
 
 COOKIE = "mautic_login_csrf"
 
@@ -28,7 +29,7 @@ PAGE = """<!DOCTYPE html>
 
 
 def _sign(ctx, value):
-    return hmac.new(settings.signing_key(ctx).encode(), value.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(keys.derived("login-form", ctx), value.encode(), hashlib.sha256).hexdigest()
 
 
 def render(ctx, action, hidden, client_name, error=None):

@@ -1,4 +1,5 @@
-"""OAuth2 access tokens: signed JWTs (HS256, the instance signing key) checked without a read.
+"""OAuth2 access tokens: signed JWTs (HS256, a key derived from the instance signing key for them
+alone, `kernel/keys.py`) checked without a read.
 
 A token names its user, client and token family. Revoking the client or the family (refresh
 token reuse, code reuse) puts it on the cached revocation list, which every request checks; so
@@ -11,9 +12,10 @@ from datetime import datetime, timezone
 
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel import clock, keys
 
 ISSUER = "mautic"
+KEY_PURPOSE = "oauth2-access-token"
 USER_CLAIMS = ("username", "firstName", "lastName")
 
 
@@ -25,7 +27,7 @@ def issue_access_token(ctx, client, user, family):
     claims = {"iss": ISSUER, "sub": str(user["id"]), "cid": client["publicId"], "fam": family,
               "usr": {k: user.get(k) for k in USER_CLAIMS}, "iat": now, "exp": now + lifetime,
               "jti": secrets.token_urlsafe(12)}
-    return jwt.encode(claims, settings.signing_key(ctx), algorithm="HS256"), lifetime
+    return jwt.encode(claims, keys.derived(KEY_PURPOSE, ctx), algorithm="HS256"), lifetime
 
 
 def _invalid():
@@ -43,7 +45,7 @@ def authenticate(token, ctx, current):
     if current["oauthMode"] != "2":
         raise _invalid()
     try:
-        claims = jwt.decode(token, settings.signing_key(ctx), algorithms=["HS256"], issuer=ISSUER,
+        claims = jwt.decode(token, keys.derived(KEY_PURPOSE, ctx), algorithms=["HS256"], issuer=ISSUER,
                             options={"require": ["exp", "sub", "cid", "fam"]})
     except jwt.ExpiredSignatureError:
         raise AuthError(401, "The access token provided has expired.", "invalid_grant") from None

@@ -48,7 +48,8 @@ def version(ctx):
 
 
 def signing_key(ctx):
-    """The secret that signs access tokens and CSRF tokens and derives OAuth1 secrets."""
+    """The instance's master secret: the keys of access tokens, login forms, click links and visitor
+    tokens derive from it (`kernel/keys.py`); OAuth1 consumer and token secrets are HMACs of it."""
     return _document(ctx)["signingKey"]
 
 

@@ -1,10 +1,11 @@
 """Notes: /notes CRUD about a contact, the contact's notes list, notes on the timeline."""
-from collections import Counter
 from contextlib import contextmanager
 from unittest import mock
 
 import botocore.client
 import pytest
+
+from tests.bench.conftest import dynamodb_calls
 
 
 @pytest.fixture
@@ -101,19 +102,19 @@ def test_contact_notes_paging_order_and_search(api, contact):
 
 @contextmanager
 def queried_items():
-    """The DynamoDB calls made, by operation, and the number of items each Query returned."""
-    calls, counts = Counter(), []
-    original = botocore.client.BaseClient._make_api_call
+    """The API function's DynamoDB calls, by operation, and the number of items each Query returned."""
+    counts = []
+    with dynamodb_calls() as calls:
+        counting = botocore.client.BaseClient._make_api_call
 
-    def counting(self, operation, params):
-        response = original(self, operation, params)
-        if self.meta.service_model.service_name == "dynamodb":
-            calls[operation] += 1
-            counts.extend([response["Count"]] if operation == "Query" else [])
-        return response
+        def with_counts(self, operation, params):
+            response = counting(self, operation, params)
+            if self.meta.service_model.service_name == "dynamodb" and operation == "Query":
+                counts.append(response["Count"])
+            return response
 
-    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting):
-        yield calls, counts
+        with mock.patch.object(botocore.client.BaseClient, "_make_api_call", with_counts):
+            yield calls, counts
 
 
 def test_contact_notes_cost_does_not_grow_with_other_contacts_notes(api, contact):
@@ -139,7 +140,7 @@ def test_notes_have_the_batch_endpoints(api, contact):
                                           {"text": "Second", "lead": contact["id"], "type": "call"}])
     assert r.status_code == 201 and r.json["statusCodes"] == [201, 201]
     first, second = r.json["notes"]
-    assert (first["text"], second["type"], second["lead"]) == ("First", "call", contact["id"])
+    assert (first["text"], second["type"], second["lead"]["id"]) == ("First", "call", contact["id"])
     r = api.patch("/api/notes/batch/edit", [{"id": first["id"], "text": "First, edited"}, {"id": 999, "text": "x"}])
     assert r.status_code == 200 and r.json["statusCodes"] == [200, 404]
     assert r.json["notes"][0]["text"] == "First, edited" and r.json["errors"]["1"]["code"] == 404

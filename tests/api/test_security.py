@@ -165,6 +165,25 @@ def test_one_address_cannot_flood_forms(api, monkeypatch):
     assert api.get("/api/contacts").json["total"] == 2
 
 
+def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain, monkeypatch):
+    from tests.api.test_email_send import events, sent_messages
+    from tests.api.test_form_actions import contact_of
+    from tests.api.test_form_actions import make_form as form_with
+    from tests.api.test_forms_submit import post
+    monkeypatch.setattr(config, "FORM_RELAY_PER_WINDOW", 2)
+    mail_doc = make_email(api, subject="Thanks", customHtml="<p>Thanks</p>")
+    form = form_with(api, {"type": "email.send.lead", "properties": {"email": mail_doc["id"]}},
+                     {"type": "form.email", "properties": {"to": "sales@example.com", "copy_lead": True}})
+    for n in range(3):  # each from its own address, as a botnet would
+        assert post(api, form["id"], {"email": f"victim{n}@example.com"}).status_code == 200
+    drain()
+    to_victims = [m for m in sent_messages() if m["To"].addresses[0].addr_spec.startswith("victim")]
+    assert len(to_victims) == 2
+    assert len([m for m in sent_messages() if m["To"].addresses[0].addr_spec == "sales@example.com"]) == 3
+    (failed,) = events(api, contact_of(api, "victim2@example.com")["id"], "form.action.failed")
+    assert "at most 2 submitted addresses" in failed["details"]["reason"]
+
+
 def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatch):
     from tests.api.test_pages_public import fetch
     monkeypatch.setattr(config, "VISITORS_PER_ADDRESS", 2)

@@ -1,5 +1,7 @@
 """Keys derived from the instance's signing key, one per purpose (HMAC-SHA256 of the purpose under
-the stored `signingKey`), so a value signed for one purpose is worthless for another."""
+the stored `signingKey`, a random 256-bit secret, the expand step of HKDF, RFC 5869), so a value
+signed for one purpose is worthless for another: OAuth2 access tokens, login-form CSRF nonces,
+click links, visitor tokens."""
 import hashlib
 import hmac
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from chalicelib import config
 from chalicelib.channels.mail import Mail
-from chalicelib.domain.kernel import cached, files
+from chalicelib.domain.kernel import cached, files, keys
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamiccontent, rendering
@@ -35,9 +35,11 @@ def sender(email, owner, ctx):
             email.get("fromName") or stored.get("mailerFromName") or config.MAILER_FROM_NAME)
 
 
-def signature(tracking_hash, url, ctx):
-    """The signature of a click redirect: only links the service wrote redirect (no open redirect)."""
-    key = str(_settings(ctx).get("signingKey") or "").encode()
+def signature(tracking_hash, url, ctx, legacy=False):
+    """The signature of a click redirect: only links the service wrote redirect (no open redirect).
+    Signed with the key derived for clicks; `legacy`: with the signing key itself, as links in
+    emails sent before the derived keys were."""
+    key = str(_settings(ctx).get("signingKey") or "").encode() if legacy else keys.derived("click", ctx)
     digest = hmac.new(key, f"click\n{tracking_hash}\n{url}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:18]).decode()
 

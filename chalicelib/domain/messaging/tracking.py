@@ -95,8 +95,9 @@ def web_view(tracking_hash, visit, ctx):
 
 def verify_click(tracking_hash, url, signature, ctx):
     """Whether a click redirect was written by this service."""
-    expected = emailmessages.signature(tracking_hash, url, ctx)
-    return bool(url) and hmac.compare_digest(expected, str(signature or ""))
+    given = str(signature or "")
+    return bool(url) and any(hmac.compare_digest(emailmessages.signature(tracking_hash, url, ctx, legacy), given)
+                             for legacy in (False, True))
 
 
 def click(tracking_hash, url, signature, visit, ctx):

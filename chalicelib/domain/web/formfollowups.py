@@ -28,7 +28,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import sending
-from chalicelib.domain.web import formactions, formchecks, formmail
+from chalicelib.domain.web import formactions, formchecks, formmail, limits
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -149,6 +149,9 @@ def _email_contact(message, ctx):
         return "failed", reason
     if not store.claim(f"formmail#{message['id']}#{message['attempt']}#contact"):
         return "ok", None  # a duplicate message: this attempt was made
+    if not limits.relay():
+        return "failed", (f"Not sent: forms may email at most {config.FORM_RELAY_PER_WINDOW} submitted addresses "
+                          f"every {config.PUBLIC_WINDOW} seconds.")
     try:
         outcome = sending.send_email(email["id"], job["contact"]["id"], ctx, source=("form", job["form"]["id"]),
                                      tokens=formmail.form_tokens(job), transactional=True)

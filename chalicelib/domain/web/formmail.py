@@ -12,6 +12,7 @@ from html import escape
 from chalicelib import config
 from chalicelib.channels import mail
 from chalicelib.domain.messaging import emailmessages, rendering
+from chalicelib.domain.web import limits
 from chalicelib.domain.web.formchecks import addresses, flag
 from chalicelib.store import entities as store
 from chalicelib.store import ratelimit
@@ -57,8 +58,8 @@ def user_mails(email, job, users, ctx):
 
 def results_mails(job, props, ctx):
     """`form.email`: subject and message (default: the results table) with the contact's and the
-    form's tokens, to `to`, `cc`, `bcc`, the owner (`email_to_owner`) and the contact (`copy_lead`);
-    replies go to the contact unless `set_replyto` is off."""
+    form's tokens, to `to`, `cc`, `bcc`, the owner (`email_to_owner`) and the contact (`copy_lead`,
+    within the relay cap of `limits.relay`); replies go to the contact unless `set_replyto` is off."""
     contact = job["contact"]
     sources = emailmessages.contact_sources(contact, ctx, form_tokens(job))
     subject = rendering.render_text(props.get("subject") or f"Form submission: {job['form'].get('name')}", sources)[0]
@@ -71,7 +72,7 @@ def results_mails(job, props, ctx):
     owner = emailmessages.owner_of(contact, ctx) if flag(props, "email_to_owner") else None
     wanted += [owner["email"]] if owner and owner.get("email") else []
     mails = [_mail(sender, address, subject, html, reply_to) for address in dict.fromkeys(wanted)]
-    if flag(props, "copy_lead") and own:
+    if flag(props, "copy_lead") and own and limits.relay():
         mails.append(_mail(sender, own, subject, html, to_name=_name(contact.get("values") or {})))
     return mails
 

@@ -22,6 +22,12 @@ def submission(visit):
         raise TooMany(f"Too many form submissions from your address. Try again in {wait} seconds.", wait)
 
 
+def relay():
+    """Whether one more form mail to a submitted address fits FORM_RELAY_PER_WINDOW, all forms
+    and sources together (many addresses cannot add up to a relay)."""
+    return _take("relay", config.FORM_RELAY_PER_WINDOW)[0]
+
+
 def new_visitor(visit):
     """Whether the visit's source may have one more anonymous contact created for it."""
     return not visit.source or _take(f"visitor:{visit.source}", config.VISITORS_PER_ADDRESS)[0]
