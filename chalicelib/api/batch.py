@@ -73,7 +73,7 @@ import re
 
 from chalicelib import config
 from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
-from chalicelib.api.routing import METHODS, Reply, Routes
+from chalicelib.api.routing import METHODS, Contract, Reply, Routes
 from chalicelib.domain.kernel import batching, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
@@ -241,7 +241,9 @@ def install(routes, resource):
                "edit": dict.fromkeys(("PATCH", "PUT") if resource.put else ("PATCH",), batch_edit),
                "delete": {"DELETE": batch_delete}}
 
-    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS)
+    contract = Contract("batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items()))
+
+    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract)
     def batch(request, ctx, action):
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)

@@ -35,6 +35,17 @@ class Reply:
     content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
+@dataclass(frozen=True)
+class Contract:
+    """What the API document says of a route beyond its path and methods: the standard operation
+    (`list`, `get`, `create`, `edit`, `delete`, `batch`) of a registry resource. For `batch`,
+    `actions` maps each action of the `{action}` segment to its methods."""
+
+    operation: str
+    resource: object
+    actions: tuple = ()
+
+
 class Routes:
     """Collects (path, method) handlers of one family and installs them on a Blueprint."""
 
@@ -42,13 +53,16 @@ class Routes:
         self.name = name
         self.authenticated = authenticated
         self.table = {}
+        self.contracts = {}  # path -> Contract, for the API document
 
-    def route(self, path, *methods):
+    def route(self, path, *methods, contract=None):
         def register(handler):
             for method in methods:
                 if method in self.table.setdefault(path, {}):
                     raise ValueError(f"{method} {path} is registered twice")
                 self.table[path][method] = handler
+            if contract is not None:
+                self.contracts[path] = contract
             return handler
         return register
 

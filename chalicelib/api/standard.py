@@ -1,6 +1,6 @@
 """The six standard operations, installed for a resource from its registry declaration."""
 from chalicelib import config
-from chalicelib.api.routing import Reply
+from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import invalid
@@ -85,25 +85,26 @@ def install(routes, resource):
     """Register get, list, create, PATCH/PUT edit and delete for the resource."""
     base = f"/{resource.prefix}"
 
-    @routes.route(base, "GET")
+    @routes.route(base, "GET", contract=Contract("list", resource))
     def list_(request, ctx):
         return list_reply(resource, request, ctx)
 
-    @routes.route(f"{base}/new", "POST")
+    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource))
     def create(request, ctx):
         doc, was_created = service.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
-    @routes.route(f"{base}/{{id}}", "GET")
+    @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource))
     def get(request, ctx, id):
         return single(resource, service.load(resource, id), ctx)
 
-    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)))
+    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
+                  contract=Contract("edit", resource))
     def edit(request, ctx, id):
         doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
-    @routes.route(f"{base}/{{id}}/delete", "DELETE")
+    @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource))
     def delete(request, ctx, id):
         doc = service.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)
