@@ -18,6 +18,10 @@ test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
 
+# The long fuzz run of the OpenAPI document (the short one is part of `make test`).
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-25} FUZZ_COVERAGE=1 $(PY) -m pytest -q tests/contract/test_fuzz.py -p no:randomly
+
 # The OpenAPI document (docs/api-contract.md), for the server at BASE_URL.
 openapi: $(STAMP)
 	mkdir -p build
