@@ -43,4 +43,5 @@ def authenticate(token, ctx, current):
     if clients.by_public_id(ctx, claims["cid"]) is None or \
             clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}"):
         raise _invalid()
+    ctx.client = claims["cid"]
     return {"id": int(claims["sub"]), **(claims.get("usr") or {})}
