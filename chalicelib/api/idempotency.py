@@ -76,4 +76,8 @@ def _replay(found, fingerprint):
     status, kept, body = found.answer
     headers = dict(base_headers(), **kept)
     headers["Idempotent-Replayed"] = "true"
+    try:
+        body = body.decode("utf-8")  # text goes back as text; Chalice sends bytes only for binary types
+    except UnicodeDecodeError:
+        pass
     return Response(body=body, status_code=status, headers=headers)
