@@ -244,15 +244,17 @@ def _parameters():
 
 
 def _headers():
-    integer = {"schema": {"type": "string"}}
-    return {"RateLimit": dict(integer, description="`limit=N, remaining=N, reset=S` (IETF RateLimit fields)."),
-            "RateLimit-Policy": dict(integer, description="`N;w=60`: N requests per 60 s window."),
-            "Link": dict(integer, description="`<url>; rel=\"next\"` when more items follow in key order.")}
+    text = {"schema": {"type": "string"}}
+    return {"RateLimit": dict(text, description='`"user";r=<remaining>;t=<seconds>` per policy (IETF RateLimit '
+                                                 "fields), when rate limits are on."),
+            "RateLimit-Policy": dict(text, description='`"user";q=<quota>;w=60` per policy (and `"client"`).'),
+            "Idempotent-Replayed": dict(text, description="`true` on the stored answer to a repeated Idempotency-Key."),
+            "Link": dict(text, description='`<url>; rel="next"` when more items follow in key order.')}
 
 
 def _common_headers():
-    return {"RateLimit": {"$ref": "#/components/headers/RateLimit"},
-            "RateLimit-Policy": {"$ref": "#/components/headers/RateLimit-Policy"}}
+    return {name: {"$ref": f"#/components/headers/{name}"}
+            for name in ("RateLimit", "RateLimit-Policy", "Idempotent-Replayed")}
 
 
 def _security(base_url):

@@ -1,4 +1,8 @@
 """The six standard operations, installed for a resource from its registry declaration."""
+import base64
+from dataclasses import replace
+from urllib.parse import urlencode
+
 from chalicelib import config
 from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
@@ -56,6 +60,27 @@ def _flag_param(query, *names):
     return False
 
 
+def _cursor(resource, after_id):
+    """The opaque cursor of a position in a resource's key order."""
+    return base64.urlsafe_b64encode(f"{resource.kind}:{after_id}".encode()).decode().rstrip("=")
+
+
+def _after(resource, query):
+    """The id a cursor (`after`) continues after, or None without one; 400 for a cursor of
+    another list or none at all."""
+    value = query.get("after")
+    if value in (None, ""):
+        return None
+    try:
+        kind, _, after_id = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode().partition(":")
+        number = int(after_id)
+    except (TypeError, ValueError):
+        kind, number = None, 0
+    if kind != resource.kind or not 0 < number < 2 ** 63:
+        raise invalid("after", "This value is not a cursor of this list.")
+    return number
+
+
 def list_query(query):
     """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`,
     and `where`/`order` passed raw (domain/where.py parses them)."""
@@ -75,10 +100,19 @@ def list_query(query):
 
 
 def list_reply(resource, request, ctx):
-    query = list_query(request.query)
-    total, docs = list_documents(resource, query, ctx)
+    """`{"total", "<plural>"}`, with `next` (and a `Link` header) when more items follow the page in
+    key order."""
+    query = replace(list_query(request.query), after=_after(resource, request.query))
+    total, docs, next_after = list_documents(resource, query, ctx)
     reprs = present(resource, docs, ctx, minimal=query.minimal)
-    return {"total": total, resource.plural: collection(resource, reprs)}
+    body = {"total": total, resource.plural: collection(resource, reprs)}
+    if next_after is None:
+        return Reply(body)
+    body["next"] = _cursor(resource, next_after)
+    params = [(k, v) for k in request.raw.query_params or {} if k not in ("start", "after")
+              for v in request.raw.query_params.getlist(k)]
+    link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode(params + [('after', body['next'])])}"
+    return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
 
 
 def install(routes, resource):
