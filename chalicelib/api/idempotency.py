@@ -35,7 +35,8 @@ def _key(request):
 
 def _fingerprint(request):
     raw = request.raw.raw_body or b""
-    parts = [request.method, request.raw.path, repr(sorted(request.query.items(), key=lambda kv: kv[0])),
+    parts = [request.method, request.raw.path, repr(sorted((request.raw.uri_params or {}).items())),
+             repr(sorted(request.query.items(), key=lambda kv: kv[0])),
              raw if isinstance(raw, bytes) else raw.encode("utf-8")]
     digest = hashlib.sha256()
     for part in parts:

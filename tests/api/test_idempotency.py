@@ -31,6 +31,13 @@ def test_same_key_other_body_is_422_and_writes_nothing(api):
     assert api.get("/api/tags").json["total"] == 1
 
 
+def test_same_key_on_another_entity_is_422(api):
+    one, two = (api.post("/api/tags/new", {"tag": name}).json["tag"]["id"] for name in ("a", "b"))
+    assert api.patch(f"/api/tags/{one}/edit", {"description": "x"}, headers=KEY).status_code == 200
+    assert_error(api.patch(f"/api/tags/{two}/edit", {"description": "x"}, headers=KEY), 422)
+    assert api.get(f"/api/tags/{two}").json["tag"]["description"] is None
+
+
 def test_replay_while_the_first_runs_is_409(api, monkeypatch):
     started, release = threading.Event(), threading.Event()
     create = service.create
