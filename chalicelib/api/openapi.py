@@ -14,7 +14,6 @@ from chalicelib.domain.kernel.resources import AUDIT_KEYS
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 ERROR = {"$ref": "#/components/schemas/Error"}
-ANY_JSON = {"description": "A JSON document.", "content": {"application/json": {"schema": {}}}}
 ANY_CONTENT = {"description": "A page, an image, a file or a redirect.", "content": {"*/*": {"schema": {}}}}
 ERROR_RESPONSE = {"description": "An error: `{\"errors\": [{\"code\", \"message\", \"details\", \"type\"}]}`.",
                   "content": {"application/json": {"schema": ERROR}}}
@@ -59,7 +58,7 @@ def operations(prefix, path, handlers, contract):
 def _operation(path, method, handler, contract, authenticated):
     names = re.findall(r"{(\w+)}", path)
     op = {"operationId": _operation_id(method, path), "summary": _summary(handler, contract, method, path),
-          "tags": [path.split("/")[2] if path.startswith("/api/") else path.split("/")[1] or "public"],
+          "tags": [_tag(path)],
           "parameters": [_path_parameter(name, contract) for name in names], "responses": {}}
     if not authenticated:
         op["security"] = []
@@ -79,6 +78,12 @@ def _operation(path, method, handler, contract, authenticated):
         op["parameters"].append({"$ref": "#/components/parameters/IdempotencyKey"})
     op["responses"]["4XX"] = ERROR_RESPONSE
     return op
+
+
+def _tag(path):
+    """The group of an operation: the resource family under /api, `oauth`, or `public`."""
+    parts = path.split("/")
+    return parts[2] if parts[1] == "api" else "oauth" if parts[1] == "oauth" else "public"
 
 
 def _operation_id(method, path):
