@@ -42,3 +42,12 @@ def app(chalice_app, seeded):
           suppress_health_check=list(HealthCheck))
 def test_operation(case, app):
     case.call_and_validate(headers=AUTH, checks=CHECKS, app=app)
+
+
+def test_the_harness_routes_and_authenticates_like_the_gateway(app):
+    from werkzeug.test import Client
+    client = Client(app)
+    assert client.get("/api/no/such/path", headers=AUTH).status_code == 404
+    assert client.get("/api/contacts").status_code == 401
+    assert client.get("/api/contacts", headers=AUTH).status_code == 200
+    assert client.delete("/api/contacts", headers=AUTH).status_code == 405

@@ -1,16 +1,13 @@
-"""The Chalice app behind its local API Gateway (unknown paths, routing, auth) as a WSGI app, so
-schemathesis can call it in process."""
-import base64
+"""The Chalice app behind the local API Gateway of the API tests (`conftest.local_http`: routing,
+unknown paths, authentication) as a WSGI app, so schemathesis can call it in process."""
 from urllib.parse import quote
 
-from chalice.config import Config
-
-from chalicelib.gateway import ApiGateway
+from tests.conftest import local_http
 
 
 def wsgi_app(chalice_app):
-    """A WSGI callable that sends each request through the local API Gateway to `chalice_app`."""
-    gateway = ApiGateway(chalice_app, Config(chalice_stage="local"))
+    """A WSGI callable that sends each request through the local gateway to `chalice_app`."""
+    http = local_http(chalice_app)
 
     def app(environ, start_response):
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -22,15 +19,10 @@ def wsgi_app(chalice_app):
                    if key.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = environ["CONTENT_TYPE"]
-        answer = gateway.handle_request(environ["REQUEST_METHOD"], path, headers, body)
-        payload = answer["body"] or b""
-        if answer.get("isBase64Encoded"):
-            payload = base64.b64decode(payload)
-        elif isinstance(payload, str):
-            payload = payload.encode("utf-8")
-        pairs = [(k, v) for k, v in answer["headers"].items() if k not in answer.get("multiValueHeaders", {})]
-        pairs += [(k, v) for k, values in (answer.get("multiValueHeaders") or {}).items() for v in values]
-        start_response(f"{answer['statusCode']} -", pairs)
-        return [payload]
+        answer = http.request(environ["REQUEST_METHOD"], path, headers=headers, body=body)
+        pairs = [(name, v) for name, value in answer.headers.items()
+                 for v in (value if isinstance(value, list) else [value])]
+        start_response(f"{answer.status_code} -", pairs)
+        return [answer.body or b""]
 
     return app
