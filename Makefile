@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench package lint-template clean
+.PHONY: run test fuzz openapi bench package lint-template clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,17 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
+
+# The long fuzz run of the OpenAPI document (the short one is part of `make test`).
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-25} FUZZ_COVERAGE=1 $(PY) -m pytest -q tests/contract/test_fuzz.py -p no:randomly
+
+# The OpenAPI document (docs/api-contract.md), for the server at BASE_URL.
+openapi: $(STAMP)
+	mkdir -p build
+	$(PY) -c 'import json, sys; from chalicelib.api.blueprints import openapi_document; \
+	json.dump(openapi_document(sys.argv[1]), open("build/openapi.json", "w"), indent=1)' "$${BASE_URL:-http://127.0.0.1:8000}"
+	@echo "OpenAPI document: build/openapi.json"
 
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly

@@ -28,6 +28,10 @@ SIGN_IN_WINDOW = int(os.environ.get("SIGN_IN_WINDOW", "900"))
 SIGN_IN_FAILURES_PER_USER = int(os.environ.get("SIGN_IN_FAILURES_PER_USER", "10"))
 SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_ADDRESS", "50"))
 OAUTH1_TOKEN_DAYS = int(os.environ.get("OAUTH1_TOKEN_DAYS", "90"))  # OAuth1 access token lifetime; 0: no expiry
+# API requests allowed per minute per user and per API client (0: no limit); past them 429
+# (docs/api-contract.md). Off by default on the local stage.
+RATE_LIMIT_PER_MINUTE = int(os.environ.get("RATE_LIMIT_PER_MINUTE", "0" if LOCAL else "1200"))
+RATE_LIMIT_CLIENT_PER_MINUTE = int(os.environ.get("RATE_LIMIT_CLIENT_PER_MINUTE", str(5 * RATE_LIMIT_PER_MINUTE)))
 DEFAULT_PAGE_LIMIT = 30
 # The most items one list answer holds; `limit=0` (Mautic: no limit) asks for this many.
 MAX_PAGE_LIMIT = int(os.environ.get("MAX_PAGE_LIMIT", "1000"))

@@ -16,6 +16,7 @@ import sys
 
 AUTHORIZER = "ApiAuthorizer"
 GUARDED_PREFIX = "/api/"  # as chalicelib/gateway/authorizer.py `guarded` locally
+OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
 
 
@@ -40,10 +41,10 @@ def wire(template):
 
 
 def guard(template):
-    """Put the REQUEST authorizer on every operation of every path under /api."""
+    """Put the REQUEST authorizer on every operation of every path under /api but OPEN_PATHS."""
     paths = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
     for path, operations in paths.items():
-        if path.startswith(GUARDED_PREFIX):
+        if path.startswith(GUARDED_PREFIX) and path not in OPEN_PATHS:
             for operation in operations.values():
                 operation["security"] = [{AUTHORIZER: []}]
     return template

@@ -136,15 +136,20 @@ def chalice_app(aws):
     return app
 
 
-@pytest.fixture
-def api(chalice_app, fresh):
+def local_http(chalice_app):
+    """chalice.test's HTTP client (`request(method, path, headers, body)`) behind our local gateway."""
     from chalice.test import Client
 
     from chalicelib.gateway import ApiGateway
     client = Client(chalice_app, stage_name="local")
     # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
     client.http._local_gateway = ApiGateway(chalice_app, client.http._config)
-    return Api(client.http)
+    return client.http
+
+
+@pytest.fixture
+def api(chalice_app, fresh):
+    return Api(local_http(chalice_app))
 
 
 class FrozenClock:

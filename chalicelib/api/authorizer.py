@@ -105,6 +105,7 @@ def caller(request, ctx):
                        with_details="details" in item)
     if "userId" not in granted or not _still_valid(granted, request, ctx):
         return core.authenticate(request, ctx)
+    ctx.client = granted.get("clientId") or None
     return json.loads(granted["user"])
 
 

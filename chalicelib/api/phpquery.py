@@ -2,6 +2,15 @@
 import re
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+MAX_DEPTH = 32  # bracket levels of one key (PHP's max_input_nesting_level is 64)
+
+
+class TooDeep(ValueError):
+    """A key nests more than MAX_DEPTH levels; `name` is the parameter."""
+
+    def __init__(self, name):
+        super().__init__(f"{name} nests more than {MAX_DEPTH} levels.")
+        self.name = name
 
 
 def _parts(key):
@@ -10,6 +19,8 @@ def _parts(key):
     segments = _SEGMENT.findall(rest)
     if not head or "".join(f"[{s}]" for s in segments) != rest:
         return [key]
+    if len(segments) > MAX_DEPTH:
+        raise TooDeep(head)
     return [head] + segments
 
 
@@ -30,7 +41,8 @@ def _assign(node, parts, value):
 
 
 def parse(pairs):
-    """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` -> {"a": ["1", "2"]}."""
+    """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` -> {"a": ["1", "2"]}.
+    Raises TooDeep for a key of more than MAX_DEPTH levels."""
     root = {}
     for key, value in pairs:
         _assign(root, _parts(key), value)

@@ -9,6 +9,7 @@ from chalicelib.api import phpquery
 from chalicelib.api.errors import ApiError
 
 FORM = "application/x-www-form-urlencoded"
+MAX_DEPTH = phpquery.MAX_DEPTH  # nesting levels of a JSON body
 MULTIPART = "multipart/form-data"
 
 
@@ -20,7 +21,7 @@ class ApiRequest:
         self.method = request.method
         self.headers = request.headers
         params = request.query_params or {}
-        self.query = phpquery.parse((k, v) for k in params for v in params.getlist(k))
+        self.query = _nested(lambda: phpquery.parse((k, v) for k in params for v in params.getlist(k)))
         self.files = {}
         self._body = None
         self._parsed = False
@@ -43,17 +44,23 @@ class ApiRequest:
             raw = raw.encode("utf-8")
         kind = self.content_type
         if kind == FORM:
-            return phpquery.parse(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
+            return _nested(lambda: phpquery.parse(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
         if kind == MULTIPART:
             return self._multipart(raw)
         if kind and kind != "application/json" and not kind.endswith("+json"):
             raise ApiError(415, f"Unsupported media type: {kind}. Send application/json, {FORM} or {MULTIPART}.")
         if not raw.strip():
             return {}
+        too_deep = f"The request body nests more than {MAX_DEPTH} levels."
         try:
-            return json.loads(raw)
+            data = json.loads(raw)
+        except RecursionError:
+            raise ApiError(400, too_deep, {"body": [too_deep]}) from None
         except (ValueError, UnicodeDecodeError) as error:
             raise ApiError(400, f"The request body is not valid JSON: {error}.", {"body": [str(error)]}) from None
+        if _depth(data) > MAX_DEPTH:
+            raise ApiError(400, too_deep, {"body": [too_deep]})
+        return data
 
     def _multipart(self, raw):
         header = f"Content-Type: {self.headers.get('content-type')}\r\n\r\n".encode()
@@ -67,7 +74,7 @@ class ApiRequest:
                 self.files[name] = (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
             elif name:
                 pairs.append((name, part.get_payload(decode=True).decode("utf-8", "replace")))
-        return phpquery.parse(pairs)
+        return _nested(lambda: phpquery.parse(pairs))
 
     def form_field(self, name):
         """A field of a form-encoded body (not for GET), or None; never raises."""
@@ -91,3 +98,23 @@ class ApiRequest:
         stage = (self.raw.context or {}).get("stage")
         suffix = f"/{stage}" if stage and ".execute-api." in host else ""
         return f"{scheme}://{host}{suffix}"
+
+
+def _nested(parse):
+    """Run a bracket-notation parse; a key nested too deep is a 400 naming the parameter."""
+    try:
+        return parse()
+    except phpquery.TooDeep as error:
+        raise ApiError(400, str(error), {error.name: [str(error)]}) from None
+
+
+def _depth(data):
+    """Levels of nested arrays and objects in parsed JSON, counted without recursion; stops
+    counting one past MAX_DEPTH."""
+    deepest, stack = 0, [(data, 0)]
+    while stack and deepest <= MAX_DEPTH:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level + 1)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest

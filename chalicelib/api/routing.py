@@ -12,6 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap
+from chalicelib.api import idempotency, ratelimits
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.errors import ApiError, UNEXPECTED
@@ -36,6 +37,17 @@ class Reply:
     content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
+@dataclass(frozen=True)
+class Contract:
+    """What the API document says of a route beyond its path and methods: the standard operation
+    (`list`, `get`, `create`, `edit`, `delete`, `batch`) of a registry resource. For `batch`,
+    `actions` maps each action of the `{action}` segment to its methods."""
+
+    operation: str
+    resource: object
+    actions: tuple = ()
+
+
 class Routes:
     """Collects (path, method) handlers of one family and installs them on a Blueprint."""
 
@@ -43,13 +55,16 @@ class Routes:
         self.name = name
         self.authenticated = authenticated
         self.table = {}
+        self.contracts = {}  # path -> Contract, for the API document
 
-    def route(self, path, *methods):
+    def route(self, path, *methods, contract=None):
         def register(handler):
             for method in methods:
                 if method in self.table.setdefault(path, {}):
                     raise ValueError(f"{method} {path} is registered twice")
                 self.table[path][method] = handler
+            if contract is not None:
+                self.contracts[path] = contract
             return handler
         return register
 
@@ -67,7 +82,10 @@ class Routes:
 
 
 def dispatch(request, handlers, params, authenticated):
-    """Run the handler for the request's method and render its reply or failure."""
+    """Run the handler for the request's method and render its reply or failure. After
+    authentication, the caller's rate limits are counted (their headers go on every answer) and
+    an `Idempotency-Key` may replay a first answer."""
+    limit_headers = {}
     try:
         handler = handlers.get(request.method)
         if handler is None:
@@ -76,27 +94,45 @@ def dispatch(request, handlers, params, authenticated):
         bootstrap.ensure_ready()
         api_request = ApiRequest(request)
         ctx = Context(base_url=api_request.base_url())
-        if authenticated:
-            ctx.user = caller(api_request, ctx)
-        reply = service.retrying(lambda: handler(api_request, ctx, **params), ctx)
-        if not isinstance(reply, Reply):
-            reply = Reply(reply)
-        if isinstance(reply.body, (str, bytes)):
-            headers = dict(base_headers(), **reply.headers)
-            headers["Content-Type"] = reply.content_type
-            return Response(body=reply.body, status_code=reply.status, headers=headers)
-        return render(reply.status, reply.body, reply.headers)
-    except DomainError as error:
+        if not authenticated:
+            return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
+        ctx.user = caller(api_request, ctx)
+        limit_headers = ratelimits.admit(ctx)
+        response = idempotency.guarded(api_request, ctx,
+                                       lambda: _answer(request, lambda: handler(api_request, ctx, **params), ctx))
+    except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
+        response = failure(request, error)
+    response.headers.update(limit_headers)
+    return response
+
+
+def _answer(request, run, ctx):
+    """The handler's reply as a Response, its failure as the error document."""
+    try:
+        reply = service.retrying(run, ctx)
+    except Exception as error:  # noqa: BLE001
+        return failure(request, error)
+    if not isinstance(reply, Reply):
+        reply = Reply(reply)
+    if isinstance(reply.body, (str, bytes)):
+        headers = dict(base_headers(), **reply.headers)
+        headers["Content-Type"] = reply.content_type
+        return Response(body=reply.body, status_code=reply.status, headers=headers)
+    return render(reply.status, reply.body, reply.headers)
+
+
+def failure(request, error):
+    """The error document of a failure (500 for the unexpected, logged)."""
+    if isinstance(error, DomainError):
         return render(error.status, error_body(error.status, error.message, error.details), error.headers)
-    except AuthError as error:
+    if isinstance(error, AuthError):
         return render(error.status, error_body(error.status, error.message, error_type=error.type,
                                                with_details=False), error.headers)
-    except ApiError as error:
+    if isinstance(error, ApiError):
         return render(error.status, error_body(error.status, error.message, error.details, error.type,
                                                error.with_details), error.headers)
-    except Exception:  # noqa: BLE001 - every failure must still be a JSON error
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return render(500, error_body(500, UNEXPECTED))
+    log.error("unhandled error on %s %s", request.method, request.path, exc_info=error)
+    return render(500, error_body(500, UNEXPECTED))
 
 
 def render(status, payload, extra_headers=None):

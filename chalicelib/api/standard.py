@@ -1,6 +1,10 @@
 """The six standard operations, installed for a resource from its registry declaration."""
+import base64
+from dataclasses import replace
+from urllib.parse import urlencode
+
 from chalicelib import config
-from chalicelib.api.routing import Reply
+from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import invalid
@@ -56,6 +60,27 @@ def _flag_param(query, *names):
     return False
 
 
+def _cursor(resource, after_id):
+    """The opaque cursor of a position in a resource's key order."""
+    return base64.urlsafe_b64encode(f"{resource.kind}:{after_id}".encode()).decode().rstrip("=")
+
+
+def _after(resource, query):
+    """The id a cursor (`after`) continues after, or None without one; 400 for a cursor of
+    another list or none at all."""
+    value = query.get("after")
+    if value in (None, ""):
+        return None
+    try:
+        kind, _, after_id = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode().partition(":")
+        number = int(after_id)
+    except (TypeError, ValueError):
+        kind, number = None, 0
+    if kind != resource.kind or not 0 < number < 2 ** 63:
+        raise invalid("after", "This value is not a cursor of this list.")
+    return number
+
+
 def list_query(query):
     """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`,
     and `where`/`order` passed raw (domain/where.py parses them)."""
@@ -75,35 +100,45 @@ def list_query(query):
 
 
 def list_reply(resource, request, ctx):
-    query = list_query(request.query)
-    total, docs = list_documents(resource, query, ctx)
+    """`{"total", "<plural>"}`, with `next` (and a `Link` header) when more items follow the page in
+    key order."""
+    query = replace(list_query(request.query), after=_after(resource, request.query))
+    total, docs, next_after = list_documents(resource, query, ctx)
     reprs = present(resource, docs, ctx, minimal=query.minimal)
-    return {"total": total, resource.plural: collection(resource, reprs)}
+    body = {"total": total, resource.plural: collection(resource, reprs)}
+    if next_after is None:
+        return Reply(body)
+    body["next"] = _cursor(resource, next_after)
+    params = [(k, v) for k in request.raw.query_params or {} if k not in ("start", "after")
+              for v in request.raw.query_params.getlist(k)]
+    link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode(params + [('after', body['next'])])}"
+    return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
 
 
 def install(routes, resource):
     """Register get, list, create, PATCH/PUT edit and delete for the resource."""
     base = f"/{resource.prefix}"
 
-    @routes.route(base, "GET")
+    @routes.route(base, "GET", contract=Contract("list", resource))
     def list_(request, ctx):
         return list_reply(resource, request, ctx)
 
-    @routes.route(f"{base}/new", "POST")
+    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource))
     def create(request, ctx):
         doc, was_created = service.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
-    @routes.route(f"{base}/{{id}}", "GET")
+    @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource))
     def get(request, ctx, id):
         return single(resource, service.load(resource, id), ctx)
 
-    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)))
+    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
+                  contract=Contract("edit", resource))
     def edit(request, ctx, id):
         doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
-    @routes.route(f"{base}/{{id}}/delete", "DELETE")
+    @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource))
     def delete(request, ctx, id):
         doc = service.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)

@@ -204,10 +204,11 @@ def authenticate(request, ctx, current):
     """The user of an OAuth1-signed /api request, or AuthError (400/401)."""
     if current["oauthMode"] != "1a":
         raise AuthError(401, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied", dict(CHALLENGE))
-    _, data, _ = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
+    _, data, oauth = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
     user = data["user"]
     if clients.revoked_before(ctx, f"user:{user['id']}", data.get("dateAdded")):
         raise error("token_rejected")
+    ctx.client = oauth["oauth_consumer_key"]
     return dict(user, clientId=data["consumer"])
 
 

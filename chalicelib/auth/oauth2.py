@@ -55,4 +55,5 @@ def authenticate(token, ctx, current):
             clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}") or \
             clients.revoked_before(ctx, f"user:{claims['sub']}", _issued(claims)):
         raise _invalid()
+    ctx.client = claims["cid"]
     return {"id": int(claims["sub"]), **(claims.get("usr") or {}), "clientId": claims["cid"]}

@@ -31,9 +31,12 @@ class GatewayAnswer(Exception):
         self.response = response
 
 
+OPEN_PATHS = ("/api/openapi.json",)  # as infra/compact.py OPEN_PATHS: the API contract needs no credentials
+
+
 def guarded(path):
-    """Whether API Gateway runs the authorizer before this route (every route under /api)."""
-    return path.startswith("/api/")
+    """Whether API Gateway runs the authorizer before this route (every route under /api but OPEN_PATHS)."""
+    return path.startswith("/api/") and path not in OPEN_PATHS
 
 
 def forget():

@@ -227,16 +227,16 @@ def test_new_form_encoded_body(api):
 def test_more_than_200_items_is_an_error_and_writes_nothing(api):
     body = [{"email": f"c{n}@example.com"} for n in range(201)]
     r = api.post("/api/contacts/batch/new", body)
-    assert_error(r, 500, message=LIMIT)
+    assert_error(r, 400, message=LIMIT)
     assert r.json["errors"][0]["details"] == [] and r.json["errors"][0]["type"] is None
     assert total(api) == 0
     c = contact(api, email="keep@example.com")
     r = api.patch("/api/contacts/batch/edit", [{"id": c["id"], "firstname": "X"}] * 201)
-    assert_error(r, 500, message=LIMIT)
+    assert_error(r, 400, message=LIMIT)
     r = api.put("/api/contacts/batch/edit", [{"id": c["id"], "email": "keep@example.com"}] * 201)
-    assert_error(r, 500, message=LIMIT)
+    assert_error(r, 400, message=LIMIT)
     r = api.delete("/api/contacts/batch/delete?ids=" + ",".join([str(c["id"])] * 201))
-    assert_error(r, 500, message=LIMIT)
+    assert_error(r, 400, message=LIMIT)
     kept = get(api, c["id"])
     assert kept is not None and value(kept, "firstname") is None
 
@@ -247,7 +247,7 @@ def test_limit_boundary(api, monkeypatch):
     r = api.post("/api/contacts/batch/new", [{"email": f"c{n}@example.com"} for n in range(3)])
     assert r.status_code == 201 and r.json["statusCodes"] == [201, 201, 201]
     r = api.post("/api/contacts/batch/new", [{"email": f"d{n}@example.com"} for n in range(4)])
-    assert_error(r, 500, message="A max of 3 entities are supported at a time.")
+    assert_error(r, 400, message="A max of 3 entities are supported at a time.")
     assert total(api) == 3
 
 

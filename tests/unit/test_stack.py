@@ -23,6 +23,7 @@ import boto3
 import pytest
 
 from chalicelib.store import schema
+from chalicelib.gateway import authorizer as gateway
 from infra import compact
 from tests import lambdapackage
 
@@ -193,7 +194,8 @@ def test_the_rest_api_exists_with_its_authorizer(stack):
     for path, operations in body["paths"].items():
         for method, operation in operations.items():
             guarded = operation.get("security") == [{compact.AUTHORIZER: []}]
-            assert guarded == path.startswith("/api/"), f"{method} {path}"
+            assert guarded == (path.startswith("/api/") and path not in compact.OPEN_PATHS), f"{method} {path}"
+    assert "/api/openapi.json" in body["paths"] and compact.OPEN_PATHS == gateway.OPEN_PATHS
     responses = body["x-amazon-apigateway-gateway-responses"]
     assert {"UNAUTHORIZED", "ACCESS_DENIED", "MISSING_AUTHENTICATION_TOKEN"} <= set(responses)
     permission = resources["ApiAuthorizerInvokePermission"]

@@ -102,6 +102,7 @@ def one_of(*choices):
         if text not in choices:
             raise Invalid(f"'{text}' is not one of: " + ", ".join(choices) + ".")
         return text
+    coerce.choices = choices  # the API document lists them
     return coerce
 
 

@@ -9,6 +9,7 @@ class Context:
     """Who acts (a user document), the public base URL, and memoised look-ups for one request."""
 
     user: dict | None = None
+    client: str | None = None  # the API client (OAuth2 client, OAuth1a consumer) acting for the user; None for Basic
     base_url: str = ""
     now: str = dc_field(default_factory=clock.now_iso)
     cache: dict = dc_field(default_factory=dict)

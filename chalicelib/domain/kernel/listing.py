@@ -25,10 +25,16 @@ class ListQuery:
     minimal: bool = False
     where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/where.py
     order: object = None  # raw `order[n][col|dir]` parameter; overrides order_by
+    after: int | None = None  # continue after this id in key order (a cursor); replaces start
+
+
+MAX_ID = 2 ** 63 - 1
 
 
 def list_documents(resource, query, ctx):
-    """(total, documents of the page) for a list query."""
+    """(total, documents of the page, id the next page starts after or None) for a list query.
+    The last is set when the list is in key order (no search, filter or other order) and more
+    items follow the page; `query.after` continues from it reading only the page."""
     try:
         node = search.parse(query.search)
     except search.SearchSyntaxError as error:
@@ -39,11 +45,12 @@ def list_documents(resource, query, ctx):
     else:
         column = None if keys else _order_column(resource, query.order_by, ctx)
         descending = query.order_dir == "DESC" and not keys
-    end = query.start + query.limit if query.limit else None
     if node is None and clause is None and not keys and not query.published_only \
             and column in (None, *KEY_ORDER_COLUMNS):
-        docs = store.iterate(resource.kind, descending=descending, limit=end)
-        return store.count(resource.kind), list(islice(docs, query.start, end))
+        return (store.count(resource.kind), *_key_order_page(resource, query, descending))
+    if query.after is not None:
+        raise invalid("after", "A cursor continues only a list in key order (no search, where, order or other orderBy).")
+    end = query.start + query.limit if query.limit else None
     matches = [doc for doc in _candidates(resource, node, ctx, descending)
                if (not query.published_only or is_published(doc, ctx.now))
                and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
@@ -52,7 +59,22 @@ def list_documents(resource, query, ctx):
         matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
     if column not in (None, *KEY_ORDER_COLUMNS):
         matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(resource, doc, column)), reverse=descending)
-    return len(matches), matches[query.start:end]
+    return len(matches), matches[query.start:end], None
+
+
+def _key_order_page(resource, query, descending):
+    """(documents of the page, id the next page starts after or None): one Query of the page plus
+    one item (after a cursor), or of the items before it too (an offset)."""
+    start, between = query.start, None
+    if query.after is not None:
+        start, between = 0, (1, query.after - 1) if descending else (query.after + 1, MAX_ID)
+        if between[0] > between[1]:
+            return [], None
+    end = start + query.limit + 1 if query.limit else None
+    docs = list(islice(store.iterate(resource.kind, descending=descending, limit=end, between=between), start, end))
+    if not query.limit or len(docs) <= query.limit:
+        return docs, None
+    return docs[:query.limit], docs[query.limit - 1]["id"]
 
 
 def _where_and_order(resource, query, ctx):

@@ -47,8 +47,9 @@ class SegmentHooks(AliasHooks):
         doc["filters"] = filters
         if len(filters) == len(raw_filters) and "filters" not in write.errors:
             types = _field_types(write.ctx)
-            write.errors.update(validate(filters, types))
-            for item in filters:
+            errors = validate(filters, types)
+            write.errors.update(errors)
+            for item in [] if errors else filters:
                 item["type"] = item["type"] or types.get(item["object"], {}).get(item["field"]) \
                     or SPECIAL_FIELDS.get(item["field"])
 

@@ -1,0 +1,84 @@
+"""`Idempotency-Key` on POST, PUT, PATCH and DELETE under /api.
+
+The first answer to a key (status, body, `Content-Type` and `Location`) is kept for 24 h per
+credential (API client and user); a retry with the same key and the same request gets it again
+with `Idempotent-Replayed: true` and changes nothing. The same key with another request (method,
+path, query or body) is a 422; a retry while the first request still runs is a 409. Server errors
+(5xx), 409 and 429 are not kept: the key is released and a retry runs again. See
+docs/api-contract.md.
+"""
+import hashlib
+
+from chalice import Response
+
+from chalicelib.api.errors import ApiError
+from chalicelib.api.errors import headers as base_headers
+from chalicelib.store import idempotency as records
+
+METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+HEADER = "Idempotency-Key"
+KEEP = 24 * 3600
+LEASE = 60  # seconds a running first request holds its key (the function times out after 30)
+KEPT_HEADERS = ("Content-Type", "Location")
+RETRYABLE = frozenset({409, 429})
+
+
+def _key(request):
+    key = request.headers.get(HEADER.lower())
+    if key is None or request.method not in METHODS:
+        return None
+    if not 0 < len(key) <= 255 or not key.isprintable():
+        message = f"{HEADER} must be 1 to 255 printable characters."
+        raise ApiError(400, message, {HEADER: [message]})
+    return key
+
+
+def _fingerprint(request):
+    raw = request.raw.raw_body or b""
+    parts = [request.method, request.raw.path, repr(sorted((request.raw.uri_params or {}).items())),
+             repr(sorted(request.query.items(), key=lambda kv: kv[0])),
+             raw if isinstance(raw, bytes) else raw.encode("utf-8")]
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def guarded(request, ctx, run):
+    """run() -> Response, once per (credential, key): a replay answers what the first run did."""
+    key = _key(request)
+    if key is None:
+        return run()
+    scope, fingerprint = f"{ctx.client or ''}/{ctx.user_id}", _fingerprint(request)
+    found = records.claim(scope, key, fingerprint, LEASE)
+    if found is not None:
+        return _replay(found, fingerprint)
+    try:
+        response = run()
+    except BaseException:
+        records.release(scope, key)
+        raise
+    if response.status_code >= 500 or response.status_code in RETRYABLE:
+        records.release(scope, key)
+        return response
+    body = response.body if isinstance(response.body, bytes) else str(response.body).encode("utf-8")
+    kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
+    records.finish(scope, key, fingerprint, response.status_code, kept, body, KEEP)
+    return response
+
+
+def _replay(found, fingerprint):
+    if found.fingerprint != fingerprint:
+        raise ApiError(422, f"This {HEADER} was already used for another request.")
+    if found.answer is None:
+        raise ApiError(409, f"The first request with this {HEADER} is still running. Retry it later.",
+                       headers={"Retry-After": "1"})
+    status, kept, body = found.answer
+    headers = dict(base_headers(), **kept)
+    headers["Idempotent-Replayed"] = "true"
+    try:
+        body = body.decode("utf-8")  # text goes back as text; Chalice sends bytes only for binary types
+    except UnicodeDecodeError:
+        pass
+    return Response(body=body, status_code=status, headers=headers)

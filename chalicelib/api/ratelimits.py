@@ -1,0 +1,36 @@
+"""Rate limits of the API per user and per API client, in fixed windows of a minute counted in
+DynamoDB (`store/ratelimit.py`, one UpdateItem per limit and request), answered with the IETF
+`RateLimit-Policy` / `RateLimit` fields and, past a limit, 429 with `Retry-After`."""
+from chalicelib import config
+from chalicelib.api.errors import ApiError
+from chalicelib.store import ratelimit
+
+WINDOW = 60
+
+
+def _policies(ctx):
+    """[(policy name, counter name, quota)] that apply to the caller."""
+    policies = []
+    if config.RATE_LIMIT_PER_MINUTE > 0 and ctx.user_id is not None:
+        policies.append(("user", f"api:user:{ctx.user_id}", config.RATE_LIMIT_PER_MINUTE))
+    if config.RATE_LIMIT_CLIENT_PER_MINUTE > 0 and ctx.client:
+        policies.append(("client", f"api:client:{ctx.client}", config.RATE_LIMIT_CLIENT_PER_MINUTE))
+    return policies
+
+
+def admit(ctx):
+    """Count the request against the caller's limits: the headers every answer carries, or
+    ApiError 429 (with them and `Retry-After`) past a limit. No limits, no headers."""
+    policies = _policies(ctx)
+    if not policies:
+        return {}
+    counts = [(name, quota, *ratelimit.count(counter, WINDOW)) for name, counter, quota in policies]
+    headers = {"RateLimit-Policy": ", ".join(f'"{name}";q={quota};w={WINDOW}' for name, quota, _, _ in counts),
+               "RateLimit": ", ".join(f'"{name}";r={max(0, quota - used)};t={left}'
+                                      for name, quota, used, left in counts)}
+    waits = [left for _, quota, used, left in counts if used > quota]
+    if waits:
+        wait = max(waits)
+        raise ApiError(429, f"Too many requests. Try again in {wait} seconds.",
+                       headers=dict(headers, **{"Retry-After": str(wait)}))
+    return headers
