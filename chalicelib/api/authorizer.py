@@ -52,13 +52,13 @@ def api_resources(method_arn):
 def decide(event):
     """(effect, context) for an API Gateway REQUEST authorizer event; raises Exception("Unauthorized")."""
     bootstrap.ensure_ready()
-    request = ApiRequest(Request(dict(event, body=None, isBase64Encoded=False)))
     ctx = Context()
     request_id = (event.get("requestContext") or {}).get("requestId", "")
-    header = (request.headers.get("authorization") or "").strip()
-    if _body_may_hold_credentials(request, header):
-        return "Allow", {"scheme": DEFERRED, "requestId": request_id}
     try:
+        request = ApiRequest(Request(dict(event, body=None, isBase64Encoded=False)))
+        header = (request.headers.get("authorization") or "").strip()
+        if _body_may_hold_credentials(request, header):
+            return "Allow", {"scheme": DEFERRED, "requestId": request_id}
         user = core.authenticate(request, ctx)
     except AuthError as error:
         return _refused(error, header or request.query.get("access_token"))

@@ -5,7 +5,7 @@ from chalicelib.api import automations, batch, channels, contacts, contract, ema
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 
 API_ROUTES = tuple(m.routes for m in (contacts, marketing, segments, channels, points, webhooks, taxonomy, users,
-                                      batch, files, automations, emails))
+                                      batch, files, automations, emails, stats))
 PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking))
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", r) for r in PUBLIC_ROUTES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`

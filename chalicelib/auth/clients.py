@@ -9,6 +9,7 @@ every container sees a revocation on its next request without a read per token.
 import hashlib
 import hmac
 import secrets
+import time
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -96,15 +97,16 @@ def revoke_subject(ctx, subject, seconds=None):
         if old.get("until") and old["until"] <= ctx.now:
             store.delete(REVOCATIONS, old["id"], versioned=True)
     entity_id = store.allocate_ids(REVOCATIONS)[0]
-    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now, "until": until},
-                 versioned=True)
+    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now, "at": time.time(),
+                               "until": until}, versioned=True)
 
 
 def _latest_revocations(ctx):
+    """{subject: when it was last revoked (Unix seconds)} of the revocations in force."""
     latest = {}
     for revocation in cached.documents(REVOCATIONS, ctx):
         if not revocation.get("until") or revocation["until"] > ctx.now:
-            latest[revocation["subject"]] = max(latest.get(revocation["subject"], ""), revocation["dateAdded"])
+            latest[revocation["subject"]] = max(latest.get(revocation["subject"], 0), revocation.get("at", 0))
     return latest
 
 
@@ -115,10 +117,10 @@ def revoked(ctx, *subjects):
 
 
 def revoked_before(ctx, subject, issued):
-    """True when `subject` was revoked at or after `issued` (ISO 8601; None: long ago): what a
+    """True when `subject` was revoked at or after `issued` (Unix seconds; None: long ago): what a
     user revocation does to the tokens issued before it."""
     revoked_at = ctx.memo("revoked-subjects", lambda: _latest_revocations(ctx)).get(subject)
-    return revoked_at is not None and (issued or "") <= revoked_at
+    return revoked_at is not None and (issued or 0) <= revoked_at
 
 
 def public(client):

@@ -206,7 +206,7 @@ def authenticate(request, ctx, current):
         raise AuthError(401, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied", dict(CHALLENGE))
     _, data, oauth = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
     user = data["user"]
-    if clients.revoked_before(ctx, f"user:{user['id']}", data.get("dateAdded")):
+    if clients.revoked_before(ctx, f"user:{user['id']}", data.get("issued")):
         raise error("token_rejected")
     ctx.client = oauth["oauth_consumer_key"]
     return dict(user, clientId=data["consumer"])
@@ -290,7 +290,8 @@ def issue_access_token(request, ctx):
     if not tokens.use(REQUEST_KIND, oauth["oauth_token"]):  # one exchange per request token
         raise error("token_rejected")
     token = secrets.token_urlsafe(32)
-    tokens.put(ACCESS_KIND, token, {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now},
+    tokens.put(ACCESS_KIND, token, {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now,
+                                    "issued": time.time()},
                config.OAUTH1_TOKEN_DAYS * 86400 or None)
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 

@@ -8,11 +8,10 @@ before.
 """
 import secrets
 import time
-from datetime import datetime, timezone
 
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import clock, keys
+from chalicelib.domain.kernel import keys
 
 ISSUER = "mautic"
 KEY_PURPOSE = "oauth2-access-token"
@@ -23,20 +22,16 @@ def issue_access_token(ctx, client, user, family):
     """A signed access token for `user` via `client`; returns (token, lifetime in seconds)."""
     import jwt  # PyJWT loads on the first OAuth2 request
     lifetime = int(settings.current(ctx)["accessTokenMinutes"]) * 60
-    now = int(time.time())
+    now = time.time()
     claims = {"iss": ISSUER, "sub": str(user["id"]), "cid": client["publicId"], "fam": family,
-              "usr": {k: user.get(k) for k in USER_CLAIMS}, "iat": now, "exp": now + lifetime,
+              "usr": {k: user.get(k) for k in USER_CLAIMS}, "iat": int(now), "ims": int(now * 1000),
+              "exp": int(now) + lifetime,
               "jti": secrets.token_urlsafe(12)}
     return jwt.encode(claims, keys.derived(KEY_PURPOSE, ctx), algorithm="HS256"), lifetime
 
 
 def _invalid():
     return AuthError(401, "The access token provided is invalid.", "invalid_grant")
-
-
-def _issued(claims):
-    issued = claims.get("iat")
-    return clock.iso(datetime.fromtimestamp(issued, timezone.utc)) if isinstance(issued, int) else None
 
 
 def authenticate(token, ctx, current):
@@ -53,7 +48,7 @@ def authenticate(token, ctx, current):
         raise _invalid() from None
     if clients.by_public_id(ctx, claims["cid"]) is None or \
             clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}") or \
-            clients.revoked_before(ctx, f"user:{claims['sub']}", _issued(claims)):
+            clients.revoked_before(ctx, f"user:{claims['sub']}", claims.get("ims", 0) / 1000):
         raise _invalid()
     ctx.client = claims["cid"]
     return {"id": int(claims["sub"]), **(claims.get("usr") or {}), "clientId": claims["cid"]}

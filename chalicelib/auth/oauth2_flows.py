@@ -18,6 +18,7 @@ import base64
 import binascii
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 
@@ -206,7 +207,7 @@ def _response(ctx, client, user, family, refresh=True):
         refresh_token = new_secret()
         days = int(settings.current(ctx)["refreshTokenDays"])
         tokens.put(REFRESH_KIND, refresh_token, {"client": client["publicId"], "user": user["id"], "family": family,
-                                                 "issued": ctx.now}, days * 86400, only_new=True)
+                                                 "issued": time.time()}, days * 86400, only_new=True)
         body["refresh_token"] = refresh_token
     return body
 
