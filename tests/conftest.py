@@ -148,6 +148,14 @@ def local_http(chalice_app):
 
 
 @pytest.fixture
+def source_ip(monkeypatch):
+    """source_ip(address): the caller's address the local gateway reports from now on (API
+    Gateway's `sourceIp`; clients cannot set it, unlike X-Forwarded-For)."""
+    from chalice.local import LambdaEventConverter
+    return lambda address: monkeypatch.setattr(LambdaEventConverter, "LOCAL_SOURCE_IP", address)
+
+
+@pytest.fixture
 def api(chalice_app, fresh):
     return Api(local_http(chalice_app))
 

@@ -32,12 +32,12 @@ def _cookie(request, name):
 
 
 def visit(request, ctx):
-    """The visitor: IP (first X-Forwarded-For hop, else the source IP), referer, query, the contact its
-    signed visitor token names, User-Agent, and whether the browser only prefetches."""
-    forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
+    """The visitor: IP (the gateway's source address; a client's X-Forwarded-For is never trusted),
+    referer, query, the contact its signed visitor token names, User-Agent, and whether the browser
+    only prefetches."""
     source = core.source_address(request)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
-    return Visit(ip=forwarded or source, source=source,
+    return Visit(ip=source, source=source,
                  referer=request.headers.get("referer"),
                  query={k: v for k, v in request.query.items() if isinstance(v, str)},
                  contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),

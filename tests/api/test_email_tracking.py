@@ -22,11 +22,12 @@ def _activity(api, contact_id):
     return api.get(f"/api/contacts/{contact_id}/activity").json["events"]
 
 
-def test_the_pixel_records_an_open_once_per_send(api):
+def test_the_pixel_records_an_open_once_per_send(api, source_ip):
     contact, mail = make_contact(api), make_email(api)
     tracking, _ = _send(api, contact, mail)
+    source_ip("203.0.113.9")
     for _ in range(2):
-        pixel = _public(api, f"/email/{tracking}.gif", headers={"X-Forwarded-For": "203.0.113.9"})
+        pixel = _public(api, f"/email/{tracking}.gif", headers={"X-Forwarded-For": "198.51.100.1"})
         assert pixel.status_code == 200 and pixel.headers["Content-Type"] == "image/gif"
         assert pixel.body.startswith(b"GIF89a")
     assert api.get(f"/api/emails/{mail['id']}").json["email"]["readCount"] == 1

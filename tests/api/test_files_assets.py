@@ -83,7 +83,7 @@ def make_local_asset(api, data=b"hello asset", filename="notes.txt"):
     return response.json["asset"], name
 
 
-def test_local_asset_facts_download_counting_and_timeline(api):
+def test_local_asset_facts_download_counting_and_timeline(api, source_ip):
     asset, _ = make_local_asset(api)
     assert (asset["extension"], asset["mime"], asset["size"]) == ("txt", "text/plain", 11)
     assert asset["downloadUrl"].endswith(f"/asset/{asset['id']}:notes")
@@ -95,7 +95,8 @@ def test_local_asset_facts_download_counting_and_timeline(api):
     assert first.status_code == 200 and first.body == b"hello asset"
     assert first.headers["Content-Disposition"].startswith("attachment")
     fetch(api, path, {"Cookie": visitor_cookie(contact['id'])})
-    fetch(api, f"/asset/{asset['id']}", {"X-Forwarded-For": "10.0.0.9"})
+    source_ip("10.0.0.9")
+    fetch(api, f"/asset/{asset['id']}")
     counted = api.get(f"/api/assets/{asset['id']}").json["asset"]
     assert counted["downloadCount"] == 3 and counted["uniqueDownloadCount"] == 2
     assert counted["dateModified"] is None

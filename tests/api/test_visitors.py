@@ -38,9 +38,10 @@ def activity(api, contact_id, event):
     return [e for e in api.get(f"/api/contacts/{contact_id}/activity").json["events"] if e["event"] == event]
 
 
-def test_first_visit_creates_an_anonymous_contact_and_sets_the_cookie(api):
+def test_first_visit_creates_an_anonymous_contact_and_sets_the_cookie(api, source_ip):
     page = make_page(api)
-    response = browse(api, "/spring-offer", **{"X-Forwarded-For": "203.0.113.7"})
+    source_ip("203.0.113.7")
+    response = browse(api, "/spring-offer", **{"X-Forwarded-For": "198.51.100.1"})  # a client's claim: ignored
     assert response.status_code == 200 and response.body.decode() == "<h1>Hi friend</h1>"
     contact_id = cookie_of(response)
     listed = contacts(api)
