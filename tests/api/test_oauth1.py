@@ -523,9 +523,9 @@ def test_a_signed_call_costs_one_token_read_and_one_nonce_write(access, mode_1a)
     from tests.bench.test_api_costs import dynamodb_calls
     basic = {"Authorization": mode_1a.auth["Authorization"]}
     send(mode_1a, "GET", "/api/contacts", basic)  # Basic credentials are cached after the first call
-    with dynamodb_calls(authorizer=True) as by_basic:
+    with dynamodb_calls(with_authorizer=True) as by_basic:
         assert send(mode_1a, "GET", "/api/contacts", basic).status == 200
-    with dynamodb_calls(authorizer=True) as by_oauth1:
+    with dynamodb_calls(with_authorizer=True) as by_oauth1:
         assert call(mode_1a, access, "GET", "/api/contacts").status == 200
     assert by_oauth1 - by_basic == {"GetItem": 1, "PutItem": 1}, (by_basic, by_oauth1)
     assert by_basic - by_oauth1 == {}

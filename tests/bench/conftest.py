@@ -15,15 +15,15 @@ _original = botocore.client.BaseClient._make_api_call
 
 
 @contextmanager
-def dynamodb_calls(authorizer=False):
+def dynamodb_calls(with_authorizer=False):
     """Count the API function's DynamoDB calls by operation name; the request authorizer's too with
-    `authorizer` (on AWS it is another Lambda function)."""
+    `with_authorizer` (on AWS it is another Lambda function)."""
     from chalicelib.api import authorizer
     calls, deciding = Counter(), threading.local()
     decide = authorizer.decide
 
     def counting(self, operation, params):
-        if self.meta.service_model.service_name == "dynamodb" and (authorizer or not getattr(deciding, "now", False)):
+        if self.meta.service_model.service_name == "dynamodb" and (with_authorizer or not getattr(deciding, "now", False)):
             calls[operation] += 1
         return _original(self, operation, params)
 
