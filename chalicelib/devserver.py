@@ -68,6 +68,11 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address):
+        """A client that hung up is not an error of the server (no traceback for it)."""
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
 
 def _per_thread_requests(app):
     """Let requests run in parallel threads: Chalice keeps the current request on the app."""
