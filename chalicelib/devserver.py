@@ -8,6 +8,8 @@ requests and workers hold the embedded AWS one call at a time (`store/capture.py
 embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.json, so tools
 (the admin CLI) act on the running stack.
 """
+import collections
+import gc
 import json
 import logging
 import os
@@ -16,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 for _name, _value in (("STAGE", "local"), ("AWS_DEFAULT_REGION", "us-east-1"),
@@ -27,9 +30,11 @@ from chalice.local import ChaliceRequestHandler  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 COMPACT_CHECK_SECONDS = 5.0
+GC_IDLE_SECONDS = 2.0
 SECRET_PARAMETER = re.compile(
     r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*")
 log = logging.getLogger("devserver")
+_activity = collections.deque(maxlen=1)  # when the last request came (monotonic seconds)
 
 
 def redact(text):
@@ -44,9 +49,22 @@ class Synced:
         self.gateway, self.journal = gateway, journal
 
     def handle_request(self, **request):
+        _activity.append(time.monotonic())
         response = self.gateway.handle_request(**request)
         self.journal.sync()
         return response
+
+
+def _collect_when_idle(stop):
+    """Python's full garbage collections scan every object, the stored items included (seconds
+    at 100k contacts, with every thread stopped), so they are off during work and run here once
+    no request came for GC_IDLE_SECONDS."""
+    collected_at = time.monotonic()
+    while not stop.wait(GC_IDLE_SECONDS):
+        last = _activity[-1] if _activity else 0
+        if collected_at < last < time.monotonic() - GC_IDLE_SECONDS:
+            gc.collect()
+            collected_at = time.monotonic()
 
 
 class Handler(ChaliceRequestHandler):
@@ -137,12 +155,12 @@ def _compact(journal, upto):
 
 
 def _compaction_loop(journal, stop):
-    """Compact the segments start-up loaded, then each segment that outgrows COMPACT_BYTES."""
-    from chalicelib.store.journal import COMPACT_BYTES, files
+    """Compact the segments start-up loaded, then each segment once it is due (`Journal.due`)."""
+    from chalicelib.store.journal import files
     if any(kind == "journal" and number < journal.number for kind, number in files(journal.directory)):
         _compact(journal, journal.number - 1)
     while not stop.wait(COMPACT_CHECK_SECONDS):
-        if journal.size() > COMPACT_BYTES:
+        if journal.due():
             _compact(journal, journal.rotate())
 
 
@@ -150,6 +168,7 @@ def serve(port, data_dir, admin_user, admin_password):
     """Run until SIGINT/SIGTERM."""
     from chalicelib.store import capture, localaws
     localaws.install()
+    gc.set_threshold(*gc.get_threshold()[:2], 1_000_000)  # full collections: `_collect_when_idle`
     with mock_aws():
         writes, generated = start_stack(data_dir, admin_user, admin_password)
         from app import app
@@ -161,6 +180,7 @@ def serve(port, data_dir, admin_user, admin_password):
             signal.signal(signum, lambda *_: stop.set())
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
+        threading.Thread(target=_collect_when_idle, args=(stop,), daemon=True).start()
         from chalicelib.workers import local
         local.start(stop, writes.sync)
         aws_server = _serve_aws(data_dir, port, writes)

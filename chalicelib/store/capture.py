@@ -2,18 +2,55 @@
 
 moto is not thread-safe, so every call into it (botocore requests of the app and the workers,
 requests of the loopback AWS endpoint) runs under one lock, held for that call only: a long
-background job interleaves with API requests call by call, as on AWS.
+background job interleaves with API requests call by call, as on AWS. The lock is handed over
+first come, first served, so a read waits behind the calls queued before it, never behind a
+thread that keeps taking the lock back.
 
 While a sink is set (the local stack's journal), the writes of each call are turned into
 journal records before the lock is released: the after-image of every DynamoDB item and
 bucket object the call touched, and every SQS message added or deleted.
 """
 import base64
+import collections
 import contextlib
 import json
 import threading
 
-LOCK = threading.RLock()
+
+class FairLock:
+    """A lock handed to its waiters in the order they came (not reentrant)."""
+
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._waiters = collections.deque()
+        self._held = False
+
+    def acquire(self):
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiters.append(turn)
+        turn.acquire()  # released by the holder that hands the lock over
+
+    def release(self):
+        with self._mutex:
+            if self._waiters:
+                self._waiters.popleft().release()
+            else:
+                self._held = False
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.release()
+
+
+LOCK = FairLock()
 _local = threading.local()
 _sink = []
 
@@ -29,17 +66,23 @@ def stop():
 
 @contextlib.contextmanager
 def serialized():
-    """Hold the embedded AWS for one call; the writes it made go to the sink at the end."""
-    with LOCK:
-        depth = getattr(_local, "depth", 0)
+    """Hold the embedded AWS for one call (nested calls hold it already); the writes it made go
+    to the sink at the end."""
+    depth = getattr(_local, "depth", 0)
+    if depth:
         _local.depth = depth + 1
-        if not depth:
-            _local.touched, _local.records = {}, []
         try:
             yield
         finally:
             _local.depth = depth
-            if not depth and _sink:
+        return
+    with LOCK:
+        _local.depth, _local.touched, _local.records = 1, {}, []
+        try:
+            yield
+        finally:
+            _local.depth = 0
+            if _sink:
                 records = _local.records + [read() for read in _local.touched.values()]
                 if records:
                     _sink[0].append(records)

@@ -12,7 +12,8 @@ Appends are single write(2) calls made while the embedded AWS is locked, so a re
 kill -9 as soon as the call returns; `sync` (fsync) runs before each answer. Start-up folds the
 newest snapshot and the later segments; a torn last record is skipped with a log line.
 Compaction (`python -m chalicelib.store.journal compact DIR N`) folds files into a new
-snapshot in another process, so the server never pauses for it.
+snapshot in another process at the lowest CPU priority, so the server never pauses for it; it
+runs when the open segment outgrew COMPACT_BYTES and the newest snapshot (`Journal.due`).
 """
 import json
 import logging
@@ -166,9 +167,11 @@ class Journal:
                 os.fsync(self._descriptor)
                 self._synced = self._written
 
-    def size(self):
-        """Bytes appended to the open segment."""
-        return self._written
+    def due(self):
+        """Whether the open segment is worth folding into a new snapshot: it outgrew COMPACT_BYTES
+        and the newest snapshot (so rewriting the snapshot costs at most what was appended)."""
+        sizes = [path.stat().st_size for (kind, _), path in files(self.directory).items() if kind == "snapshot"]
+        return self._written > max([COMPACT_BYTES, *sizes])
 
     def rotate(self):
         """Close the open segment and open the next one; the closed segment's number."""
@@ -192,6 +195,7 @@ def main(argv):
         print("usage: python -m chalicelib.store.journal compact DIR N", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO)
+    os.nice(19)  # background work: the server's requests come first on a busy machine
     count = compact(argv[1], int(argv[2]))
     log.info("journal %s compacted up to %s: %d records", argv[1], argv[2], count)
     return 0
