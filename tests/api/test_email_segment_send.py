@@ -175,13 +175,10 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
     assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
 
 
-def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
-    segment, ids = _audience(api, drain, 2)
-    mail_doc = make_email(api, lists=[segment["id"]])
-    (batch,) = _batch_message(api, mail_doc)
+def _ses_answering(monkeypatch, *codes):
+    """SES answers the next sends with these error codes in turn (None: sent), then sends."""
     ses = aws.client("ses")
-    real = ses.send_raw_email
-    answers = iter(["Throttling", None, "MessageRejected"])
+    real, answers = ses.send_raw_email, iter(codes)
 
     def flaky(**kwargs):
         code = next(answers, None)
@@ -189,6 +186,13 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
             raise ClientError({"Error": {"Code": code, "Message": f"{code} by SES"}}, "SendRawEmail")
         return real(**kwargs)
     monkeypatch.setattr(ses, "send_raw_email", flaky)
+
+
+def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
+    segment, ids = _audience(api, drain, 2)
+    mail_doc = make_email(api, lists=[segment["id"]])
+    (batch,) = _batch_message(api, mail_doc)
+    _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
     with pytest.raises(emailsends.SendLater):
         _run(batch)
     record = emailsends.store.get(emailsends.record_kind(mail_doc["id"]), ids[0])
@@ -252,16 +256,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
 def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
     segment, ids = _audience(api, drain, 3)
     mail_doc = make_email(api, lists=[segment["id"]])
-    ses = aws.client("ses")
-    real = ses.send_raw_email
-    answers = iter(["MessageRejected", None, "Throttling"])
-
-    def flaky(**kwargs):
-        code = next(answers, None)
-        if code:
-            raise ClientError({"Error": {"Code": code, "Message": f"{code} by SES"}}, "SendRawEmail")
-        return real(**kwargs)
-    monkeypatch.setattr(ses, "send_raw_email", flaky)
+    _ses_answering(monkeypatch, "MessageRejected", None, "Throttling")
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 1, 1)
     assert _recipients() == ["c1@example.com"]

@@ -6,7 +6,6 @@ every 50 ms. Reported: contacts per second, batch p50/p95, the probe's p50/p99/m
 read stall), and GET one contact / list page / `email:` search p50 at 1k, 10k and 100k contacts.
 """
 import http.client
-import json
 import os
 import statistics
 import threading

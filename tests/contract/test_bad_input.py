@@ -1,7 +1,5 @@
 """Hostile input never reaches a 500: deep nesting is a 400 naming what nests, odd types and sizes
 in bodies, query parameters and path segments are answered (4xx or ignored), never a 5xx."""
-import json
-
 import pytest
 
 from tests.api.payloads import assert_error
