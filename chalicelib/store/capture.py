@@ -104,14 +104,17 @@ def _item_record(backend, table_name, key):
     return {"d": table_name, "k": key, "i": item.to_json()["Attributes"] if item else None}
 
 
+def key_of(table, attributes):
+    """The primary key (DynamoDB JSON) of a moto table's item or key attributes; None if incomplete."""
+    names = [name for name in (table.hash_key_attr, table.range_key_attr) if name]
+    return {name: attributes[name] for name in names} if all(name in attributes for name in names) else None
+
+
 def _touch_item(backend, table_name, attributes):
     table = backend.tables.get(table_name)
-    if table is None:
-        return
-    names = [name for name in (table.hash_key_attr, table.range_key_attr) if name]
-    if not all(name in attributes for name in names):
+    key = key_of(table, attributes) if table is not None else None
+    if key is None:
         return  # moto refuses the write
-    key = {name: attributes[name] for name in names}
     _touch(("d", table_name, json.dumps(key, sort_keys=True)),
            lambda: _item_record(backend, table_name, key))
 

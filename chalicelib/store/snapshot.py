@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from chalicelib import config
-from chalicelib.store import journal
+from chalicelib.store import capture, journal
 
 
 def _backends():
@@ -23,10 +23,6 @@ def _backends():
     from moto.sqs.models import sqs_backends
     return (dynamodb_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION], s3_backends[DEFAULT_ACCOUNT_ID]["aws"],
             sqs_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION])
-
-
-def _key(table, item):
-    return {name: item[name] for name in (table.hash_key_attr, table.range_key_attr) if name}
 
 
 def _load(records):
@@ -50,7 +46,7 @@ def _legacy_records(root):
     for path in sorted((root / "dynamodb").glob("*.json")):
         table = dynamodb.get_table(path.stem)
         for item in json.loads(path.read_text()):
-            yield {"d": path.stem, "k": _key(table, item), "i": item}
+            yield {"d": path.stem, "k": capture.key_of(table, item), "i": item}
     index = root / "s3-index.json"
     for key in json.loads(index.read_text()) if index.exists() else []:
         yield {"s": key, "b": base64.b64encode((root / "s3" / key).read_bytes()).decode(),

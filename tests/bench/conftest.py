@@ -1,6 +1,7 @@
 """Benchmark helpers: a JSON client authenticated as the administrator, a DynamoDB call counter."""
 import base64
 import json
+import statistics
 import threading
 from collections import Counter
 from contextlib import contextmanager
@@ -37,6 +38,11 @@ def dynamodb_calls(with_authorizer=False):
     with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting), \
             mock.patch.object(authorizer, "decide", uncounted):
         yield calls
+
+
+def percentile(values, percent):
+    """The `percent`th percentile (1 to 99) of at least two values."""
+    return statistics.quantiles(values, n=100)[percent - 1]
 
 
 @pytest.fixture

@@ -12,17 +12,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.bench.conftest import percentile
 from tests.e2e.test_local_stack import Stack, _call
 
 TOTAL = int(os.environ.get("IMPORT_CONTACTS", "100000"))
 CLIENTS = int(os.environ.get("IMPORT_CLIENTS", "2"))
 BATCH = 200
 CHECKPOINTS = [size for size in (1_000, 10_000, 100_000) if size <= TOTAL]
-
-
-def _percentile(samples, share):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else float("nan")
 
 
 class Probe(threading.Thread):
@@ -91,8 +87,8 @@ def test_import_over_http(tmp_path, capsys):
     with capsys.disabled():
         print(f"\nimported {done:,} contacts in {elapsed:.0f} s: {done / elapsed:.0f} contacts/s "
               f"({CLIENTS} clients, batches of {BATCH})")
-        print(f"batch of {BATCH}: p50 {_percentile(batch_ms, .5):.0f} ms, p95 {_percentile(batch_ms, .95):.0f} ms")
-        print(f"probe GET every 50 ms during the import: p50 {_percentile(probe.samples, .5):.0f} ms, "
-              f"p99 {_percentile(probe.samples, .99):.0f} ms, longest {max(probe.samples):.0f} ms")
+        print(f"batch of {BATCH}: p50 {percentile(batch_ms, 50):.0f} ms, p95 {percentile(batch_ms, 95):.0f} ms")
+        print(f"probe GET every 50 ms during the import: p50 {percentile(probe.samples, 50):.0f} ms, "
+              f"p99 {percentile(probe.samples, 99):.0f} ms, longest {max(probe.samples):.0f} ms")
         for size, row in reads.items():
             print(f"at {size:>7,} contacts: " + ", ".join(f"{name} p50 {ms:.1f} ms" for name, ms in row.items()))

@@ -4,10 +4,10 @@ p50/p95, with writes spaced out, and deliveries per second for a burst of writes
 
 The local stack runs the API and the workers under one lock (moto is not thread-safe) and polls
 its queues every 0.2 s when idle, so both figures are the local stack's, not Lambda's."""
-import statistics
 import time
 
 from tests.api.test_webhook_delivery import SAVE_TRIGGERS, Receiver
+from tests.bench.conftest import percentile
 from tests.e2e.test_local_stack import Stack, _call
 
 SPACED, BURST = 100, 300
@@ -22,10 +22,6 @@ def _write(conn, n):
 def _receipts(receiver, count):
     received = receiver.wait(count, timeout=120)
     return {r.json["mautic.lead_post_save_new"][0]["contact"]["id"]: r.at for r in received}
-
-
-def _percentile(values, share):
-    return statistics.quantiles(values, n=100)[share - 1]
 
 
 def test_webhook_delivery_rate_and_delay(tmp_path, capsys):
@@ -48,7 +44,7 @@ def test_webhook_delivery_rate_and_delay(tmp_path, capsys):
         assert len(receiver.received) == SPACED + BURST
         with capsys.disabled():
             print(f"\nwrite -> receipt delay ({SPACED} writes 50 ms apart): "
-                  f"p50 {_percentile(delays, 50) * 1000:.0f} ms, p95 {_percentile(delays, 95) * 1000:.0f} ms, "
+                  f"p50 {percentile(delays, 50) * 1000:.0f} ms, p95 {percentile(delays, 95) * 1000:.0f} ms, "
                   f"max {max(delays) * 1000:.0f} ms")
             print(f"burst of {BURST} writes: {BURST / (writes_done - started):.0f} writes/s; "
                   f"{BURST / (last - started):.0f} deliveries/s from the first write to the last receipt")

@@ -64,7 +64,7 @@ def _moto_state():
     for name, table in dynamodb.tables.items():
         for item in table.all_items():
             attributes = item.to_json()["Attributes"]
-            records.append({"d": name, "k": snapshot._key(table, attributes), "i": attributes})
+            records.append({"d": name, "k": capture.key_of(table, attributes), "i": attributes})
     for key in s3.get_bucket(config.FILES_BUCKET).keys.values():
         records.append({"s": key.name, "b": base64.b64encode(key.value).decode(),
                         "c": key.metadata.get("content-type", "application/octet-stream")})
