@@ -42,7 +42,7 @@ def dynamodb_calls(with_authorizer=False):
 
 def percentile(values, percent):
     """The `percent`th percentile (1 to 99) of at least two values."""
-    return statistics.quantiles(values, n=100)[percent - 1]
+    return statistics.quantiles(values, n=100, method="inclusive")[percent - 1]
 
 
 @pytest.fixture
