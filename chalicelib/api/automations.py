@@ -2,6 +2,7 @@
 the automation's contacts, a contact's automations, clone; the events on their own and a contact's
 event log (Mautic's EventApiController and EventLogApiController)."""
 from chalicelib.api import standard
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.automations import automations, eventlogs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
@@ -12,50 +13,55 @@ routes = Routes("automations")
 MEMBERS_LIMIT = 100
 
 
-@routes.route("/automations/clone/{id}", "POST")
+@routes.route("/automations/clone/{id}", "POST",
+              access=(Need("automation", "create"), Need("automation", "view", "id")))
 def clone_automation(request, ctx, id):
     return standard.created(AUTOMATION, automations.clone(id, ctx), ctx)
 
 
-@routes.route("/automations/{id}/contact/{contact_id}/add", "POST")
+@routes.route("/automations/{id}/contact/{contact_id}/add", "POST",
+              access=(Need("automation", "view", "id"), Need("contact", "edit", "contact_id")))
 def add_to_automation(request, ctx, id, contact_id):
     automations.change_member(id, contact_id, True, ctx)
     return {"success": 1}
 
 
-@routes.route("/automations/{id}/contact/{contact_id}/remove", "POST")
+@routes.route("/automations/{id}/contact/{contact_id}/remove", "POST",
+              access=(Need("automation", "view", "id"), Need("contact", "edit", "contact_id")))
 def remove_from_automation(request, ctx, id, contact_id):
     automations.change_member(id, contact_id, False, ctx)
     return {"success": 1}
 
 
-@routes.route("/automations/{id}/contacts", "GET")
+@routes.route("/automations/{id}/contacts", "GET", access=(Need("automation", "view", "id"),))
 def automation_contacts(request, ctx, id):
     query = standard.list_query(dict(request.query, limit=request.query.get("limit") or MEMBERS_LIMIT))
     return automations.members(id, query.start, query.limit or MEMBERS_LIMIT)
 
 
-@routes.route("/contacts/{id}/automations", "GET")
+@routes.route("/contacts/{id}/automations", "GET", access=(Need("contact", "view", "id"),))
 def contact_automations(request, ctx, id):
     return journeys.contact_automations(service.load(CONTACT, id), ctx)
 
 
-@routes.route("/automations/events", "GET")
+@routes.route("/automations/events", "GET", access=(Need("automation", "view"),))
 def events(request, ctx):
     return eventlogs.listing(standard.list_query(request.query), ctx)
 
 
-@routes.route("/automations/events/{id}", "GET")
+@routes.route("/automations/events/{id}", "GET", access=(Need("automation", "view"),))
 def event(request, ctx, id):
     return eventlogs.one(id, ctx)
 
 
-@routes.route("/automations/{id}/events/contact/{contact_id}", "GET")
+@routes.route("/automations/{id}/events/contact/{contact_id}", "GET",
+              access=(Need("automation", "view", "id"), Need("contact", "view", "contact_id")))
 def contact_events(request, ctx, id, contact_id):
     return eventlogs.contact_log(id, contact_id, ctx)
 
 
-@routes.route("/automations/events/{id}/contact/{contact_id}/edit", "PUT")
+@routes.route("/automations/events/{id}/contact/{contact_id}/edit", "PUT",
+              access=(Need("automation", "edit"), Need("contact", "edit", "contact_id")))
 def edit_contact_event(request, ctx, id, contact_id):
     """201 when the contact had no run of the event and one is scheduled, else 200."""
     answer, created = eventlogs.edit_contact_event(id, contact_id, request.body, ctx)

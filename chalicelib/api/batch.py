@@ -23,6 +23,10 @@ with a new id). The service validates the whole item before writing anything, so
 fails writes nothing and the items after it still run. Unexpected exceptions are caught per item
 too (logged, item error 500).
 
+Permissions (`api/permits.py`, as Mautic): batch/new needs `create` (a plain 403 for the whole
+batch otherwise); each edited or deleted item is checked against its own document (own/other), and
+a refused item is its 403 entry in `errors` (`{"message", "code": 403, "type": "api"}`).
+
 Response shapes (Mautic's, which come from PHP's `json_encode` of arrays keyed by input index):
 
 * `statusCodes`: one code per input item: 201 created, 200 edited / matched, or the item's error code.
@@ -73,9 +77,10 @@ import logging
 import re
 
 from chalicelib import config
+from chalicelib.api import permits
 from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
 from chalicelib.api.routing import METHODS, Contract, Reply, Routes
-from chalicelib.domain.kernel import batching, service
+from chalicelib.domain.kernel import access, batching, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
@@ -218,6 +223,7 @@ def install(routes, resource):
     `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
 
     def batch_new(request, ctx):
+        access.require(ctx, resource, "create")
         outcome = Outcome(resource, ctx)
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
@@ -238,6 +244,7 @@ def install(routes, resource):
                 continue
 
             def edit(item_ctx, item=item, entity_id=entity_id):
+                permits.check_document(resource, "edit", entity_id, item_ctx, request.method)
                 doc, was_created = service.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
             outcome.run(key, edit)
@@ -246,8 +253,10 @@ def install(routes, resource):
     def batch_delete(request, ctx):
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
-            outcome.run(key, lambda item_ctx, entity_id=entity_id: (service.delete(resource, entity_id, item_ctx),
-                                                                     200))
+            def delete(item_ctx, entity_id=entity_id):
+                permits.check_document(resource, "delete", entity_id, item_ctx, request.method)
+                return service.delete(resource, entity_id, item_ctx), 200
+            outcome.run(key, delete)
         return outcome.reply(200, codes=False)
 
     actions = {"new": {"POST": batch_new},
@@ -256,7 +265,8 @@ def install(routes, resource):
 
     contract = Contract("batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items()))
 
-    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract)
+    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract,
+                  access=(permits.Need(resource.kind, "view"),))
     def batch(request, ctx, action):
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)

@@ -3,6 +3,7 @@ definitions and company addresses."""
 import copy
 
 from chalicelib.api import standard
+from chalicelib.api.permits import Holds, Need
 from chalicelib.api.routing import Routes
 from chalicelib.auth import users
 from chalicelib.domain.contacts import contactactions as actions
@@ -21,66 +22,69 @@ for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE)
     standard.install(routes, _resource)
 
 
-@routes.route("/contacts/list/owners", "GET")
+@routes.route("/contacts/list/owners", "GET",
+              access=(Holds("lead:leads:create", "lead:leads:editown", "lead:leads:editother"),))
 def owners(request, ctx):
     """The users who may own contacts: a bare array of {id, firstName, lastName} (compat 16.1)."""
     return [{"id": u["id"], "firstName": u.get("firstName"), "lastName": u.get("lastName")} for u in users.active()]
 
 
-@routes.route("/contacts/{id}/points/{operator}/{delta}", "POST")
+@routes.route("/contacts/{id}/points/{operator}/{delta}", "POST", access=(Need("contact", "edit", "id"),))
 def points(request, ctx, id, operator, delta):
     actions.change_points(CONTACT, id, operator, delta, payload_object(request.body), ctx)
     return {"success": 1}
 
 
-@routes.route("/contacts/{id}/dnc/{channel}/add", "POST")
+@routes.route("/contacts/{id}/dnc/{channel}/add", "POST", access=(Need("contact", "edit", "id"),))
 def add_dnc(request, ctx, id, channel):
     return standard.single(CONTACT, actions.add_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/dnc/{channel}/remove", "POST")
+@routes.route("/contacts/{id}/dnc/{channel}/remove", "POST", access=(Need("contact", "edit", "id"),))
 def remove_dnc(request, ctx, id, channel):
     return standard.single(CONTACT, actions.remove_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/utm/add", "POST")
+@routes.route("/contacts/{id}/utm/add", "POST", access=(Need("contact", "edit", "id"),))
 def add_utm(request, ctx, id):
     return standard.single(CONTACT, actions.add_utm(CONTACT, id, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST")
+@routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST", access=(Need("contact", "edit", "id"),))
 def remove_utm(request, ctx, id, utm_id):
     return standard.single(CONTACT, actions.remove_utm(CONTACT, id, utm_id, ctx), ctx)
 
 
-@routes.route("/companies/{id}/contact/{contact_id}/add", "POST")
+@routes.route("/companies/{id}/contact/{contact_id}/add", "POST",
+              access=(Need("company", "view", "id"), Need("contact", "edit", "contact_id")))
 def add_to_company(request, ctx, id, contact_id):
     actions.add_to_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}
 
 
-@routes.route("/companies/{id}/contact/{contact_id}/remove", "POST")
+@routes.route("/companies/{id}/contact/{contact_id}/remove", "POST",
+              access=(Need("company", "view", "id"), Need("contact", "edit", "contact_id")))
 def remove_from_company(request, ctx, id, contact_id):
     actions.remove_from_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}
 
 
-@routes.route("/contacts/{id}/companies", "GET")
+@routes.route("/contacts/{id}/companies", "GET", access=(Need("contact", "view", "id"),))
 def companies_of_contact(request, ctx, id):
     return actions.contact_companies(CONTACT, COMPANY, id, ctx)
 
 
-@routes.route("/contacts/{id}/segments", "GET")
+@routes.route("/contacts/{id}/segments", "GET", access=(Need("contact", "view", "id"),))
 def segments_of_contact(request, ctx, id):
     return segmentactions.of_contact(id, ctx)
 
 
-@routes.route("/contacts/{id}/devices", "GET")
+@routes.route("/contacts/{id}/devices", "GET", access=(Need("contact", "view", "id"),))
 def devices_of_contact(request, ctx, id):
     return devices.of_contact(CONTACT, id)
 
 
-@routes.route("/contacts/{id}/notes", "GET")
+@routes.route("/contacts/{id}/notes", "GET", access=(Need("contact", "view", "id"),))
 def notes_of_contact(request, ctx, id):
     """The contact's notes with the list parameters (search, start, limit, orderBy, orderByDir)."""
     contact = service.load(CONTACT, id)
@@ -91,29 +95,29 @@ def notes_of_contact(request, ctx, id):
     return standard.list_reply(NOTE, scoped, ctx)
 
 
-@routes.route("/contacts/list/fields", "GET")
+@routes.route("/contacts/list/fields", "GET", access=(Holds("lead:leads:editown", "lead:leads:editother"),))
 def contact_fields(request, ctx):
     """Contact field definitions keyed by id (compat 8.5)."""
     return {str(f["id"]): {key: f.get(key) for key in FIELD_KEYS} for f in definitions("lead", ctx)}
 
 
-@routes.route("/contacts/activity", "GET")
+@routes.route("/contacts/activity", "GET", access=(Holds("lead:leads:viewother"),))
 def all_activity(request, ctx):
     """All contacts' events (compat 9.1), with the per-contact endpoint's filters and paging."""
     return actions.all_activity(request.query)
 
 
-@routes.route("/contacts/list/segments", "GET")
+@routes.route("/contacts/list/segments", "GET", access=(Need("segment", "view"),))
 def user_segments(request, ctx):
     return segmentactions.user_segments(ctx)
 
 
-@routes.route("/contacts/{id}/activity", "GET")
+@routes.route("/contacts/{id}/activity", "GET", access=(Need("contact", "view", "id"),))
 def activity(request, ctx, id):
     return actions.activity(CONTACT, id, request.query)
 
 
-@routes.route("/contacts/{id}/events", "GET")
+@routes.route("/contacts/{id}/events", "GET", access=(Need("contact", "view", "id"),))
 def events(request, ctx, id):
     """Deprecated alias of activity."""
     return actions.activity(CONTACT, id, request.query)

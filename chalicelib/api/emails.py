@@ -1,4 +1,5 @@
 """Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
@@ -29,7 +30,8 @@ def _attachments(value, ctx):
     return ids
 
 
-@routes.route("/emails/{id}/contact/{contact_id}/send", "POST")
+@routes.route("/emails/{id}/contact/{contact_id}/send", "POST",
+              access=(Need("email", "view", "id"), Need("contact", "edit", "contact_id")))
 def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path parameter's name
     """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
     payload = service.payload_object(request.body)
@@ -39,7 +41,7 @@ def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path para
     return {"success": True} if result["success"] else {"success": False, "failed": result["reason"]}
 
 
-@routes.route("/emails/{id}/send", "POST")
+@routes.route("/emails/{id}/send", "POST", access=(Need("email", "view", "id"),))
 def send_to_segments(request, ctx, id):  # noqa: A002
     """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
@@ -49,13 +51,14 @@ def send_to_segments(request, ctx, id):  # noqa: A002
             "sendProgress": emailruns.view(state, counts)}
 
 
-@routes.route("/emails/reply/{hash}", "POST")
+@routes.route("/emails/reply/{hash}", "POST", access=(Need("email", "view"),))
 def reply(request, ctx, hash):  # noqa: A002
     tracking.reply(hash, ctx)
     return Reply({"success": True}, 201)
 
 
-@routes.route("/smses/{id}/contact/{contact_id}/send", "GET", "POST")
+@routes.route("/smses/{id}/contact/{contact_id}/send", "GET", "POST",
+              access=(Need("sms", "view", "id"), Need("contact", "edit", "contact_id")))
 def send_sms(request, ctx, id, contact_id):  # noqa: A002
     """Send a text message to a contact's mobile number (compat 13.1's answer)."""
     result = sending.send_sms(id, contact_id, ctx, source=("api", None))

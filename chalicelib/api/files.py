@@ -1,23 +1,24 @@
 """Files in the S3 bucket: `/files/images` (with `subdir`) and `/files/assets` (or `media`)."""
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import files
 
 routes = Routes("files")
 
 
-@routes.route("/files/{dir}", "GET")
+@routes.route("/files/{dir}", "GET", access=(Need("asset", "view"),))
 def list_files(request, ctx, dir):  # noqa: A002 - the path parameter's name
     return files.listing(dir, request.query.get("subdir"))
 
 
-@routes.route("/files/{dir}/new", "POST")
+@routes.route("/files/{dir}/new", "POST", access=(Need("asset", "create"),))
 def upload(request, ctx, dir):  # noqa: A002
     request.body  # noqa: B018 - parsing the multipart body fills request.files
     part = request.files.get("file") or next(iter(request.files.values()), None)
     return files.upload(dir, request.query.get("subdir"), part, ctx.base_url)
 
 
-@routes.route("/files/{dir}/{file}/delete", "DELETE")
+@routes.route("/files/{dir}/{file}/delete", "DELETE", access=(Need("asset", "delete"),))
 def delete(request, ctx, dir, file):  # noqa: A002
     return files.delete(dir, request.query.get("subdir"), file)
 

@@ -1,6 +1,7 @@
 """Segments, automations and forms (with their submissions): who is targeted and how they enter."""
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -16,18 +17,19 @@ install_nested_delete(routes, FORM, "fields")
 install_nested_delete(routes, FORM, "actions")
 
 
-@routes.route("/forms/{id}/submissions", "GET")
+@routes.route("/forms/{id}/submissions", "GET", access=(Need("form", "view", "id"),))
 def form_submissions(request, ctx, id):
     return submissions.listing(id, standard.list_query(request.query), ctx)
 
 
-@routes.route("/forms/{id}/submissions/contact/{contact_id}", "GET")
+@routes.route("/forms/{id}/submissions/contact/{contact_id}", "GET",
+              access=(Need("form", "view", "id"), Need("contact", "view", "contact_id")))
 def contact_submissions(request, ctx, id, contact_id):
     contact = service.load(CONTACT, contact_id)
     return submissions.listing(id, standard.list_query(request.query), ctx, contact_id=contact["id"])
 
 
-@routes.route("/forms/{id}/submissions/{submission_id}", "GET")
+@routes.route("/forms/{id}/submissions/{submission_id}", "GET", access=(Need("form", "view", "id"),))
 def one_submission(request, ctx, id, submission_id):
     return {"submission": submissions.one(id, submission_id, ctx)}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap
-from chalicelib.api import idempotency, ratelimits
+from chalicelib.api import idempotency, permits, ratelimits
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.errors import ApiError, UNEXPECTED
@@ -56,13 +56,19 @@ class Routes:
         self.authenticated = authenticated
         self.table = {}
         self.contracts = {}  # path -> Contract, for the API document
+        self.needs = {}  # path -> {method: what the caller's role needs (api/permits.py)}
 
-    def route(self, path, *methods, contract=None):
+    def route(self, path, *methods, contract=None, access=None):
+        """Register a handler of `path` for `methods`; an authenticated route declares its `access`."""
+        if self.authenticated and access is None:
+            raise ValueError(f"{path} declares no access (api/permits.py)")
+
         def register(handler):
             for method in methods:
                 if method in self.table.setdefault(path, {}):
                     raise ValueError(f"{method} {path} is registered twice")
                 self.table[path][method] = handler
+                self.needs.setdefault(path, {})[method] = access or permits.OPEN
             if contract is not None:
                 self.contracts[path] = contract
             return handler
@@ -72,19 +78,19 @@ class Routes:
         """A Chalice Blueprint with one all-methods view per collected path."""
         bp = Blueprint(f"chalicelib.api.{self.name}")
         for path, handlers in self.table.items():
-            bp.route(path, methods=METHODS, content_types=["*/*"])(self._view(bp, handlers))
+            bp.route(path, methods=METHODS, content_types=["*/*"])(self._view(bp, handlers, self.needs[path]))
         return bp
 
-    def _view(self, bp, handlers):
+    def _view(self, bp, handlers, needs):
         def view(**params):
-            return dispatch(bp.current_request, handlers, params, self.authenticated)
+            return dispatch(bp.current_request, handlers, params, self.authenticated, needs)
         return view
 
 
-def dispatch(request, handlers, params, authenticated):
+def dispatch(request, handlers, params, authenticated, needs):
     """Run the handler for the request's method and render its reply or failure. After
-    authentication, the caller's rate limits are counted (their headers go on every answer) and
-    an `Idempotency-Key` may replay a first answer."""
+    authentication, the caller's rate limits are counted (their headers go on every answer), an
+    `Idempotency-Key` may replay a first answer, and the route's needs are checked."""
     limit_headers = {}
     try:
         handler = handlers.get(request.method)
@@ -98,8 +104,10 @@ def dispatch(request, handlers, params, authenticated):
             return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
         ctx.user = caller(api_request, ctx)
         limit_headers = ratelimits.admit(ctx)
-        response = idempotency.guarded(api_request, ctx,
-                                       lambda: _answer(request, lambda: handler(api_request, ctx, **params), ctx))
+        def run():
+            permits.check(needs[request.method], params, ctx, request.method)
+            return handler(api_request, ctx, **params)
+        response = idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx))
     except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
         response = failure(request, error)
     response.headers.update(limit_headers)

@@ -4,6 +4,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from chalicelib import config
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
@@ -119,26 +120,29 @@ def install(routes, resource):
     """Register get, list, create, PATCH/PUT edit and delete for the resource."""
     base = f"/{resource.prefix}"
 
-    @routes.route(base, "GET", contract=Contract("list", resource))
+    kind = resource.kind
+
+    @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, "view"),))
     def list_(request, ctx):
         return list_reply(resource, request, ctx)
 
-    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource))
+    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, "create"),))
     def create(request, ctx):
         doc, was_created = service.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
-    @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource))
+    @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, "view", "id"),))
     def get(request, ctx, id):
         return single(resource, service.load(resource, id), ctx)
 
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
-                  contract=Contract("edit", resource))
+                  contract=Contract("edit", resource), access=(Need(kind, "edit", "id"),))
     def edit(request, ctx, id):
         doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
-    @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource))
+    @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource),
+                  access=(Need(kind, "delete", "id"),))
     def delete(request, ctx, id):
         doc = service.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)

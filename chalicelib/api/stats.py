@@ -1,6 +1,7 @@
 """Mautic's stats API: `GET /stats` (the tables and their columns) and `GET /stats/<table>` with
 `start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/statstables.py)."""
 from chalicelib.api import standard
+from chalicelib.api.permits import Holds
 from chalicelib.api.routing import Routes
 from chalicelib.domain.messaging import statstables
 
@@ -8,12 +9,12 @@ routes = Routes("stats")
 DEFAULT_LIMIT = 100  # Mautic's
 
 
-@routes.route("/stats", "GET")
+@routes.route("/stats", "GET", access=(Holds("lead:leads:viewother"),))
 def tables(request, ctx):
     return statstables.tables()
 
 
-@routes.route("/stats/{table}", "GET")
+@routes.route("/stats/{table}", "GET", access=(Holds("lead:leads:viewother"),))
 def table_rows(request, ctx, table):
     query = standard.list_query(dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT,
                                      where=None, order=None))

@@ -1,6 +1,7 @@
 """Webhooks, the catalogue of their triggers and each hook's delivery log."""
 from chalicelib import config
 from chalicelib.api import standard
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.webhooks import webhooks
 from chalicelib.domain.webhooks.catalog import webhook_triggers
@@ -10,12 +11,12 @@ routes = Routes("webhooks")
 standard.install(routes, WEBHOOK)
 
 
-@routes.route("/hooks/triggers", "GET")
+@routes.route("/hooks/triggers", "GET", access=(Need("hook", "view"),))
 def triggers(request, ctx):
     return {"triggers": webhook_triggers()}
 
 
-@routes.route("/hooks/{id}/logs", "GET")
+@routes.route("/hooks/{id}/logs", "GET", access=(Need("hook", "view", "id"),))
 def logs(request, ctx, id):
     """`start` and `limit` (at most WEBHOOK_LOG_MAX, the entries kept) page the log, newest first."""
     query = standard.list_query(request.query)

@@ -15,7 +15,7 @@ from chalicelib.auth import settings, users
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
 
 CACHE_SECONDS = 60
-PUBLIC_USER = ("id", "username", "firstName", "lastName", "email")
+PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
 _verified = {}
 
 

@@ -1,19 +1,31 @@
 """Users: the API's owners, who authenticate with their username and password."""
 from chalicelib import config
-from chalicelib.auth import clients, passwords, settings
+from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import service
-from chalicelib.domain.kernel.basics import USER
+from chalicelib.domain.kernel import passwords, service
+from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store
 from chalicelib.store import ratelimit
 
 
 def create_user(username, password, first_name=None, last_name=None, email=None):
-    """Store a new user with an argon2id password hash; returns the user document."""
-    payload = {"username": username, "firstName": first_name, "lastName": last_name, "email": email}
-    doc, _ = service.create(USER, payload, Context(), system={"passwordHash": passwords.hash_password(password)})
+    """Store a new administrator with an argon2id password hash; returns the user document."""
+    ctx = Context()
+    payload = {"username": username, "firstName": first_name, "lastName": last_name, "email": email,
+               "plainPassword": password, "role": administrator_role(ctx)["id"]}
+    doc, _ = service.create(USER, payload, ctx)
     return doc
+
+
+def administrator_role(ctx):
+    """The first role with `isAdmin`, created ("Administrator") when there is none."""
+    found = next((role for role in store.iterate(ROLE.kind) if role.get("isAdmin")), None)
+    if found is None:
+        found, _ = service.create(ROLE, {"name": "Administrator", "description": "Full system access",
+                                         "isAdmin": True}, ctx)
+    return found
 
 
 def by_username(username):
@@ -85,3 +97,24 @@ def check_password(username, password, source=None):
         for name, _ in counters:
             ratelimit.count(name, config.SIGN_IN_WINDOW)
     return user
+
+
+def edit_user(user_id, payload, ctx, replace):
+    """PATCH or PUT a user through the API (service.edit); a user disabled or given a new password
+    loses the tokens issued before. Returns (document, created)."""
+    try:
+        before = service.load(USER, user_id)
+    except NotFound:
+        before = None
+    doc, created = service.edit(USER, user_id, payload, ctx, replace)
+    if before is not None and (before.get("passwordHash") != doc.get("passwordHash")
+                               or before.get("isPublished", True) and not doc.get("isPublished", True)):
+        revoke_tokens(doc, ctx)
+    return doc, created
+
+
+def delete_user(user_id, ctx):
+    """Delete a user and revoke every token issued to them. Returns the document as it was."""
+    doc = service.delete(USER, user_id, ctx)
+    revoke_tokens(doc, ctx)
+    return doc

@@ -8,7 +8,7 @@ from chalicelib.domain.automations import automationruns, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
 from chalicelib.domain.kernel import registry, subscribers
-from chalicelib.domain.kernel.basics import CATEGORY, TAG, USER
+from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.messaging import emailsends
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import pointsengine
@@ -21,7 +21,7 @@ from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
-             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY)
+             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE)
 # The resources with the batch routes: those with the standard routes, and notes (users have none).
 BATCHED = RESOURCES + (NOTE,)
 

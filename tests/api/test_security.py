@@ -84,7 +84,7 @@ def test_one_address_trying_many_usernames_is_throttled(api, monkeypatch):
 
 
 def test_an_unknown_username_costs_a_password_verification_too(api, monkeypatch):
-    from chalicelib.auth import passwords
+    from chalicelib.domain.kernel import passwords
     checked = []
     real = passwords.verify
     monkeypatch.setattr(passwords, "verify", lambda stored, password: checked.append(password) or real(stored, password))

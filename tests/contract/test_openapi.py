@@ -52,7 +52,7 @@ def test_every_chalice_route_matches_a_documented_path(api, chalice_app):
 def test_a_route_added_to_a_table_appears():
     extra = Routes("extra")
 
-    @extra.route("/widgets/{id}/spin", "POST", "DELETE")
+    @extra.route("/widgets/{id}/spin", "POST", "DELETE", access=())
     def spin(request, ctx, id):
         """Spin a widget."""
 

@@ -17,7 +17,7 @@ EVENT_ATTRS = (
     a.Attr("channelId", a.as_int), a.Attr("parent", as_ref), a.Attr("children", as_refs, default=[]))
 
 AUTOMATION = Resource(
-    "automation", "automations", "automation", "automations", category="object",
+    "automation", "automations", "automation", "automations", category="object", permission="campaign:campaigns",
     attrs=(t("name", required=True), t("description"), t("alias"), refs("lists", "segment"),
            refs("forms", "form"), o("canvasSettings"), b("allowRestart"), b("removeOnSegmentExit", default=True)),
     nested=(a.Nested("events", "automationevent", EVENT_ATTRS),),

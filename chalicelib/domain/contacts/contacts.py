@@ -43,6 +43,10 @@ class _Valued(Hooks):
     def present(self, resource, doc, out, ctx):
         out["fields"] = customvalues.grouped(self.object_name, doc, ctx)
 
+    def permission_user(self, resource, doc, ctx):
+        """The owner, else whoever created it (Mautic's Lead and Company permission user)."""
+        return doc.get("owner") or doc.get("createdBy")
+
     def command(self, resource, doc, command, ctx):
         return _field_command(doc, command, self._aliases(ctx))
 

@@ -10,7 +10,7 @@ t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj
 
 
 CONTACT = Resource(
-    "contact", "contacts", "contact", "contacts", audit="A-", empty_list_object=True,
+    "contact", "contacts", "contact", "contacts", audit="A-", empty_list_object=True, permission="lead:leads",
     attrs=(ref("owner", "user"), dt("lastActive"), read_only(dt("dateIdentified")),
            read_only(arr("ipAddresses")), read_only(arr("tags")), read_only(arr("utmtags")),
            read_only(arr("doNotContact")), read_only(arr("frequencyRules")), read_only(t("stage")),
@@ -25,7 +25,7 @@ CONTACT = Resource(
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())
 
 COMPANY = Resource(
-    "company", "companies", "company", "companies", audit="A-", empty_list_object=True,
+    "company", "companies", "company", "companies", audit="A-", empty_list_object=True, permission="lead:leads",
     attrs=(ref("owner", "user"), read_only(i("score")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("companyname", "companyemail", "companycity"), commands=frozenset({"ids", "is:mine"}),
@@ -38,18 +38,18 @@ COMPANY_FIELD, CONTACT_FIELD = (Resource(
            b("isRequired"), b("isPubliclyUpdatable"), b("isUniqueIdentifier"), o("properties"),
            read_only(b("isFixed")), b("isListable", default=True), b("isVisible", default=True),
            b("isShortVisible", default=True)),
-    text_columns=("label", "alias"), uniques=("alias",), hooks=FieldHooks(obj))
+    text_columns=("label", "alias"), uniques=("alias",), permission="lead:fields", hooks=FieldHooks(obj))
     for kind, prefix, obj in (("companyfield", "fields/company", "company"),
                               ("contactfield", "fields/contact", "lead")))
 
 NOTE = Resource(
-    "note", "notes", "note", "notes", audit="A-", keyed_list=False,
+    "note", "notes", "note", "notes", audit="A-", keyed_list=False, permission="lead:leads",
     attrs=(t("text", required=True), a.choice("type", *NOTE_TYPES, default="general"), dt("dateTime"),
            a.Attr("lead", a.as_id, ref="contact", required=True)),
     text_columns=("text",), commands=frozenset({"ids"}), hooks=NoteHooks())
 
 ADDRESS = Resource(
-    "address", "addresses", "address", "addresses", audit=None, keyed_list=False, put=False,
+    "address", "addresses", "address", "addresses", audit=None, keyed_list=False, put=False, permission="lead:leads",
     attrs=(t("company_name"), t("address"), t("address2"), t("city"), t("state"), t("zip"), t("country"),
            b("is_default")),
     text_columns=("company_name", "address", "city"), commands=frozenset({"ids"}))

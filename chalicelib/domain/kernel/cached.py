@@ -7,7 +7,7 @@ only when its version moved, so every container sees a write on its next request
 from chalicelib.store import entities as store
 
 CACHED_KINDS = ("contactfield", "companyfield", "trigger", "point", "segment", "hook", "setting", "apiclient",
-                "revocation", "automation")
+                "revocation", "automation", "role")
 _cache = {}
 _derived = {}
 

@@ -7,7 +7,7 @@ from the kind's counter; `ids:` searches batch-get their ids; other searches and
 from dataclasses import dataclass
 from itertools import islice
 
-from chalicelib.domain.kernel import search, subscribers, where
+from chalicelib.domain.kernel import access, search, subscribers, where
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.store import entities as store
 
@@ -34,7 +34,9 @@ MAX_ID = 2 ** 63 - 1
 def list_documents(resource, query, ctx):
     """(total, documents of the page, id the next page starts after or None) for a list query.
     The last is set when the list is in key order (no search, filter or other order) and more
-    items follow the page; `query.after` continues from it reading only the page."""
+    items follow the page; `query.after` continues from it reading only the page. A caller who
+    may see only their own documents gets those they created (Mautic's forced filter)."""
+    owner = access.visible_owner(ctx, resource)
     try:
         node = search.parse(query.search)
     except search.SearchSyntaxError as error:
@@ -45,14 +47,15 @@ def list_documents(resource, query, ctx):
     else:
         column = None if keys else _order_column(resource, query.order_by, ctx)
         descending = query.order_dir == "DESC" and not keys
-    if node is None and clause is None and not keys and not query.published_only \
+    if node is None and clause is None and not keys and not query.published_only and owner is None \
             and column in (None, *KEY_ORDER_COLUMNS):
         return (store.count(resource.kind), *_key_order_page(resource, query, descending))
     if query.after is not None:
         raise invalid("after", "A cursor continues only a list in key order (no search, where, order or other orderBy).")
     end = query.start + query.limit if query.limit else None
     matches = [doc for doc in _candidates(resource, node, ctx, descending)
-               if (not query.published_only or is_published(doc, ctx.now))
+               if (owner is None or doc.get("createdBy") == owner)
+               and (not query.published_only or is_published(doc, ctx.now))
                and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
                and where.matches(clause, lambda col, doc=doc: value(doc, col))]
     for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties

@@ -80,6 +80,10 @@ class Hooks:
     def stored(self, resource, doc, existing, ctx):
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
+    def permission_user(self, resource, doc, ctx):
+        """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""
+        return doc.get("createdBy")
+
     def fast_ids(self, resource, node, ctx):
         """Ids answering a search AST without reading the whole kind, or None."""
         return None
@@ -121,6 +125,7 @@ class Resource:
     minimal_exclude: tuple = ()
     uniques: tuple = ()
     summary: tuple = ("id", "name")  # what another resource's reference to this one shows (Mautic's list group)
+    permission: str | None = None  # the `bundle:level` of Mautic's permissions guarding it (domain/kernel/access.py)
     hooks: Hooks = dc_field(default_factory=Hooks)
 
     @property

@@ -3,7 +3,7 @@ import copy
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
-from chalicelib.domain.kernel import batching, subscribers, timeline
+from chalicelib.domain.kernel import access, batching, subscribers, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.store import entities as store
@@ -39,12 +39,14 @@ def payload_object(payload):
 
 def _apply(resource, doc, payload, ctx, mode, existing=None):
     errors = {}
+    payload, forced = access.publishing(ctx, resource, payload, existing)
     for attr in resource.all_attrs:
         if attr.writable and attr.name in payload:
             try:
                 doc[attr.name] = attr.clean(payload[attr.name])
             except a.Invalid as error:
                 errors[attr.name] = [str(error)]
+    doc.update(forced)
     pending = []
     for spec in resource.nested:
         if spec.name in payload:

@@ -8,7 +8,7 @@ t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj
 
 
 EMAIL = Resource(
-    "email", "emails", "email", "emails", category="object",
+    "email", "emails", "email", "emails", category="object", permission="email:emails",
     attrs=(t("name", required=True), t("subject"), t("fromAddress"), t("fromName"), t("replyToAddress"),
            t("bccAddress"), b("useOwnerAsMailer"), t("preheaderText")) + content(
         i("readCount"), i("sentCount"), i("revision", default=1), t("customHtml"), t("plainText"), t("template"),
@@ -22,12 +22,13 @@ EMAIL = Resource(
     summary=("id", "name", "subject", "language", "category"), hooks=EmailHooks())
 
 SMS = Resource(
-    "sms", "smses", "sms", "smses", category="object",
+    "sms", "smses", "sms", "smses", category="object", permission="sms:smses",
     attrs=(t("name", required=True), t("message"), i("sentCount"), t("smsType", default="template")) + content(),
     commands=CONTENT_COMMANDS, hooks=MessageHooks("sms"))
 
 DYNAMIC_CONTENT = Resource(
     "dynamiccontent", "dynamiccontents", "dynamicContent", "dynamicContents", category="object",
+    permission="dynamiccontent:dynamiccontents",
     attrs=(t("name", required=True), t("description"), t("content"), i("sentCount"),
            read_only(arr("variantChildren")), ref("variantParent", "dynamiccontent"),
            ref("translationParent", "dynamiccontent"), b("isCampaignBased", default=True), t("slotName"),
@@ -36,11 +37,12 @@ DYNAMIC_CONTENT = Resource(
 
 NOTIFICATION = Resource(
     "notification", "notifications", "notification", "notifications", category="object",
+    permission="notification:notifications",
     attrs=(t("name", required=True), t("heading"), t("message"), t("url"), t("button"), b("mobile"))
     + content(i("readCount"), i("sentCount")),
     commands=CONTENT_COMMANDS)
 
 TWEET = Resource(
-    "tweet", "tweets", "tweet", "tweets", category="object",
+    "tweet", "tweets", "tweet", "tweets", category="object", permission="mauticSocial:tweets",
     attrs=(t("name", required=True), t("text"), t("url"), t("description")) + content(),
     commands=CONTENT_COMMANDS)

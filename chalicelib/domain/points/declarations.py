@@ -9,13 +9,14 @@ t, i, b, o = a.text, a.integer, a.boolean, a.obj
 
 
 POINT = Resource(
-    "point", "points", "point", "points", keyed_list=False, category="title",
+    "point", "points", "point", "points", keyed_list=False, category="title", permission="point:points",
     attrs=(t("name", required=True), t("description"), t("type", required=True), i("delta"), o("properties"),
            b("repeatable")),
     commands=frozenset({"ids"}), hooks=PointActionHooks())
 
 TRIGGER = Resource(
     "trigger", "points/triggers", "trigger", "triggers", keyed_list=False, category="title",
+    permission="point:triggers",
     attrs=(t("name", required=True), t("description"), a.Attr("scoreId", a.as_int), i("points"), t("color"),
            b("triggerExistingLeads")),
     nested=(a.Nested("events", "triggerevent", (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), t("name"),

@@ -24,7 +24,7 @@ FORM_FIELD_ATTRS = (
 FORM_ACTION_ATTRS = (t("name"), t("description"), t("type", required=True), i("order"), o("properties"))
 
 FORM = Resource(
-    "form", "forms", "form", "forms", keyed_list=False, category="object",
+    "form", "forms", "form", "forms", keyed_list=False, category="object", permission="form:forms",
     attrs=(t("name", required=True), t("description"), t("alias"), read_only(t("cachedHtml", default="")),
            t("template"), b("inKioskMode"), b("renderStyle", default=True),
            a.choice("formType", "standalone", "campaign", default="standalone"),
@@ -35,7 +35,7 @@ FORM = Resource(
     uniques=("alias",), summary=("id", "name", "alias", "category"), hooks=FormHooks())
 
 PAGE = Resource(
-    "page", "pages", "page", "pages", keyed_list=False, category="object",
+    "page", "pages", "page", "pages", keyed_list=False, category="object", permission="page:pages",
     attrs=(t("title", required=True), t("description"), t("alias")) + content(
         t("template"), t("customHtml"), read_only(i("hits")), read_only(i("uniqueHits")),
         read_only(i("revision", default=1)), t("metaDescription"), a.Attr("redirectType", a.as_int),
@@ -46,7 +46,7 @@ PAGE = Resource(
     uniques=("alias",), summary=("id", "title", "alias", "category"), hooks=AliasHooks("title"))
 
 ASSET = Resource(
-    "asset", "assets", "asset", "assets", keyed_list=False, category="object",
+    "asset", "assets", "asset", "assets", keyed_list=False, category="object", permission="asset:assets",
     attrs=(t("title", required=True), t("description"), t("alias")) + content(
         read_only(i("downloadCount")), read_only(i("uniqueDownloadCount")), read_only(i("revision", default=1)),
         read_only(t("extension")), read_only(t("mime")), read_only(a.Attr("size", a.as_int)),

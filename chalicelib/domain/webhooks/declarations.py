@@ -8,7 +8,7 @@ t, arr = a.text, a.array
 
 
 WEBHOOK = Resource(
-    "hook", "hooks", "hook", "hooks", category="object",
+    "hook", "hooks", "hook", "hooks", category="object", permission="webhook:webhooks",
     attrs=(t("name", required=True), t("description"), t("webhookUrl", required=True), t("secret"),
            a.choice("eventsOrderbyDir", "ASC", "DESC"), arr("triggers")),
     hooks=WebhookHooks())

@@ -1,0 +1,65 @@
+"""What each `/api` route needs of the caller's role, checked before its handler runs.
+
+Every route of an authenticated table declares it (`Routes.route(..., access=...)`): a tuple of
+needs, all required. `Need(kind, action, param)` asks for the permission of the registry
+resource `kind` to `action` (view, edit, create, delete, publish); with `param`, on the
+document whose id is that path parameter (own/other: it is read only when the caller's role
+grants one variant and not the other; an unknown id is the handler's 404). `Holds(name)` asks for
+any one of some `bundle:level:permission` names. `OPEN` needs nothing (the caller's own user). Batch routes check
+each item (`api/batch.py`), lists show what the caller may see (`domain/kernel/listing.py`).
+"""
+from dataclasses import dataclass
+
+from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel.errors import NotFound
+
+OPEN = ()
+
+
+@dataclass(frozen=True)
+class Need:
+    kind: str
+    action: str
+    param: str | None = None
+
+
+class Holds:
+    """Any one of the `bundle:level:permission` names."""
+
+    def __init__(self, *names):
+        self.names = names
+
+
+def check(needs, params, ctx, method):
+    """Forbidden (403) unless the caller meets every need of the route."""
+    for need in needs:
+        if isinstance(need, Holds):
+            access.require_any(ctx, need.names)
+        else:
+            _check_need(need, params, ctx, method)
+
+
+def _check_need(need, params, ctx, method):
+    resource = registry.resource(need.kind)
+    if need.param is None:
+        access.require(ctx, resource, need.action)
+    else:
+        check_document(resource, need.action, params.get(need.param), ctx, method)
+
+
+def check_document(resource, action, entity_id, ctx, method):
+    """Forbidden (403) unless the caller may `action` on the document `entity_id` of `resource`
+    (read only when the answer depends on whose it is; an unknown id is left to the handler's 404,
+    or needs `create` for a PUT, which creates it)."""
+    if not access.depends_on_owner(ctx, resource, action):
+        access.require(ctx, resource, action)
+        return
+    try:
+        doc = service.load(resource, entity_id)
+    except NotFound:
+        if method == "PUT" and action == "edit":
+            access.require(ctx, resource, "create")
+            return
+        raise
+    service.remember(resource.kind, doc, ctx)
+    access.require(ctx, resource, action, doc)

@@ -1,0 +1,125 @@
+"""Who may do what: the caller's role against the permission a resource declares.
+
+The system (workers, public endpoints, the command line) acts without a user and may do
+everything; so do administrators: users whose role `isAdmin`, and users without a role (those the
+command line and the first start create). Everyone else holds the permissions of their role.
+For a level with own/other permissions, a document is the caller's own when its permission user
+(the contact's or company's owner, else whoever created it) is the caller.
+"""
+from chalicelib.domain.kernel import cached, permissions
+from chalicelib.domain.kernel.errors import Forbidden, invalid
+
+ANY = object()  # no document: any of the own/other variants will do
+PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
+
+
+def role(ctx):
+    """The caller's role document ({} for a role that no longer exists), or None without one."""
+    return _role_of(ctx.user, ctx)
+
+
+def _role_of(user, ctx):
+    role_id = (user or {}).get("role")
+    if not role_id:
+        return None
+    return ctx.memo(("role", role_id), lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id),
+                                                    {}))
+
+
+def unrestricted(ctx):
+    """True for the system and administrators."""
+    if ctx.user is None:
+        return True
+    held = role(ctx)
+    return held is None or bool(held.get("isAdmin"))
+
+
+def has(ctx, name):
+    """True when the caller holds `name` (`bundle:level:permission`)."""
+    return unrestricted(ctx) or permissions.granted(role(ctx).get("permissions") or {}, name)
+
+
+def may(ctx, level, action, owner=ANY):
+    """True when the caller may `action` (view, edit, create, delete, publish) at `level`
+    (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document)."""
+    if level is None or unrestricted(ctx):
+        return True
+    if action == "create" or not permissions.extended(level):
+        return has(ctx, f"{level}:{action}")
+    if owner is ANY:
+        return has(ctx, f"{level}:{action}own") or has(ctx, f"{level}:{action}other")
+    return has(ctx, f"{level}:{action}{'own' if owner == ctx.user_id else 'other'}")
+
+
+def owner_of(resource, doc, ctx):
+    """The permission user of a document of `resource`."""
+    return resource.hooks.permission_user(resource, doc, ctx)
+
+
+def allowed(ctx, resource, action, doc=None):
+    """True when the caller may `action` on `doc` of `resource` (None: on some document of it)."""
+    if resource.permission is None or unrestricted(ctx):
+        return True
+    owner = ANY if doc is None else owner_of(resource, doc, ctx)
+    return may(ctx, resource.permission, action, owner)
+
+
+def depends_on_owner(ctx, resource, action):
+    """True when the caller's right to `action` on a document of `resource` depends on whose it is
+    (the role grants the `own` variant or the `other` one, not both)."""
+    level = resource.permission
+    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level):
+        return False
+    return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
+
+
+def require(ctx, resource, action, doc=None):
+    """Forbidden (403) unless `allowed`."""
+    if not allowed(ctx, resource, action, doc):
+        raise Forbidden()
+
+
+def require_any(ctx, names):
+    """Forbidden (403) unless the caller holds one of `names`."""
+    if not any(has(ctx, name) for name in names):
+        raise Forbidden()
+
+
+def checked(user, names, ctx):
+    """{name: granted} of the `bundle:level:permission` names for `user` (an administrator is
+    granted every name, as in Mautic); ValidationError on `permissions` for an unknown name."""
+    held = _role_of(user, ctx)
+    if held is None or held.get("isAdmin"):
+        return dict.fromkeys(names, True)
+    unknown = [name for name in names if not permissions.known(name)]
+    if unknown:
+        raise invalid("permissions", f"{', '.join(unknown)}: not a bundle:level:permission of this service.")
+    return {name: permissions.granted(held.get("permissions") or {}, name) for name in names}
+
+
+def visible_owner(ctx, resource):
+    """None when the caller may see every document of `resource`; the caller's id when only their
+    own (Mautic's forced filter without `viewother`); Forbidden when none."""
+    if resource.permission is None or unrestricted(ctx):
+        return None
+    require(ctx, resource, "view")
+    level = resource.permission
+    if not permissions.extended(level) or has(ctx, f"{level}:viewother"):
+        return None
+    return ctx.user_id
+
+
+def publishing(ctx, resource, payload, existing):
+    """(payload, values to force): without the publishing keys when the caller may not publish
+    (Mautic drops them silently); a new document is then created unpublished, an edited one
+    keeps its publishing values."""
+    level = resource.permission
+    if not resource.audit or level is None or unrestricted(ctx) or not permissions.offers(level, "publish"):
+        return payload, {}
+    owner = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
+    if may(ctx, level, "publish", owner):
+        return payload, {}
+    kept = {key: value for key, value in payload.items() if key not in PUBLISH_KEYS}
+    if existing is None:
+        return kept, {"isPublished": False}
+    return kept, {key: existing[key] for key in PUBLISH_KEYS if key in existing}
