@@ -80,8 +80,10 @@ def _empty_bucket():
 @pytest.fixture
 def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
+    from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
     _moto_tables().update(copy.deepcopy(seeded))
+    core._verified.clear()  # Basic credentials verified by an earlier test name its users
     _empty_queues()
     _empty_bucket()
     _empty_outboxes()

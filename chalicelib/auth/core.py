@@ -4,14 +4,15 @@ Order: the API switch (403), then exactly one credential place (header, `access_
 query, or `access_token` in a form body; more than one is a 400), then the scheme: Basic
 (users' passwords), Bearer (OAuth2 access tokens, `auth/oauth2.py`) or OAuth (OAuth1a
 signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are remembered in
-process for a minute, keyed by a SHA-256 of the header; failures are never remembered.
+process for a minute, keyed by a SHA-256 of the header, unless the user's tokens were revoked since;
+failures are never remembered.
 """
 import base64
 import binascii
 import hashlib
 import time
 
-from chalicelib.auth import settings, users
+from chalicelib.auth import clients, settings, users
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
 
 CACHE_SECONDS = 60
@@ -31,7 +32,7 @@ def authenticate(request, ctx):
         raise AuthError(400, "Only one method may be used to authenticate at a time (Auth header, GET or POST).",
                         "invalid_request")
     if scheme.lower() == "basic":
-        return _basic(credentials.strip(), current, source_address(request))
+        return _basic(credentials.strip(), current, source_address(request), ctx)
     if scheme == "OAuth":
         from chalicelib.auth import oauth1
         return oauth1.authenticate(request, ctx, current)
@@ -52,13 +53,14 @@ def source_address(request):
     return ((request.raw.context or {}).get("identity") or {}).get("sourceIp")
 
 
-def _basic(encoded, current, source):
+def _basic(encoded, current, source, ctx):
     if not current["basicAuthEnabled"]:
         raise AuthError(403, "Basic Auth disabled. You need to enable HTTP basic auth in the API settings "
                              "of Mautic's Configuration.")
     key = hashlib.sha256(encoded.encode()).hexdigest()
     cached = _verified.get(key)
-    if cached and cached[0] > time.monotonic():
+    if cached and cached[0] > time.monotonic() and \
+            not clients.revoked_before(ctx, f"user:{cached[1]['id']}", cached[2]):
         return cached[1]
     try:
         username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
@@ -67,5 +69,5 @@ def _basic(encoded, current, source):
     user = users.check_password(username, password, source)
     if user is None:
         raise AuthError(401, "Authorization denied, invalid credentials.")
-    _verified[key] = (time.monotonic() + CACHE_SECONDS, user)
+    _verified[key] = (time.monotonic() + CACHE_SECONDS, user, time.time())
     return user
