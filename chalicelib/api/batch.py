@@ -216,6 +216,7 @@ class Outcome:
 def install(routes, resource):
     """Register `batch/new` (POST), `batch/edit` (PATCH, and PUT when the resource has it) and
     `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
+    writes = resource.writes or service
 
     def batch_new(request, ctx):
         outcome = Outcome(resource, ctx)
@@ -223,7 +224,7 @@ def install(routes, resource):
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
             for key, item in items:
                 def create(item_ctx, item=item):
-                    doc, was_created = service.create(resource, item, item_ctx)
+                    doc, was_created = writes.create(resource, item, item_ctx)
                     return doc, 201 if was_created else 200
                 outcome.run(key, create)
         return outcome.reply(201)
@@ -238,7 +239,7 @@ def install(routes, resource):
                 continue
 
             def edit(item_ctx, item=item, entity_id=entity_id):
-                doc, was_created = service.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
+                doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
             outcome.run(key, edit)
         return outcome.reply(200)
@@ -246,7 +247,7 @@ def install(routes, resource):
     def batch_delete(request, ctx):
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
-            outcome.run(key, lambda item_ctx, entity_id=entity_id: (service.delete(resource, entity_id, item_ctx),
+            outcome.run(key, lambda item_ctx, entity_id=entity_id: (writes.delete(resource, entity_id, item_ctx),
                                                                      200))
         return outcome.reply(200, codes=False)
 

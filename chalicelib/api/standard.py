@@ -118,6 +118,7 @@ def list_reply(resource, request, ctx):
 def install(routes, resource):
     """Register get, list, create, PATCH/PUT edit and delete for the resource."""
     base = f"/{resource.prefix}"
+    writes = resource.writes or service
 
     @routes.route(base, "GET", contract=Contract("list", resource))
     def list_(request, ctx):
@@ -125,7 +126,7 @@ def install(routes, resource):
 
     @routes.route(f"{base}/new", "POST", contract=Contract("create", resource))
     def create(request, ctx):
-        doc, was_created = service.create(resource, request.body, ctx)
+        doc, was_created = writes.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
     @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource))
@@ -135,12 +136,12 @@ def install(routes, resource):
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
                   contract=Contract("edit", resource))
     def edit(request, ctx, id):
-        doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
+        doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
     @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource))
     def delete(request, ctx, id):
-        doc = service.delete(resource, id, ctx)
+        doc = writes.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)
         reply.body[resource.singular]["id"] = None
         return reply
