@@ -221,6 +221,7 @@ class Outcome:
 def install(routes, resource):
     """Register `batch/new` (POST), `batch/edit` (PATCH, and PUT when the resource has it) and
     `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
+    writes = resource.writes or service
 
     def batch_new(request, ctx):
         access.require(ctx, resource, "create")
@@ -229,7 +230,7 @@ def install(routes, resource):
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
             for key, item in items:
                 def create(item_ctx, item=item):
-                    doc, was_created = service.create(resource, item, item_ctx)
+                    doc, was_created = writes.create(resource, item, item_ctx)
                     return doc, 201 if was_created else 200
                 outcome.run(key, create)
         return outcome.reply(201)
@@ -245,7 +246,7 @@ def install(routes, resource):
 
             def edit(item_ctx, item=item, entity_id=entity_id):
                 permits.check_document(resource, "edit", entity_id, item_ctx, request.method)
-                doc, was_created = service.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
+                doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
             outcome.run(key, edit)
         return outcome.reply(200)
@@ -255,7 +256,7 @@ def install(routes, resource):
         for key, entity_id in query_ids(request.query):
             def delete(item_ctx, entity_id=entity_id):
                 permits.check_document(resource, "delete", entity_id, item_ctx, request.method)
-                return service.delete(resource, entity_id, item_ctx), 200
+                return writes.delete(resource, entity_id, item_ctx), 200
             outcome.run(key, delete)
         return outcome.reply(200, codes=False)
 

@@ -1,10 +1,21 @@
-"""Channels and content: emails, text messages, notifications, tweets, dynamic content, pages, assets."""
+"""Channels and content: emails, text messages, notifications, tweets, dynamic content, pages, assets,
+focus items (with the script that shows one) and marketing messages."""
 from chalicelib.api import standard
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
-from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, NOTIFICATION, SMS, TWEET
-from chalicelib.domain.web.declarations import ASSET, PAGE
+from chalicelib.domain.kernel import service
+from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
+from chalicelib.domain.web import focus
+from chalicelib.domain.web.declarations import ASSET, FOCUS, PAGE
 
 routes = Routes("channels")
-for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET):
+for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET, FOCUS, MESSAGE):
     standard.install(routes, _resource)
+
+
+@routes.route("/focus/{id}/js", "GET", access=(Need("focus", "view", "id"),))
+def focus_script(request, ctx, id):
+    return {"js": focus.script(service.load(FOCUS, id))}
+
+
 blueprint = routes.blueprint()

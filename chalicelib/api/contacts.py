@@ -1,4 +1,4 @@
-"""Contacts (with their actions, timeline, notes and companies), companies, custom field
+"""Contacts (with their actions, timeline, notes, devices and companies), companies, custom field
 definitions and company addresses."""
 import copy
 
@@ -9,7 +9,8 @@ from chalicelib.auth import users
 from chalicelib.domain.contacts import contactactions as actions
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.customfields import definitions
-from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
+from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
+    NOTE
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.service import payload_object
 from chalicelib.domain.segments import segmentactions
@@ -18,7 +19,7 @@ routes = Routes("contacts")
 FIELD_KEYS = ("id", "label", "alias", "type", "group", "order", "object", "defaultValue", "isRequired",
               "isPubliclyUpdatable", "isUniqueIdentifier", "properties", "isFixed", "isListable", "isVisible",
               "isShortVisible")
-for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE):
+for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE, DEVICE):
     standard.install(routes, _resource)
 
 

@@ -119,6 +119,7 @@ def list_reply(resource, request, ctx):
 def install(routes, resource):
     """Register get, list, create, PATCH/PUT edit and delete for the resource."""
     base = f"/{resource.prefix}"
+    writes = resource.writes or service
 
     kind = resource.kind
 
@@ -128,7 +129,7 @@ def install(routes, resource):
 
     @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, "create"),))
     def create(request, ctx):
-        doc, was_created = service.create(resource, request.body, ctx)
+        doc, was_created = writes.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
     @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, "view", "id"),))
@@ -138,13 +139,13 @@ def install(routes, resource):
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
                   contract=Contract("edit", resource), access=(Need(kind, "edit", "id"),))
     def edit(request, ctx, id):
-        doc, was_created = service.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
+        doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
     @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource),
                   access=(Need(kind, "delete", "id"),))
     def delete(request, ctx, id):
-        doc = service.delete(resource, id, ctx)
+        doc = writes.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)
         reply.body[resource.singular]["id"] = None
         return reply

@@ -18,10 +18,14 @@ from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.web.declarations import ASSET, FORM, PAGE
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
+from chalicelib.domain.messaging.declarations import MESSAGE
+from chalicelib.domain.web.declarations import FOCUS
+from chalicelib.domain.contacts.declarations import DEVICE
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
              DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE)
+RESOURCES += (FOCUS, MESSAGE, DEVICE)  # focus items, marketing messages, devices (written on their contact)
 # The resources with the batch routes: those with the standard routes, and notes (users have none).
 BATCHED = RESOURCES + (NOTE,)
 

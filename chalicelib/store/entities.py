@@ -121,6 +121,11 @@ def count(kind):
         return 0
 
 
+def recount(kind, n):
+    """Move the count of a kind by n, for documents written as derived items. One UpdateItem."""
+    add(f"count#{kind}", n)
+
+
 def allocate_ids(name, n=1):
     """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem."""
     last = add(f"id#{name}", n)

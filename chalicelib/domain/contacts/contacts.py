@@ -2,7 +2,7 @@
 addresses written with the contact, identification on the timeline, representation."""
 import ipaddress
 
-from chalicelib.domain.contacts import contactactions, contactmerge, customvalues
+from chalicelib.domain.contacts import contactactions, contactmerge, customvalues, devices
 from chalicelib.domain.contacts.customfields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
@@ -115,6 +115,13 @@ class ContactHooks(_Valued):
                 if found is not None:
                     return found
         return None
+
+    def consequences(self, resource, doc, existing, ctx, events):
+        """The `device` entities mirroring the contact's devices (domain/contacts/devices.py)."""
+        return devices.mirror_items(doc, existing), []
+
+    def stored(self, resource, doc, existing, ctx):
+        devices.recount(doc, existing)
 
     def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
         return contactmerge.merge(resource, doc, existing, other, ctx, events, build, items)

@@ -1,6 +1,7 @@
-"""The resources of contacts: contacts, companies, their fields, notes and addresses."""
+"""The resources of contacts: contacts, companies, their fields, notes, addresses and devices."""
 from chalicelib.domain.contacts.contacts import CompanyHooks, ContactHooks
 from chalicelib.domain.contacts.customfields import FieldHooks
+from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.notes import NOTE_TYPES, NoteHooks
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, read_only, ref
@@ -53,3 +54,11 @@ ADDRESS = Resource(
     attrs=(t("company_name"), t("address"), t("address2"), t("city"), t("state"), t("zip"), t("country"),
            b("is_default")),
     text_columns=("company_name", "address", "city"), commands=frozenset({"ids"}))
+
+DEVICE = Resource(
+    "device", "devices", "device", "devices", audit=None, keyed_list=False, permission="lead:leads",
+    attrs=(a.Attr("lead", a.as_id, ref="contact"), o("clientInfo"), t("device"), t("deviceBrand"), t("deviceModel"),
+           t("deviceOsName"), t("deviceOsShortName"), t("deviceOsVersion"), t("deviceOsPlatform"),
+           t("deviceFingerprint"), read_only(dt("dateAdded"))),
+    text_columns=("device", "deviceBrand", "deviceModel", "deviceOsName"), commands=frozenset({"ids"}),
+    hooks=devices.DeviceHooks(), writes=devices)

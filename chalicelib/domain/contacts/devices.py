@@ -13,14 +13,29 @@ uap-core patterns); Mautic's Matomo parser names more things than it does, so:
 * `clientInfo` is `{"name", "version"}` of the browser or client.
 
 No timeline event: Mautic records none for a new device.
+
+The contact document stays the home of its devices (a hit reads it anyway, so the "already has
+it" check costs nothing, and `GET /contacts/<id>/devices` is its one GetItem). Each device is also
+mirrored as an entity of kind `device` (its fields and `lead`), put or deleted by the contact's
+`consequences` hook in the transaction that writes the contact (`mirror_items`), so `/api/devices`
+gets one by id with a GetItem and lists them in id order a page at a time. The `device` count
+moves after the commit (`recount`; one UpdateItem, only when a write adds or removes devices).
+Writes through `/api/devices` are contact writes: `create`, `edit` and `delete` change the entry
+in the contact document (moving `lead` is two contact writes, the old contact's first).
 """
 from functools import lru_cache
 
-from chalicelib.domain.kernel import service
+import copy
+
+from chalicelib.domain.contacts.ofcontact import OfContact
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import registry, service
+from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store
 
 TABLETS = ("iPad", "Kindle")
 PLACEHOLDER_BRANDS = ("Generic", "Generic_Android", "Generic_Android_Tablet", "Generic_Inettv", "Spider")
+KIND = "device"
 KEYS = ("id", "lead", "clientInfo", "device", "deviceBrand", "deviceModel", "deviceOsName", "deviceOsShortName",
         "deviceOsVersion", "deviceOsPlatform", "deviceFingerprint", "dateAdded")
 
@@ -77,3 +92,112 @@ def of_contact(resource, contact_id):
     doc = service.load(resource, contact_id)
     rows = [dict({key: entry.get(key) for key in KEYS}, lead=doc["id"]) for entry in doc.get("devices") or []]
     return {"total": len(rows), "devices": rows}
+
+
+def _entries(doc):
+    return {entry["id"]: entry for entry in (doc or {}).get("devices") or []}
+
+
+def _mirror(entry, contact_id):
+    return dict({key: entry.get(key) for key in KEYS}, lead=contact_id)
+
+
+def mirror_items(doc, existing):
+    """Derived items keeping the `device` entities equal to a contact's devices (`doc` None: the
+    contact is deleted): the changed or new ones put, the removed ones deleted."""
+    new, old = _entries(doc), _entries(existing)
+    items = [(KIND, device_id, None) for device_id in old if device_id not in new]
+    return items + [(KIND, device_id, _mirror(entry, doc["id"])) for device_id, entry in new.items()
+                    if old.get(device_id) != entry]
+
+
+def recount(doc, existing):
+    """Move the `device` count by the devices a stored contact write added or removed."""
+    delta = len(_entries(doc)) - len(_entries(existing))
+    if delta:
+        store.recount(KIND, delta)
+
+
+def _contact(contact_id, ctx):
+    """The contact, as the request read it (checking `lead`) or afresh after a retry."""
+    found = service.referenced("contact", [contact_id], ctx).get(contact_id)
+    if found is None:
+        raise NotFound()
+    return found
+
+
+def _store_on_contact(contact, change, ctx):
+    """Write `change(devices)` (the new device list) on the contact, without an edit stamp."""
+    doc = copy.deepcopy(contact)
+    doc["devices"] = change(list(doc.get("devices") or []))
+    service.save_change(registry.resource("contact"), contact, doc, ctx, stamp=False)
+
+
+def _fields(doc):
+    return {key: doc.get(key) for key in KEYS if key not in ("id", "lead")}
+
+
+def create(resource, payload, ctx):
+    """A device written through `/api/devices/new`, stored on its contact (`lead` or `contact`):
+    (device, True)."""
+    doc = service.blank(resource)
+    service.validated(resource, doc, payload, ctx, "create")
+
+    def attempt():
+        entry = dict(_fields(doc), id=doc.get("id") or store.allocate_ids(KIND)[0], dateAdded=ctx.now)
+        doc["id"] = entry["id"]
+        _store_on_contact(_contact(doc["lead"], ctx), lambda rows: rows + [entry], ctx)
+        return _mirror(entry, doc["lead"])
+    return service.retrying(attempt, ctx), True
+
+
+def edit(resource, device_id, payload, ctx, replace):
+    """PATCH or PUT (which creates a missing device) through `/api/devices/<id>/edit`: (device, created)."""
+    try:
+        existing = service.load(resource, device_id)
+    except NotFound:
+        if not replace:
+            raise
+        return create(resource, payload, ctx)
+    doc = service.blank(resource) if replace else copy.deepcopy(existing)
+    doc.update({"id": existing["id"], "dateAdded": existing.get("dateAdded")})
+    service.validated(resource, doc, payload, ctx, "put" if replace else "patch", existing)
+    entry = dict(_fields(doc), id=existing["id"], dateAdded=existing.get("dateAdded"))
+
+    def attempt():
+        if doc["lead"] != existing["lead"]:
+            _store_on_contact(_contact(existing["lead"], ctx), lambda rows: _without(rows, entry["id"]), ctx)
+            _store_on_contact(_contact(doc["lead"], ctx), lambda rows: rows + [entry], ctx)
+        else:
+            _store_on_contact(_contact(doc["lead"], ctx), lambda rows: _replaced(rows, entry), ctx)
+        return _mirror(entry, doc["lead"])
+    return service.retrying(attempt, ctx), False
+
+
+def delete(resource, device_id, ctx):
+    """Remove a device from its contact; the device as it was."""
+    existing = service.load(resource, device_id)
+    service.retrying(lambda: _store_on_contact(_contact(existing["lead"], ctx),
+                                               lambda rows: _without(rows, existing["id"]), ctx), ctx)
+    return existing
+
+
+def _without(rows, device_id):
+    return [row for row in rows if row.get("id") != device_id]
+
+
+def _replaced(rows, entry):
+    return [entry if row.get("id") == entry["id"] else row for row in rows]
+
+
+class DeviceHooks(OfContact):
+    """Devices: `contact` names the contact when `lead` does not (Mautic's DeviceApiController)."""
+
+    def prepare(self, resource, doc, write):
+        if doc.get("lead") is None and write.payload.get("contact") not in (None, ""):
+            try:
+                doc["lead"] = a.as_id(write.payload["contact"])
+            except a.Invalid as error:
+                write.errors["contact"] = [str(error)]
+        if doc.get("lead") is None and not write.errors:
+            write.errors["lead"] = ["contact ID is mandatory"]

@@ -5,9 +5,8 @@ Each note is indexed under its contact, `notes#<contact id>`/<note id>, put, mov
 changes) or deleted in the transaction that writes the note, so a contact's notes are one Query
 of that index and a BatchGetItem away, whatever the number of notes of other contacts.
 """
-from chalicelib.domain.kernel import registry, search, timeline
-from chalicelib.domain.kernel.service import referenced
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.contacts.ofcontact import OfContact
+from chalicelib.domain.kernel import search, timeline
 from chalicelib.store import entities as store
 
 NOTE_TYPES = ("general", "email", "call", "meeting")
@@ -39,7 +38,7 @@ def _lead_command(node):
                  and n.value.isascii() and n.value.isdigit()), None)
 
 
-class NoteHooks(Hooks):
+class NoteHooks(OfContact):
     def prepare(self, resource, doc, write):
         if not doc.get("dateTime"):
             doc["dateTime"] = write.ctx.now
@@ -47,11 +46,6 @@ class NoteHooks(Hooks):
             label = (doc.get("text") or "")[:80]
             write.events.append(dict(timeline.event("note", label, {"noteId": doc.get("id"), "type": doc.get("type")}),
                                      contactId=doc["lead"]))
-
-    def permission_user(self, resource, doc, ctx):
-        """A note is its contact's: the contact's owner, else whoever created the contact."""
-        contact = referenced("contact", [doc.get("lead")], ctx).get(doc.get("lead")) if doc.get("lead") else None
-        return registry.resource("contact").hooks.permission_user(None, contact, ctx) if contact else None
 
     def consequences(self, resource, doc, existing, ctx, events):
         return index_changes(doc, existing), []

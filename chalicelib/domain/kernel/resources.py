@@ -127,6 +127,9 @@ class Resource:
     summary: tuple = ("id", "name")  # what another resource's reference to this one shows (Mautic's list group)
     permission: str | None = None  # the `bundle:level` of Mautic's permissions guarding it (domain/kernel/access.py)
     hooks: Hooks = dc_field(default_factory=Hooks)
+    # create/edit/delete with the signatures of the kernel's service, for a resource whose documents
+    # live inside another's (devices in their contact); None: the kernel's service.
+    writes: object = None
 
     @property
     def cached(self):

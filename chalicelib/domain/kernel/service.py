@@ -69,6 +69,13 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
     return write
 
 
+def validated(resource, doc, payload, ctx, mode, existing=None):
+    """Apply a payload to `doc` as a create (`mode` create) or edit (`patch`, `put` of `existing`)
+    does, storing nothing: ValidationError naming the fields, else the Write (for resources whose
+    documents live inside another's, such as devices in their contact)."""
+    return _apply(resource, doc, payload_object(payload), ctx, mode, existing)
+
+
 def _check_references(resource, doc, ctx, errors):
     for attr in resource.all_attrs:
         value = doc.get(attr.name)

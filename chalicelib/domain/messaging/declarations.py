@@ -1,7 +1,9 @@
-"""The resources of messaging: emails, text messages, dynamic content, notifications, tweets."""
+"""The resources of messaging: emails, text messages, dynamic content, notifications, tweets,
+marketing messages."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, Resource, content, read_only, ref, refs
+from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref, refs
 from chalicelib.domain.messaging.emailhooks import EmailHooks, MessageHooks
+from chalicelib.domain.messaging.marketingmessages import MarketingMessageHooks, as_channels
 
 
 t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj
@@ -46,3 +48,9 @@ TWEET = Resource(
     "tweet", "tweets", "tweet", "tweets", category="object", permission="mauticSocial:tweets",
     attrs=(t("name", required=True), t("text"), t("url"), t("description")) + content(),
     commands=CONTENT_COMMANDS)
+
+MESSAGE = Resource(
+    "message", "messages", "message", "messages", keyed_list=False, category="object", permission="channel:messages",
+    attrs=(t("name", required=True), t("description"), a.Attr("channels", as_channels, default=[])),
+    commands=CORE_COMMANDS, minimal_exclude=("channels",), summary=("id", "name", "description"),
+    hooks=MarketingMessageHooks())

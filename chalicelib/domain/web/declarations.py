@@ -3,6 +3,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref
 from chalicelib.domain.web.assets import AssetHooks
+from chalicelib.domain.web.focus import FOCUS_STYLES, FOCUS_TYPES, FocusHooks
 from chalicelib.domain.web.forms import FormHooks
 
 
@@ -53,3 +54,11 @@ ASSET = Resource(
         t("storageLocation", default="local"), a.Attr("file", a.as_string, hidden=True), b("disallow")),
     text_columns=("title", "alias"), commands=CONTENT_COMMANDS, uniques=("alias",),
     summary=("id", "title", "alias", "category", "description"), hooks=AssetHooks("title"))
+
+FOCUS = Resource(
+    "focus", "focus", "focus", "focus", category="object", permission="focus:items",
+    attrs=(t("name", required=True), t("description"), a.choice("type", *FOCUS_TYPES, required=True),
+           a.choice("style", *FOCUS_STYLES, required=True), t("website"), a.Attr("form", a.as_id), o("properties"),
+           o("utmTags"), t("htmlMode"), t("editor"), t("html"), read_only(t("cache"))),
+    commands=CORE_COMMANDS, minimal_exclude=("editor", "html", "cache"), summary=("id", "name", "category"),
+    hooks=FocusHooks())

@@ -1,0 +1,13 @@
+"""Documents about one contact (notes, devices), named by their `lead`: for own/other permissions
+they are the contact's."""
+from chalicelib.domain.kernel import registry
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.service import referenced
+
+
+class OfContact(Hooks):
+    def permission_user(self, resource, doc, ctx):
+        """The contact's permission user (its owner, else whoever created it)."""
+        contact_id = doc.get("lead")
+        contact = referenced("contact", [contact_id], ctx).get(contact_id) if contact_id else None
+        return registry.resource("contact").hooks.permission_user(None, contact, ctx) if contact else None

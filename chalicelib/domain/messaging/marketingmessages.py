@@ -1,0 +1,114 @@
+"""Marketing messages (Mautic's ChannelBundle `Message`): one message sent through the channel a
+contact prefers, each channel entry naming the content of that channel (`channelId`: an email, a
+text message, a web notification or a tweet) and whether it is enabled.
+
+Clients write `channels` as an object keyed by channel (`{"email": {"channelId": 3, "isEnabled":
+1}}`, the api-library's shape) or as a list of entries naming their `channel`. A create or PUT
+gives every channel an entry, those it does not name disabled (Mautic's MessageApiController); a
+PATCH changes only the channels it names. A `channelId` must name an existing item of its channel.
+Entries keep their id across edits (ids from the `messagechannel` counter, taken once the write
+is valid). The response shows `channels` keyed by channel with Mautic's list properties: `id`,
+`channel`, `channelId`, `channelName` (the referenced item's name) and `isEnabled`; `properties`
+are stored, not shown, as in Mautic.
+"""
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import batching, service
+from chalicelib.domain.kernel.resources import Hooks
+
+CHANNELS = ("email", "sms", "notification", "tweet")  # channel name, also the kind of its content
+ENTRY_KEYS = ("channelId", "isEnabled", "properties")
+
+
+def _entry(channel, value):
+    if not isinstance(value, dict):
+        raise a.Invalid(f"The entry of channel '{channel}' should be an object.")
+    channel = a.as_string(value.get("channel") or channel)
+    if channel not in CHANNELS:
+        raise a.Invalid(f"'{channel}' is not one of: " + ", ".join(CHANNELS) + ".")
+    entry = {"channel": channel}
+    if "channelId" in value:
+        raw = value["channelId"]
+        entry["channelId"] = None if raw in (None, "", 0, "0") else a.as_id(raw)
+    if "isEnabled" in value:
+        entry["isEnabled"] = a.as_bool(value["isEnabled"])
+    if "properties" in value:
+        entry["properties"] = a.as_object(value["properties"] if value["properties"] is not None else {})
+    return entry
+
+
+def as_channels(value):
+    """The channel entries a payload gives (only the keys it names), one per channel."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        pairs = [(item.get("channel") if isinstance(item, dict) else None, item) for item in value]
+    else:
+        raise a.Invalid("This value should be an object keyed by channel.")
+    entries = {}
+    for channel, item in pairs:
+        entry = _entry(str(channel or ""), item)
+        entries[entry["channel"]] = entry
+    return [entries[c] for c in CHANNELS if c in entries]
+
+
+def _merged(given, existing, fill):
+    """Entries after a write: the stored ones updated by those given; with `fill`, every channel."""
+    stored = {e["channel"]: e for e in existing or []}
+    named = {e["channel"]: e for e in given}
+    out = []
+    for channel in CHANNELS:
+        if channel not in named and not (fill or channel in stored):
+            continue
+        base = dict(stored.get(channel) or {"id": None, "channel": channel, "channelId": None, "isEnabled": False,
+                                            "properties": {}})
+        if fill and channel not in named:
+            base.update(channelId=None, isEnabled=False, properties={})
+        base.update(named.get(channel, {}))
+        out.append(base)
+    return out
+
+
+class MarketingMessageHooks(Hooks):
+    """Channel entries: merged, checked against the content they name, numbered, shown by channel."""
+
+    def prepare(self, resource, doc, write):
+        if "channels" in write.errors:
+            return
+        given = doc.get("channels") if "channels" in write.payload else []
+        doc["channels"] = _merged(given or [], (write.existing or {}).get("channels"), write.mode != "patch")
+        wanted = {}
+        for entry in doc["channels"]:
+            if entry["channelId"] is not None:
+                wanted.setdefault(entry["channel"], []).append(entry["channelId"])
+        found = service.referenced_many(wanted, write.ctx) if wanted else {}
+        missing = [f"{e['channel']}: No {e['channel']} found with id {e['channelId']}." for e in doc["channels"]
+                   if e["channelId"] is not None and e["channelId"] not in found.get(e["channel"], {})]
+        if missing:
+            write.errors["channels"] = missing
+
+    def finalize(self, resource, doc, write):
+        new = [entry for entry in doc["channels"] if entry.get("id") is None]
+        for entry, entry_id in zip(new, batching.allocate_ids("messagechannel", len(new)) if new else []):
+            entry["id"] = entry_id
+
+    def prefetch(self, resource, docs, ctx):
+        wanted = {}
+        for doc in docs:
+            for entry in doc.get("channels") or []:
+                if entry.get("channelId") is not None:
+                    wanted.setdefault(entry["channel"], []).append(entry["channelId"])
+        if wanted:
+            service.referenced_many(wanted, ctx)
+
+    def present(self, resource, doc, out, ctx):
+        if "channels" not in out:
+            return
+        shown = {}
+        for entry in doc.get("channels") or []:
+            content = service.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"]) \
+                if entry.get("channelId") is not None else None
+            shown[entry["channel"]] = {"id": entry.get("id"), "channel": entry["channel"],
+                                       "channelId": entry.get("channelId"),
+                                       "channelName": (content or {}).get("name"),
+                                       "isEnabled": bool(entry.get("isEnabled"))}
+        out["channels"] = shown or []
