@@ -8,6 +8,7 @@ from chalicelib.store import entities as store
 from tests.api.payloads import AUDIT_A, assert_error
 from tests.api.test_automations import action, branch, executed, new_automation, tag, tags
 from tests.api.test_segments import new_contact, new_segment
+from tests.bench.conftest import dynamodb_calls
 
 SUMMARY = {"id", "name", "category", "weight", "description"}
 
@@ -260,3 +261,27 @@ def test_lead_stages_condition(api, drain):
     bob = new_contact(api, email="bob@example.com", city="Prague", stage=lead["id"])
     drain()
     assert tags(api, ann["id"]) == ["yes"] and tags(api, bob["id"]) == ["no"]
+
+
+# --- costs -----------------------------------------------------------------------------------------
+
+def test_dynamodb_calls_per_operation(api):
+    """The counts docs/storage.md gives (versions included), with more contacts in the stage than moved."""
+    lead, customer = new_stage(api), new_stage(api, "Customer", 50)
+    for n in range(5):
+        new_contact(api, email=f"p{n}@example.com", stage=lead["id"])
+    ann = new_contact(api, email="ann@example.com")
+    api.get("/api/stages")
+    operations = {
+        "add": (lambda: move(api, customer["id"], ann["id"]), 5),
+        "add again": (lambda: move(api, customer["id"], ann["id"]), 3),
+        "remove": (lambda: move(api, customer["id"], ann["id"], "remove"), 5),
+        "payload stage": (lambda: api.patch(f"/api/contacts/{ann['id']}/edit", {"stage": lead["id"]}), 5),
+        "get contact": (lambda: api.get(f"/api/contacts/{ann['id']}"), 3),
+        "stage: search": (lambda: api.get("/api/contacts?search=stage:Lead"), 5),
+        "delete stage": (lambda: api.delete(f"/api/stages/{lead['id']}/delete"), 3),
+    }
+    for name, (operation, expected) in operations.items():
+        with dynamodb_calls() as calls:
+            assert operation().status_code == 200
+        assert sum(calls.values()) == expected, (name, dict(calls))
