@@ -21,7 +21,8 @@ from chalicelib.store import entities as store
 from chalicelib.store import queues
 
 QUEUE = "segments"  # the worker queue of background contact work (workers/segments.py)
-ADDED, REMOVED, DELETED = "Manually Added", "Manually Removed", "Stage deleted"  # Mautic's action names
+ADDED, REMOVED = "Manually Added", "Manually Removed"  # Mautic's action names for the endpoints
+DELETED = "Stage deleted"
 MISSING = "Stage is missing or unpublished"
 ALREADY = "Contact is already in this stage."
 LOWER = "Contact was not able to move into this stage."
@@ -52,7 +53,6 @@ def on_contact_write(change):
     if new:
         items.append((staged_kind(new), contact_id, {"dateAdded": change.ctx.now}))
     return items, []
-
 
 
 def _stage(stage_id, ctx):
