@@ -15,6 +15,8 @@ from chalicelib.domain.points import pointsengine
 from chalicelib.domain.points.declarations import POINT, TRIGGER
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.domain.stages import stages
+from chalicelib.domain.stages.declarations import STAGE
 from chalicelib.domain.web.declarations import ASSET, FORM, PAGE
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
@@ -24,7 +26,7 @@ from chalicelib.domain.contacts.declarations import DEVICE
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
-             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE)
+             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE, STAGE)
 RESOURCES += (FOCUS, MESSAGE, DEVICE)  # focus items, marketing messages, devices (written on their contact)
 # The resources with the batch routes: those with the standard routes, and notes (users have none).
 BATCHED = RESOURCES + (NOTE,)
@@ -36,6 +38,7 @@ SUBSCRIBERS = subscribers.Table(
         journeys.on_contact_write,          # automations: enter, leave, decide and act on the change's events
         membership.on_contact_write,        # segments: membership rows and events
         journeys.on_membership_change,      # automations: members and due rows, membership events
+        stages.on_contact_write,            # stages: the contacts-by-stage index (last: sees the final stage)
     )},
     # Every write, once its events are final: the webhook outbox item, in the same transaction.
     announce=(webhook_events.announce,),
@@ -54,6 +57,7 @@ SUBSCRIBERS = subscribers.Table(
     commands={
         ("contact", "segment"): membership.SEGMENT_COMMAND,
         ("contact", "common"): membership.COMMON_COMMAND,
+        ("contact", "stage"): stages.STAGE_COMMAND,
     },
 )
 

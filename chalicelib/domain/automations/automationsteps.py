@@ -13,6 +13,7 @@ from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.points import pointsengine
 from chalicelib.domain.segments import filters, membership
+from chalicelib.domain.stages import stages
 
 EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact"})
 UNAVAILABLE = "This event type is not available in this service."
@@ -125,13 +126,18 @@ CONDITIONS = {
     "lead.dnc": lambda p, d, c: any(e["channel"] in set(a.as_list(p.get("channels") or ["email"]))
                                     for e in d.get("doNotContact") or []),
     "email.validate.address": _valid_email,
-    "lead.stages": lambda p, d, c: False,  # contacts have no stage in this service
+    "lead.stages": lambda p, d, c: d.get("stage") in a.ids_in(p.get("stages")),
     "lead.device": lambda p, d, c: False,  # names Matomo brand and OS codes, which devices.py does not give
     "notification.has.active": lambda p, d, c: False,  # no web push subscriptions
 }
 
 
 # --- actions on the contact document ---------------------------------------------------------------
+
+class Passed(Exception):
+    """An action that leaves the contact as it is and still passes, with its reason (Mautic's
+    `passWithError`: the journey goes on)."""
+
 
 def act(event, doc, automation, ctx, actions=None):
     """Apply an action to the contact document: (status `ok`/`failed`, reason, timeline events).
@@ -141,6 +147,8 @@ def act(event, doc, automation, ctx, actions=None):
         return "failed", UNAVAILABLE, []
     try:
         return ("ok", None, action(event.get("properties") or {}, doc, automation, ctx) or [])
+    except Passed as passed:
+        return "ok", str(passed), []
     except (a.Invalid, DomainError, ValueError) as error:
         return "failed", str(error) or type(error).__name__, []
 
@@ -193,6 +201,17 @@ def _add_to_company(props, doc, automation, ctx):
     contactactions.link_company(doc, company, ctx)
 
 
+def _change_stage(props, doc, automation, ctx):
+    """Mautic's `stage.change`: into the stage `stage` unless it is gone or unpublished, the contact
+    is in it, or in a stage of higher weight (each passes with its reason)."""
+    stage_id = a.id_or_none(props.get("stage"))
+    stage = referenced("stage", [stage_id], ctx).get(stage_id) if stage_id else None
+    reason = stages.refusal(doc, stage, ctx)
+    if reason:
+        raise Passed(reason)
+    return [contactactions.set_stage(doc, stage, f"Automation {automation.get('name')}")]
+
+
 ACTIONS = {
     "lead.changepoints": _change_points,
     "lead.changelist": lambda p, d, auto, c: pointsengine.change_segments(d, p.get("addToLists"),
@@ -204,4 +223,5 @@ ACTIONS = {
     "lead.adddnc": _add_dnc,
     "lead.removednc": _remove_dnc,
     "lead.addtocompany": _add_to_company,
+    "stage.change": _change_stage,
 }

@@ -1,4 +1,5 @@
-"""What happens to one contact outside a create/edit: points, do-not-contact, UTM tags, companies.
+"""What happens to one contact outside a create/edit: points, do-not-contact, UTM tags, companies,
+stages.
 
 Each action loads the contact, changes it and stores it with its timeline event in one
 transaction (`service.save_change`).
@@ -258,3 +259,29 @@ def adjust_points(doc, operator, delta, label, details):
     doc["values"]["points"] = new
     return timeline.event("point.gained", label, dict(details, delta=delta, operator=operator, oldPoints=old,
                                                        newPoints=new))
+
+
+def stage_event(stage, origin):
+    """The `stage.changed` event of a contact entering or leaving `stage` (a stage document, or at
+    least its id): Mautic's stage change-log entry, labelled `<id>: <name>`, `origin` its action."""
+    label = f"{stage['id']}: {stage.get('name') or ''}".rstrip()
+    return timeline.event("stage.changed", label, {"log": {"reference": stage["id"], "eventName": label,
+                                                           "actionName": origin}})
+
+
+def set_stage(doc, stage, origin):
+    """Put a contact document in `stage` (a stage document); its `stage.changed` event, or None when
+    the contact is in that stage already."""
+    if doc.get("stage") == stage["id"]:
+        return None
+    doc["stage"] = stage["id"]
+    return stage_event(stage, origin)
+
+
+def clear_stage(doc, stage, origin):
+    """Take a contact document out of `stage`; the event naming the stage it left, or None when the
+    contact is not in that stage."""
+    if doc.get("stage") != stage["id"]:
+        return None
+    doc["stage"] = None
+    return stage_event(stage, origin)

@@ -87,6 +87,7 @@ class ContactHooks(_Valued):
             _add_ip_address(doc, write)
         if "doNotContact" in write.payload:
             write.events += contactactions.dnc_from_payload(doc, write)
+        write.events += _stage_changed(doc, write)
 
     def finalize(self, resource, doc, write):
         """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
@@ -229,6 +230,22 @@ def _add_ip_address(doc, write):
     entries = doc.get("ipAddresses") or []
     if all(entry["ipAddress"] != address for entry in entries):
         doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
+
+
+def _stage_changed(doc, write):
+    """A PUT without `stage` keeps the contact's stage (as Mautic's API); the `stage.changed` event
+    of a payload that moves the contact (none when the stage it names does not exist: a 400)."""
+    old = (write.existing or {}).get("stage")
+    if write.mode == "put" and "stage" not in write.payload:
+        doc["stage"] = old
+    new = doc.get("stage")
+    if new == old or "stage" in write.errors:
+        return []
+    named = new if new is not None else old
+    stage = service.referenced("stage", [named], write.ctx).get(named)
+    if stage is None and new is not None:
+        return []
+    return [contactactions.stage_event(stage or {"id": old}, "API")]
 
 
 def _sync_last_active(doc, write):

@@ -14,7 +14,7 @@ CONTACT = Resource(
     "contact", "contacts", "contact", "contacts", audit="A-", empty_list_object=True, permission="lead:leads",
     attrs=(ref("owner", "user"), dt("lastActive"), read_only(dt("dateIdentified")),
            read_only(arr("ipAddresses")), read_only(arr("tags")), read_only(arr("utmtags")),
-           read_only(arr("doNotContact")), read_only(arr("frequencyRules")), read_only(t("stage")),
+           read_only(arr("doNotContact")), read_only(arr("frequencyRules")), ref("stage", "stage"),
            read_only(t("preferredProfileImage", default="gravatar")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True),
            a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True),

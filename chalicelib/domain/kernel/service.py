@@ -60,7 +60,7 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
     for attr in resource.all_attrs:
         if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
             errors[attr.name] = ["A value is required."]
-    _check_references(resource, doc, ctx, errors)
+    _check_references(resource, doc, ctx, errors, existing)
     if errors:
         raise ValidationError(errors, _sole_message(errors))
     resource.hooks.finalize(resource, doc, write)
@@ -76,10 +76,13 @@ def validated(resource, doc, payload, ctx, mode, existing=None):
     return _apply(resource, doc, payload_object(payload), ctx, mode, existing)
 
 
-def _check_references(resource, doc, ctx, errors):
+def _check_references(resource, doc, ctx, errors, existing=None):
+    """Each reference the write sets must exist; one it keeps as stored is not checked again (its
+    document may have gone meanwhile: a deleted stage, cleared from its contacts in the background)."""
     for attr in resource.all_attrs:
         value = doc.get(attr.name)
-        if not attr.ref or attr.name in errors or value in (None, []):
+        if not attr.ref or attr.name in errors or value in (None, []) or \
+                (existing is not None and existing.get(attr.name) == value):
             continue
         wanted = value if isinstance(value, list) else [value]
         found = referenced(attr.ref, wanted, ctx)

@@ -15,9 +15,9 @@ from typing import Any, Callable
 
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.segments.filterdates import date_compare, date_target
-from chalicelib.domain.segments.filtervalues import as_boolean, as_day, as_folded, as_instant, as_number, as_options, \
-    as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, scalar_text, \
-    segment_target, tag_target, text_target, time_target
+from chalicelib.domain.segments.filtervalues import as_boolean, as_day, as_folded, as_instant, as_integer, as_number, \
+    as_options, as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, \
+    scalar_text, segment_target, stage_target, tag_target, text_target, time_target
 
 EQUALITY = ("=", "!=")
 ORDER = ("gt", "gte", "lt", "lte")
@@ -124,6 +124,7 @@ _KINDS = {
     "text": _TEXT,
     "number": _NUMBER_KIND,
     "lookup_id": _NUMBER_KIND,
+    "stage": _Kind(frozenset(EQUALITY + EMPTINESS + LISTS), as_integer, stage_target, _ordered, _member),
     "time": _Kind(_ORDERED, as_seconds, time_target, _ordered, _member),
     "date": _Kind(_ORDERED | {"date"}, as_day, date_target, partial(date_compare, True)),
     "datetime": _Kind(_ORDERED | {"date"}, as_instant, date_target, partial(date_compare, False)),

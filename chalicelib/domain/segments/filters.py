@@ -32,11 +32,11 @@ GLUES = ("and", "or")
 FIELD_TYPES = ("boolean", "date", "datetime", "email", "country", "locale", "lookup", "number", "tel", "region",
                "select", "multiselect", "text", "textarea", "time", "timezone", "url", "html")
 STRUCTURED_TYPES = ("tags", "leadlist")
-TYPES = FIELD_TYPES + STRUCTURED_TYPES + ("lookup_id",)  # lookup_id: Mautic's type for owner_id, a number
+TYPES = FIELD_TYPES + STRUCTURED_TYPES + ("lookup_id", "stage")  # lookup_id: owner_id; stage: a stage id
 
 UTM_FIELDS = frozenset(f"utm_{name}" for name in ("campaign", "content", "medium", "source", "term"))
 SPECIAL_FIELDS = {
-    "id": "number", "points": "number", "owner_id": "number",
+    "id": "number", "points": "number", "owner_id": "number", "stage": "stage",
     "date_added": "datetime", "date_modified": "datetime", "date_identified": "datetime", "last_active": "datetime",
     "tags": "tags", "leadlist": "leadlist",
     **{f"dnc_{name}": "boolean" for name in ("unsubscribed", "bounced", "manual", "unsubscribed_sms", "bounced_sms")},

@@ -180,6 +180,7 @@ number_target = _parsed(as_number, "a number")
 boolean_target = _parsed(as_boolean, "a boolean (1, 0, true or false)")
 time_target = _parsed(as_seconds, "a time (HH:MM or HH:MM:SS)")
 segment_target = _parsed(as_integer, "a segment id")
+stage_target = _parsed(as_integer, "a stage id")
 
 
 def tag_target(raw):

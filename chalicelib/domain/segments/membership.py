@@ -112,7 +112,7 @@ COMMON_COMMAND = Command(lambda doc, value, ctx: in_all(doc, common_segment_ids(
 def subject(doc, ctx, with_companies):
     """The contact as the filter engine sees it: field values and the special fields."""
     values = doc.get("values") or {}
-    lead = dict(values, id=doc.get("id"), points=values.get("points") or 0, owner_id=doc.get("owner"),
+    lead = dict(values, id=doc.get("id"), points=values.get("points") or 0, owner_id=doc.get("owner"), stage=doc.get("stage"),
                 date_added=doc.get("dateAdded"), date_modified=doc.get("dateModified"),
                 date_identified=doc.get("dateIdentified"), last_active=doc.get("lastActive"),
                 tags=doc.get("tags") or [],

@@ -1,0 +1,28 @@
+"""Stages, and contacts put in and taken out of a stage."""
+from chalicelib.api import standard
+from chalicelib.api.permits import Need
+from chalicelib.api.routing import Routes
+from chalicelib.domain.stages import stages
+from chalicelib.domain.stages.declarations import STAGE
+
+routes = Routes("stages")
+standard.install(routes, STAGE)
+
+
+@routes.route("/stages/{id}/contact/{contact_id}/add", "POST",
+              access=(Need("stage", "view"), Need("contact", "edit", "contact_id")))
+def add_contact(request, ctx, id, contact_id):
+    """Put the contact in the stage: `{"success": 1}`; 404 for an unknown stage or contact."""
+    stages.add_contact(id, contact_id, ctx)
+    return {"success": 1}
+
+
+@routes.route("/stages/{id}/contact/{contact_id}/remove", "POST",
+              access=(Need("stage", "view"), Need("contact", "edit", "contact_id")))
+def remove_contact(request, ctx, id, contact_id):
+    """Take the contact out of the stage: `{"success": 1}`, also when it was not in it."""
+    stages.remove_contact(id, contact_id, ctx)
+    return {"success": 1}
+
+
+blueprint = routes.blueprint()

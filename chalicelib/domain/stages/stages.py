@@ -1,0 +1,130 @@
+"""A contact's stage: the contacts-by-stage index, moves in and out of a stage, the `stage:` search
+of contacts, and what deleting a stage does to the contacts in it.
+
+A contact document names its stage (`stage`: a stage id, or None). The index item
+`staged#<stage id>`/<contact id> mirrors it, put and deleted in the transaction that writes the
+contact (`on_contact_write`, in the subscriber table of `domain/wiring.py`), so the contacts of a
+stage are one Query away. Deleting a stage queues the clearing of its contacts' stage (as Mautic's
+`ON DELETE SET NULL`), which the `segments` worker does through the contact write path.
+"""
+import copy
+
+from chalicelib.domain.contacts import contactactions
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import registry, search, service
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.subscribers import Command
+from chalicelib.store import entities as store
+from chalicelib.store import queues
+
+QUEUE = "segments"  # the worker queue of background contact work (workers/segments.py)
+ADDED, REMOVED = "Manually Added", "Manually Removed"  # Mautic's action names for the endpoints
+DELETED = "Stage deleted"
+MISSING = "Stage is missing or unpublished"
+ALREADY = "Contact is already in this stage."
+LOWER = "Contact was not able to move into this stage."
+
+
+def staged_kind(stage_id):
+    """The index kind listing the contacts of a stage."""
+    return f"staged#{int(stage_id)}"
+
+
+class StageHooks(Hooks):
+    """Deleting a stage takes its contacts out of it, in the background."""
+
+    def stored(self, resource, doc, existing, ctx):
+        if doc is None:
+            queues.send(QUEUE, [{"type": "stage-clear", "stage": existing["id"], "name": existing.get("name")}])
+
+
+def on_contact_write(change):
+    """Subscriber to contact writes (the last one: it sees the stage every other subscriber left):
+    the index items of the contact's stage change."""
+    old = (change.existing or {}).get("stage")
+    new = (change.doc or {}).get("stage")
+    if old == new:
+        return [], []
+    contact_id = (change.doc or change.existing)["id"]
+    items = [(staged_kind(old), contact_id, None)] if old else []
+    if new:
+        items.append((staged_kind(new), contact_id, {"dateAdded": change.ctx.now}))
+    return items, []
+
+
+def _stage(stage_id, ctx):
+    """The stage document, or NotFound; remembered, so the contact written shows it without a read."""
+    stage = service.load(registry.resource("stage"), stage_id)
+    service.remember("stage", stage, ctx)
+    return stage
+
+
+def _move(contact_id, change, ctx):
+    """Load the contact, apply `change(doc)` (-> the event, or None for no change) and store it."""
+    existing = service.load(CONTACT, contact_id)
+    doc = copy.deepcopy(existing)
+    event = change(doc)
+    return service.save_change(CONTACT, existing, doc, ctx, [event]) if event else existing
+
+
+def add_contact(stage_id, contact_id, ctx):
+    """`POST /stages/<id>/contact/<contactId>/add`: the contact enters the stage, whatever its weight
+    (none for a contact already in it)."""
+    stage = _stage(stage_id, ctx)
+    return _move(contact_id, lambda doc: contactactions.set_stage(doc, stage, ADDED), ctx)
+
+
+def remove_contact(stage_id, contact_id, ctx):
+    """`POST /stages/<id>/contact/<contactId>/remove`: the contact leaves the stage; a contact in
+    another stage (or none) stays as it is."""
+    stage = _stage(stage_id, ctx)
+    return _move(contact_id, lambda doc: contactactions.clear_stage(doc, stage, REMOVED), ctx)
+
+
+def refusal(doc, stage, ctx):
+    """Why an automation's `stage.change` leaves the contact where it is (Mautic's reasons: the
+    stage is gone or unpublished, the contact is in it, or in a stage of higher weight), or None."""
+    if stage is None or not is_published(stage, ctx.now):
+        return MISSING
+    if doc.get("stage") == stage["id"]:
+        return ALREADY
+    current = service.referenced("stage", [doc["stage"]], ctx).get(doc["stage"]) if doc.get("stage") else None
+    if current is not None and (current.get("weight") or 0) > (stage.get("weight") or 0):
+        return LOWER
+    return None
+
+
+def clear_deleted(stage, name):
+    """The `segments` worker's `stage-clear` step: take the contacts of a deleted stage out of it
+    (each through the contact write path: its timeline event, segments, webhooks), without an edit stamp."""
+    ctx, gone = Context(), {"id": stage, "name": name}
+
+    def clear(contact_id):
+        existing = service.load(CONTACT, contact_id)
+        doc = copy.deepcopy(existing)
+        event = contactactions.clear_stage(doc, gone, DELETED)
+        if event:
+            service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
+
+    for row in list(store.iterate(staged_kind(stage))):
+        try:
+            service.retrying(lambda: clear(row["id"]), ctx, attempts=5)
+        except NotFound:
+            pass  # deleted meanwhile, with its index item
+
+
+def _named(value, ctx):
+    """Ids of the stages a `stage:<name>` search names (case-insensitive; `%` is a wildcard)."""
+    return ctx.memo(("stages-named", value.casefold()), lambda: {
+        s["id"] for s in store.iterate("stage") if search.like(s.get("name"), value, contains=False)})
+
+
+def _staged(value, ctx):
+    return sorted({row["id"] for stage_id in _named(value, ctx) for row in store.iterate(staged_kind(stage_id))})
+
+
+# The contact search command `stage:<name>`: from the index of the stages so named, not every contact.
+STAGE_COMMAND = Command(lambda doc, value, ctx: doc.get("stage") in _named(value, ctx), _staged)
