@@ -1,14 +1,18 @@
-"""Point actions and point triggers, with their type catalogues."""
+"""Point actions, point triggers and point groups, with their type catalogues; a contact's
+point-group scores."""
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
+from chalicelib.domain.kernel.service import payload_object
+from chalicelib.domain.points import groupscores
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
-from chalicelib.domain.points.declarations import POINT, TRIGGER
+from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
 
 routes = Routes("points")
 standard.install(routes, POINT)
 standard.install(routes, TRIGGER)
+standard.install(routes, POINT_GROUP)
 install_nested_delete(routes, TRIGGER, "events")
 
 
@@ -20,6 +24,26 @@ def action_types(request, ctx):
 @routes.route("/points/triggers/events/types", "GET", access=(Need("trigger", "view"),))
 def trigger_event_types(request, ctx):
     return {"eventTypes": TRIGGER_EVENT_TYPES}
+
+
+@routes.route("/contacts/{id}/points/groups", "GET", access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
+def contact_group_scores(request, ctx, id):
+    """The contact's point-group scores: `{"total", "groupScores": [{"score", "group"}]}`."""
+    return groupscores.of_contact(id, ctx)
+
+
+@routes.route("/contacts/{id}/points/groups/{groupId}", "GET",
+              access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
+def contact_group_score(request, ctx, id, groupId):
+    """The contact's score in one group: `{"groupScore": {"score", "group"} or null}`."""
+    return groupscores.one(id, groupId, ctx)
+
+
+@routes.route("/contacts/{id}/points/groups/{groupId}/{operator}/{value}", "POST",
+              access=(Need("pointgroup", "view"), Need("contact", "edit", "id")))
+def change_group_score(request, ctx, id, groupId, operator, value):
+    """plus/minus/times/divide/set the contact's score in a group (`eventName`, `actionName` in the body)."""
+    return groupscores.change(id, groupId, operator, value, payload_object(request.body), ctx)
 
 
 blueprint = routes.blueprint()

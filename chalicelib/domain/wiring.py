@@ -12,7 +12,7 @@ from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.messaging import emailsends
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import pointsengine
-from chalicelib.domain.points.declarations import POINT, TRIGGER
+from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.stages import stages
@@ -27,7 +27,7 @@ from chalicelib.domain.contacts.declarations import DEVICE
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
              DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE, STAGE)
-RESOURCES += (FOCUS, MESSAGE, DEVICE)  # focus items, marketing messages, devices (written on their contact)
+RESOURCES += (FOCUS, MESSAGE, DEVICE, POINT_GROUP)  # focus items, marketing messages, devices, point groups
 # The resources with the batch routes: those with the standard routes, and notes (users have none).
 BATCHED = RESOURCES + (NOTE,)
 

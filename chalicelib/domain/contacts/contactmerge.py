@@ -73,6 +73,7 @@ def combine(base, other, newest):
     values["points"] = int((base.get("values") or {}).get("points") or 0) + \
         int((other.get("values") or {}).get("points") or 0)
     doc["values"] = values
+    doc["groupScores"] = _summed(base.get("groupScores") or {}, other.get("groupScores") or {})
     _times(doc, base, other)
     for name, key in JOINED.items():
         doc[name] = _joined(base.get(name) or [], other.get(name) or [], key)
@@ -82,6 +83,11 @@ def combine(base, other, newest):
     for name in KEPT:
         doc[name] = base.get(name) or other.get(name)
     return doc
+
+
+def _summed(first, second):
+    """Point-group scores of two contacts added up, group by group."""
+    return {k: int(first.get(k) or 0) + int(second.get(k) or 0) for k in {**second, **first}}
 
 
 def _times(doc, base, other):

@@ -276,10 +276,11 @@ def _points_set(doc, existing):
 
 
 def color(score, ctx):
-    """The colour of the highest published point trigger the points reach (None below all)."""
+    """The colour of the highest published point trigger on the points (not on a point group) the
+    points reach (None below all)."""
     triggers = ctx.memo("trigger-colors", lambda: sorted(
         ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
-         if t.get("isPublished") and t.get("color")), reverse=True))
+         if t.get("isPublished") and t.get("color") and t.get("group") is None), reverse=True))
     return next((hue for threshold, hue in triggers if score >= threshold), None)
 
 

@@ -20,7 +20,8 @@ CONTACT = Resource(
            a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True),
            a.Attr("companies", a.as_list, default=[], writable=False, hidden=True),
            a.Attr("segments", a.as_object, default={}, writable=False, hidden=True),
-           a.Attr("devices", a.as_list, default=[], writable=False, hidden=True)),
+           a.Attr("devices", a.as_list, default=[], writable=False, hidden=True),
+           a.Attr("groupScores", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("firstname", "lastname", "email", "company"), prefix_terms=True,
     commands=frozenset({"ids", "is:mine"}),
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())

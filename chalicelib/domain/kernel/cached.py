@@ -1,4 +1,4 @@
-"""All documents of a small, often-read kind (field definitions, point actions and triggers, segments, webhooks,
+"""All documents of a small, often-read kind (field definitions, point actions, triggers and groups, segments, webhooks,
 API settings, API clients, revocations), cached in process, with what is computed from them.
 
 A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
@@ -7,7 +7,7 @@ only when its version moved, so every container sees a write on its next request
 from chalicelib.store import entities as store
 
 CACHED_KINDS = ("contactfield", "companyfield", "trigger", "point", "segment", "hook", "setting", "apiclient",
-                "revocation", "automation", "role")
+                "revocation", "automation", "role", "pointgroup")
 _cache = {}
 _derived = {}
 

@@ -7,7 +7,8 @@ A non-repeatable action, and a trigger event, happens once per contact: the cont
 Every contact write whose timeline events record a points change runs the triggers it crosses
 (`on_contact_write`, a subscriber to contact writes), points written by an API payload included.
 Trigger events of other capabilities (send an email, change automations) run through the
-subscriber table's `actions`.
+subscriber table's `actions`. A point action naming a point group scores in that group instead of
+the points, and a trigger naming one fires on that group's score (domain/points/groupscores.py).
 """
 import fnmatch
 
@@ -15,6 +16,7 @@ from chalicelib.domain.contacts import contactactions, contacts
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, subscribers, timeline
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.points import groupscores
 from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
 
@@ -60,27 +62,39 @@ def award(doc, event_type, subject, ctx):
             continue
         if not action.get("repeatable") and action["id"] in _history(doc, ctx)[0]:
             continue
-        event = contactactions.adjust_points(doc, "plus", int(action.get("delta") or 0), action.get("name"),
-                                             {"action": action.get("name"), "type": event_type,
-                                              "pointActionId": action["id"]})
+        event = _score(doc, action, event_type, ctx)
         if event:
             _history(doc, ctx)[0].add(action["id"])
             events.append(event)
     return events
 
 
-def crossed(old, new, ctx):
-    """Published triggers whose threshold the points just reached."""
+def _score(doc, action, event_type, ctx):
+    """Add the action's delta to the contact's points, or to its score in the action's group; the
+    `point.gained` event, or None (no change, or the group is gone)."""
+    delta, details = int(action.get("delta") or 0), {"action": action.get("name"), "type": event_type,
+                                                      "pointActionId": action["id"]}
+    if action.get("group") is None:
+        return contactactions.adjust_points(doc, "plus", delta, action.get("name"), details)
+    found = groupscores.groups(ctx).get(action["group"])
+    return groupscores.adjust(doc, found, "plus", delta, action.get("name"), details, ctx) if found else None
+
+
+def crossed(old, new, ctx, group=None):
+    """Published triggers on `group` (None: on the points) whose threshold the score just reached."""
     return [t for t in cached.documents("trigger", ctx)
-            if is_published(t, ctx.now) and old < int(t.get("points") or 0) <= new]
+            if is_published(t, ctx.now) and t.get("group") == group and old < int(t.get("points") or 0) <= new]
 
 
 def run_triggers(doc, old_points, events, ctx):
     """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
-    events fired are noted on the last `point.gained` event of `events`. Running it again on the
-    same change fires nothing more."""
+    events fired are noted on the last `point.gained` event of `events`. The triggers on a group
+    whose score `events` change fire as its score crosses them. Running it again on the same change
+    fires nothing more."""
     gained = [e for e in events if e["event"] == "point.gained"]
     triggers = crossed(old_points, contacts.points(doc), ctx) if gained else []
+    for group_id, old in groupscores.previous(gained).items():
+        triggers += crossed(old, groupscores.score(doc, group_id), ctx, group_id)
     fired = fire_events(doc, triggers, ctx) if triggers else []
     if fired:
         details = gained[-1]["details"]
@@ -113,10 +127,12 @@ def existing_contact(doc, trigger, ctx):
     fired = fire_events(doc, [trigger], ctx)
     if not fired:
         return None
-    points = contacts.points(doc)
-    return timeline.event("point.gained", trigger.get("name"), {
+    points = groupscores.score(doc, trigger.get("group"))
+    found = groupscores.groups(ctx).get(trigger.get("group"))
+    group = {"group": {"id": found["id"], "name": found.get("name")}} if found else {}
+    return timeline.event("point.gained", trigger.get("name"), dict(group, **{
         "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,
-        "triggerEvents": fired})
+        "triggerEvents": fired}))
 
 
 def _fire(doc, item, ctx):

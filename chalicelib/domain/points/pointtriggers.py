@@ -4,7 +4,8 @@ Saving a published trigger with `triggerExistingLeads` queues a `trigger-plan` m
 `segments` queue (the queue of passes over the contacts) when the save can make contacts due:
 a new trigger, one just published or given the flag, a lower threshold, new events. The plan
 splits the contact ids into ranges of BATCH and queues one `trigger-batch` message per range;
-a batch gives each contact whose points reach the trigger's current threshold the events it has
+a batch gives each contact whose points (or score in the trigger's point group) reach the
+trigger's current threshold the events it has
 not had yet, in one revision-checked write per contact (re-read and redone when the contact
 changed meanwhile). The contact's `point.gained` events record the events it had, so a
 redelivered batch, or a second pass, changes nothing.
@@ -16,7 +17,7 @@ from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.points import groupscores, pointsengine
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -73,7 +74,7 @@ def _give(contact, trigger_id, ctx):
     def attempt():
         existing = docs.pop() if docs else service.load(CONTACT, contact["id"])
         current = _current(trigger_id, ctx)
-        if current is None or int(existing["values"].get("points") or 0) < int(current.get("points") or 0):
+        if current is None or groupscores.score(existing, current.get("group")) < int(current.get("points") or 0):
             return
         doc = copy.deepcopy(existing)
         event = pointsengine.existing_contact(doc, current, ctx)

@@ -1,0 +1,28 @@
+"""Point groups (Mautic 5): named scores a contact has beside its points (domain/points/groupscores.py).
+
+A group is a small cached kind (every container reads it from memory, checked by the versions read
+of the request). Deleting a group deletes the point actions and point triggers naming it, as
+Mautic's foreign keys do (ON DELETE CASCADE); the contacts' scores in it are never shown again and
+leave the stored contact on its next group-score write (group ids are never reused).
+"""
+from chalicelib.domain.kernel import cached, registry, service
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.resources import Hooks
+
+NAMING_KINDS = ("point", "trigger")  # the kinds whose documents may name a group
+
+
+class PointGroupHooks(Hooks):
+    def stored(self, resource, doc, existing, ctx):
+        """After a delete: delete the point actions and triggers that named the group."""
+        if doc is None:
+            for kind in NAMING_KINDS:
+                _delete_naming(kind, existing["id"], ctx)
+
+
+def _delete_naming(kind, group_id, ctx):
+    for item in [d for d in cached.documents(kind, ctx) if d.get("group") == group_id]:
+        try:
+            service.delete(registry.resource(kind), item["id"], ctx)
+        except NotFound:
+            pass  # deleted meanwhile
