@@ -36,7 +36,7 @@ def remove_from_automation(request, ctx, id, contact_id):
 @routes.route("/automations/{id}/contacts", "GET", access=(Need("automation", "view", "id"),))
 def automation_contacts(request, ctx, id):
     query = standard.list_query(dict(request.query, limit=request.query.get("limit") or MEMBERS_LIMIT))
-    return automations.members(id, query.start, query.limit or MEMBERS_LIMIT)
+    return automations.members(id, query.start, query.limit or MEMBERS_LIMIT, ctx)
 
 
 @routes.route("/contacts/{id}/automations", "GET", access=(Need("contact", "view", "id"),))

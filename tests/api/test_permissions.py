@@ -62,6 +62,30 @@ def test_each_bundle_create_allows_creating_and_a_role_without_it_is_refused_rea
     assert_error(stranger.get(res.base), 403, message=FORBIDDEN)
 
 
+# The resources beyond the spec: (prefix, a valid create payload given an admin Api).
+BEYOND = [
+    ("stages", lambda api: {"name": "Stage", "weight": 1}),
+    ("points/groups", lambda api: {"name": "Group"}),
+    ("focus", lambda api: {"name": "Bar", "type": "notice", "style": "bar"}),
+    ("messages", lambda api: {"name": "Message"}),
+    ("roles", lambda api: {"name": "Role"}),
+    ("devices", lambda api: {"lead": create(api, BY_PREFIX["contacts"], owner=None)["id"], "device": "desktop"}),
+    ("users", lambda api: {"username": "new", "firstName": "N", "lastName": "U", "email": "n@example.com",
+                           "role": 1, "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}}),
+]
+
+
+@pytest.mark.parametrize("prefix, payload", BEYOND, ids=[prefix for prefix, _ in BEYOND])
+def test_each_bundle_beyond_the_spec_allows_and_refuses(api, as_user, prefix, payload):
+    level = _level(prefix)
+    body = payload(api)
+    reader = as_user("reader", {level: [p for p in _full_permissions(level) if p.startswith("view")]})
+    assert reader.get(f"/api/{prefix}").status_code == 200
+    assert_error(reader.post(f"/api/{prefix}/new", body), 403, message=FORBIDDEN)
+    writer = as_user("writer", {level: ["create"]})
+    assert writer.post(f"/api/{prefix}/new", body).status_code == 201
+
+
 def test_the_error_is_mautics_403_document(as_user):
     r = as_user("nobody", {}).get("/api/contacts")
     assert r.status_code == 403
@@ -156,3 +180,23 @@ def test_every_api_route_declares_its_needs():
     open_routes = sorted((path, method) for routes in API_ROUTES for path, methods in routes.needs.items()
                          for method, needs in methods.items() if not needs)
     assert open_routes == [("/users/self", "GET")]
+
+
+def test_membership_shows_and_changes_only_own_contacts(api, as_user):
+    from tests.api.test_automations import new_automation, tag
+    ann = as_user("ann", {"lead:leads": ["viewown", "editown", "create"], "lead:lists": ["viewother"],
+                          "campaign:campaigns": ["viewother"]})
+    theirs = create(api, BY_PREFIX["contacts"], email="boss@example.com")
+    mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com"}).json["contact"]
+    automation = new_automation(api, [tag("new1", "hello")])
+    for contact in (theirs, mine):
+        assert api.post(f"/api/automations/{automation['id']}/contact/{contact['id']}/add").status_code == 200
+    members = ann.get(f"/api/automations/{automation['id']}/contacts").json
+    assert members["total"] == 1 and [m["lead_id"] for m in members["contacts"]] == [str(mine["id"])]
+    assert api.get(f"/api/automations/{automation['id']}/contacts").json["total"] == 2
+    assert_error(ann.post(f"/api/automations/{automation['id']}/contact/{theirs['id']}/remove"), 403)
+
+    segment = create(api, BY_PREFIX["segments"])
+    r = ann.post(f"/api/segments/{segment['id']}/contacts/add", {"ids": [theirs["id"], mine["id"]]})
+    assert r.json["details"] == {str(theirs["id"]): {"success": False}, str(mine["id"]): {"success": True}}
+    assert api.get(f"/api/contacts/{theirs['id']}/segments").json["total"] == 0

@@ -4,7 +4,7 @@ import copy
 
 from chalicelib.domain.automations import automationgraph, automationruns, journeys
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, registry, service
+from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.store import entities as store
 from chalicelib.store import queues
@@ -146,8 +146,13 @@ def _db_row(automation_id, row):
             "date_last_exited": None, "rotation": str(row.get("rotation") or 1)}
 
 
-def members(automation_id, start, limit):
-    """`{"total", "contacts": [...]}` of the automation's current members (compat 1.8), by contact id."""
+def members(automation_id, start, limit, ctx):
+    """`{"total", "contacts": [...]}` of the automation's current members (compat 1.8), by contact id;
+    a caller who may see only their own contacts gets those (their documents read to know whose)."""
     automation = service.load(registry.resource("automation"), automation_id)
     rows = list(store.iterate(journeys.enrolled_kind(automation["id"])))
+    owner = access.visible_owner(ctx, CONTACT)
+    if owner is not None:
+        contacts = store.batch_get(CONTACT.kind, [row["id"] for row in rows])
+        rows = [row for row in rows if (contacts.get(row["id"]) or {}).get("createdBy") == owner]
     return {"total": len(rows), "contacts": [_db_row(automation["id"], r) for r in rows[start:start + limit]]}

@@ -3,7 +3,7 @@ import copy
 
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import access, service
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
@@ -41,8 +41,12 @@ def add_many(segment_id, payload, ctx):
 
 
 def _try_add(segment_id, contact_id, ctx):
+    def add():
+        contact = service.load(CONTACT, contact_id)
+        access.require(ctx, CONTACT, "edit", contact)  # one the caller may not edit is a failure
+        _mark(segment_id, contact, True, ctx)
     try:
-        service.retrying(lambda: _mark(segment_id, service.load(CONTACT, contact_id), True, ctx), ctx)
+        service.retrying(add, ctx)
     except DomainError:
         return False
     return True
