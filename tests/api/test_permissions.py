@@ -62,7 +62,8 @@ def test_each_bundle_create_allows_creating_and_a_role_without_it_is_refused_rea
     assert_error(stranger.get(res.base), 403, message=FORBIDDEN)
 
 
-# The resources beyond the spec: (prefix, a valid create payload given an admin Api).
+# The resources beyond the spec: (prefix, a valid create payload given an admin Api). A device is
+# written on its contact: its writer also needs to edit that contact (the administrator's).
 BEYOND = [
     ("stages", lambda api: {"name": "Stage", "weight": 1}),
     ("points/groups", lambda api: {"name": "Group"}),
@@ -82,7 +83,7 @@ def test_each_bundle_beyond_the_spec_allows_and_refuses(api, as_user, prefix, pa
     reader = as_user("reader", {level: [p for p in _full_permissions(level) if p.startswith("view")]})
     assert reader.get(f"/api/{prefix}").status_code == 200
     assert_error(reader.post(f"/api/{prefix}/new", body), 403, message=FORBIDDEN)
-    writer = as_user("writer", {level: ["create"]})
+    writer = as_user("writer", {level: ["create"] + (["editother"] if prefix == "devices" else [])})
     assert writer.post(f"/api/{prefix}/new", body).status_code == 201
 
 
@@ -200,3 +201,12 @@ def test_membership_shows_and_changes_only_own_contacts(api, as_user):
     r = ann.post(f"/api/segments/{segment['id']}/contacts/add", {"ids": [theirs["id"], mine["id"]]})
     assert r.json["details"] == {str(theirs["id"]): {"success": False}, str(mine["id"]): {"success": True}}
     assert api.get(f"/api/contacts/{theirs['id']}/segments").json["total"] == 0
+
+
+def test_a_device_is_written_on_a_contact_the_caller_may_edit(api, as_user):
+    dan = as_user("dan", {"lead:leads": ["viewown", "editown", "create"]})
+    theirs = create(api, BY_PREFIX["contacts"], email="boss@example.com")
+    mine = dan.post("/api/contacts/new", {"email": "dan.c@example.com"}).json["contact"]
+    assert dan.post("/api/devices/new", {"lead": mine["id"], "device": "desktop"}).status_code == 201
+    assert_error(dan.post("/api/devices/new", {"lead": theirs["id"], "device": "desktop"}), 403)
+    assert api.get(f"/api/contacts/{theirs['id']}/devices").json["total"] == 0

@@ -29,7 +29,7 @@ import copy
 
 from chalicelib.domain.contacts.ofcontact import OfContact
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import registry, service
+from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store
 
@@ -127,7 +127,9 @@ def _contact(contact_id, ctx):
 
 
 def _store_on_contact(contact, change, ctx):
-    """Write `change(devices)` (the new device list) on the contact, without an edit stamp."""
+    """Write `change(devices)` (the new device list) on the contact, without an edit stamp: an edit
+    of the contact, which the caller must be allowed."""
+    access.require(ctx, registry.resource("contact"), "edit", contact)
     doc = copy.deepcopy(contact)
     doc["devices"] = change(list(doc.get("devices") or []))
     service.save_change(registry.resource("contact"), contact, doc, ctx, stamp=False)
