@@ -15,6 +15,7 @@ from chalicelib.domain.points import pointsengine
 from chalicelib.domain.points.declarations import POINT, TRIGGER
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.domain.views.declarations import REPORT
 from chalicelib.domain.web.declarations import ASSET, FORM, PAGE
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
@@ -53,5 +54,6 @@ SUBSCRIBERS = subscribers.Table(
     },
 )
 
-registry.install(RESOURCES + (USER, NOTE))
+# Resources with routes of their own: users, notes, reports (read-only views; no batch routes).
+registry.install(RESOURCES + (USER, NOTE, REPORT))
 subscribers.install(SUBSCRIBERS)

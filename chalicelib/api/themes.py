@@ -1,0 +1,31 @@
+"""Mautic's theme API: `GET /themes`, `GET /themes/<theme>` (the zip), `POST /themes/new` (a
+multipart zip named `file`), `DELETE /themes/<theme>/delete`."""
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain.views import themes
+
+routes = Routes("themes")
+
+
+@routes.route("/themes", "GET")
+def list_themes(request, ctx):
+    return themes.listing()
+
+
+@routes.route("/themes/new", "POST")
+def install(request, ctx):
+    request.body  # noqa: B018 - parsing the multipart body fills request.files
+    return themes.install(request.files.get("file") or next(iter(request.files.values()), None))
+
+
+@routes.route("/themes/{theme}", "GET")
+def download(request, ctx, theme):
+    data, name = themes.archive(theme)
+    return Reply(data, 200, {"Content-Disposition": f'attachment; filename="{name}"'}, "application/zip")
+
+
+@routes.route("/themes/{theme}/delete", "DELETE")
+def delete(request, ctx, theme):
+    return themes.delete(theme)
+
+
+blueprint = routes.blueprint()
