@@ -1,6 +1,7 @@
 """Reports: the standard list, create, edit and delete of report definitions, and Mautic's
 `GET /reports/<id>`, which answers the report's data (`dateFrom`, `dateTo`, `page`, `limit`)."""
 from chalicelib.api import standard
+from chalicelib.api.permits import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.present import present_one
@@ -11,7 +12,7 @@ routes = Routes("reports")
 standard.install(routes, REPORT, own=("get",))
 
 
-@routes.route("/reports/{id}", "GET")
+@routes.route("/reports/{id}", "GET", access=(Need("report", "view", "id"),))
 def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
     """The report's rows in the asked range and page, with the definition under `report`."""
     report = service.load(REPORT, id)

@@ -7,7 +7,7 @@ from chalicelib.domain.views.reportsources import SOURCES
 t, b, arr, o = a.text, a.boolean, a.array, a.obj
 
 REPORT = Resource(
-    "report", "reports", "report", "reports", audit="A-", keyed_list=False,
+    "report", "reports", "report", "reports", audit="A-", keyed_list=False, permission="report:reports",
     attrs=(t("name", required=True), t("description"), read_only(b("system")), b("isScheduled"),
            a.choice("source", *SOURCES, required=True), arr("columns"), arr("filters"), arr("tableOrder"),
            arr("graphs"), arr("groupBy"), o("settings"), arr("aggregators"),

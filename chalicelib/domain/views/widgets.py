@@ -4,7 +4,7 @@ the all-contacts feed newest first, or contacts read newest first, in both cases
 range's start (`timerange.within`)."""
 from dataclasses import dataclass, field
 
-from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel import access, timeline
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging.statstables import db_value
 from chalicelib.domain.views import charts, timerange
@@ -13,6 +13,15 @@ from chalicelib.store import entities as store
 CATEGORIES = {"core": "Core Widgets", "lead": "Contact Widgets", "email": "Email Widgets", "page": "Page Widgets",
               "form": "Form Widgets", "point": "Point Widgets", "campaign": "Campaign Widgets",
               "asset": "Asset Widgets"}
+# What a role needs to see a category's widgets (Mautic's dashboard subscribers; all contacts'
+# activity needs the right to see others' contacts).
+PERMISSIONS = {"core": ("lead:leads:viewother",), "lead": ("lead:leads:viewown", "lead:leads:viewother"),
+               "email": ("email:emails:viewown", "email:emails:viewother"),
+               "page": ("page:pages:viewown", "page:pages:viewother"),
+               "form": ("form:forms:viewown", "form:forms:viewother"), "point": ("point:points:view",),
+               "campaign": ("campaign:campaigns:viewown", "campaign:campaigns:viewother"),
+               "asset": ("asset:assets:viewown", "asset:assets:viewother")}
+ANY_PERMISSION = tuple(dict.fromkeys(name for names in PERMISSIONS.values() for name in names))
 DEFAULT_DAYS = 30
 RECENT_LIMIT = 10
 
@@ -53,11 +62,16 @@ TIME_CHARTS = {
 OTHERS = {"recent.activity": ("core", "Recent activity")}
 
 
-def types():
-    """`{category label: {type: name}}`: Mautic's widget type list."""
+def _permitted(ctx, category):
+    return any(access.has(ctx, name) for name in PERMISSIONS[category])
+
+
+def types(ctx):
+    """`{category label: {type: name}}`: Mautic's widget type list, the categories the caller may see."""
     listed = {}
     for widget_type, (category, name, *_) in {**TIME_CHARTS, **OTHERS}.items():
-        listed.setdefault(CATEGORIES[category], {})[widget_type] = name
+        if _permitted(ctx, category):
+            listed.setdefault(CATEGORIES[category], {})[widget_type] = name
     return listed
 
 
@@ -107,10 +121,12 @@ def _recent(span, limit, height):
     return {"height": height, "logs": logs}
 
 
-def data(widget_type, query, raw=False, height=300, limit=RECENT_LIMIT):
-    """The widget's data (Mautic's template data; `raw`: {dataset: {bucket: value}}), or NotFound."""
+def data(widget_type, query, ctx, raw=False, height=300, limit=RECENT_LIMIT):
+    """The widget's data (Mautic's template data; `raw`: {dataset: {bucket: value}}), NotFound, or
+    Forbidden without the permissions of the widget's category."""
     if widget_type not in TIME_CHARTS and widget_type not in OTHERS:
         raise NotFound()
+    access.require_any(ctx, PERMISSIONS[{**TIME_CHARTS, **OTHERS}[widget_type][0]])
     time_unit = charts.unit(query.get("timeUnit"))
     span = timerange.parse(query, default_days=DEFAULT_DAYS)
     if widget_type == "recent.activity":
