@@ -6,13 +6,12 @@ lazily in that order and stops once the page is full plus one row; any other ord
 read every row of the range (at most `timerange.MAX_ROWS_READ`) and sort or group them."""
 from chalicelib import config
 from chalicelib.domain.messaging import statstables
-from chalicelib.domain.messaging.statstables import TESTS
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.views import timerange
 from chalicelib.domain.views.reportsources import SOURCES
 from chalicelib.store import entities as store
 
-TESTS = dict(TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
+TESTS = dict(statstables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
              startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),
              endsWith=lambda v, w: v is not None and str(v).lower().endswith(str(w).lower()),
              contains=lambda v, w: v is not None and patterns.like(f"%{w}%")(v))
