@@ -38,7 +38,7 @@ def created(resource, doc, ctx, was_created=True):
 MAX_INT = 2 ** 31 - 1
 
 
-def _int_param(query, name, default, minimum=0):
+def int_param(query, name, default, minimum=0):
     value = query.get(name)
     if value in (None, ""):
         return default
@@ -92,8 +92,8 @@ def list_query(query):
     if search is not None and not isinstance(search, str):
         raise invalid("search", "This value should be a string.")
     order_by = query.get("orderBy")
-    return ListQuery(search=search, start=_int_param(query, "start", 0),
-                     limit=min(_int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT,
+    return ListQuery(search=search, start=int_param(query, "start", 0),
+                     limit=min(int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT,
                                config.MAX_PAGE_LIMIT),
                      order_by=order_by if isinstance(order_by, str) else None, order_dir=direction,
                      published_only=_flag_param(query, "publishedOnly", "published"),
@@ -116,8 +116,9 @@ def list_reply(resource, request, ctx):
     return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
 
 
-def install(routes, resource):
-    """Register get, list, create, PATCH/PUT edit and delete for the resource."""
+def install(routes, resource, own=()):
+    """Register get, list, create, PATCH/PUT edit and delete for the resource, but the operations
+    named in `own` (the resource's module installs its own)."""
     base = f"/{resource.prefix}"
     writes = resource.writes or service
 
@@ -132,9 +133,11 @@ def install(routes, resource):
         doc, was_created = writes.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
-    @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, "view", "id"),))
-    def get(request, ctx, id):
-        return single(resource, service.load(resource, id), ctx)
+    if "get" not in own:
+        @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource),
+                      access=(Need(kind, "view", "id"),))
+        def get(request, ctx, id):
+            return single(resource, service.load(resource, id), ctx)
 
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
                   contract=Contract("edit", resource), access=(Need(kind, "edit", "id"),))

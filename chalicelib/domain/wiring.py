@@ -6,23 +6,22 @@ they serve). It is the only domain module that imports every capability; no capa
 """
 from chalicelib.domain.automations import automationruns, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
-from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, NOTE
+from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
+    NOTE
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.messaging import emailsends
-from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, NOTIFICATION, SMS, TWEET
+from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import pointsengine
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.stages import stages
 from chalicelib.domain.stages.declarations import STAGE
-from chalicelib.domain.web.declarations import ASSET, FORM, PAGE
+from chalicelib.domain.views.declarations import REPORT
+from chalicelib.domain.web.declarations import ASSET, FOCUS, FORM, PAGE
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
-from chalicelib.domain.messaging.declarations import MESSAGE
-from chalicelib.domain.web.declarations import FOCUS
-from chalicelib.domain.contacts.declarations import DEVICE
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
 RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
@@ -61,5 +60,6 @@ SUBSCRIBERS = subscribers.Table(
     },
 )
 
-registry.install(RESOURCES + (USER, NOTE))
+# Resources with routes of their own: users, notes, reports (read-only views; no batch routes).
+registry.install(RESOURCES + (USER, NOTE, REPORT))
 subscribers.install(SUBSCRIBERS)

@@ -18,7 +18,7 @@ from chalicelib.domain.messaging import emailstats
 from chalicelib.domain.segments import patterns
 
 
-def _db(value):
+def db_value(value):
     """A value as a database row holds it: strings, 0/1 for booleans, JSON for structures."""
     if value is None or isinstance(value, str) and not re.match(r"^\d{4}-\d\d-\d\dT", value):
         return value
@@ -105,7 +105,7 @@ def tables():
     return {"availableTables": sorted(TABLES), "tableColumns": {name: list(t[2]) for name, t in sorted(TABLES.items())}}
 
 
-def _number(value):
+def number(value):
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -113,7 +113,7 @@ def _number(value):
 
 
 def _compare(left, right):
-    a, b = _number(left), _number(right)
+    a, b = number(left), number(right)
     return (a > b) - (a < b) if a is not None and b is not None else (str(left) > str(right)) - (str(left) < str(right))
 
 
@@ -164,26 +164,36 @@ def _direction(order, date_column):
     return direction == "DESC"
 
 
-def _source(conditions, descending):
-    """The events to read: one contact's timeline when `lead_id eq N` is asked, else the feed."""
+def _contact(conditions):
+    """The contact id a `lead_id eq N` condition names, or None."""
     for column, test, value in conditions:
         if column == "lead_id" and test is TESTS["eq"] and str(value).isdigit():
-            return timeline.contact_events(int(value), descending)
-    return timeline.all_events(descending)
+            return int(value)
+    return None
+
+
+def table_rows(table, descending=False, contact_id=None):
+    """The rows of a table in event (time) order, as database strings: read from one contact's
+    timeline (`contact_id`) or the all-contacts feed, lazily, so a reader stops where it wants."""
+    event_type, _, columns, build = TABLES[table]
+    events = timeline.all_events(descending) if contact_id is None else \
+        timeline.contact_events(contact_id, descending)
+    for event in events:
+        built = build(event) if event_type in (None, event["event"]) else None
+        if built is not None:
+            yield {k: db_value(built.get(k)) for k in columns}
 
 
 def rows(table, start, limit, order, where):
     """`{"total", "stats": [...]}` of one table (Mautic answers under `stats`, its default items name)."""
     if table not in TABLES:
         raise NotFound(f"No stats table {table}; GET /api/stats lists them.")
-    event_type, date_column, columns, build = TABLES[table]
+    _, date_column, columns, _ = TABLES[table]
     conditions = _conditions(where, columns)
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
     found = []
-    for event in _source(conditions, _direction(order, date_column)):
-        built = build(event) if event_type in (None, event["event"]) else None
-        row = {k: _db(built.get(k)) for k in columns} if built is not None else None
-        if row is not None and all(test(row[col], value) for col, test, value in conditions):
+    for row in table_rows(table, _direction(order, date_column), _contact(conditions)):
+        if all(test(row[col], value) for col, test, value in conditions):
             found.append(row)
             if len(found) > start + limit:
                 break

@@ -1,0 +1,26 @@
+"""Reports: the standard list, create, edit and delete of report definitions, and Mautic's
+`GET /reports/<id>`, which answers the report's data (`dateFrom`, `dateTo`, `page`, `limit`)."""
+from chalicelib.api import standard
+from chalicelib.api.permits import Need
+from chalicelib.api.routing import Routes
+from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.present import present_one
+from chalicelib.domain.views import reports, timerange
+from chalicelib.domain.views.declarations import REPORT
+
+routes = Routes("reports")
+standard.install(routes, REPORT, own=("get",))
+
+
+@routes.route("/reports/{id}", "GET", access=(Need("report", "view", "id"),))
+def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
+    """The report's rows in the asked range and page, with the definition under `report`."""
+    report = service.load(REPORT, id)
+    query = request.query
+    page = standard.int_param(query, "page", 1, minimum=1)
+    answer = reports.run(report, timerange.parse(query), page, standard.int_param(query, "limit", 0))
+    answer["report"] = present_one(REPORT, report, ctx)
+    return answer
+
+
+blueprint = routes.blueprint()

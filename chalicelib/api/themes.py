@@ -1,0 +1,32 @@
+"""Mautic's theme API: `GET /themes`, `GET /themes/<theme>` (the zip), `POST /themes/new` (a
+multipart zip named `file`), `DELETE /themes/<theme>/delete`."""
+from chalicelib.api.permits import Holds
+from chalicelib.api.routing import Reply, Routes
+from chalicelib.domain.views import themes
+
+routes = Routes("themes")
+
+
+@routes.route("/themes", "GET", access=(Holds("core:themes:view"),))
+def list_themes(request, ctx):
+    return themes.listing()
+
+
+@routes.route("/themes/new", "POST", access=(Holds("core:themes:create"),))
+def install(request, ctx):
+    request.body  # noqa: B018 - parsing the multipart body fills request.files
+    return themes.install(request.files.get("file") or next(iter(request.files.values()), None))
+
+
+@routes.route("/themes/{theme}", "GET", access=(Holds("core:themes:view"),))
+def download(request, ctx, theme):
+    data, name = themes.archive(theme)
+    return Reply(data, 200, {"Content-Disposition": f'attachment; filename="{name}"'}, "application/zip")
+
+
+@routes.route("/themes/{theme}/delete", "DELETE", access=(Holds("core:themes:delete"),))
+def delete(request, ctx, theme):
+    return themes.delete(theme)
+
+
+blueprint = routes.blueprint()

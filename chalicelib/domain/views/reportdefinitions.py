@@ -1,0 +1,69 @@
+"""What a stored report definition may hold (Mautic's Report entity): a known source, and columns,
+filters, order, grouping and aggregators over that source's columns. Checked on every write, each
+problem named by its field, so a stored definition always runs."""
+from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.views.reportsources import SOURCES
+
+CONDITIONS = ("eq", "neq", "gt", "gte", "lt", "lte", "like", "notLike", "in", "notIn", "empty", "notEmpty",
+              "startsWith", "endsWith", "contains")
+FUNCTIONS = ("COUNT", "SUM", "AVG", "MIN", "MAX")
+DIRECTIONS = ("ASC", "DESC")
+
+
+def _entries(doc, key):
+    return list(doc.get(key) or [])
+
+
+def _check_columns(source, doc, errors):
+    for i, column in enumerate(_entries(doc, "columns")):
+        if column not in source.columns:
+            errors[f"columns[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
+    for i, column in enumerate(_entries(doc, "groupBy")):
+        if column not in source.columns:
+            errors[f"groupBy[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
+
+
+def _check_entries(source, doc, key, checks, errors):
+    """Each entry of `key` is an object whose fields pass `checks` {field: (test, message)}."""
+    for i, entry in enumerate(_entries(doc, key)):
+        if not isinstance(entry, dict):
+            errors[f"{key}[{i}]"] = ["This value should be an object."]
+            continue
+        for field, (test, message) in checks.items():
+            if not test(entry.get(field)):
+                errors[f"{key}[{i}][{field}]"] = [message]
+
+
+def _normalise(doc):
+    for entry in _entries(doc, "tableOrder"):
+        if isinstance(entry, dict):
+            entry["direction"] = str(entry.get("direction") or "ASC").upper()
+    for entry in _entries(doc, "aggregators"):
+        if isinstance(entry, dict):
+            entry["function"] = str(entry.get("function") or "").upper()
+    for entry in _entries(doc, "filters"):
+        if isinstance(entry, dict):
+            entry["glue"] = str(entry.get("glue") or "and").lower()
+
+
+class ReportHooks(Hooks):
+    """Reports: the definition is checked against its source's columns."""
+
+    def prepare(self, resource, doc, write):
+        source = SOURCES.get(doc.get("source"))
+        if source is None:  # the attribute named the problem already
+            return
+        _normalise(doc)
+        known = source.columns.__contains__
+        _check_columns(source, doc, write.errors)
+        _check_entries(source, doc, "filters", {
+            "column": (known, "Unknown column of the source."),
+            "condition": (CONDITIONS.__contains__, f"Unknown condition; use one of {', '.join(CONDITIONS)}."),
+            "glue": (("and", "or").__contains__, "The glue is and or or.")}, write.errors)
+        _check_entries(source, doc, "tableOrder", {
+            "column": (known, "Unknown column of the source."),
+            "direction": (DIRECTIONS.__contains__, "The direction is ASC or DESC.")}, write.errors)
+        _check_entries(source, doc, "aggregators", {
+            "column": (known, "Unknown column of the source."),
+            "function": (FUNCTIONS.__contains__, f"Unknown function; use one of {', '.join(FUNCTIONS)}.")},
+            write.errors)

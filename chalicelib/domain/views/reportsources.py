@@ -1,0 +1,90 @@
+"""The sources a report reads (Mautic's report data sources, by the names Mautic gives them), their
+columns (`<prefix>.<column>`, each shown under an alias in the report's rows) and where their rows
+come from: contacts and emails from their partitions, the event sources from the statistics tables
+of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order."""
+from dataclasses import dataclass
+
+from chalicelib.domain.messaging import statstables
+from chalicelib.store import entities as store
+
+CONTACT_FIELDS = ("title", "firstname", "lastname", "email", "company", "position", "phone", "mobile",
+                  "address1", "address2", "city", "state", "zipcode", "country", "website")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A report source: its label, its columns {`prefix.column`: (alias, label, type)}, the column
+    dated by `dateFrom`/`dateTo`, and `read(descending)`: its rows in that column's order."""
+
+    label: str
+    columns: dict
+    date_column: str
+    read: object
+
+    def alias(self, column):
+        return self.columns[column][0]
+
+
+def _contact_row(doc):
+    values = doc.get("values") or {}
+    row = {"id": doc["id"], "date_added": doc.get("dateAdded"), "date_modified": doc.get("dateModified"),
+           "date_identified": doc.get("dateIdentified"), "last_active": doc.get("lastActive"),
+           "owner_id": doc.get("owner"), "points": values.get("points") or 0}
+    row.update({name: values.get(name) for name in CONTACT_FIELDS})
+    return {key: statstables.db_value(value) for key, value in row.items()}
+
+
+def _contacts(descending):
+    """Contacts in id order: ids are handed out as contacts are created, so also by `date_added`."""
+    return (_contact_row(doc) for doc in store.iterate("contact", descending=descending))
+
+
+def _email_row(doc):
+    row = {"id": doc["id"], "name": doc.get("name"), "subject": doc.get("subject"), "lang": doc.get("language"),
+           "template": doc.get("template"), "sent_count": doc.get("sentCount") or 0,
+           "read_count": doc.get("readCount") or 0, "is_published": doc.get("isPublished"),
+           "date_added": doc.get("dateAdded"), "date_modified": doc.get("dateModified"),
+           "created_by_user": doc.get("createdByUser")}
+    return {key: statstables.db_value(value) for key, value in row.items()}
+
+
+def _emails(descending):
+    return (_email_row(doc) for doc in store.iterate("email", descending=descending))
+
+
+def _typed(name):
+    if name == "id" or name.endswith("_id") or name in ("points", "delta", "sent_count", "read_count",
+                                                        "open_count", "retry_count", "rotation"):
+        return "int"
+    if name.startswith("date_") or name in ("last_active", "last_opened"):
+        return "datetime"
+    if name.startswith("is_") or name in ("viewed_in_browser", "system_triggered", "non_action_path_taken"):
+        return "bool"
+    return "string"
+
+
+def _columns(prefix, names, label):
+    return {f"{prefix}.{name}": (name, f"{label}: {name.replace('_', ' ')}", _typed(name)) for name in names}
+
+
+def _table(table, prefix, label):
+    """A source over one table of the stats API, its columns under Mautic's table prefix."""
+    _, date_column, names, _ = statstables.TABLES[table]
+    return Source(label, _columns(prefix, names, label), f"{prefix}.{date_column}",
+                  lambda descending: statstables.table_rows(table, descending))
+
+
+CONTACT_COLUMNS = ("id", "date_added", "date_modified", "date_identified", "last_active", "owner_id",
+                   "points") + CONTACT_FIELDS
+EMAIL_COLUMNS = ("id", "name", "subject", "lang", "template", "sent_count", "read_count", "is_published",
+                 "date_added", "date_modified", "created_by_user")
+
+SOURCES = {
+    "leads": Source("Contacts", _columns("l", CONTACT_COLUMNS, "Contact"), "l.date_added", _contacts),
+    "emails": Source("Emails", _columns("e", EMAIL_COLUMNS, "Email"), "e.date_added", _emails),
+    "email.stats": _table("email_stats", "es", "Email sent"),
+    "form.submissions": _table("form_submissions", "fs", "Form submission"),
+    "page.hits": _table("page_hits", "ph", "Page hit"),
+    "lead.pointlog": _table("lead_points_change_log", "lp", "Point change"),
+    "campaign_lead.event_log": _table("campaign_lead_event_log", "log", "Campaign event"),
+}

@@ -1,0 +1,169 @@
+"""Themes (Mautic's ThemeApiController): zips holding a `config.json` and Twig templates, kept in
+the files bucket as `themes/<key>/theme.zip` with their `themes/<key>/config.json` beside it. The
+built-in theme lives in the code; deleting it hides it (`themes/.hidden/<key>`), as Mautic does.
+Emails and pages name a theme by key in `template`; a theme they name is not deleted."""
+import io
+import json
+import posixpath
+import re
+import zipfile
+
+from chalicelib import config
+from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
+from chalicelib.store import entities as store
+from chalicelib.store import files as bucket
+
+PREFIX, HIDDEN = "themes/", "themes/.hidden/"
+REQUIRED = ("config.json", "html/message.html.twig")
+ALLOWED_EXTENSIONS = {"json", "twig", "css", "js", "htm", "html", "txt", "jpg", "jpeg", "png", "gif", "svg", "webp",
+                      "ico", "woff", "woff2", "ttf", "eot", "otf", "map"}
+KEY = re.compile(r"[^A-Za-z0-9_\-]")
+USERS = ("email", "page")  # the kinds whose `template` names a theme
+
+BLANK_HTML = "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
+BUILT_IN = {"blank": {"name": "Blank", "author": "Mautic", "authorUrl": "https://mautic.org",
+                      "features": ["email", "page", "form"], "builder": ["legacy"]}}
+
+
+def _built_in_zip(key):
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", json.dumps(BUILT_IN[key], indent=2))
+        for feature in ("message",) + tuple(BUILT_IN[key]["features"]):
+            archive.writestr(f"html/{feature}.html.twig", BLANK_HTML)
+    return data.getvalue()
+
+
+def _entry(key, theme_config, hidden):
+    """A theme as Mautic lists it: name, key, config (`builder` legacy when unset), visibility of built-ins."""
+    theme_config = dict(theme_config)
+    if not isinstance(theme_config.get("builder"), list) or not theme_config["builder"]:
+        theme_config["builder"] = ["legacy"]
+    entry = {"name": theme_config.get("name") or key, "key": key, "config": theme_config}
+    if key in BUILT_IN:
+        entry["visibility"] = {"hidden": hidden}
+    return entry
+
+
+def listing():
+    """`{"themes": {key: {...}}}`, by key, hidden built-ins last."""
+    folders, _ = bucket.listing(PREFIX)
+    _, hidden = bucket.listing(HIDDEN)
+    themes = {key: _entry(key, theme_config, key in hidden) for key, theme_config in BUILT_IN.items()}
+    for key in folders:
+        if not key.startswith("."):
+            found = bucket.get(f"{PREFIX}{key}/config.json")
+            themes[key] = _entry(key, json.loads(found[0]) if found else {}, False)
+    ordered = sorted(themes.values(), key=lambda t: (t.get("visibility", {}).get("hidden", False), t["key"]))
+    return {"themes": {t["key"]: t for t in ordered}}
+
+
+def archive(key):
+    """(zip bytes, file name) of a theme, or NotFound."""
+    if key in BUILT_IN:
+        return _built_in_zip(key), f"{key}.zip"
+    found = bucket.get(f"{PREFIX}{key}/theme.zip") if _valid(key) else None
+    if found is None:
+        raise NotFound(f"{key} not found!")
+    return found[0], f"{key}.zip"
+
+
+def _valid(key):
+    """Whether `key` can name a stored theme (letters, digits, `-`, `_`)."""
+    return bool(key) and KEY.sub("", key) == key
+
+
+def _key_of(filename):
+    base = posixpath.basename(str(filename or "").replace("\\", "/"))
+    if not base.lower().endswith(".zip"):
+        extension = posixpath.splitext(base)[1].lstrip(".") or "(none)"
+        raise invalid("file", f"The file extension {extension} is not allowed.")
+    key = KEY.sub("", base[:-4].replace(" ", "-"))
+    if not key:
+        raise invalid("file", "The theme's file name holds no letters or digits.")
+    if key in BUILT_IN:
+        raise invalid("file", f"{key} is the default theme and therefore cannot be overwritten.")
+    return key
+
+
+def _read_zip(data):
+    """{entry name: bytes} of the allowed files of the zip (leading `/` dropped, no `..`)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = {}
+            for info in archive.infolist():
+                name = info.filename.lstrip("/")
+                extension = posixpath.splitext(name)[1].lstrip(".").lower()
+                if info.is_dir() or ".." in name.split("/") or (extension and extension not in ALLOWED_EXTENSIONS):
+                    continue
+                entries[name] = archive.read(info)
+            return entries
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, NotImplementedError):
+        raise invalid("file", "The file is not a valid zip archive.") from None
+
+
+def _config(entries):
+    try:
+        theme_config = json.loads(entries["config.json"])
+    except (KeyError, ValueError, UnicodeDecodeError):
+        theme_config = None
+    if not isinstance(theme_config, dict):
+        raise invalid("file", "The theme's config.json is not a JSON object.")
+    features = theme_config.get("features") or []
+    if not isinstance(features, list):
+        raise invalid("file", "The theme's config.json `features` is not a list.")
+    return theme_config
+
+
+def install(upload_file):
+    """Store an uploaded (filename, content type, bytes) theme zip: `{"success": true}`."""
+    if upload_file is None:
+        raise invalid("file", "No theme was uploaded (send a multipart part named 'file').")
+    filename, _, data = upload_file
+    key = _key_of(filename)
+    if len(data or b"") > config.UPLOAD_MAX_BYTES:
+        raise invalid("file", f"The file is larger than {config.UPLOAD_MAX_BYTES} bytes.")
+    entries = _read_zip(data or b"")
+    missing = [name for name in REQUIRED if name not in entries]
+    theme_config = _config(entries) if "config.json" in entries else {}
+    missing += [f"html/{str(f).lower()}.html.twig" for f in theme_config.get("features") or []
+                if f"html/{str(f).lower()}.html.twig" not in entries]
+    if missing:
+        raise invalid("file", "The theme you tried to install is missing the following required files and "
+                              f"thus could not be installed: {', '.join(missing)}")
+    kept = io.BytesIO()
+    with zipfile.ZipFile(kept, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    bucket.put(f"{PREFIX}{key}/theme.zip", kept.getvalue(), "application/zip")
+    bucket.put(f"{PREFIX}{key}/config.json", json.dumps(theme_config).encode(), "application/json")
+    return {"success": True}
+
+
+def _users(key):
+    """`kind ids` of the emails and pages whose `template` names the theme (reads both kinds)."""
+    named = {kind: [doc["id"] for doc in store.iterate(kind) if doc.get("template") == key] for kind in USERS}
+    return [f"{kind}s {', '.join(map(str, ids))}" for kind, ids in named.items() if ids]
+
+
+class InUse(DomainError):
+    """A theme that emails or pages name is kept."""
+
+    def __init__(self, key, users):
+        message = f"The theme {key} is used by {' and '.join(users)}; change their template first."
+        super().__init__(message, {"theme": [message]})
+
+
+def delete(key):
+    """Delete a theme (hide a built-in one): `{"success": true}`; NotFound, or InUse."""
+    if key not in BUILT_IN and (not _valid(key) or bucket.head(f"{PREFIX}{key}/config.json") is None):
+        raise NotFound(f"{key} not found!")
+    users = _users(key)
+    if users:
+        raise InUse(key, users)
+    if key in BUILT_IN:
+        bucket.put(HIDDEN + key, b"", "text/plain")
+    else:
+        bucket.delete(f"{PREFIX}{key}/theme.zip")
+        bucket.delete(f"{PREFIX}{key}/config.json")
+    return {"success": True}

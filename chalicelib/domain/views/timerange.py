@@ -1,0 +1,71 @@
+"""Date ranges of the views: parsing `dateFrom`/`dateTo`, and reading rows in time order only as far
+as a range reaches, with a ceiling on the rows one request may read."""
+from dataclasses import dataclass
+from datetime import timedelta, timezone
+
+from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel.errors import DomainError, invalid
+
+MAX_ROWS_READ = 50_000  # rows one view request may read before it is refused (docs/storage.md)
+DB_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+class TooMuch(DomainError):
+    """A view would read more rows than MAX_ROWS_READ: ask a shorter range."""
+
+    def __init__(self, what):
+        super().__init__(f"{what} would read more than {MAX_ROWS_READ} rows; ask a shorter range "
+                         "(dateFrom, dateTo).", {"dateFrom": [f"More than {MAX_ROWS_READ} rows in the range."]})
+
+
+@dataclass(frozen=True)
+class Range:
+    """An inclusive UTC range; either end may be open (None)."""
+
+    start: object = None
+    end: object = None
+
+    def db(self):
+        """(start, end) as database strings (`Y-m-d H:i:s`), None for an open end."""
+        return tuple(m.strftime(DB_FORMAT) if m else None for m in (self.start, self.end))
+
+    def echo(self):
+        """(dateFrom, dateTo) as ISO 8601 strings for the answer, None for an open end."""
+        return tuple(clock.iso(m) if m else None for m in (self.start, self.end))
+
+
+def moment(value, name):
+    """A date/time parameter as an aware UTC datetime, None when absent; a 400 naming it otherwise."""
+    if value in (None, ""):
+        return None
+    try:
+        return clock.parse(str(value)).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise invalid(name, "This value is not a valid date (Y-m-d H:i:s or ISO 8601).") from None
+
+
+def parse(query, default_days=None):
+    """The Range of `dateFrom`/`dateTo`; with `default_days`, a missing end is now and a missing
+    start that many days before the end."""
+    start, end = moment(query.get("dateFrom"), "dateFrom"), moment(query.get("dateTo"), "dateTo")
+    if default_days is not None:
+        end = end or clock.now()
+        start = start or end - timedelta(days=default_days)
+    if start and end and start > end:
+        raise invalid("dateTo", "dateTo is before dateFrom.")
+    return Range(start, end)
+
+
+def within(rows, date_column, span, descending, what="This view"):
+    """The rows (in `date_column` order, newest first when `descending`) inside `span`: rows past
+    the far end stop the read, rows before the near end are skipped; at most MAX_ROWS_READ are read."""
+    start, end = span.db()
+    near, far = (end, start) if descending else (start, end)
+    for count, row in enumerate(rows, start=1):
+        if count > MAX_ROWS_READ:
+            raise TooMuch(what)
+        stamp = row.get(date_column) or ""
+        if far and (stamp < far if descending else stamp > far):
+            return
+        if not near or (stamp <= near if descending else stamp >= near):
+            yield row

@@ -1,0 +1,136 @@
+"""Mautic's dashboard widgets (`GET /data`, `GET /data/<type>`): the types this service can answer,
+and their data over a date range. Time charts count rows per time bucket: timeline events read from
+the all-contacts feed newest first, or contacts read newest first, in both cases only back to the
+range's start (`timerange.within`)."""
+from dataclasses import dataclass, field
+
+from chalicelib.domain.kernel import access, timeline
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging.statstables import db_value
+from chalicelib.domain.views import charts, timerange
+from chalicelib.store import entities as store
+
+CATEGORIES = {"core": "Core Widgets", "lead": "Contact Widgets", "email": "Email Widgets", "page": "Page Widgets",
+              "form": "Form Widgets", "point": "Point Widgets", "campaign": "Campaign Widgets",
+              "asset": "Asset Widgets"}
+# What a role needs to see a category's widgets (Mautic's dashboard subscribers; all contacts'
+# activity needs the right to see others' contacts).
+PERMISSIONS = {"core": ("lead:leads:viewother",), "lead": ("lead:leads:viewown", "lead:leads:viewother"),
+               "email": ("email:emails:viewown", "email:emails:viewother"),
+               "page": ("page:pages:viewown", "page:pages:viewother"),
+               "form": ("form:forms:viewown", "form:forms:viewother"), "point": ("point:points:view",),
+               "campaign": ("campaign:campaigns:viewown", "campaign:campaigns:viewother"),
+               "asset": ("asset:assets:viewown", "asset:assets:viewother")}
+ANY_PERMISSION = tuple(dict.fromkeys(name for names in PERMISSIONS.values() for name in names))
+DEFAULT_DAYS = 30
+RECENT_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Series:
+    """One dataset: the timeline events it counts (None: created contacts), the value each adds,
+    and `distinct`, when it counts distinct values (contacts) per bucket instead."""
+
+    label: str
+    events: tuple | None
+    value: object = field(default=lambda event: 1)
+    distinct: object = None
+
+
+def _delta(event):
+    details = event.get("details") or {}
+    return (details.get("newPoints") or 0) - (details.get("oldPoints") or 0)
+
+
+def _contact(event):
+    return event.get("contactId")
+
+
+# type: (category, name, series)
+TIME_CHARTS = {
+    "created.leads.in.time": ("lead", "Created contacts in time", (Series("Created contacts", None),)),
+    "emails.in.time": ("email", "Emails in time", (Series("Sent emails", ("email.sent",)),
+                                                   Series("Read emails", ("email.read",)),
+                                                   Series("Failed emails", ("email.failed",)))),
+    "page.hits.in.time": ("page", "Page visits in time", (Series("Total visits", ("page.hit",)),
+                                                          Series("Unique visits", ("page.hit",), distinct=_contact))),
+    "submissions.in.time": ("form", "Submissions in time", (Series("Submission count", ("form.submitted",)),)),
+    "points.in.time": ("point", "Points in time", (Series("Points", ("point.gained",), value=_delta),)),
+    "events.in.time": ("campaign", "Events triggered in time", (Series("Events triggered", ("campaign.event",)),)),
+    "asset.downloads.in.time": ("asset", "Downloads in time", (Series("Download count", ("asset.download",)),)),
+}
+OTHERS = {"recent.activity": ("core", "Recent activity")}
+
+
+def _permitted(ctx, category):
+    return any(access.has(ctx, name) for name in PERMISSIONS[category])
+
+
+def types(ctx):
+    """`{category label: {type: name}}`: Mautic's widget type list, the categories the caller may see."""
+    listed = {}
+    for widget_type, (category, name, *_) in {**TIME_CHARTS, **OTHERS}.items():
+        if _permitted(ctx, category):
+            listed.setdefault(CATEGORIES[category], {})[widget_type] = name
+    return listed
+
+
+def _events(span):
+    rows = ({"at": db_value(e["timestamp"]), "event": e} for e in timeline.all_events(True))
+    return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
+
+
+def _contacts(span):
+    rows = ({"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
+            for d in store.iterate("contact", descending=True))
+    return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
+
+
+def _count(rows, series, time_unit):
+    """[(label, {bucket key: value})] of each series over the rows."""
+    totals = [{} for _ in series]
+    seen = [set() for _ in series]
+    for event in rows:
+        key = charts.key_of(db_value(event["timestamp"]), time_unit)
+        for s, bucket, distinct in zip(series, totals, seen):
+            if s.events is not None and event.get("event") not in s.events:
+                continue
+            if s.distinct is not None:
+                marker = (key, s.distinct(event))
+                if marker in distinct:
+                    continue
+                distinct.add(marker)
+            bucket[key] = bucket.get(key, 0) + s.value(event)
+    return [(s.label, bucket) for s, bucket in zip(series, totals)]
+
+
+def _time_chart(widget_type, span, time_unit, height):
+    _, _, series = TIME_CHARTS[widget_type]
+    all_buckets = charts.buckets(span, time_unit)
+    rows = _contacts(span) if series[0].events is None else _events(span)
+    return charts.line(all_buckets, _count(rows, series, time_unit), height)
+
+
+def _recent(span, limit, height):
+    logs = []
+    for event in _events(span):
+        logs.append({"id": event["id"], "event": event["event"], "eventLabel": event.get("eventLabel"),
+                     "contactId": event.get("contactId"), "timestamp": event["timestamp"]})
+        if len(logs) >= limit:
+            break
+    return {"height": height, "logs": logs}
+
+
+def data(widget_type, query, ctx, raw=False, height=300, limit=RECENT_LIMIT):
+    """The widget's data (Mautic's template data; `raw`: {dataset: {bucket: value}}), NotFound, or
+    Forbidden without the permissions of the widget's category."""
+    if widget_type not in TIME_CHARTS and widget_type not in OTHERS:
+        raise NotFound()
+    access.require_any(ctx, PERMISSIONS[{**TIME_CHARTS, **OTHERS}[widget_type][0]])
+    time_unit = charts.unit(query.get("timeUnit"))
+    span = timerange.parse(query, default_days=DEFAULT_DAYS)
+    if widget_type == "recent.activity":
+        answer = _recent(span, limit, height)
+        return answer["logs"] if raw else answer
+    chart = _time_chart(widget_type, span, time_unit, height)
+    return charts.raw(chart) if raw else chart

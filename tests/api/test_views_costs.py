@@ -1,0 +1,39 @@
+"""What the views cost in DynamoDB calls (docs/storage.md): a report page read in time order and a
+widget over a recent range cost the same however many contacts and events lie outside them."""
+from tests.bench.conftest import dynamodb_calls
+
+
+def cost(api, path):
+    with dynamodb_calls() as calls:
+        response = api.get(path)
+    assert response.status_code == 200, response.json
+    return dict(calls)
+
+
+def contacts(api, prefix, count):
+    for i in range(count):
+        api.post("/api/contacts/new", {"email": f"{prefix}{i}@example.com", "points": 1})
+
+
+def test_report_page_in_time_order_costs_the_same_at_10_and_60_contacts(api):
+    leads = api.post("/api/reports/new", {"name": "L", "source": "leads", "columns": ["l.email"],
+                                         "tableOrder": [{"column": "l.id", "direction": "DESC"}]}).json["report"]
+    points = api.post("/api/reports/new", {"name": "P", "source": "lead.pointlog", "columns": ["lp.delta"],
+                                          "tableOrder": [{"column": "lp.date_added", "direction": "DESC"}]}).json["report"]
+    contacts(api, "a", 10)
+    few = cost(api, f"/api/reports/{leads['id']}?limit=5"), cost(api, f"/api/reports/{points['id']}?limit=5")
+    contacts(api, "b", 50)
+    many = cost(api, f"/api/reports/{leads['id']}?limit=5"), cost(api, f"/api/reports/{points['id']}?limit=5")
+    assert few == many and not any(c.get("Scan") for c in few)
+    assert few[0] == {"BatchGetItem": 1, "GetItem": 2, "Query": 1}  # versions, report, count; the contacts
+
+
+def test_widget_over_a_recent_range_reads_only_back_to_its_start(api, frozen):
+    contacts(api, "old", 30)
+    frozen.advance(days=400)
+    contacts(api, "new", 3)
+    since = frozen().strftime("%Y-%m-%d")
+    created = cost(api, f"/api/data/created.leads.in.time?timeUnit=d&dateFrom={since}")
+    points = cost(api, f"/api/data/points.in.time?timeUnit=d&dateFrom={since}")
+    assert created == {"BatchGetItem": 1, "Query": 1}
+    assert points.get("Query", 0) <= 2 and not points.get("Scan")
