@@ -26,16 +26,23 @@ def _param(payload, *names):
     return next((payload[n] for n in names if payload.get(n) not in (None, "")), None)
 
 
+def operand(operator, value, operators, field):
+    """The integer `value` of a points change by `operator` (one of `operators`); 400 naming
+    `operator` or `field` (not an integer, a division by zero)."""
+    if operator not in operators:
+        raise invalid("operator", f"Invalid operator '{operator}'; use one of: {', '.join(operators)}.")
+    try:
+        number = a.as_int(value)
+    except a.Invalid:
+        raise invalid(field, "This value should be an integer.") from None
+    if operator == "divide" and number == 0:
+        raise invalid(field, "Cannot divide by zero.")
+    return number
+
+
 def change_points(resource, contact_id, operator, delta, payload, ctx):
     """plus/minus/times/divide the contact's points; records `point.gained`. 0 changes nothing."""
-    if operator not in OPERATORS:
-        raise invalid("operator", "Invalid operator.")
-    try:
-        delta = a.as_int(delta)
-    except a.Invalid:
-        raise invalid("points", "This value should be an integer.") from None
-    if operator == "divide" and delta == 0:
-        raise invalid("points", "Cannot divide by zero.")
+    delta = operand(operator, delta, OPERATORS, "points")
     existing = service.load(resource, contact_id)
     if delta == 0 and operator in ("plus", "minus"):
         return existing

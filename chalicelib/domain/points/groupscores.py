@@ -12,7 +12,7 @@ from chalicelib.domain.contacts import contactactions, contacts
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, service, timeline
-from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.domain.kernel.errors import NotFound
 
 OPERATORS = dict(contactactions.OPERATORS, set=lambda old, value: value)
 GROUP_KEYS = ("id", "name", "description")  # a group as a score shows it (Mautic's pointGroupDetails)
@@ -92,7 +92,7 @@ def change(contact_id, group_id, operator, value, payload, ctx):
     (404 for an unknown contact or group, then 400 for a bad operator or value); `{"groupScore"}`."""
     existing = service.load(CONTACT, contact_id)
     found = group(group_id, ctx)
-    number = _operation(operator, value)
+    number = contactactions.operand(operator, value, OPERATORS, "value")
     doc = copy.deepcopy(existing)
     label = _param(payload, "eventName") or "Manual change"
     event = adjust(doc, found, operator, number, label, {"action": _param(payload, "actionName") or "API",
@@ -100,18 +100,6 @@ def change(contact_id, group_id, operator, value, payload, ctx):
     if doc.get("groupScores") != existing.get("groupScores"):
         doc = service.save_change(CONTACT, existing, doc, ctx, [event] if event else [])
     return {"groupScore": shown(doc, found)}
-
-
-def _operation(operator, value):
-    if operator not in OPERATORS:
-        raise invalid("operator", f"Operation '{operator}' is not allowed; use one of: {', '.join(OPERATORS)}.")
-    try:
-        number = a.as_int(value)
-    except a.Invalid:
-        raise invalid("value", "This value should be an integer.") from None
-    if operator == "divide" and number == 0:
-        raise invalid("value", "Cannot divide by zero.")
-    return number
 
 
 def _param(payload, name):
