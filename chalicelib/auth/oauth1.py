@@ -50,7 +50,7 @@ REQUEST_KIND, ACCESS_KIND, NONCE_KIND = "oauth1-request", "oauth1-access", "oaut
 HMAC_SHA1 = "HMAC-SHA1"
 OOB = "oob"
 FORM = "application/x-www-form-urlencoded"
-USER_FIELDS = ("username", "firstName", "lastName", "email")
+USER_FIELDS = ("username", "firstName", "lastName", "email", "role")
 REQUIRED = ("oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce")
 
 ERRORS = {

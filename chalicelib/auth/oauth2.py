@@ -15,7 +15,7 @@ from chalicelib.domain.kernel import keys
 
 ISSUER = "mautic"
 KEY_PURPOSE = "oauth2-access-token"
-USER_CLAIMS = ("username", "firstName", "lastName")
+USER_CLAIMS = ("username", "firstName", "lastName", "role")
 
 
 def issue_access_token(ctx, client, user, family):

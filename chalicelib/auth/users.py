@@ -100,14 +100,15 @@ def check_password(username, password, source=None):
 
 
 def edit_user(user_id, payload, ctx, replace):
-    """PATCH or PUT a user through the API (service.edit); a user disabled or given a new password
-    loses the tokens issued before. Returns (document, created)."""
+    """PATCH or PUT a user through the API (service.edit); a user disabled, given a new password or
+    another role loses the tokens issued before (they carry the role). Returns (document, created)."""
     try:
         before = service.load(USER, user_id)
     except NotFound:
         before = None
     doc, created = service.edit(USER, user_id, payload, ctx, replace)
     if before is not None and (before.get("passwordHash") != doc.get("passwordHash")
+                               or before.get("role") != doc.get("role")
                                or before.get("isPublished", True) and not doc.get("isPublished", True)):
         revoke_tokens(doc, ctx)
     return doc, created

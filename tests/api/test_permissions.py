@@ -210,3 +210,30 @@ def test_a_device_is_written_on_a_contact_the_caller_may_edit(api, as_user):
     assert dan.post("/api/devices/new", {"lead": mine["id"], "device": "desktop"}).status_code == 201
     assert_error(dan.post("/api/devices/new", {"lead": theirs["id"], "device": "desktop"}), 403)
     assert api.get(f"/api/contacts/{theirs['id']}/devices").json["total"] == 0
+
+
+def test_an_oauth2_client_acts_with_its_users_role_and_a_new_role_ends_its_tokens(api, as_user):
+    from chalicelib.auth import clients
+    from chalicelib.domain.kernel.context import Context
+    from tests.api.test_oauth2 import token
+    olga = as_user("olga", {"email:emails": ["viewown"]})
+    doc, secret = clients.create(Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"],
+                                 user_id=olga.user_id)
+    issued = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
+    bearer = {"Authorization": f"Bearer {issued.json['access_token']}"}
+    assert api.get("/api/emails", headers=bearer, auth=False).status_code == 200
+    assert_error(api.post("/api/emails/new", {"name": "M"}, headers=bearer, auth=False), 403)
+    admins = api.get("/api/roles?search=is:admin").json["roles"][0]["id"]
+    assert api.patch(f"/api/users/{olga.user_id}/edit", {"role": admins}).status_code == 200
+    assert api.get("/api/emails", headers=bearer, auth=False).status_code == 401
+    again = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
+    assert api.post("/api/emails/new", {"name": "M"},
+                    headers={"Authorization": f"Bearer {again.json['access_token']}"}, auth=False).status_code == 201
+
+
+def test_a_token_without_a_role_claim_uses_the_stored_users_role(api, as_user):
+    from chalicelib.domain.kernel import access
+    from chalicelib.domain.kernel.context import Context
+    olga = as_user("olga", {"email:emails": ["viewown"]})
+    ctx = Context(user={"id": olga.user_id, "username": "olga"})  # as a token issued before roles
+    assert access.has(ctx, "email:emails:viewown") and not access.has(ctx, "email:emails:create")

@@ -8,6 +8,7 @@ For a level with own/other permissions, a document is the caller's own when its 
 """
 from chalicelib.domain.kernel import cached, permissions
 from chalicelib.domain.kernel.errors import Forbidden, invalid
+from chalicelib.store import entities as store
 
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
@@ -19,11 +20,19 @@ def role(ctx):
 
 
 def _role_of(user, ctx):
-    role_id = (user or {}).get("role")
+    if user is None:
+        return None
+    role_id = user["role"] if "role" in user else _stored_role_id(user, ctx)
     if not role_id:
         return None
     return ctx.memo(("role", role_id), lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id),
                                                     {}))
+
+
+def _stored_role_id(user, ctx):
+    """The role of a caller whose credentials do not carry it (tokens issued before roles): read
+    from the stored user, never assumed."""
+    return ctx.memo(("user-role", user["id"]), lambda: (store.get("user", int(user["id"])) or {}).get("role"))
 
 
 def unrestricted(ctx):
