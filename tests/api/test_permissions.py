@@ -237,3 +237,10 @@ def test_a_token_without_a_role_claim_uses_the_stored_users_role(api, as_user):
     olga = as_user("olga", {"email:emails": ["viewown"]})
     ctx = Context(user={"id": olga.user_id, "username": "olga"})  # as a token issued before roles
     assert access.has(ctx, "email:emails:viewown") and not access.has(ctx, "email:emails:create")
+
+
+def test_a_contact_the_user_owns_is_listed_as_it_may_be_read(api, as_user):
+    ann = as_user("ann", {"lead:leads": ["viewown"]})
+    owned = create(api, BY_PREFIX["contacts"], email="owned@example.com", owner=ann.user_id)
+    create(api, BY_PREFIX["contacts"], email="other@example.com")
+    assert ids(BY_PREFIX["contacts"], ann.get("/api/contacts").json) == [owned["id"]]

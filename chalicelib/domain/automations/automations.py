@@ -154,5 +154,6 @@ def members(automation_id, start, limit, ctx):
     owner = access.visible_owner(ctx, CONTACT)
     if owner is not None:
         contacts = store.batch_get(CONTACT.kind, [row["id"] for row in rows])
-        rows = [row for row in rows if (contacts.get(row["id"]) or {}).get("createdBy") == owner]
+        rows = [row for row in rows
+                if row["id"] in contacts and access.owner_of(CONTACT, contacts[row["id"]], ctx) == owner]
     return {"total": len(rows), "contacts": [_db_row(automation["id"], r) for r in rows[start:start + limit]]}

@@ -35,7 +35,8 @@ def list_documents(resource, query, ctx):
     """(total, documents of the page, id the next page starts after or None) for a list query.
     The last is set when the list is in key order (no search, filter or other order) and more
     items follow the page; `query.after` continues from it reading only the page. A caller who
-    may see only their own documents gets those they created (Mautic's forced filter)."""
+    may see only their own documents gets those (as a GET would allow them: their permission user is
+the caller)."""
     owner = access.visible_owner(ctx, resource)
     try:
         node = search.parse(query.search)
@@ -54,7 +55,7 @@ def list_documents(resource, query, ctx):
         raise invalid("after", "A cursor continues only a list in key order (no search, where, order or other orderBy).")
     end = query.start + query.limit if query.limit else None
     matches = [doc for doc in _candidates(resource, node, ctx, descending)
-               if (owner is None or doc.get("createdBy") == owner)
+               if (owner is None or access.owner_of(resource, doc, ctx) == owner)
                and (not query.published_only or is_published(doc, ctx.now))
                and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
                and where.matches(clause, lambda col, doc=doc: value(doc, col))]
