@@ -4,9 +4,10 @@ Every route of an authenticated table declares it (`Routes.route(..., access=...
 needs, all required. `Need(kind, action, param)` asks for the permission of the registry
 resource `kind` to `action` (view, edit, create, delete, publish); with `param`, on the
 document whose id is that path parameter (own/other: it is read only when the caller's role
-grants one variant and not the other; an unknown id is the handler's 404). `Holds(name)` asks for
-any one of some `bundle:level:permission` names. `OPEN` needs nothing (the caller's own user). Batch routes check
-each item (`api/batch.py`), lists show what the caller may see (`domain/kernel/listing.py`).
+grants one variant and not the other; an unknown id is the handler's 404). `Holds(*names)` asks
+for any one of those `bundle:level:permission` names. `OPEN` needs nothing (the caller's own
+user). Batch routes check each item (`api/batch.py`), lists show what the caller may see
+(`domain/kernel/listing.py`; docs/permissions.md).
 """
 from dataclasses import dataclass
 

@@ -104,6 +104,7 @@ def dispatch(request, handlers, params, authenticated, needs):
             return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
         ctx.user = caller(api_request, ctx)
         limit_headers = ratelimits.admit(ctx)
+
         def run():
             permits.check(needs[request.method], params, ctx, request.method)
             return handler(api_request, ctx, **params)

@@ -1,8 +1,9 @@
 """Who may do what: the caller's role against the permission a resource declares.
 
 The system (workers, public endpoints, the command line) acts without a user and may do
-everything; so do administrators: users whose role `isAdmin`, and users without a role (those the
-command line and the first start create). Everyone else holds the permissions of their role.
+everything; so do administrators: users whose role `isAdmin` (the command line and the first start
+give theirs the administrator role), and users stored before roles existed, who have none.
+Everyone else holds the permissions of their role.
 For a level with own/other permissions, a document is the caller's own when its permission user
 (the contact's or company's owner, else whoever created it) is the caller.
 """
