@@ -9,13 +9,14 @@ from chalicelib.domain.automations import automationruns
 from chalicelib.domain.contacts import contactmerge
 from chalicelib.domain.web import formfollowups
 from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.stages import stages
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
 HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,
             "sends": sends.handle}
 JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automationruns.dispatch, contactmerge.resend_lost,
-                   formfollowups.sweep),
+                   formfollowups.sweep, stages.resend_lost),
         "hour": (rebuilds.refresh_relative,)}
 
 

@@ -4,6 +4,7 @@
 stage cleared from its contacts."""
 import pytest
 
+from chalicelib.domain.stages import stages
 from chalicelib.store import entities as store
 from tests.api.payloads import AUDIT_A, assert_error
 from tests.api.test_automations import action, branch, executed, new_automation, tag, tags
@@ -170,6 +171,29 @@ def test_deleting_a_stage_clears_it_from_its_contacts(api, drain):
                                          "properties": {"filter": None}}])
     drain()
     assert [int(k) for k in api.get(f"/api/contacts/{ann['id']}/segments").json["lists"]] == [segment["id"]]
+
+
+def test_a_stage_clearing_whose_message_was_lost_is_sent_again(api, drain, monkeypatch):
+    from chalicelib.store import queues
+
+    def unavailable(*args, **kwargs):
+        raise queues.QueueError("SQS is down")
+
+    lead = new_stage(api)
+    ann = new_contact(api, email="ann@example.com", stage=lead["id"])
+    with monkeypatch.context() as patch:
+        patch.setattr(queues, "send", unavailable)
+        assert api.delete(f"/api/stages/{lead['id']}/delete").status_code == 200
+    drain()
+    stages.resend_lost()
+    drain()
+    assert [row["id"] for row in store.iterate(f"staged#{lead['id']}")] == [ann["id"]]  # too recent yet
+    monkeypatch.setattr(stages, "RESEND_SECONDS", -1)
+    stages.resend_lost()
+    stages.resend_lost()  # twice: the repeated message finds the job gone
+    drain()
+    assert list(store.iterate(f"staged#{lead['id']}")) == [] and list(store.iterate(stages.CLEAR_KIND)) == []
+    assert [c[1]["actionName"] for c in changes(api, ann["id"])].count("Stage deleted") == 1
 
 
 # --- search and segments ---------------------------------------------------------------------------

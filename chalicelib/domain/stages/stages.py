@@ -8,10 +8,11 @@ stage are one Query away. Deleting a stage queues the clearing of its contacts' 
 `ON DELETE SET NULL`), which the `segments` worker does through the contact write path.
 """
 import copy
+from datetime import timedelta
 
 from chalicelib.domain.contacts import contactactions
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import registry, search, service
+from chalicelib.domain.kernel import clock, registry, search, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
@@ -21,6 +22,8 @@ from chalicelib.store import entities as store
 from chalicelib.store import queues
 
 QUEUE = "segments"  # the worker queue of background contact work (workers/segments.py)
+CLEAR_KIND = "stageclear"  # the clearing jobs of deleted stages, by stage id
+RESEND_SECONDS = 300
 ADDED, REMOVED = "Manually Added", "Manually Removed"  # Mautic's action names for the endpoints
 DELETED = "Stage deleted"
 MISSING = "Stage is missing or unpublished"
@@ -34,11 +37,26 @@ def staged_kind(stage_id):
 
 
 class StageHooks(Hooks):
-    """Deleting a stage takes its contacts out of it, in the background."""
+    """Deleting a stage takes its contacts out of it, in the background: a `stageclear` job item is
+    written with the delete, queued after the commit and deleted once the contacts are cleared;
+    `resend_lost` queues again a job whose message a crash or an SQS failure lost."""
+
+    def consequences(self, resource, doc, existing, ctx, events):
+        if doc is not None:
+            return [], []
+        return [(CLEAR_KIND, existing["id"], {"name": existing.get("name"), "queuedAt": ctx.now})], []
 
     def stored(self, resource, doc, existing, ctx):
         if doc is None:
-            queues.send(QUEUE, [{"type": "stage-clear", "stage": existing["id"], "name": existing.get("name")}])
+            queues.send_stored(QUEUE, [(CLEAR_KIND, existing["id"], None)], CLEAR_KIND, "stage-clear")
+
+
+def resend_lost():
+    """Every minute: queue again the clearing jobs still stored a while after they were queued."""
+    cutoff = clock.iso(clock.now() - timedelta(seconds=RESEND_SECONDS))
+    stale = [job["id"] for job in store.iterate(CLEAR_KIND) if (job.get("queuedAt") or "") < cutoff]
+    if stale:
+        queues.send(QUEUE, [{"type": "stage-clear", "id": stage_id} for stage_id in stale])
 
 
 def on_contact_write(change):
@@ -97,10 +115,15 @@ def refusal(doc, stage, ctx):
     return None
 
 
-def clear_deleted(stage, name):
+def clear_deleted(id):  # noqa: A002 - the message's key
     """The `segments` worker's `stage-clear` step: take the contacts of a deleted stage out of it
-    (each through the contact write path: its timeline event, segments, webhooks), without an edit stamp."""
-    ctx, gone = Context(), {"id": stage, "name": name}
+    (each through the contact write path: its timeline event, segments, webhooks), without an edit
+    stamp, then delete the job (a message repeated after that finds none and does nothing)."""
+    job = store.get(CLEAR_KIND, id)
+    if job is None:
+        return
+    stage = job["id"]
+    ctx, gone = Context(), {"id": stage, "name": job.get("name")}
 
     def clear(contact_id):
         existing = service.load(CONTACT, contact_id)
@@ -114,6 +137,7 @@ def clear_deleted(stage, name):
             service.retrying(lambda: clear(row["id"]), ctx, attempts=5)
         except NotFound:
             pass  # deleted meanwhile, with its index item
+    store.remove(CLEAR_KIND, stage)
 
 
 def _named(value, ctx):
