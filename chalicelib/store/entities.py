@@ -8,6 +8,7 @@ read on many requests (field definitions, point triggers) are "versioned": each 
 `version#<kind>` in the same transaction so readers can cache them safely.
 """
 import json
+from dataclasses import dataclass
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
@@ -121,11 +122,6 @@ def count(kind):
         return 0
 
 
-def recount(kind, n):
-    """Move the count of a kind by n, for documents written as derived items. One UpdateItem."""
-    add(f"count#{kind}", n)
-
-
 def allocate_ids(name, n=1):
     """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem."""
     last = add(f"id#{name}", n)
@@ -230,11 +226,22 @@ def _overwrite(doc):
     return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
 
 
-def _put_extra(tx, extra, derived):
+@dataclass(frozen=True)
+class Tally:
+    """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
+    (documents written as derived items of another's write, such as a contact's devices)."""
+
+    n: int
+
+
+def _put_extra(tx, extra, derived, counts):
+    """Put `extra` documents, put or delete `derived` items; tallies are added to `counts`."""
     for kind, doc in extra or ():
         tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
     for kind, entity_id, doc in derived or ():
-        if doc is None:
+        if isinstance(doc, Tally):
+            counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + doc.n
+        elif doc is None:
             tx.delete(Entity(kind, int(entity_id)))
         else:
             tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(doc, id=int(entity_id))))
@@ -243,7 +250,7 @@ def _put_extra(tx, extra, derived):
 def _create_items(tx, counts, kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
     """The items of a new document (see `create`); its counters are added to `counts`."""
     tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
-    _put_extra(tx, extra, derived)
+    _put_extra(tx, extra, derived, counts)
     _put_uniques(tx, kind, int(doc["id"]), _claimable(uniques))
     counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + 1
     if versioned:
@@ -252,7 +259,8 @@ def _create_items(tx, counts, kind, doc, uniques=None, versioned=False, email=No
 
 def _add_counts(tx, counts):
     for name, n in counts.items():
-        tx.update(Counter(name), actions=[Counter.value.add(n)])
+        if n:
+            tx.update(Counter(name), actions=[Counter.value.add(n)])
 
 
 def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
@@ -332,7 +340,9 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
 
     def build(tx):
         tx.save(_item(kind, doc, email), condition=condition)
-        _put_extra(tx, extra, derived)
+        counts = {}
+        _put_extra(tx, extra, derived, counts)
+        _add_counts(tx, counts)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)
@@ -349,8 +359,9 @@ def delete(kind, entity_id, uniques=None, versioned=False, derived=None):
 
     def build(tx):
         tx.delete(Entity(kind, entity_id), condition=Entity.id.exists())
-        _put_extra(tx, (), derived)
-        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
+        counts = {f"count#{kind}": -1}
+        _put_extra(tx, (), derived, counts)
+        _add_counts(tx, counts)
         _delete_uniques(tx, kind, entity_id, uniques)
         _bump_version(tx, kind, versioned)
 
@@ -374,8 +385,9 @@ def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, de
     def build(tx):
         tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
         tx.delete(Entity(kind, int(loser_id)), condition=Entity.rev == loser_rev)
-        _put_extra(tx, extra, derived)
-        tx.update(Counter(f"count#{kind}"), actions=[Counter.value.add(-1)])
+        counts = {f"count#{kind}": -1}
+        _put_extra(tx, extra, derived, counts)
+        _add_counts(tx, counts)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, taken)
         for field, value in passed.items():

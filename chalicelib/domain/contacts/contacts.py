@@ -121,9 +121,6 @@ class ContactHooks(_Valued):
         """The `device` entities mirroring the contact's devices (domain/contacts/devices.py)."""
         return devices.mirror_items(doc, existing), []
 
-    def stored(self, resource, doc, existing, ctx):
-        devices.recount(doc, existing)
-
     def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
         return contactmerge.merge(resource, doc, existing, other, ctx, events, build, items)
 

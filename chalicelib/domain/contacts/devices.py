@@ -19,7 +19,7 @@ it" check costs nothing, and `GET /contacts/<id>/devices` is its one GetItem). E
 mirrored as an entity of kind `device` (its fields and `lead`), put or deleted by the contact's
 `consequences` hook in the transaction that writes the contact (`mirror_items`), so `/api/devices`
 gets one by id with a GetItem and lists them in id order a page at a time. The `device` count
-moves after the commit (`recount`; one UpdateItem, only when a write adds or removes devices).
+moves in the same transaction (a `store.Tally` derived item, when a write adds or removes devices).
 Writes through `/api/devices` are contact writes: `create`, `edit` and `delete` change the entry
 in the contact document (moving `lead` is two contact writes, the old contact's first).
 """
@@ -104,18 +104,14 @@ def _mirror(entry, contact_id):
 
 def mirror_items(doc, existing):
     """Derived items keeping the `device` entities equal to a contact's devices (`doc` None: the
-    contact is deleted): the changed or new ones put, the removed ones deleted."""
+    contact is deleted): the changed or new ones put, the removed ones deleted, and the count of
+    devices moved by the difference, all in the contact's transaction."""
     new, old = _entries(doc), _entries(existing)
     items = [(KIND, device_id, None) for device_id in old if device_id not in new]
-    return items + [(KIND, device_id, _mirror(entry, doc["id"])) for device_id, entry in new.items()
-                    if old.get(device_id) != entry]
-
-
-def recount(doc, existing):
-    """Move the `device` count by the devices a stored contact write added or removed."""
-    delta = len(_entries(doc)) - len(_entries(existing))
-    if delta:
-        store.recount(KIND, delta)
+    items += [(KIND, device_id, _mirror(entry, doc["id"])) for device_id, entry in new.items()
+              if old.get(device_id) != entry]
+    delta = len(new) - len(old)
+    return items + ([(KIND, 0, store.Tally(delta))] if delta else [])
 
 
 def _contact(contact_id, ctx):

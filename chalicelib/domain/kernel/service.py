@@ -266,8 +266,7 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
     _stamp(resource, doc, ctx, created=False)
     kept, events = _consequences(resource, doc, winner, ctx, events)
     dropped, _ = _consequences(resource, None, loser, ctx, ())
-    items = {(kind, int(item_id)): (kind, item_id, item) for kind, item_id, item in dropped + kept + list(derived)}
-    derived = list(items.values()) + _announce(resource, doc, winner, ctx, events) + \
+    derived = _combined(dropped + kept + list(derived)) + _announce(resource, doc, winner, ctx, events) + \
         _announce(resource, None, loser, ctx, ())
     hooks = resource.hooks
     _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(resource, loser)),
@@ -275,6 +274,19 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
                 extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
     _after_commit(resource, [(doc, winner), (None, loser)], derived, ctx)
     return doc
+
+
+def _combined(items):
+    """Derived items of two writes as one transaction's: the later of two on the same item wins,
+    tallies of a count add up."""
+    combined = {}
+    for kind, item_id, item in items:
+        key = (kind, int(item_id))
+        earlier = combined.get(key, (None, None, None))[2]
+        if isinstance(item, store.Tally) and isinstance(earlier, store.Tally):
+            item = store.Tally(earlier.n + item.n)
+        combined[key] = (kind, item_id, item)
+    return list(combined.values())
 
 
 def refresh(resource, existing, ctx):
