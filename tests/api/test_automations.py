@@ -544,3 +544,28 @@ def test_long_chains_continue_in_the_worker(api, drain):
     assert len(tags(api, ann["id"])) == journeys.INLINE_MAX
     drain()
     assert tags(api, ann["id"]) == [f"t{n:02}" for n in range(14)]
+
+
+def test_message_send_uses_the_first_enabled_channel_that_reaches_the_contact(api, drain):
+    from tests.api.test_email_send import make_email, sent_messages
+    from tests.api.test_sms_send import make_sms, sms_messages
+    mail, text = make_email(api), make_sms(api, "Hello")
+    message = api.post("/api/messages/new", {"name": "Both", "channels": {
+        "email": {"channelId": mail["id"], "isEnabled": 1}, "sms": {"channelId": text["id"], "isEnabled": 1}}})
+    assert message.status_code == 201, message.json
+    automation = new_automation(api, [action("new1", "message.send",
+                                             {"marketingMessage": message.json["message"]["id"]})])
+    ann = new_contact(api, email="ann@example.com", mobile="+420777123456")
+    api.post(f"/api/contacts/{ann['id']}/dnc/email/add")  # email refused: the text message goes
+    bob = new_contact(api, email="bob@example.com")
+    for contact in (ann, bob):
+        api.post(f"/api/automations/{automation['id']}/contact/{contact['id']}/add")
+    drain()
+    assert sms_messages() == [("+420777123456", "Hello")]
+    assert ["bob@example.com" in m["To"] for m in sent_messages()] == [True]
+    assert executed(api, ann["id"]) == [("new1", "ok")] and executed(api, bob["id"]) == [("new1", "ok")]
+    carol = new_contact(api, email="carol@example.com")
+    api.post(f"/api/contacts/{carol['id']}/dnc/email/add")  # no channel reaches her
+    api.post(f"/api/automations/{automation['id']}/contact/{carol['id']}/add")
+    drain()
+    assert executed(api, carol["id"]) == [("new1", "failed")]

@@ -23,7 +23,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import emailmessages, rendering, sending
+from chalicelib.domain.messaging import emailmessages, marketingmessages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import entities as store
 from chalicelib.store import queues
@@ -197,8 +197,35 @@ def _send_message(kind, key):
     return send
 
 
+def _send_marketing_message(props, contact, event, ctx):
+    """`message.send` (`marketingMessage`): the message's first enabled channel that reaches the
+    contact (email, then text message: one refused for do-not-contact, a missing address... falls
+    through to the next); web notifications and tweets cannot be sent here."""
+    message_id = next(iter(a.ids_in(props.get("marketingMessage"))), None)
+    message = store.get("message", message_id) if message_id else None
+    if message is None:
+        return "failed", "No marketing message chosen." if message_id is None else \
+            f"The marketing message {message_id} does not exist."
+    reasons = []
+    for channel, content_id in marketingmessages.enabled_channels(message):
+        send = getattr(sending, f"send_{channel}", None)
+        if send is None:
+            reasons.append(f"{channel}: not available in this service")
+            continue
+        try:
+            outcome = send(content_id, contact["id"], ctx, source=("campaign", event["id"]))
+        except NotFound:
+            reasons.append(f"{channel}: {content_id} does not exist")
+            continue
+        if outcome.get("success"):
+            return "ok", None
+        reasons.append(f"{channel}: {outcome.get('reason')}")
+    return "failed", "; ".join(reasons) or "The message has no enabled channel."
+
+
 EXTERNAL_ACTIONS = {"campaign.sendwebhook": _webhook, "lead.deletecontact": _delete_contact,
-                    "email.send": _send_message("email", "email"), "sms.send_text_sms": _send_message("sms", "sms")}
+                    "email.send": _send_message("email", "email"), "sms.send_text_sms": _send_message("sms", "sms"),
+                    "message.send": _send_marketing_message}
 
 
 # --- entering from source segments, purging ---------------------------------------------------------

@@ -15,7 +15,7 @@ from chalicelib.domain.points import pointsengine
 from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.stages import stages
 
-EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact"})
+EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact", "message.send"})
 UNAVAILABLE = "This event type is not available in this service."
 DECISIONS = {  # decision type: (timeline event type, properties holding the ids it is limited to, detail)
     "form.submit": ("form.submitted", "forms", "form"),

@@ -112,3 +112,10 @@ class MarketingMessageHooks(Hooks):
                                        "channelName": (content or {}).get("name"),
                                        "isEnabled": bool(entry.get("isEnabled"))}
         out["channels"] = shown or []
+
+
+def enabled_channels(message):
+    """(channel, content id) of the message's enabled entries naming content, in channel order."""
+    entries = {e["channel"]: e for e in message.get("channels") or []}
+    return [(channel, entries[channel]["channelId"]) for channel in CHANNELS
+            if channel in entries and entries[channel].get("isEnabled") and entries[channel].get("channelId")]
