@@ -10,6 +10,7 @@
     python -m chalicelib.cli [--json] clients create --name N [--redirect-uri URI ...] [--grant G ...] [--user NAME]
     python -m chalicelib.cli [--json] clients list
     python -m chalicelib.cli [--json] clients revoke ID
+    python -m chalicelib.cli [--json] permissions reindex   (once, for documents stored before owner feeds)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -93,6 +94,8 @@ def _parser():
     clients.add_parser("list", parents=common)
     revoke = clients.add_parser("revoke", parents=common)
     revoke.add_argument("id", type=int)
+    permissions = groups.add_parser("permissions", parents=common).add_subparsers(dest="action", required=True)
+    permissions.add_parser("reindex", parents=common)
     return parser
 
 
@@ -168,6 +171,11 @@ def _clients(args, ctx):
     return clients.public(doc)
 
 
+def _permissions(args, ctx):
+    from chalicelib.domain.kernel import access, registry
+    return {"moved": access.reindex_owners(registry.resources())}
+
+
 def _user_id(username):
     from chalicelib.auth import users
     if username is None:
@@ -195,7 +203,7 @@ def main(argv=None):
         from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
         from chalicelib.domain.kernel.context import Context
         bootstrap.ensure_ready()
-        handler = {"users": _users, "settings": _settings, "clients": _clients}[args.group]
+        handler = {"users": _users, "settings": _settings, "clients": _clients, "permissions": _permissions}[args.group]
         _print(handler(args, Context()), args.json)
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -39,9 +39,12 @@ class Stale(Exception):
 
 
 def _doc(item):
+    """The document of an item, with its revision and feed (kept when it is written back)."""
     doc = json.loads(item.doc)
     if item.rev is not None:
         doc["_rev"] = int(item.rev)
+    if item.feed:
+        doc[FEED] = item.feed
     return doc
 
 
@@ -408,6 +411,12 @@ def put(kind, doc):
     """Write a document that nothing else refers to (no count, no unique values), unconditionally;
     its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
     Entity(kind, int(doc["id"])).update(actions=_overwrite(doc))
+
+
+def set_feed(kind, entity_id, name):
+    """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
+    action = Entity.feed.set(name) if name else Entity.feed.remove()
+    Entity(kind, int(entity_id)).update(actions=[action], condition=Entity.id.exists())
 
 
 def remove(kind, entity_id):

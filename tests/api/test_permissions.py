@@ -244,3 +244,18 @@ def test_a_contact_the_user_owns_is_listed_as_it_may_be_read(api, as_user):
     owned = create(api, BY_PREFIX["contacts"], email="owned@example.com", owner=ann.user_id)
     create(api, BY_PREFIX["contacts"], email="other@example.com")
     assert ids(BY_PREFIX["contacts"], ann.get("/api/contacts").json) == [owned["id"]]
+
+
+def test_own_lists_read_the_owner_feed_and_reindex_fills_it_for_older_documents(api, as_user):
+    from chalicelib.domain.kernel import access, registry
+    from chalicelib.store import entities as store
+    ann = as_user("ann", {"lead:leads": ["viewown", "create"], "email:emails": ["viewown", "create"]})
+    mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com"}).json["contact"]
+    mail = ann.post("/api/emails/new", {"name": "Mail"}).json["email"]
+    store.set_feed("contact", mine["id"], None)  # as a document stored before owner feeds
+    store.set_feed("email", mail["id"], None)
+    assert ann.get("/api/contacts").json["total"] == 0 and ann.get("/api/emails").json["total"] == 0
+    assert access.reindex_owners(registry.resources()) == 2
+    assert ids(BY_PREFIX["contacts"], ann.get("/api/contacts").json) == [mine["id"]]
+    assert ids(BY_PREFIX["emails"], ann.get("/api/emails").json) == [mail["id"]]
+    assert access.reindex_owners(registry.resources()) == 0

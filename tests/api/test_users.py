@@ -91,7 +91,8 @@ def test_a_new_user_is_hashed_shown_without_password_and_can_sign_in(api):
     assert r.status_code == 201 and r.headers["Location"].endswith(f"/api/users/{r.json['user']['id']}")
     user = r.json["user"]
     assert not {"plainPassword", "passwordHash", "password"} & set(user)
-    assert user["role"] == {"id": role["id"], "name": "Sales", "description": None, "isAdmin": False}
+    assert user["role"] == {"id": role["id"], "name": "Sales", "description": None, "isAdmin": False,
+                            "rawPermissions": {}}
     assert api.get("/api/users/self", headers=_basic("sam", "new-secret-1"), auth=False).json["id"] == user["id"]
     from chalicelib.store import entities as store
     assert store.get("user", user["id"])["passwordHash"].startswith("$argon2id$")

@@ -6,6 +6,8 @@ from chalicelib.domain.kernel.service import referenced
 
 
 class OfContact(Hooks):
+    owner_indexed = False  # whose they are follows their contact's owner, not their own writes
+
     def permission_user(self, resource, doc, ctx):
         """The contact's permission user (its owner, else whoever created it)."""
         contact_id = doc.get("lead")

@@ -23,7 +23,7 @@ ROLE = Resource(
            a.Attr("rawPermissions", permissions.canonical, default={}),
            a.Attr("permissions", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("name", "description"), commands=frozenset({"ids"}),
-    summary=("id", "name", "description", "isAdmin"), hooks=RoleHooks())
+    summary=("id", "name", "description", "isAdmin", "rawPermissions"), hooks=RoleHooks())
 
 TAG = Resource(
     "tag", "tags", "tag", "tags", audit=None, permission="lead:leads",

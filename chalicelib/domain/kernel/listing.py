@@ -54,7 +54,9 @@ the caller)."""
     if query.after is not None:
         raise invalid("after", "A cursor continues only a list in key order (no search, where, order or other orderBy).")
     end = query.start + query.limit if query.limit else None
-    matches = [doc for doc in _candidates(resource, node, ctx, descending)
+    candidates = access.own_documents(resource, owner, descending) \
+        if owner is not None and access.owner_indexed(resource) else _candidates(resource, node, ctx, descending)
+    matches = [doc for doc in candidates
                if (owner is None or access.owner_of(resource, doc, ctx) == owner)
                and (not query.published_only or is_published(doc, ctx.now))
                and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))

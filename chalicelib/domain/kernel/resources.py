@@ -80,6 +80,8 @@ class Hooks:
     def stored(self, resource, doc, existing, ctx):
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
+    owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
+
     def permission_user(self, resource, doc, ctx):
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""
         return doc.get("createdBy")

@@ -156,9 +156,12 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
 
 def _consequences(resource, doc, existing, ctx, events):
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
-    then the `write` subscribers of its kind (point triggers, journeys, segment membership)."""
+    then the `write` subscribers of its kind (point triggers, journeys, segment membership); the
+    document is put in the feed of its permission user (`access.index_owner`)."""
     derived, more = resource.hooks.consequences(resource, doc, existing, ctx, events)
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
+    if doc is not None:
+        access.index_owner(resource, doc, ctx)
     return derived + items, list(events) + more + further
 
 

@@ -28,11 +28,13 @@ TIMELINE = {"segment_membership": "mautic.lead_list_change", "form.submitted": "
             "campaign_membership": "mautic.campaign_on_leadchange",
             "campaign.event": "mautic.campaign_on_event_executed"}
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
-NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "_rev", "segments", "automations"}
+NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "segments", "automations"}
 
 
 def _changed(doc, before):
-    return any(doc.get(key) != before.get(key) for key in set(doc) | set(before) if key not in NOT_CHANGES)
+    """True when a key clients see (not the stamp, memberships or internal `_` keys) changed."""
+    return any(doc.get(key) != before.get(key) for key in set(doc) | set(before)
+               if key not in NOT_CHANGES and not key.startswith("_"))
 
 
 def _points(doc):
@@ -109,7 +111,7 @@ def outbox(resource, doc, existing, events, ctx):
     hooks = [h["id"] for h in _published_hooks(ctx) if triggers & set(h.get("triggers") or [])]
     if not hooks:
         return []
-    stored = {k: v for k, v in (doc or existing).items() if k != "_rev"}
+    stored = {k: v for k, v in (doc or existing).items() if not k.startswith("_")}
     item = {"id": _new_id(), "queuedAt": ctx.now, "baseUrl": ctx.base_url, "kind": resource.kind, "doc": stored,
             "deleted": doc is None, "events": raw, "hooks": hooks}
     return [(OUTBOX, item["id"], item)]
