@@ -2,7 +2,7 @@
 stored only as its argon2id hash; a role's `rawPermissions` are shown as given and checked with
 the permissions they imply; a role held by users cannot be deleted; their search commands."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import passwords, permissions, search
+from chalicelib.domain.kernel import cached, passwords, permissions, search
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
@@ -72,7 +72,7 @@ class UserHooks(Hooks):
 
 
 def _roles(ctx):
-    return ctx.memo("roles-by-id", lambda: {r["id"]: r for r in store.iterate("role")})
+    return ctx.memo("roles-by-id", lambda: {r["id"]: r for r in cached.documents("role", ctx)})
 
 
 class RoleHooks(Hooks):
