@@ -4,7 +4,7 @@ Every route of an authenticated table declares it (`Routes.route(..., access=...
 needs, all required. `Need(kind, action, param)` asks for the permission of the registry
 resource `kind` to `action` (view, edit, create, delete, publish); with `param`, on the
 document whose id is that path parameter (own/other: it is read only when the caller's role
-grants one variant and not the other; an unknown id is the handler's 404). `Holds(*names)` asks
+grants one variant and not the other; an unknown id is a 404). `Holds(*names)` asks
 for any one of those `bundle:level:permission` names. `OPEN` needs nothing (the caller's own
 user). Batch routes check each item (`api/batch.py`), lists show what the caller may see
 (`domain/kernel/listing.py`; docs/permissions.md).
@@ -50,8 +50,8 @@ def _check_need(need, params, ctx, method):
 
 def check_document(resource, action, entity_id, ctx, method):
     """Forbidden (403) unless the caller may `action` on the document `entity_id` of `resource`
-    (read only when the answer depends on whose it is; an unknown id is left to the handler's 404,
-    or needs `create` for a PUT, which creates it)."""
+    (read only when the answer depends on whose it is; an unknown id is a 404, or needs `create`
+    for a PUT, which creates it)."""
     if not access.depends_on_owner(ctx, resource, action):
         access.require(ctx, resource, action)
         return
