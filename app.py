@@ -1,16 +1,18 @@
 """The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
 the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
-queue, the periodic jobs)."""
+queue, the periodic jobs). On AWS its REST API is three proxy resources and the app finds its
+routes itself (`chalicelib/api/pathrouting.py`)."""
 import json
 
-from chalice import Chalice, Rate
+from chalice import Rate
 
 from chalicelib import workers
 from chalicelib.api import authorizer
+from chalicelib.api.pathrouting import RoutedApp
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.store.schema import queue_name
 
-app = Chalice(app_name="mautic")
+app = RoutedApp(app_name="mautic")
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
 for _blueprint in API_BLUEPRINTS:
     app.register_blueprint(_blueprint, url_prefix="/api")

@@ -1,15 +1,16 @@
 """Finish chalice's CloudFormation template (`python infra/compact.py sam.json`): wire every
-function to the service's resources, guard every `/api` operation with the REQUEST authorizer
-(`ApiAuthorizer`, declared in infra/resources.json: chalice's own authorizers are TOKEN-only),
-then rewrite the file without whitespace.
+function to the service's resources, replace chalice's path per route by three proxy resources
+(`proxy`), guard the `/api` ones with the REQUEST authorizer (`ApiAuthorizer`, declared in
+infra/resources.json: chalice's own authorizers are TOKEN-only), then rewrite the file without
+whitespace.
 
 chalice knows neither the stack's resource names nor our queues, so every function (API,
 queue workers, scheduled jobs) gets the `RESOURCE_PREFIX`/`FILES_BUCKET` environment and waits
 for the service policy, and each SQS event source points at the queue of `infra/resources.json`
-(`<prefix>segments` -> `SegmentsQueue`). chalice writes the template indented; every route
-becomes a path with one integration per method, so the indented file outgrows CloudFormation's
-1 MB template limit long before the compact one does. `make package` and the packaging test
-both run this.
+(`<prefix>segments` -> `SegmentsQueue`). chalice writes every route as a path with one
+integration per method: past 300 resources (path segments) API Gateway refuses the API, which
+is why the routes are served through the proxies. `make package` and the packaging test both
+run this.
 """
 import json
 import sys
@@ -17,6 +18,7 @@ import sys
 AUTHORIZER = "ApiAuthorizer"
 GUARDED_PREFIX = "/api/"  # as chalicelib/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
+PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
 
 
@@ -40,6 +42,22 @@ def wire(template):
     return template
 
 
+def proxy(template):
+    """Serve every route through three resources: `/api/{proxy+}`, `/{proxy+}` and the open paths,
+    each with the API function's integration (chalice's path per route would outgrow API Gateway's
+    300 resources per API; the function routes by path itself, chalicelib/api/pathrouting.py)."""
+    body = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
+    paths = body["paths"]
+    integration = next(iter(next(iter(paths.values())).values()))["x-amazon-apigateway-integration"]
+    greedy = {"x-amazon-apigateway-any-method": {
+        "consumes": ["*/*"], "produces": ["application/json"], "responses": {},
+        "parameters": [{"name": "proxy", "in": "path", "required": True, "type": "string"}],
+        "x-amazon-apigateway-integration": integration}}
+    body["paths"] = {PROXIES[0]: greedy, PROXIES[1]: json.loads(json.dumps(greedy)),
+                     **{path: paths[path] for path in OPEN_PATHS}}
+    return template
+
+
 def guard(template):
     """Put the REQUEST authorizer on every operation of every path under /api but OPEN_PATHS."""
     paths = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
@@ -50,9 +68,14 @@ def guard(template):
     return template
 
 
+def finish(template):
+    """The template with everything above done."""
+    return guard(proxy(wire(template)))
+
+
 def compact(path):
     with open(path) as handle:
-        template = guard(wire(json.load(handle)))
+        template = finish(json.load(handle))
     with open(path, "w") as handle:
         json.dump(template, handle, separators=(",", ":"))
 

@@ -9,12 +9,9 @@ For a resource with prefix `<P>` (`wiring.BATCHED`: the standard resources with 
 
 The three are served by one route per resource, `/<P>/batch/{action}`, dispatching on action and
 method (an unknown action is the JSON 404 of an unknown path, a wrong method a 405 naming the
-allowed ones). One route instead of three keeps the deployment small: every route costs API
-Gateway resources (quota 300 per API) and about 3 KB of the CloudFormation template (limit 1 MB);
-three literal routes for the 19 resources would add 76 resources and ~165 KB, this adds 38 and
-~64 KB. The literal `batch` segment takes precedence over `/<P>/{id}/...` locally and on API Gateway.
-Unlike an unknown path on API Gateway, `/<P>/batch/<unknown>` and a wrong method are answered
-after authentication.
+allowed ones). One route instead of three keeps the route table small. The literal `batch`
+segment takes precedence over `/<P>/{id}/...` (locally and in `api/pathrouting.py` on AWS).
+`/<P>/batch/<unknown>` and a wrong method are answered after authentication.
 
 Items are independent. Each item is one call of `domain.service` (`create`, `edit`, `delete`),
 exactly what the single-entity endpoint does (contacts deduplicate per item: statusCode 200 when

@@ -270,7 +270,7 @@ def test_packaged_template_merges_infra(packaged):
     assert variables["API_ENABLED"] == "0" and variables["BASIC_AUTH_ENABLED"] == "0"
     assert variables["RESOURCE_PREFIX"] == {"Fn::Sub": "${AWS::StackName}-"}
     assert variables["FILES_BUCKET"] == {"Ref": "FilesBucket"}
-    assert resources["RestAPI"]["Properties"]["DefinitionBody"]["paths"]  # chalice's routes kept
+    assert set(resources["RestAPI"]["Properties"]["DefinitionBody"]["paths"]) == {*compact.PROXIES, *compact.OPEN_PATHS}
     assert _gateway_response(template)["responseTemplates"]["application/json"] == \
         errors.not_found_path_json()
     # Lambda refuses an SQS event source whose visibility timeout is below the function's.

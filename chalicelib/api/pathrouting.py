@@ -1,0 +1,60 @@
+"""The function's own routing, for the REST API of the deployed stack.
+
+API Gateway counts every path segment of every route as a resource (300 per REST API by default)
+and the service has more; so the stack's API has three resources (`infra/compact.py`):
+`/api/{proxy+}` behind the REQUEST authorizer, `/api/openapi.json` and `/{proxy+}` without it,
+each integrated with the API function. A request through a `{proxy+}` resource arrives with that
+resource path; `RoutedApp` finds the route of its actual path, as API Gateway would have (at each
+segment a literal beats a `{parameter}`), hands Chalice the event of that route with its path
+parameters, and answers an unknown path with the service's JSON 404.
+"""
+from functools import lru_cache
+
+from chalice import Chalice
+
+from chalicelib.api import errors
+
+PROXY = "{proxy+}"
+
+
+def _segments(path):
+    return [segment for segment in path.split("/") if segment]
+
+
+@lru_cache(maxsize=1)
+def _by_length(templates):
+    """Route templates grouped by segment count, in API Gateway's precedence (literals first)."""
+    grouped = {}
+    for template in sorted(templates, key=lambda t: [part.startswith("{") for part in _segments(t)]):
+        grouped.setdefault(len(_segments(template)), []).append(template)
+    return grouped
+
+
+def match(templates, path):
+    """(route template, path parameters) of `path` among `templates` (a tuple), or None."""
+    segments = _segments(path)
+    for template in _by_length(templates).get(len(segments), ()):
+        params = {}
+        for part, segment in zip(_segments(template), segments):
+            if part.startswith("{") and part.endswith("}"):
+                params[part[1:-1]] = segment
+            elif part != segment:
+                break
+        else:
+            return template, params
+    return None
+
+
+class RoutedApp(Chalice):
+    """A Chalice app that also serves requests arriving through a `{proxy+}` resource."""
+
+    def __call__(self, event, context):
+        resource = (event.get("requestContext") or {}).get("resourcePath") or ""
+        if resource.endswith(PROXY):
+            found = match(tuple(self.routes), event.get("path") or "/")
+            if found is None:
+                return {"statusCode": 404, "headers": errors.headers(), "body": errors.not_found_path_json()}
+            template, params = found
+            event = dict(event, resource=template, pathParameters=params or None,
+                         requestContext=dict(event["requestContext"], resourcePath=template))
+        return super().__call__(event, context)
