@@ -170,3 +170,11 @@ def test_user_search_commands(api):
     assert names("role:Sales") == ["sam"]
     assert names("position:Manager") == ["sam"]
     assert names("email:sam@example.com") == ["sam"]
+
+
+def test_a_taken_username_is_mautics_400(api):
+    role = _role(api)
+    assert _user(api, role["id"]).status_code == 201
+    r = _user(api, role["id"], email="other@example.com")
+    assert r.status_code == 400
+    assert r.json["errors"][0]["details"] == {"username": ["Username is already in use. Please select another."]}

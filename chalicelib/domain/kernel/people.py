@@ -44,6 +44,9 @@ class UserHooks(Hooks):
         if doc.get("email") and "@" not in str(doc["email"]):
             write.errors["email"] = ["The email entered is invalid."]
 
+    def taken(self, resource, field):
+        return "Username is already in use. Please select another."  # Mautic's words
+
     @staticmethod
     def _require_profile(doc, write):
         """What Mautic's user form requires of a user written through the API (the command line

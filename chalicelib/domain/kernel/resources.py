@@ -50,6 +50,10 @@ class Hooks:
         """Unique values held by the document, as {field: value}."""
         return {name: doc.get(name) for name in resource.uniques}
 
+    def taken(self, resource, field):
+        """The message of a unique value another document holds."""
+        return "This value is already used."
+
     def email(self, resource, doc):
         """The email address to index for look-ups by email, or None."""
         return None

@@ -147,7 +147,8 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
                    derived=derived)
     if batching.grouping():
         batching.defer(dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
-                       uniques, lambda: _after_commit(resource, [(doc, None)], derived, ctx), _domain_error)
+                       uniques, lambda: _after_commit(resource, [(doc, None)], derived, ctx),
+                       lambda error: _domain_error(error, resource))
         return doc
     _store_call(store.create, resource, doc, uniques, **options)
     _after_commit(resource, [(doc, None)], derived, ctx)
@@ -178,10 +179,10 @@ def _after_commit(resource, writes, derived, ctx):
     subscribers.committed(derived)
 
 
-def _domain_error(error):
+def _domain_error(error, resource):
     """The domain's error for a store exception (others are returned as they are)."""
     if isinstance(error, store.Conflict):
-        return ValidationError({f: ["This value is already used."] for f in error.fields})
+        return ValidationError({f: [resource.hooks.taken(resource, f)] for f in error.fields})
     if isinstance(error, store.Missing):
         return NotFound()
     if isinstance(error, store.Stale):
@@ -193,7 +194,7 @@ def _store_call(operation, resource, doc, *uniques, **options):
     try:
         operation(resource.kind, doc, *uniques, versioned=resource.cached, **options)
     except (store.Conflict, store.Missing, store.Stale) as error:
-        raise _domain_error(error) from None
+        raise _domain_error(error, resource) from None
 
 
 def retrying(operation, ctx, attempts=3):
