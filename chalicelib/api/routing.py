@@ -23,7 +23,7 @@ from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError
 
-METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 log = logging.getLogger(__name__)
 
 

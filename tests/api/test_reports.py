@@ -47,6 +47,8 @@ def test_definition_is_stored_listed_as_an_array_and_searched(api):
     ({"tableOrder": [{"column": "l.id", "direction": "SIDEWAYS"}]}, "tableOrder[0][direction]"),
     ({"aggregators": [{"column": "l.points", "function": "MEDIAN"}]}, "aggregators[0][function]"),
     ({"groupBy": ["es.id"]}, "groupBy[0]"),
+    ({"columns": [["l.id"]]}, "columns[0]"),
+    ({"tableOrder": [{"column": {"a": 1}}]}, "tableOrder[0][column]"),
 ])
 def test_bad_definitions_are_refused_naming_the_field_and_nothing_is_written(api, body, field):
     response = api.post("/api/reports/new", dict({"name": "Bad", "source": "leads"}, **body))

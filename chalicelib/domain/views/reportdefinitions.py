@@ -14,13 +14,17 @@ def _entries(doc, key):
     return list(doc.get(key) or [])
 
 
+def _known(source):
+    """A test: is a value one of the source's column names (anything else, lists included, is not)."""
+    return lambda value: isinstance(value, str) and value in source.columns
+
+
 def _check_columns(source, doc, errors):
-    for i, column in enumerate(_entries(doc, "columns")):
-        if column not in source.columns:
-            errors[f"columns[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
-    for i, column in enumerate(_entries(doc, "groupBy")):
-        if column not in source.columns:
-            errors[f"groupBy[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
+    known = _known(source)
+    for key in ("columns", "groupBy"):
+        for i, column in enumerate(_entries(doc, key)):
+            if not known(column):
+                errors[f"{key}[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
 
 
 def _check_entries(source, doc, key, checks, errors):
@@ -54,7 +58,7 @@ class ReportHooks(Hooks):
         if source is None:  # the attribute named the problem already
             return
         _normalise(doc)
-        known = source.columns.__contains__
+        known = _known(source)
         _check_columns(source, doc, write.errors)
         _check_entries(source, doc, "filters", {
             "column": (known, "Unknown column of the source."),
