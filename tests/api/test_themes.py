@@ -92,3 +92,16 @@ def test_a_theme_in_use_is_kept_and_the_built_in_is_hidden(api):
     assert api.delete("/api/themes/blank/delete").json == {"success": True}
     assert api.get("/api/themes").json["themes"]["blank"]["visibility"] == {"hidden": True}
     assert download(api, "blank").status_code == 200
+
+
+def test_a_zip_that_unpacks_too_large_is_refused(api):
+    from chalicelib.domain.views import themes
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", json.dumps({"name": "Bomb"}))
+        archive.writestr(MESSAGE, "m")
+        archive.writestr("html/padding.txt", b"\0" * (themes.UNPACKED_MAX + 1))
+    assert len(data.getvalue()) < 100_000
+    response = upload(api, "bomb.zip", data.getvalue())
+    assert response.status_code == 400 and "unpacks to more than" in response.json["errors"][0]["message"]
+    assert "bomb" not in api.get("/api/themes").json["themes"]

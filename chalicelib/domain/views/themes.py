@@ -18,6 +18,7 @@ REQUIRED = ("config.json", "html/message.html.twig")
 ALLOWED_EXTENSIONS = {"json", "twig", "css", "js", "htm", "html", "txt", "jpg", "jpeg", "png", "gif", "svg", "webp",
                       "ico", "woff", "woff2", "ttf", "eot", "otf", "map"}
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
+UNPACKED_MAX = 5 * config.UPLOAD_MAX_BYTES  # what a theme's files may weigh unpacked (a zip bomb is refused)
 USERS = ("email", "page")  # the kinds whose `template` names a theme
 
 BLANK_HTML = "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
@@ -87,16 +88,21 @@ def _key_of(filename):
 
 
 def _read_zip(data):
-    """{entry name: bytes} of the allowed files of the zip (leading `/` dropped, no `..`)."""
+    """{entry name: bytes} of the allowed files of the zip (leading `/` dropped, no `..`); a zip
+    that unpacks to more than UNPACKED_MAX bytes is refused, whatever its entries declare."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            entries = {}
+            entries, left = {}, UNPACKED_MAX
             for info in archive.infolist():
                 name = info.filename.lstrip("/")
                 extension = posixpath.splitext(name)[1].lstrip(".").lower()
                 if info.is_dir() or ".." in name.split("/") or (extension and extension not in ALLOWED_EXTENSIONS):
                     continue
-                entries[name] = archive.read(info)
+                with archive.open(info) as member:
+                    entries[name] = member.read(left + 1)
+                left -= len(entries[name])
+                if left < 0:
+                    raise invalid("file", f"The theme unpacks to more than {UNPACKED_MAX} bytes.")
             return entries
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, NotImplementedError):
         raise invalid("file", "The file is not a valid zip archive.") from None
