@@ -56,11 +56,10 @@ def check_document(resource, action, entity_id, ctx, method):
         access.require(ctx, resource, action)
         return
     try:
-        doc = service.load(resource, entity_id)
+        doc = service.load(resource, entity_id, ctx)  # remembered: the handler does not read it again
     except NotFound:
         if method == "PUT" and action == "edit":
             access.require(ctx, resource, "create")
             return
         raise
-    service.remember(resource.kind, doc, ctx)
     access.require(ctx, resource, action, doc)

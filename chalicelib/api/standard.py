@@ -137,7 +137,7 @@ def install(routes, resource, own=()):
         @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource),
                       access=(Need(kind, "view", "id"),))
         def get(request, ctx, id):
-            return single(resource, service.load(resource, id), ctx)
+            return single(resource, service.load(resource, id, ctx), ctx)
 
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
                   contract=Contract("edit", resource), access=(Need(kind, "edit", "id"),))

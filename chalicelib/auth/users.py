@@ -2,7 +2,7 @@
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import passwords, service
+from chalicelib.domain.kernel import cached, passwords, service
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -21,7 +21,7 @@ def create_user(username, password, first_name=None, last_name=None, email=None)
 
 def administrator_role(ctx):
     """The first role with `isAdmin`, created ("Administrator") when there is none."""
-    found = next((role for role in store.iterate(ROLE.kind) if role.get("isAdmin")), None)
+    found = next((role for role in cached.documents(ROLE.kind, ctx) if role.get("isAdmin")), None)
     if found is None:
         found, _ = service.create(ROLE, {"name": "Administrator", "description": "Full system access",
                                          "isAdmin": True}, ctx)
@@ -103,7 +103,7 @@ def edit_user(user_id, payload, ctx, replace):
     """PATCH or PUT a user through the API (service.edit); a user disabled, given a new password or
     another role loses the tokens issued before (they carry the role). Returns (document, created)."""
     try:
-        before = service.load(USER, user_id)
+        before = service.load(USER, user_id, ctx)  # remembered: the edit does not read it again
     except NotFound:
         before = None
     doc, created = service.edit(USER, user_id, payload, ctx, replace)

@@ -141,13 +141,17 @@ def owner_indexed(resource):
     return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed
 
 
+def _feed_of(resource, user_id):
+    return f"owned#{resource.kind}#{int(user_id)}"
+
+
 def owner_feed(resource, doc, ctx):
     """The feed (store's FeedIndex) listing the documents of `resource` whose permission user is
     `doc`'s, or None (no such user, or a resource not indexed so)."""
     if not owner_indexed(resource):
         return None
     owner = owner_of(resource, doc, ctx)
-    return f"owned#{resource.kind}#{int(owner)}" if owner else None
+    return _feed_of(resource, owner) if owner else None
 
 
 def index_owner(resource, doc, ctx):
@@ -162,7 +166,7 @@ def index_owner(resource, doc, ctx):
 def own_documents(resource, user_id, descending):
     """The documents of `resource` whose permission user is `user_id`, in id order: a Query of their
     feed and a BatchGetItem per 100 (O(their number), not the kind's)."""
-    return list(store.feed(f"owned#{resource.kind}#{int(user_id)}", descending=descending))
+    return list(store.feed(_feed_of(resource, user_id), descending=descending))
 
 
 def reindex_owners(resources):

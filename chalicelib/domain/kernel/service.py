@@ -9,13 +9,18 @@ from chalicelib.domain.kernel.resources import Write
 from chalicelib.store import entities as store
 
 
-def load(resource, entity_id):
-    """The stored document, or NotFound."""
+def load(resource, entity_id, ctx=None):
+    """The stored document, or NotFound. With the request's `ctx`, one it already read (a route's
+    permission check) is not read again, and what is read is remembered."""
     try:
         number = int(entity_id)
     except (TypeError, ValueError):
         raise NotFound() from None
-    doc = store.get(resource.kind, number) if number > 0 else None
+    doc = ctx.cache.get(("ref", resource.kind), {}).get(number) if ctx is not None else None
+    if doc is None:
+        doc = store.get(resource.kind, number) if number > 0 else None
+        if doc is not None and ctx is not None:
+            remember(resource.kind, doc, ctx)
     if doc is None:
         raise NotFound()
     return doc
@@ -312,7 +317,7 @@ def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
     `items` as for `create`. Returns (document, created)."""
     payload = payload_object(payload)
     try:
-        existing = load(resource, entity_id)
+        existing = load(resource, entity_id, ctx)
     except NotFound:
         if not replace:
             raise
@@ -330,7 +335,7 @@ def update(resource, existing, payload, ctx, build=None, items=()):
 
 def delete(resource, entity_id, ctx):
     """Delete and return the document as it was."""
-    doc = load(resource, entity_id)
+    doc = load(resource, entity_id, ctx)
     resource.hooks.before_delete(resource, doc, ctx)
     derived, _ = _consequences(resource, None, doc, ctx, ())
     derived = derived + _announce(resource, None, doc, ctx, ())
