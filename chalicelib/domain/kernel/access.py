@@ -90,6 +90,27 @@ def require(ctx, resource, action, doc=None):
         raise Forbidden()
 
 
+def require_keeps(ctx, resource, doc, existing=None):
+    """Forbidden (403) when a write hands the document to another permission user (an owner given
+    or changed, a note moved to another contact) the caller may not edit documents of: the result
+    must be one the caller may edit whenever its owner is not what it was (the caller, for a new
+    document)."""
+    if resource.permission is None or unrestricted(ctx):
+        return
+    before = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
+    result = {**doc, "createdBy": ctx.user_id} if existing is None else doc  # as `_stamp` will create it
+    if owner_of(resource, result, ctx) != before:
+        require(ctx, resource, "edit", result)
+
+
+def require_merge(ctx, resource, winner, loser):
+    """Forbidden (403) unless the caller may edit both documents a merge joins and delete the one
+    that goes, whichever path found the second (an edit's unique value, a create's duplicate)."""
+    require(ctx, resource, "edit", winner)
+    require(ctx, resource, "edit", loser)
+    require(ctx, resource, "delete", loser)
+
+
 def require_any(ctx, names):
     """Forbidden (403) unless the caller holds one of `names`."""
     if not any(has(ctx, name) for name in names):
