@@ -48,14 +48,14 @@ def sends(api, count):
 
 
 def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
-    """Before: one GetItem per send (36 calls at 33 sends); now a BatchGetItem per chunk of sends, and
+    """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of sends, and
     an own-only caller's report reads the contacts and emails its rows name in batches too."""
     from tests.api.test_permissions import _as
     sales = _as(api, "sales", {"lead:leads": ["viewown"], "email:emails": ["viewother"], "report:reports": ["full"]})
     own = sales.post("/api/reports/new", {"name": "Own", "source": "email.stats",
                                          "columns": ["es.email_address"]}).json["report"]
-    report = api.post("/api/reports/new", {"name": "S", "source": "email.stats", "columns": ["es.email_address"],
-                                          "tableOrder": [{"column": "es.date_sent", "direction": "ASC"}]}).json["report"]
+    report = api.post("/api/reports/new", {"name": "S", "source": "email.stats",
+                                          "columns": ["es.email_address"]}).json["report"]
     sends(api, 3)
     few = cost(api, "/api/stats/email_stats"), cost(api, f"/api/reports/{report['id']}"), \
         cost(sales, f"/api/reports/{own['id']}")
