@@ -202,3 +202,23 @@ def reindex_owners(resources):
                 store.set_feed(resource.kind, doc["id"], feed)
                 moved += 1
     return moved
+
+
+def visible_documents(ctx, resource, descending=False):
+    """The documents of `resource` the caller may view, lazily in id order: every one, or only their
+    own (their owner feed: a Query and a BatchGetItem per 100, however many others there are);
+    Forbidden (at once) without view."""
+    owner = visible_owner(ctx, resource)
+    if owner is None:
+        return store.iterate(resource.kind, descending=descending)
+    if owner_indexed(resource):
+        return store.feed(_feed_of(resource, owner), descending=descending)
+    return (doc for doc in store.iterate(resource.kind, descending=descending) if owner_of(resource, doc, ctx) == owner)
+
+
+def viewable(ctx, resource, doc):
+    """True when the caller may view `doc` of `resource`; a document that no longer exists (None) is
+    nobody's, so only callers who see every document see what refers to it."""
+    if doc is None:
+        return visible_owner(ctx, resource) is None
+    return allowed(ctx, resource, "view", doc)
