@@ -13,7 +13,7 @@ from tests.api.test_automations import tag
 from tests.api.test_permissions import _as
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-MARK = "Zqx"  # what every identifying value of the administrator's documents contains
+MARK = "Zqx"  # what every identifying value of the administrator's documents contains (any case)
 
 # Path parameters naming an automation's event: its automation decides (api/automations.py).
 EVENT_PARAMS = {("/automations/events/{id}", "id"), ("/automations/events/{id}/contact/{contact_id}/edit", "id")}
@@ -58,6 +58,10 @@ NOT_WALKED = {
     "/users/{id}/delete": "users are a standard level",
     "/users/{id}/permissioncheck": "users are a standard level",
 }
+# Known over-refusals: documents without a creator (audit None) have no permission user, so an
+# own-only caller is refused even the ones they wrote (Mautic checks plain `view` for entities
+# without `createdBy`). Not a leak; listed so the walk's other 403s still prove something.
+OWN_REFUSED = {"/addresses/{id}", "/tags/{id}"}
 BATCH = "/batch/{action}"  # batch routes name their documents in the body (tests/api/test_permissions.py)
 
 
@@ -67,11 +71,12 @@ def _payloads(mark):
              for prefix in ("hooks", "forms", "addresses", "emails", "dynamiccontents", "notifications", "pages",
                             "smses", "tweets", "assets")]
     return [(prefix, dict(BY_PREFIX[prefix].create, **extra)) for prefix, extra in plain] + [
-        ("contacts", {"email": f"{mark.lower()}@example.com", "firstname": mark, "phone": f"+420{len(mark)}77"}),
+        ("contacts", {"email": f"{mark.lower()}@example.com", "firstname": mark}),
         ("companies", {"companyname": f"{mark} company"}),
         ("segments", {"name": f"{mark} segment", "alias": f"{mark.lower()}-segment"}),
         ("tags", {"tag": f"{mark} tag"}),
-        ("automations", {"name": f"{mark} automation", "events": [dict(tag("new1", f"{mark} tag"), name=f"{mark} event")]}),
+        ("automations", {"name": f"{mark} automation",
+                         "events": [dict(tag("new1", f"{mark} tag"), name=f"{mark} event")]}),
         ("focus", {"name": f"{mark} focus", "type": "notice", "style": "bar"}),
         ("messages", {"name": f"{mark} message"}),
         ("reports", {"name": f"{mark} report", "source": "leads"}),
@@ -136,14 +141,14 @@ def _fillers(api):
 
 
 def _leaks(body):
-    return MARK in json.dumps(body)
+    return MARK.lower() in json.dumps(body).lower()
 
 
 def test_an_own_only_user_reaches_no_document_of_anothers_through_any_route(api):
     walker = _as(api, "walker", _walker_permissions())
     theirs, mine = _documents(api, MARK), _documents(walker, "Mine")
     fillers = _fillers(api)
-    walked, not_walked, holes = 0, set(), []
+    walked, not_walked, holes, refused_own = 0, set(), [], []
     for path, method, kinds in _routes():
         if not kinds:
             not_walked.add(path)
@@ -154,6 +159,10 @@ def test_an_own_only_user_reaches_no_document_of_anothers_through_any_route(api)
             walked += 1
             if response.status_code not in (403, 404) or _leaks(response.json):
                 holes.append((method, path, stranger, response.status_code, response.json))
+        own = dict(fillers, **{p: str(mine[k]["id"]) for p, k in kinds.items()})
+        if method == "GET" and walker.get("/api" + path.format(**own)).status_code == 403:
+            refused_own.append(path)  # the walk's 403s would then prove nothing
     assert holes == []
+    assert set(refused_own) == OWN_REFUSED
     assert {p for p in not_walked if not p.endswith(BATCH)} == set(NOT_WALKED)
     assert walked > 120

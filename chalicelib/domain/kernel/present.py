@@ -96,8 +96,8 @@ def _category(category, style, ctx):
     title, None: a title is all that style has)."""
     if category is None:
         return None
-    if style == "title":
-        return category.get("title") if _viewable("category", category, ctx) else None
     if not _viewable("category", category, ctx):
-        return {"id": category["id"]}
+        return None if style == "title" else {"id": category["id"]}
+    if style == "title":
+        return category.get("title")
     return {key: category.get(key) for key in CATEGORY_KEYS}
