@@ -144,3 +144,14 @@ def test_a_note_on_a_strangers_contact_is_refused_and_echoes_nothing(api, victim
     moved = mallory.patch(f"/api/notes/{note.json['note']['id']}/edit", {"lead": contact["id"]})
     assert_error(moved, 403)
     _reveals_nothing(moved)
+
+
+def test_tags_and_addresses_have_no_owner_and_follow_the_plain_permission(api, mallory):
+    """Documents without a creator are nobody's: any variant of the permission will do (Mautic)."""
+    tag = api.post("/api/tags/new", {"tag": "vip"}).json["tag"]
+    address = api.post("/api/addresses/new", {"company_name": "Acme", "city": "Brno"}).json["address"]
+    assert mallory.get(f"/api/tags/{tag['id']}").status_code == 200
+    assert mallory.get(f"/api/addresses/{address['id']}").status_code == 200
+    assert str(tag["id"]) in mallory.get("/api/tags").json["tags"]  # keyed by id
+    reader = _as(api, "reader", {"report:reports": ["viewown"]})
+    assert_error(reader.get(f"/api/tags/{tag['id']}"), 403)

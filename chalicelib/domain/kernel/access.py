@@ -67,11 +67,17 @@ def owner_of(resource, doc, ctx):
     return resource.hooks.permission_user(resource, doc, ctx)
 
 
+def shared(resource):
+    """True for documents nobody owns (tags, addresses: no creator, not a contact's): Mautic checks
+    the level's plain permission on them, any of its own/other variants."""
+    return not resource.audit and resource.hooks.owner_indexed
+
+
 def allowed(ctx, resource, action, doc=None):
     """True when the caller may `action` on `doc` of `resource` (None: on some document of it)."""
     if resource.permission is None or unrestricted(ctx):
         return True
-    owner = ANY if doc is None else owner_of(resource, doc, ctx)
+    owner = ANY if doc is None or shared(resource) else owner_of(resource, doc, ctx)
     return may(ctx, resource.permission, action, owner)
 
 
@@ -79,7 +85,7 @@ def depends_on_owner(ctx, resource, action):
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
-    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level):
+    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level) or shared(resource):
         return False
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
@@ -136,7 +142,7 @@ def visible_owner(ctx, resource):
         return None
     require(ctx, resource, "view")
     level = resource.permission
-    if not permissions.extended(level) or has(ctx, f"{level}:viewother"):
+    if not permissions.extended(level) or shared(resource) or has(ctx, f"{level}:viewother"):
         return None
     return ctx.user_id
 
@@ -159,7 +165,8 @@ def publishing(ctx, resource, payload, existing):
 
 def owner_indexed(resource):
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
-    return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed
+    return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed \
+        and not shared(resource)
 
 
 def _feed_of(resource, user_id):
