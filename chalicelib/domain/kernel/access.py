@@ -14,10 +14,11 @@ from chalicelib.store import entities as store
 
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
+NO_ROLE = -1  # the id of no role: a caller holding it is granted nothing
 
 
 def role(ctx):
-    """The caller's role document ({} for a role that no longer exists), or None without one."""
+    """The caller's role document ({} for a role, or a user, that no longer exists), or None without one."""
     return _role_of(ctx.user, ctx)
 
 
@@ -33,8 +34,9 @@ def _role_of(user, ctx):
 
 def _stored_role_id(user, ctx):
     """The role of a caller whose credentials do not carry it (tokens issued before roles): read
-    from the stored user, never assumed."""
-    return ctx.memo(("user-role", user["id"]), lambda: (store.get("user", int(user["id"])) or {}).get("role"))
+    from the stored user, never assumed; a user that no longer exists holds NO_ROLE (fail closed)."""
+    return ctx.memo(("user-role", user["id"]),
+                    lambda: (store.get("user", int(user["id"])) or {"role": NO_ROLE}).get("role"))
 
 
 def unrestricted(ctx):
@@ -52,9 +54,12 @@ def has(ctx, name):
 
 def may(ctx, level, action, owner=ANY):
     """True when the caller may `action` (view, edit, create, delete, publish) at `level`
-    (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document)."""
-    if level is None or unrestricted(ctx):
+    (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document).
+    No level declared grants nothing to a restricted caller (fail closed)."""
+    if unrestricted(ctx):
         return True
+    if level is None:
+        return False
     if action == "create" or not permissions.extended(level):
         return has(ctx, f"{level}:{action}")
     if owner is ANY:
@@ -75,7 +80,7 @@ def shared(resource):
 
 def allowed(ctx, resource, action, doc=None):
     """True when the caller may `action` on `doc` of `resource` (None: on some document of it)."""
-    if resource.permission is None or unrestricted(ctx):
+    if unrestricted(ctx):
         return True
     owner = ANY if doc is None or shared(resource) else owner_of(resource, doc, ctx)
     return may(ctx, resource.permission, action, owner)
@@ -138,7 +143,7 @@ def checked(user, names, ctx):
 def visible_owner(ctx, resource):
     """None when the caller may see every document of `resource`; the caller's id when only their
     own (Mautic's forced filter without `viewother`); Forbidden when none."""
-    if resource.permission is None or unrestricted(ctx):
+    if unrestricted(ctx):
         return None
     require(ctx, resource, "view")
     level = resource.permission
