@@ -1,14 +1,14 @@
 """The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
 the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
 queue, the periodic jobs). On AWS its REST API is three proxy resources and the app finds its
-routes itself (`chalicelib/api/pathrouting.py`)."""
+routes itself (`chalicelib/api/path_routing.py`)."""
 import json
 
 from chalice import Rate
 
 from chalicelib import workers
 from chalicelib.api import authorizer
-from chalicelib.api.pathrouting import RoutedApp
+from chalicelib.api.path_routing import RoutedApp
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.store.schema import queue_name
 

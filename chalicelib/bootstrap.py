@@ -2,7 +2,7 @@
 import secrets
 
 from chalicelib.auth import settings, users
-from chalicelib.domain.contacts import customfields
+from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
@@ -17,7 +17,7 @@ def seed_fields():
     def create(object_name, payload, fixed):
         service.create(kinds[object_name], payload, Context(), system={"isFixed": fixed})
 
-    customfields.seed_defaults(create)
+    custom_fields.seed_defaults(create)
 
 
 def first_start():

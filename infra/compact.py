@@ -45,7 +45,7 @@ def wire(template):
 def proxy(template):
     """Serve every route through three resources: `/api/{proxy+}`, `/{proxy+}` and the open paths,
     each with the API function's integration (chalice's path per route would outgrow API Gateway's
-    300 resources per API; the function routes by path itself, chalicelib/api/pathrouting.py)."""
+    300 resources per API; the function routes by path itself, chalicelib/api/path_routing.py)."""
     body = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
     paths = body["paths"]
     integration = next(iter(next(iter(paths.values())).values()))["x-amazon-apigateway-integration"]

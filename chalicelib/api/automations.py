@@ -2,9 +2,9 @@
 the automation's contacts, a contact's automations, clone; the events on their own and a contact's
 event log (Mautic's EventApiController and EventLogApiController)."""
 from chalicelib.api import standard
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.domain.automations import automations, eventlogs, journeys
+from chalicelib.domain.automations import automations, event_logs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
@@ -46,25 +46,25 @@ def contact_automations(request, ctx, id):
 
 @routes.route("/automations/events", "GET", access=(Need("automation", "view"),))
 def events(request, ctx):
-    return eventlogs.listing(standard.list_query(request.query), ctx)
+    return event_logs.listing(standard.list_query(request.query), ctx)
 
 
 @routes.route("/automations/events/{id}", "GET", access=(Need("automation", "view"),))
 def event(request, ctx, id):
-    return eventlogs.one(id, ctx)
+    return event_logs.one(id, ctx)
 
 
 @routes.route("/automations/{id}/events/contact/{contact_id}", "GET",
               access=(Need("automation", "view", "id"), Need("contact", "view", "contact_id")))
 def contact_events(request, ctx, id, contact_id):
-    return eventlogs.contact_log(id, contact_id, ctx)
+    return event_logs.contact_log(id, contact_id, ctx)
 
 
 @routes.route("/automations/events/{id}/contact/{contact_id}/edit", "PUT",
               access=(Need("automation", "edit"), Need("contact", "edit", "contact_id")))
 def edit_contact_event(request, ctx, id, contact_id):
     """201 when the contact had no run of the event and one is scheduled, else 200."""
-    answer, created = eventlogs.edit_contact_event(id, contact_id, request.body, ctx)
+    answer, created = event_logs.edit_contact_event(id, contact_id, request.body, ctx)
     return Reply(answer, 201 if created else 200)
 
 

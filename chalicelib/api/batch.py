@@ -10,7 +10,7 @@ For a resource with prefix `<P>` (`wiring.BATCHED`: the standard resources with 
 The three are served by one route per resource, `/<P>/batch/{action}`, dispatching on action and
 method (an unknown action is the JSON 404 of an unknown path, a wrong method a 405 naming the
 allowed ones). One route instead of three keeps the route table small. The literal `batch`
-segment takes precedence over `/<P>/{id}/...` (locally and in `api/pathrouting.py` on AWS).
+segment takes precedence over `/<P>/{id}/...` (locally and in `api/path_routing.py` on AWS).
 `/<P>/batch/<unknown>` and a wrong method are answered after authentication.
 
 Items are independent. Each item is one call of `domain.service` (`create`, `edit`, `delete`),
@@ -20,7 +20,7 @@ with a new id). The service validates the whole item before writing anything, so
 fails writes nothing and the items after it still run. Unexpected exceptions are caught per item
 too (logged, item error 500).
 
-Permissions (`api/permits.py`, as Mautic): batch/new needs `create` (a plain 403 for the whole
+Permissions (`api/route_needs.py`, as Mautic): batch/new needs `create` (a plain 403 for the whole
 batch otherwise); each edited or deleted item is checked against its own document (own/other), and
 a refused item is its 403 entry in `errors` (`{"message", "code": 403, "type": "api"}`).
 
@@ -74,7 +74,7 @@ import logging
 import re
 
 from chalicelib import config
-from chalicelib.api import permits
+from chalicelib.api import route_needs
 from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
 from chalicelib.api.routing import METHODS, Contract, Reply, Routes
 from chalicelib.domain.kernel import access, batching, service
@@ -242,7 +242,7 @@ def install(routes, resource):
                 continue
 
             def edit(item_ctx, item=item, entity_id=entity_id):
-                permits.check_document(resource, "edit", entity_id, item_ctx, request.method)
+                route_needs.check_document(resource, "edit", entity_id, item_ctx, request.method)
                 doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
             outcome.run(key, edit)
@@ -252,7 +252,7 @@ def install(routes, resource):
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
             def delete(item_ctx, entity_id=entity_id):
-                permits.check_document(resource, "delete", entity_id, item_ctx, request.method)
+                route_needs.check_document(resource, "delete", entity_id, item_ctx, request.method)
                 return writes.delete(resource, entity_id, item_ctx), 200
             outcome.run(key, delete)
         return outcome.reply(200, codes=False)
@@ -264,7 +264,7 @@ def install(routes, resource):
     contract = Contract("batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items()))
 
     @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract,
-                  access=(permits.Need(resource.kind, "view"),))
+                  access=(route_needs.Need(resource.kind, "view"),))
     def batch(request, ctx, action):
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)

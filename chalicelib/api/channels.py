@@ -1,7 +1,7 @@
 """Channels and content: emails, text messages, notifications, tweets, dynamic content, pages, assets,
 focus items (with the script that shows one) and marketing messages."""
 from chalicelib.api import standard
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET

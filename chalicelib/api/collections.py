@@ -1,5 +1,5 @@
 """Helpers for families whose resources own nested collections."""
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.standard import single
 from chalicelib.domain.kernel import service
 

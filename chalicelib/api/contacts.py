@@ -3,17 +3,17 @@ definitions and company addresses."""
 import copy
 
 from chalicelib.api import standard
-from chalicelib.api.permits import Holds, Need
+from chalicelib.api.route_needs import Holds, Need
 from chalicelib.api.routing import Routes
 from chalicelib.auth import users
-from chalicelib.domain.contacts import contactactions as actions
+from chalicelib.domain.contacts import contact_actions as actions
 from chalicelib.domain.contacts import devices
-from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
     NOTE
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.service import payload_object
-from chalicelib.domain.segments import segmentactions
+from chalicelib.domain.segments import segment_actions
 
 routes = Routes("contacts")
 FIELD_KEYS = ("id", "label", "alias", "type", "group", "order", "object", "defaultValue", "isRequired",
@@ -77,7 +77,7 @@ def companies_of_contact(request, ctx, id):
 
 @routes.route("/contacts/{id}/segments", "GET", access=(Need("contact", "view", "id"),))
 def segments_of_contact(request, ctx, id):
-    return segmentactions.of_contact(id, ctx)
+    return segment_actions.of_contact(id, ctx)
 
 
 @routes.route("/contacts/{id}/devices", "GET", access=(Need("contact", "view", "id"),))
@@ -110,7 +110,7 @@ def all_activity(request, ctx):
 
 @routes.route("/contacts/list/segments", "GET", access=(Need("segment", "view"),))
 def user_segments(request, ctx):
-    return segmentactions.user_segments(ctx)
+    return segment_actions.user_segments(ctx)
 
 
 @routes.route("/contacts/{id}/activity", "GET", access=(Need("contact", "view", "id"),))

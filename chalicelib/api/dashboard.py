@@ -3,7 +3,7 @@ data with `dateFrom`, `dateTo`, `timeUnit`, `dataFormat`, `height`, `limit`)."""
 import time
 
 from chalicelib.api import standard
-from chalicelib.api.permits import Holds
+from chalicelib.api.route_needs import Holds
 from chalicelib.api.routing import Routes
 from chalicelib.domain.views import widgets
 

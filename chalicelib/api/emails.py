@@ -1,10 +1,10 @@
 """Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.messaging import emailruns, emailsends, sending, tracking
+from chalicelib.domain.messaging import email_runs, email_sends, sending, tracking
 
 routes = Routes("emails")
 
@@ -45,10 +45,10 @@ def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path para
 def send_to_segments(request, ctx, id):  # noqa: A002
     """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
-    state, outcomes = emailsends.start(id, service.payload_object(request.body), ctx)
-    counts = {emailruns.counter(state["id"], state["generation"], name): n for name, n in outcomes.items()}
+    state, outcomes = email_sends.start(id, service.payload_object(request.body), ctx)
+    counts = {email_runs.counter(state["id"], state["generation"], name): n for name, n in outcomes.items()}
     return {"success": 1, "sentCount": outcomes["sent"], "failedRecipients": outcomes["failed"], "queued": True,
-            "sendProgress": emailruns.view(state, counts)}
+            "sendProgress": email_runs.view(state, counts)}
 
 
 @routes.route("/emails/reply/{hash}", "POST", access=(Need("email", "view"),))

@@ -1,7 +1,7 @@
 """Segments, automations and forms (with their submissions): who is targeted and how they enter."""
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT

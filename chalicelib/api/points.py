@@ -2,10 +2,10 @@
 point-group scores."""
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel.service import payload_object
-from chalicelib.domain.points import groupscores
+from chalicelib.domain.points import group_scores
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
 
@@ -29,21 +29,21 @@ def trigger_event_types(request, ctx):
 @routes.route("/contacts/{id}/points/groups", "GET", access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
 def contact_group_scores(request, ctx, id):
     """The contact's point-group scores: `{"total", "groupScores": [{"score", "group"}]}`."""
-    return groupscores.of_contact(id, ctx)
+    return group_scores.of_contact(id, ctx)
 
 
 @routes.route("/contacts/{id}/points/groups/{groupId}", "GET",
               access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
 def contact_group_score(request, ctx, id, groupId):
     """The contact's score in one group: `{"groupScore": {"score", "group"} or null}`."""
-    return groupscores.one(id, groupId, ctx)
+    return group_scores.one(id, groupId, ctx)
 
 
 @routes.route("/contacts/{id}/points/groups/{groupId}/{operator}/{value}", "POST",
               access=(Need("pointgroup", "view"), Need("contact", "edit", "id")))
 def change_group_score(request, ctx, id, groupId, operator, value):
     """plus/minus/times/divide/set the contact's score in a group (`eventName`, `actionName` in the body)."""
-    return groupscores.change(id, groupId, operator, value, payload_object(request.body), ctx)
+    return group_scores.change(id, groupId, operator, value, payload_object(request.body), ctx)
 
 
 blueprint = routes.blueprint()

@@ -8,8 +8,8 @@ from chalicelib.api.routing import Reply, Routes
 from chalicelib.auth import core
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import dynamiccontent
-from chalicelib.domain.web import assets, formactions, formhtml, pages, submissions, visitors
+from chalicelib.domain.messaging import dynamic_content
+from chalicelib.domain.web import assets, form_actions, form_html, pages, submissions, visitors
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
@@ -74,12 +74,12 @@ def submit_form(request, ctx):
     form_id = request.query.get("formId") or data.get("formId")
     if form_id in (None, ""):
         raise NotFound("No form was named (formId).")
-    if data.get(formhtml.HONEYPOT):  # a bot filled the trap: it is thanked, nothing is stored
+    if data.get(form_html.HONEYPOT):  # a bot filled the trap: it is thanked, nothing is stored
         return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
     form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
     headers = visitor_cookies(visitor.contact_id, ctx)
-    download = formactions.download_url(form, ctx)
+    download = form_actions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
     if ajax:
@@ -160,7 +160,7 @@ def dynamic_content(request, ctx, slot):
     """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
     tracked = visit(request, ctx).contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
-    return Reply(dynamiccontent.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
+    return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
 
 
 @routes.route("/{alias}", "GET")

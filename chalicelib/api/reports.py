@@ -1,11 +1,11 @@
 """Reports: the standard list, create, edit and delete of report definitions, and Mautic's
 `GET /reports/<id>`, which answers the report's data (`dateFrom`, `dateTo`, `page`, `limit`)."""
 from chalicelib.api import standard
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.present import present_one
-from chalicelib.domain.views import reports, timerange
+from chalicelib.domain.views import reports, time_range
 from chalicelib.domain.views.declarations import REPORT
 
 routes = Routes("reports")
@@ -18,7 +18,7 @@ def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
     report = service.load(REPORT, id, ctx)
     query = request.query
     page = standard.int_param(query, "page", 1, minimum=1)
-    answer = reports.run(report, timerange.parse(query), page, standard.int_param(query, "limit", 0), ctx)
+    answer = reports.run(report, time_range.parse(query), page, standard.int_param(query, "limit", 0), ctx)
     answer["report"] = present_one(REPORT, report, ctx)
     return answer
 

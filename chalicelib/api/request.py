@@ -5,11 +5,11 @@ from email.policy import HTTP
 from urllib.parse import parse_qsl
 
 from chalicelib import config
-from chalicelib.api import phpquery
+from chalicelib.api import php_query
 from chalicelib.api.errors import ApiError
 
 FORM = "application/x-www-form-urlencoded"
-MAX_DEPTH = phpquery.MAX_DEPTH  # nesting levels of a JSON body
+MAX_DEPTH = php_query.MAX_DEPTH  # nesting levels of a JSON body
 MULTIPART = "multipart/form-data"
 
 
@@ -21,7 +21,7 @@ class ApiRequest:
         self.method = request.method
         self.headers = request.headers
         params = request.query_params or {}
-        self.query = _nested(lambda: phpquery.parse((k, v) for k in params for v in params.getlist(k)))
+        self.query = _nested(lambda: php_query.parse((k, v) for k in params for v in params.getlist(k)))
         self.files = {}
         self._body = None
         self._parsed = False
@@ -44,7 +44,7 @@ class ApiRequest:
             raw = raw.encode("utf-8")
         kind = self.content_type
         if kind == FORM:
-            return _nested(lambda: phpquery.parse(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
+            return _nested(lambda: php_query.parse(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
         if kind == MULTIPART:
             return self._multipart(raw)
         if kind and kind != "application/json" and not kind.endswith("+json"):
@@ -74,7 +74,7 @@ class ApiRequest:
                 self.files[name] = (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
             elif name:
                 pairs.append((name, part.get_payload(decode=True).decode("utf-8", "replace")))
-        return _nested(lambda: phpquery.parse(pairs))
+        return _nested(lambda: php_query.parse(pairs))
 
     def form_field(self, name):
         """A field of a form-encoded body (not for GET), or None; never raises."""
@@ -104,7 +104,7 @@ def _nested(parse):
     """Run a bracket-notation parse; a key nested too deep is a 400 naming the parameter."""
     try:
         return parse()
-    except phpquery.TooDeep as error:
+    except php_query.TooDeep as error:
         raise ApiError(400, str(error), {error.name: [str(error)]}) from None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap
-from chalicelib.api import idempotency, permits, ratelimits
+from chalicelib.api import idempotency, route_needs, rate_limits
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.errors import ApiError, UNEXPECTED
@@ -56,19 +56,19 @@ class Routes:
         self.authenticated = authenticated
         self.table = {}
         self.contracts = {}  # path -> Contract, for the API document
-        self.needs = {}  # path -> {method: what the caller's role needs (api/permits.py)}
+        self.needs = {}  # path -> {method: what the caller's role needs (api/route_needs.py)}
 
     def route(self, path, *methods, contract=None, access=None):
         """Register a handler of `path` for `methods`; an authenticated route declares its `access`."""
         if self.authenticated and access is None:
-            raise ValueError(f"{path} declares no access (api/permits.py)")
+            raise ValueError(f"{path} declares no access (api/route_needs.py)")
 
         def register(handler):
             for method in methods:
                 if method in self.table.setdefault(path, {}):
                     raise ValueError(f"{method} {path} is registered twice")
                 self.table[path][method] = handler
-                self.needs.setdefault(path, {})[method] = access or permits.OPEN
+                self.needs.setdefault(path, {})[method] = access or route_needs.OPEN
             if contract is not None:
                 self.contracts[path] = contract
             return handler
@@ -103,12 +103,12 @@ def dispatch(request, handlers, params, authenticated, needs):
         if not authenticated:
             return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
         ctx.user = caller(api_request, ctx)
-        limit_headers = ratelimits.admit(ctx)
+        limit_headers = rate_limits.admit(ctx)
         recheck = _check_first(needs[request.method], params, ctx, request.method)
 
         def run():
             if recheck:
-                permits.check(needs[request.method], params, ctx, request.method)
+                route_needs.check(needs[request.method], params, ctx, request.method)
             return handler(api_request, ctx, **params)
         response = idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx))
     except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
@@ -122,7 +122,7 @@ def _check_first(needs, params, ctx, method):
     who lost the right replays nothing (Forbidden). True when the document a need names is gone
     (the first run may have deleted it): its replay answers, and a run checks again (404)."""
     try:
-        permits.check(needs, params, ctx, method)
+        route_needs.check(needs, params, ctx, method)
     except NotFound:
         return True
     return False

@@ -1,7 +1,7 @@
 """Segment membership by hand (compat 1.8 shapes): add/remove one contact, add several."""
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
-from chalicelib.domain.segments import segmentactions
+from chalicelib.domain.segments import segment_actions
 
 routes = Routes("segments")
 
@@ -9,20 +9,20 @@ routes = Routes("segments")
 @routes.route("/segments/{id}/contact/{contact_id}/add", "POST",
               access=(Need("segment", "view", "id"), Need("contact", "edit", "contact_id")))
 def add_to_segment(request, ctx, id, contact_id):
-    segmentactions.change(id, contact_id, True, ctx)
+    segment_actions.change(id, contact_id, True, ctx)
     return {"success": 1}
 
 
 @routes.route("/segments/{id}/contact/{contact_id}/remove", "POST",
               access=(Need("segment", "view", "id"), Need("contact", "edit", "contact_id")))
 def remove_from_segment(request, ctx, id, contact_id):
-    segmentactions.change(id, contact_id, False, ctx)
+    segment_actions.change(id, contact_id, False, ctx)
     return {"success": 1}
 
 
 @routes.route("/segments/{id}/contacts/add", "POST", access=(Need("segment", "view", "id"), Need("contact", "edit")))
 def add_contacts_to_segment(request, ctx, id):
-    return {"success": 1, "details": segmentactions.add_many(id, request.body, ctx)}
+    return {"success": 1, "details": segment_actions.add_many(id, request.body, ctx)}
 
 
 blueprint = routes.blueprint()

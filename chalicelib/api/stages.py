@@ -1,6 +1,6 @@
 """Stages, and contacts put in and taken out of a stage."""
 from chalicelib.api import standard
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.stages import stages
 from chalicelib.domain.stages.declarations import STAGE

@@ -4,7 +4,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from chalicelib import config
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service

@@ -1,9 +1,9 @@
 """Mautic's stats API: `GET /stats` (the tables and their columns) and `GET /stats/<table>` with
-`start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/statstables.py)."""
+`start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/stats_tables.py)."""
 from chalicelib.api import standard
-from chalicelib.api.permits import Holds
+from chalicelib.api.route_needs import Holds
 from chalicelib.api.routing import Routes
-from chalicelib.domain.messaging import statstables
+from chalicelib.domain.messaging import stats_tables
 
 routes = Routes("stats")
 DEFAULT_LIMIT = 100  # Mautic's
@@ -11,14 +11,14 @@ DEFAULT_LIMIT = 100  # Mautic's
 
 @routes.route("/stats", "GET", access=(Holds("lead:leads:viewother"),))
 def tables(request, ctx):
-    return statstables.tables()
+    return stats_tables.tables()
 
 
 @routes.route("/stats/{table}", "GET", access=(Holds("lead:leads:viewother"),))
 def table_rows(request, ctx, table):
     query = standard.list_query(dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT,
                                      where=None, order=None))
-    return statstables.rows(table, query.start, query.limit, request.query.get("order"), request.query.get("where"))
+    return stats_tables.rows(table, query.start, query.limit, request.query.get("order"), request.query.get("where"))
 
 
 blueprint = routes.blueprint()

@@ -2,7 +2,7 @@
 CRUD (tokens revoked when a user is deleted, disabled or given a new password), what a user's
 role grants (`permissioncheck`), the roles' lookup list, and the roles' standard routes."""
 from chalicelib.api import standard
-from chalicelib.api.permits import OPEN, Holds, Need
+from chalicelib.api.route_needs import OPEN, Holds, Need
 from chalicelib.api.routing import Contract, Routes
 from chalicelib.auth import users
 from chalicelib.domain.kernel import access, cached, service

@@ -1,7 +1,7 @@
 """Webhooks, the catalogue of their triggers and each hook's delivery log."""
 from chalicelib import config
 from chalicelib.api import standard
-from chalicelib.api.permits import Need
+from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.webhooks import webhooks
 from chalicelib.domain.webhooks.catalog import webhook_triggers

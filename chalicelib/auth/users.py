@@ -9,7 +9,7 @@ from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store
-from chalicelib.store import ratelimit
+from chalicelib.store import window_counters
 
 
 def create_user(username, password, first_name=None, last_name=None, email=None):
@@ -76,7 +76,7 @@ def _throttled(counters):
     """AuthError 429 when a (username, address) pair or an address has failed too often in the
     current window."""
     for name, allowed in counters:
-        failed, wait = ratelimit.counted(name, config.SIGN_IN_WINDOW)
+        failed, wait = window_counters.counted(name, config.SIGN_IN_WINDOW)
         if failed >= allowed:
             raise AuthError(429, f"Too many failed sign-in attempts. Try again in {wait} seconds.",
                             "too_many_attempts", {"Retry-After": str(wait)})
@@ -86,7 +86,7 @@ def _slowed(counter):
     """Wait SIGN_IN_DELAY seconds when the username failed SIGN_IN_FAILURES_PER_USER times in the
     window from any addresses: guessing from many addresses slows down, and the owner, wherever
     they sign in from, waits a moment instead of being refused."""
-    failed, _ = ratelimit.counted(counter, config.SIGN_IN_WINDOW)
+    failed, _ = window_counters.counted(counter, config.SIGN_IN_WINDOW)
     if failed >= config.SIGN_IN_FAILURES_PER_USER:
         time.sleep(config.SIGN_IN_DELAY)
 
@@ -110,7 +110,7 @@ def check_password(username, password, source=None):
         user = None
     if user is None:
         for counter in [counter for counter, _ in locks] + [f"user:{name}"]:
-            ratelimit.count(counter, config.SIGN_IN_WINDOW)
+            window_counters.count(counter, config.SIGN_IN_WINDOW)
     return user
 
 

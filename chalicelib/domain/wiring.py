@@ -4,15 +4,15 @@ one table of subscribers through which a capability reacts to another's writes.
 Importing this module installs both (the API, the workers and the command line import it before
 they serve). It is the only domain module that imports every capability; no capability imports it.
 """
-from chalicelib.domain.automations import automationruns, journeys
+from chalicelib.domain.automations import automation_runs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
     NOTE
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
-from chalicelib.domain.messaging import emailsends
+from chalicelib.domain.messaging import email_sends
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.points import points_engine
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.declarations import SEGMENT
@@ -33,7 +33,7 @@ BATCHED = RESOURCES + (NOTE,)
 SUBSCRIBERS = subscribers.Table(
     # In a contact's write, before it is stored, in this order:
     write={"contact": (
-        pointsengine.on_contact_write,      # points: run the triggers the change's points cross
+        points_engine.on_contact_write,      # points: run the triggers the change's points cross
         journeys.on_contact_write,          # automations: enter, leave, decide and act on the change's events
         membership.on_contact_write,        # segments: membership rows and events
         journeys.on_membership_change,      # automations: members and due rows, membership events
@@ -43,14 +43,14 @@ SUBSCRIBERS = subscribers.Table(
     announce=(webhook_events.announce,),
     # After the commit:
     stored={
-        "contact": (automationruns.on_contact_stored,),  # automations: queue the events due soon
+        "contact": (automation_runs.on_contact_stored,),  # automations: queue the events due soon
         "company": (rebuilds.on_company_stored,),        # segments: rebuild those filtering on companies
     },
     committed=(webhook_events.queue,),                   # webhooks: queue the outbox items stored
     # Point-trigger events that other capabilities carry out:
     actions={
         "campaign.changecampaign": journeys.on_trigger,
-        "email.send": emailsends.after_trigger,
+        "email.send": email_sends.after_trigger,
     },
     # Search commands segments add to contacts:
     commands={

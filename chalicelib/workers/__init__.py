@@ -5,9 +5,9 @@ and the jobs run from its `schedule` handlers; locally `workers.local` runs the 
 handlers in threads (and `drain` runs them synchronously in tests).
 """
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
-from chalicelib.domain.automations import automationruns
-from chalicelib.domain.contacts import contactmerge
-from chalicelib.domain.web import formfollowups
+from chalicelib.domain.automations import automation_runs
+from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.web import form_followups
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.webhooks import webhook_events
@@ -15,8 +15,8 @@ from chalicelib.workers import automations, segments, sends, webhooks
 
 HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,
             "sends": sends.handle}
-JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automationruns.dispatch, contactmerge.resend_lost,
-                   formfollowups.sweep, stages.resend_lost),
+JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automation_runs.dispatch, contact_merge.resend_lost,
+                   form_followups.sweep, stages.resend_lost),
         "hour": (rebuilds.refresh_relative,)}
 
 

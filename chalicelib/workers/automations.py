@@ -1,8 +1,8 @@
-"""Automations worker: due events, entry of source segment members, purges (domain/automationruns.py)."""
-from chalicelib.domain.automations import automationruns
+"""Automations worker: due events, entry of source segment members, purges (domain/automation_runs.py)."""
+from chalicelib.domain.automations import automation_runs
 
 
 def handle(body):
     """One message of the `automations` queue."""
-    step = automationruns.STEPS[body.pop("type")]
+    step = automation_runs.STEPS[body.pop("type")]
     step(**body)

@@ -1,7 +1,7 @@
-"""Sends worker: segment-send plans and batches, point-trigger emails (domain/emailsends.py)."""
-from chalicelib.domain.messaging import emailsends
+"""Sends worker: segment-send plans and batches, point-trigger emails (domain/email_sends.py)."""
+from chalicelib.domain.messaging import email_sends
 
-STEPS = {"plan": emailsends.plan, "batch": emailsends.batch, "trigger": emailsends.trigger}
+STEPS = {"plan": email_sends.plan, "batch": email_sends.batch, "trigger": email_sends.trigger}
 
 
 def handle(body):

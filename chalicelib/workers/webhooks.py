@@ -1,10 +1,10 @@
 """Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks.py); form
-follow-ups and their actions (domain/formfollowups.py)."""
-from chalicelib.domain.web import formfollowups
+follow-ups and their actions (domain/form_followups.py)."""
+from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhooks
 
 STEPS = {"outbox": webhooks.fan_out, "delivery": webhooks.attempt, "purge": webhooks.purge_logs,
-         "formfollowup": formfollowups.fan_out, "formaction": formfollowups.attempt}
+         "formfollowup": form_followups.fan_out, "formaction": form_followups.attempt}
 
 
 def handle(body):

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from chalicelib.domain.automations import automationruns, journeys
+from chalicelib.domain.automations import automation_runs, journeys
 from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form, post as submit_form
@@ -56,7 +56,7 @@ def memberships(api, contact_id):
 
 
 def run_due(drain):
-    automationruns.dispatch()
+    automation_runs.dispatch()
     drain()
 
 
@@ -404,7 +404,7 @@ def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):
     assert tags(api, ann["id"]) == ["hooked"]
     due = [item["id"] for kind in {journeys.due_kind(ann["id"])} for item in store.iterate(kind)]
     assert due == []
-    automationruns.fire(ann["id"], 12345)  # a retried or stale message does nothing
+    automation_runs.fire(ann["id"], 12345)  # a retried or stale message does nothing
     drain()
     assert len(receiver.received) == 2
 
@@ -416,8 +416,8 @@ def test_a_retried_fire_message_runs_the_event_once(api, drain, frozen):
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     (item,) = store.iterate(journeys.due_kind(ann["id"]))
     frozen.advance(hours=2)
-    automationruns.fire(ann["id"], item["id"])
-    automationruns.fire(ann["id"], item["id"])
+    automation_runs.fire(ann["id"], item["id"])
+    automation_runs.fire(ann["id"], item["id"])
     run_due(drain)
     assert contact(api, ann["id"])["points"] == 1
 

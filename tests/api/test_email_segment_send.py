@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
-from chalicelib.domain.messaging import emailsends, emailstats, sending
+from chalicelib.domain.messaging import email_sends, email_stats, sending
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 
@@ -146,12 +146,12 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
     with pytest.raises(RuntimeError):
         _run(batch)
     assert len(sent_messages()) == 1
-    with pytest.raises(emailsends.SendLater):
+    with pytest.raises(email_sends.SendLater):
         _run(batch)  # the record is fresh: maybe another worker is still sending
-    monkeypatch.setattr(emailsends, "STUCK_SECONDS", 0)
+    monkeypatch.setattr(email_sends, "STUCK_SECONDS", 0)
     _run(batch)
     assert _recipients() == ["c0@example.com", "c1@example.com"]
-    record = emailsends.store.get(emailsends.record_kind(mail_doc["id"]), ids[0])
+    record = email_sends.store.get(email_sends.record_kind(mail_doc["id"]), ids[0])
     assert record["status"] == "unknown"
     progress = _shown(api, mail_doc)["sendProgress"]
     assert (progress["status"], progress["sent"], progress["failed"]) == ("done", 1, 1)
@@ -161,16 +161,16 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
     segment, _ = _audience(api, drain, 1)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    real = emailsends._settle
+    real = email_sends._settle
 
     def crash_when_sent(email, record, contact_id, status, reason):
         if status == "sent":
             raise RuntimeError("worker died")
         return real(email, record, contact_id, status, reason)
-    monkeypatch.setattr(emailsends, "_settle", crash_when_sent)
+    monkeypatch.setattr(email_sends, "_settle", crash_when_sent)
     with pytest.raises(RuntimeError):
         _run(batch)
-    monkeypatch.setattr(emailsends, "_settle", real)
+    monkeypatch.setattr(email_sends, "_settle", real)
     _run(batch)
     assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
 
@@ -193,9 +193,9 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
-    with pytest.raises(emailsends.SendLater):
+    with pytest.raises(email_sends.SendLater):
         _run(batch)
-    record = emailsends.store.get(emailsends.record_kind(mail_doc["id"]), ids[0])
+    record = email_sends.store.get(email_sends.record_kind(mail_doc["id"]), ids[0])
     assert record["status"] == "retry" and record["reason"] == "Throttling by SES"
     _run(batch)
     assert _recipients() == ["c0@example.com"]
@@ -214,7 +214,7 @@ def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
     drain()
     elapsed = time.monotonic() - started
     assert len(sent_messages()) == 9 and elapsed > 1.0
-    stats = emailsends.store.iterate(emailstats.kind("email", mail_doc["id"]))
+    stats = email_sends.store.iterate(email_stats.kind("email", mail_doc["id"]))
     per_second = Counter(stat["dateSent"] for stat in stats)
     assert max(per_second.values()) <= 4
 

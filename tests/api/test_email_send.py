@@ -140,7 +140,7 @@ def test_interface_records_the_source_and_refuses_contacts_without_an_address(ap
     contact, mail = make_contact(api), make_email(api)
     result = sending.send_email(mail["id"], contact["id"], Context(), source=("campaign", 7))
     assert result["success"] is True
-    stat = sending.emailstats.find(result["trackingHash"])
+    stat = sending.email_stats.find(result["trackingHash"])
     assert stat["source"] == "campaign" and stat["sourceId"] == 7 and stat["emailAddress"] == "ann@example.com"
     nobody = make_contact(api, email=None, firstname="Nobody")
     failed = sending.send_email(mail["id"], nobody["id"], Context())

@@ -36,8 +36,8 @@ def test_the_pixel_records_an_open_once_per_send(api, source_ip):
                                               "trackingHash": tracking}]
     shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]
     assert shown["lastActive"] is not None
-    from chalicelib.domain.messaging import emailstats
-    stat = emailstats.find(tracking)
+    from chalicelib.domain.messaging import email_stats
+    stat = email_stats.find(tracking)
     assert stat["isRead"] and stat["openCount"] == 2 and stat["dateRead"] and stat["ipAddress"] == "203.0.113.9"
 
 

@@ -139,7 +139,7 @@ def test_a_refused_repost_target_is_not_retried(api, drain, receiver, monkeypatc
 
 
 def test_a_repost_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiver, monkeypatch):
-    from chalicelib.domain.web import formfollowups
+    from chalicelib.domain.web import form_followups
 
     def unavailable(*args, **kwargs):
         raise queues.QueueError("SQS is down")
@@ -149,12 +149,12 @@ def test_a_repost_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiv
         patch.setattr(queues, "send", unavailable)
         assert post(api, form["id"], {"email": "fay@example.com"}).status_code == 200
     drain()
-    formfollowups.sweep()
+    form_followups.sweep()
     drain()
     assert receiver.received == []  # too recent: its message may still be on the way
-    monkeypatch.setattr(formfollowups, "STALE_SECONDS", 0)
-    formfollowups.sweep()
-    formfollowups.sweep()  # twice: the duplicate message finds the item gone
+    monkeypatch.setattr(form_followups, "STALE_SECONDS", 0)
+    form_followups.sweep()
+    form_followups.sweep()  # twice: the duplicate message finds the item gone
     drain()
     assert len(receiver.received) == 1
 

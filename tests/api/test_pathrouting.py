@@ -4,7 +4,7 @@ unknown path with the JSON 404."""
 import base64
 import json
 
-from chalicelib.api.pathrouting import match
+from chalicelib.api.path_routing import match
 from tests.conftest import ADMIN
 
 

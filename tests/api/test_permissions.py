@@ -37,8 +37,8 @@ def as_user(api):
 
 
 def _full_permissions(level):
-    from chalicelib.domain.kernel import permissions
-    return [p for p in permissions.CATALOG[level] if p != "full"]
+    from chalicelib.domain.kernel import permission_catalog
+    return [p for p in permission_catalog.CATALOG[level] if p != "full"]
 
 
 @pytest.mark.parametrize("res", RESOURCES, ids=str)

@@ -201,13 +201,13 @@ def test_email_events_reach_patched_and_existing_contacts_once(api, drain):
 
 
 def test_a_contact_written_during_the_pass_keeps_both_changes(api):
-    from chalicelib.domain.points import pointtriggers
+    from chalicelib.domain.points import point_triggers
     from chalicelib.domain.kernel.context import Context
     from chalicelib.store import entities as store
     person = new_contact(api, points=20)
     stale = store.get("contact", person["id"])
     trigger = make_trigger(api, triggerExistingLeads=True)
     api.patch(f"/api/contacts/{person['id']}/edit", {"city": "Prague"})
-    pointtriggers._give(stale, trigger["id"], Context())
+    point_triggers._give(stale, trigger["id"], Context())
     after = api.get(f"/api/contacts/{person['id']}").json["contact"]
     assert after["fields"]["all"]["city"] == "Prague" and [t["tag"] for t in after["tags"]] == ["hot"]

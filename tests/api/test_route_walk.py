@@ -107,10 +107,10 @@ def _documents(api, mark):
 
 def _walker_permissions():
     """Every own permission of every own/other level; the standard levels whole, but users and roles."""
-    from chalicelib.domain.kernel import permissions
+    from chalicelib.domain.kernel import permission_catalog
     raw = {}
-    for level, names in permissions.CATALOG.items():
-        if permissions.extended(level):
+    for level, names in permission_catalog.CATALOG.items():
+        if permission_catalog.extended(level):
             raw[level] = [n for n in names if n != "full" and not n.endswith("other")]
         elif not level.startswith("user:"):
             raw[level] = list(names)
@@ -121,15 +121,15 @@ def _routes():
     """(path, method, {param: kind}) of every /api route with path parameters: the own/other
     documents each names (empty: names none)."""
     from chalicelib.api.blueprints import API_ROUTES
-    from chalicelib.api.permits import Need
-    from chalicelib.domain.kernel import access, permissions, registry
+    from chalicelib.api.route_needs import Need
+    from chalicelib.domain.kernel import access, permission_catalog, registry
     for routes in API_ROUTES:
         for path, methods in routes.needs.items():
             for method, needs in methods.items():
                 if "{" not in path or method not in METHODS:
                     continue
                 kinds = {need.param: need.kind for need in needs if isinstance(need, Need) and need.param
-                         and permissions.extended(registry.resource(need.kind).permission)
+                         and permission_catalog.extended(registry.resource(need.kind).permission)
                          and not access.shared(registry.resource(need.kind))}
                 kinds.update({param: "event" for route, param in EVENT_PARAMS if route == path})
                 yield path, method, kinds

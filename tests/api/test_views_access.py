@@ -161,8 +161,8 @@ def test_the_segment_picker_lists_only_her_segments(api, world):
 
 
 def test_the_stats_refuse_to_read_past_their_ceiling(api, world, monkeypatch):
-    from chalicelib.domain.messaging import statstables
-    monkeypatch.setattr(statstables, "MAX_EVENTS_READ", 3)
+    from chalicelib.domain.messaging import stats_tables
+    monkeypatch.setattr(stats_tables, "MAX_EVENTS_READ", 3)
     never = api.get("/api/stats/lead_event_log?where[0][col]=bundle&where[0][val]=nothing")
     assert_error(never, 400, field="where")
     assert_error(api.get("/api/stats/lead_event_log?start=1000000"), 400, field="start")

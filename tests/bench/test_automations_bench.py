@@ -9,7 +9,7 @@ import os
 import statistics
 import time
 
-from chalicelib.domain.automations import automationruns
+from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import clock
 from chalicelib.workers import local
 from tests.bench.conftest import dynamodb_calls
@@ -58,7 +58,7 @@ def _lateness(http, automation_id, contacts, deadline):
     next_job = time.monotonic()
     while time.monotonic() < deadline:
         if time.monotonic() >= next_job:
-            automationruns.dispatch()
+            automation_runs.dispatch()
             next_job += 60
         local.drain()
         runs = [_ran(http, c) for c in contacts]

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 
 from chalicelib import config
-from chalicelib.domain.messaging import emailstats
+from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
 from chalicelib.workers import local
 from tests.bench.conftest import dynamodb_calls
@@ -55,7 +55,7 @@ def test_segment_send_throughput_and_held_rate(http, capsys, monkeypatch):
     monkeypatch.setattr(config, "EMAIL_SEND_RATE", RATE)
     count = min(RATE_CONTACTS, SIZE)
     email, seconds, _ = _send(http, segment_id, limit=count)
-    stamps = Counter(stat["dateSent"] for stat in store.iterate(emailstats.kind("email", email["id"])))
+    stamps = Counter(stat["dateSent"] for stat in store.iterate(email_stats.kind("email", email["id"])))
     whole = sorted(stamps)[1:-1]  # the first and last seconds are partial
     held = sum(stamps[s] for s in whole) / len(whole) if whole else float(count)
     assert max(stamps.values()) <= RATE

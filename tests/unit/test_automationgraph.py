@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from chalicelib.domain.automations import automationgraph as graph
+from chalicelib.domain.automations import automation_graph as graph
 
 REACHED = datetime(2026, 1, 31, 10, 0, tzinfo=timezone.utc)
 

@@ -1,6 +1,6 @@
-"""The shared send-rate limiter (store/ratelimit.py) with a fake clock: each window lets through
+"""The shared send-rate limiter (store/window_counters.py) with a fake clock: each window lets through
 exactly the configured number of messages, the rest wait for the next window."""
-from chalicelib.store import ratelimit
+from chalicelib.store import window_counters
 
 
 class FakeTime:
@@ -16,7 +16,7 @@ class FakeTime:
 
 
 def _take(times, rate, count):
-    return [ratelimit.acquire("test", rate, sleep=times.sleep, clock=times.clock) for _ in range(count)]
+    return [window_counters.acquire("test", rate, sleep=times.sleep, clock=times.clock) for _ in range(count)]
 
 
 def test_a_window_lets_the_rate_through_then_waits(fresh):

@@ -3,7 +3,7 @@ from datetime import date
 
 from hypothesis import assume, given, settings, strategies as st
 
-from chalicelib.domain.segments.filteroperators import NEGATIONS
+from chalicelib.domain.segments.filter_operators import NEGATIONS
 from chalicelib.domain.segments.filters import validate
 from tests.unit.filtercases import F, FIELDS, KEYWORD_RANGES, SAMPLE_TYPES, hit
 

@@ -1,5 +1,5 @@
 """Which point actions match an event (pure logic of the points engine)."""
-from chalicelib.domain.points.pointsengine import matches, tag_names
+from chalicelib.domain.points.points_engine import matches, tag_names
 
 
 def action(kind, **props):
@@ -29,7 +29,7 @@ def test_tag_names_from_strings_or_lists():
 
 
 def test_a_trigger_save_queues_the_existing_contacts_pass_only_when_it_can_make_some_due():
-    from chalicelib.domain.points.pointtriggers import needed
+    from chalicelib.domain.points.point_triggers import needed
     now = "2024-06-01T00:00:00+00:00"
     saved = {"points": 10, "triggerExistingLeads": True, "isPublished": True, "events": [{"id": 1}]}
     assert needed(saved, None, now)

@@ -1,8 +1,8 @@
 """Automations: the event graph stored with its parent links and validated, sources (segments,
-forms) whose members enter in the background (domain/automationruns.py), clones."""
+forms) whose members enter in the background (domain/automation_runs.py), clones."""
 import copy
 
-from chalicelib.domain.automations import automationgraph, automationruns, journeys
+from chalicelib.domain.automations import automation_graph, automation_runs, journeys
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
@@ -49,17 +49,17 @@ class AutomationHooks(AliasHooks):
         for event in events:
             event.pop("children", None)
         if not write.errors:
-            write.errors.update(automationgraph.problems(events, _namer(sent)))
+            write.errors.update(automation_graph.problems(events, _namer(sent)))
 
     def stored(self, resource, doc, existing, ctx):
         """Members of the source segments enter when the automation is published or gets new sources;
         a deleted automation's memberships are purged."""
         if doc is None:
-            queues.send(automationruns.QUEUE, [{"type": "purge", "automation": existing["id"]}])
+            queues.send(automation_runs.QUEUE, [{"type": "purge", "automation": existing["id"]}])
         elif doc.get("isPublished", True) and doc.get("lists") and (
                 existing is None or not existing.get("isPublished", True)
                 or set(doc["lists"]) - set(existing.get("lists") or [])):
-            queues.send(automationruns.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
+            queues.send(automation_runs.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
     def link(self, resource, doc, new_ids):
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""

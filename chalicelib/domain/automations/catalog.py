@@ -1,7 +1,7 @@
 """The automation event types a graph may hold."""
 
 # Automation event types by `eventType` (compat 10.1). Each is accepted on save; docs/automations.md
-# says which ones run (automations/automationsteps.py) and which are recorded as failed ("not available").
+# says which ones run (automations/automation_steps.py) and which are recorded as failed ("not available").
 AUTOMATION_EVENT_TYPES = {
     "action": frozenset({
         "lead.changepoints", "lead.changelist", "lead.updatelead", "lead.updatecompany", "lead.changetags",

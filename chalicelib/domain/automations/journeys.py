@@ -15,8 +15,8 @@ import secrets
 from datetime import timedelta
 
 from chalicelib import config
-from chalicelib.domain.automations import automationgraph as graph
-from chalicelib.domain.automations import automationsteps as steps
+from chalicelib.domain.automations import automation_graph as graph
+from chalicelib.domain.automations import automation_steps as steps
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, clock, timeline
 from chalicelib.domain.kernel.listing import is_published

@@ -2,8 +2,8 @@
 addresses written with the contact, identification on the timeline, representation."""
 import ipaddress
 
-from chalicelib.domain.contacts import contactactions, contactmerge, customvalues, devices
-from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
+from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
@@ -38,10 +38,10 @@ class _Valued(Hooks):
 
     def prepare(self, resource, doc, write):
         doc["values"] = dict(doc.get("values") or {}) if write.mode == "patch" else {}
-        customvalues.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
+        custom_values.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
 
     def present(self, resource, doc, out, ctx):
-        out["fields"] = customvalues.grouped(self.object_name, doc, ctx)
+        out["fields"] = custom_values.grouped(self.object_name, doc, ctx)
 
     def permission_user(self, resource, doc, ctx):
         """The owner, else whoever created it (Mautic's Lead and Company permission user)."""
@@ -86,13 +86,13 @@ class ContactHooks(_Valued):
         if write.payload.get("ipAddress"):
             _add_ip_address(doc, write)
         if "doNotContact" in write.payload:
-            write.events += contactactions.dnc_from_payload(doc, write)
+            write.events += contact_actions.dnc_from_payload(doc, write)
         write.events += _stage_changed(doc, write)
 
     def finalize(self, resource, doc, write):
         """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
-        contactactions.dnc_ids(doc)
+        contact_actions.dnc_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
         for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
             entry["id"] = entry_id
@@ -122,7 +122,7 @@ class ContactHooks(_Valued):
         return devices.mirror_items(doc, existing), []
 
     def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
-        return contactmerge.merge(resource, doc, existing, other, ctx, events, build, items)
+        return contact_merge.merge(resource, doc, existing, other, ctx, events, build, items)
 
     def present(self, resource, doc, out, ctx):
         super().present(resource, doc, out, ctx)
@@ -133,7 +133,7 @@ class ContactHooks(_Valued):
         """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
         score = points(doc)
         return {"id": doc["id"], "points": score, "color": color(score, ctx),
-                "fields": customvalues.grouped(self.object_name, doc, ctx)}
+                "fields": custom_values.grouped(self.object_name, doc, ctx)}
 
     def command(self, resource, doc, command, ctx):
         values = doc.get("values") or {}
@@ -242,7 +242,7 @@ def _stage_changed(doc, write):
     stage = service.referenced("stage", [named], write.ctx).get(named)
     if stage is None and new is not None:
         return []
-    return [contactactions.stage_event(stage or {"id": old}, "API")]
+    return [contact_actions.stage_event(stage or {"id": old}, "API")]
 
 
 def _sync_last_active(doc, write):

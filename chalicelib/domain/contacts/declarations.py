@@ -1,6 +1,6 @@
 """The resources of contacts: contacts, companies, their fields, notes, addresses and devices."""
 from chalicelib.domain.contacts.contacts import CompanyHooks, ContactHooks
-from chalicelib.domain.contacts.customfields import FieldHooks
+from chalicelib.domain.contacts.custom_fields import FieldHooks
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.notes import NOTE_TYPES, NoteHooks
 from chalicelib.domain.kernel import attributes as a

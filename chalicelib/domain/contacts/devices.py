@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import copy
 
-from chalicelib.domain.contacts.ofcontact import OfContact
+from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.errors import NotFound

@@ -5,7 +5,7 @@ Each note is indexed under its contact, `notes#<contact id>`/<note id>, put, mov
 changes) or deleted in the transaction that writes the note, so a contact's notes are one Query
 of that index and a BatchGetItem away, whatever the number of notes of other contacts.
 """
-from chalicelib.domain.contacts.ofcontact import OfContact
+from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import search, timeline
 from chalicelib.store import entities as store
 

@@ -7,7 +7,7 @@ Everyone else holds the permissions of their role.
 For a level with own/other permissions, a document is the caller's own when its permission user
 (the contact's or company's owner, else whoever created it) is the caller.
 """
-from chalicelib.domain.kernel import cached, permissions
+from chalicelib.domain.kernel import cached, permission_catalog
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.store import entities as store
@@ -49,7 +49,7 @@ def unrestricted(ctx):
 
 def has(ctx, name):
     """True when the caller holds `name` (`bundle:level:permission`)."""
-    return unrestricted(ctx) or permissions.granted(role(ctx).get("permissions") or {}, name)
+    return unrestricted(ctx) or permission_catalog.granted(role(ctx).get("permissions") or {}, name)
 
 
 def may(ctx, level, action, owner=ANY):
@@ -60,7 +60,7 @@ def may(ctx, level, action, owner=ANY):
         return True
     if level is None:
         return False
-    if action == "create" or not permissions.extended(level):
+    if action == "create" or not permission_catalog.extended(level):
         return has(ctx, f"{level}:{action}")
     if owner is ANY:
         return has(ctx, f"{level}:{action}own") or has(ctx, f"{level}:{action}other")
@@ -90,7 +90,7 @@ def depends_on_owner(ctx, resource, action):
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
-    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level) or shared(resource):
+    if level is None or unrestricted(ctx) or action == "create" or not permission_catalog.extended(level) or shared(resource):
         return False
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
@@ -134,10 +134,10 @@ def checked(user, names, ctx):
     held = _role_of(user, ctx)
     if held is None or held.get("isAdmin"):
         return dict.fromkeys(names, True)
-    unknown = [name for name in names if not permissions.known(name)]
+    unknown = [name for name in names if not permission_catalog.known(name)]
     if unknown:
         raise invalid("permissions", f"{', '.join(unknown)}: not a bundle:level:permission of this service.")
-    return {name: permissions.granted(held.get("permissions") or {}, name) for name in names}
+    return {name: permission_catalog.granted(held.get("permissions") or {}, name) for name in names}
 
 
 def visible_owner(ctx, resource):
@@ -147,7 +147,7 @@ def visible_owner(ctx, resource):
         return None
     require(ctx, resource, "view")
     level = resource.permission
-    if not permissions.extended(level) or shared(resource) or has(ctx, f"{level}:viewother"):
+    if not permission_catalog.extended(level) or shared(resource) or has(ctx, f"{level}:viewother"):
         return None
     return ctx.user_id
 
@@ -157,7 +157,7 @@ def publishing(ctx, resource, payload, existing):
     (Mautic drops them silently); a new document is then created unpublished, an edited one
     keeps its publishing values."""
     level = resource.permission
-    if not resource.audit or level is None or unrestricted(ctx) or not permissions.offers(level, "publish"):
+    if not resource.audit or level is None or unrestricted(ctx) or not permission_catalog.offers(level, "publish"):
         return payload, {}
     owner = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
     if may(ctx, level, "publish", owner):
@@ -170,7 +170,7 @@ def publishing(ctx, resource, payload, existing):
 
 def owner_indexed(resource):
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
-    return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed \
+    return bool(resource.permission) and permission_catalog.extended(resource.permission) and resource.hooks.owner_indexed \
         and not shared(resource)
 
 

@@ -1,6 +1,6 @@
 """The resources every capability shares: users, tags and categories."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import permissions
+from chalicelib.domain.kernel import permission_catalog
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.people import RoleHooks, UserHooks
 from chalicelib.domain.kernel.resources import Resource, read_only, ref
@@ -20,7 +20,7 @@ USER = Resource(
 ROLE = Resource(
     "role", "roles", "role", "roles", audit="A-", keyed_list=False, permission="user:roles",
     attrs=(t("name", required=True), t("description"), a.boolean("isAdmin"),
-           a.Attr("rawPermissions", permissions.canonical, default={}),
+           a.Attr("rawPermissions", permission_catalog.canonical, default={}),
            a.Attr("permissions", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("name", "description"), commands=frozenset({"ids"}),
     summary=("id", "name", "description", "isAdmin", "rawPermissions"), hooks=RoleHooks())

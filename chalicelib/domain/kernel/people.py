@@ -7,7 +7,7 @@ role, edit or delete an administrator, give an administrator role, change their 
 a permission they do not hold (in a role's permissions or through the role a user is given); the
 write is Forbidden before anything is stored."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import access, cached, passwords, permissions, search
+from chalicelib.domain.kernel import access, cached, passwords, permission_catalog, search
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
@@ -122,7 +122,7 @@ def _grantable(ctx, granted, before=None):
 def _holds(ctx, level, permission):
     if access.has(ctx, f"{level}:{permission}"):
         return True
-    others = [p for p in permissions.CATALOG[level] if p != "full"]
+    others = [p for p in permission_catalog.CATALOG[level] if p != "full"]
     return permission == "full" and bool(others) and all(access.has(ctx, f"{level}:{p}") for p in others)
 
 
@@ -131,7 +131,7 @@ class RoleHooks(Hooks):
     by users stays; `is:admin`."""
 
     def prepare(self, resource, doc, write):
-        doc["permissions"] = {} if doc.get("isAdmin") else permissions.implied(doc.get("rawPermissions") or {})
+        doc["permissions"] = {} if doc.get("isAdmin") else permission_catalog.implied(doc.get("rawPermissions") or {})
         _guard_role(doc, write)
 
     def before_delete(self, resource, doc, ctx):

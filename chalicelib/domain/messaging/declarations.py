@@ -2,8 +2,8 @@
 marketing messages."""
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref, refs
-from chalicelib.domain.messaging.emailhooks import EmailHooks, MessageHooks
-from chalicelib.domain.messaging.marketingmessages import MarketingMessageHooks, as_channels
+from chalicelib.domain.messaging.email_hooks import EmailHooks, MessageHooks
+from chalicelib.domain.messaging.marketing_messages import MarketingMessageHooks, as_channels
 
 
 t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj

@@ -2,7 +2,7 @@
 a valid address), rendering, the transport (SES / SNS, throttled to EMAIL_SEND_RATE), the send
 record and the contact's timeline.
 
-`send_email` and `send_sms` are what the API, segment sends (`emailsends`), automations and point
+`send_email` and `send_sms` are what the API, segment sends (`email_sends`), automations and point
 triggers call. They raise NotFound for an unknown message or contact and answer
 `{"success": False, "reason": ...}` for everything else that stops a send. Contact-side effects go
 through `service.save_change` (segment, automation and webhook hooks see them); the transport is
@@ -19,15 +19,15 @@ from datetime import datetime, timezone
 from chalicelib import config
 from chalicelib.channels import sms as sms_channel
 from chalicelib.channels import mail
-from chalicelib.domain.contacts import contactmerge
+from chalicelib.domain.contacts import contact_merge
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import emailhooks, emailmessages, emailstats, rendering
+from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
-from chalicelib.domain.points import pointsengine
-from chalicelib.store import ratelimit
+from chalicelib.domain.points import points_engine
+from chalicelib.store import window_counters
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +78,10 @@ def refusal(email, contact, transactional, now):
 
 def prepare(email, contact, ctx, tokens=None, attachments=(), transactional=False):
     """Render the email for the contact under a new tracking hash."""
-    stat_id, tracking_hash = emailstats.allocate("email", email["id"])
-    rendered = emailmessages.render(email, contact, tracking_hash, tokens, ctx)
-    attached = emailmessages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
-    message = emailmessages.compose(email, contact, address_of(contact), tracking_hash, rendered, attached, ctx,
+    stat_id, tracking_hash = email_stats.allocate("email", email["id"])
+    rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
+    attached = email_messages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
+    message = email_messages.compose(email, contact, address_of(contact), tracking_hash, rendered, attached, ctx,
                                     transactional)
     return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
 
@@ -89,7 +89,7 @@ def prepare(email, contact, ctx, tokens=None, attachments=(), transactional=Fals
 def deliver(prepared):
     """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
     message id. Raises mail.Rejected/Unavailable."""
-    moment = ratelimit.acquire("email", config.EMAIL_SEND_RATE)
+    moment = window_counters.acquire("email", config.EMAIL_SEND_RATE)
     prepared.sent_at = clock.iso(datetime.fromtimestamp(moment, tz=timezone.utc))
     return mail.send(prepared.mail)
 
@@ -113,11 +113,11 @@ def record_sent(prepared, message_id, source, ctx):
             "trackingHash": prepared.tracking_hash, "viewedInBrowser": False, "clickCount": 0, "replied": False,
             "subject": prepared.rendered.subject, "messageId": message_id, "contentHash": _content_hash(email),
             "tokens": prepared.rendered.tokens, "sendTokens": prepared.tokens, "headers": prepared.mail.headers}
-    emailstats.create("email", email["id"], stat)
+    email_stats.create("email", email["id"], stat)
     details = {"emailId": email["id"], "statId": stat["id"], "trackingHash": stat["trackingHash"],
                "subject": stat["subject"], "source": _source(source)}
     write_contact(contact["id"], lambda doc: [timeline.event("email.sent", stat["subject"], details)] +
-                  pointsengine.award(doc, "email.send", email["id"], ctx), ctx)
+                  points_engine.award(doc, "email.send", email["id"], ctx), ctx)
     return stat
 
 
@@ -131,7 +131,7 @@ def write_contact(contact_id, build, ctx):
     """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
     meanwhile). A contact that cannot be written is logged: the message is already gone."""
     def write():
-        existing = contactmerge.load(CONTACT, contact_id)
+        existing = contact_merge.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
     try:
@@ -158,7 +158,7 @@ def send_email(email_id, contact_id, ctx, source=None, tokens=None, transactiona
     raises NotFound for an unknown email or contact, Forbidden when the caller may not view one of
     its attachments (the email's or `attachments`). `source`: e.g. ("campaign", <event id>)."""
     email = service.load(EMAIL, email_id)
-    emailhooks.require_viewable_assets(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
+    email_hooks.require_viewable_assets(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     contact = service.load(CONTACT, contact_id)
     reason = refusal(email, contact, transactional, ctx.now)
     if reason:
@@ -194,15 +194,15 @@ def send_sms(sms_id, contact_id, ctx, source=None):
     reason = sms_refusal(message, contact, ctx.now)
     if reason:
         return _failure(reason)
-    content = rendering.render_sms(message.get("message"), emailmessages.contact_sources(contact, ctx))
+    content = rendering.render_sms(message.get("message"), email_messages.contact_sources(contact, ctx))
     number = number_of(contact)
     try:
         message_id = sms_channel.send(number, content)
     except (sms_channel.Rejected, sms_channel.Unavailable) as error:
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
-    stat_id = emailstats.allocate("sms", message["id"])[0]
-    emailstats.create("sms", message["id"], {
+    stat_id = email_stats.allocate("sms", message["id"])[0]
+    email_stats.create("sms", message["id"], {
         "id": stat_id, "sms": {"id": message["id"]}, "lead": {"id": contact["id"]}, "phone": number,
         "dateSent": ctx.now, "source": source[0] if source else None,
         "sourceId": source[1] if source and len(source) > 1 else None, "messageId": message_id})

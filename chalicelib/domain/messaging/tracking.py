@@ -8,13 +8,13 @@ events go through `sending.write_contact`.
 import copy
 import hmac
 
-from chalicelib.domain.contacts.contactactions import DNC_REASONS
+from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import emailmessages, emailstats, sending
+from chalicelib.domain.messaging import email_messages, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.points import points_engine
 from chalicelib.store import entities as store
 
 UNSUBSCRIBED = 1
@@ -22,7 +22,7 @@ UNSUBSCRIBED = 1
 
 def stat_of(tracking_hash):
     """The send record of a hash, or NotFound (Mautic's message)."""
-    stat = emailstats.find(tracking_hash)
+    stat = email_stats.find(tracking_hash)
     if stat is None:
         raise NotFound(f"Email Stat with tracking hash {tracking_hash} was not found")
     return stat
@@ -35,12 +35,12 @@ def _update_stat(stat, change):
         unread = not doc.get("isRead")
         change(doc)
         try:
-            emailstats.save(doc)
+            email_stats.save(doc)
             return doc, unread
         except store.Stale:
             if attempt == 4:
                 raise
-            stat = emailstats.find(stat["trackingHash"])
+            stat = email_stats.find(stat["trackingHash"])
 
 
 def _read(doc, now, ip):
@@ -56,19 +56,19 @@ def _opened(stat, first, ctx, events=()):
     `email.open` point actions."""
     email_id = stat["email"]["id"]
     if first:
-        emailstats.count_read(email_id)
+        email_stats.count_read(email_id)
     details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
 
     def build(doc):
         sending.touch(doc, ctx.now)
         found = [timeline.event("email.read", stat.get("subject"), details)] if first else []
-        return found + list(events) + pointsengine.award(doc, "email.open", email_id, ctx)
+        return found + list(events) + points_engine.award(doc, "email.open", email_id, ctx)
     sending.write_contact(stat["lead"]["id"], build, ctx)
 
 
 def open_pixel(tracking_hash, visit, ctx):
     """The pixel was loaded: the send record is read (an unknown hash changes nothing)."""
-    stat = emailstats.find(tracking_hash)
+    stat = email_stats.find(tracking_hash)
     if stat is None:
         return None
     stat, unread = _update_stat(stat, lambda doc: _read(doc, ctx.now, visit.ip))
@@ -90,13 +90,13 @@ def web_view(tracking_hash, visit, ctx):
     stat, unread = _update_stat(stat, change)
     _opened(stat, unread, ctx)
     visit.contact_id = contact["id"]
-    return emailmessages.render(email, contact, tracking_hash, stat.get("sendTokens"), ctx, pixel=False).html
+    return email_messages.render(email, contact, tracking_hash, stat.get("sendTokens"), ctx, pixel=False).html
 
 
 def verify_click(tracking_hash, url, signature, ctx):
     """Whether a click redirect was written by this service."""
     given = str(signature or "")
-    return bool(url) and any(hmac.compare_digest(emailmessages.signature(tracking_hash, url, ctx, legacy), given)
+    return bool(url) and any(hmac.compare_digest(email_messages.signature(tracking_hash, url, ctx, legacy), given)
                              for legacy in (False, True))
 
 
@@ -106,7 +106,7 @@ def click(tracking_hash, url, signature, visit, ctx):
     recipient, whose link the browser followed (the visitor cookie's proof)."""
     if not verify_click(tracking_hash, url, signature, ctx):
         raise NotFound("This link is not valid.")
-    stat = emailstats.find(tracking_hash)
+    stat = email_stats.find(tracking_hash)
     if stat is None:
         return url
     stat, _ = _update_stat(stat, lambda doc: doc.update(clickCount=int(doc.get("clickCount") or 0) + 1))
@@ -114,7 +114,7 @@ def click(tracking_hash, url, signature, visit, ctx):
 
     def build(doc):
         sending.touch(doc, ctx.now)
-        return [timeline.event("page.hit", url, details)] + pointsengine.award(doc, "url.hit", url, ctx)
+        return [timeline.event("page.hit", url, details)] + points_engine.award(doc, "url.hit", url, ctx)
     sending.write_contact(stat["lead"]["id"], build, ctx)
     visit.contact_id = stat["lead"]["id"]
     return url

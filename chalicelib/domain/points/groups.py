@@ -1,4 +1,4 @@
-"""Point groups (Mautic 5): named scores a contact has beside its points (domain/points/groupscores.py).
+"""Point groups (Mautic 5): named scores a contact has beside its points (domain/points/group_scores.py).
 
 A group is a small cached kind (every container reads it from memory, checked by the versions read
 of the request). Deleting a group deletes the point actions and point triggers naming it, as

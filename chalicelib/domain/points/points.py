@@ -1,7 +1,7 @@
 """Point actions and point triggers: action types from the catalogue, trigger colours without '#',
-existing contacts given a trigger's events (`triggerExistingLeads`, domain/pointtriggers.py)."""
+existing contacts given a trigger's events (`triggerExistingLeads`, domain/point_triggers.py)."""
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.domain.points import pointtriggers
+from chalicelib.domain.points import point_triggers
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
 
 
@@ -17,5 +17,5 @@ class TriggerHooks(Hooks):
 
     def stored(self, resource, doc, existing, ctx):
         """Queue the pass over existing contacts when the save can make some due for its events."""
-        if doc is not None and pointtriggers.needed(doc, existing, ctx.now):
-            pointtriggers.enqueue(doc["id"])
+        if doc is not None and point_triggers.needed(doc, existing, ctx.now):
+            point_triggers.enqueue(doc["id"])

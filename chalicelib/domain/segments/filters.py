@@ -5,8 +5,8 @@
 :meth:`Matcher.matches` tells whether a contact, seen as ``{"lead": {alias: value}, "companies": [{...}]}``,
 belongs to the segment at a given instant.
 
-Semantics follow Mautic's segment query builder on MySQL (operators in :mod:`.filteroperators`, values in
-:mod:`.filtervalues`, dates in :mod:`.filterdates`):
+Semantics follow Mautic's segment query builder on MySQL (operators in :mod:`.filter_operators`, values in
+:mod:`.filter_values`, dates in :mod:`.filter_dates`):
 
 * AND binds tighter than OR (``a and b or c`` is ``(a and b) or c``); no filters match nobody.
 * A positive operator never matches a missing value (None, "" or an empty list). Each negative operator (``!=``,
@@ -22,10 +22,10 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Callable
 
-from chalicelib.domain.segments.filterdates import date_target
-from chalicelib.domain.segments.filteroperators import EMPTINESS, LISTS, NEGATIONS, OPERATORS, PATTERNS, RANGES, \
+from chalicelib.domain.segments.filter_dates import date_target
+from chalicelib.domain.segments.filter_operators import EMPTINESS, LISTS, NEGATIONS, OPERATORS, PATTERNS, RANGES, \
     kind_of, positive_test
-from chalicelib.domain.segments.filtervalues import as_integer, as_utc, bounds, listed
+from chalicelib.domain.segments.filter_values import as_integer, as_utc, bounds, listed
 
 OBJECTS = ("lead", "company")
 GLUES = ("and", "or")

@@ -1,6 +1,6 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
-from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate

@@ -10,7 +10,7 @@ stage are one Query away. Deleting a stage queues the clearing of its contacts' 
 import copy
 from datetime import timedelta
 
-from chalicelib.domain.contacts import contactactions
+from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, registry, search, service
 from chalicelib.domain.kernel.context import Context
@@ -92,14 +92,14 @@ def add_contact(stage_id, contact_id, ctx):
     """`POST /stages/<id>/contact/<contactId>/add`: the contact enters the stage, whatever its weight
     (none for a contact already in it)."""
     stage = _stage(stage_id, ctx)
-    return _move(contact_id, lambda doc: contactactions.set_stage(doc, stage, ADDED), ctx)
+    return _move(contact_id, lambda doc: contact_actions.set_stage(doc, stage, ADDED), ctx)
 
 
 def remove_contact(stage_id, contact_id, ctx):
     """`POST /stages/<id>/contact/<contactId>/remove`: the contact leaves the stage; a contact in
     another stage (or none) stays as it is."""
     stage = _stage(stage_id, ctx)
-    return _move(contact_id, lambda doc: contactactions.clear_stage(doc, stage, REMOVED), ctx)
+    return _move(contact_id, lambda doc: contact_actions.clear_stage(doc, stage, REMOVED), ctx)
 
 
 def refusal(doc, stage, ctx):
@@ -128,7 +128,7 @@ def clear_deleted(id):  # noqa: A002 - the message's key
     def clear(contact_id):
         existing = service.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
-        event = contactactions.clear_stage(doc, gone, DELETED)
+        event = contact_actions.clear_stage(doc, gone, DELETED)
         if event:
             service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
 

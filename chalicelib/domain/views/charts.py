@@ -3,7 +3,7 @@ unit across a range, a label per bucket in Mautic's style, and one dataset per s
 from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.views.timerange import DB_FORMAT
+from chalicelib.domain.views.time_range import DB_FORMAT
 
 MAX_BUCKETS = 1000
 # unit: (bucket key format, label format)

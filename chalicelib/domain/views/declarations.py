@@ -1,8 +1,8 @@
 """The resource of the views: report definitions (Mautic's Report entity)."""
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, read_only
-from chalicelib.domain.views.reportdefinitions import ReportHooks
-from chalicelib.domain.views.reportsources import SOURCES
+from chalicelib.domain.views.report_definitions import ReportHooks
+from chalicelib.domain.views.report_sources import SOURCES
 
 t, b, arr, o = a.text, a.boolean, a.array, a.obj
 

@@ -3,18 +3,18 @@ filtered, ordered, grouped and paged, shown under the columns' aliases.
 
 A report ordered by time (no order, or first by its source's id or date column) reads its source
 lazily in that order and stops once the page is full plus one row; any other order, and grouping,
-read every row of the range (at most `timerange.MAX_ROWS_READ`) and sort or group them. A caller
+read every row of the range (at most `time_range.MAX_ROWS_READ`) and sort or group them. A caller
 sees only rows of documents they may view (each source's `guards`), and counts only those."""
 from chalicelib import config
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.errors import ValidationError
-from chalicelib.domain.messaging import statstables
+from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.segments import patterns
-from chalicelib.domain.views import reportdefinitions, timerange
-from chalicelib.domain.views.reportsources import SOURCES
+from chalicelib.domain.views import report_definitions, time_range
+from chalicelib.domain.views.report_sources import SOURCES
 from chalicelib.store import entities as store
 
-TESTS = dict(statstables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
+TESTS = dict(stats_tables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
              startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),
              endsWith=lambda v, w: v is not None and str(v).lower().endswith(str(w).lower()),
              contains=lambda v, w: v is not None and patterns.like(f"%{w}%")(v))
@@ -48,7 +48,7 @@ def _time_order(report, source):
 
 def _sort_key(value):
     """Numbers by value before other text, empty values last."""
-    number = statstables.number(value)
+    number = stats_tables.number(value)
     return (value in (None, ""), number is None, number or 0, str(value))
 
 
@@ -79,7 +79,7 @@ def _aggregate(rows, report, source):
 def _apply(function, values):
     if function == "COUNT":
         return str(sum(v is not None for v in values))
-    numbers = [float(v) for v in values if statstables.number(v) is not None]
+    numbers = [float(v) for v in values if stats_tables.number(v) is not None]
     if not numbers:
         return None
     result = {"SUM": sum, "MIN": min, "MAX": max, "AVG": lambda n: sum(n) / len(n)}[function](numbers)
@@ -99,7 +99,7 @@ def _visible(rows, guarded, ctx):
     if not guarded:
         yield from rows
         return
-    for chunk in statstables.chunks(rows):
+    for chunk in stats_tables.chunks(rows):
         wanted = {resource.kind: [int(row[alias]) for row in chunk if row.get(alias) is not None]
                   for alias, resource in guarded.items()}
         docs = service.referenced_many(wanted, ctx)
@@ -112,8 +112,8 @@ def _read(report, source, span, descending, ctx):
     """The source's rows in the range that the caller may see, in time order."""
     what = f"Report {report['id']}"
     guarded = _guarded(source, ctx)
-    rows = source.read(descending, ctx, timerange.TooMuch(what))
-    return _visible(timerange.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
+    rows = source.read(descending, ctx, time_range.TooMuch(what))
+    return _visible(time_range.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
 
 
 def _rows(report, source, span, start, limit, ctx):
@@ -153,7 +153,7 @@ def _shown(row, report, source):
 def run(report, span, page, limit, ctx):
     """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
     `limit`, `page`, `dateFrom`, `dateTo`, `debug`, `aggregatorColumns`; the rows the caller may see."""
-    problems = reportdefinitions.problems(report)
+    problems = report_definitions.problems(report)
     if problems:
         raise ValidationError(problems)
     source = SOURCES[report["source"]]

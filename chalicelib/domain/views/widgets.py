@@ -1,13 +1,13 @@
 """Mautic's dashboard widgets (`GET /data`, `GET /data/<type>`): the types this service can answer,
 and their data over a date range. Time charts count rows per time bucket: timeline events read from
 the all-contacts feed newest first, or contacts read newest first (only the caller's own without
-`lead:leads:viewother`), in both cases only back to the range's start (`timerange.within`)."""
+`lead:leads:viewother`), in both cases only back to the range's start (`time_range.within`)."""
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry, timeline
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging.statstables import db_value
-from chalicelib.domain.views import charts, timerange
+from chalicelib.domain.messaging.stats_tables import db_value
+from chalicelib.domain.views import charts, time_range
 
 CATEGORIES = {"core": "Core Widgets", "lead": "Contact Widgets", "email": "Email Widgets", "page": "Page Widgets",
               "form": "Form Widgets", "point": "Point Widgets", "campaign": "Campaign Widgets",
@@ -76,14 +76,14 @@ def types(ctx):
 
 def _events(span):
     rows = ({"at": db_value(e["timestamp"]), "event": e} for e in timeline.all_events(True))
-    return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
+    return (row["event"] for row in time_range.within(rows, "at", span, True, "This widget"))
 
 
 def _contacts(span, ctx):
     """The contacts created in the range that the caller may view, newest first."""
     rows = ({"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
             for d in access.visible_documents(ctx, registry.resource("contact"), descending=True))
-    return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
+    return (row["event"] for row in time_range.within(rows, "at", span, True, "This widget"))
 
 
 def _count(rows, series, time_unit):
@@ -128,7 +128,7 @@ def data(widget_type, query, ctx, raw=False, height=300, limit=RECENT_LIMIT):
         raise NotFound()
     access.require_any(ctx, PERMISSIONS[{**TIME_CHARTS, **OTHERS}[widget_type][0]])
     time_unit = charts.unit(query.get("timeUnit"))
-    span = timerange.parse(query, default_days=DEFAULT_DAYS)
+    span = time_range.parse(query, default_days=DEFAULT_DAYS)
     if widget_type == "recent.activity":
         answer = _recent(span, limit, height)
         return answer["logs"] if raw else answer

@@ -1,8 +1,8 @@
 """Forms: field aliases unique within the form, generated from labels; known action types and the
-properties they need (domain/formchecks.py); the `cachedHtml` rendered for the caller's base URL."""
+properties they need (domain/form_checks.py); the `cachedHtml` rendered for the caller's base URL."""
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
-from chalicelib.domain.web import formchecks, formhtml
+from chalicelib.domain.web import form_checks, form_html
 
 ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.email", "form.repost",
                 "lead.pointschange", "lead.changelist", "lead.changetags", "lead.addutmtags",
@@ -25,7 +25,7 @@ class FormHooks(AliasHooks):
             if action.get("type") and action["type"] not in ACTION_TYPES:
                 write.errors[f"actions[{index}][type]"] = [
                     f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."]
-        formchecks.check(doc.get("actions"), write.errors, write.ctx)
+        form_checks.check(doc.get("actions"), write.errors, write.ctx)
 
     def present(self, resource, doc, out, ctx):
-        out["cachedHtml"] = formhtml.render(doc, ctx.base_url)
+        out["cachedHtml"] = form_html.render(doc, ctx.base_url)

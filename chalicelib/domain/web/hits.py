@@ -11,8 +11,8 @@ import ipaddress
 from dataclasses import dataclass, field as dc_field
 from functools import lru_cache
 
-from chalicelib.domain.contacts import contactmerge, devices
-from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.contacts import contact_merge, devices
+from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.counters import count_hit
@@ -87,7 +87,7 @@ def _recorded(visit, build, ctx, fields=None):
         return admitted[0]
 
     def write(values):
-        existing = contactmerge.tracked(CONTACT, visit.contact_id)
+        existing = contact_merge.tracked(CONTACT, visit.contact_id)
         if existing is not None:
             values = own_fields(values, existing, ctx)
             if values:

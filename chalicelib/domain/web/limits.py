@@ -3,13 +3,13 @@ forms into a mail relay: counted per source address (the gateway's, never a clie
 windows of PUBLIC_WINDOW seconds (docs/security.md)."""
 from chalicelib import config
 from chalicelib.domain.kernel.errors import TooMany
-from chalicelib.store import ratelimit
+from chalicelib.store import window_counters
 
 
 def _take(name, allowed):
     """Count one more `name` event; (whether it is within `allowed`, seconds to wait if not). One
     UpdateItem: refused events count too, which only keeps a flooding source refused."""
-    used, wait = ratelimit.count(name, config.PUBLIC_WINDOW)
+    used, wait = window_counters.count(name, config.PUBLIC_WINDOW)
     return used <= allowed, wait
 
 

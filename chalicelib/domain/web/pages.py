@@ -6,12 +6,12 @@ import json
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
-from chalicelib.domain.contacts import contactactions
+from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import registry, timeline
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import dynamiccontent, emailmessages, rendering
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.messaging import dynamic_content, email_messages, rendering
+from chalicelib.domain.points import points_engine
 from chalicelib.domain.web.hits import public_fields, record_for_contact, record_hit
 from chalicelib.store import entities as store
 
@@ -22,7 +22,7 @@ UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_te
 def scored(doc, event, event_type, subject, ctx):
     """`event` followed by the point events that `event_type` on `subject` earns (the contact's write
     runs the triggers they cross)."""
-    return [event] + pointsengine.award(doc, event_type, subject, ctx)
+    return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
 def by_alias(alias, ctx):
@@ -57,8 +57,8 @@ def render(page, contact, ctx):
     filled in, as in emails (domain/rendering.py)."""
     html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
                                       f"</title></head><body></body></html>"
-    links = rendering.Links(dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))
-    return rendering.render_text(html, emailmessages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
+    links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
+    return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
 
 
 def _utm(doc, visit, url, ctx):
@@ -68,8 +68,8 @@ def _utm(doc, visit, url, ctx):
         return []
     entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": url, "referer": visit.referer,
              "remoteHost": visit.ip, "userAgent": visit.user_agent}
-    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items() if name in UTM_PARAMS})
-    return [contactactions.record_utm(doc, entry)]
+    entry.update({key: query.get(name) for name, key in contact_actions.UTM_FIELDS.items() if name in UTM_PARAMS})
+    return [contact_actions.record_utm(doc, entry)]
 
 
 def pixel_hit(visit, ctx):

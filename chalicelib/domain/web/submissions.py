@@ -6,16 +6,16 @@ so a form's submissions are one Query and one of them one GetItem.
 """
 import re
 
-from chalicelib.domain.contacts import contactmerge, contacts, customvalues
+from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.points import pointsengine
-from chalicelib.domain.web import formactions, limits
+from chalicelib.domain.points import points_engine
+from chalicelib.domain.web import form_actions, limits
 from chalicelib.domain.web.declarations import FORM
-from chalicelib.domain.web.formhtml import options
+from chalicelib.domain.web.form_html import options
 from chalicelib.store import entities as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
@@ -47,7 +47,7 @@ def _type_error(field, value):
 def _coerces(kind_, value):
     """Whether a contact field of that type would take the value (one validation for both)."""
     try:
-        customvalues.coerce_value({"type": kind_}, value)
+        custom_values.coerce_value({"type": kind_}, value)
         return True
     except a.Invalid:
         return False
@@ -122,7 +122,7 @@ def _contact(payload, visit, form, ctx, build, items):
     `visit.contact_id` ends naming the contact the browser owns."""
     if visit.ip:
         payload = dict(payload, ipAddress=visit.ip)
-    tracked = contactmerge.tracked(CONTACT, visit.contact_id)
+    tracked = contact_merge.tracked(CONTACT, visit.contact_id)
     holder = CONTACT.hooks.duplicate_of(CONTACT, {"values": payload}, ctx)
     takes = tracked is not None and _may_take(tracked, payload.get("email"), holder)
     visit.owns_contact = takes or holder is None
@@ -167,14 +167,14 @@ def submit(form_id, data, visit, ctx):
         events = [timeline.event("form.submitted", form.get("name"), {
             "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
             "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
-        events += formactions.run(form, doc, visit, ctx)
-        events += pointsengine.award(doc, "form.submit", form["id"], ctx)
-        items[1:] = formactions.followups(form, submission, doc, ctx)
+        events += form_actions.run(form, doc, visit, ctx)
+        events += points_engine.award(doc, "form.submit", form["id"], ctx)
+        items[1:] = form_actions.followups(form, submission, doc, ctx)
         return events
 
     items = [(kind(form["id"]), submission["id"], submission)]
     contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
-    formactions.queue(items)
+    form_actions.queue(items)
     return form, submission, contact
 
 

@@ -13,7 +13,7 @@ import time
 
 from chalicelib.domain.kernel import cached, registry
 from chalicelib.domain.kernel.present import present_one
-from chalicelib.domain.messaging import emailstats
+from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -188,7 +188,7 @@ STAT_KEYS = ("id", "emailAddress", "ipAddress", "dateSent", "isRead", "isFailed"
 def _email_stat(details):
     """The send record an email event names (its `statId`), or {}."""
     email_id, stat_id = _ref(details, "email"), details.get("statId")
-    return (emailstats.get("email", email_id, stat_id) if email_id and stat_id else None) or {}
+    return (email_stats.get("email", email_id, stat_id) if email_id and stat_id else None) or {}
 
 
 def _email_send(p, e):

@@ -5,21 +5,21 @@
   `plugin.leadpush` is recorded as a failed action: this service has no integrations to push to.
 - `followups` / `queue`: the actions that reach beyond the contact (`form.repost`, the emails,
   `lead.scorecontactscompanies`) become one follow-up item, written in the submission's own
-  transaction and queued once it commits; domain/formfollowups.py performs them in the `webhooks`
+  transaction and queued once it commits; domain/form_followups.py performs them in the `webhooks`
   worker, and its minute sweep queues again an item whose message was lost.
 - `download_url`: where `asset.download` sends the visitor once the submission is stored.
-The properties each action needs are checked when the form is saved (domain/formchecks.py).
+The properties each action needs are checked when the form is saved (domain/form_checks.py).
 """
 import secrets
 import time
 from urllib.parse import parse_qsl, urlparse
 
-from chalicelib.domain.contacts import contactactions, contacts
+from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import emailmessages
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.messaging import email_messages
+from chalicelib.domain.points import points_engine
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -47,10 +47,10 @@ def run(form, doc, visit, ctx):
             event = _points_action(doc, action, props)
             events += [event] if event else []
         elif kind_ == "lead.changetags":
-            contacts.change_tags(doc, pointsengine.tag_names(props.get("add_tags")),
-                                       pointsengine.tag_names(props.get("remove_tags")), ctx)
+            contacts.change_tags(doc, points_engine.tag_names(props.get("add_tags")),
+                                       points_engine.tag_names(props.get("remove_tags")), ctx)
         elif kind_ == "lead.changelist":
-            pointsengine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+            points_engine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
         elif kind_ == "lead.remove_do_not_contact" and not visit.owns_contact:
             events.append(failure_event(form, action, NOT_OWN_CONSENT))
         elif kind_ == "lead.remove_do_not_contact":
@@ -77,9 +77,9 @@ def _points_action(doc, action, props):
         delta = a.as_int(props.get("points") or 0)
     except a.Invalid:
         delta = 0
-    if operator not in contactactions.OPERATORS:
+    if operator not in contact_actions.OPERATORS:
         return None
-    return contactactions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
+    return contact_actions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
                                         {"action": action.get("name"), "type": "form.submit"})
 
 
@@ -88,9 +88,9 @@ def _utm_action(doc, visit, ctx):
     query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
     entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": visit.referer, "referer": visit.referer,
              "remoteHost": visit.ip, "userAgent": None}
-    entry.update({key: query.get(name) for name, key in contactactions.UTM_FIELDS.items()
+    entry.update({key: query.get(name) for name, key in contact_actions.UTM_FIELDS.items()
                   if name.startswith("utm_")})
-    return [contactactions.record_utm(doc, entry)]
+    return [contact_actions.record_utm(doc, entry)]
 
 
 # --- after the submission: follow-ups and the download --------------------------------------------
@@ -128,5 +128,5 @@ def download_url(form, ctx):
         asset_id = a.id_or_none((action.get("properties") or {}).get("asset"))
         asset = store.get("asset", asset_id) if asset_id else None
         if asset and is_published(asset, ctx.now):
-            return f"{emailmessages.base_url(ctx)}/asset/{asset['id']}:{asset.get('alias')}"
+            return f"{email_messages.base_url(ctx)}/asset/{asset['id']}:{asset.get('alias')}"
     return None

@@ -16,7 +16,7 @@ import re
 from chalicelib import config
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
-from chalicelib.domain.messaging import emailstats
+from chalicelib.domain.messaging import email_stats
 from chalicelib.domain.segments import patterns
 from chalicelib.store import entities as store
 
@@ -93,7 +93,7 @@ EMAIL_COLUMNS = {"id": "id", "email_address": "emailAddress", "date_sent": "date
 
 def _email_stats(events):
     """The send records of `email.sent` events: one BatchGetItem for them all (at most BATCH)."""
-    keys = [(emailstats.kind("email", e["details"]["emailId"]), e["details"]["statId"]) for e in events]
+    keys = [(email_stats.kind("email", e["details"]["emailId"]), e["details"]["statId"]) for e in events]
     found = store.batch_get_keys(keys)
     stats = (found.get((kind, int(stat_id))) for kind, stat_id in keys)
     return [dict({column: stat.get(key) for column, key in EMAIL_COLUMNS.items()},

@@ -15,7 +15,7 @@ from functools import partial
 
 from dateutil.relativedelta import relativedelta
 
-from chalicelib.domain.segments.filtervalues import as_instant
+from chalicelib.domain.segments.filter_values import as_instant
 
 DATE_KEYWORDS = ("today", "tomorrow", "yesterday", "week_last", "week_next", "week_this", "month_last",
                  "month_next", "month_this", "year_last", "year_next", "year_this")

@@ -16,14 +16,14 @@ from urllib.parse import urlencode
 
 from chalicelib import config
 from chalicelib.channels import http
-from chalicelib.domain.automations import automationgraph as graph
+from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import journeys
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import emailmessages, marketingmessages, rendering, sending
+from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import entities as store
 from chalicelib.store import queues
@@ -152,7 +152,7 @@ def _pairs(value):
 
 
 def _tokens(text, contact, ctx):
-    return rendering.render_text(text, emailmessages.contact_sources(contact, ctx))[0]
+    return rendering.render_text(text, email_messages.contact_sources(contact, ctx))[0]
 
 
 def _webhook(props, contact, event, ctx):
@@ -207,7 +207,7 @@ def _send_marketing_message(props, contact, event, ctx):
         return "failed", "No marketing message chosen." if message_id is None else \
             f"The marketing message {message_id} does not exist."
     reasons = []
-    for channel, content_id in marketingmessages.enabled_channels(message):
+    for channel, content_id in marketing_messages.enabled_channels(message):
         send = getattr(sending, f"send_{channel}", None)
         if send is None:
             reasons.append(f"{channel}: not available in this service")

@@ -5,13 +5,13 @@ decisions matched against the contact's timeline events, and the actions that re
 import fnmatch
 
 
-from chalicelib.domain.contacts import contactactions, contacts, customvalues
-from chalicelib.domain.contacts.customfields import definitions
+from chalicelib.domain.contacts import contact_actions, contacts, custom_values
+from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
-from chalicelib.domain.points import pointsengine
+from chalicelib.domain.points import points_engine
 from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.stages import stages
 
@@ -31,7 +31,7 @@ COMPARE = {"=": lambda x, y: x == y, "!=": lambda x, y: x != y, "gt": lambda x, 
 
 
 def _names(value):
-    return pointsengine.tag_names(value)
+    return points_engine.tag_names(value)
 
 
 # --- decisions -------------------------------------------------------------------------------------
@@ -155,11 +155,11 @@ def act(event, doc, automation, ctx, actions=None):
 
 def _change_points(props, doc, automation, ctx):
     old = int(doc["values"].get("points") or 0)
-    event = contactactions.adjust_points(doc, "plus", a.as_int(props.get("points") or 0),
+    event = contact_actions.adjust_points(doc, "plus", a.as_int(props.get("points") or 0),
                                          f"Automation {automation.get('name')}",
                                          {"action": automation.get("name"), "type": "campaign.event"})
     if event:
-        pointsengine.run_triggers(doc, old, [event], ctx)
+        points_engine.run_triggers(doc, old, [event], ctx)
     return [event] if event else []
 
 
@@ -168,7 +168,7 @@ def _update_fields(props, doc, automation, ctx):
     for alias, value in props.items():
         if alias in known and value not in (None, "") and alias != "points":
             try:
-                doc["values"][alias] = customvalues.coerce_value(known[alias], value)
+                doc["values"][alias] = custom_values.coerce_value(known[alias], value)
             except a.Invalid as error:
                 raise a.Invalid(f"{alias}: {error}") from None
 
@@ -186,11 +186,11 @@ def _channels(props):
 
 def _add_dnc(props, doc, automation, ctx):
     comment = props.get("reason") or f"Automation {automation.get('name')}"
-    return [contactactions.set_dnc(doc, channel, 3, comment, None, ctx) for channel in _channels(props)]
+    return [contact_actions.set_dnc(doc, channel, 3, comment, None, ctx) for channel in _channels(props)]
 
 
 def _remove_dnc(props, doc, automation, ctx):
-    return [e for e in (contactactions.clear_dnc(doc, channel) for channel in _channels(props)) if e]
+    return [e for e in (contact_actions.clear_dnc(doc, channel) for channel in _channels(props)) if e]
 
 
 def _add_to_company(props, doc, automation, ctx):
@@ -198,7 +198,7 @@ def _add_to_company(props, doc, automation, ctx):
     company = referenced("company", [company_id], ctx).get(company_id) if company_id else None
     if company is None:
         raise NotFound()
-    contactactions.link_company(doc, company, ctx)
+    contact_actions.link_company(doc, company, ctx)
 
 
 def _change_stage(props, doc, automation, ctx):
@@ -209,12 +209,12 @@ def _change_stage(props, doc, automation, ctx):
     reason = stages.refusal(doc, stage, ctx)
     if reason:
         raise Passed(reason)
-    return [contactactions.set_stage(doc, stage, f"Automation {automation.get('name')}")]
+    return [contact_actions.set_stage(doc, stage, f"Automation {automation.get('name')}")]
 
 
 ACTIONS = {
     "lead.changepoints": _change_points,
-    "lead.changelist": lambda p, d, auto, c: pointsengine.change_segments(d, p.get("addToLists"),
+    "lead.changelist": lambda p, d, auto, c: points_engine.change_segments(d, p.get("addToLists"),
                                                                            p.get("removeFromLists"), c) and [],
     "lead.changetags": lambda p, d, auto, c: contacts.change_tags(d, _names(p.get("add_tags")),
                                                                   _names(p.get("remove_tags")), c),

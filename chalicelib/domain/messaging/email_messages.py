@@ -10,7 +10,7 @@ from chalicelib.channels.mail import Mail
 from chalicelib.domain.kernel import cached, files, keys
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import dynamiccontent, rendering
+from chalicelib.domain.messaging import dynamic_content, rendering
 from chalicelib.store import entities as store
 
 
@@ -90,7 +90,7 @@ def sources(contact, tracking_hash, tokens, ctx, pixel=True):
         unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}", webview=f"{base}/email/view/{tracking_hash}",
         pixel=f"{base}/email/{tracking_hash}.gif" if pixel else "",
         asset=lambda i: _asset_url(i, ctx), page=lambda i: _page_url(i, ctx),
-        dwc=lambda slot: dynamiccontent.resolve(slot, contact, ctx))
+        dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
     return contact_sources(contact, ctx, tokens, links)
 
 

@@ -28,7 +28,7 @@ from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import emailhooks, emailruns, emailstats, sending
+from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
@@ -81,19 +81,19 @@ def start(email_id, payload, ctx):
     rest; the new run's state and the outcomes of the contacts sent to inline. Forbidden when the
     caller may not view one of the email's attachments."""
     email = service.load(EMAIL, email_id)
-    emailhooks.require_viewable_assets(email.get("assetAttachments"), ctx)
+    email_hooks.require_viewable_assets(email.get("assetAttachments"), ctx)
     if not is_published(email, ctx.now):
         raise NotFound("This email is not published.")
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
-    generation = store.allocate_ids(emailruns.KIND)[0]
+    generation = store.allocate_ids(email_runs.KIND)[0]
     inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
     outcomes, handled = _send_inline(email, lists, generation, inline, ctx)
     state = {"id": email["id"], "generation": generation, "status": "queued", "lists": lists, "limit": limit,
              "inline": handled, "queued": len(handled), "batches": 0, "baseUrl": ctx.base_url, "queuedAt": ctx.now,
              "startedAt": None, "finishedAt": None}
-    store.put(emailruns.KIND, state)
+    store.put(email_runs.KIND, state)
     for outcome, count in outcomes.items():
-        store.add(emailruns.counter(email["id"], generation, outcome), count)
+        store.add(email_runs.counter(email["id"], generation, outcome), count)
     queues.send(QUEUE, [{"type": "plan", "email": email["id"], "generation": generation}])
     return state, outcomes
 
@@ -129,7 +129,7 @@ def _first_pending(email_id, lists, size):
 
 
 def _current(email_id, generation, status):
-    state = store.get(emailruns.KIND, email_id)
+    state = store.get(email_runs.KIND, email_id)
     return state if state and state["generation"] == generation and state["status"] == status else None
 
 
@@ -155,7 +155,7 @@ def plan(email, generation):
     state.update(status="sending", queued=len(state.get("inline") or []) + len(contacts), batches=len(chunks),
                  startedAt=clock.now_iso())
     try:
-        store.replace(emailruns.KIND, state)
+        store.replace(email_runs.KIND, state)
     except store.Stale:
         return  # a newer run took over
     queues.send(QUEUE, [{"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
@@ -175,8 +175,8 @@ def batch(email, generation, number, contacts):
     if not store.claim(f"emailbatch#{email}#{generation}#{number}"):
         return
     for outcome, count in outcomes.items():
-        store.add(emailruns.counter(email, generation, outcome), count)
-    if store.add(emailruns.counter(email, generation, "batches")) >= state["batches"]:
+        store.add(email_runs.counter(email, generation, outcome), count)
+    if store.add(email_runs.counter(email, generation, "batches")) >= state["batches"]:
         _finish(email, generation)
 
 
@@ -185,7 +185,7 @@ def _finish(email, generation):
     if state is not None:
         state.update(status="done", finishedAt=clock.now_iso())
         try:
-            store.replace(emailruns.KIND, state)
+            store.replace(email_runs.KIND, state)
         except store.Stale:
             pass  # a newer run took over
 
@@ -222,7 +222,7 @@ def _send_once(email, contact_id, generation, ctx):
 
 def _interrupted(email, record):
     """A record left `sending`: sent if its send record exists; unknown (never resent) once stuck."""
-    if emailstats.get("email", email["id"], record["statId"]) is not None:
+    if email_stats.get("email", email["id"], record["statId"]) is not None:
         return _settle(email, record, record["id"], "sent", None)
     if clock.parse(record["updatedAt"]) > clock.now() - timedelta(seconds=STUCK_SECONDS):
         raise SendLater(f"contact {record['id']} is being sent to by another worker")

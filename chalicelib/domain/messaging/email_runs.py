@@ -1,5 +1,5 @@
 """The state of a segment send (`emailrun` / <email id>) and its progress counters; read when an
-email is presented, written by `emailsends`."""
+email is presented, written by `email_sends`."""
 KIND = "emailrun"
 OUTCOMES = ("sent", "failed", "skipped")
 

@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any, Callable
 
 from chalicelib.domain.segments import patterns
-from chalicelib.domain.segments.filterdates import date_compare, date_target
-from chalicelib.domain.segments.filtervalues import as_boolean, as_day, as_folded, as_instant, as_integer, as_number, \
+from chalicelib.domain.segments.filter_dates import date_compare, date_target
+from chalicelib.domain.segments.filter_values import as_boolean, as_day, as_folded, as_instant, as_integer, as_number, \
     as_options, as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, \
     scalar_text, segment_target, stage_target, tag_target, text_target, time_target
 

@@ -6,7 +6,7 @@ An email's `assetAttachments` travel to whoever it is sent to: writing them, and
 with them, needs the caller's view of each asset."""
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.domain.messaging import emailruns, emailstats
+from chalicelib.domain.messaging import email_runs, email_stats
 from chalicelib.store import entities as store
 
 
@@ -20,19 +20,19 @@ class MessageHooks(Hooks):
         """A count a client writes is what it sees: the stored base is that minus the live counter."""
         if write.existing is None or write.errors:
             return
-        live = emailstats.counts(self.channel, [write.existing["id"]])[write.existing["id"]]
+        live = email_stats.counts(self.channel, [write.existing["id"]])[write.existing["id"]]
         for name, key in (("sentCount", "sent"), ("readCount", "read")):
             if name in write.payload and name in doc:
                 doc[name] = int(doc.get(name) or 0) - live[key]
 
     def prefetch(self, resource, docs, ctx):
         ids = [doc["id"] for doc in docs]
-        ctx.cache[(self.channel, "counts")] = emailstats.counts(self.channel, ids)
+        ctx.cache[(self.channel, "counts")] = email_stats.counts(self.channel, ids)
 
     def present(self, resource, doc, out, ctx):
         counts = ctx.cache.get((self.channel, "counts"), {}).get(doc.get("id"))
         if counts is None:
-            counts = emailstats.counts(self.channel, [doc["id"]])[doc["id"]]
+            counts = email_stats.counts(self.channel, [doc["id"]])[doc["id"]]
         out["sentCount"] = int(doc.get("sentCount") or 0) + counts["sent"]
         if "readCount" in out:
             out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
@@ -61,10 +61,10 @@ class EmailHooks(MessageHooks):
 
     def prefetch(self, resource, docs, ctx):
         super().prefetch(resource, docs, ctx)
-        states = store.batch_get(emailruns.KIND, [doc["id"] for doc in docs]) if docs else {}
-        names = [name for state in states.values() for name in emailruns.counter_names(state)]
+        states = store.batch_get(email_runs.KIND, [doc["id"] for doc in docs]) if docs else {}
+        names = [name for state in states.values() for name in email_runs.counter_names(state)]
         counts = store.counters(names) if names else {}
-        ctx.cache[("email", "runs")] = {i: emailruns.view(state, counts) for i, state in states.items()}
+        ctx.cache[("email", "runs")] = {i: email_runs.view(state, counts) for i, state in states.items()}
 
     def present(self, resource, doc, out, ctx):
         super().present(resource, doc, out, ctx)

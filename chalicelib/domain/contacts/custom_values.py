@@ -2,15 +2,15 @@
 
 Typed values are checked as Mautic's form types check them: numbers, dates, emails, URLs, booleans,
 select and multiselect options, and country, region, locale and timezone against Mautic's lists
-(`fieldchoices`). A lookup field is text, as in Mautic (its list only suggests values).
+(`field_choices`). A lookup field is text, as in Mautic (its list only suggests values).
 
 Values of single-line fields (every type but `textarea` and `html`) lose their control characters on
 write: a line break in a name would otherwise end up in a mail header."""
 import re
 from urllib.parse import urlparse
 
-from chalicelib.domain.contacts import fieldchoices
-from chalicelib.domain.contacts.customfields import GROUPS, definitions
+from chalicelib.domain.contacts import field_choices
+from chalicelib.domain.contacts.custom_fields import GROUPS, definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import addresses, clock
 
@@ -80,7 +80,7 @@ def _listed(kind):
     """A coercer taking only the values of Mautic's list for `kind` (country, region, locale, timezone)."""
     def coerce(definition, value):
         text = _single_line(value)
-        if text not in fieldchoices.choices(kind):
+        if text not in field_choices.choices(kind):
             raise a.Invalid(f"'{text}' is not a valid {kind}.")
         return text
     return coerce

@@ -1,12 +1,12 @@
 """Form follow-ups: the submit actions that reach beyond the contact, run by the `webhooks` worker
-once the submission is stored (domain/formactions.py writes the item with it and queues it).
+once the submission is stored (domain/form_actions.py writes the item with it and queues it).
 
 `fan_out` turns a follow-up item into one message per action, then removes the item; `attempt`
 performs one action:
 - `form.repost`: the results POSTed form-encoded to `post_url` (Mautic's payload), through the
   guarded HTTP client; at least once. A failure is tried again on the webhook retry schedule.
 - `email.send.lead`: the email to the contact (do-not-contact ignored, as Mautic), at most once.
-- `email.send.user`, `form.email`: messages to users or addresses (domain/formmail.py), each
+- `email.send.user`, `form.email`: messages to users or addresses (domain/form_mail.py), each
   recipient at most once.
 - `lead.scorecontactscompanies`: `score` added to each company of the contact, at most once each.
 A failure that trying again cannot mend is recorded as `form.action.failed` on the contact's
@@ -28,11 +28,11 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import sending
-from chalicelib.domain.web import formactions, formchecks, formmail, limits
+from chalicelib.domain.web import form_actions, form_checks, form_mail, limits
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
-QUEUE = formactions.QUEUE
+QUEUE = form_actions.QUEUE
 STALE_SECONDS = 120  # an item older than this lost its message
 SWEEP_MAX = 1000
 USER_AGENT = f"Mautic/{config.MAUTIC_VERSION} (form repost)"
@@ -41,20 +41,20 @@ log = logging.getLogger(__name__)
 
 def fan_out(message):
     """One `formaction` message per action of a follow-up item; then the item goes."""
-    item = store.get(formactions.KIND, message["id"])
+    item = store.get(form_actions.KIND, message["id"])
     if item is None:
         return  # already fanned out (a duplicate message)
     job = {key: item[key] for key in ("form", "submission", "contact", "baseUrl")}
     queues.send(QUEUE, [{"type": "formaction", "id": f"{item['id']}-{number}", "attempt": 1, "sent": [],
                          "job": job, "action": action} for number, action in enumerate(item["actions"])])
-    store.remove(formactions.KIND, item["id"])
+    store.remove(form_actions.KIND, item["id"])
 
 
 def sweep():
     """Queue again the follow-up items older than STALE_SECONDS (oldest first, SWEEP_MAX a run)."""
-    cutoff = (time.time_ns() - STALE_SECONDS * 10 ** 9) * formactions.ID_SCALE
-    ids = [item["id"] for item in store.iterate(formactions.KIND, between=(0, cutoff), limit=SWEEP_MAX)]
-    queues.send(QUEUE, formactions.messages(ids))
+    cutoff = (time.time_ns() - STALE_SECONDS * 10 ** 9) * form_actions.ID_SCALE
+    ids = [item["id"] for item in store.iterate(form_actions.KIND, between=(0, cutoff), limit=SWEEP_MAX)]
+    queues.send(QUEUE, form_actions.messages(ids))
 
 
 def attempt(message):
@@ -82,10 +82,10 @@ def _failed(message, reason, ctx):
     job, action = message["job"], message["action"]
     if action["type"] == "form.repost":
         notice = dict(message, id=f"{message['id']}-failure", sent=[])
-        mails = formmail.repost_failed_mails(job, action.get("properties") or {}, reason, ctx)
-        if formmail.deliver_each(notice, mails)[0] != "ok":
+        mails = form_mail.repost_failed_mails(job, action.get("properties") or {}, reason, ctx)
+        if form_mail.deliver_each(notice, mails)[0] != "ok":
             log.warning("the failure notice of %s was not sent", message["id"])
-    event = formactions.failure_event(job["form"], action, reason, submissionId=job["submission"]["id"],
+    event = form_actions.failure_event(job["form"], action, reason, submissionId=job["submission"]["id"],
                                       attempts=message["attempt"])
     sending.write_contact(job["contact"]["id"], lambda doc: [event], ctx)
 
@@ -154,7 +154,7 @@ def _email_contact(message, ctx):
                           f"every {config.PUBLIC_WINDOW} seconds.")
     try:
         outcome = sending.send_email(email["id"], job["contact"]["id"], ctx, source=("form", job["form"]["id"]),
-                                     tokens=formmail.form_tokens(job), transactional=True)
+                                     tokens=form_mail.form_tokens(job), transactional=True)
     except NotFound:
         return "failed", "The contact no longer exists."
     if outcome["success"]:
@@ -164,16 +164,16 @@ def _email_contact(message, ctx):
 
 def _email_users(message, ctx):
     props = message["action"].get("properties") or {}
-    email, reason = _published_email(a.id_or_none(formchecks.email_of(props)), ctx)
+    email, reason = _published_email(a.id_or_none(form_checks.email_of(props)), ctx)
     if email is None:
         return "failed", reason
     users = store.batch_get("user", sorted(a.ids_in(props.get("user_id")))).values()
-    return formmail.deliver_each(message, formmail.user_mails(email, message["job"], users, ctx))
+    return form_mail.deliver_each(message, form_mail.user_mails(email, message["job"], users, ctx))
 
 
 def _email_results(message, ctx):
     props = message["action"].get("properties") or {}
-    return formmail.deliver_each(message, formmail.results_mails(message["job"], props, ctx))
+    return form_mail.deliver_each(message, form_mail.results_mails(message["job"], props, ctx))
 
 
 def _score_companies(message, ctx):

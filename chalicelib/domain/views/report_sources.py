@@ -6,7 +6,7 @@ only rows of documents the caller may view (`guards`; docs/permissions.md)."""
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry
-from chalicelib.domain.messaging import statstables
+from chalicelib.domain.messaging import stats_tables
 
 CONTACT_FIELDS = ("title", "firstname", "lastname", "email", "company", "position", "phone", "mobile",
                   "address1", "address2", "city", "state", "zipcode", "country", "website")
@@ -36,7 +36,7 @@ def _contact_row(doc):
            "date_identified": doc.get("dateIdentified"), "last_active": doc.get("lastActive"),
            "owner_id": doc.get("owner"), "points": values.get("points") or 0}
     row.update({name: values.get(name) for name in CONTACT_FIELDS})
-    return {key: statstables.db_value(value) for key, value in row.items()}
+    return {key: stats_tables.db_value(value) for key, value in row.items()}
 
 
 def _contacts(descending, ctx, refusal):
@@ -51,7 +51,7 @@ def _email_row(doc):
            "read_count": doc.get("readCount") or 0, "is_published": doc.get("isPublished"),
            "date_added": doc.get("dateAdded"), "date_modified": doc.get("dateModified"),
            "created_by_user": doc.get("createdByUser")}
-    return {key: statstables.db_value(value) for key, value in row.items()}
+    return {key: stats_tables.db_value(value) for key, value in row.items()}
 
 
 def _emails(descending, ctx, refusal):
@@ -75,9 +75,9 @@ def _columns(prefix, names, label):
 
 def _table(table, prefix, label, guards):
     """A source over one table of the stats API, its columns under Mautic's table prefix."""
-    _, date_column, names, _ = statstables.TABLES[table]
+    _, date_column, names, _ = stats_tables.TABLES[table]
     return Source(label, _columns(prefix, names, label), f"{prefix}.{date_column}",
-                  lambda descending, ctx, refusal: statstables.table_rows(table, descending, refusal=refusal),
+                  lambda descending, ctx, refusal: stats_tables.table_rows(table, descending, refusal=refusal),
                   dict(guards, lead_id="contact"))
 
 

@@ -17,7 +17,7 @@ from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.points import groupscores, pointsengine
+from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.store import entities as store
 from chalicelib.store import queues
 
@@ -74,10 +74,10 @@ def _give(contact, trigger_id, ctx):
     def attempt():
         existing = docs.pop() if docs else service.load(CONTACT, contact["id"])
         current = _current(trigger_id, ctx)
-        if current is None or groupscores.score(existing, current.get("group")) < int(current.get("points") or 0):
+        if current is None or group_scores.score(existing, current.get("group")) < int(current.get("points") or 0):
             return
         doc = copy.deepcopy(existing)
-        event = pointsengine.existing_contact(doc, current, ctx)
+        event = points_engine.existing_contact(doc, current, ctx)
         if event:
             service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
 

@@ -11,11 +11,11 @@ from html import escape
 
 from chalicelib import config
 from chalicelib.channels import mail
-from chalicelib.domain.messaging import emailmessages, rendering
+from chalicelib.domain.messaging import email_messages, rendering
 from chalicelib.domain.web import limits
-from chalicelib.domain.web.formchecks import addresses, flag
+from chalicelib.domain.web.form_checks import addresses, flag
 from chalicelib.store import entities as store
-from chalicelib.store import ratelimit
+from chalicelib.store import window_counters
 
 HIDDEN = "*********"
 
@@ -49,8 +49,8 @@ def _mail(sender, to, subject, html, reply_to="", to_name=""):
 def user_mails(email, job, users, ctx):
     """The email rendered for the submitting contact (form tokens too), one message per user."""
     contact = job["contact"]
-    rendered = rendering.render_email(email, emailmessages.contact_sources(contact, ctx, form_tokens(job)))
-    sender = emailmessages.sender(email, emailmessages.owner_of(contact, ctx), ctx)
+    rendered = rendering.render_email(email, email_messages.contact_sources(contact, ctx, form_tokens(job)))
+    sender = email_messages.sender(email, email_messages.owner_of(contact, ctx), ctx)
     return [mail.Mail(sender=sender[0], sender_name=sender[1], to=user["email"], to_name=_name(user),
                       subject=rendered.subject, html=rendered.html, text=rendered.text,
                       reply_to=email.get("replyToAddress") or "") for user in users if user.get("email")]
@@ -61,15 +61,15 @@ def results_mails(job, props, ctx):
     form's tokens, to `to`, `cc`, `bcc`, the owner (`email_to_owner`) and the contact (`copy_lead`,
     within the relay cap of `limits.relay`); replies go to the contact unless `set_replyto` is off."""
     contact = job["contact"]
-    sources = emailmessages.contact_sources(contact, ctx, form_tokens(job))
+    sources = email_messages.contact_sources(contact, ctx, form_tokens(job))
     subject = rendering.render_text(props.get("subject") or f"Form submission: {job['form'].get('name')}", sources)[0]
     message = str(props.get("message") or "")
     html = rendering.render_text(message, sources, html=True)[0] if message.strip() else results_table(job)
-    sender = emailmessages.sender({}, None, ctx)
+    sender = email_messages.sender({}, None, ctx)
     own = (contact.get("values") or {}).get("email") or ""
     reply_to = own if flag(props, "set_replyto", True) else ""
     wanted = [address for name in ("to", "cc", "bcc") for address in addresses(props.get(name))]
-    owner = emailmessages.owner_of(contact, ctx) if flag(props, "email_to_owner") else None
+    owner = email_messages.owner_of(contact, ctx) if flag(props, "email_to_owner") else None
     wanted += [owner["email"]] if owner and owner.get("email") else []
     mails = [_mail(sender, address, subject, html, reply_to) for address in dict.fromkeys(wanted)]
     if flag(props, "copy_lead") and own and limits.relay():
@@ -80,11 +80,11 @@ def results_mails(job, props, ctx):
 def repost_failed_mails(job, props, reason, ctx):
     """The notice of a repost that failed, with the results, to `failure_email`."""
     form, submission = job["form"], job["submission"]
-    link = f"{emailmessages.base_url(ctx)}/api/forms/{form['id']}/submissions/{submission['id']}"
+    link = f"{email_messages.base_url(ctx)}/api/forms/{form['id']}/submissions/{submission['id']}"
     html = (f"<p>The results of a submission of the form {escape(str(form.get('name')))} could not be posted to "
             f"{escape(str(props.get('post_url')))}: {escape(reason or 'unknown error')}.</p>"
             f"<p>The submission: {escape(link)}</p>" + results_table(job))
-    sender = emailmessages.sender({}, None, ctx)
+    sender = email_messages.sender({}, None, ctx)
     subject = f"Failed to repost the form {form.get('name')}"
     return [_mail(sender, address, subject, html) for address in addresses(props.get("failure_email"))]
 
@@ -97,7 +97,7 @@ def deliver_each(message, mails):
         if item.to in message["sent"]:
             continue
         if store.claim(f"formmail#{message['id']}#{message['attempt']}#{item.to}"):
-            ratelimit.acquire("email", config.EMAIL_SEND_RATE)
+            window_counters.acquire("email", config.EMAIL_SEND_RATE)
             try:
                 mail.send(item)
             except mail.Unavailable as error:

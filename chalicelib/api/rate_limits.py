@@ -1,9 +1,9 @@
 """Rate limits of the API per user and per API client, in fixed windows of a minute counted in
-DynamoDB (`store/ratelimit.py`, one UpdateItem per limit and request), answered with the IETF
+DynamoDB (`store/window_counters.py`, one UpdateItem per limit and request), answered with the IETF
 `RateLimit-Policy` / `RateLimit` fields and, past a limit, 429 with `Retry-After`."""
 from chalicelib import config
 from chalicelib.api.errors import ApiError
-from chalicelib.store import ratelimit
+from chalicelib.store import window_counters
 
 WINDOW = 60
 
@@ -24,7 +24,7 @@ def admit(ctx):
     policies = _policies(ctx)
     if not policies:
         return {}
-    counts = [(name, quota, *ratelimit.count(counter, WINDOW)) for name, counter, quota in policies]
+    counts = [(name, quota, *window_counters.count(counter, WINDOW)) for name, counter, quota in policies]
     headers = {"RateLimit-Policy": ", ".join(f'"{name}";q={quota};w={WINDOW}' for name, quota, _, _ in counts),
                "RateLimit": ", ".join(f'"{name}";r={max(0, quota - used)};t={left}'
                                       for name, quota, used, left in counts)}

@@ -8,15 +8,15 @@ Every contact write whose timeline events record a points change runs the trigge
 (`on_contact_write`, a subscriber to contact writes), points written by an API payload included.
 Trigger events of other capabilities (send an email, change automations) run through the
 subscriber table's `actions`. A point action naming a point group scores in that group instead of
-the points, and a trigger naming one fires on that group's score (domain/points/groupscores.py).
+the points, and a trigger naming one fires on that group's score (domain/points/group_scores.py).
 """
 import fnmatch
 
-from chalicelib.domain.contacts import contactactions, contacts
+from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, subscribers, timeline
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.points import groupscores
+from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
 
@@ -75,9 +75,9 @@ def _score(doc, action, event_type, ctx):
     delta, details = int(action.get("delta") or 0), {"action": action.get("name"), "type": event_type,
                                                       "pointActionId": action["id"]}
     if action.get("group") is None:
-        return contactactions.adjust_points(doc, "plus", delta, action.get("name"), details)
-    found = groupscores.groups(ctx).get(action["group"])
-    return groupscores.adjust(doc, found, "plus", delta, action.get("name"), details, ctx) if found else None
+        return contact_actions.adjust_points(doc, "plus", delta, action.get("name"), details)
+    found = group_scores.groups(ctx).get(action["group"])
+    return group_scores.adjust(doc, found, "plus", delta, action.get("name"), details, ctx) if found else None
 
 
 def crossed(old, new, ctx, group=None):
@@ -93,8 +93,8 @@ def run_triggers(doc, old_points, events, ctx):
     fires nothing more."""
     gained = [e for e in events if e["event"] == "point.gained"]
     triggers = crossed(old_points, contacts.points(doc), ctx) if gained else []
-    for group_id, old in groupscores.previous(gained).items():
-        triggers += crossed(old, groupscores.score(doc, group_id), ctx, group_id)
+    for group_id, old in group_scores.previous(gained).items():
+        triggers += crossed(old, group_scores.score(doc, group_id), ctx, group_id)
     fired = fire_events(doc, triggers, ctx) if triggers else []
     if fired:
         details = gained[-1]["details"]
@@ -127,8 +127,8 @@ def existing_contact(doc, trigger, ctx):
     fired = fire_events(doc, [trigger], ctx)
     if not fired:
         return None
-    points = groupscores.score(doc, trigger.get("group"))
-    found = groupscores.groups(ctx).get(trigger.get("group"))
+    points = group_scores.score(doc, trigger.get("group"))
+    found = group_scores.groups(ctx).get(trigger.get("group"))
     group = {"group": {"id": found["id"], "name": found.get("name")}} if found else {}
     return timeline.event("point.gained", trigger.get("name"), dict(group, **{
         "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,

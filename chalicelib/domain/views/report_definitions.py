@@ -2,7 +2,7 @@
 filters, order, grouping and aggregators over that source's columns. Checked on every write, each
 problem named by its field, so a stored definition always runs."""
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.domain.views.reportsources import SOURCES
+from chalicelib.domain.views.report_sources import SOURCES
 
 CONDITIONS = ("eq", "neq", "gt", "gte", "lt", "lte", "like", "notLike", "in", "notIn", "empty", "notEmpty",
               "startsWith", "endsWith", "contains")

@@ -4,17 +4,17 @@ The scores live on the contact document, `groupScores` = {group id: score} (hidd
 serializer does not show them), so reading them is the contact's one GetItem and changing one is
 the contact's write, with its `point.gained` timeline event (details name the `group`; `oldPoints`
 and `newPoints` are then the group's score) in the same transaction. Point actions and triggers
-that name a group score and fire on it through the points engine (domain/points/pointsengine.py).
+that name a group score and fire on it through the points engine (domain/points/points_engine.py).
 """
 import copy
 
-from chalicelib.domain.contacts import contactactions, contacts
+from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached, service, timeline
 from chalicelib.domain.kernel.errors import NotFound
 
-OPERATORS = dict(contactactions.OPERATORS, set=lambda old, value: value)
+OPERATORS = dict(contact_actions.OPERATORS, set=lambda old, value: value)
 GROUP_KEYS = ("id", "name", "description")  # a group as a score shows it (Mautic's pointGroupDetails)
 
 
@@ -92,7 +92,7 @@ def change(contact_id, group_id, operator, value, payload, ctx):
     (404 for an unknown contact or group, then 400 for a bad operator or value); `{"groupScore"}`."""
     existing = service.load(CONTACT, contact_id)
     found = group(group_id, ctx)
-    number = contactactions.operand(operator, value, OPERATORS, "value")
+    number = contact_actions.operand(operator, value, OPERATORS, "value")
     doc = copy.deepcopy(existing)
     label = _param(payload, "eventName") or "Manual change"
     event = adjust(doc, found, operator, number, label, {"action": _param(payload, "actionName") or "API",
