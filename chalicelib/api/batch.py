@@ -59,7 +59,7 @@ spec says nothing on the limit). Batch responses carry no `Location` header.
 Cost (DynamoDB calls, measured over moto). A batch of N items costs N times the single operation,
 with the per-request look-ups made once (the versions of the cached kinds, field definitions,
 owners and categories referenced). batch/new does more once for all its items
-(`domain/batching.py`): it reserves the ids its items take in one counter update per counter
+(`domain/kernel/batching.py`): it reserves the ids its items take in one counter update per counter
 (the kind's ids, timeline event ids) and looks up the unique values of all its contacts in one
 BatchGetItem per 100, so contacts batch/new = 1 TransactWriteItems per item + 5 = 205 for 200 new
 contacts (+1 GetItem per item matching an existing contact). batch/edit and batch/delete = 2 per
@@ -77,7 +77,8 @@ from chalicelib import config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
 from chalicelib.api.routing import METHODS, Contract, Reply, Routes
-from chalicelib.domain.kernel import access, batching, service
+from chalicelib.domain.kernel import access, batching, cache_keys, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
@@ -171,7 +172,7 @@ class Outcome:
         if self.resource.cached:
             return Context(user=self.ctx.user, base_url=self.ctx.base_url, now=self.ctx.now)
         # an item may refer to an entity of its own kind that an earlier item created
-        self.ctx.cache.pop(("ref", self.resource.kind), None)
+        self.ctx.cache.pop(cache_keys.ref(self.resource.kind), None)
         return self.ctx
 
     def run(self, key, call):
@@ -221,7 +222,7 @@ def install(routes, resource):
     writes = resource.writes or service
 
     def batch_new(request, ctx):
-        access.require(ctx, resource, "create")
+        access.require(ctx, resource, Action.CREATE)
         outcome = Outcome(resource, ctx)
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
@@ -242,7 +243,7 @@ def install(routes, resource):
                 continue
 
             def edit(item_ctx, item=item, entity_id=entity_id):
-                route_needs.check_document(resource, "edit", entity_id, item_ctx, request.method)
+                route_needs.check_document(resource, Action.EDIT, entity_id, item_ctx, request.method)
                 doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
             outcome.run(key, edit)
@@ -252,7 +253,7 @@ def install(routes, resource):
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
             def delete(item_ctx, entity_id=entity_id):
-                route_needs.check_document(resource, "delete", entity_id, item_ctx, request.method)
+                route_needs.check_document(resource, Action.DELETE, entity_id, item_ctx, request.method)
                 return writes.delete(resource, entity_id, item_ctx), 200
             outcome.run(key, delete)
         return outcome.reply(200, codes=False)
@@ -264,7 +265,7 @@ def install(routes, resource):
     contract = Contract("batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items()))
 
     @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract,
-                  access=(route_needs.Need(resource.kind, "view"),))
+                  access=(route_needs.Need(resource.kind, Action.VIEW),))
     def batch(request, ctx, action):
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)

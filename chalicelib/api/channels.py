@@ -4,6 +4,7 @@ from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.web import focus
 from chalicelib.domain.web.declarations import ASSET, FOCUS, PAGE
@@ -13,7 +14,7 @@ for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET,
     standard.install(routes, _resource)
 
 
-@routes.route("/focus/{id}/js", "GET", access=(Need("focus", "view", "id"),))
+@routes.route("/focus/{id}/js", "GET", access=(Need("focus", Action.VIEW, "id"),))
 def focus_script(request, ctx, id):
     return {"js": focus.script(service.load(FOCUS, id))}
 

@@ -12,6 +12,7 @@ from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
     NOTE
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.service import payload_object
 from chalicelib.domain.segments import segment_actions
 
@@ -30,62 +31,62 @@ def owners(request, ctx):
     return [{"id": u["id"], "firstName": u.get("firstName"), "lastName": u.get("lastName")} for u in users.active()]
 
 
-@routes.route("/contacts/{id}/points/{operator}/{delta}", "POST", access=(Need("contact", "edit", "id"),))
+@routes.route("/contacts/{id}/points/{operator}/{delta}", "POST", access=(Need("contact", Action.EDIT, "id"),))
 def points(request, ctx, id, operator, delta):
     actions.change_points(CONTACT, id, operator, delta, payload_object(request.body), ctx)
     return {"success": 1}
 
 
-@routes.route("/contacts/{id}/dnc/{channel}/add", "POST", access=(Need("contact", "edit", "id"),))
+@routes.route("/contacts/{id}/dnc/{channel}/add", "POST", access=(Need("contact", Action.EDIT, "id"),))
 def add_dnc(request, ctx, id, channel):
     return standard.single(CONTACT, actions.add_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/dnc/{channel}/remove", "POST", access=(Need("contact", "edit", "id"),))
+@routes.route("/contacts/{id}/dnc/{channel}/remove", "POST", access=(Need("contact", Action.EDIT, "id"),))
 def remove_dnc(request, ctx, id, channel):
     return standard.single(CONTACT, actions.remove_dnc(CONTACT, id, channel, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/utm/add", "POST", access=(Need("contact", "edit", "id"),))
+@routes.route("/contacts/{id}/utm/add", "POST", access=(Need("contact", Action.EDIT, "id"),))
 def add_utm(request, ctx, id):
     return standard.single(CONTACT, actions.add_utm(CONTACT, id, payload_object(request.body), ctx), ctx)
 
 
-@routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST", access=(Need("contact", "edit", "id"),))
+@routes.route("/contacts/{id}/utm/{utm_id}/remove", "POST", access=(Need("contact", Action.EDIT, "id"),))
 def remove_utm(request, ctx, id, utm_id):
     return standard.single(CONTACT, actions.remove_utm(CONTACT, id, utm_id, ctx), ctx)
 
 
 @routes.route("/companies/{id}/contact/{contact_id}/add", "POST",
-              access=(Need("company", "view", "id"), Need("contact", "edit", "contact_id")))
+              access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
 def add_to_company(request, ctx, id, contact_id):
     actions.add_to_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}
 
 
 @routes.route("/companies/{id}/contact/{contact_id}/remove", "POST",
-              access=(Need("company", "view", "id"), Need("contact", "edit", "contact_id")))
+              access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
 def remove_from_company(request, ctx, id, contact_id):
     actions.remove_from_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}
 
 
-@routes.route("/contacts/{id}/companies", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/companies", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def companies_of_contact(request, ctx, id):
     return actions.contact_companies(CONTACT, COMPANY, id, ctx)
 
 
-@routes.route("/contacts/{id}/segments", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/segments", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def segments_of_contact(request, ctx, id):
     return segment_actions.of_contact(id, ctx)
 
 
-@routes.route("/contacts/{id}/devices", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/devices", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def devices_of_contact(request, ctx, id):
     return devices.of_contact(CONTACT, id)
 
 
-@routes.route("/contacts/{id}/notes", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/notes", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def notes_of_contact(request, ctx, id):
     """The contact's notes with the list parameters (search, start, limit, orderBy, orderByDir)."""
     contact = service.load(CONTACT, id)
@@ -108,17 +109,17 @@ def all_activity(request, ctx):
     return actions.all_activity(request.query)
 
 
-@routes.route("/contacts/list/segments", "GET", access=(Need("segment", "view"),))
+@routes.route("/contacts/list/segments", "GET", access=(Need("segment", Action.VIEW),))
 def user_segments(request, ctx):
     return segment_actions.user_segments(ctx)
 
 
-@routes.route("/contacts/{id}/activity", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/activity", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def activity(request, ctx, id):
     return actions.activity(CONTACT, id, request.query)
 
 
-@routes.route("/contacts/{id}/events", "GET", access=(Need("contact", "view", "id"),))
+@routes.route("/contacts/{id}/events", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def events(request, ctx, id):
     """Deprecated alias of activity."""
     return actions.activity(CONTACT, id, request.query)

@@ -3,6 +3,7 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.messaging import email_runs, email_sends, sending, tracking
 
@@ -31,7 +32,7 @@ def _attachments(value, ctx):
 
 
 @routes.route("/emails/{id}/contact/{contact_id}/send", "POST",
-              access=(Need("email", "view", "id"), Need("contact", "edit", "contact_id")))
+              access=(Need("email", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
 def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path parameter's name
     """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
     payload = service.payload_object(request.body)
@@ -41,7 +42,7 @@ def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path para
     return {"success": True} if result["success"] else {"success": False, "failed": result["reason"]}
 
 
-@routes.route("/emails/{id}/send", "POST", access=(Need("email", "view", "id"),))
+@routes.route("/emails/{id}/send", "POST", access=(Need("email", Action.VIEW, "id"),))
 def send_to_segments(request, ctx, id):  # noqa: A002
     """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
@@ -51,14 +52,14 @@ def send_to_segments(request, ctx, id):  # noqa: A002
             "sendProgress": email_runs.view(state, counts)}
 
 
-@routes.route("/emails/reply/{hash}", "POST", access=(Need("email", "view"),))
+@routes.route("/emails/reply/{hash}", "POST", access=(Need("email", Action.VIEW),))
 def reply(request, ctx, hash):  # noqa: A002
     tracking.reply(hash, ctx)
     return Reply({"success": True}, 201)
 
 
 @routes.route("/smses/{id}/contact/{contact_id}/send", "GET", "POST",
-              access=(Need("sms", "view", "id"), Need("contact", "edit", "contact_id")))
+              access=(Need("sms", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
 def send_sms(request, ctx, id, contact_id):  # noqa: A002
     """Send a text message to a contact's mobile number (compat 13.1's answer)."""
     result = sending.send_sms(id, contact_id, ctx, source=("api", None))

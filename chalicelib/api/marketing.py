@@ -6,6 +6,7 @@ from chalicelib.api.routing import Routes
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.web import submissions
 from chalicelib.domain.web.declarations import FORM
@@ -17,19 +18,19 @@ install_nested_delete(routes, FORM, "fields")
 install_nested_delete(routes, FORM, "actions")
 
 
-@routes.route("/forms/{id}/submissions", "GET", access=(Need("form", "view", "id"),))
+@routes.route("/forms/{id}/submissions", "GET", access=(Need("form", Action.VIEW, "id"),))
 def form_submissions(request, ctx, id):
     return submissions.listing(id, standard.list_query(request.query), ctx)
 
 
 @routes.route("/forms/{id}/submissions/contact/{contact_id}", "GET",
-              access=(Need("form", "view", "id"), Need("contact", "view", "contact_id")))
+              access=(Need("form", Action.VIEW, "id"), Need("contact", Action.VIEW, "contact_id")))
 def contact_submissions(request, ctx, id, contact_id):
     contact = service.load(CONTACT, contact_id)
     return submissions.listing(id, standard.list_query(request.query), ctx, contact_id=contact["id"])
 
 
-@routes.route("/forms/{id}/submissions/{submission_id}", "GET", access=(Need("form", "view", "id"),))
+@routes.route("/forms/{id}/submissions/{submission_id}", "GET", access=(Need("form", Action.VIEW, "id"),))
 def one_submission(request, ctx, id, submission_id):
     return {"submission": submissions.one(id, submission_id, ctx)}
 

@@ -4,6 +4,7 @@ from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.service import payload_object
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
@@ -16,31 +17,32 @@ standard.install(routes, POINT_GROUP)
 install_nested_delete(routes, TRIGGER, "events")
 
 
-@routes.route("/points/actions/types", "GET", access=(Need("point", "view"),))
+@routes.route("/points/actions/types", "GET", access=(Need("point", Action.VIEW),))
 def action_types(request, ctx):
     return {"pointActionTypes": POINT_ACTION_TYPES}
 
 
-@routes.route("/points/triggers/events/types", "GET", access=(Need("trigger", "view"),))
+@routes.route("/points/triggers/events/types", "GET", access=(Need("trigger", Action.VIEW),))
 def trigger_event_types(request, ctx):
     return {"eventTypes": TRIGGER_EVENT_TYPES}
 
 
-@routes.route("/contacts/{id}/points/groups", "GET", access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
+@routes.route("/contacts/{id}/points/groups", "GET",
+              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id")))
 def contact_group_scores(request, ctx, id):
     """The contact's point-group scores: `{"total", "groupScores": [{"score", "group"}]}`."""
     return group_scores.of_contact(id, ctx)
 
 
 @routes.route("/contacts/{id}/points/groups/{groupId}", "GET",
-              access=(Need("pointgroup", "view"), Need("contact", "view", "id")))
+              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id")))
 def contact_group_score(request, ctx, id, groupId):
     """The contact's score in one group: `{"groupScore": {"score", "group"} or null}`."""
     return group_scores.one(id, groupId, ctx)
 
 
 @routes.route("/contacts/{id}/points/groups/{groupId}/{operator}/{value}", "POST",
-              access=(Need("pointgroup", "view"), Need("contact", "edit", "id")))
+              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.EDIT, "id")))
 def change_group_score(request, ctx, id, groupId, operator, value):
     """plus/minus/times/divide/set the contact's score in a group (`eventName`, `actionName` in the body)."""
     return group_scores.change(id, groupId, operator, value, payload_object(request.body), ctx)

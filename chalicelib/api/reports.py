@@ -4,6 +4,7 @@ from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.views import reports, time_range
 from chalicelib.domain.views.declarations import REPORT
@@ -12,7 +13,7 @@ routes = Routes("reports")
 standard.install(routes, REPORT, own=("get",))
 
 
-@routes.route("/reports/{id}", "GET", access=(Need("report", "view", "id"),))
+@routes.route("/reports/{id}", "GET", access=(Need("report", Action.VIEW, "id"),))
 def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
     """The report's rows in the asked range and page, with the definition under `report`."""
     report = service.load(REPORT, id, ctx)

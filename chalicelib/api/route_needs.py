@@ -2,7 +2,8 @@
 
 Every route of an authenticated table declares it (`Routes.route(..., access=...)`): a tuple of
 needs, all required. `Need(kind, action, param)` asks for the permission of the registry
-resource `kind` to `action` (view, edit, create, delete, publish); with `param`, on the
+resource `kind` to `action` (an `Action` of `domain/kernel/access.py`: view, edit, create, delete,
+publish); with `param`, on the
 document whose id is that path parameter (own/other: it is read only when the caller's role
 grants one variant and not the other; an unknown id is a 404). `Holds(*names)` asks
 for any one of those `bundle:level:permission` names. `OPEN` needs nothing (the caller's own
@@ -12,6 +13,7 @@ user). Batch routes check each item (`api/batch.py`), lists show what the caller
 from dataclasses import dataclass
 
 from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound
 
 OPEN = ()
@@ -20,7 +22,7 @@ OPEN = ()
 @dataclass(frozen=True)
 class Need:
     kind: str
-    action: str
+    action: Action
     param: str | None = None
 
 
@@ -58,8 +60,8 @@ def check_document(resource, action, entity_id, ctx, method):
     try:
         doc = service.load(resource, entity_id, ctx)  # remembered: the handler does not read it again
     except NotFound:
-        if method == "PUT" and action == "edit":
-            access.require(ctx, resource, "create")
+        if method == "PUT" and action == Action.EDIT:
+            access.require(ctx, resource, Action.CREATE)
             return
         raise
     access.require(ctx, resource, action, doc)

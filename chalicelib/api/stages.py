@@ -2,6 +2,7 @@
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.stages import stages
 from chalicelib.domain.stages.declarations import STAGE
 
@@ -10,7 +11,7 @@ standard.install(routes, STAGE)
 
 
 @routes.route("/stages/{id}/contact/{contact_id}/add", "POST",
-              access=(Need("stage", "view"), Need("contact", "edit", "contact_id")))
+              access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")))
 def add_contact(request, ctx, id, contact_id):
     """Put the contact in the stage: `{"success": 1}`; 404 for an unknown stage or contact."""
     stages.add_contact(id, contact_id, ctx)
@@ -18,7 +19,7 @@ def add_contact(request, ctx, id, contact_id):
 
 
 @routes.route("/stages/{id}/contact/{contact_id}/remove", "POST",
-              access=(Need("stage", "view"), Need("contact", "edit", "contact_id")))
+              access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")))
 def remove_contact(request, ctx, id, contact_id):
     """Take the contact out of the stage: `{"success": 1}`, also when it was not in it."""
     stages.remove_contact(id, contact_id, ctx)

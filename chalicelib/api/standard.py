@@ -8,6 +8,7 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Contract, Reply
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import ListQuery, list_documents
 from chalicelib.domain.kernel.present import present, present_one
@@ -84,7 +85,7 @@ def _after(resource, query):
 
 def list_query(query):
     """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`,
-    and `where`/`order` passed raw (domain/where.py parses them)."""
+    and `where`/`order` passed raw (domain/kernel/where.py parses them)."""
     direction = str(query.get("orderByDir") or "ASC").upper()
     if direction not in ("ASC", "DESC"):
         raise invalid("orderByDir", "This value should be asc or desc.")
@@ -124,29 +125,29 @@ def install(routes, resource, own=()):
 
     kind = resource.kind
 
-    @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, "view"),))
+    @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, Action.VIEW),))
     def list_(request, ctx):
         return list_reply(resource, request, ctx)
 
-    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, "create"),))
+    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, Action.CREATE),))
     def create(request, ctx):
         doc, was_created = writes.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
     if "get" not in own:
         @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource),
-                      access=(Need(kind, "view", "id"),))
+                      access=(Need(kind, Action.VIEW, "id"),))
         def get(request, ctx, id):
             return single(resource, service.load(resource, id, ctx), ctx)
 
     @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
-                  contract=Contract("edit", resource), access=(Need(kind, "edit", "id"),))
+                  contract=Contract("edit", resource), access=(Need(kind, Action.EDIT, "id"),))
     def edit(request, ctx, id):
         doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
     @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource),
-                  access=(Need(kind, "delete", "id"),))
+                  access=(Need(kind, Action.DELETE, "id"),))
     def delete(request, ctx, id):
         doc = writes.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)

@@ -6,6 +6,7 @@ from chalicelib.api.route_needs import OPEN, Holds, Need
 from chalicelib.api.routing import Contract, Routes
 from chalicelib.auth import users
 from chalicelib.domain.kernel import access, cached, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.present import present_one
@@ -19,38 +20,38 @@ def current_user(request, ctx):
     return present_one(USER, service.load(USER, ctx.user_id), ctx)
 
 
-@routes.route("/users", "GET", contract=Contract("list", USER), access=(Need("user", "view"),))
+@routes.route("/users", "GET", contract=Contract("list", USER), access=(Need("user", Action.VIEW),))
 def list_users(request, ctx):
     return standard.list_reply(USER, request, ctx)
 
 
-@routes.route("/users/{id}", "GET", contract=Contract("get", USER), access=(Need("user", "view"),))
+@routes.route("/users/{id}", "GET", contract=Contract("get", USER), access=(Need("user", Action.VIEW),))
 def get_user(request, ctx, id):
     return standard.single(USER, service.load(USER, id), ctx)
 
 
-@routes.route("/users/new", "POST", contract=Contract("create", USER), access=(Need("user", "create"),))
+@routes.route("/users/new", "POST", contract=Contract("create", USER), access=(Need("user", Action.CREATE),))
 def create_user(request, ctx):
     doc, _ = service.create(USER, request.body, ctx)
     return standard.created(USER, doc, ctx)
 
 
 @routes.route("/users/{id}/edit", "PATCH", "PUT", contract=Contract("edit", USER),
-              access=(Need("user", "edit", "id"),))
+              access=(Need("user", Action.EDIT, "id"),))
 def edit_user(request, ctx, id):
     doc, was_created = users.edit_user(id, request.body, ctx, replace=request.method == "PUT")
     return standard.created(USER, doc, ctx) if was_created else standard.single(USER, doc, ctx)
 
 
 @routes.route("/users/{id}/delete", "DELETE", contract=Contract("delete", USER),
-              access=(Need("user", "delete", "id"),))
+              access=(Need("user", Action.DELETE, "id"),))
 def delete_user(request, ctx, id):
     reply = standard.single(USER, users.delete_user(id, ctx), ctx)
     reply.body["user"]["id"] = None
     return reply
 
 
-@routes.route("/users/{id}/permissioncheck", "POST", access=(Need("user", "view"),))
+@routes.route("/users/{id}/permissioncheck", "POST", access=(Need("user", Action.VIEW),))
 def permission_check(request, ctx, id):
     """{"bundle:level:permission": granted} for `permissions` (a string or an array)."""
     wanted = (request.body or {}).get("permissions") if isinstance(request.body, dict) else None

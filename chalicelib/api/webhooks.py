@@ -3,6 +3,7 @@ from chalicelib import config
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.webhooks import webhooks
 from chalicelib.domain.webhooks.catalog import webhook_triggers
 from chalicelib.domain.webhooks.declarations import WEBHOOK
@@ -11,12 +12,12 @@ routes = Routes("webhooks")
 standard.install(routes, WEBHOOK)
 
 
-@routes.route("/hooks/triggers", "GET", access=(Need("hook", "view"),))
+@routes.route("/hooks/triggers", "GET", access=(Need("hook", Action.VIEW),))
 def triggers(request, ctx):
     return {"triggers": webhook_triggers()}
 
 
-@routes.route("/hooks/{id}/logs", "GET", access=(Need("hook", "view", "id"),))
+@routes.route("/hooks/{id}/logs", "GET", access=(Need("hook", Action.VIEW, "id"),))
 def logs(request, ctx, id):
     """`start` and `limit` (at most WEBHOOK_LOG_MAX, the entries kept) page the log, newest first."""
     query = standard.list_query(request.query)

@@ -14,7 +14,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from chalicelib.auth import settings
-from chalicelib.domain.kernel import cached, clock
+from chalicelib.domain.kernel import cache_keys, cached, clock
 from chalicelib.store import entities as store
 
 KIND = "apiclient"
@@ -112,7 +112,7 @@ def _latest_revocations(ctx):
 
 def revoked(ctx, *subjects):
     """True when any of the subjects is revoked."""
-    listed = ctx.memo("revoked-subjects", lambda: _latest_revocations(ctx))
+    listed = ctx.memo(cache_keys.REVOKED_SUBJECTS, lambda: _latest_revocations(ctx))
     return any(subject in listed for subject in subjects)
 
 
@@ -124,7 +124,7 @@ def revocations_version(ctx):
 def revoked_before(ctx, subject, issued):
     """True when `subject` was revoked at or after `issued` (Unix seconds; None: long ago): what a
     user revocation does to the tokens issued before it."""
-    revoked_at = ctx.memo("revoked-subjects", lambda: _latest_revocations(ctx)).get(subject)
+    revoked_at = ctx.memo(cache_keys.REVOKED_SUBJECTS, lambda: _latest_revocations(ctx)).get(subject)
     return revoked_at is not None and (issued or 0) <= revoked_at
 
 

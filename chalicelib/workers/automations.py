@@ -1,4 +1,4 @@
-"""Automations worker: due events, entry of source segment members, purges (domain/automation_runs.py)."""
+"""Automations worker: due events, entry of source segment members, purges (domain/automations/automation_runs.py)."""
 from chalicelib.domain.automations import automation_runs
 
 

@@ -1,5 +1,5 @@
-"""Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks.py); form
-follow-ups and their actions (domain/form_followups.py)."""
+"""Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks/webhooks.py); form
+follow-ups and their actions (domain/web/form_followups.py)."""
 from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhooks
 

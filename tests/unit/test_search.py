@@ -1,4 +1,4 @@
-"""Unit tests for chalicelib.domain.search (Mautic list search strings)."""
+"""Unit tests for chalicelib.domain.kernel.search (Mautic list search strings)."""
 import pytest
 from hypothesis import given, strategies as st
 

@@ -1,4 +1,4 @@
-"""Unit tests for chalicelib.domain.where (contact list `where` / `order`, compat 7.1 and 7.3)."""
+"""Unit tests for chalicelib.domain.kernel.where (contact list `where` / `order`, compat 7.1 and 7.3)."""
 import pytest
 from hypothesis import given, strategies as st
 

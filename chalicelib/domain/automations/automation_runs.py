@@ -20,7 +20,7 @@ from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import journeys
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.kernel import cache_keys, clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
@@ -90,7 +90,7 @@ def fire(contact, due):
     contacts = _contact_kind()
 
     def attempt():
-        ctx.cache[journeys.EXTERNAL] = []
+        ctx.cache[cache_keys.JOURNEYS_EXTERNAL] = []
         existing = store.get(contacts.kind, contact)
         if existing is None:
             return "gone", []
@@ -98,7 +98,7 @@ def fire(contact, due):
         outcome, events = journeys.take_due(doc, due, ctx)
         if outcome == "taken":
             service.save_change(contacts, existing, doc, ctx, events, stamp=False)
-        return outcome, ctx.cache[journeys.EXTERNAL]
+        return outcome, ctx.cache[cache_keys.JOURNEYS_EXTERNAL]
 
     outcome, claimed = service.retrying(attempt, ctx, attempts=5)
     if outcome == "early":

@@ -1,5 +1,5 @@
 """Automations: the event graph stored with its parent links and validated, sources (segments,
-forms) whose members enter in the background (domain/automation_runs.py), clones."""
+forms) whose members enter in the background (domain/automations/automation_runs.py), clones."""
 import copy
 
 from chalicelib.domain.automations import automation_graph, automation_runs, journeys
@@ -32,8 +32,8 @@ def _namer(sent):
 class AutomationHooks(AliasHooks):
     """Parents may name events by real or temporary id; `children` is derived from parents."""
 
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         events = doc.get("events") or []
         by_ref = {str(e["id"]): e for e in events if e.get("id") is not None}
         for ref, event in by_ref.items():
@@ -51,7 +51,7 @@ class AutomationHooks(AliasHooks):
         if not write.errors:
             write.errors.update(automation_graph.problems(events, _namer(sent)))
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         """Members of the source segments enter when the automation is published or gets new sources;
         a deleted automation's memberships are purged."""
         if doc is None:
@@ -61,7 +61,7 @@ class AutomationHooks(AliasHooks):
                 or set(doc["lists"]) - set(existing.get("lists") or [])):
             queues.send(automation_runs.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
-    def link(self, resource, doc, new_ids):
+    def link(self, doc, new_ids):
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
         def real(ref):
             return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
@@ -80,7 +80,7 @@ class AutomationHooks(AliasHooks):
                 if isinstance(line, dict) and ("events", str(line.get(end))) in new_ids:
                     line[end] = str(real(line[end]))
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         events = out["events"]
         by_id = {e["id"]: e for e in doc.get("events") or []}
         for event in events:

@@ -17,6 +17,7 @@ from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, clock, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.present import present_one
 
@@ -57,7 +58,7 @@ def listing(query, ctx):
 
 def _viewable(ctx):
     """The automations whose events the caller may see."""
-    return [doc for doc in journeys.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, "view", doc)]
+    return [doc for doc in journeys.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, Action.VIEW, doc)]
 
 
 def _find(event_id, ctx):
@@ -75,7 +76,7 @@ def _find(event_id, ctx):
 
 def one(event_id, ctx):
     automation, event = _find(event_id, ctx)
-    access.require(ctx, AUTOMATION, "view", automation)
+    access.require(ctx, AUTOMATION, Action.VIEW, automation)
     return {"event": event}
 
 
@@ -132,7 +133,7 @@ def edit_contact_event(event_id, contact_id, payload, ctx):
     contact's run of an event (EventLogModel::updateContactEvent). Returns (answer, created): created
     when the event had no run for the contact and one is scheduled."""
     automation, event = _find(event_id, ctx)
-    access.require(ctx, AUTOMATION, "edit", automation)
+    access.require(ctx, AUTOMATION, Action.EDIT, automation)
     existing = service.load(CONTACT, contact_id)
     payload = payload if isinstance(payload, dict) else {}
     doc = copy.deepcopy(existing)

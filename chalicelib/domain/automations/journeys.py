@@ -18,7 +18,7 @@ from chalicelib import config
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import automation_steps as steps
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cached, clock, timeline
+from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
 
@@ -26,7 +26,6 @@ KIND = "automation"
 ROUNDS = 5  # segment and automation changes an action may set off, re-evaluated within one write
 INLINE_MAX = 10  # events run in one contact write (a transaction holds 100 items); the rest: the worker
 PAUSE = timedelta(hours=1)  # an unpublished automation's due events are looked at again after this
-EXTERNAL = "journeys-external"  # ctx key: the worker's list of claimed external actions
 ID_SCALE = 10 ** 6
 
 
@@ -54,7 +53,7 @@ def due_id_floor(moment):
 
 
 def _now(ctx):
-    return ctx.memo("now-datetime", lambda: clock.parse(ctx.now))
+    return ctx.memo(cache_keys.NOW_DATETIME, lambda: clock.parse(ctx.now))
 
 
 # --- membership ------------------------------------------------------------------------------------
@@ -225,7 +224,7 @@ def _run(doc, entry, automation, event, ctx):
             reach_children(entry, automation, event["id"], status, ctx)
         return [run_event(automation, event, status, ctx, entry["done"][str(event["id"])]["reason"])]
     if event["type"] in steps.EXTERNAL:
-        claimed = ctx.cache.get(EXTERNAL)
+        claimed = ctx.cache.get(cache_keys.JOURNEYS_EXTERNAL)
         if claimed is None:  # not in the worker: it runs there, right after this write
             schedule(entry, event["id"], _now(ctx))
             return []

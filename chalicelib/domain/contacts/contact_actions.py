@@ -150,7 +150,7 @@ def _utm_query(value):
 
 def add_utm(resource, contact_id, payload, ctx):
     """Record UTM tags; `lastActive` moves the contact's last activity; `useragent` adds the device
-    it names unless the contact has it (domain/devices.py)."""
+    it names unless the contact has it (domain/contacts/devices.py)."""
     existing = service.load(resource, contact_id)
     doc = copy.deepcopy(existing)
     entry = {"id": None, "dateAdded": ctx.now, "query": _utm_query(payload.get("query"))}

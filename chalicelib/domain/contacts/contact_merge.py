@@ -32,20 +32,22 @@ JOINED = {"ipAddresses": lambda e: e.get("ipAddress"), "tags": lambda t: str(t.g
 KEPT = ("owner", "stage", "frequencyRules", "preferredProfileImage")
 
 
-def merge(resource, doc, existing, other, ctx, events=(), build=None, items=()):
-    """`doc` (the edited `existing`) claims a unique value `other` holds: store the two as one and
-    return the survivor (`build` and `items` as for `service.create`, applied to the survivor)."""
+def merge(resource, merge):
+    """A `Merge`: its `doc` (the edited `existing`) claims a unique value its `other` holds: store the
+    two as one and return the survivor (`build` and `items` as for `service.create`, applied to the
+    survivor)."""
+    doc, existing, other, ctx = merge.doc, merge.existing, merge.other, merge.ctx
     edited_wins = _older(existing, other)
     winner, loser = (existing, other) if edited_wins else (other, existing)
     base, folded = (doc, other) if edited_wins else (copy.deepcopy(other), doc)
     survivor = combine(base, folded, newest=doc)
     label = f"Merged with contact {loser['id']}"
-    events = list(events) + [timeline.event("lead.merged", label, {"mergedId": loser["id"]})] + \
+    events = list(merge.events) + [timeline.event("lead.merged", label, {"mergedId": loser["id"]})] + \
         _points_gained(survivor, folded, label)
-    events += build(survivor) if build else []
+    events += merge.build(survivor) if merge.build else []
     record = {"winner": survivor["id"], "dateAdded": ctx.now}
     marks = [(MERGED, loser["id"], record), (MOVING, loser["id"], record)]
-    stored = service.save_merge(resource, winner, survivor, loser, ctx, events, marks + list(items))
+    stored = service.save_merge(resource, winner, survivor, loser, ctx, events, marks + list(merge.items))
     _queue_move(loser["id"], survivor["id"])
     return stored
 

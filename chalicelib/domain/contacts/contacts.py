@@ -5,7 +5,7 @@ import ipaddress
 from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, cached, clock, search, service, timeline
+from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
@@ -36,32 +36,33 @@ class _Valued(Hooks):
 
     object_name = "lead"
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         doc["values"] = dict(doc.get("values") or {}) if write.mode == "patch" else {}
         custom_values.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         out["fields"] = custom_values.grouped(self.object_name, doc, ctx)
 
-    def permission_user(self, resource, doc, ctx):
+    def permission_user(self, doc, ctx):
         """The owner, else whoever created it (Mautic's Lead and Company permission user)."""
         return doc.get("owner") or doc.get("createdBy")
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         return _field_command(doc, command, self._aliases(ctx))
 
-    def term_values(self, resource, doc):
+    def term_values(self, doc):
         values = doc.get("values") or {}
-        return [values.get(column) for column in resource.text_columns]
+        return [values.get(column) for column in self.resource.text_columns]
 
     def _aliases(self, ctx):
         """The object's field aliases, once per request (searches ask for every document)."""
-        return ctx.memo(("aliases", self.object_name), lambda: {f["alias"] for f in definitions(self.object_name, ctx)})
+        return ctx.memo(cache_keys.field_aliases(self.object_name),
+                        lambda: {f["alias"] for f in definitions(self.object_name, ctx)})
 
-    def sort_columns(self, resource, ctx):
+    def sort_columns(self, ctx):
         return self._aliases(ctx)
 
-    def sort_value(self, resource, doc, column):
+    def sort_value(self, doc, column):
         values = doc.get("values") or {}
         return values[column] if column in values else doc.get(column)
 
@@ -71,8 +72,8 @@ class ContactHooks(_Valued):
 
     object_name = "lead"
 
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
         write.events += _points_set(doc, write.existing)
@@ -89,7 +90,7 @@ class ContactHooks(_Valued):
             write.events += contact_actions.dnc_from_payload(doc, write)
         write.events += _stage_changed(doc, write)
 
-    def finalize(self, resource, doc, write):
+    def finalize(self, doc, write):
         """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
         contact_actions.dnc_ids(doc)
@@ -100,42 +101,42 @@ class ContactHooks(_Valued):
     def _unique_fields(self, ctx):
         return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
 
-    def lookup_fields(self, resource, ctx):
+    def lookup_fields(self, ctx):
         return self._unique_fields(ctx)
 
-    def uniques(self, resource, doc):
+    def uniques(self, doc):
         values = doc.get("values") or {}
         return {alias: values.get(alias) for alias in doc.get("uniqueFields") or []}
 
-    def duplicate_of(self, resource, doc, ctx):
+    def duplicate_of(self, doc, ctx):
         values = doc.get("values") or {}
         for alias in self._unique_fields(ctx):
             if values.get(alias) not in (None, ""):
-                holder = batching.lookup(resource.kind, alias, values[alias])
-                found = store.get(resource.kind, holder) if holder not in (None, doc.get("id")) else None
+                holder = batching.lookup(self.resource.kind, alias, values[alias])
+                found = store.get(self.resource.kind, holder) if holder not in (None, doc.get("id")) else None
                 if found is not None:
                     return found
         return None
 
-    def consequences(self, resource, doc, existing, ctx, events):
+    def consequences(self, doc, existing, ctx, events):
         """The `device` entities mirroring the contact's devices (domain/contacts/devices.py)."""
         return devices.mirror_items(doc, existing), []
 
-    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
-        return contact_merge.merge(resource, doc, existing, other, ctx, events, build, items)
+    def merge(self, merge):
+        return contact_merge.merge(self.resource, merge)
 
-    def present(self, resource, doc, out, ctx):
-        super().present(resource, doc, out, ctx)
+    def present(self, doc, out, ctx):
+        super().present(doc, out, ctx)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
 
-    def summary(self, resource, doc, ctx):
+    def summary(self, doc, ctx):
         """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
         score = points(doc)
         return {"id": doc["id"], "points": score, "color": color(score, ctx),
                 "fields": custom_values.grouped(self.object_name, doc, ctx)}
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         values = doc.get("values") or {}
         if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
             return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
@@ -149,21 +150,21 @@ class ContactHooks(_Valued):
             pattern = command.value if "%" in command.value or command.strict else command.value + "%"
             return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
                                              for k in ("username", "firstName", "lastName"))
-        return super().command(resource, doc, command, ctx)
+        return super().command(doc, command, ctx)
 
-    def email(self, resource, doc):
+    def email(self, doc):
         return (doc.get("values") or {}).get("email")
 
-    def fast_ids(self, resource, node, ctx):
+    def fast_ids(self, node, ctx):
         """Candidates an `email:` command then filters: from the email index (a prefix query)."""
         if not isinstance(node, search.Command) or node.name != "email":
             return None
         if not node.value.rstrip("%") or "%" in node.value.rstrip("%"):
             return None
-        return store.ids_by_email(resource.kind, node.value.rstrip("%"))
+        return store.ids_by_email(self.resource.kind, node.value.rstrip("%"))
 
-    def sort_columns(self, resource, ctx):
-        return super().sort_columns(resource, ctx) | CONTACT_COLUMNS
+    def sort_columns(self, ctx):
+        return super().sort_columns(ctx) | CONTACT_COLUMNS
 
 
 def _tag_names(raw):
@@ -200,7 +201,7 @@ def _tagged(tags, add, remove):
 def _tag_ids(tags, ctx):
     """Give tags without an id the id of the tag of that name, creating it if needed (looked up
     once per context: a worker batch tagging many contacts reads it once)."""
-    known = ctx.cache.setdefault("tag-ids", {})
+    known = ctx.cache.setdefault(cache_keys.TAG_IDS, {})
     for tag in tags:
         if tag["id"] is None:
             name = tag["tag"].lower()
@@ -275,7 +276,7 @@ def _points_set(doc, existing):
 def color(score, ctx):
     """The colour of the highest published point trigger on the points (not on a point group) the
     points reach (None below all)."""
-    triggers = ctx.memo("trigger-colors", lambda: sorted(
+    triggers = ctx.memo(cache_keys.TRIGGER_COLORS, lambda: sorted(
         ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
          if t.get("isPublished") and t.get("color") and t.get("group") is None), reverse=True))
     return next((hue for threshold, hue in triggers if score >= threshold), None)

@@ -1,5 +1,5 @@
 """Custom field definitions for contacts and companies, with Mautic's default fields."""
-from chalicelib.domain.kernel import aliases, cached
+from chalicelib.domain.kernel import aliases, cache_keys, cached
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
@@ -70,7 +70,7 @@ class FieldHooks(Hooks):
     def __init__(self, object_name):
         self.object_name = object_name
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         doc["object"] = self.object_name
         errors, existing = write.errors, write.existing
         if doc.get("type") not in FIELD_TYPES and "type" not in errors:
@@ -78,13 +78,13 @@ class FieldHooks(Hooks):
         if doc.get("group") not in GROUPS and "group" not in errors:
             errors["group"] = [f"This value should be one of: {', '.join(GROUPS)}."]
         if existing is None:
-            aliases.assign(resource, doc, "label", separator="_")
+            aliases.assign(self.resource, doc, "label", separator="_")
         elif write.payload.get("alias") not in (None, existing["alias"]):
             errors["alias"] = ["The alias of an existing field cannot change."]
         else:
             doc["alias"] = existing["alias"]
 
-    def before_delete(self, resource, doc, ctx):
+    def before_delete(self, doc, ctx):
         if doc.get("isFixed"):
             raise invalid("alias", f"The field '{doc['alias']}' is fixed and cannot be deleted.")
 
@@ -92,7 +92,7 @@ class FieldHooks(Hooks):
 def definitions(object_name, ctx):
     """Field definitions of an object in `order`, from the versioned in-process cache."""
     kind = OBJECT_KINDS[object_name]
-    return ctx.memo(("fields", kind), lambda: sorted(cached.documents(kind, ctx),
+    return ctx.memo(cache_keys.fields(kind), lambda: sorted(cached.documents(kind, ctx),
                                                      key=lambda f: (f.get("order") or 0, f["id"])))
 
 

@@ -7,15 +7,13 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, read_only, ref
 
 
-t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj
-
-
 CONTACT = Resource(
-    "contact", "contacts", "contact", "contacts", audit="A-", empty_list_object=True, permission="lead:leads",
-    attrs=(ref("owner", "user"), dt("lastActive"), read_only(dt("dateIdentified")),
-           read_only(arr("ipAddresses")), read_only(arr("tags")), read_only(arr("utmtags")),
-           read_only(arr("doNotContact")), read_only(arr("frequencyRules")), ref("stage", "stage"),
-           read_only(t("preferredProfileImage", default="gravatar")),
+    kind="contact", prefix="contacts", singular="contact", plural="contacts", audit="A-", empty_list_object=True,
+    permission="lead:leads",
+    attrs=(ref("owner", "user"), a.datetime_("lastActive"), read_only(a.datetime_("dateIdentified")),
+           read_only(a.array("ipAddresses")), read_only(a.array("tags")), read_only(a.array("utmtags")),
+           read_only(a.array("doNotContact")), read_only(a.array("frequencyRules")), ref("stage", "stage"),
+           read_only(a.text("preferredProfileImage", default="gravatar")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True),
            a.Attr("uniqueFields", a.as_list, default=[], writable=False, hidden=True),
            a.Attr("companies", a.as_list, default=[], writable=False, hidden=True),
@@ -27,39 +25,43 @@ CONTACT = Resource(
     minimal_exclude=("ipAddresses", "utmtags", "doNotContact", "frequencyRules"), hooks=ContactHooks())
 
 COMPANY = Resource(
-    "company", "companies", "company", "companies", audit="A-", empty_list_object=True, permission="lead:leads",
-    attrs=(ref("owner", "user"), read_only(i("score")),
+    kind="company", prefix="companies", singular="company", plural="companies", audit="A-", empty_list_object=True,
+    permission="lead:leads",
+    attrs=(ref("owner", "user"), read_only(a.integer("score")),
            a.Attr("values", a.as_object, default={}, writable=False, hidden=True)),
     text_columns=("companyname", "companyemail", "companycity"), commands=frozenset({"ids", "is:mine"}),
     hooks=CompanyHooks())
 
 COMPANY_FIELD, CONTACT_FIELD = (Resource(
-    kind, prefix, "field", "fields",
-    attrs=(t("label", required=True), t("alias"), t("description"), t("type", default="text"),
-           t("group", default="core"), i("order"), read_only(t("object", default=obj)), t("defaultValue"),
-           b("isRequired"), b("isPubliclyUpdatable"), b("isUniqueIdentifier"), o("properties"),
-           read_only(b("isFixed")), b("isListable", default=True), b("isVisible", default=True),
-           b("isShortVisible", default=True)),
+    kind=kind, prefix=prefix, singular="field", plural="fields",
+    attrs=(a.text("label", required=True), a.text("alias"), a.text("description"), a.text("type", default="text"),
+           a.text("group", default="core"), a.integer("order"), read_only(a.text("object", default=obj)),
+           a.text("defaultValue"), a.boolean("isRequired"), a.boolean("isPubliclyUpdatable"),
+           a.boolean("isUniqueIdentifier"), a.obj("properties"), read_only(a.boolean("isFixed")),
+           a.boolean("isListable", default=True), a.boolean("isVisible", default=True),
+           a.boolean("isShortVisible", default=True)),
     text_columns=("label", "alias"), uniques=("alias",), permission="lead:fields", hooks=FieldHooks(obj))
     for kind, prefix, obj in (("companyfield", "fields/company", "company"),
                               ("contactfield", "fields/contact", "lead")))
 
 NOTE = Resource(
-    "note", "notes", "note", "notes", audit="A-", keyed_list=False, permission="lead:leads",
-    attrs=(t("text", required=True), a.choice("type", *NOTE_TYPES, default="general"), dt("dateTime"),
+    kind="note", prefix="notes", singular="note", plural="notes", audit="A-", keyed_list=False, permission="lead:leads",
+    attrs=(a.text("text", required=True), a.choice("type", *NOTE_TYPES, default="general"), a.datetime_("dateTime"),
            a.Attr("lead", a.as_id, ref="contact", required=True)),
     text_columns=("text",), commands=frozenset({"ids"}), hooks=NoteHooks())
 
 ADDRESS = Resource(
-    "address", "addresses", "address", "addresses", audit=None, keyed_list=False, put=False, permission="lead:leads",
-    attrs=(t("company_name"), t("address"), t("address2"), t("city"), t("state"), t("zip"), t("country"),
-           b("is_default")),
+    kind="address", prefix="addresses", singular="address", plural="addresses", audit=None, keyed_list=False, put=False,
+    permission="lead:leads",
+    attrs=(a.text("company_name"), a.text("address"), a.text("address2"), a.text("city"), a.text("state"),
+           a.text("zip"), a.text("country"), a.boolean("is_default")),
     text_columns=("company_name", "address", "city"), commands=frozenset({"ids"}))
 
 DEVICE = Resource(
-    "device", "devices", "device", "devices", audit=None, keyed_list=False, permission="lead:leads",
-    attrs=(a.Attr("lead", a.as_id, ref="contact"), o("clientInfo"), t("device"), t("deviceBrand"), t("deviceModel"),
-           t("deviceOsName"), t("deviceOsShortName"), t("deviceOsVersion"), t("deviceOsPlatform"),
-           t("deviceFingerprint"), read_only(dt("dateAdded"))),
+    kind="device", prefix="devices", singular="device", plural="devices", audit=None, keyed_list=False,
+    permission="lead:leads",
+    attrs=(a.Attr("lead", a.as_id, ref="contact"), a.obj("clientInfo"), a.text("device"), a.text("deviceBrand"),
+           a.text("deviceModel"), a.text("deviceOsName"), a.text("deviceOsShortName"), a.text("deviceOsVersion"),
+           a.text("deviceOsPlatform"), a.text("deviceFingerprint"), read_only(a.datetime_("dateAdded"))),
     text_columns=("device", "deviceBrand", "deviceModel", "deviceOsName"), commands=frozenset({"ids"}),
     hooks=devices.DeviceHooks(), writes=devices)

@@ -30,6 +30,7 @@ import copy
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import entities as store
 
@@ -125,7 +126,7 @@ def _contact(contact_id, ctx):
 def _store_on_contact(contact, change, ctx):
     """Write `change(devices)` (the new device list) on the contact, without an edit stamp: an edit
     of the contact, which the caller must be allowed."""
-    access.require(ctx, registry.resource("contact"), "edit", contact)
+    access.require(ctx, registry.resource("contact"), Action.EDIT, contact)
     doc = copy.deepcopy(contact)
     doc["devices"] = change(list(doc.get("devices") or []))
     service.save_change(registry.resource("contact"), contact, doc, ctx, stamp=False)
@@ -191,7 +192,7 @@ def _replaced(rows, entry):
 class DeviceHooks(OfContact):
     """Devices: `contact` names the contact when `lead` does not (Mautic's DeviceApiController)."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         if doc.get("lead") is None and write.payload.get("contact") not in (None, ""):
             try:
                 doc["lead"] = a.as_id(write.payload["contact"])

@@ -39,7 +39,7 @@ def _lead_command(node):
 
 
 class NoteHooks(OfContact):
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         if not doc.get("dateTime"):
             doc["dateTime"] = write.ctx.now
         if write.existing is None and doc.get("lead") and not write.errors:
@@ -47,15 +47,15 @@ class NoteHooks(OfContact):
             write.events.append(dict(timeline.event("note", label, {"noteId": doc.get("id"), "type": doc.get("type")}),
                                      contactId=doc["lead"]))
 
-    def consequences(self, resource, doc, existing, ctx, events):
+    def consequences(self, doc, existing, ctx, events):
         return index_changes(doc, existing), []
 
-    def fast_ids(self, resource, node, ctx):
+    def fast_ids(self, node, ctx):
         """A search requiring `lead:<id>` starts from that contact's notes index."""
         lead = _lead_command(node)
         return None if lead is None else [row["id"] for row in store.iterate(index_kind(lead.value))]
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         if command.name == "lead":
             return str(doc.get("lead")) == command.value
         return None

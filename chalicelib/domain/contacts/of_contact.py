@@ -8,8 +8,8 @@ from chalicelib.domain.kernel.service import referenced
 class OfContact(Hooks):
     owner_indexed = False  # whose they are follows their contact's owner, not their own writes
 
-    def permission_user(self, resource, doc, ctx):
+    def permission_user(self, doc, ctx):
         """The contact's permission user (its owner, else whoever created it)."""
         contact_id = doc.get("lead")
         contact = referenced("contact", [contact_id], ctx).get(contact_id) if contact_id else None
-        return registry.resource("contact").hooks.permission_user(None, contact, ctx) if contact else None
+        return registry.resource("contact").hooks.permission_user(contact, ctx) if contact else None

@@ -7,7 +7,9 @@ Everyone else holds the permissions of their role.
 For a level with own/other permissions, a document is the caller's own when its permission user
 (the contact's or company's owner, else whoever created it) is the caller.
 """
-from chalicelib.domain.kernel import cached, permission_catalog
+from enum import StrEnum
+
+from chalicelib.domain.kernel import cache_keys, cached, permission_catalog
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.store import entities as store
@@ -15,6 +17,18 @@ from chalicelib.store import entities as store
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
 NO_ROLE = -1  # the id of no role: a caller holding it is granted nothing
+
+
+class Action(StrEnum):
+    """What a caller does to a document: the permission names of a level are these, with `own` or
+    `other` appended on an extended level (`viewown`); a StrEnum, so an action is its name where
+    it is formatted or compared as a string."""
+
+    VIEW = "view"
+    EDIT = "edit"
+    CREATE = "create"
+    DELETE = "delete"
+    PUBLISH = "publish"
 
 
 def role(ctx):
@@ -28,14 +42,14 @@ def _role_of(user, ctx):
     role_id = user["role"] if "role" in user else _stored_role_id(user, ctx)
     if not role_id:
         return None
-    return ctx.memo(("role", role_id), lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id),
-                                                    {}))
+    return ctx.memo(cache_keys.role(role_id),
+                    lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id), {}))
 
 
 def _stored_role_id(user, ctx):
     """The role of a caller whose credentials do not carry it (tokens issued before roles): read
     from the stored user, never assumed; a user that no longer exists holds NO_ROLE (fail closed)."""
-    return ctx.memo(("user-role", user["id"]),
+    return ctx.memo(cache_keys.user_role(user["id"]),
                     lambda: (store.get("user", int(user["id"])) or {"role": NO_ROLE}).get("role"))
 
 
@@ -53,14 +67,14 @@ def has(ctx, name):
 
 
 def may(ctx, level, action, owner=ANY):
-    """True when the caller may `action` (view, edit, create, delete, publish) at `level`
+    """True when the caller may `action` (an `Action`: view, edit, create, delete, publish) at `level`
     (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document).
     No level declared grants nothing to a restricted caller (fail closed)."""
     if unrestricted(ctx):
         return True
     if level is None:
         return False
-    if action == "create" or not permission_catalog.extended(level):
+    if action == Action.CREATE or not permission_catalog.extended(level):
         return has(ctx, f"{level}:{action}")
     if owner is ANY:
         return has(ctx, f"{level}:{action}own") or has(ctx, f"{level}:{action}other")
@@ -69,7 +83,7 @@ def may(ctx, level, action, owner=ANY):
 
 def owner_of(resource, doc, ctx):
     """The permission user of a document of `resource`."""
-    return resource.hooks.permission_user(resource, doc, ctx)
+    return resource.hooks.permission_user(doc, ctx)
 
 
 def shared(resource):
@@ -90,7 +104,8 @@ def depends_on_owner(ctx, resource, action):
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
-    if level is None or unrestricted(ctx) or action == "create" or not permission_catalog.extended(level) or shared(resource):
+    if level is None or unrestricted(ctx) or action == Action.CREATE or not permission_catalog.extended(level) \
+            or shared(resource):
         return False
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
@@ -111,15 +126,15 @@ def require_keeps(ctx, resource, doc, existing=None):
     before = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
     result = {**doc, "createdBy": ctx.user_id} if existing is None else doc  # as `_stamp` will create it
     if owner_of(resource, result, ctx) != before:
-        require(ctx, resource, "edit", result)
+        require(ctx, resource, Action.EDIT, result)
 
 
 def require_merge(ctx, resource, winner, loser):
     """Forbidden (403) unless the caller may edit both documents a merge joins and delete the one
     that goes, whichever path found the second (an edit's unique value, a create's duplicate)."""
-    require(ctx, resource, "edit", winner)
-    require(ctx, resource, "edit", loser)
-    require(ctx, resource, "delete", loser)
+    require(ctx, resource, Action.EDIT, winner)
+    require(ctx, resource, Action.EDIT, loser)
+    require(ctx, resource, Action.DELETE, loser)
 
 
 def require_any(ctx, names):
@@ -145,7 +160,7 @@ def visible_owner(ctx, resource):
     own (Mautic's forced filter without `viewother`); Forbidden when none."""
     if unrestricted(ctx):
         return None
-    require(ctx, resource, "view")
+    require(ctx, resource, Action.VIEW)
     level = resource.permission
     if not permission_catalog.extended(level) or shared(resource) or has(ctx, f"{level}:viewother"):
         return None
@@ -157,10 +172,10 @@ def publishing(ctx, resource, payload, existing):
     (Mautic drops them silently); a new document is then created unpublished, an edited one
     keeps its publishing values."""
     level = resource.permission
-    if not resource.audit or level is None or unrestricted(ctx) or not permission_catalog.offers(level, "publish"):
+    if not resource.audit or level is None or unrestricted(ctx) or not permission_catalog.offers(level, Action.PUBLISH):
         return payload, {}
     owner = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
-    if may(ctx, level, "publish", owner):
+    if may(ctx, level, Action.PUBLISH, owner):
         return payload, {}
     kept = {key: value for key, value in payload.items() if key not in PUBLISH_KEYS}
     if existing is None:
@@ -170,8 +185,8 @@ def publishing(ctx, resource, payload, existing):
 
 def owner_indexed(resource):
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
-    return bool(resource.permission) and permission_catalog.extended(resource.permission) and resource.hooks.owner_indexed \
-        and not shared(resource)
+    return bool(resource.permission) and permission_catalog.extended(resource.permission) \
+        and resource.hooks.owner_indexed and not shared(resource)
 
 
 def _feed_of(resource, user_id):
@@ -233,4 +248,4 @@ def viewable(ctx, resource, doc):
     nobody's, so only callers who see every document see what refers to it."""
     if doc is None:
         return visible_owner(ctx, resource) is None
-    return allowed(ctx, resource, "view", doc)
+    return allowed(ctx, resource, Action.VIEW, doc)

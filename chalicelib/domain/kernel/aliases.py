@@ -35,10 +35,10 @@ class AliasHooks(Hooks):
         self.source = source
         self.separator = separator
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         if write.existing is not None and not doc.get("alias"):
             doc["alias"] = write.existing.get("alias")
-        assign(resource, doc, self.source, separator=self.separator)
+        assign(self.resource, doc, self.source, separator=self.separator)
 
-    def uniques(self, resource, doc):
+    def uniques(self, doc):
         return {"alias": doc.get("alias")}

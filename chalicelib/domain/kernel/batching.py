@@ -54,7 +54,7 @@ def _value_key(value):
 
 def _unique_values(resource, payloads, ctx):
     """The (field, value) pairs of the unique-identifier fields the payloads carry."""
-    aliases = resource.hooks.lookup_fields(resource, ctx)
+    aliases = resource.hooks.lookup_fields(ctx)
     if not aliases:
         return []
     return list(dict.fromkeys((alias, payload[alias]) for payload in payloads if isinstance(payload, dict)

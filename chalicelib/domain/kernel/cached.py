@@ -4,6 +4,7 @@ API settings, API clients, revocations), cached in process, with what is compute
 A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
 only when its version moved, so every container sees a write on its next request.
 """
+from chalicelib.domain.kernel import cache_keys
 from chalicelib.store import entities as store
 
 CACHED_KINDS = ("contactfield", "companyfield", "trigger", "point", "segment", "hook", "setting", "apiclient",
@@ -23,7 +24,7 @@ def documents(kind, ctx):
 
 def version(kind, ctx):
     """The write version of a cached kind as this request sees it (the request's one BatchGetItem)."""
-    return ctx.memo("versions", lambda: store.versions(CACHED_KINDS))[kind]
+    return ctx.memo(cache_keys.VERSIONS, lambda: store.versions(CACHED_KINDS))[kind]
 
 
 def derived(kind, name, compute, ctx):

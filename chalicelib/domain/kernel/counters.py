@@ -18,7 +18,7 @@ def count_hit(resource, doc, total, unique=None, visitor=None, new_visitor=False
         doc[total] = int(doc.get(total) or 0) + 1
         if unique:
             doc[unique] = int(doc.get(unique) or 0) + (1 if first else 0)
-        uniques = resource.hooks.uniques(resource, doc)
+        uniques = resource.hooks.uniques(doc)
         try:
             store.replace(resource.kind, doc, uniques, uniques)
             break

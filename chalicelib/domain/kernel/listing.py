@@ -2,12 +2,12 @@
 
 Unfiltered lists in id order read only the page (a Query with a limit) and take `total`
 from the kind's counter; `ids:` searches batch-get their ids; other searches and orders, and
-`where` filters (domain/where.py), read the kind's partition once (see docs/storage.md for the costs).
+`where` filters (domain/kernel/where.py), read the kind's partition once (see docs/storage.md for the costs).
 """
 from dataclasses import dataclass
 from itertools import islice
 
-from chalicelib.domain.kernel import access, search, subscribers, where
+from chalicelib.domain.kernel import access, cache_keys, search, subscribers, where
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.store import entities as store
 
@@ -23,7 +23,7 @@ class ListQuery:
     order_dir: str = "ASC"
     published_only: bool = False
     minimal: bool = False
-    where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/where.py
+    where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/kernel/where.py
     order: object = None  # raw `order[n][col|dir]` parameter; overrides order_by
     after: int | None = None  # continue after this id in key order (a cursor); replaces start
 
@@ -64,7 +64,7 @@ the caller)."""
     for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
         matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
     if column not in (None, *KEY_ORDER_COLUMNS):
-        matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(resource, doc, column)), reverse=descending)
+        matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(doc, column)), reverse=descending)
     return len(matches), matches[query.start:end], None
 
 
@@ -97,7 +97,7 @@ def _fast_ids(resource, node, ctx):
     added = subscribers.command(resource.kind, node.name) if isinstance(node, search.Command) else None
     if added is not None and added.candidates is not None:
         return added.candidates(node.value, ctx)
-    return resource.hooks.fast_ids(resource, node, ctx)
+    return resource.hooks.fast_ids(node, ctx)
 
 
 def _candidates(resource, node, ctx, descending):
@@ -132,7 +132,7 @@ def _known_columns(resource, ctx):
     value the answer does not show would reveal it, a password hash by its prefix)."""
     known = {x.name for x in resource.all_attrs if not x.hidden} | {"id", "dateAdded", "dateModified", "createdBy",
                                                     "createdByUser", "modifiedBy", "modifiedByUser"}
-    return known | resource.hooks.sort_columns(resource, ctx)
+    return known | resource.hooks.sort_columns(ctx)
 
 
 def _camel(name):
@@ -163,7 +163,7 @@ def _term_matcher(resource, ctx):
         pattern, contains = term.text, not term.strict
         if resource.prefix_terms and contains and "%" not in pattern:
             pattern, contains = pattern + "%", False
-        return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(resource, doc))
+        return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(doc))
     return match
 
 
@@ -172,7 +172,7 @@ def _command_matcher(resource, ctx):
 
     def match(doc, command):
         added = subscribers.command(resource.kind, command.name)
-        special = added.match(doc, command.value, ctx) if added else resource.hooks.command(resource, doc, command, ctx)
+        special = added.match(doc, command.value, ctx) if added else resource.hooks.command(doc, command, ctx)
         if special is not None:
             return special
         key = f"is:{command.value.lower()}" if command.name == "is" else command.name
@@ -194,7 +194,7 @@ def _core_command(resource, doc, command, ctx):
             "uncategorized": lambda: not doc.get("category"),
         }[value]()
     if name == "category":
-        aliases = ctx.memo("category-aliases", lambda: {c["id"]: (c.get("alias") or "").lower()
+        aliases = ctx.memo(cache_keys.CATEGORY_ALIASES, lambda: {c["id"]: (c.get("alias") or "").lower()
                                                         for c in store.iterate("category")})
         return aliases.get(doc.get("category")) == value
     if name == "lang":

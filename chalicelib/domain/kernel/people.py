@@ -7,7 +7,7 @@ role, edit or delete an administrator, give an administrator role, change their 
 a permission they do not hold (in a role's permissions or through the role a user is given); the
 write is Forbidden before anything is stored."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import access, cached, passwords, permission_catalog, search
+from chalicelib.domain.kernel import access, cache_keys, cached, passwords, permission_catalog, search
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
@@ -36,7 +36,7 @@ def _plain_password(value):
 class UserHooks(Hooks):
     """Users: `plainPassword` is hashed (required on create, never stored or shown in clear)."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         if write.ctx.user is not None:
             _guard_user(doc, write)
             self._require_profile(doc, write)
@@ -50,7 +50,7 @@ class UserHooks(Hooks):
         if doc.get("email") and "@" not in str(doc["email"]):
             write.errors["email"] = ["The email entered is invalid."]
 
-    def taken(self, resource, field):
+    def taken(self, field):
         return "Username is already in use. Please select another."  # Mautic's words
 
     @staticmethod
@@ -63,7 +63,7 @@ class UserHooks(Hooks):
             if doc.get(name) in (None, ""):
                 write.errors[name] = [message]
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         if command.name == "is" and command.value.lower() in ("active", "inactive"):
             return bool(doc.get("isPublished", True)) == (command.value.lower() == "active")
         if command.name == "is" and command.value.lower() == "admin":
@@ -79,13 +79,13 @@ class UserHooks(Hooks):
         return None
 
 
-    def before_delete(self, resource, doc, ctx):
+    def before_delete(self, doc, ctx):
         if not access.unrestricted(ctx) and administrator(doc, ctx):
             raise Forbidden()
 
 
 def _roles(ctx):
-    return ctx.memo("roles-by-id", lambda: {r["id"]: r for r in cached.documents("role", ctx)})
+    return ctx.memo(cache_keys.ROLES_BY_ID, lambda: {r["id"]: r for r in cached.documents("role", ctx)})
 
 
 def administrator(user, ctx):
@@ -130,17 +130,17 @@ class RoleHooks(Hooks):
     """Roles: what `rawPermissions` grant with what they imply (kept as `permissions`); a role held
     by users stays; `is:admin`."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         doc["permissions"] = {} if doc.get("isAdmin") else permission_catalog.implied(doc.get("rawPermissions") or {})
         _guard_role(doc, write)
 
-    def before_delete(self, resource, doc, ctx):
+    def before_delete(self, doc, ctx):
         if not access.unrestricted(ctx) and doc.get("isAdmin"):
             raise Forbidden()
         if any(user.get("role") == doc["id"] for user in store.iterate("user")):
             raise ValidationError({"role": ["This role is assigned to users; assign them another role first."]})
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         if command.name == "is" and command.value.lower() == "admin":
             return bool(doc.get("isAdmin"))
         return None

@@ -5,7 +5,8 @@ segments...) is shown as that document's summary, the object Mautic's serializer
 the category it names as an object too. A referenced document the caller may not view is shown as
 its bare `{"id": N}` (the reference keeps its shape; nothing of the document shows). The documents a
 page references are read together: one BatchGetItem per 100 of them, then one for their categories."""
-from chalicelib.domain.kernel import access, registry
+from chalicelib.domain.kernel import access, cache_keys, registry
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import AUDIT_KEYS
 from chalicelib.domain.kernel.service import referenced_many
 
@@ -17,7 +18,7 @@ def present(resource, docs, ctx, minimal=False):
     as the rebuild progress of segments) fetched once for the whole page."""
     docs = list(docs)
     _prefetch(resource, docs, ctx)
-    resource.hooks.prefetch(resource, docs, ctx)
+    resource.hooks.prefetch(docs, ctx)
     return [_one(resource, doc, ctx, minimal) for doc in docs]
 
 
@@ -42,7 +43,7 @@ def _prefetch(resource, docs, ctx):
 
 
 def _cached(kind, entity_id, ctx):
-    return ctx.cache.get(("ref", kind), {}).get(entity_id) if entity_id is not None else None
+    return ctx.cache.get(cache_keys.ref(kind), {}).get(entity_id) if entity_id is not None else None
 
 
 def _one(resource, doc, ctx, minimal):
@@ -59,7 +60,7 @@ def _one(resource, doc, ctx, minimal):
         out[spec.name] = [dict(item) for item in doc.get(spec.name) or []]
     if resource.category:
         out["category"] = _category(_cached("category", doc.get("category"), ctx), resource.category, ctx)
-    resource.hooks.present(resource, doc, out, ctx)
+    resource.hooks.present(doc, out, ctx)
     if minimal:
         for key in resource.minimal_exclude:
             out.pop(key, None)
@@ -79,7 +80,7 @@ def _summary(kind, doc, ctx):
     referenced = registry.resource(kind)
     if not _viewable(kind, doc, ctx):
         return {"id": doc["id"]}
-    out = referenced.hooks.summary(referenced, doc, ctx)
+    out = referenced.hooks.summary(doc, ctx)
     if "category" in out:
         out["category"] = _category(_cached("category", doc.get("category"), ctx), "object", ctx)
     return out
@@ -88,7 +89,7 @@ def _summary(kind, doc, ctx):
 def _viewable(kind, doc, ctx):
     """True when the caller may view the referenced `doc`: else only its id shows, whatever path
     presents it (a note's contact, an email's assets, a contact's owner...)."""
-    return access.allowed(ctx, registry.resource(kind), "view", doc)
+    return access.allowed(ctx, registry.resource(kind), Action.VIEW, doc)
 
 
 def _category(category, style, ctx):

@@ -1,4 +1,5 @@
 """The resource declaration: what the registry says about each resource of the API."""
+import copy
 from dataclasses import dataclass, field, field as dc_field, replace
 
 from chalicelib.domain.kernel import attributes as a
@@ -24,93 +25,118 @@ class Write:
     events: list = field(default_factory=list)  # timeline events of the change (contacts)
 
 
-class Hooks:
-    """What is special about a resource; the generic service calls these at fixed points."""
+@dataclass(frozen=True)
+class Merge:
+    """An edit that gives `doc` (the edited `existing`) a unique value the stored `other` holds, with
+    its timeline `events`; `build` and `items` as for `service.create`, applied to the survivor."""
 
-    def prepare(self, resource, doc, write):
+    doc: dict
+    existing: dict
+    other: dict
+    ctx: object
+    events: list
+    build: object = None
+    items: tuple = ()
+
+
+class Hooks:
+    """What is special about a resource; the generic service calls these at fixed points.
+
+    Each `Resource` holds its own copy, bound to it (`bind`): a method reads its resource as
+    `self.resource`, so callers write `resource.hooks.uniques(doc)`."""
+
+    resource = None  # the Resource these hooks are bound to
+
+    def bind(self, resource):
+        """A copy of these hooks bound to `resource` (one instance shared by two declarations, or a
+        declaration copied by `dataclasses.replace`, still gives each resource its own)."""
+        bound = copy.copy(self)
+        bound.resource = resource
+        return bound
+
+    def prepare(self, doc, write):
         """Apply payload keys the attribute table does not cover; add messages to `write.errors`."""
 
-    def finalize(self, resource, doc, write):
+    def finalize(self, doc, write):
         """After validation passed, before the store: work that writes (e.g. create missing tags)."""
 
-    def link(self, resource, doc, new_ids):
+    def link(self, doc, new_ids):
         """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
 
-    def prefetch(self, resource, docs, ctx):
+    def prefetch(self, docs, ctx):
         """Before presenting a page of documents: fetch what they reference in one go."""
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         """Add computed properties to the response representation `out`."""
 
-    def summary(self, resource, doc, ctx):
+    def summary(self, doc, ctx):
         """What a reference from another resource shows of `doc` (its `summary` keys)."""
-        return {key: doc.get(key) for key in resource.summary}
+        return {key: doc.get(key) for key in self.resource.summary}
 
-    def uniques(self, resource, doc):
+    def uniques(self, doc):
         """Unique values held by the document, as {field: value}."""
-        return {name: doc.get(name) for name in resource.uniques}
+        return {name: doc.get(name) for name in self.resource.uniques}
 
-    def taken(self, resource, field):
+    def taken(self, field):
         """The message of a unique value another document holds."""
         return "This value is already used."
 
-    def email(self, resource, doc):
+    def email(self, doc):
         """The email address to index for look-ups by email, or None."""
         return None
 
-    def lookup_fields(self, resource, ctx):
+    def lookup_fields(self, ctx):
         """The unique fields a create looks for a duplicate by (contacts), read ahead by batches."""
         return []
 
-    def duplicate_of(self, resource, doc, ctx):
+    def duplicate_of(self, doc, ctx):
         """An existing document that a create should update instead (contacts), or None."""
         return None
 
-    def merge(self, resource, doc, existing, other, ctx, events, build=None, items=()):
-        """An edit gives `doc` (the edited `existing`) a unique value `other` holds; only resources
-        whose `duplicate_of` finds documents (contacts) merge them (`build`, `items` as for
-        `service.create`). Returns the survivor."""
-        raise NotImplementedError(f"{resource.kind} documents do not merge")
+    def merge(self, merge):
+        """Store the two documents of a `Merge` as one; only resources whose `duplicate_of` finds
+        documents (contacts) merge them. Returns the survivor."""
+        raise NotImplementedError(f"{self.resource.kind} documents do not merge")
 
-    def before_delete(self, resource, doc, ctx):
+    def before_delete(self, doc, ctx):
         """Refuse (raise) or prepare a delete."""
 
-    def consequences(self, resource, doc, existing, ctx, events):
+    def consequences(self, doc, existing, ctx, events):
         """Just before a create, edit or delete (`doc` None) with its timeline `events` is stored:
         ([(kind, id, document or None)] derived items to put or delete, [further timeline events])
         written in the same transaction (segment and automation membership)."""
         return [], []
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
     owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
 
-    def permission_user(self, resource, doc, ctx):
+    def permission_user(self, doc, ctx):
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""
         return doc.get("createdBy")
 
-    def fast_ids(self, resource, node, ctx):
+    def fast_ids(self, node, ctx):
         """Ids answering a search AST without reading the whole kind, or None."""
         return None
 
-    def command(self, resource, doc, command, ctx):
+    def command(self, doc, command, ctx):
         """True/False for a resource-specific search command, None when unknown."""
         return None
 
-    def term_values(self, resource, doc):
+    def term_values(self, doc):
         """Values a free-text term is matched against."""
-        return [doc.get(column) for column in resource.text_columns]
+        return [doc.get(column) for column in self.resource.text_columns]
 
-    def sort_value(self, resource, doc, column):
+    def sort_value(self, doc, column):
         return doc.get(column)
 
-    def sort_columns(self, resource, ctx):
+    def sort_columns(self, ctx):
         """Extra column names accepted by orderBy."""
         return set()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Resource:
     """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
 
@@ -136,6 +162,9 @@ class Resource:
     # create/edit/delete with the signatures of the kernel's service, for a resource whose documents
     # live inside another's (devices in their contact); None: the kernel's service.
     writes: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "hooks", self.hooks.bind(self))
 
     @property
     def cached(self):

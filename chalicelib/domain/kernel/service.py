@@ -3,9 +3,10 @@ import copy
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
-from chalicelib.domain.kernel import access, batching, subscribers, timeline
+from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
-from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.kernel.resources import Merge, Write
 from chalicelib.store import entities as store
 
 
@@ -16,7 +17,7 @@ def load(resource, entity_id, ctx=None):
         number = int(entity_id)
     except (TypeError, ValueError):
         raise NotFound() from None
-    doc = ctx.cache.get(("ref", resource.kind), {}).get(number) if ctx is not None else None
+    doc = ctx.cache.get(cache_keys.ref(resource.kind), {}).get(number) if ctx is not None else None
     if doc is None:
         doc = store.get(resource.kind, number) if number > 0 else None
         if doc is not None and ctx is not None:
@@ -70,7 +71,7 @@ def _validated(resource, doc, payload, ctx, mode, existing=None):
         elif mode == "put":
             doc[spec.name] = []
     write = Write(payload, mode, existing, errors, ctx)
-    resource.hooks.prepare(resource, doc, write)
+    resource.hooks.prepare(doc, write)
     for attr in resource.all_attrs:
         if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
             errors[attr.name] = ["A value is required."]
@@ -82,9 +83,9 @@ def _validated(resource, doc, payload, ctx, mode, existing=None):
 
 
 def _finish(resource, doc, write, pending):
-    resource.hooks.finalize(resource, doc, write)
+    resource.hooks.finalize(doc, write)
     if pending:
-        resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
+        resource.hooks.link(doc, nested_items.assign_ids(pending))
 
 
 def validated(resource, doc, payload, ctx, mode, existing=None):
@@ -124,7 +125,7 @@ def _sole_message(errors):
 
 def remember(kind, doc, ctx):
     """A document the request already read: references to it are shown without reading it again."""
-    ctx.cache.setdefault(("ref", kind), {})[doc["id"]] = doc
+    ctx.cache.setdefault(cache_keys.ref(kind), {})[doc["id"]] = doc
 
 
 def referenced(kind, ids, ctx):
@@ -135,7 +136,7 @@ def referenced(kind, ids, ctx):
 def referenced_many(wanted, ctx):
     """Documents of several kinds by id ({kind: ids} -> {kind: {id: doc}}), memoised per kind for
     the request: the ones not read yet in one BatchGetItem per 100, whatever their kinds."""
-    caches = {kind: ctx.cache.setdefault(("ref", kind), {}) for kind in wanted}
+    caches = {kind: ctx.cache.setdefault(cache_keys.ref(kind), {}) for kind in wanted}
     unknown = list(dict.fromkeys((kind, i) for kind, ids in wanted.items() for i in ids if i not in caches[kind]))
     if unknown:
         found = store.batch_get_keys(unknown)
@@ -160,8 +161,8 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
     events = list(events) + (build(doc) if build else [])
     derived, events = _consequences(resource, doc, None, ctx, events)
     derived = derived + list(items) + _announce(resource, doc, None, ctx, events)
-    uniques = resource.hooks.uniques(resource, doc)
-    options = dict(email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+    uniques = resource.hooks.uniques(doc)
+    options = dict(email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now),
                    derived=derived)
     if batching.grouping():
         batching.defer(dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
@@ -177,7 +178,7 @@ def _consequences(resource, doc, existing, ctx, events):
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
     then the `write` subscribers of its kind (point triggers, journeys, segment membership); the
     document is put in the feed of its permission user (`access.index_owner`)."""
-    derived, more = resource.hooks.consequences(resource, doc, existing, ctx, events)
+    derived, more = resource.hooks.consequences(doc, existing, ctx, events)
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
     if doc is not None:
         access.index_owner(resource, doc, ctx)
@@ -192,7 +193,7 @@ def _announce(resource, doc, existing, ctx, events):
 def _after_commit(resource, writes, derived, ctx):
     """Follow-up work of the stored (doc, existing) `writes`: hooks, then subscribers."""
     for doc, existing in writes:
-        resource.hooks.stored(resource, doc, existing, ctx)
+        resource.hooks.stored(doc, existing, ctx)
         subscribers.stored(subscribers.Change(resource, doc, existing, ctx))
     subscribers.committed(derived)
 
@@ -200,7 +201,7 @@ def _after_commit(resource, writes, derived, ctx):
 def _domain_error(error, resource):
     """The domain's error for a store exception (others are returned as they are)."""
     if isinstance(error, store.Conflict):
-        return ValidationError({f: [resource.hooks.taken(resource, f)] for f in error.fields})
+        return ValidationError({f: [resource.hooks.taken(f)] for f in error.fields})
     if isinstance(error, store.Missing):
         return NotFound()
     if isinstance(error, store.Stale):
@@ -236,9 +237,9 @@ def create(resource, payload, ctx, system=None, build=None, items=()):
     payload = payload_object(payload)
     doc = blank(resource)
     write, pending = _validated(resource, doc, payload, ctx, "create")
-    existing = resource.hooks.duplicate_of(resource, doc, ctx)
+    existing = resource.hooks.duplicate_of(doc, ctx)
     if existing is not None:
-        access.require(ctx, resource, "edit", existing)  # a found duplicate is edited: echo nothing otherwise
+        access.require(ctx, resource, Action.EDIT, existing)  # a found duplicate is edited: echo nothing otherwise
         return _edit_existing(resource, existing, payload, ctx, "patch", build, items), False
     _finish(resource, doc, write, pending)
     doc.update(system or {})
@@ -256,16 +257,16 @@ def _edit_existing(resource, existing, payload, ctx, mode, build=None, items=())
     write = _apply(resource, doc, payload, ctx, mode, existing)
     other = _holder_of_new_uniques(resource, doc, existing, ctx)
     if other is not None:
-        return resource.hooks.merge(resource, doc, existing, other, ctx, write.events, build, items)
+        return resource.hooks.merge(Merge(doc, existing, other, ctx, write.events, build, items))
     events = write.events + (build(doc) if build else [])
     return save_change(resource, existing, doc, ctx, events, derived=items)
 
 
 def _holder_of_new_uniques(resource, doc, existing, ctx):
     """Another document already holding a unique value the edit gives `doc` (contacts then merge)."""
-    if resource.hooks.uniques(resource, doc) == resource.hooks.uniques(resource, existing):
+    if resource.hooks.uniques(doc) == resource.hooks.uniques(existing):
         return None
-    return resource.hooks.duplicate_of(resource, doc, ctx)
+    return resource.hooks.duplicate_of(doc, ctx)
 
 
 def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=()):
@@ -273,11 +274,11 @@ def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=())
     events, further `derived` items), in one transaction."""
     if stamp:
         _stamp(resource, doc, ctx, created=False)
-    old = resource.hooks.uniques(resource, existing)
+    old = resource.hooks.uniques(existing)
     implied, events = _consequences(resource, doc, existing, ctx, events)
     derived = implied + list(derived) + _announce(resource, doc, existing, ctx, events)
-    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(resource, doc),
-                email=resource.hooks.email(resource, doc), extra=timeline.documents(doc["id"], events, ctx.now),
+    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(doc),
+                email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now),
                 derived=derived)
     _after_commit(resource, [(doc, existing)], derived, ctx)
     return doc
@@ -294,8 +295,8 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
     derived = _combined(dropped + kept + list(derived)) + _announce(resource, doc, winner, ctx, events) + \
         _announce(resource, None, loser, ctx, ())
     hooks = resource.hooks
-    _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(resource, loser)),
-                (hooks.uniques(resource, winner), hooks.uniques(resource, doc)), email=hooks.email(resource, doc),
+    _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(loser)),
+                (hooks.uniques(winner), hooks.uniques(doc)), email=hooks.email(doc),
                 extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
     _after_commit(resource, [(doc, winner), (None, loser)], derived, ctx)
     return doc
@@ -322,7 +323,7 @@ def refresh(resource, existing, ctx):
     if not derived and not events:
         return existing
     derived = derived + _announce(resource, doc, existing, ctx, events)
-    _store_call(store.replace, resource, doc, email=resource.hooks.email(resource, doc),
+    _store_call(store.replace, resource, doc, email=resource.hooks.email(doc),
                 extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
     _after_commit(resource, [(doc, existing)], derived, ctx)
     return doc
@@ -337,7 +338,7 @@ def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
     except NotFound:
         if not replace:
             raise
-        access.require(ctx, resource, "create")  # a PUT of an unknown id creates it
+        access.require(ctx, resource, Action.CREATE)  # a PUT of an unknown id creates it
         doc = blank(resource)
         write = _apply(resource, doc, payload, ctx, "create")
         return _save_new(resource, doc, ctx, write.events, build, items), True
@@ -353,10 +354,10 @@ def update(resource, existing, payload, ctx, build=None, items=()):
 def delete(resource, entity_id, ctx):
     """Delete and return the document as it was."""
     doc = load(resource, entity_id, ctx)
-    resource.hooks.before_delete(resource, doc, ctx)
+    resource.hooks.before_delete(doc, ctx)
     derived, _ = _consequences(resource, None, doc, ctx, ())
     derived = derived + _announce(resource, None, doc, ctx, ())
-    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(resource, doc), derived=derived)
+    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(doc), derived=derived)
     _after_commit(resource, [(None, doc)], derived, ctx)
     return doc
 

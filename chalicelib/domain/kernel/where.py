@@ -263,7 +263,7 @@ def columns_for(resource, known):
         return (lambda name: contact_column(name, aliases)), contact_value
     known = set(known)
     return (lambda name: document_column(name, known)), \
-        (lambda doc, column: resource.hooks.sort_value(resource, doc, column))
+        (lambda doc, column: resource.hooks.sort_value(doc, column))
 
 
 def resolve(clause, column_of):

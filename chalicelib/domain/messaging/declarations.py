@@ -6,51 +6,53 @@ from chalicelib.domain.messaging.email_hooks import EmailHooks, MessageHooks
 from chalicelib.domain.messaging.marketing_messages import MarketingMessageHooks, as_channels
 
 
-t, i, b, dt, arr, o = a.text, a.integer, a.boolean, a.datetime_, a.array, a.obj
-
-
 EMAIL = Resource(
-    "email", "emails", "email", "emails", category="object", permission="email:emails",
-    attrs=(t("name", required=True), t("subject"), t("fromAddress"), t("fromName"), t("replyToAddress"),
-           t("bccAddress"), b("useOwnerAsMailer"), t("preheaderText")) + content(
-        i("readCount"), i("sentCount"), i("revision", default=1), t("customHtml"), t("plainText"), t("template"),
-        a.choice("emailType", "template", "list", default="template"), read_only(arr("translationChildren")),
-        ref("translationParent", "email"), i("variantSentCount"), i("variantReadCount"),
-        read_only(arr("variantChildren")), ref("variantParent", "email"), arr("variantSettings"),
-        dt("variantStartDate"), ref("unsubscribeForm", "form"), arr("dynamicContent"), refs("lists", "segment"),
-        refs("assetAttachments", "asset"), o("utmTags"), o("headers"), b("publicPreview", default=True)),
+    kind="email", prefix="emails", singular="email", plural="emails", category="object", permission="email:emails",
+    attrs=(a.text("name", required=True), a.text("subject"), a.text("fromAddress"), a.text("fromName"),
+           a.text("replyToAddress"), a.text("bccAddress"), a.boolean("useOwnerAsMailer"),
+           a.text("preheaderText")) + content(
+        a.integer("readCount"), a.integer("sentCount"), a.integer("revision", default=1), a.text("customHtml"),
+        a.text("plainText"), a.text("template"), a.choice("emailType", "template", "list", default="template"),
+        read_only(a.array("translationChildren")), ref("translationParent", "email"), a.integer("variantSentCount"),
+        a.integer("variantReadCount"), read_only(a.array("variantChildren")), ref("variantParent", "email"),
+        a.array("variantSettings"), a.datetime_("variantStartDate"), ref("unsubscribeForm", "form"),
+        a.array("dynamicContent"), refs("lists", "segment"), refs("assetAttachments", "asset"), a.obj("utmTags"),
+        a.obj("headers"), a.boolean("publicPreview", default=True)),
     text_columns=("name", "subject"), commands=CONTENT_COMMANDS,
     minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"),
     summary=("id", "name", "subject", "language", "category"), hooks=EmailHooks())
 
 SMS = Resource(
-    "sms", "smses", "sms", "smses", category="object", permission="sms:smses",
-    attrs=(t("name", required=True), t("message"), i("sentCount"), t("smsType", default="template")) + content(),
+    kind="sms", prefix="smses", singular="sms", plural="smses", category="object", permission="sms:smses",
+    attrs=(a.text("name", required=True), a.text("message"), a.integer("sentCount"),
+           a.text("smsType", default="template")) + content(),
     commands=CONTENT_COMMANDS, hooks=MessageHooks("sms"))
 
 DYNAMIC_CONTENT = Resource(
-    "dynamiccontent", "dynamiccontents", "dynamicContent", "dynamicContents", category="object",
-    permission="dynamiccontent:dynamiccontents",
-    attrs=(t("name", required=True), t("description"), t("content"), i("sentCount"),
-           read_only(arr("variantChildren")), ref("variantParent", "dynamiccontent"),
-           ref("translationParent", "dynamiccontent"), b("isCampaignBased", default=True), t("slotName"),
-           arr("filters"), o("utmTags")) + content(),
+    kind="dynamiccontent", prefix="dynamiccontents", singular="dynamicContent", plural="dynamicContents",
+    category="object", permission="dynamiccontent:dynamiccontents",
+    attrs=(a.text("name", required=True), a.text("description"), a.text("content"), a.integer("sentCount"),
+           read_only(a.array("variantChildren")), ref("variantParent", "dynamiccontent"),
+           ref("translationParent", "dynamiccontent"), a.boolean("isCampaignBased", default=True), a.text("slotName"),
+           a.array("filters"), a.obj("utmTags")) + content(),
     commands=CONTENT_COMMANDS, minimal_exclude=("content",), summary=("id", "name", "category"))
 
 NOTIFICATION = Resource(
-    "notification", "notifications", "notification", "notifications", category="object",
+    kind="notification", prefix="notifications", singular="notification", plural="notifications", category="object",
     permission="notification:notifications",
-    attrs=(t("name", required=True), t("heading"), t("message"), t("url"), t("button"), b("mobile"))
-    + content(i("readCount"), i("sentCount")),
+    attrs=(a.text("name", required=True), a.text("heading"), a.text("message"), a.text("url"), a.text("button"),
+           a.boolean("mobile")) + content(a.integer("readCount"), a.integer("sentCount")),
     commands=CONTENT_COMMANDS)
 
 TWEET = Resource(
-    "tweet", "tweets", "tweet", "tweets", category="object", permission="mauticSocial:tweets",
-    attrs=(t("name", required=True), t("text"), t("url"), t("description")) + content(),
+    kind="tweet", prefix="tweets", singular="tweet", plural="tweets", category="object",
+    permission="mauticSocial:tweets",
+    attrs=(a.text("name", required=True), a.text("text"), a.text("url"), a.text("description")) + content(),
     commands=CONTENT_COMMANDS)
 
 MESSAGE = Resource(
-    "message", "messages", "message", "messages", keyed_list=False, category="object", permission="channel:messages",
-    attrs=(t("name", required=True), t("description"), a.Attr("channels", as_channels, default=[])),
+    kind="message", prefix="messages", singular="message", plural="messages", keyed_list=False, category="object",
+    permission="channel:messages",
+    attrs=(a.text("name", required=True), a.text("description"), a.Attr("channels", as_channels, default=[])),
     commands=CORE_COMMANDS, minimal_exclude=("channels",), summary=("id", "name", "description"),
     hooks=MarketingMessageHooks())

@@ -4,7 +4,8 @@ last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per
 
 An email's `assetAttachments` travel to whoever it is sent to: writing them, and sending an email
 with them, needs the caller's view of each asset."""
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, cache_keys, registry, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.messaging import email_runs, email_stats
 from chalicelib.store import entities as store
@@ -16,7 +17,7 @@ class MessageHooks(Hooks):
     def __init__(self, channel):
         self.channel = channel
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         """A count a client writes is what it sees: the stored base is that minus the live counter."""
         if write.existing is None or write.errors:
             return
@@ -25,12 +26,12 @@ class MessageHooks(Hooks):
             if name in write.payload and name in doc:
                 doc[name] = int(doc.get(name) or 0) - live[key]
 
-    def prefetch(self, resource, docs, ctx):
+    def prefetch(self, docs, ctx):
         ids = [doc["id"] for doc in docs]
-        ctx.cache[(self.channel, "counts")] = email_stats.counts(self.channel, ids)
+        ctx.cache[cache_keys.send_counts(self.channel)] = email_stats.counts(self.channel, ids)
 
-    def present(self, resource, doc, out, ctx):
-        counts = ctx.cache.get((self.channel, "counts"), {}).get(doc.get("id"))
+    def present(self, doc, out, ctx):
+        counts = ctx.cache.get(cache_keys.send_counts(self.channel), {}).get(doc.get("id"))
         if counts is None:
             counts = email_stats.counts(self.channel, [doc["id"]])[doc["id"]]
         out["sentCount"] = int(doc.get("sentCount") or 0) + counts["sent"]
@@ -45,7 +46,7 @@ def require_viewable_assets(asset_ids, ctx):
         return
     asset = registry.resource("asset")
     for doc in service.referenced("asset", list(dict.fromkeys(asset_ids)), ctx).values():
-        access.require(ctx, asset, "view", doc)
+        access.require(ctx, asset, Action.VIEW, doc)
 
 
 class EmailHooks(MessageHooks):
@@ -54,20 +55,20 @@ class EmailHooks(MessageHooks):
     def __init__(self):
         super().__init__("email")
 
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         kept = set((write.existing or {}).get("assetAttachments") or [])
         require_viewable_assets([i for i in doc.get("assetAttachments") or [] if i not in kept], write.ctx)
 
-    def prefetch(self, resource, docs, ctx):
-        super().prefetch(resource, docs, ctx)
+    def prefetch(self, docs, ctx):
+        super().prefetch(docs, ctx)
         states = store.batch_get(email_runs.KIND, [doc["id"] for doc in docs]) if docs else {}
         names = [name for state in states.values() for name in email_runs.counter_names(state)]
         counts = store.counters(names) if names else {}
-        ctx.cache[("email", "runs")] = {i: email_runs.view(state, counts) for i, state in states.items()}
+        ctx.cache[cache_keys.EMAIL_RUNS] = {i: email_runs.view(state, counts) for i, state in states.items()}
 
-    def present(self, resource, doc, out, ctx):
-        super().present(resource, doc, out, ctx)
-        run = ctx.cache.get(("email", "runs"), {}).get(doc.get("id"))
+    def present(self, doc, out, ctx):
+        super().present(doc, out, ctx)
+        run = ctx.cache.get(cache_keys.EMAIL_RUNS, {}).get(doc.get("id"))
         out["pendingCount"] = run["pending"] if run else 0
         out["sendProgress"] = run

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from chalicelib import config
 from chalicelib.channels.mail import Mail
-from chalicelib.domain.kernel import cached, files, keys
+from chalicelib.domain.kernel import cache_keys, cached, files, keys
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamic_content, rendering
@@ -49,7 +49,7 @@ def click_url(tracking_hash, url, ctx):
 
 
 def _document(kind, entity_id, ctx):
-    return ctx.memo((kind, entity_id), lambda: store.get(kind, entity_id))
+    return ctx.memo(cache_keys.document(kind, entity_id), lambda: store.get(kind, entity_id))
 
 
 def _asset_url(asset_id, ctx):

@@ -13,6 +13,7 @@ view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
 """
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, batching, registry, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Hooks
 
 CHANNELS = ("email", "sms", "notification", "tweet")  # channel name, also the kind of its content
@@ -71,7 +72,7 @@ def _merged(given, existing, fill):
 class MarketingMessageHooks(Hooks):
     """Channel entries: merged, checked against the content they name, numbered, shown by channel."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         if "channels" in write.errors:
             return
         given = doc.get("channels") if "channels" in write.payload else []
@@ -86,12 +87,12 @@ class MarketingMessageHooks(Hooks):
         if missing:
             write.errors["channels"] = missing
 
-    def finalize(self, resource, doc, write):
+    def finalize(self, doc, write):
         new = [entry for entry in doc["channels"] if entry.get("id") is None]
         for entry, entry_id in zip(new, batching.allocate_ids("messagechannel", len(new)) if new else []):
             entry["id"] = entry_id
 
-    def prefetch(self, resource, docs, ctx):
+    def prefetch(self, docs, ctx):
         wanted = {}
         for doc in docs:
             for entry in doc.get("channels") or []:
@@ -100,7 +101,7 @@ class MarketingMessageHooks(Hooks):
         if wanted:
             service.referenced_many(wanted, ctx)
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         if "channels" not in out:
             return
         shown = {}
@@ -116,7 +117,7 @@ class MarketingMessageHooks(Hooks):
 
 def _name(channel, content, ctx):
     """The content's name, shown only to a caller who may view it (as a reference summary)."""
-    if content is None or not access.allowed(ctx, registry.resource(channel), "view", content):
+    if content is None or not access.allowed(ctx, registry.resource(channel), Action.VIEW, content):
         return None
     return content.get("name")
 

@@ -6,27 +6,26 @@ from chalicelib.domain.points.groups import PointGroupHooks
 from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
 
 
-t, i, b, o = a.text, a.integer, a.boolean, a.obj
-
-
 POINT = Resource(
-    "point", "points", "point", "points", keyed_list=False, category="title", permission="point:points",
-    attrs=(t("name", required=True), t("description"), t("type", required=True), i("delta"), o("properties"),
-           b("repeatable"), ref("group", "pointgroup")),
+    kind="point", prefix="points", singular="point", plural="points", keyed_list=False, category="title",
+    permission="point:points",
+    attrs=(a.text("name", required=True), a.text("description"), a.text("type", required=True), a.integer("delta"),
+           a.obj("properties"), a.boolean("repeatable"), ref("group", "pointgroup")),
     commands=frozenset({"ids"}), hooks=PointActionHooks())
 
 TRIGGER = Resource(
-    "trigger", "points/triggers", "trigger", "triggers", keyed_list=False, category="title",
+    kind="trigger", prefix="points/triggers", singular="trigger", plural="triggers", keyed_list=False, category="title",
     permission="point:triggers",
-    attrs=(t("name", required=True), t("description"), a.Attr("scoreId", a.as_int), i("points"), t("color"),
-           b("triggerExistingLeads"), ref("group", "pointgroup")),
-    nested=(a.Nested("events", "triggerevent", (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), t("name"),
-                                                t("description"), i("order"), o("properties"))),),
-    commands=frozenset({"ids"}), minimal_exclude=("events",), hooks=TriggerHooks())
+    attrs=(a.text("name", required=True), a.text("description"), a.Attr("scoreId", a.as_int), a.integer("points"),
+           a.text("color"), a.boolean("triggerExistingLeads"), ref("group", "pointgroup")),
+    nested=(a.Nested("events", "triggerevent",
+                     (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), a.text("name"), a.text("description"),
+                      a.integer("order"), a.obj("properties"))),), commands=frozenset({"ids"}),
+    minimal_exclude=("events",), hooks=TriggerHooks())
 
 POINT_GROUP = Resource(
-    "pointgroup", "points/groups", "pointGroup", "pointGroups", audit="A-", keyed_list=False,
-    permission="point:groups",
-    attrs=(t("name", required=True), t("description")),
+    kind="pointgroup", prefix="points/groups", singular="pointGroup", plural="pointGroups", audit="A-",
+    keyed_list=False, permission="point:groups",
+    attrs=(a.text("name", required=True), a.text("description")),
     commands=frozenset({"ids", "is:published", "is:unpublished"}), summary=("id", "name", "description"),
     hooks=PointGroupHooks())

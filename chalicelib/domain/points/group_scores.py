@@ -11,7 +11,7 @@ import copy
 from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cached, service, timeline
+from chalicelib.domain.kernel import cache_keys, cached, service, timeline
 from chalicelib.domain.kernel.errors import NotFound
 
 OPERATORS = dict(contact_actions.OPERATORS, set=lambda old, value: value)
@@ -20,7 +20,7 @@ GROUP_KEYS = ("id", "name", "description")  # a group as a score shows it (Mauti
 
 def groups(ctx):
     """{id: group} of every point group (a cached kind: no read on most requests)."""
-    return ctx.memo("point-groups", lambda: {g["id"]: g for g in cached.documents("pointgroup", ctx)})
+    return ctx.memo(cache_keys.POINT_GROUPS, lambda: {g["id"]: g for g in cached.documents("pointgroup", ctx)})
 
 
 def group(group_id, ctx):

@@ -13,7 +13,7 @@ NAMING_KINDS = ("point", "trigger")  # the kinds whose documents may name a grou
 
 
 class PointGroupHooks(Hooks):
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         """After a delete: delete the point actions and triggers that named the group."""
         if doc is None:
             for kind in NAMING_KINDS:

@@ -14,7 +14,7 @@ import fnmatch
 
 from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cached, subscribers, timeline
+from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
@@ -38,7 +38,8 @@ def matches(action, event_type, subject):
 
 def point_actions(ctx):
     """The published point actions (a versioned cached kind: no read on most requests)."""
-    return ctx.memo("point-actions", lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)])
+    return ctx.memo(cache_keys.POINT_ACTIONS,
+                    lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)])
 
 
 def _history(doc, ctx):
@@ -51,7 +52,7 @@ def _history(doc, ctx):
                 actions.add(details.get("pointActionId"))
                 events.update(details.get("triggerEvents") or [])
         return actions, events
-    return ctx.memo(("points-history", doc["id"]), read)
+    return ctx.memo(cache_keys.points_history(doc["id"]), read)
 
 
 def award(doc, event_type, subject, ctx):

@@ -7,7 +7,7 @@ filters cannot add it back). Each row is mirrored by an index item `members#<seg
 <contact id>, put or deleted in the transaction that writes the contact, so a segment's
 members are one Query away and never disagree with the contact.
 """
-from chalicelib.domain.kernel import cached, clock, timeline
+from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.subscribers import Command
 from chalicelib.domain.segments import filters
@@ -140,7 +140,7 @@ def evaluate(doc, ctx):
     if not order:
         return
     view = subject(doc, ctx, any("company" in matcher.objects for _, matcher in order))
-    now = ctx.memo("now-datetime", lambda: clock.parse(ctx.now))
+    now = ctx.memo(cache_keys.NOW_DATETIME, lambda: clock.parse(ctx.now))
     for segment, matcher in order:
         key = str(segment["id"])
         entry = entries.get(key)

@@ -4,6 +4,7 @@ import copy
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
@@ -43,7 +44,7 @@ def add_many(segment_id, payload, ctx):
 def _try_add(segment_id, contact_id, ctx):
     def add():
         contact = service.load(CONTACT, contact_id)
-        access.require(ctx, CONTACT, "edit", contact)  # one the caller may not edit is a failure
+        access.require(ctx, CONTACT, Action.EDIT, contact)  # one the caller may not edit is a failure
         _mark(segment_id, contact, True, ctx)
     try:
         service.retrying(add, ctx)

@@ -1,6 +1,7 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
 from chalicelib.domain.contacts.custom_fields import definitions
+from chalicelib.domain.kernel import cache_keys
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
@@ -34,10 +35,10 @@ def _field_types(ctx):
 
 class SegmentHooks(AliasHooks):
     """Filters are checked (400 naming the filter) and carry their field's type; a change of who
-    matches queues a rebuild (see domain/rebuilds.py)."""
+    matches queues a rebuild (see domain/segments/rebuilds.py)."""
 
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         raw_filters, filters = doc.get("filters") or [], []
         for index, raw in enumerate(raw_filters):
             if not isinstance(raw, dict):
@@ -53,30 +54,30 @@ class SegmentHooks(AliasHooks):
                 item["type"] = item["type"] or types.get(item["object"], {}).get(item["field"]) \
                     or SPECIAL_FIELDS.get(item["field"])
 
-    def consequences(self, resource, doc, existing, ctx, events):
+    def consequences(self, doc, existing, ctx, events):
         if doc is None:
             return [(rebuilds.KIND, existing["id"], None)], []
         if not rebuilds.needed(doc, existing):
             return [], []
-        item, ctx.cache[("rebuild", doc["id"])] = rebuilds.queued(doc["id"], ctx.now)
+        item, ctx.cache[cache_keys.rebuild(doc["id"])] = rebuilds.queued(doc["id"], ctx.now)
         return [item], []
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         if doc is None:
             rebuilds.purge(existing["id"])
-        elif ("rebuild", doc["id"]) in ctx.cache:
-            rebuilds.enqueue(doc["id"], ctx.cache.pop(("rebuild", doc["id"])))
+        elif cache_keys.rebuild(doc["id"]) in ctx.cache:
+            rebuilds.enqueue(doc["id"], ctx.cache.pop(cache_keys.rebuild(doc["id"])))
 
-    def before_delete(self, resource, doc, ctx):
-        self.prefetch(resource, [doc], ctx)  # the response shows the segment as it was
+    def before_delete(self, doc, ctx):
+        self.prefetch([doc], ctx)  # the response shows the segment as it was
 
-    def prefetch(self, resource, docs, ctx):
-        wanted = [d["id"] for d in docs if ("progress", d["id"]) not in ctx.cache]
+    def prefetch(self, docs, ctx):
+        wanted = [d["id"] for d in docs if cache_keys.progress(d["id"]) not in ctx.cache]
         if wanted:
             found = rebuilds.progress(wanted)
-            ctx.cache.update({("progress", i): found.get(i) for i in wanted})
+            ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         out["filters"] = [_shown(item) for item in out.get("filters") or []]
-        out["rebuild"] = ctx.cache.get(("progress", doc["id"]))
+        out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"

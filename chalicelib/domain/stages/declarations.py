@@ -5,6 +5,7 @@ from chalicelib.domain.stages.stages import StageHooks
 
 
 STAGE = Resource(
-    "stage", "stages", "stage", "stages", keyed_list=False, category="object", permission="stage:stages",
+    kind="stage", prefix="stages", singular="stage", plural="stages", keyed_list=False, category="object",
+    permission="stage:stages",
     attrs=(a.text("name", required=True), a.integer("weight"), a.text("description")),
     commands=frozenset({"ids"}), summary=("id", "name", "category", "weight", "description"), hooks=StageHooks())

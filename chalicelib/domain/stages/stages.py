@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, registry, search, service
+from chalicelib.domain.kernel import cache_keys, clock, registry, search, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
@@ -41,12 +41,12 @@ class StageHooks(Hooks):
     written with the delete, queued after the commit and deleted once the contacts are cleared;
     `resend_lost` queues again a job whose message a crash or an SQS failure lost."""
 
-    def consequences(self, resource, doc, existing, ctx, events):
+    def consequences(self, doc, existing, ctx, events):
         if doc is not None:
             return [], []
         return [(CLEAR_KIND, existing["id"], {"name": existing.get("name"), "queuedAt": ctx.now})], []
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         if doc is None:
             queues.send_stored(QUEUE, [(CLEAR_KIND, existing["id"], None)], CLEAR_KIND, "stage-clear")
 
@@ -142,7 +142,7 @@ def clear_deleted(id):  # noqa: A002 - the message's key
 
 def _named(value, ctx):
     """Ids of the stages a `stage:<name>` search names (case-insensitive; `%` is a wildcard)."""
-    return ctx.memo(("stages-named", value.casefold()), lambda: {
+    return ctx.memo(cache_keys.stages_named(value.casefold()), lambda: {
         s["id"] for s in store.iterate("stage") if search.like(s.get("name"), value, contains=False)})
 
 

@@ -4,16 +4,15 @@ from chalicelib.domain.kernel.resources import Resource, read_only
 from chalicelib.domain.views.report_definitions import ReportHooks
 from chalicelib.domain.views.report_sources import SOURCES
 
-t, b, arr, o = a.text, a.boolean, a.array, a.obj
 
 REPORT = Resource(
-    "report", "reports", "report", "reports", audit="A-", keyed_list=False, permission="report:reports",
-    attrs=(t("name", required=True), t("description"), read_only(b("system")), b("isScheduled"),
-           a.choice("source", *SOURCES, required=True), arr("columns"), arr("filters"), arr("tableOrder"),
-           arr("graphs"), arr("groupBy"), o("settings"), arr("aggregators"),
-           a.choice("scheduleUnit", "now", "DAILY", "WEEKLY", "MONTHLY"), t("toAddress"), t("scheduleDay"),
-           t("scheduleMonthFrequency")),
+    kind="report", prefix="reports", singular="report", plural="reports", audit="A-", keyed_list=False,
+    permission="report:reports",
+    attrs=(a.text("name", required=True), a.text("description"), read_only(a.boolean("system")),
+           a.boolean("isScheduled"), a.choice("source", *SOURCES, required=True), a.array("columns"),
+           a.array("filters"), a.array("tableOrder"), a.array("graphs"), a.array("groupBy"), a.obj("settings"),
+           a.array("aggregators"), a.choice("scheduleUnit", "now", "DAILY", "WEEKLY", "MONTHLY"), a.text("toAddress"),
+           a.text("scheduleDay"), a.text("scheduleMonthFrequency")),
     commands=frozenset({"ids", "is:published", "is:unpublished", "is:mine"}),
     minimal_exclude=("source", "columns", "filters", "tableOrder", "graphs", "groupBy", "settings", "aggregators",
-                     "scheduleUnit", "toAddress", "scheduleDay", "scheduleMonthFrequency"),
-    hooks=ReportHooks())
+                     "scheduleUnit", "toAddress", "scheduleDay", "scheduleMonthFrequency"), hooks=ReportHooks())

@@ -76,6 +76,6 @@ def problems(doc):
 class ReportHooks(Hooks):
     """Reports: the definition is checked against its source's columns."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         _normalise(doc)
         write.errors.update(problems(doc))

@@ -13,8 +13,8 @@ from chalicelib.store import entities as store
 
 
 class AssetHooks(AliasHooks):
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         location, name = doc.get("storageLocation") or "local", doc.get("file")
         if location not in ("local", "remote"):
             write.errors["storageLocation"] = ["This value should be one of: local, remote."]
@@ -32,10 +32,10 @@ class AssetHooks(AliasHooks):
         else:
             _local_facts(doc, write)
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         out["downloadUrl"] = f"{ctx.base_url}/asset/{doc['id']}:{doc.get('alias')}"
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         if doc is None and existing.get("storageLocation") == "local" and existing.get("file"):
             files.delete_asset_file(existing["file"])
 

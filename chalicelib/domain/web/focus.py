@@ -99,7 +99,7 @@ def script(doc):
 class FocusHooks(Hooks):
     """Focus items: the form a `form` item shows must exist."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         form_id = doc.get("form")
         if form_id is not None and "form" not in write.errors and not service.referenced("form", [form_id], write.ctx):
             write.errors["form"] = [f"No form found with id {form_id}."]

@@ -5,10 +5,10 @@
   `plugin.leadpush` is recorded as a failed action: this service has no integrations to push to.
 - `followups` / `queue`: the actions that reach beyond the contact (`form.repost`, the emails,
   `lead.scorecontactscompanies`) become one follow-up item, written in the submission's own
-  transaction and queued once it commits; domain/form_followups.py performs them in the `webhooks`
+  transaction and queued once it commits; domain/web/form_followups.py performs them in the `webhooks`
   worker, and its minute sweep queues again an item whose message was lost.
 - `download_url`: where `asset.download` sends the visitor once the submission is stored.
-The properties each action needs are checked when the form is saved (domain/form_checks.py).
+The properties each action needs are checked when the form is saved (domain/web/form_checks.py).
 """
 import secrets
 import time

@@ -1,12 +1,12 @@
 """Form follow-ups: the submit actions that reach beyond the contact, run by the `webhooks` worker
-once the submission is stored (domain/form_actions.py writes the item with it and queues it).
+once the submission is stored (domain/web/form_actions.py writes the item with it and queues it).
 
 `fan_out` turns a follow-up item into one message per action, then removes the item; `attempt`
 performs one action:
 - `form.repost`: the results POSTed form-encoded to `post_url` (Mautic's payload), through the
   guarded HTTP client; at least once. A failure is tried again on the webhook retry schedule.
 - `email.send.lead`: the email to the contact (do-not-contact ignored, as Mautic), at most once.
-- `email.send.user`, `form.email`: messages to users or addresses (domain/form_mail.py), each
+- `email.send.user`, `form.email`: messages to users or addresses (domain/web/form_mail.py), each
   recipient at most once.
 - `lead.scorecontactscompanies`: `score` added to each company of the contact, at most once each.
 A failure that trying again cannot mend is recorded as `form.action.failed` on the contact's

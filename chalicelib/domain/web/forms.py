@@ -1,5 +1,5 @@
 """Forms: field aliases unique within the form, generated from labels; known action types and the
-properties they need (domain/form_checks.py); the `cachedHtml` rendered for the caller's base URL."""
+properties they need (domain/web/form_checks.py); the `cachedHtml` rendered for the caller's base URL."""
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.web import form_checks, form_html
@@ -10,8 +10,8 @@ ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.em
 
 
 class FormHooks(AliasHooks):
-    def prepare(self, resource, doc, write):
-        super().prepare(resource, doc, write)
+    def prepare(self, doc, write):
+        super().prepare(doc, write)
         taken = set()
         for field in doc.get("fields") or []:
             base = aliases.clean(field.get("alias") or field.get("label"), "_") or "field"
@@ -27,5 +27,5 @@ class FormHooks(AliasHooks):
                     f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."]
         form_checks.check(doc.get("actions"), write.errors, write.ctx)
 
-    def present(self, resource, doc, out, ctx):
+    def present(self, doc, out, ctx):
         out["cachedHtml"] = form_html.render(doc, ctx.base_url)

@@ -113,7 +113,7 @@ def own_fields(values, own, ctx):
     """The field values a visitor may write on its own contact (`own`, None for a new one): a unique
     identifier another contact holds is dropped, so a visitor never edits, merges into or becomes a
     contact by naming its email (Mautic would switch the visitor to that contact)."""
-    if not values or CONTACT.hooks.duplicate_of(CONTACT, {"id": (own or {}).get("id"), "values": values}, ctx) is None:
+    if not values or CONTACT.hooks.duplicate_of({"id": (own or {}).get("id"), "values": values}, ctx) is None:
         return dict(values or {})
     unique = {f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")}
     return {alias: value for alias, value in values.items() if alias not in unique}

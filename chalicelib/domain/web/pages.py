@@ -1,6 +1,6 @@
 """Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
 contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
-A new visitor becomes an anonymous contact (domain/hits.py)."""
+A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 import base64
 import json
 from html import escape
@@ -54,7 +54,7 @@ def serve(alias, visit, url, ctx):
 
 def render(page, contact, ctx):
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
-    filled in, as in emails (domain/rendering.py)."""
+    filled in, as in emails (domain/messaging/rendering.py)."""
     html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
                                       f"</title></head><body></body></html>"
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))

@@ -10,6 +10,7 @@ from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import points_engine
@@ -123,7 +124,7 @@ def _contact(payload, visit, form, ctx, build, items):
     if visit.ip:
         payload = dict(payload, ipAddress=visit.ip)
     tracked = contact_merge.tracked(CONTACT, visit.contact_id)
-    holder = CONTACT.hooks.duplicate_of(CONTACT, {"values": payload}, ctx)
+    holder = CONTACT.hooks.duplicate_of({"values": payload}, ctx)
     takes = tracked is not None and _may_take(tracked, payload.get("email"), holder)
     visit.owns_contact = takes or holder is None
     try:
@@ -232,7 +233,7 @@ def present(form, rows, ctx):
 def _category(category_id, ctx):
     """The form's category; its bare id when the caller may not view it (as any reference)."""
     found = service.referenced("category", [category_id], ctx).get(category_id) if category_id else None
-    if found is None or access.allowed(ctx, registry.resource("category"), "view", found):
+    if found is None or access.allowed(ctx, registry.resource("category"), Action.VIEW, found):
         return found
     return {"id": found["id"]}
 
@@ -241,7 +242,7 @@ def _lead(contact, ctx):
     """The submitter's contact in compat 15.5's shape; its bare id when the caller may not view it."""
     if contact is None:
         return None
-    if not access.allowed(ctx, CONTACT, "view", contact):
+    if not access.allowed(ctx, CONTACT, Action.VIEW, contact):
         return {"id": contact["id"]}
     values = contact.get("values") or {}
     points = int(values.get("points") or 0)

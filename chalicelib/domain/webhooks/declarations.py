@@ -4,11 +4,8 @@ from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.webhooks.webhooks import WebhookHooks
 
 
-t, arr = a.text, a.array
-
-
 WEBHOOK = Resource(
-    "hook", "hooks", "hook", "hooks", category="object", permission="webhook:webhooks",
-    attrs=(t("name", required=True), t("description"), t("webhookUrl", required=True), t("secret"),
-           a.choice("eventsOrderbyDir", "ASC", "DESC"), arr("triggers")),
+    kind="hook", prefix="hooks", singular="hook", plural="hooks", category="object", permission="webhook:webhooks",
+    attrs=(a.text("name", required=True), a.text("description"), a.text("webhookUrl", required=True), a.text("secret"),
+           a.choice("eventsOrderbyDir", "ASC", "DESC"), a.array("triggers")),
     hooks=WebhookHooks())

@@ -6,12 +6,12 @@ resource fires the triggers of its timeline events (TIMELINE: adding one is a li
 published hook subscribes to a trigger a change fires, one outbox item (the document as stored,
 the raw events, the hook ids) is written in the change's own transaction and queued right after
 it commits; `sweep` queues again the items a crash or an SQS failure left behind, so no committed
-change is lost. The delivery worker (domain/webhooks.py) renders the payloads and removes the item.
+change is lost. The delivery worker (domain/webhooks/webhooks.py) renders the payloads and removes the item.
 """
 import secrets
 import time
 
-from chalicelib.domain.kernel import cached, registry
+from chalicelib.domain.kernel import cache_keys, cached, registry
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
@@ -94,7 +94,7 @@ def fired(kind, doc, existing, events=()):
 
 def _published_hooks(ctx):
     """The published hooks (a versioned cached kind: no read on most requests)."""
-    return ctx.memo("webhooks", lambda: [h for h in cached.documents("hook", ctx) if h.get("isPublished")])
+    return ctx.memo(cache_keys.WEBHOOKS, lambda: [h for h in cached.documents("hook", ctx) if h.get("isPublished")])
 
 
 def _new_id():

@@ -1,7 +1,7 @@
 """Webhooks: the hook resource (URL, triggers from the catalogue, secret), delivery and its log.
 
 Delivery runs in the `webhooks` worker in two steps (docs/webhooks.md). `fan_out` turns an outbox
-item (domain/webhook_events.py) into one delivery message per published, subscribed hook, the body
+item (domain/webhooks/webhook_events.py) into one delivery message per published, subscribed hook, the body
 rendered once; `attempt` POSTs one delivery, signed, and logs it. A failure is queued again after
 the next delay of the retry schedule; when the schedule is exhausted, the receiver answered 410
 (the hook is unpublished at once) or the target is refused, the delivery goes to the dead-letter
@@ -49,7 +49,7 @@ def standard_key(secret):
 class WebhookHooks(Hooks):
     """PATCH adds triggers to the existing ones; PUT and create set them."""
 
-    def prepare(self, resource, doc, write):
+    def prepare(self, doc, write):
         url = doc.get("webhookUrl") or ""
         parts = urlparse(url)
         if url and (parts.scheme not in ("http", "https") or not parts.netloc):
@@ -66,7 +66,7 @@ class WebhookHooks(Hooks):
         elif doc["secret"].startswith(STANDARD_PREFIX) and standard_key(doc["secret"]) is None:
             write.errors["secret"] = [f"A Standard Webhooks secret is {STANDARD_PREFIX} then 24 to 64 bytes in base64."]
 
-    def stored(self, resource, doc, existing, ctx):
+    def stored(self, doc, existing, ctx):
         """A deleted hook's log is purged in the background (left as is if SQS fails: it is bounded)."""
         if doc is None:
             try:

@@ -1,0 +1,82 @@
+"""The keys of the request cache (`Context.cache`, `Context.memo`), each defined once: what an
+entry holds and who reads it are found here, and two modules that share an entry cannot spell it
+differently (nor two that do not share one collide)."""
+from typing import NamedTuple
+
+
+class CacheKey(NamedTuple):
+    """An entry of the request cache: what it holds (`space`), of what (`of`; None for one entry)."""
+
+    space: str
+    of: object = None
+
+
+# One entry per request.
+NOW_DATETIME = CacheKey("now-datetime")  # ctx.now as a datetime (segments, journeys)
+VERSIONS = CacheKey("versions")  # the versions of the cached kinds (kernel/cached.py)
+ROLES_BY_ID = CacheKey("roles-by-id")  # {id: role} (kernel/people.py)
+CATEGORY_ALIASES = CacheKey("category-aliases")  # {category id: alias} (kernel/listing.py)
+REVOKED_SUBJECTS = CacheKey("revoked-subjects")  # the latest revocations (auth/clients.py)
+TAG_IDS = CacheKey("tag-ids")  # {tag name: id} (contacts)
+TRIGGER_COLORS = CacheKey("trigger-colors")  # [(points, colour)] of the published triggers (contacts)
+EMAIL_RUNS = CacheKey("email-runs")  # {email id: segment send progress} of a page of emails (messaging)
+DYNAMIC_CONTENT_ITEMS = CacheKey("dwc-items")  # the published dynamic content (messaging)
+POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
+POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
+WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
+JOURNEYS_EXTERNAL = CacheKey("journeys-external")  # the automation worker's claimed external actions
+
+
+def ref(kind):
+    """{id: document or None} of `kind` read by id in the request (kernel/service.py)."""
+    return CacheKey("ref", kind)
+
+
+def role(role_id):
+    """The role document of `role_id` (kernel/access.py)."""
+    return CacheKey("role", role_id)
+
+
+def user_role(user_id):
+    """The role id stored on user `user_id`, for credentials that do not carry it (kernel/access.py)."""
+    return CacheKey("user-role", user_id)
+
+
+def field_aliases(object_name):
+    """The custom field aliases of `lead` or `company` (contacts)."""
+    return CacheKey("aliases", object_name)
+
+
+def fields(kind):
+    """The field definitions of `kind`, ordered (contacts)."""
+    return CacheKey("fields", kind)
+
+
+def send_counts(channel):
+    """{id: counts} of the send records of a page of `channel` documents (messaging)."""
+    return CacheKey("send-counts", channel)
+
+
+def document(kind, entity_id):
+    """One document read for rendering (messaging tokens)."""
+    return CacheKey("document", (kind, entity_id))
+
+
+def points_history(contact_id):
+    """The point history of a contact (points)."""
+    return CacheKey("points-history", contact_id)
+
+
+def rebuild(segment_id):
+    """The rebuild queued by a segment's write, sent once stored (segments)."""
+    return CacheKey("rebuild", segment_id)
+
+
+def progress(segment_id):
+    """A segment's rebuild progress, read for a page of segments (segments)."""
+    return CacheKey("progress", segment_id)
+
+
+def stages_named(name):
+    """The stages whose name is `name`, case-folded (stages)."""
+    return CacheKey("stages-named", name)
