@@ -156,7 +156,7 @@ def image_in_folder(request, ctx, subdir, name):
 
 
 @routes.route("/dwc/{slot}", "GET")
-def dynamic_content(request, ctx, slot):
+def dynamic_content_slot(request, ctx, slot):
     """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
     tracked = visit(request, ctx).contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
