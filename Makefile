@@ -32,13 +32,13 @@ openapi: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
 
+# The template and package for the Lambda runtime and architecture of infra/runtime.py, whatever
+# Python runs the build (infra/build.py; infra/python.sh finds or installs the target's Python).
 # The template is region-neutral: chalice needs a region only to name service principals
 # (set AWS_DEFAULT_REGION for the aws-cn / aws-us-gov partitions). See docs/deploy.md.
 package: $(STAMP)
 	rm -rf build/package
-	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
-	$(PY) infra/compact.py build/package/sam.json
-	$(PY) infra/lean.py build/package/deployment.zip
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(PY) -m infra.build build/package
 	@echo "CloudFormation template: build/package/sam.json"
 
 lint-template: package
