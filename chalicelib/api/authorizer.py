@@ -20,7 +20,7 @@ import json
 
 from chalice.app import Request
 
-from chalicelib import bootstrap
+from chalicelib import bootstrap, observe
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import ApiError
 from chalicelib.api.request import FORM, ApiRequest
@@ -34,7 +34,10 @@ DEFERRED = "deferred"
 
 def handler(event, context=None):
     """The authorizer's Lambda handler: the policy document API Gateway expects."""
+    observe.begin(getattr(context, "aws_request_id", None),
+                  apiRequestId=(event.get("requestContext") or {}).get("requestId"))
     effect, decision = decide(event)
+    observe.identify({"user": decision.get("userId"), "client": decision.get("clientId") or None})
     return {"principalId": str(decision.get("userId", "anonymous")),
             "policyDocument": {"Version": "2012-10-17",
                                "Statement": [{"Action": "execute-api:Invoke", "Effect": effect,

@@ -20,7 +20,7 @@ from collections import Counter
 from datetime import timedelta
 from itertools import islice
 
-from chalicelib import config
+from chalicelib import config, observe
 from chalicelib.channels import mail
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
@@ -249,6 +249,7 @@ def _claim(email, record, contact_id, stat_id):
 def _settle(email, record, contact_id, status, reason):
     base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
     _write(email, record, dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso()))
+    observe.metrics({"Outcome": status}, EmailSends=1)  # sent, failed, skipped, retry, unknown
     return OUTCOME.get(status, status)
 
 
