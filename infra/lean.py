@@ -77,7 +77,7 @@ def foreign_libraries(zip_path, version, machine):
     foreign = []
     with zipfile.ZipFile(zip_path) as package:
         for name in package.namelist():
-            if not re.search(r"\.so(\.|$)", name):
+            if not re.search(r"\.so(\.\d+)*$", name):
                 continue
             built_for = elf_machine(package.open(name).read(64))
             tag = EXTENSION_TAG.search(name)
