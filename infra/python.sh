@@ -3,7 +3,7 @@
 # runtime's version (infra/runtime.py), so `make package` compiles and checks the package with it
 # whatever Python runs the build. Looks on PATH, then in pyenv's versions, then in build/; when none
 # is there, unpacks Debian 13's python packages into build/python<version> (see docs/deploy.md:
-# prebuilt, a minute to fetch; building CPython from source takes far longer on this machine).
+# prebuilt, seconds to fetch; building CPython from source takes many minutes on this machine).
 # `--debian` skips the search (the test of this fallback uses it).
 set -eu
 if [ "${1:-}" = "--debian" ]; then search=no; shift; else search=yes; fi
