@@ -19,13 +19,18 @@ AWS_REGION = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION"
 BASE_URL = os.environ.get("BASE_URL", "").rstrip("/")
 API_ENABLED = _flag("API_ENABLED", LOCAL)
 BASIC_AUTH_ENABLED = _flag("BASIC_AUTH_ENABLED", LOCAL)
-# Failed sign-ins (Basic auth and the login forms) allowed per username and per source address in
-# a window of SIGN_IN_WINDOW seconds; past them, sign-ins answer 429 until the window ends.
+# Failed sign-ins (Basic auth and the login forms) in a window of SIGN_IN_WINDOW seconds: past
+# SIGN_IN_FAILURES_PER_USER_ADDRESS for one username from one source address, or
+# SIGN_IN_FAILURES_PER_ADDRESS from one address, that address answers 429 until the window ends; past
+# SIGN_IN_FAILURES_PER_USER for a username from all addresses, its sign-ins wait SIGN_IN_DELAY
+# seconds first (slowed, never refused: no one locks the owner out from elsewhere).
 # The local gateway's copy of the stack parameter AuthorizerCacheSeconds (docs/deploy.md): 0 = every
 # /api request runs the authorizer; N > 0 = decisions cached N s keyed by the Authorization header.
 AUTHORIZER_CACHE_SECONDS = int(os.environ.get("AUTHORIZER_CACHE_SECONDS", "0"))
 SIGN_IN_WINDOW = int(os.environ.get("SIGN_IN_WINDOW", "900"))
+SIGN_IN_FAILURES_PER_USER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_USER_ADDRESS", "10"))
 SIGN_IN_FAILURES_PER_USER = int(os.environ.get("SIGN_IN_FAILURES_PER_USER", "10"))
+SIGN_IN_DELAY = float(os.environ.get("SIGN_IN_DELAY", "1"))
 SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("SIGN_IN_FAILURES_PER_ADDRESS", "50"))
 OAUTH1_TOKEN_DAYS = int(os.environ.get("OAUTH1_TOKEN_DAYS", "90"))  # OAuth1 access token lifetime; 0: no expiry
 # API requests allowed per minute per user and per API client (0: no limit); past them 429

@@ -4,7 +4,8 @@ gateway (`chalicelib/gateway.py`) calls it the same way before the route.
 It runs the one auth core (`auth/core.py` `authenticate`) on what a REQUEST authorizer sees
 (headers, query, path; never the body) and answers with an IAM policy and a context:
 - Allow with the caller (`userId`, `clientId`, `scheme`, `user`, `settingsVersion`,
-  `requestId`): the API function trusts it and skips its own check;
+  `revocationsVersion`, `requestId`): the API function trusts it while both versions hold and
+  skips its own check;
 - Deny (a 403 of the API or Basic switch) with the error document in `error`: API Gateway's
   ACCESS_DENIED response renders it, so the client sees today's 403;
 - the error `Unauthorized` when the request carries no credential at all: API Gateway's
@@ -24,7 +25,7 @@ from chalicelib import bootstrap, observe
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import ApiError
 from chalicelib.api.request import FORM, ApiRequest
-from chalicelib.auth import core, settings
+from chalicelib.auth import clients, core, settings
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel.context import Context
 
@@ -70,7 +71,7 @@ def decide(event):
     scheme = header.partition(" ")[0] if header else "Bearer"
     return "Allow", {"userId": user["id"], "clientId": user.get("clientId") or "", "scheme": scheme,
                      "user": json.dumps(core.public_user(user)), "requestId": request_id,
-                     "settingsVersion": settings.version(ctx)}
+                     "settingsVersion": settings.version(ctx), "revocationsVersion": clients.revocations_version(ctx)}
 
 
 def _body_may_hold_credentials(request, header):
@@ -97,7 +98,9 @@ def caller(request, ctx):
 
     The in-process check runs when there is no decision (routes without the authorizer), when the
     authorizer deferred to it, when the API settings changed since a cached decision (the API and
-    Basic switches apply at once), and for an OAuth1a decision made for another request: a
+    Basic switches apply at once), when the revocation list changed since (a user deleted,
+    disabled, given a new password or another role, a client or token family revoked: at once,
+    not when the gateway's cache expires), and for an OAuth1a decision made for another request: a
     signed request is single-use, so a cached decision for it is a replay that the nonce refuses.
     """
     granted = (request.raw.context or {}).get("authorizer") or {}
@@ -115,4 +118,5 @@ def caller(request, ctx):
 def _still_valid(granted, request, ctx):
     if granted["scheme"] == "OAuth" and granted.get("requestId") != (request.raw.context or {}).get("requestId"):
         return False
-    return str(granted.get("settingsVersion")) == str(settings.version(ctx))
+    return str(granted.get("settingsVersion")) == str(settings.version(ctx)) and \
+        str(granted.get("revocationsVersion")) == str(clients.revocations_version(ctx))

@@ -15,10 +15,10 @@ standard.install(routes, REPORT, own=("get",))
 @routes.route("/reports/{id}", "GET", access=(Need("report", "view", "id"),))
 def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
     """The report's rows in the asked range and page, with the definition under `report`."""
-    report = service.load(REPORT, id)
+    report = service.load(REPORT, id, ctx)
     query = request.query
     page = standard.int_param(query, "page", 1, minimum=1)
-    answer = reports.run(report, timerange.parse(query), page, standard.int_param(query, "limit", 0))
+    answer = reports.run(report, timerange.parse(query), page, standard.int_param(query, "limit", 0), ctx)
     answer["report"] = present_one(REPORT, report, ctx)
     return answer
 

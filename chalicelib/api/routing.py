@@ -21,7 +21,7 @@ from chalicelib.api.authorizer import caller
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import DomainError
+from chalicelib.domain.kernel.errors import DomainError, NotFound
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 log = logging.getLogger(__name__)
@@ -89,8 +89,8 @@ class Routes:
 
 def dispatch(request, handlers, params, authenticated, needs):
     """Run the handler for the request's method and render its reply or failure. After
-    authentication, the caller's rate limits are counted (their headers go on every answer), an
-    `Idempotency-Key` may replay a first answer, and the route's needs are checked."""
+    authentication, the caller's rate limits are counted (their headers go on every answer), the
+    route's needs are checked, and an `Idempotency-Key` may replay a first answer."""
     limit_headers = {}
     try:
         handler = handlers.get(request.method)
@@ -105,15 +105,28 @@ def dispatch(request, handlers, params, authenticated, needs):
         ctx.user = caller(api_request, ctx)
         observe.identify({"user": ctx.user.get("id"), "client": ctx.client})
         limit_headers = ratelimits.admit(ctx)
+        recheck = _check_first(needs[request.method], params, ctx, request.method)
 
         def run():
-            permits.check(needs[request.method], params, ctx, request.method)
+            if recheck:
+                permits.check(needs[request.method], params, ctx, request.method)
             return handler(api_request, ctx, **params)
         response = idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx))
     except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
         response = failure(request, error)
     response.headers.update(limit_headers)
     return response
+
+
+def _check_first(needs, params, ctx, method):
+    """Check the route's needs before an `Idempotency-Key` may replay a first answer, so a caller
+    who lost the right replays nothing (Forbidden). True when the document a need names is gone
+    (the first run may have deleted it): its replay answers, and a run checks again (404)."""
+    try:
+        permits.check(needs, params, ctx, method)
+    except NotFound:
+        return True
+    return False
 
 
 def _answer(request, run, ctx):

@@ -116,6 +116,11 @@ def revoked(ctx, *subjects):
     return any(subject in listed for subject in subjects)
 
 
+def revocations_version(ctx):
+    """The write version of the revocation list as this request sees it (no read of its own)."""
+    return cached.version(REVOCATIONS, ctx)
+
+
 def revoked_before(ctx, subject, issued):
     """True when `subject` was revoked at or after `issued` (Unix seconds; None: long ago): what a
     user revocation does to the tokens issued before it."""

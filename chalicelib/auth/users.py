@@ -1,4 +1,6 @@
 """Users: the API's owners, who authenticate with their username and password."""
+import time
+
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
@@ -71,7 +73,8 @@ def count():
 
 
 def _throttled(counters):
-    """AuthError 429 when a username or source address has failed too often in the current window."""
+    """AuthError 429 when a (username, address) pair or an address has failed too often in the
+    current window."""
     for name, allowed in counters:
         failed, wait = ratelimit.counted(name, config.SIGN_IN_WINDOW)
         if failed >= allowed:
@@ -79,14 +82,26 @@ def _throttled(counters):
                             "too_many_attempts", {"Retry-After": str(wait)})
 
 
+def _slowed(counter):
+    """Wait SIGN_IN_DELAY seconds when the username failed SIGN_IN_FAILURES_PER_USER times in the
+    window from any addresses: guessing from many addresses slows down, and the owner, wherever
+    they sign in from, waits a moment instead of being refused."""
+    failed, _ = ratelimit.counted(counter, config.SIGN_IN_WINDOW)
+    if failed >= config.SIGN_IN_FAILURES_PER_USER:
+        time.sleep(config.SIGN_IN_DELAY)
+
+
 def check_password(username, password, source=None):
     """The published user with these credentials, or None (argon2id verification; as slow for an
-    unknown username). Failures count per username and per source address; past the allowance
-    the attempt is refused with AuthError 429 before any password is checked."""
-    counters = [(f"user:{username.strip().lower()}", config.SIGN_IN_FAILURES_PER_USER)]
+    unknown username). Failures count per (username, source address), per address and per
+    username: past the allowance of the first two the attempt is refused with AuthError 429
+    before any password is checked; past the username's it is only slowed (`_slowed`)."""
+    name = username.strip().lower()
+    locks = [(f"user-address:{source or '-'}/{name}", config.SIGN_IN_FAILURES_PER_USER_ADDRESS)]
     if source:
-        counters.append((f"address:{source}", config.SIGN_IN_FAILURES_PER_ADDRESS))
-    _throttled(counters)
+        locks.append((f"address:{source}", config.SIGN_IN_FAILURES_PER_ADDRESS))
+    _throttled(locks)
+    _slowed(f"user:{name}")
     user = by_username(username) if username else None
     if user is None or not user.get("isPublished", True):
         passwords.verify_nobody(password)
@@ -94,8 +109,8 @@ def check_password(username, password, source=None):
     elif not passwords.verify(user.get("passwordHash"), password):
         user = None
     if user is None:
-        for name, _ in counters:
-            ratelimit.count(name, config.SIGN_IN_WINDOW)
+        for counter in [counter for counter, _ in locks] + [f"user:{name}"]:
+            ratelimit.count(counter, config.SIGN_IN_WINDOW)
     return user
 
 

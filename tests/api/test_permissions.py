@@ -72,7 +72,8 @@ BEYOND = [
     ("roles", lambda api: {"name": "Role"}),
     ("devices", lambda api: {"lead": create(api, BY_PREFIX["contacts"], owner=None)["id"], "device": "desktop"}),
     ("users", lambda api: {"username": "new", "firstName": "N", "lastName": "U", "email": "n@example.com",
-                           "role": 1, "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}}),
+                           "role": api.post("/api/roles/new", {"name": "Plain"}).json["role"]["id"],
+                           "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}}),
 ]
 
 

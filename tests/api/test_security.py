@@ -65,14 +65,44 @@ def _basic(username, password):
     return {"Authorization": "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()}
 
 
-def test_repeated_wrong_passwords_lock_the_username_out(api, monkeypatch):
-    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_USER", 3)
+def test_repeated_wrong_passwords_lock_the_username_out_from_that_address_only(api, monkeypatch, source_ip):
+    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_USER_ADDRESS", 3)
     users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.5")
     for _ in range(3):
         assert api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code == 401
     locked = api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret"))
     assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
     assert locked.json["errors"][0]["message"].startswith("Too many failed sign-in attempts")
+    source_ip("198.51.100.7")
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
+
+
+def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhere(api, monkeypatch, source_ip):
+    """The attack of issue 27, with the default allowances: 14 wrong passwords from one address."""
+    waits = []
+    monkeypatch.setattr(users.time, "sleep", waits.append)
+    users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.5")
+    answers = [api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code for _ in range(14)]
+    assert answers == [401] * config.SIGN_IN_FAILURES_PER_USER_ADDRESS + [429] * 4
+    source_ip("198.51.100.7")
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
+    assert waits == [config.SIGN_IN_DELAY]  # slowed down, not refused
+
+
+def test_failures_from_many_addresses_slow_a_username_down_and_never_lock_it(api, monkeypatch, source_ip):
+    waits = []
+    monkeypatch.setattr(users.time, "sleep", waits.append)
+    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_USER", 3)
+    users.create_user("ann", "ann-secret")
+    for n in range(6):
+        source_ip(f"203.0.113.{n}")
+        assert api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code == 401
+    assert len(waits) == 3  # the attempts after the third failure waited
+    source_ip("198.51.100.7")
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
+    assert waits == [config.SIGN_IN_DELAY] * 4
 
 
 def test_one_address_trying_many_usernames_is_throttled(api, monkeypatch):

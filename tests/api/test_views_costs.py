@@ -37,3 +37,31 @@ def test_widget_over_a_recent_range_reads_only_back_to_its_start(api, frozen):
     points = cost(api, f"/api/data/points.in.time?timeUnit=d&dateFrom={since}")
     assert created == {"BatchGetItem": 1, "Query": 1}
     assert points.get("Query", 0) <= 2 and not points.get("Scan")
+
+
+def sends(api, count):
+    from tests.api.test_email_send import make_email
+    mail = make_email(api, name=f"Mail {count}")
+    for i in range(count):
+        contact = api.post("/api/contacts/new", {"email": f"sent{count}-{i}@example.com"}).json["contact"]
+        assert api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send").json == {"success": True}
+
+
+def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
+    """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of sends, and
+    an own-only caller's report reads the contacts and emails its rows name in batches too."""
+    from tests.api.test_permissions import _as
+    sales = _as(api, "sales", {"lead:leads": ["viewown"], "email:emails": ["viewother"], "report:reports": ["full"]})
+    own = sales.post("/api/reports/new", {"name": "Own", "source": "email.stats",
+                                         "columns": ["es.email_address"]}).json["report"]
+    report = api.post("/api/reports/new", {"name": "S", "source": "email.stats",
+                                          "columns": ["es.email_address"]}).json["report"]
+    sends(api, 3)
+    few = cost(api, "/api/stats/email_stats"), cost(api, f"/api/reports/{report['id']}"), \
+        cost(sales, f"/api/reports/{own['id']}")
+    sends(api, 30)
+    many = cost(api, "/api/stats/email_stats"), cost(api, f"/api/reports/{report['id']}"), \
+        cost(sales, f"/api/reports/{own['id']}")
+    assert [c.get("GetItem", 0) for c in many] == [c.get("GetItem", 0) for c in few]
+    assert many[0] == {"BatchGetItem": 6, "Query": 1}  # 3 of the feed's events, 3 of the sends (10, 20, 3)
+    assert many[2]["BatchGetItem"] <= 9 and many[2]["BatchGetItem"] - many[1]["BatchGetItem"] <= 3

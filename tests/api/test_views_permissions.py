@@ -6,7 +6,7 @@ from tests.api.test_permissions import _as
 
 def test_reports_need_report_permissions_and_others_reports_viewother(api):
     theirs = api.post("/api/reports/new", {"name": "Admin's", "source": "leads"}).json["report"]
-    reader = _as(api, "reader", {"report:reports": ["viewown", "create"]})
+    reader = _as(api, "reader", {"report:reports": ["viewown", "create"], "lead:leads": ["viewown"]})
     assert_error(reader.get(f"/api/reports/{theirs['id']}"), 403)
     mine = reader.post("/api/reports/new", {"name": "Mine", "source": "leads", "columns": ["l.id"]})
     assert mine.status_code == 201

@@ -5,6 +5,10 @@ Events live in their automation's document; a contact's log in the automation is
 entry (`journeys.py`): events done (`dateTriggered`), and events pending (`isScheduled`,
 `triggerDate`). Editing a contact's event reschedules or triggers its pending run, or records it
 as triggered, in the contact's write (its due items follow, `journeys.changes`).
+
+An event is its automation's: listing shows the events of the automations the caller may view, one
+event needs its automation's view, a contact's event edit its automation's edit (the route checks
+the contact's).
 """
 import copy
 
@@ -12,7 +16,7 @@ from chalicelib.domain.automations import journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.kernel import access, clock, service
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.present import present_one
 
@@ -43,12 +47,17 @@ def listing(query, ctx):
     if order_by not in ORDER_KEYS:
         raise invalid("orderBy", f"Order by one of {', '.join(ORDER_KEYS)}.")
     text = (query.search or "").strip().lower()
-    found = [e for automation in sorted(journeys.by_id(ctx).values(), key=lambda d: d["id"])
+    found = [e for automation in sorted(_viewable(ctx), key=lambda d: d["id"])
              for e in _events_of(automation, ctx)
              if not text or text in f"{e.get('name') or ''} {e.get('type') or ''}".lower()]
     found.sort(key=lambda e: (e.get(order_by) is None, e.get(order_by) if order_by in ("id", "order")
                               else str(e.get(order_by) or "").lower()), reverse=query.order_dir == "DESC")
     return {"total": len(found), "events": found[query.start:query.start + query.limit]}
+
+
+def _viewable(ctx):
+    """The automations whose events the caller may see."""
+    return [doc for doc in journeys.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, "view", doc)]
 
 
 def _find(event_id, ctx):
@@ -65,7 +74,9 @@ def _find(event_id, ctx):
 
 
 def one(event_id, ctx):
-    return {"event": _find(event_id, ctx)[1]}
+    automation, event = _find(event_id, ctx)
+    access.require(ctx, AUTOMATION, "view", automation)
+    return {"event": event}
 
 
 def _logs(entry, event_id):
@@ -121,6 +132,7 @@ def edit_contact_event(event_id, contact_id, payload, ctx):
     contact's run of an event (EventLogModel::updateContactEvent). Returns (answer, created): created
     when the event had no run for the contact and one is scheduled."""
     automation, event = _find(event_id, ctx)
+    access.require(ctx, AUTOMATION, "edit", automation)
     existing = service.load(CONTACT, contact_id)
     payload = payload if isinstance(payload, dict) else {}
     doc = copy.deepcopy(existing)

@@ -14,10 +14,11 @@ from chalicelib.store import entities as store
 
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
+NO_ROLE = -1  # the id of no role: a caller holding it is granted nothing
 
 
 def role(ctx):
-    """The caller's role document ({} for a role that no longer exists), or None without one."""
+    """The caller's role document ({} for a role, or a user, that no longer exists), or None without one."""
     return _role_of(ctx.user, ctx)
 
 
@@ -33,8 +34,9 @@ def _role_of(user, ctx):
 
 def _stored_role_id(user, ctx):
     """The role of a caller whose credentials do not carry it (tokens issued before roles): read
-    from the stored user, never assumed."""
-    return ctx.memo(("user-role", user["id"]), lambda: (store.get("user", int(user["id"])) or {}).get("role"))
+    from the stored user, never assumed; a user that no longer exists holds NO_ROLE (fail closed)."""
+    return ctx.memo(("user-role", user["id"]),
+                    lambda: (store.get("user", int(user["id"])) or {"role": NO_ROLE}).get("role"))
 
 
 def unrestricted(ctx):
@@ -52,9 +54,12 @@ def has(ctx, name):
 
 def may(ctx, level, action, owner=ANY):
     """True when the caller may `action` (view, edit, create, delete, publish) at `level`
-    (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document)."""
-    if level is None or unrestricted(ctx):
+    (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document).
+    No level declared grants nothing to a restricted caller (fail closed)."""
+    if unrestricted(ctx):
         return True
+    if level is None:
+        return False
     if action == "create" or not permissions.extended(level):
         return has(ctx, f"{level}:{action}")
     if owner is ANY:
@@ -67,11 +72,17 @@ def owner_of(resource, doc, ctx):
     return resource.hooks.permission_user(resource, doc, ctx)
 
 
+def shared(resource):
+    """True for documents nobody owns (tags, addresses: no creator, not a contact's): Mautic checks
+    the level's plain permission on them, any of its own/other variants."""
+    return not resource.audit and resource.hooks.owner_indexed
+
+
 def allowed(ctx, resource, action, doc=None):
     """True when the caller may `action` on `doc` of `resource` (None: on some document of it)."""
-    if resource.permission is None or unrestricted(ctx):
+    if unrestricted(ctx):
         return True
-    owner = ANY if doc is None else owner_of(resource, doc, ctx)
+    owner = ANY if doc is None or shared(resource) else owner_of(resource, doc, ctx)
     return may(ctx, resource.permission, action, owner)
 
 
@@ -79,7 +90,7 @@ def depends_on_owner(ctx, resource, action):
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
-    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level):
+    if level is None or unrestricted(ctx) or action == "create" or not permissions.extended(level) or shared(resource):
         return False
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
@@ -88,6 +99,27 @@ def require(ctx, resource, action, doc=None):
     """Forbidden (403) unless `allowed`."""
     if not allowed(ctx, resource, action, doc):
         raise Forbidden()
+
+
+def require_keeps(ctx, resource, doc, existing=None):
+    """Forbidden (403) when a write hands the document to another permission user (an owner given
+    or changed, a note moved to another contact) the caller may not edit documents of: the result
+    must be one the caller may edit whenever its owner is not what it was (the caller, for a new
+    document)."""
+    if resource.permission is None or unrestricted(ctx):
+        return
+    before = ctx.user_id if existing is None else owner_of(resource, existing, ctx)
+    result = {**doc, "createdBy": ctx.user_id} if existing is None else doc  # as `_stamp` will create it
+    if owner_of(resource, result, ctx) != before:
+        require(ctx, resource, "edit", result)
+
+
+def require_merge(ctx, resource, winner, loser):
+    """Forbidden (403) unless the caller may edit both documents a merge joins and delete the one
+    that goes, whichever path found the second (an edit's unique value, a create's duplicate)."""
+    require(ctx, resource, "edit", winner)
+    require(ctx, resource, "edit", loser)
+    require(ctx, resource, "delete", loser)
 
 
 def require_any(ctx, names):
@@ -111,11 +143,11 @@ def checked(user, names, ctx):
 def visible_owner(ctx, resource):
     """None when the caller may see every document of `resource`; the caller's id when only their
     own (Mautic's forced filter without `viewother`); Forbidden when none."""
-    if resource.permission is None or unrestricted(ctx):
+    if unrestricted(ctx):
         return None
     require(ctx, resource, "view")
     level = resource.permission
-    if not permissions.extended(level) or has(ctx, f"{level}:viewother"):
+    if not permissions.extended(level) or shared(resource) or has(ctx, f"{level}:viewother"):
         return None
     return ctx.user_id
 
@@ -138,7 +170,8 @@ def publishing(ctx, resource, payload, existing):
 
 def owner_indexed(resource):
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
-    return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed
+    return bool(resource.permission) and permissions.extended(resource.permission) and resource.hooks.owner_indexed \
+        and not shared(resource)
 
 
 def _feed_of(resource, user_id):
@@ -181,3 +214,23 @@ def reindex_owners(resources):
                 store.set_feed(resource.kind, doc["id"], feed)
                 moved += 1
     return moved
+
+
+def visible_documents(ctx, resource, descending=False):
+    """The documents of `resource` the caller may view, lazily in id order: every one, or only their
+    own (their owner feed: a Query and a BatchGetItem per 100, however many others there are);
+    Forbidden (at once) without view."""
+    owner = visible_owner(ctx, resource)
+    if owner is None:
+        return store.iterate(resource.kind, descending=descending)
+    if owner_indexed(resource):
+        return store.feed(_feed_of(resource, owner), descending=descending)
+    return (doc for doc in store.iterate(resource.kind, descending=descending) if owner_of(resource, doc, ctx) == owner)
+
+
+def viewable(ctx, resource, doc):
+    """True when the caller may view `doc` of `resource`; a document that no longer exists (None) is
+    nobody's, so only callers who see every document see what refers to it."""
+    if doc is None:
+        return visible_owner(ctx, resource) is None
+    return allowed(ctx, resource, "view", doc)

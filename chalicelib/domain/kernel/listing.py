@@ -128,7 +128,9 @@ def _order_column(resource, order_by, ctx):
 
 
 def _known_columns(resource, ctx):
-    known = {x.name for x in resource.all_attrs} | {"id", "dateAdded", "dateModified", "createdBy",
+    """The columns `where`, `order` and `orderBy` may name: never a hidden attribute (a filter on a
+    value the answer does not show would reveal it, a password hash by its prefix)."""
+    known = {x.name for x in resource.all_attrs if not x.hidden} | {"id", "dateAdded", "dateModified", "createdBy",
                                                     "createdByUser", "modifiedBy", "modifiedByUser"}
     return known | resource.hooks.sort_columns(resource, ctx)
 

@@ -1,9 +1,14 @@
 """What is special about users and roles: a user's password arrives as `plainPassword` and is
 stored only as its argon2id hash; a role's `rawPermissions` are shown as given and checked with
-the permissions they imply; a role held by users cannot be deleted; their search commands."""
+the permissions they imply; a role held by users cannot be deleted; their search commands.
+
+No escalation: a restricted caller (not an administrator) may not make or edit an administrator
+role, edit or delete an administrator, give an administrator role, change their own role, or grant
+a permission they do not hold (in a role's permissions or through the role a user is given); the
+write is Forbidden before anything is stored."""
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cached, passwords, permissions, search
-from chalicelib.domain.kernel.errors import ValidationError
+from chalicelib.domain.kernel import access, cached, passwords, permissions, search
+from chalicelib.domain.kernel.errors import Forbidden, ValidationError
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import entities as store
 
@@ -33,6 +38,7 @@ class UserHooks(Hooks):
 
     def prepare(self, resource, doc, write):
         if write.ctx.user is not None:
+            _guard_user(doc, write)
             self._require_profile(doc, write)
         if "plainPassword" in write.payload and write.payload["plainPassword"] not in (None, "", {}):
             try:
@@ -61,8 +67,7 @@ class UserHooks(Hooks):
         if command.name == "is" and command.value.lower() in ("active", "inactive"):
             return bool(doc.get("isPublished", True)) == (command.value.lower() == "active")
         if command.name == "is" and command.value.lower() == "admin":
-            role = _roles(ctx).get(doc.get("role"))
-            return doc.get("role") is None or bool(role and role.get("isAdmin"))
+            return administrator(doc, ctx)
         if command.name == "role":
             role = _roles(ctx).get(doc.get("role"))
             return bool(role) and (role.get("name") or "").lower() == command.value.lower()
@@ -74,8 +79,51 @@ class UserHooks(Hooks):
         return None
 
 
+    def before_delete(self, resource, doc, ctx):
+        if not access.unrestricted(ctx) and administrator(doc, ctx):
+            raise Forbidden()
+
+
 def _roles(ctx):
     return ctx.memo("roles-by-id", lambda: {r["id"]: r for r in cached.documents("role", ctx)})
+
+
+def administrator(user, ctx):
+    """True for a user whose role `isAdmin`, or who has none (stored before roles existed)."""
+    role = _roles(ctx).get(user.get("role"))
+    return user.get("role") is None or bool(role and role.get("isAdmin"))
+
+
+def _guard_user(doc, write):
+    """Forbidden when a restricted caller edits an administrator, changes their own role, or gives a
+    role that is an administrator's or grants more than they hold."""
+    ctx, existing = write.ctx, write.existing
+    if access.unrestricted(ctx):
+        return
+    if existing is not None and administrator(existing, ctx):
+        raise Forbidden()
+    if existing is not None and existing.get("role") == doc.get("role"):
+        return
+    if existing is not None and existing["id"] == ctx.user_id:
+        raise Forbidden()
+    role = _roles(ctx).get(doc.get("role"))
+    if role is not None and (role.get("isAdmin") or not _grantable(ctx, role.get("permissions") or {})):
+        raise Forbidden()
+
+
+def _grantable(ctx, granted, before=None):
+    """True when the caller holds every permission of `granted` ({level: [permissions]}) that `before`
+    did not grant already (`full`: every permission of the level)."""
+    before = before or {}
+    return all(_holds(ctx, level, permission) for level, held in granted.items() for permission in held
+               if permission not in (before.get(level) or ()))
+
+
+def _holds(ctx, level, permission):
+    if access.has(ctx, f"{level}:{permission}"):
+        return True
+    others = [p for p in permissions.CATALOG[level] if p != "full"]
+    return permission == "full" and bool(others) and all(access.has(ctx, f"{level}:{p}") for p in others)
 
 
 class RoleHooks(Hooks):
@@ -84,8 +132,11 @@ class RoleHooks(Hooks):
 
     def prepare(self, resource, doc, write):
         doc["permissions"] = {} if doc.get("isAdmin") else permissions.implied(doc.get("rawPermissions") or {})
+        _guard_role(doc, write)
 
     def before_delete(self, resource, doc, ctx):
+        if not access.unrestricted(ctx) and doc.get("isAdmin"):
+            raise Forbidden()
         if any(user.get("role") == doc["id"] for user in store.iterate("user")):
             raise ValidationError({"role": ["This role is assigned to users; assign them another role first."]})
 
@@ -93,3 +144,14 @@ class RoleHooks(Hooks):
         if command.name == "is" and command.value.lower() == "admin":
             return bool(doc.get("isAdmin"))
         return None
+
+
+def _guard_role(doc, write):
+    """Forbidden when a restricted caller writes an administrator role (or makes one) or adds to a
+    role a permission they do not hold; what the role granted before may stay."""
+    ctx, existing = write.ctx, write.existing or {}
+    if access.unrestricted(ctx):
+        return
+    if doc.get("isAdmin") or existing.get("isAdmin") or \
+            not _grantable(ctx, doc["permissions"], existing.get("permissions")):
+        raise Forbidden()

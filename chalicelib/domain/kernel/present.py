@@ -2,9 +2,10 @@
 
 A reference to another document (an attribute with `ref`: a category, an owner, an email's
 segments...) is shown as that document's summary, the object Mautic's serializer nests there, with
-the category it names as an object too. The documents a page references are read together: one
-BatchGetItem per 100 of them, then one for their categories."""
-from chalicelib.domain.kernel import registry
+the category it names as an object too. A referenced document the caller may not view is shown as
+its bare `{"id": N}` (the reference keeps its shape; nothing of the document shows). The documents a
+page references are read together: one BatchGetItem per 100 of them, then one for their categories."""
+from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.kernel.resources import AUDIT_KEYS
 from chalicelib.domain.kernel.service import referenced_many
 
@@ -57,7 +58,7 @@ def _one(resource, doc, ctx, minimal):
     for spec in resource.nested:
         out[spec.name] = [dict(item) for item in doc.get(spec.name) or []]
     if resource.category:
-        out["category"] = _category(_cached("category", doc.get("category"), ctx), resource.category)
+        out["category"] = _category(_cached("category", doc.get("category"), ctx), resource.category, ctx)
     resource.hooks.present(resource, doc, out, ctx)
     if minimal:
         for key in resource.minimal_exclude:
@@ -76,15 +77,27 @@ def _summary(kind, doc, ctx):
     if doc is None:
         return None
     referenced = registry.resource(kind)
+    if not _viewable(kind, doc, ctx):
+        return {"id": doc["id"]}
     out = referenced.hooks.summary(referenced, doc, ctx)
     if "category" in out:
-        out["category"] = _category(_cached("category", doc.get("category"), ctx), "object")
+        out["category"] = _category(_cached("category", doc.get("category"), ctx), "object", ctx)
     return out
 
 
-def _category(category, style):
+def _viewable(kind, doc, ctx):
+    """True when the caller may view the referenced `doc`: else only its id shows, whatever path
+    presents it (a note's contact, an email's assets, a contact's owner...)."""
+    return access.allowed(ctx, registry.resource(kind), "view", doc)
+
+
+def _category(category, style, ctx):
+    """The category as `style` shows it; one the caller may not view is its bare id (or, shown by
+    title, None: a title is all that style has)."""
     if category is None:
         return None
+    if not _viewable("category", category, ctx):
+        return None if style == "title" else {"id": category["id"]}
     if style == "title":
         return category.get("title")
     return {key: category.get(key) for key in CATEGORY_KEYS}

@@ -43,6 +43,15 @@ def payload_object(payload):
 
 
 def _apply(resource, doc, payload, ctx, mode, existing=None):
+    """Validate the payload into `doc`, check the caller may leave it so, then finalize (which may write)."""
+    write, pending = _validated(resource, doc, payload, ctx, mode, existing)
+    _finish(resource, doc, write, pending)
+    return write
+
+
+def _validated(resource, doc, payload, ctx, mode, existing=None):
+    """(Write, new nested items) of a payload applied to `doc`, nothing stored yet: ValidationError
+    naming the fields, Forbidden when the result is a document the caller may not leave so."""
     errors = {}
     payload, forced = access.publishing(ctx, resource, payload, existing)
     for attr in resource.all_attrs:
@@ -68,10 +77,14 @@ def _apply(resource, doc, payload, ctx, mode, existing=None):
     _check_references(resource, doc, ctx, errors, existing)
     if errors:
         raise ValidationError(errors, _sole_message(errors))
+    access.require_keeps(ctx, resource, doc, existing)
+    return write, pending
+
+
+def _finish(resource, doc, write, pending):
     resource.hooks.finalize(resource, doc, write)
     if pending:
         resource.hooks.link(resource, doc, nested_items.assign_ids(pending))
-    return write
 
 
 def validated(resource, doc, payload, ctx, mode, existing=None):
@@ -222,10 +235,12 @@ def create(resource, payload, ctx, system=None, build=None, items=()):
     items written in the same transaction."""
     payload = payload_object(payload)
     doc = blank(resource)
-    write = _apply(resource, doc, payload, ctx, "create")
+    write, pending = _validated(resource, doc, payload, ctx, "create")
     existing = resource.hooks.duplicate_of(resource, doc, ctx)
     if existing is not None:
+        access.require(ctx, resource, "edit", existing)  # a found duplicate is edited: echo nothing otherwise
         return _edit_existing(resource, existing, payload, ctx, "patch", build, items), False
+    _finish(resource, doc, write, pending)
     doc.update(system or {})
     return _save_new(resource, doc, ctx, write.events, build, items), True
 
@@ -272,6 +287,7 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
     """Store `doc`, the union of the stored documents `winner` and `loser`, and delete `loser`, in one
     transaction (both revision-checked): the timeline events, memberships and webhooks of both, and
     the `derived` items given."""
+    access.require_merge(ctx, resource, winner, loser)
     _stamp(resource, doc, ctx, created=False)
     kept, events = _consequences(resource, doc, winner, ctx, events)
     dropped, _ = _consequences(resource, None, loser, ctx, ())
@@ -321,6 +337,7 @@ def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
     except NotFound:
         if not replace:
             raise
+        access.require(ctx, resource, "create")  # a PUT of an unknown id creates it
         doc = blank(resource)
         write = _apply(resource, doc, payload, ctx, "create")
         return _save_new(resource, doc, ctx, write.events, build, items), True

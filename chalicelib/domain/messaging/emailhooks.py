@@ -1,6 +1,10 @@
 """What emails and text messages show beyond their stored attributes: `sentCount` and `readCount`
 (what clients wrote plus the counters of the sends and reads), and for emails the progress of the
-last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per page."""
+last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per page.
+
+An email's `assetAttachments` travel to whoever it is sent to: writing them, and sending an email
+with them, needs the caller's view of each asset."""
+from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.messaging import emailruns, emailstats
 from chalicelib.store import entities as store
@@ -34,11 +38,26 @@ class MessageHooks(Hooks):
             out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
 
 
+def require_viewable_assets(asset_ids, ctx):
+    """Forbidden (403) unless the caller may view every asset of `asset_ids` (an unknown one is left
+    to the reference check: its 400)."""
+    if not asset_ids or access.unrestricted(ctx):
+        return
+    asset = registry.resource("asset")
+    for doc in service.referenced("asset", list(dict.fromkeys(asset_ids)), ctx).values():
+        access.require(ctx, asset, "view", doc)
+
+
 class EmailHooks(MessageHooks):
-    """Emails: counters and the progress of the last segment send."""
+    """Emails: counters, the progress of the last segment send, attachments the caller may view."""
 
     def __init__(self):
         super().__init__("email")
+
+    def prepare(self, resource, doc, write):
+        super().prepare(resource, doc, write)
+        kept = set((write.existing or {}).get("assetAttachments") or [])
+        require_viewable_assets([i for i in doc.get("assetAttachments") or [] if i not in kept], write.ctx)
 
     def prefetch(self, resource, docs, ctx):
         super().prefetch(resource, docs, ctx)

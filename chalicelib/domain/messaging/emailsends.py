@@ -28,7 +28,7 @@ from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import emailruns, emailstats, sending
+from chalicelib.domain.messaging import emailhooks, emailruns, emailstats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.segments import membership
 from chalicelib.store import entities as store
@@ -78,8 +78,10 @@ def _positive(payload, name):
 
 def start(email_id, payload, ctx):
     """Send a published email to the first contacts of its segments in the request and queue the
-    rest; the new run's state and the outcomes of the contacts sent to inline."""
+    rest; the new run's state and the outcomes of the contacts sent to inline. Forbidden when the
+    caller may not view one of the email's attachments."""
     email = service.load(EMAIL, email_id)
+    emailhooks.require_viewable_assets(email.get("assetAttachments"), ctx)
     if not is_published(email, ctx.now):
         raise NotFound("This email is not published.")
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")

@@ -8,11 +8,11 @@ gives every channel an entry, those it does not name disabled (Mautic's MessageA
 PATCH changes only the channels it names. A `channelId` must name an existing item of its channel.
 Entries keep their id across edits (ids from the `messagechannel` counter, taken once the write
 is valid). The response shows `channels` keyed by channel with Mautic's list properties: `id`,
-`channel`, `channelId`, `channelName` (the referenced item's name) and `isEnabled`; `properties`
-are stored, not shown, as in Mautic.
+`channel`, `channelId`, `channelName` (the referenced item's name, None when the caller may not
+view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
 """
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, service
+from chalicelib.domain.kernel import access, batching, registry, service
 from chalicelib.domain.kernel.resources import Hooks
 
 CHANNELS = ("email", "sms", "notification", "tweet")  # channel name, also the kind of its content
@@ -109,9 +109,16 @@ class MarketingMessageHooks(Hooks):
                 if entry.get("channelId") is not None else None
             shown[entry["channel"]] = {"id": entry.get("id"), "channel": entry["channel"],
                                        "channelId": entry.get("channelId"),
-                                       "channelName": (content or {}).get("name"),
+                                       "channelName": _name(entry["channel"], content, ctx),
                                        "isEnabled": bool(entry.get("isEnabled"))}
         out["channels"] = shown or []
+
+
+def _name(channel, content, ctx):
+    """The content's name, shown only to a caller who may view it (as a reference summary)."""
+    if content is None or not access.allowed(ctx, registry.resource(channel), "view", content):
+        return None
+    return content.get("name")
 
 
 def enabled_channels(message):

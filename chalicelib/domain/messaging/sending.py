@@ -24,7 +24,7 @@ from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.messaging import emailmessages, emailstats, rendering
+from chalicelib.domain.messaging import emailhooks, emailmessages, emailstats, rendering
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.points import pointsengine
 from chalicelib.store import ratelimit
@@ -155,8 +155,10 @@ def send_email(email_id, contact_id, ctx, source=None, tokens=None, transactiona
     """Send an email to a contact now (do-not-contact respected unless `transactional`).
 
     Returns {"success": True, "statId", "trackingHash"} or {"success": False, "reason", "retryable"};
-    raises NotFound for an unknown email or contact. `source`: e.g. ("campaign", <event id>)."""
+    raises NotFound for an unknown email or contact, Forbidden when the caller may not view one of
+    its attachments (the email's or `attachments`). `source`: e.g. ("campaign", <event id>)."""
     email = service.load(EMAIL, email_id)
+    emailhooks.require_viewable_assets(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     contact = service.load(CONTACT, contact_id)
     reason = refusal(email, contact, transactional, ctx.now)
     if reason:

@@ -3,19 +3,26 @@ statistics tables, built from what this service stores.
 
 Every table but `email_stats` is a view of the timeline events (the all-contacts feed, or one
 contact's timeline when `where` names `lead_id eq N`); `email_stats` reads the send record of each
-`email.sent` event. Rows hold Mautic's column names and database strings. A table is read in id
-order (`order` by `id` or its date column, ASC by default), filtered by `where`, and only until
-the page is full plus one row: `total` is exact when the table ended within that read, else it
-counts up to that one more row (the page after exists).
+`email.sent` event (a BatchGetItem per 100). Rows hold Mautic's column names and database strings.
+A table is read in id order (`order` by `id` or its date column, ASC by default), filtered by
+`where`, and only until the page is full plus one row: `total` is exact when the table ended within
+that read, else it counts up to that one more row (the page after exists). One request reads at
+most `MAX_EVENTS_READ` events. Tracking hashes are no column: a hash opens the web view and the
+unsubscribe page of its contact as that contact (`docs/views.md`).
 """
 import json
 import re
 
 from chalicelib import config
 from chalicelib.domain.kernel import clock, timeline
-from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
 from chalicelib.domain.messaging import emailstats
 from chalicelib.domain.segments import patterns
+from chalicelib.store import entities as store
+
+MAX_EVENTS_READ = 50_000  # timeline events one request may read before it is refused (docs/storage.md)
+BATCH = 100  # BatchGetItem's keys
+SECRET = re.compile(r"(hash|secret|token|password)$", re.IGNORECASE)  # detail keys never shown
 
 
 def db_value(value):
@@ -62,41 +69,61 @@ def _automation(e):
             "metadata": {"status": d.get("status"), "reason": d.get("reason")}, "channel": None, "channel_id": None}
 
 
+def _public(details):
+    """Event details without secrets (tracking hashes open a contact's pages as that contact)."""
+    if isinstance(details, dict):
+        return {k: _public(v) for k, v in details.items() if not SECRET.search(k)}
+    if isinstance(details, list):
+        return [_public(v) for v in details]
+    return details
+
+
 def _event(e):
     bundle, _, action = e["event"].rpartition(".")
     return {"id": e["id"], "lead_id": e["contactId"], "bundle": bundle or e["event"], "object": bundle or e["event"],
-            "action": action, "object_id": None, "date_added": e["timestamp"], "properties": e.get("details") or {}}
+            "action": action, "object_id": None, "date_added": e["timestamp"],
+            "properties": _public(e.get("details") or {})}
 
 
 EMAIL_COLUMNS = {"id": "id", "email_address": "emailAddress", "date_sent": "dateSent", "is_read": "isRead",
                  "is_failed": "isFailed", "viewed_in_browser": "viewedInBrowser", "date_read": "dateRead",
-                 "tracking_hash": "trackingHash", "retry_count": "retryCount", "source": "source",
-                 "source_id": "sourceId", "open_count": "openCount", "last_opened": "lastOpened"}
+                 "retry_count": "retryCount", "source": "source", "source_id": "sourceId", "open_count": "openCount",
+                 "last_opened": "lastOpened"}  # Mautic's but tracking_hash
 
 
-def _email_stat(e):
-    stat = emailstats.get("email", e["details"]["emailId"], e["details"]["statId"])
-    if stat is None:
-        return None
-    row = {column: stat.get(key) for column, key in EMAIL_COLUMNS.items()}
-    return dict(row, email_id=stat["email"]["id"], lead_id=stat["lead"]["id"])
+def _email_stats(events):
+    """The send records of `email.sent` events: one BatchGetItem for them all (at most BATCH)."""
+    keys = [(emailstats.kind("email", e["details"]["emailId"]), e["details"]["statId"]) for e in events]
+    found = store.batch_get_keys(keys)
+    stats = (found.get((kind, int(stat_id))) for kind, stat_id in keys)
+    return [dict({column: stat.get(key) for column, key in EMAIL_COLUMNS.items()},
+                 email_id=stat["email"]["id"], lead_id=stat["lead"]["id"]) for stat in stats if stat is not None]
 
 
-# table: (timeline event type or None for all, date column, columns, row builder)
+BATCHED = ("email_stats",)  # tables whose rows are read per chunk of events (the others read nothing more)
+
+
+def _each(build):
+    """A builder of many rows from one of a row per event."""
+    return lambda events: [build(e) for e in events]
+
+
+# table: (timeline event type or None for all, date column, columns, builder of the rows of some events)
 TABLES = {
-    "email_stats": ("email.sent", "date_sent", ("email_id", "lead_id") + tuple(EMAIL_COLUMNS), _email_stat),
+    "email_stats": ("email.sent", "date_sent", ("email_id", "lead_id") + tuple(EMAIL_COLUMNS), _email_stats),
     "form_submissions": ("form.submitted", "date_submitted", ("id", "form_id", "lead_id", "ip_address", "tracking_id",
-                                                              "page_id", "referer", "date_submitted"), _submission),
+                                                              "page_id", "referer", "date_submitted"),
+                         _each(_submission)),
     "page_hits": ("page.hit", "date_hit", ("id", "page_id", "redirect_id", "email_id", "lead_id", "date_hit", "url",
-                                           "url_title", "referer", "page_language", "query"), _hit),
+                                           "url_title", "referer", "page_language", "query"), _each(_hit)),
     "lead_points_change_log": ("point.gained", "date_added", ("id", "lead_id", "type", "name", "action_name",
-                                                              "delta", "date_added"), _points),
+                                                              "delta", "date_added"), _each(_points)),
     "campaign_lead_event_log": ("campaign.event", "date_triggered",
                                 ("id", "event_id", "lead_id", "campaign_id", "rotation", "date_triggered",
                                  "is_scheduled", "trigger_date", "system_triggered", "non_action_path_taken",
-                                 "metadata", "channel", "channel_id"), _automation),
+                                 "metadata", "channel", "channel_id"), _each(_automation)),
     "lead_event_log": (None, "date_added", ("id", "lead_id", "bundle", "object", "action", "object_id", "date_added",
-                                            "properties"), _event),
+                                            "properties"), _each(_event)),
 }
 
 
@@ -172,15 +199,45 @@ def _contact(conditions):
     return None
 
 
-def table_rows(table, descending=False, contact_id=None):
+def chunks(items, first=10, most=BATCH):
+    """Lists of consecutive items, `first` long, then twice as long up to `most`: a reader that stops
+    early reads little ahead, a long read batches its lookups by BATCH."""
+    chunk, size = [], first
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk, size = [], min(size * 2, most)
+    if chunk:
+        yield chunk
+
+
+def too_much(start):
+    """The refusal (400 naming `where`, and `start` past the first page) of a stats request that would
+    read more than MAX_EVENTS_READ events."""
+    fields = {"start": [f"Pages past {MAX_EVENTS_READ} events are not read; narrow where."]} if start else {}
+    fields["where"] = [f"Matched too few of the {MAX_EVENTS_READ} events one request may read; narrow it "
+                       "(lead_id eq N reads one contact's events)."]
+    return ValidationError(fields)
+
+
+def _bounded(events, refusal):
+    for count, event in enumerate(events, start=1):
+        if count > MAX_EVENTS_READ:
+            raise refusal
+        yield event
+
+
+def table_rows(table, descending=False, contact_id=None, refusal=None):
     """The rows of a table in event (time) order, as database strings: read from one contact's
-    timeline (`contact_id`) or the all-contacts feed, lazily, so a reader stops where it wants."""
+    timeline (`contact_id`) or the all-contacts feed, lazily, so a reader stops where it wants;
+    `refusal` (default `too_much`) is raised past MAX_EVENTS_READ events."""
     event_type, _, columns, build = TABLES[table]
     events = timeline.all_events(descending) if contact_id is None else \
         timeline.contact_events(contact_id, descending)
-    for event in events:
-        built = build(event) if event_type in (None, event["event"]) else None
-        if built is not None:
+    wanted = (e for e in _bounded(events, refusal or too_much(0)) if event_type in (None, e["event"]))
+    for chunk in chunks(wanted, *((10, BATCH) if table in BATCHED else (1, 1))):
+        for built in build(chunk):
             yield {k: db_value(built.get(k)) for k in columns}
 
 
@@ -191,8 +248,10 @@ def rows(table, start, limit, order, where):
     _, date_column, columns, _ = TABLES[table]
     conditions = _conditions(where, columns)
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
+    if start >= MAX_EVENTS_READ:
+        raise too_much(start)
     found = []
-    for row in table_rows(table, _direction(order, date_column), _contact(conditions)):
+    for row in table_rows(table, _direction(order, date_column), _contact(conditions), too_much(start)):
         if all(test(row[col], value) for col, test, value in conditions):
             found.append(row)
             if len(found) > start + limit:

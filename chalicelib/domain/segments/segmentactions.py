@@ -58,9 +58,10 @@ def of_contact(contact_id, ctx):
 
 
 def user_segments(ctx):
-    """The segments a user may add contacts to (`GET /contacts/list/segments`): the published ones by
-    name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are none). Every
-    user here has Mautic's view-others right, so `isGlobal` and the creator do not narrow it."""
-    found = sorted((s for s in store.iterate(SEGMENT.kind) if is_published(s, ctx.now)),
+    """The segments a user may add contacts to (`GET /contacts/list/segments`): the published ones they
+    may view, by name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are
+    none). Without `lead:lists:viewother` only their own (Mautic also lists global ones; here a
+    GET of those would be refused)."""
+    found = sorted((s for s in access.visible_documents(ctx, SEGMENT) if is_published(s, ctx.now)),
                    key=lambda s: (str(s.get("name") or "").lower(), s["id"]))
     return {str(s["id"]): {"id": s["id"], "name": s.get("name"), "alias": s.get("alias")} for s in found} or []

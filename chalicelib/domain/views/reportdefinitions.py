@@ -50,24 +50,32 @@ def _normalise(doc):
             entry["glue"] = str(entry.get("glue") or "and").lower()
 
 
+def problems(doc):
+    """{field: [messages]} of what in a definition is not of its source (none for an unknown source:
+    its attribute names that). Also checked when a report runs: a column a source no longer offers
+    (`es.tracking_hash`) is refused there too."""
+    source = SOURCES.get(doc.get("source"))
+    if source is None:
+        return {}
+    errors = {}
+    known = _known(source)
+    _check_columns(source, doc, errors)
+    _check_entries(source, doc, "filters", {
+        "column": (known, "Unknown column of the source."),
+        "condition": (CONDITIONS.__contains__, f"Unknown condition; use one of {', '.join(CONDITIONS)}."),
+        "glue": (("and", "or").__contains__, "The glue is and or or.")}, errors)
+    _check_entries(source, doc, "tableOrder", {
+        "column": (known, "Unknown column of the source."),
+        "direction": (DIRECTIONS.__contains__, "The direction is ASC or DESC.")}, errors)
+    _check_entries(source, doc, "aggregators", {
+        "column": (known, "Unknown column of the source."),
+        "function": (FUNCTIONS.__contains__, f"Unknown function; use one of {', '.join(FUNCTIONS)}.")}, errors)
+    return errors
+
+
 class ReportHooks(Hooks):
     """Reports: the definition is checked against its source's columns."""
 
     def prepare(self, resource, doc, write):
-        source = SOURCES.get(doc.get("source"))
-        if source is None:  # the attribute named the problem already
-            return
         _normalise(doc)
-        known = _known(source)
-        _check_columns(source, doc, write.errors)
-        _check_entries(source, doc, "filters", {
-            "column": (known, "Unknown column of the source."),
-            "condition": (CONDITIONS.__contains__, f"Unknown condition; use one of {', '.join(CONDITIONS)}."),
-            "glue": (("and", "or").__contains__, "The glue is and or or.")}, write.errors)
-        _check_entries(source, doc, "tableOrder", {
-            "column": (known, "Unknown column of the source."),
-            "direction": (DIRECTIONS.__contains__, "The direction is ASC or DESC.")}, write.errors)
-        _check_entries(source, doc, "aggregators", {
-            "column": (known, "Unknown column of the source."),
-            "function": (FUNCTIONS.__contains__, f"Unknown function; use one of {', '.join(FUNCTIONS)}.")},
-            write.errors)
+        write.errors.update(problems(doc))

@@ -3,11 +3,14 @@ filtered, ordered, grouped and paged, shown under the columns' aliases.
 
 A report ordered by time (no order, or first by its source's id or date column) reads its source
 lazily in that order and stops once the page is full plus one row; any other order, and grouping,
-read every row of the range (at most `timerange.MAX_ROWS_READ`) and sort or group them."""
+read every row of the range (at most `timerange.MAX_ROWS_READ`) and sort or group them. A caller
+sees only rows of documents they may view (each source's `guards`), and counts only those."""
 from chalicelib import config
+from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.messaging import statstables
 from chalicelib.domain.segments import patterns
-from chalicelib.domain.views import timerange
+from chalicelib.domain.views import reportdefinitions, timerange
 from chalicelib.domain.views.reportsources import SOURCES
 from chalicelib.store import entities as store
 
@@ -83,30 +86,60 @@ def _apply(function, values):
     return str(int(result)) if float(result).is_integer() else str(result)
 
 
-def _rows(report, source, span, start, limit):
+def _guarded(source, ctx):
+    """{alias: resource} of the documents named by a row that the caller may view only some of
+    (Forbidden without view on one of them)."""
+    guards = {alias: registry.resource(kind) for alias, kind in source.guards.items()}
+    return {alias: resource for alias, resource in guards.items() if access.visible_owner(ctx, resource) is not None}
+
+
+def _visible(rows, guarded, ctx):
+    """The rows whose guarded documents the caller may view, checked per chunk of rows: the documents
+    they name read in one BatchGetItem per 100 (none when nothing is guarded)."""
+    if not guarded:
+        yield from rows
+        return
+    for chunk in statstables.chunks(rows):
+        wanted = {resource.kind: [int(row[alias]) for row in chunk if row.get(alias) is not None]
+                  for alias, resource in guarded.items()}
+        docs = service.referenced_many(wanted, ctx)
+        yield from (row for row in chunk if all(
+            row.get(alias) is None or access.viewable(ctx, resource, docs[resource.kind].get(int(row[alias])))
+            for alias, resource in guarded.items()))
+
+
+def _read(report, source, span, descending, ctx):
+    """The source's rows in the range that the caller may see, in time order."""
+    what = f"Report {report['id']}"
+    guarded = _guarded(source, ctx)
+    rows = source.read(descending, ctx, timerange.TooMuch(what))
+    return _visible(timerange.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
+
+
+def _rows(report, source, span, start, limit, ctx):
     """(rows of the page, total): read lazily in time order, or all of the range then sorted/grouped."""
     keep = _matches(report, source)
     descending = _time_order(report, source)
     grouped = bool(report.get("groupBy") or report.get("aggregators"))
-    what = f"Report {report['id']}"
     if descending is None or grouped:
-        rows = [r for r in timerange.within(source.read(False), source.alias(source.date_column), span, False, what)
-                if keep(r)]
+        rows = [r for r in _read(report, source, span, False, ctx) if keep(r)]
         rows = _aggregate(rows, report, source) if grouped else _sort(rows, report, source)
         return rows[start:start + limit], len(rows)
     found = []
-    for row in timerange.within(source.read(descending), source.alias(source.date_column), span, descending, what):
+    for row in _read(report, source, span, descending, ctx):
         if keep(row):
             found.append(row)
             if len(found) > start + limit:
                 break
-    return found[start:start + limit], _total(report, span, len(found))
+    return found[start:start + limit], _total(report, span, len(found), ctx)
 
 
-def _total(report, span, counted):
-    """The rows read, or the stored count of a counted source asked without filters or range."""
+def _total(report, span, counted, ctx):
+    """The rows read, or the stored count of a counted source asked without filters or range by a
+    caller who sees every document of it."""
     kind = COUNTED_KINDS.get(report["source"])
-    if kind and not report.get("filters") and span.start is None and span.end is None:
+    if kind and not report.get("filters") and span.start is None and span.end is None \
+            and access.visible_owner(ctx, registry.resource(kind)) is None:
         return store.count(kind)
     return counted
 
@@ -117,12 +150,15 @@ def _shown(row, report, source):
     return {source.alias(column): row.get(source.alias(column)) for column in report.get("columns") or []}
 
 
-def run(report, span, page, limit):
+def run(report, span, page, limit, ctx):
     """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
-    `limit`, `page`, `dateFrom`, `dateTo`, `debug`, `aggregatorColumns`."""
+    `limit`, `page`, `dateFrom`, `dateTo`, `debug`, `aggregatorColumns`; the rows the caller may see."""
+    problems = reportdefinitions.problems(report)
+    if problems:
+        raise ValidationError(problems)
     source = SOURCES[report["source"]]
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
-    rows, total = _rows(report, source, span, (page - 1) * limit, limit)
+    rows, total = _rows(report, source, span, (page - 1) * limit, limit, ctx)
     aggregators = {f"{e['function']} {e['column']}": e["column"] for e in report.get("aggregators") or []}
     data_columns = dict(aggregators, **{source.alias(column): column for column in source.columns})
     date_from, date_to = span.echo()

@@ -1,11 +1,12 @@
 """The sources a report reads (Mautic's report data sources, by the names Mautic gives them), their
 columns (`<prefix>.<column>`, each shown under an alias in the report's rows) and where their rows
 come from: contacts and emails from their partitions, the event sources from the statistics tables
-of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order."""
-from dataclasses import dataclass
+of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order, and
+only rows of documents the caller may view (`guards`; docs/permissions.md)."""
+from dataclasses import dataclass, field
 
+from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.messaging import statstables
-from chalicelib.store import entities as store
 
 CONTACT_FIELDS = ("title", "firstname", "lastname", "email", "company", "position", "phone", "mobile",
                   "address1", "address2", "city", "state", "zipcode", "country", "website")
@@ -14,12 +15,16 @@ CONTACT_FIELDS = ("title", "firstname", "lastname", "email", "company", "positio
 @dataclass(frozen=True)
 class Source:
     """A report source: its label, its columns {`prefix.column`: (alias, label, type)}, the column
-    dated by `dateFrom`/`dateTo`, and `read(descending)`: its rows in that column's order."""
+    dated by `dateFrom`/`dateTo`, `read(descending, ctx, refusal)`: its rows in that column's order
+    (`refusal` raised when it would read too much), and `guards` {alias: kind}: the documents a
+    row names, each of which the caller must be able to view to see the row (as the list API of
+    that kind requires)."""
 
     label: str
     columns: dict
     date_column: str
     read: object
+    guards: dict = field(default_factory=dict)
 
     def alias(self, column):
         return self.columns[column][0]
@@ -34,9 +39,10 @@ def _contact_row(doc):
     return {key: statstables.db_value(value) for key, value in row.items()}
 
 
-def _contacts(descending):
-    """Contacts in id order: ids are handed out as contacts are created, so also by `date_added`."""
-    return (_contact_row(doc) for doc in store.iterate("contact", descending=descending))
+def _contacts(descending, ctx, refusal):
+    """The contacts the caller may view in id order: ids are handed out as contacts are created, so
+    also by `date_added`."""
+    return (_contact_row(doc) for doc in access.visible_documents(ctx, registry.resource("contact"), descending))
 
 
 def _email_row(doc):
@@ -48,8 +54,8 @@ def _email_row(doc):
     return {key: statstables.db_value(value) for key, value in row.items()}
 
 
-def _emails(descending):
-    return (_email_row(doc) for doc in store.iterate("email", descending=descending))
+def _emails(descending, ctx, refusal):
+    return (_email_row(doc) for doc in access.visible_documents(ctx, registry.resource("email"), descending))
 
 
 def _typed(name):
@@ -67,11 +73,12 @@ def _columns(prefix, names, label):
     return {f"{prefix}.{name}": (name, f"{label}: {name.replace('_', ' ')}", _typed(name)) for name in names}
 
 
-def _table(table, prefix, label):
+def _table(table, prefix, label, guards):
     """A source over one table of the stats API, its columns under Mautic's table prefix."""
     _, date_column, names, _ = statstables.TABLES[table]
     return Source(label, _columns(prefix, names, label), f"{prefix}.{date_column}",
-                  lambda descending: statstables.table_rows(table, descending))
+                  lambda descending, ctx, refusal: statstables.table_rows(table, descending, refusal=refusal),
+                  dict(guards, lead_id="contact"))
 
 
 CONTACT_COLUMNS = ("id", "date_added", "date_modified", "date_identified", "last_active", "owner_id",
@@ -82,9 +89,10 @@ EMAIL_COLUMNS = ("id", "name", "subject", "lang", "template", "sent_count", "rea
 SOURCES = {
     "leads": Source("Contacts", _columns("l", CONTACT_COLUMNS, "Contact"), "l.date_added", _contacts),
     "emails": Source("Emails", _columns("e", EMAIL_COLUMNS, "Email"), "e.date_added", _emails),
-    "email.stats": _table("email_stats", "es", "Email sent"),
-    "form.submissions": _table("form_submissions", "fs", "Form submission"),
-    "page.hits": _table("page_hits", "ph", "Page hit"),
-    "lead.pointlog": _table("lead_points_change_log", "lp", "Point change"),
-    "campaign_lead.event_log": _table("campaign_lead_event_log", "log", "Campaign event"),
+    "email.stats": _table("email_stats", "es", "Email sent", {"email_id": "email"}),
+    "form.submissions": _table("form_submissions", "fs", "Form submission", {"form_id": "form"}),
+    "page.hits": _table("page_hits", "ph", "Page hit", {"page_id": "page"}),
+    "lead.pointlog": _table("lead_points_change_log", "lp", "Point change", {}),
+    "campaign_lead.event_log": _table("campaign_lead_event_log", "log", "Campaign event",
+                                      {"campaign_id": "automation"}),
 }

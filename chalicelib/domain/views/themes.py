@@ -87,16 +87,28 @@ def _key_of(filename):
     return key
 
 
+def _clean_name(name):
+    """The entry name when it is a clean relative POSIX path, else a 400 naming it: no leading `/`,
+    backslash, drive or other colon, empty, `.` or `..` segment, or control character (a name that
+    another unzipper could place outside the theme's folder)."""
+    segments = name[:-1].split("/") if name.endswith("/") else name.split("/")
+    if "\\" in name or ":" in name or any(ord(c) < 32 or c == "\x7f" for c in name) or \
+            any(segment in ("", ".", "..") for segment in segments):
+        raise invalid("file", f"The theme holds a file named {name!r}: only relative paths without "
+                              "'..', '\\' or ':' are accepted.")
+    return name
+
+
 def _read_zip(data):
-    """{entry name: bytes} of the allowed files of the zip (leading `/` dropped, no `..`); a zip
+    """{entry name: bytes} of the allowed files of the zip (every name clean: `_clean_name`); a zip
     that unpacks to more than UNPACKED_MAX bytes is refused, whatever its entries declare."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries, left = {}, UNPACKED_MAX
             for info in archive.infolist():
-                name = info.filename.lstrip("/")
+                name = _clean_name(info.filename)
                 extension = posixpath.splitext(name)[1].lstrip(".").lower()
-                if info.is_dir() or ".." in name.split("/") or (extension and extension not in ALLOWED_EXTENSIONS):
+                if info.is_dir() or (extension and extension not in ALLOWED_EXTENSIONS):
                     continue
                 with archive.open(info) as member:
                     entries[name] = member.read(left + 1)

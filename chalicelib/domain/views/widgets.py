@@ -1,14 +1,13 @@
 """Mautic's dashboard widgets (`GET /data`, `GET /data/<type>`): the types this service can answer,
 and their data over a date range. Time charts count rows per time bucket: timeline events read from
-the all-contacts feed newest first, or contacts read newest first, in both cases only back to the
-range's start (`timerange.within`)."""
+the all-contacts feed newest first, or contacts read newest first (only the caller's own without
+`lead:leads:viewother`), in both cases only back to the range's start (`timerange.within`)."""
 from dataclasses import dataclass, field
 
-from chalicelib.domain.kernel import access, timeline
+from chalicelib.domain.kernel import access, registry, timeline
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging.statstables import db_value
 from chalicelib.domain.views import charts, timerange
-from chalicelib.store import entities as store
 
 CATEGORIES = {"core": "Core Widgets", "lead": "Contact Widgets", "email": "Email Widgets", "page": "Page Widgets",
               "form": "Form Widgets", "point": "Point Widgets", "campaign": "Campaign Widgets",
@@ -80,9 +79,10 @@ def _events(span):
     return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
 
 
-def _contacts(span):
+def _contacts(span, ctx):
+    """The contacts created in the range that the caller may view, newest first."""
     rows = ({"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
-            for d in store.iterate("contact", descending=True))
+            for d in access.visible_documents(ctx, registry.resource("contact"), descending=True))
     return (row["event"] for row in timerange.within(rows, "at", span, True, "This widget"))
 
 
@@ -104,10 +104,10 @@ def _count(rows, series, time_unit):
     return [(s.label, bucket) for s, bucket in zip(series, totals)]
 
 
-def _time_chart(widget_type, span, time_unit, height):
+def _time_chart(widget_type, span, time_unit, height, ctx):
     _, _, series = TIME_CHARTS[widget_type]
     all_buckets = charts.buckets(span, time_unit)
-    rows = _contacts(span) if series[0].events is None else _events(span)
+    rows = _contacts(span, ctx) if series[0].events is None else _events(span)
     return charts.line(all_buckets, _count(rows, series, time_unit), height)
 
 
@@ -132,5 +132,5 @@ def data(widget_type, query, ctx, raw=False, height=300, limit=RECENT_LIMIT):
     if widget_type == "recent.activity":
         answer = _recent(span, limit, height)
         return answer["logs"] if raw else answer
-    chart = _time_chart(widget_type, span, time_unit, height)
+    chart = _time_chart(widget_type, span, time_unit, height, ctx)
     return charts.raw(chart) if raw else chart

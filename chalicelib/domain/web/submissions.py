@@ -9,7 +9,7 @@ import re
 from chalicelib.domain.contacts import contactmerge, contacts, customvalues
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import service, timeline
+from chalicelib.domain.kernel import access, registry, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import pointsengine
@@ -222,16 +222,27 @@ def present(form, rows, ctx):
     contacts = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
     category = form.get("category")
     form_out = {"id": form["id"], "name": form.get("name"), "alias": form.get("alias"),
-                "category": service.referenced("category", [category], ctx).get(category) if category else None}
+                "category": _category(category, ctx)}
     return [{"id": s["id"], "ipAddress": {"ip": s.get("ipAddress")}, "form": form_out,
              "lead": _lead(contacts.get(s.get("contactId")), ctx), "trackingId": s.get("trackingId"),
              "dateSubmitted": s.get("dateSubmitted"), "referer": s.get("referer"), "page": s.get("page"),
              "results": s.get("results") or {}} for s in rows]
 
 
+def _category(category_id, ctx):
+    """The form's category; its bare id when the caller may not view it (as any reference)."""
+    found = service.referenced("category", [category_id], ctx).get(category_id) if category_id else None
+    if found is None or access.allowed(ctx, registry.resource("category"), "view", found):
+        return found
+    return {"id": found["id"]}
+
+
 def _lead(contact, ctx):
+    """The submitter's contact in compat 15.5's shape; its bare id when the caller may not view it."""
     if contact is None:
         return None
+    if not access.allowed(ctx, CONTACT, "view", contact):
+        return {"id": contact["id"]}
     values = contact.get("values") or {}
     points = int(values.get("points") or 0)
     return dict({key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points,
