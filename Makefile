@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test fuzz openapi bench package lint-template clean
+.PHONY: run test fuzz openapi bench package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ package: $(STAMP)
 	rm -rf build/package
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(PY) -m infra.build build/package
 	@echo "CloudFormation template: build/package/sam.json"
+
+# The build's fallback interpreter, fetched from the Debian archive of this machine's apt sources
+# (infra/python.sh --debian; not in `make test`, whose tests talk only to this machine).
+check-python: $(STAMP)
+	$(PY) -m pytest -q tests/network -p no:randomly
 
 lint-template: package
 	$(VENV)/bin/cfn-lint -- build/package/sam.json

@@ -29,7 +29,11 @@ machine=$(uname -m)
 case "$machine" in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; *) echo "no Debian fallback for $machine" >&2; exit 1 ;; esac
 apt="$home/apt"
 rm -rf "$home" && mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$home/debs" "$home/bin"
-echo "deb [arch=$arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$apt/sources.list"
+# The archive this machine's apt already uses (its Debian sources), asked for the trixie suite.
+mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+[ -n "$mirror" ] || mirror=$(sed -n 's/^deb[[:space:]]\{1,\}\(http[^[:space:]]*\/debian\)[[:space:]].*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
+[ -n "$mirror" ] || { echo "no Debian archive in this machine's apt sources" >&2; exit 1; }
+echo "deb [arch=$arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$apt/sources.list"
 options="-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=- -o Dir::State::Lists=$apt/lists
  -o Dir::Cache=$apt/cache -o Dir::State::Status=/dev/null -o Debug::NoLocking=1 -o APT::Architecture=$arch -o APT::Sandbox::User=root -qq"
 # shellcheck disable=SC2086
