@@ -150,6 +150,13 @@ class MemoryStore:
         self.uniques: dict[str, int] = {}
         self.markers: set[str] = set()
 
+    def copy(self) -> MemoryStore:
+        """An independent copy (items are immutable: copying the tables is enough)."""
+        other = MemoryStore()
+        other.items, other.counter_values = dict(self.items), dict(self.counter_values)
+        other.uniques, other.markers = dict(self.uniques), set(self.markers)
+        return other
+
     # --- reads ---------------------------------------------------------------------------------
 
     def get(self, kind: str, entity_id: EntityId) -> Document | None:
