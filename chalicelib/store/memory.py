@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace as copied
+from dataclasses import dataclass
+from dataclasses import replace as copied
 from typing import Any
 
 from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally

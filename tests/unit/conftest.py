@@ -66,9 +66,9 @@ def queued() -> dict[str, list[Any]]:
 @pytest.fixture(scope="session")
 def _first_start() -> MemoryStore:
     """The in-memory store right after a first start, built once."""
+    import chalicelib.domain.wiring  # noqa: F401 - registers the resources and the subscriber table
     from chalicelib import bootstrap
     from chalicelib.store import port
-    import chalicelib.domain.wiring  # noqa: F401 - registers the resources and the subscriber table
     store = MemoryStore()
     with pytest.MonkeyPatch.context() as patch:
         for _ in _installed(store, patch):
