@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test fuzz openapi bench package lint-template check-python clean
+.PHONY: run test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,17 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
+
+# The tiers of `make test` (tests/conftest.py): the domain over the in-memory store, without moto;
+# everything over moto in process; the local stack and the CLI as processes.
+test-unit: $(STAMP)
+	$(PY) -m pytest -q -m unit tests/unit
+
+test-api: $(STAMP)
+	$(PY) -m pytest -q -m api
+
+test-e2e: $(STAMP)
+	$(PY) -m pytest -q -m e2e tests/e2e
 
 # The long fuzz run of the OpenAPI document (the short one is part of `make test`).
 fuzz: $(STAMP)

@@ -10,7 +10,7 @@ For a level with own/other permissions, a document is the caller's own when its 
 from chalicelib.domain.kernel import cached, permissions
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")

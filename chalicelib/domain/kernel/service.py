@@ -6,7 +6,7 @@ from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel import access, batching, subscribers, timeline
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def load(resource, entity_id, ctx=None):

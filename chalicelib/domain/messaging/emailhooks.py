@@ -7,7 +7,7 @@ with them, needs the caller's view of each asset."""
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.messaging import emailruns, emailstats
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 class MessageHooks(Hooks):

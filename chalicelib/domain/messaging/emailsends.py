@@ -31,7 +31,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import emailhooks, emailruns, emailstats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.segments import membership
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "sends"

@@ -12,7 +12,7 @@ from chalicelib.domain.messaging import statstables
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.views import reportdefinitions, timerange
 from chalicelib.domain.views.reportsources import SOURCES
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 TESTS = dict(statstables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
              startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),

@@ -14,7 +14,7 @@ from chalicelib.channels import mail
 from chalicelib.domain.messaging import emailmessages, rendering
 from chalicelib.domain.web import limits
 from chalicelib.domain.web.formchecks import addresses, flag
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import ratelimit
 
 HIDDEN = "*********"

@@ -16,7 +16,7 @@ from chalicelib.domain.points import pointsengine
 from chalicelib.domain.web import formactions, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.formhtml import options
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")

@@ -26,7 +26,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = webhook_events.QUEUE
