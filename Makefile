@@ -12,7 +12,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m chalicelib.devserver
+	$(PY) -m devstack.server
 
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache

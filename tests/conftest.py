@@ -72,8 +72,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def aws():
     from moto import mock_aws
 
-    from chalicelib.store import localaws
-    localaws.install()
+    from devstack import patches
+    patches.install()
     with mock_aws():
         from chalicelib import config
         from chalicelib.channels import mail
@@ -124,7 +124,7 @@ def fresh(seeded):
 @pytest.fixture
 def drain(fresh):
     """drain(): run the workers on everything queued until the queues are empty (as SQS would)."""
-    from chalicelib.workers import local
+    from devstack import workers as local
     return local.drain
 
 
@@ -172,7 +172,7 @@ def local_http(chalice_app):
     """chalice.test's HTTP client (`request(method, path, headers, body)`) behind our local gateway."""
     from chalice.test import Client
 
-    from chalicelib.gateway import ApiGateway
+    from devstack.gateway import ApiGateway
     client = Client(chalice_app, stage_name="local")
     # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
     client.http._local_gateway = ApiGateway(chalice_app, client.http._config)

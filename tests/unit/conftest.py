@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.store.memory import MemoryStore
+from devstack.memory import MemoryStore
 from tests.conftest import ADMIN
 
 

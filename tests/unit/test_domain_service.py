@@ -15,7 +15,7 @@ from chalicelib.domain.kernel.listing import ListQuery, list_documents
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.store import port as store
-from chalicelib.store.memory import MemoryStore
+from devstack.memory import MemoryStore
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from chalicelib.store import localquery
+from devstack import query as localquery
 
 _names = itertools.count()
 SMALL = st.integers(0, 6)

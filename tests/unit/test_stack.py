@@ -27,7 +27,7 @@ import pytest
 
 from chalicelib import workers
 from chalicelib.store import schema
-from chalicelib.gateway import authorizer as gateway
+from devstack.gateway import authorizer as gateway
 from infra import build, compact
 
 REGION = "eu-west-1"  # apart from the session's moto state (us-east-1)

@@ -4,11 +4,11 @@ import subprocess
 import sys
 
 from chalicelib.store import port
-from chalicelib.store.memory import MemoryStore
+from devstack.memory import MemoryStore
 
 
 def test_the_domain_and_the_memory_store_import_without_moto_or_boto3():
-    code = ("import sys, chalicelib.domain.wiring, chalicelib.bootstrap, chalicelib.store.memory; "
+    code = ("import sys, chalicelib.domain.wiring, chalicelib.bootstrap, devstack.memory; "
             "print(sorted(m for m in ('moto', 'boto3') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -13,7 +13,7 @@ import collections
 import copy
 import threading
 
-from chalicelib.store import capture, localquery
+from devstack import capture, query
 
 _state = threading.local()
 
@@ -104,4 +104,4 @@ def install():
     transact_write_items.light_backup = True
     DynamoDBBackend.transact_write_items = transact_write_items
     Table.__deepcopy__ = _table_deepcopy
-    localquery.install()
+    query.install()
