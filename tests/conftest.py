@@ -3,7 +3,7 @@
 Tiers (pytest markers, given by directory in `pytest_collection_modifyitems`; `make test-unit`,
 `make test-api`, `make test-e2e`; `make test` runs all):
 - `unit`: tests/unit without AWS: the domain's rules in process, over the in-memory store
-  (`store/memory.py`, installed by tests/unit/conftest.py); moto and boto3 are never imported.
+  (`devstack/memory.py`, installed by tests/unit/conftest.py); moto and boto3 are never imported.
 - `api`: tests/api and tests/contract, and the tests of tests/unit that need AWS (the moto
   session: a test using the `aws` fixture or marked `aws`, or a file of `AWS_FILES`: templates,
   the package, the local stack's AWS side).
@@ -34,7 +34,8 @@ ADMIN = ("admin", "admin-secret")
 TESTS = Path(__file__).parent
 # Files of tests/unit that need AWS or the package build (the api tier): the infra template and the
 # package, the local stack's AWS side (the devserver's access log, moto's query shortcut, the stack).
-AWS_FILES = {"test_access_log.py", "test_infra.py", "test_package.py", "test_stack.py", "test_localquery.py"}
+AWS_FILES = {"test_access_log.py", "test_infra.py", "test_package.py", "test_stack.py", "test_localquery.py",
+             "test_patches.py"}
 TIERS = ("unit", "api", "e2e")
 
 
