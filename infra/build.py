@@ -41,7 +41,7 @@ def chalice_package(folder):
     project = Path(folder)
     project.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "app.py", project)
-    for package in ("chalicelib", "infra"):
+    for package in ("chalicelib", "infra"):  # not devstack/: the local stack never ships (docs/deploy.md)
         shutil.copytree(ROOT / package, project / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (project / ".chalice").mkdir()
     shutil.copy(ROOT / ".chalice" / "config.json", project / ".chalice")

@@ -77,6 +77,26 @@ def test_the_package_imports_with_only_the_runtime_libraries(package):
     assert result.returncode == 0, result.stderr
 
 
+# The local stack and the in-memory store (devstack/) and where they lived before under chalicelib.
+LOCAL_ONLY = ("devstack/", "chalicelib/devserver.py", "chalicelib/gateway/", "chalicelib/workers/local.py",
+              *(f"chalicelib/store/{name}.py" for name in ("journal", "capture", "snapshot", "localquery",
+                                                          "localaws", "memory")))
+
+
+def _local_only(names):
+    return sorted(name for name in names if name.startswith(LOCAL_ONLY) or "/devstack/" in name)
+
+
+def test_the_package_leaves_out_the_local_stack_and_the_memory_store(package):
+    """devstack/ stays on the developer's machine (chalice packages app.py and chalicelib/ only), and
+    `import app` from the package works without it."""
+    names = {path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file()}
+    assert _local_only(names) == []
+    assert {"chalicelib/store/port.py", "chalicelib/workers/__init__.py"} <= names
+    result = lean.imports_alone(package)
+    assert result.returncode == 0, result.stderr
+
+
 def test_the_import_check_fails_when_a_requirement_is_missing(package, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(package, broken, symlinks=True)
@@ -139,3 +159,4 @@ def test_the_built_package_is_for_the_target():
     tag = "cpython-" + runtime.version().replace(".", "")
     assert {n for n in names if n.endswith(".pyc")} == {n for n in names if n.endswith(f".{tag}.pyc")}
     assert zip_path.stat().st_size <= 6e6
+    assert _local_only(names) == []
