@@ -1,7 +1,7 @@
-"""An in-memory store for tests (the unit tier): the store port (`store/port.py`) over Python
-dicts, with the semantics `store/entities.py` keeps over DynamoDB. Never chosen by production code
-(a test installs it with `port.use(MemoryStore())`), and to be left out of deployment.zip with the
-local stack.
+"""An in-memory store for tests (the unit tier): the store port (`chalicelib/store/port.py`) over
+Python dicts, with the semantics `chalicelib/store/entities.py` keeps over DynamoDB. Never chosen by
+production code (a test installs it with `port.use(MemoryStore())`): it lives in devstack/, which
+chalicelib may not import and deployment.zip leaves out.
 
 What the domain sees is the same: documents are stored as JSON (so they read back as DynamoDB
 gives them), a write is a transaction whose conditions are all checked before any item changes

@@ -3,8 +3,8 @@
 `make run` starts it: tables, queues and the bucket are created, the journal under DATA_DIR
 is loaded, default fields and the administrator are created on first start, the API is served
 on 127.0.0.1:PORT and the workers (queue consumers, periodic jobs) run in threads. Every write
-is journaled before its answer, so a restart or a kill -9 loses nothing (`store/journal.py`);
-requests and workers hold the embedded AWS one call at a time (`store/capture.py`). The
+is journaled before its answer, so a restart or a kill -9 loses nothing (`devstack/journal.py`);
+requests and workers hold the embedded AWS one call at a time (`devstack/capture.py`). The
 embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.json, so tools
 (the admin CLI) act on the running stack.
 """

@@ -19,7 +19,7 @@ import sys
 from infra import runtime
 
 AUTHORIZER = "ApiAuthorizer"
-GUARDED_PREFIX = "/api/"  # as chalicelib/gateway/authorizer.py `guarded` locally
+GUARDED_PREFIX = "/api/"  # as devstack/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}

@@ -1,5 +1,5 @@
 """The REQUEST Lambda authorizer of the `/api` routes: API Gateway calls it on AWS, the local
-gateway (`chalicelib/gateway.py`) calls it the same way before the route.
+gateway (`devstack/gateway/`) calls it the same way before the route.
 
 It runs the one auth core (`auth/core.py` `authenticate`) on what a REQUEST authorizer sees
 (headers, query, path; never the body) and answers with an IAM policy and a context:

@@ -1,7 +1,7 @@
 """Background workers: which handler consumes which queue, and the periodic jobs.
 
 On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers of `app.py`, in
-batches (SOURCES), and the jobs run from its `schedule` handlers; locally `workers.local` runs the
+batches (SOURCES), and the jobs run from its `schedule` handlers; locally `devstack/workers.py` runs the
 very same `consume` in threads (and `drain` runs it synchronously in tests).
 """
 import json

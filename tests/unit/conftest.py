@@ -1,4 +1,4 @@
-"""The unit tier's storage: every `unit` test runs over a fresh in-memory store (`store/memory.py`)
+"""The unit tier's storage: every `unit` test runs over a fresh in-memory store (`devstack/memory.py`)
 with its queues recorded in process, never over moto; `seeded_store` starts from the first-start
 state (default fields, API settings, the administrator), built once per session and copied."""
 from __future__ import annotations

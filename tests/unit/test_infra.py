@@ -308,7 +308,7 @@ def test_packaged_template_passes_cfn_lint(packaged):
 
 
 def test_authorizer_refusals_answer_the_local_gateways_json(infra):
-    """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (chalicelib/gateway)."""
+    """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (devstack/gateway)."""
     from devstack.gateway import authorizer as local
     responses = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
     unauthorized, denied = local.unauthorized(), local.access_denied({"error": "$context.authorizer.error"})
