@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test fuzz openapi bench package lint-template clean
+.PHONY: run test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -12,11 +12,22 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m chalicelib.devserver
+	$(PY) -m devstack.server
 
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
+
+# The tiers of `make test` (tests/conftest.py): the domain over the in-memory store, without moto;
+# everything over moto in process; the local stack and the CLI as processes.
+test-unit: $(STAMP)
+	$(PY) -m pytest -q -m unit tests/unit
+
+test-api: $(STAMP)
+	$(PY) -m pytest -q -m api
+
+test-e2e: $(STAMP)
+	$(PY) -m pytest -q -m e2e tests/e2e
 
 # The long fuzz run of the OpenAPI document (the short one is part of `make test`).
 fuzz: $(STAMP)
@@ -32,14 +43,19 @@ openapi: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
 
+# The template and package for the Lambda runtime and architecture of infra/runtime.py, whatever
+# Python runs the build (infra/build.py; infra/python.sh finds or installs the target's Python).
 # The template is region-neutral: chalice needs a region only to name service principals
 # (set AWS_DEFAULT_REGION for the aws-cn / aws-us-gov partitions). See docs/deploy.md.
 package: $(STAMP)
 	rm -rf build/package
-	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(VENV)/bin/chalice package --stage prod --merge-template infra/resources.json build/package
-	$(PY) infra/compact.py build/package/sam.json
-	$(PY) infra/lean.py build/package/deployment.zip
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-$${AWS_REGION:-us-east-1}} $(PY) -m infra.build build/package
 	@echo "CloudFormation template: build/package/sam.json"
+
+# The build's fallback interpreter, fetched from the Debian archive of this machine's apt sources
+# (infra/python.sh --debian; not in `make test`, whose tests talk only to this machine).
+check-python: $(STAMP)
+	$(PY) -m pytest -q tests/network -p no:randomly
 
 lint-template: package
 	$(VENV)/bin/cfn-lint -- build/package/sam.json

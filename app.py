@@ -1,9 +1,7 @@
 """The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
 the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
-queue, the periodic jobs). On AWS its REST API is three proxy resources and the app finds its
-routes itself (`chalicelib/api/path_routing.py`)."""
-import json
-
+queue, in batches with partial failures, and the periodic jobs). On AWS its REST API is three
+proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`)."""
 from chalice import Rate
 
 from chalicelib import workers
@@ -20,34 +18,34 @@ for _blueprint in PUBLIC_BLUEPRINTS:
     app.register_blueprint(_blueprint)
 
 
-@app.on_sqs_message(queue=queue_name("segments"), batch_size=1)
+@app.on_sqs_message(queue=queue_name("segments"), **workers.SOURCES["segments"])
 def segments_worker(event):
-    workers.consume("segments", [json.loads(record.body) for record in event])
+    return workers.on_batch("segments", event)
 
 
-@app.on_sqs_message(queue=queue_name("webhooks"), batch_size=1)
+@app.on_sqs_message(queue=queue_name("webhooks"), **workers.SOURCES["webhooks"])
 def webhooks_worker(event):
-    workers.consume("webhooks", [json.loads(record.body) for record in event])
+    return workers.on_batch("webhooks", event)
 
 
-@app.on_sqs_message(queue=queue_name("automations"), batch_size=1)
+@app.on_sqs_message(queue=queue_name("automations"), **workers.SOURCES["automations"])
 def automations_worker(event):
-    workers.consume("automations", [json.loads(record.body) for record in event])
+    return workers.on_batch("automations", event)
 
 
-@app.on_sqs_message(queue=queue_name("sends"), batch_size=1)
+@app.on_sqs_message(queue=queue_name("sends"), **workers.SOURCES["sends"])
 def sends_worker(event):
-    workers.consume("sends", [json.loads(record.body) for record in event])
+    return workers.on_batch("sends", event)
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))
 def every_minute(event):
-    workers.run_jobs("minute")
+    workers.run_jobs("minute", event.context)
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS))
 def every_hour(event):
-    workers.run_jobs("hour")
+    workers.run_jobs("hour", event.context)
 
 
 @app.lambda_function(name="api_authorizer")

@@ -103,7 +103,7 @@ def _users(args, ctx):
     from chalicelib.auth import users
     from chalicelib.domain.kernel.present import present
     from chalicelib.domain.kernel.basics import USER
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
     if args.action == "create":
         if len(args.password) < 8:
             raise CliError("the password needs at least 8 characters")

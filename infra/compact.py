@@ -1,4 +1,4 @@
-"""Finish chalice's CloudFormation template (`python infra/compact.py sam.json`): wire every
+"""Finish chalice's CloudFormation template (`python -m infra.compact sam.json`): wire every
 function to the service's resources, replace chalice's path per route by three proxy resources
 (`proxy`), guard the `/api` ones with the REQUEST authorizer (`ApiAuthorizer`, declared in
 infra/resources.json: chalice's own authorizers are TOKEN-only), then rewrite the file without
@@ -6,17 +6,20 @@ whitespace.
 
 chalice knows neither the stack's resource names nor our queues, so every function (API,
 queue workers, scheduled jobs) gets the `RESOURCE_PREFIX`/`FILES_BUCKET` environment and waits
-for the service policy, and each SQS event source points at the queue of `infra/resources.json`
-(`<prefix>segments` -> `SegmentsQueue`). chalice writes every route as a path with one
-integration per method: past 300 resources (path segments) API Gateway refuses the API, which
-is why the routes are served through the proxies. `make package` and the packaging test both
-run this.
+for the service policy, and runs on the runtime and architecture of `infra/runtime.py`; each SQS
+event source points at the queue of `infra/resources.json` (`<prefix>segments` -> `SegmentsQueue`)
+and reports partial batch failures (the workers answer which messages failed, `workers.on_batch`).
+chalice writes every route as a path with one integration per method: past 300 resources (path
+segments) API Gateway refuses the API, which is why the routes are served through the proxies. `make package` (`infra/build.py`) and the
+packaging tests run this.
 """
 import json
 import sys
 
+from infra import runtime
+
 AUTHORIZER = "ApiAuthorizer"
-GUARDED_PREFIX = "/api/"  # as chalicelib/gateway/authorizer.py `guarded` locally
+GUARDED_PREFIX = "/api/"  # as devstack/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
@@ -29,16 +32,19 @@ def _queue_resource(arn):
 
 
 def wire(template):
-    """Give every function the service environment and policy; point SQS events at our queues."""
+    """Give every function the service environment, policy, runtime and architecture; point SQS
+    events at our queues, with partial batch responses."""
     for resource in template["Resources"].values():
         if resource["Type"] != "AWS::Serverless::Function":
             continue
         properties = resource["Properties"]
+        properties.update(Runtime=runtime.RUNTIME, Architectures=[runtime.ARCHITECTURE])
         properties.setdefault("Environment", {}).setdefault("Variables", {}).update(ENVIRONMENT)
         resource["DependsOn"] = sorted(set(resource.get("DependsOn", [])) | {"ServicePolicy"})
         for event in properties.get("Events", {}).values():
             if event["Type"] == "SQS":
                 event["Properties"]["Queue"] = {"Fn::GetAtt": [_queue_resource(event["Properties"]["Queue"]), "Arn"]}
+                event["Properties"]["FunctionResponseTypes"] = ["ReportBatchItemFailures"]
     return template
 
 

@@ -1,10 +1,22 @@
-"""One moto mock for the whole session; tables emptied and defaults re-seeded for each test."""
+"""The test tiers, and one moto mock for the session; tables emptied and defaults re-seeded for each test.
+
+Tiers (pytest markers, given by directory in `pytest_collection_modifyitems`; `make test-unit`,
+`make test-api`, `make test-e2e`; `make test` runs all):
+- `unit`: tests/unit without AWS: the domain's rules in process, over the in-memory store
+  (`devstack/memory.py`, installed by tests/unit/conftest.py); moto and boto3 are never imported.
+- `api`: tests/api and tests/contract, and the tests of tests/unit that need AWS (the moto
+  session: a test using the `aws` fixture or marked `aws`, or a file of `AWS_FILES`: templates,
+  the package, the local stack's AWS side).
+- `e2e`: tests/e2e, the local stack and the CLI run as processes.
+"""
 import base64
 import copy
 import json
 import os
 import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
@@ -15,15 +27,54 @@ os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
 
 import pytest  # noqa: E402
-from moto import mock_aws  # noqa: E402
+
+from tests import motostate  # noqa: E402
 
 ADMIN = ("admin", "admin-secret")
+TESTS = Path(__file__).parent
+# Files of tests/unit that need AWS or the package build (the api tier): the infra template and the
+# package, the local stack's AWS side (the devserver's access log, moto's query shortcut, the stack).
+AWS_FILES = {"test_access_log.py", "test_infra.py", "test_package.py", "test_stack.py", "test_localquery.py",
+             "test_patches.py"}
+TIERS = ("unit", "api", "e2e")
+
+
+def tier(item: pytest.Item) -> str:
+    """The tier of a collected test (see the module's docstring)."""
+    folder, name = Path(str(item.path)).relative_to(TESTS).parts[0], item.path.name
+    if folder == "e2e":
+        return "e2e"
+    aws = "aws" in item.fixturenames or item.get_closest_marker("aws") is not None or name in AWS_FILES
+    return "unit" if folder == "unit" and not aws else "api"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m unit` does not even import the AWS files (importing them loads boto3 or moto)."""
+    return True if config.option.markexpr == "unit" and collection_path.name in AWS_FILES else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not any(item.get_closest_marker(t) for t in TIERS):
+            item.add_marker(tier(item))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A session of unit tests only fails if anything imported moto or boto3 (the tier's promise)."""
+    items = getattr(session, "items", [])
+    leaked = [name for name in ("moto", "boto3") if name in sys.modules]
+    if items and leaked and all(item.get_closest_marker("unit") for item in items):
+        sys.stderr.write(f"\nThe unit tier imported {', '.join(leaked)}: a unit test reached AWS code.\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
 def aws():
-    from chalicelib.store import localaws
-    localaws.install()
+    from moto import mock_aws
+
+    from devstack import patches
+    patches.install()
     with mock_aws():
         from chalicelib import config
         from chalicelib.channels import mail
@@ -33,12 +84,6 @@ def aws():
         yield
 
 
-def _moto_tables():
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.dynamodb.models import dynamodb_backends
-    return dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]].tables
-
-
 @pytest.fixture(scope="session")
 def seeded(aws):
     """The tables right after a first start (default fields, administrator), seeded once and
@@ -46,27 +91,13 @@ def seeded(aws):
     from chalicelib import bootstrap
     bootstrap.first_start()
     bootstrap.ensure_admin(*ADMIN)
-    return copy.deepcopy(dict(_moto_tables()))
-
-
-def _empty_queues():
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.sqs.models import sqs_backends
-    for queue in sqs_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]].queues.values():
-        queue._messages.clear()  # PurgeQueue is limited to once a minute
-        queue._pending_messages.clear()
+    return copy.deepcopy(dict(motostate.tables()))
 
 
 def _empty_outboxes():
     """Forget the messages SES and SNS accepted and the local outbox files."""
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.ses.models import ses_backends
-    from moto.sns.models import sns_backends
-
     from chalicelib import config
-    region = os.environ["AWS_DEFAULT_REGION"]
-    ses_backends[DEFAULT_ACCOUNT_ID][region].sent_messages.clear()
-    sns_backends[DEFAULT_ACCOUNT_ID][region].sms_messages.clear()
+    motostate.forget_sent()
     shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
 
 
@@ -82,9 +113,9 @@ def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
-    _moto_tables().update(copy.deepcopy(seeded))
-    core._verified.clear()  # Basic credentials verified by an earlier test name its users
-    _empty_queues()
+    motostate.tables().update(copy.deepcopy(seeded))
+    core.forget_verified()  # Basic credentials verified by an earlier test name its users
+    motostate.empty_queues()
     _empty_bucket()
     _empty_outboxes()
     cached.forget()
@@ -94,7 +125,7 @@ def fresh(seeded):
 @pytest.fixture
 def drain(fresh):
     """drain(): run the workers on everything queued until the queues are empty (as SQS would)."""
-    from chalicelib.workers import local
+    from devstack import workers as local
     return local.drain
 
 
@@ -142,7 +173,7 @@ def local_http(chalice_app):
     """chalice.test's HTTP client (`request(method, path, headers, body)`) behind our local gateway."""
     from chalice.test import Client
 
-    from chalicelib.gateway import ApiGateway
+    from devstack.gateway import ApiGateway
     client = Client(chalice_app, stage_name="local")
     # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
     client.http._local_gateway = ApiGateway(chalice_app, client.http._config)

@@ -1,46 +1,19 @@
 """The Lambda package built offline, for the packaging tests and the cold-start benchmark.
 
-`chalice package` of a copy of the application with an empty requirements.txt (no wheels to
-download), then the distributions `requirements.txt` names and what they require, copied from
-this environment as pip installed them: the files `make package` puts in the zip, without the
-network.
+`chalice package` of a copy of the application with an empty requirements.txt, as `make package`
+does (`infra/build.py`), then the distributions `requirements.txt` names and what they require,
+copied from this environment as pip installed them: the files `make package` puts in the zip,
+without the network, for this environment's Python and machine instead of the target's.
 """
-import os
-import shutil
-import subprocess
-import sys
 import zipfile
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from infra.build import chalice_package
+
 ROOT = Path(__file__).resolve().parents[1]
-CHALICE = "import sys; from chalice.cli import main; sys.exit(main())"
-
-
-def run(code, *args, cwd):
-    """`python -c code args` in `cwd`, with a region and no AWS endpoint or profile."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AWS_PROFILE", "AWS_ENDPOINT_URL")}
-    env["AWS_DEFAULT_REGION"] = "us-east-1"  # chalice needs a region for service principals only
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
-def chalice_package(folder):
-    """`chalice package --stage prod --merge-template infra/resources.json` of a copy of the
-    application in `folder`, with no requirements; the output folder (sam.json, deployment.zip)."""
-    project = Path(folder)
-    project.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "app.py", project)
-    shutil.copytree(ROOT / "chalicelib", project / "chalicelib", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copytree(ROOT / "infra", project / "infra", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (project / ".chalice").mkdir()
-    shutil.copy(ROOT / ".chalice" / "config.json", project / ".chalice")
-    (project / "requirements.txt").write_text("")
-    result = run(CHALICE, "package", "--stage", "prod", "--merge-template", "infra/resources.json", "out", cwd=project)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return project / "out"
 
 
 def _required(names):

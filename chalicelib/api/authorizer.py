@@ -1,5 +1,5 @@
 """The REQUEST Lambda authorizer of the `/api` routes: API Gateway calls it on AWS, the local
-gateway (`chalicelib/gateway/`) calls it the same way before the route.
+gateway (`devstack/gateway/`) calls it the same way before the route.
 
 It runs the one auth core (`auth/core.py` `authenticate`) on what a REQUEST authorizer sees
 (headers, query, path; never the body) and answers with an IAM policy and a context:
@@ -21,7 +21,7 @@ import json
 
 from chalice.app import Request
 
-from chalicelib import bootstrap
+from chalicelib import bootstrap, observe
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import ApiError
 from chalicelib.api.request import FORM, ApiRequest
@@ -35,7 +35,10 @@ DEFERRED = "deferred"
 
 def handler(event, context=None):
     """The authorizer's Lambda handler: the policy document API Gateway expects."""
+    observe.begin(getattr(context, "aws_request_id", None),
+                  apiRequestId=(event.get("requestContext") or {}).get("requestId"))
     effect, decision = decide(event)
+    observe.identify({"user": decision.get("userId"), "client": decision.get("clientId") or None})
     return {"principalId": str(decision.get("userId", "anonymous")),
             "policyDocument": {"Version": "2012-10-17",
                                "Statement": [{"Action": "execute-api:Invoke", "Effect": effect,

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from chalice import Chalice
 
+from chalicelib import observe
 from chalicelib.api import errors
 
 PROXY = "{proxy+}"
@@ -46,9 +47,12 @@ def match(templates, path):
 
 
 class RoutedApp(Chalice):
-    """A Chalice app that also serves requests arriving through a `{proxy+}` resource."""
+    """A Chalice app that also serves requests arriving through a `{proxy+}` resource; each
+    invocation's log lines carry its request ids (`observe`)."""
 
     def __call__(self, event, context):
+        observe.begin(getattr(context, "aws_request_id", None),
+                      apiRequestId=(event.get("requestContext") or {}).get("requestId"))
         resource = (event.get("requestContext") or {}).get("resourcePath") or ""
         if resource.endswith(PROXY):
             found = match(tuple(self.routes), event.get("path") or "/")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field as dc_field
 
 from chalice import Blueprint, Response
 
-from chalicelib import bootstrap
-from chalicelib.api import idempotency, route_needs, rate_limits
+from chalicelib import bootstrap, observe
+from chalicelib.api import idempotency, rate_limits, route_needs
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.errors import ApiError, UNEXPECTED
@@ -103,6 +103,7 @@ def dispatch(request, handlers, params, authenticated, needs):
         if not authenticated:
             return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
         ctx.user = caller(api_request, ctx)
+        observe.identify({"user": ctx.user.get("id"), "client": ctx.client})
         limit_headers = rate_limits.admit(ctx)
         recheck = _check_first(needs[request.method], params, ctx, request.method)
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from chalicelib.auth import settings
 from chalicelib.domain.kernel import cache_keys, cached, clock
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 KIND = "apiclient"
 REVOCATIONS = "revocation"

@@ -20,6 +20,11 @@ PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
 _verified = {}
 
 
+def forget_verified() -> None:
+    """Forget the Basic credentials verified in this process (tests that restore older users)."""
+    _verified.clear()
+
+
 def authenticate(request, ctx):
     """The user document for the request's credentials, or AuthError (400/401/403)."""
     current = settings.current(ctx)

@@ -25,7 +25,7 @@ from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.domain.kernel.basics import USER
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import tokens
 
 CODE_KIND = "oauth2-code"

@@ -8,7 +8,7 @@ import secrets
 
 from chalicelib import config
 from chalicelib.domain.kernel import cached
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 KIND = "setting"
 PUBLIC = ("apiEnabled", "basicAuthEnabled", "oauthMode", "accessTokenMinutes", "refreshTokenDays")

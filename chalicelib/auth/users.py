@@ -8,7 +8,7 @@ from chalicelib.domain.kernel import cached, passwords, service
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import window_counters
 
 

@@ -1,4 +1,6 @@
-"""Entity repository: documents by kind and id, atomic ids and counts, unique values.
+"""Entity repository over DynamoDB, the production implementation of the store port
+(`store/port.py`, whose `EntityStore` lists what it offers; its exceptions and `Tally` are
+`store/common.py`'s): documents by kind and id, atomic ids and counts, unique values.
 
 Every write that touches more than one item (a document, its count, its unique values)
 is one DynamoDB transaction, so a failed request leaves nothing half-written. Documents carry
@@ -8,7 +10,6 @@ read on many requests (field definitions, point triggers) are "versioned": each 
 `version#<kind>` in the same transaction so readers can cache them safely.
 """
 import json
-from dataclasses import dataclass
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
@@ -16,26 +17,9 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.store.models import Counter, Entity, Unique
+from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
 
 _connection = []
-TRANSACTION_ITEMS = 100  # TransactWriteItems maximum
-FEED = "_feed"  # a document's feed (FeedIndex), kept in the item's `feed` attribute, not in the document
-
-
-class Conflict(Exception):
-    """A unique value is already held by another entity."""
-
-    def __init__(self, fields):
-        super().__init__(", ".join(fields))
-        self.fields = fields
-
-
-class Missing(Exception):
-    """The entity to change no longer exists."""
-
-
-class Stale(Exception):
-    """The entity was written by someone else since it was read."""
 
 
 def _doc(item):
@@ -46,9 +30,6 @@ def _doc(item):
     if item.feed:
         doc[FEED] = item.feed
     return doc
-
-
-INTERNAL = ("_rev", FEED)
 
 
 def _stored(doc):
@@ -227,14 +208,6 @@ def _overwrite(doc):
     (and its feed, when it names one)."""
     actions = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
     return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
-    (documents written as derived items of another's write, such as a contact's devices)."""
-
-    n: int
 
 
 def _put_extra(tx, extra, derived, counts):

@@ -1,9 +1,14 @@
 """Background workers: which handler consumes which queue, and the periodic jobs.
 
-On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers of `app.py`
-and the jobs run from its `schedule` handlers; locally `workers.local` runs the very same
-handlers in threads (and `drain` runs them synchronously in tests).
+On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers of `app.py`, in
+batches (SOURCES), and the jobs run from its `schedule` handlers; locally `devstack/workers.py` runs the
+very same `consume` in threads (and `drain` runs it synchronously in tests).
 """
+import json
+import logging
+import time
+
+from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge
@@ -13,20 +18,61 @@ from chalicelib.domain.stages import stages
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
+log = logging.getLogger(__name__)
+
 HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,
             "sends": sends.handle}
 JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automation_runs.dispatch, contact_merge.resend_lost,
                    form_followups.sweep, stages.resend_lost),
         "hour": (rebuilds.refresh_relative,)}
+# Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
+# invocation, gathered for up to the window's seconds. A segments message rebuilds up to
+# SEGMENT_REBUILD_BATCH contacts, so fewer of them share a 30 s invocation. The sends worker runs
+# at most maximum_concurrency invocations at once: 10 messages each, one SES call per message,
+# so a 1M-contact send keeps under SES's send rate and DynamoDB's on-demand ramp.
+SOURCES = {"segments": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
+           "webhooks": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
+           "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
+           "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5}}
+RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 
 
-def consume(queue, bodies):
-    """Handle the decoded messages of one queue, in order; an exception leaves them to SQS's retry."""
-    for body in bodies:
-        HANDLERS[queue](body)
+def consume(queue, messages, milliseconds_left=None, strict=False):
+    """Handle a batch of one queue's messages, `(id, JSON body)` pairs, each on its own: a failure
+    neither blocks nor repeats the others. Returns the ids to give back to SQS for a retry: those
+    that failed and, when `milliseconds_left()` runs low, those not started (a timeout would give
+    back the whole batch, done ones included). `strict` raises the first failure instead (tests)."""
+    failed = []
+    for position, (message_id, body) in enumerate(messages):
+        if milliseconds_left and milliseconds_left() < RESERVE_MS:
+            failed += [later for later, _ in messages[position:]]
+            break
+        try:
+            HANDLERS[queue](json.loads(body))
+        except Exception:  # noqa: BLE001 - this message alone goes back to SQS
+            if strict:
+                raise
+            log.exception("worker %s failed on message %s", queue, message_id)
+            failed.append(message_id)
+    return failed
 
 
-def run_jobs(period):
+def on_batch(queue, event):
+    """A worker function's answer to an SQS event: Lambda's partial batch response
+    (ReportBatchItemFailures), with the batch's size, failures and queue lag as metrics."""
+    context = event.context
+    observe.begin(getattr(context, "aws_request_id", None), queue=queue)
+    records = event.to_dict()["Records"]
+    oldest = min(int(record["attributes"]["SentTimestamp"]) for record in records)
+    failed = consume(queue, [(record["messageId"], record["body"]) for record in records],
+                     getattr(context, "get_remaining_time_in_millis", None))
+    observe.metrics({"Queue": queue}, Messages=len(records), Failures=len(failed),
+                    QueueLag=max(0, int(time.time() * 1000) - oldest))
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+
+
+def run_jobs(period, context=None):
     """Run the periodic jobs of a period (`minute` or `hour`)."""
+    observe.begin(getattr(context, "aws_request_id", None), period=period)
     for job in JOBS[period]:
         job()

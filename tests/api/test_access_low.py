@@ -4,7 +4,7 @@ with names that leave their folder."""
 import pytest
 
 from chalicelib import config
-from chalicelib.gateway import authorizer as gateway
+from devstack.gateway import authorizer as gateway
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import FORBIDDEN, _as
 from tests.api.test_themes import MESSAGE, theme_zip, upload

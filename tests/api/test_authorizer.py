@@ -9,7 +9,7 @@ from chalicelib import config
 from chalicelib.api import authorizer, contacts
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.domain.kernel.context import Context
-from chalicelib.gateway import authorizer as gateway
+from devstack.gateway import authorizer as gateway
 
 ADMIN = "Basic " + base64.b64encode(b"admin:admin-secret").decode()
 

@@ -13,7 +13,8 @@ from oauthlib.oauth1 import SIGNATURE_PLAINTEXT, Client
 
 from chalicelib.auth import clients, oauth1, oauth2, settings
 from chalicelib.domain.kernel.context import Context
-from tests.conftest import ADMIN, _moto_tables
+from tests import motostate
+from tests.conftest import ADMIN
 from tests.loginform import LoginForm
 
 HOST = "localhost"
@@ -154,7 +155,7 @@ def test_full_flow_then_signed_get_and_form_post(mode_1a, consumer):
 def test_token_secrets_are_not_stored(mode_1a, consumer):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
-    dump = json.dumps([item.to_json() for table in _moto_tables().values() for item in table.all_items()])
+    dump = json.dumps([item.to_json() for table in motostate.tables().values() for item in table.all_items()])
     assert key in dump and CALLBACK in dump  # the dump does hold the consumer and the request token's data
     assert granted["oauth_token_secret"] not in dump and granted["oauth_token"] not in dump
     assert secret not in dump

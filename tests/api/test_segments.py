@@ -214,7 +214,7 @@ def test_relative_date_segments_are_rebuilt_by_the_hourly_job(api, drain):
 
 def test_lost_rebuild_messages_are_queued_again(api, drain, monkeypatch):
     segment = new_segment(api)
-    from chalicelib.workers import local
+    from devstack import workers as local
     local.drain()  # nothing lost yet: the plan runs
     state = store.get("rebuild", segment["id"])
     state.update(status="queued", queuedAt="2020-01-01T00:00:00+00:00", startedAt=None)

@@ -11,7 +11,7 @@ import time
 
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import clock
-from chalicelib.workers import local
+from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _city_filter, _print, _template

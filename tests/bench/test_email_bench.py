@@ -13,7 +13,7 @@ from collections import Counter
 from chalicelib import config
 from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
-from chalicelib.workers import local
+from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _city_filter, _print, _template

@@ -1,6 +1,6 @@
 """The embedded DynamoDB's Query at 1k, 10k and 100k items (run with `make bench`, not in CI):
 p50 of a list page (Limit 30, first and a later page) and of an email index look-up, with moto's
-own Table.query ("before") and with the ordered keys of store/localquery.py ("after").
+own Table.query ("before") and with the ordered keys of devstack/query.py ("after").
 
 The items are written straight through moto's Table.put_item (a contact-sized document each) in
 a table shaped like the entities table: partition `kind`, range `id`, index `email`.

@@ -5,7 +5,7 @@ writes points, with and without crossing a trigger, and the `triggerExistingLead
 import os
 import time
 
-from chalicelib.workers import local
+from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _print, _template

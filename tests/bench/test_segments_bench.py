@@ -8,7 +8,7 @@ runs the segment worker on the queued messages in this process, as the local sta
 import statistics
 import time
 
-from chalicelib.workers import local
+from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 

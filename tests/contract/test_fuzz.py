@@ -18,7 +18,8 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
     response_schema_conformance, status_code_conformance
 
 from chalicelib.api.blueprints import openapi_document
-from tests.conftest import ADMIN, _moto_tables
+from tests import motostate
+from tests.conftest import ADMIN
 from tests.contract.wsgi import wsgi_app
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
@@ -50,7 +51,7 @@ def spare_the_acting_administrator(context, case):
 @pytest.fixture(scope="module")
 def app(chalice_app, seeded):
     """The app from the first-start state; the operations' writes then pile up, as on a live stack."""
-    _moto_tables().update(copy.deepcopy(seeded))
+    motostate.tables().update(copy.deepcopy(seeded))
     return wsgi_app(chalice_app)
 
 

@@ -33,7 +33,7 @@ class Stack:
         env.pop("ADMIN_PASSWORD", None)
         if admin_password:
             env["ADMIN_PASSWORD"] = admin_password
-        self.process = subprocess.Popen([sys.executable, "-m", "chalicelib.devserver"], cwd=ROOT, env=env,
+        self.process = subprocess.Popen([sys.executable, "-m", "devstack.server"], cwd=ROOT, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output = []
         self._wait_ready()

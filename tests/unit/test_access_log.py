@@ -1,4 +1,4 @@
-from chalicelib.devserver import redact
+from devstack.server import redact
 
 
 def test_secret_parameters_are_hidden_in_access_log_lines():

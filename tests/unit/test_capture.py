@@ -2,7 +2,7 @@
 import threading
 import time
 
-from chalicelib.store.capture import FairLock
+from devstack.capture import FairLock
 
 
 def test_waiters_get_the_lock_in_the_order_they_came():

@@ -19,8 +19,7 @@ from chalicelib import config
 from chalicelib.api import errors
 from chalicelib.store import schema
 from chalicelib.store.models import MODELS
-from infra import compact
-from tests import lambdapackage
+from infra import build, compact
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra" / "resources.json"
@@ -249,10 +248,9 @@ def test_unknown_paths_answer_the_json_404(infra):
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory):
     """`chalice package --stage prod --merge-template infra/resources.json` of a lean copy."""
-    out = lambdapackage.chalice_package(tmp_path_factory.mktemp("project"))
-    result = lambdapackage.run(f"import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
-                               f"runpy.run_path({str(ROOT / 'infra' / 'compact.py')!r}, run_name='__main__')",
-                               cwd=out.parent)
+    out = build.chalice_package(tmp_path_factory.mktemp("project"))
+    result = build.run("import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
+                       "runpy.run_module('infra.compact', run_name='__main__')", cwd=out.parent)
     assert result.returncode == 0, result.stderr
     return out / "sam.json"
 
@@ -304,14 +302,14 @@ def test_every_function_reaches_the_service_resources(packaged):
 
 def test_packaged_template_passes_cfn_lint(packaged):
     started = time.monotonic()
-    result = lambdapackage.run(CFN_LINT, "--", str(packaged), cwd=ROOT)
+    result = build.run(CFN_LINT, "--", str(packaged), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert time.monotonic() - started < 120
 
 
 def test_authorizer_refusals_answer_the_local_gateways_json(infra):
-    """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (chalicelib/gateway)."""
-    from chalicelib.gateway import authorizer as local
+    """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (devstack/gateway)."""
+    from devstack.gateway import authorizer as local
     responses = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
     unauthorized, denied = local.unauthorized(), local.access_denied({"error": "$context.authorizer.error"})
     for name, expected in (("UNAUTHORIZED", unauthorized), ("ACCESS_DENIED", denied)):

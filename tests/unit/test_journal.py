@@ -5,7 +5,7 @@ import logging
 import pytest
 
 from chalicelib import config
-from chalicelib.store import capture, journal, snapshot
+from devstack import capture, journal, snapshot
 
 
 def _item(n, name="x"):

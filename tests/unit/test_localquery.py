@@ -1,4 +1,4 @@
-"""The embedded DynamoDB's ordered-key Query (store/localquery.py) answers exactly as moto does.
+"""The embedded DynamoDB's ordered-key Query (devstack/query.py) answers exactly as moto does.
 
 Random tables (string or number keys, an index with and one without a range key), random writes
 through boto3 (puts, updates that move index keys, deletes, batches, transactions that succeed
@@ -14,7 +14,7 @@ import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from chalicelib.store import localquery
+from devstack import query as localquery
 
 _names = itertools.count()
 SMALL = st.integers(0, 6)

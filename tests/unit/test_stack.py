@@ -13,8 +13,11 @@ test checks that resource in the translated template instead, and says so:
 - AWS::DynamoDB::Table: moto does not apply TimeToLiveSpecification: checked in the template;
 - AWS::S3::Bucket: moto applies only its encryption (and tags): versioning, public access block
   and ownership are checked in the template;
-- AWS::ApiGateway::Stage and AWS::S3::BucketPolicy are not supported by moto (skipped with a
-  warning), so the stage's throttling and the TLS-only bucket policy are checked in the template.
+- AWS::ApiGateway::Stage, AWS::S3::BucketPolicy and AWS::CloudWatch::Alarm are not supported by
+  moto (skipped with a warning), so the stage's throttling, the TLS-only bucket policy and the
+  alarms are checked in the template;
+- AWS::Lambda::EventSourceMapping: moto keeps the batch size but not the batching window, the
+  partial batch responses or the scaling: those are checked in the template.
 """
 import json
 import warnings
@@ -22,15 +25,16 @@ import warnings
 import boto3
 import pytest
 
+from chalicelib import workers
 from chalicelib.store import schema
-from chalicelib.gateway import authorizer as gateway
-from infra import compact
-from tests import lambdapackage
+from devstack.gateway import authorizer as gateway
+from infra import build, compact
 
 REGION = "eu-west-1"  # apart from the session's moto state (us-east-1)
 STACK = "mautic-stack-test"
 BUCKET = "mautic-artifacts"
-UNSUPPORTED_BY_MOTO = {"AWS::ApiGateway::Stage", "AWS::S3::BucketPolicy", "AWS::ApiGateway::Deployment"}
+UNSUPPORTED_BY_MOTO = {"AWS::ApiGateway::Stage", "AWS::S3::BucketPolicy", "AWS::ApiGateway::Deployment",
+                       "AWS::CloudWatch::Alarm"}
 
 
 class _NoManagedPolicies:
@@ -47,7 +51,7 @@ def _translate(sam):
 
 @pytest.fixture(scope="module")
 def translated(tmp_path_factory):
-    out = lambdapackage.chalice_package(tmp_path_factory.mktemp("project"))
+    out = build.chalice_package(tmp_path_factory.mktemp("project"))
     sam = compact.finish(json.loads((out / "sam.json").read_text()))
     for resource in sam["Resources"].values():
         if resource["Type"] == "AWS::Serverless::Function":  # as `aws cloudformation package` rewrites it
@@ -83,7 +87,9 @@ def _of_type(template, kind):
 def test_the_stack_is_complete(stack):
     described, resources, template = stack
     assert described["StackStatus"] == "CREATE_COMPLETE"
-    created = {name for name, r in template["Resources"].items() if r["Type"] not in UNSUPPORTED_BY_MOTO}
+    # A resource under a condition (the alarm mail subscription) is not created with the defaults.
+    created = {name for name, r in template["Resources"].items()
+               if r["Type"] not in UNSUPPORTED_BY_MOTO and "Condition" not in r}
     assert created <= set(resources)
     assert all(r["ResourceStatus"] == "CREATE_COMPLETE" for r in resources.values())
     outputs = {o["OutputKey"]: o["OutputValue"] for o in described["Outputs"]}
@@ -118,7 +124,8 @@ def test_queues_dead_letter_after_five_receives(stack):
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
         assert json.loads(attributes["RedrivePolicy"]) == {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5}
-        assert int(attributes["VisibilityTimeout"]) == 180
+        # Lambda's advice for a queue feeding a function: 6 x its timeout plus the batching window.
+        assert int(attributes["VisibilityTimeout"]) >= 6 * 30 + workers.SOURCES[queue]["maximum_batching_window_in_seconds"]
 
 
 def test_files_bucket_is_private_versioned_and_encrypted(stack):
@@ -154,8 +161,8 @@ def test_functions_have_handler_environment_and_role(stack):
     assert handlers["SegmentsWorker"] == "app.segments_worker"
 
 
-def test_each_queue_feeds_its_worker(stack):
-    _, resources, _ = stack
+def test_each_queue_feeds_its_worker_in_batches(stack):
+    _, resources, template = stack
     lambda_, sqs = _client("lambda"), _client("sqs")
     mappings = lambda_.list_event_source_mappings()["EventSourceMappings"]
     sources = {m["EventSourceArn"].rsplit(":", 1)[-1]: m["FunctionArn"].rsplit(":", 1)[-1] for m in mappings}
@@ -164,7 +171,11 @@ def test_each_queue_feeds_its_worker(stack):
         assert sources[f"{STACK}-{queue}"] == worker
         url = sqs.get_queue_url(QueueName=f"{STACK}-{queue}")["QueueUrl"]
         assert url  # the mapping's source exists
-    assert all(m["BatchSize"] == 1 for m in mappings)
+    batches = {m["EventSourceArn"].rsplit("-", 1)[-1]: m["BatchSize"] for m in mappings}
+    assert batches == {queue: workers.SOURCES[queue]["batch_size"] for queue in schema.QUEUES}
+    for name, mapping in _of_type(template, "AWS::Lambda::EventSourceMapping").items():
+        assert mapping["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"], name
+        assert mapping["Properties"]["MaximumBatchingWindowInSeconds"] >= 1, name
 
 
 def test_schedules_invoke_their_jobs(stack):
@@ -206,3 +217,30 @@ def test_the_rest_api_exists_with_its_authorizer(stack):
     (deployment,) = _of_type(template, "AWS::ApiGateway::Deployment").values()
     assert deployment["Properties"]["RestApiId"] == {"Ref": "RestAPI"}
     assert stage["Properties"]["DeploymentId"] == {"Ref": next(iter(_of_type(template, "AWS::ApiGateway::Deployment")))}
+
+
+def test_alarms_watch_dead_letters_errors_throttles_and_email_reputation(stack):
+    """AWS::CloudWatch::Alarm: not created by moto; checked in the template. Each alarm notifies
+    the alarm topic, which moto creates."""
+    _, resources, template = stack
+    alarms = {name: r["Properties"] for name, r in _of_type(template, "AWS::CloudWatch::Alarm").items()}
+    assert all(a["AlarmActions"] == [{"Ref": "AlarmTopic"}] for a in alarms.values())
+    assert resources["AlarmTopic"]["ResourceStatus"] == "CREATE_COMPLETE"
+    watched = {a["MetricName"]: a for a in alarms.values() if "MetricName" in a}
+    dead_letters = {a["Dimensions"][0]["Value"]["Fn::GetAtt"][0] for a in alarms.values()
+                    if a.get("MetricName") == "ApproximateNumberOfMessagesVisible"}
+    assert dead_letters == {f"{queue.capitalize()}DeadLetterQueue" for queue in schema.QUEUES}
+    assert all(a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold" for a in alarms.values()
+               if a.get("MetricName") == "ApproximateNumberOfMessagesVisible")
+    assert watched["5XXError"]["Namespace"] == "AWS/ApiGateway" and watched["5XXError"]["Statistic"] == "Average"
+    assert watched["Reputation.BounceRate"]["Namespace"] == watched["Reputation.ComplaintRate"]["Namespace"] == "AWS/SES"
+    summed = {name: {m["MetricStat"]["Metric"]["MetricName"] for m in a["Metrics"] if "MetricStat" in m}
+              for name, a in alarms.items() if "Metrics" in a}
+    assert summed == {"TableThrottlesAlarm": {"ReadThrottleEvents", "WriteThrottleEvents"},
+                      "FunctionErrorsAlarm": {"Errors"}, "FunctionThrottlesAlarm": {"Throttles"}}
+    functions = {m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"] for m in alarms["FunctionErrorsAlarm"]["Metrics"]
+                 if "MetricStat" in m}
+    assert functions == set(_of_type(template, "AWS::Lambda::Function"))
+    tables = {m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"] for m in alarms["TableThrottlesAlarm"]["Metrics"]
+              if "MetricStat" in m}
+    assert tables == set(_of_type(template, "AWS::DynamoDB::Table"))

@@ -25,7 +25,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "automations"

@@ -6,7 +6,7 @@ from chalicelib.domain.automations import automation_graph, automation_runs, jou
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 LINK_KEYS = ("id", "name", "type", "eventType", "order", "decisionPath")

@@ -12,7 +12,7 @@ from chalicelib.domain.contacts import devices
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, invalid
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 OPERATORS = {"plus": lambda p, d: p + d, "minus": lambda p, d: p - d, "times": lambda p, d: p * d,
              "divide": lambda p, d: p // d}

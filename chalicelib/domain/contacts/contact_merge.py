@@ -19,7 +19,7 @@ from chalicelib.domain.contacts import notes
 from chalicelib.domain.kernel import clock, registry, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 MERGED = "merged"

@@ -8,7 +8,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 IDENTIFYING = ("firstname", "lastname", "email", "company")
 IP_DETAILS = {key: "" for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp",

@@ -2,7 +2,7 @@
 from chalicelib.domain.kernel import aliases, cache_keys, cached
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 FIELD_TYPES = ("text", "textarea", "email", "number", "tel", "url", "date", "datetime", "time", "boolean",
                "select", "multiselect", "lookup", "country", "region", "locale", "timezone", "html")

@@ -32,7 +32,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 TABLETS = ("iPad", "Kindle")
 PLACEHOLDER_BRANDS = ("Generic", "Generic_Android", "Generic_Android_Tablet", "Generic_Inettv", "Spider")

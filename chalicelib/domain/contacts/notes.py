@@ -7,7 +7,7 @@ of that index and a BatchGetItem away, whatever the number of notes of other con
 """
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import search, timeline
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 NOTE_TYPES = ("general", "email", "call", "meeting")
 

@@ -12,7 +12,7 @@ from enum import StrEnum
 from chalicelib.domain.kernel import cache_keys, cached, permission_catalog
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 ANY = object()  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")

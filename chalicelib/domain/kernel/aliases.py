@@ -2,7 +2,7 @@
 import re
 
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def clean(text, separator="-"):

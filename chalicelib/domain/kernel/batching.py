@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 GROUP = 50  # deferred documents stored together
 _current = contextvars.ContextVar("batch", default=None)

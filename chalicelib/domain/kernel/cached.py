@@ -5,7 +5,7 @@ A request reads the versions of every cached kind once (one BatchGetItem) and re
 only when its version moved, so every container sees a write on its next request.
 """
 from chalicelib.domain.kernel import cache_keys
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 CACHED_KINDS = ("contactfield", "companyfield", "trigger", "point", "segment", "hook", "setting", "apiclient",
                 "revocation", "automation", "role", "pointgroup")

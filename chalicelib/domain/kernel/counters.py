@@ -2,7 +2,7 @@
 import copy
 
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def count_hit(resource, doc, total, unique=None, visitor=None, new_visitor=False):

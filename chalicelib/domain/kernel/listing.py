@@ -9,7 +9,7 @@ from itertools import islice
 
 from chalicelib.domain.kernel import access, cache_keys, search, subscribers, where
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 KEY_ORDER_COLUMNS = {"id", "dateAdded", "date_added"}
 

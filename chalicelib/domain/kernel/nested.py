@@ -5,7 +5,7 @@ temporary id such as `new1`) is new: it keeps the client's id as a placeholder, 
 may use to link items, until the whole request is valid and it gets an id from the counter. With replace (PUT), existing items absent from the payload go away.
 """
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def _existing_id(raw, by_id):

@@ -10,7 +10,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, cache_keys, cached, passwords, permission_catalog, search
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 MIN_PASSWORD = 6
 PROFILE_REQUIRED = {"firstName": "First name is required.", "lastName": "Last name is required.",

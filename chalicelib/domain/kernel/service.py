@@ -7,7 +7,7 @@ from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, 
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.kernel.resources import Merge, Write
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def load(resource, entity_id, ctx=None):

@@ -10,7 +10,7 @@ import math
 
 from chalicelib.domain.kernel import batching, clock
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 TYPES = {
     "asset.download": "Asset downloaded", "campaign.event": "Campaign action triggered",

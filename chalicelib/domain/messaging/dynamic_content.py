@@ -6,7 +6,7 @@ from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
 from chalicelib.domain.segments import filters, membership
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def _slot_items(ctx):

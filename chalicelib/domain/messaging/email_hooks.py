@@ -8,7 +8,7 @@ from chalicelib.domain.kernel import access, cache_keys, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.messaging import email_runs, email_stats
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 class MessageHooks(Hooks):

@@ -11,7 +11,7 @@ from chalicelib.domain.kernel import cache_keys, cached, files, keys
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamic_content, rendering
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def base_url(ctx):

@@ -20,7 +20,7 @@ from collections import Counter
 from datetime import timedelta
 from itertools import islice
 
-from chalicelib import config
+from chalicelib import config, observe
 from chalicelib.channels import mail
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
@@ -31,7 +31,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.segments import membership
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "sends"
@@ -251,6 +251,7 @@ def _claim(email, record, contact_id, stat_id):
 def _settle(email, record, contact_id, status, reason):
     base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
     _write(email, record, dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso()))
+    observe.metrics({"Outcome": status}, EmailSends=1)  # sent, failed, skipped, retry, unknown
     return OUTCOME.get(status, status)
 
 

@@ -11,7 +11,7 @@ import hmac
 import re
 import secrets
 
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
 KINDS = {"email": "emailstat", "sms": "smsstat"}

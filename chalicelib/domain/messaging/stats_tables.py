@@ -18,7 +18,7 @@ from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
 from chalicelib.domain.messaging import email_stats
 from chalicelib.domain.segments import patterns
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 MAX_EVENTS_READ = 50_000  # timeline events one request may read before it is refused (docs/storage.md)
 BATCH = 100  # BatchGetItem's keys

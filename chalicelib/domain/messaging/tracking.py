@@ -15,7 +15,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import email_messages, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.points import points_engine
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 UNSUBSCRIBED = 1
 

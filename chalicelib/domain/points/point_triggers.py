@@ -18,7 +18,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import group_scores, points_engine
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "segments"

@@ -18,7 +18,7 @@ from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 SUBJECT_PROPERTIES = {"form.submit": "forms", "page.hit": "pages", "asset.download": "assets",
                       "email.open": "emails", "email.send": "emails"}

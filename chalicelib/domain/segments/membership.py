@@ -11,7 +11,7 @@ from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.subscribers import Command
 from chalicelib.domain.segments import filters
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 KIND = "segment"
 DNC_FLAGS = {("email", 1): "dnc_unsubscribed", ("email", 2): "dnc_bounced", ("email", 3): "dnc_manual",

@@ -16,7 +16,7 @@ from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.segments import membership
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 KIND = "rebuild"

@@ -9,7 +9,7 @@ from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def change(segment_id, contact_id, added, ctx):

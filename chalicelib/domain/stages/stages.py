@@ -18,7 +18,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.subscribers import Command
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "segments"  # the worker queue of background contact work (workers/segments.py)

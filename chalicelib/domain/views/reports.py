@@ -12,7 +12,7 @@ from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.views import report_definitions, time_range
 from chalicelib.domain.views.report_sources import SOURCES
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 TESTS = dict(stats_tables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
              startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),

@@ -10,8 +10,8 @@ import zipfile
 
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
-from chalicelib.store import entities as store
 from chalicelib.store import files as bucket
+from chalicelib.store import port as store
 
 PREFIX, HIDDEN = "themes/", "themes/.hidden/"
 REQUIRED = ("config.json", "html/message.html.twig")

@@ -9,7 +9,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.web.hits import record_hit
 from chalicelib.domain.web.pages import scored
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 class AssetHooks(AliasHooks):

@@ -20,7 +20,7 @@ from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import email_messages
 from chalicelib.domain.points import points_engine
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 KIND = "formfollowup"

@@ -29,7 +29,7 @@ from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import sending
 from chalicelib.domain.web import form_actions, form_checks, form_mail, limits
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = form_actions.QUEUE

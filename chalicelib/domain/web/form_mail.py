@@ -14,7 +14,7 @@ from chalicelib.channels import mail
 from chalicelib.domain.messaging import email_messages, rendering
 from chalicelib.domain.web import limits
 from chalicelib.domain.web.form_checks import addresses, flag
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import window_counters
 
 HIDDEN = "*********"

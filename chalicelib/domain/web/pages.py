@@ -13,7 +13,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web.hits import public_fields, record_for_contact, record_hit
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
 UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")

@@ -17,7 +17,7 @@ from chalicelib.domain.points import points_engine
 from chalicelib.domain.web import form_actions, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")

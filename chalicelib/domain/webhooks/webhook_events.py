@@ -14,7 +14,7 @@ import time
 from chalicelib.domain.kernel import cache_keys, cached, registry
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.messaging import email_stats
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 OUTBOX = "outbox"

@@ -18,7 +18,7 @@ import time
 from datetime import timedelta
 from urllib.parse import urlparse
 
-from chalicelib import config
+from chalicelib import config, observe
 from chalicelib.channels import http
 from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.context import Context
@@ -26,7 +26,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = webhook_events.QUEUE
@@ -142,6 +142,7 @@ def attempt(delivery):
                            headers(hook.get("secret") or "", delivery, int(time.time())),
                            config.WEBHOOK_TIMEOUT, http.networks(config.WEBHOOK_ALLOWED_NETWORKS))
     _log(hook["id"], delivery, result)
+    observe.metrics({"Outcome": "delivered" if result.ok else "failed"}, WebhookDeliveries=1)
     if not result.ok:
         _after_failure(hook, delivery, result)
 

@@ -8,7 +8,7 @@ this subclass locally.
 from chalice.local import LocalGateway
 
 from chalicelib.api import errors
-from chalicelib.gateway.authorizer import GatewayAnswer, LocalRequestAuthorizer
+from devstack.gateway.authorizer import GatewayAnswer, LocalRequestAuthorizer
 
 
 class ApiGateway(LocalGateway):

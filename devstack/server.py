@@ -3,8 +3,8 @@
 `make run` starts it: tables, queues and the bucket are created, the journal under DATA_DIR
 is loaded, default fields and the administrator are created on first start, the API is served
 on 127.0.0.1:PORT and the workers (queue consumers, periodic jobs) run in threads. Every write
-is journaled before its answer, so a restart or a kill -9 loses nothing (`store/journal.py`);
-requests and workers hold the embedded AWS one call at a time (`store/capture.py`). The
+is journaled before its answer, so a restart or a kill -9 loses nothing (`devstack/journal.py`);
+requests and workers hold the embedded AWS one call at a time (`devstack/capture.py`). The
 embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.json, so tools
 (the admin CLI) act on the running stack.
 """
@@ -73,7 +73,7 @@ class Handler(ChaliceRequestHandler):
     disable_nagle_algorithm = True
 
     def __init__(self, request, client_address, server, app_object, config, journal):
-        from chalicelib.gateway import ApiGateway
+        from devstack.gateway import ApiGateway
         self.local_gateway = Synced(ApiGateway(app_object, config), journal)
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
@@ -109,7 +109,8 @@ def start_stack(data_dir, admin_user, admin_password):
     Returns (the journal, a generated password or None)."""
     from chalicelib import bootstrap, config
     from chalicelib.channels import mail
-    from chalicelib.store import capture, journal, schema, snapshot
+    from chalicelib.store import schema
+    from devstack import capture, journal, snapshot
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():
@@ -128,7 +129,7 @@ def _serve_aws(data_dir, port, journal):
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
 
-    from chalicelib.store import capture
+    from devstack import capture
     backend = DomainDispatcherApplication(create_backend_app)
 
     def locked(environ, start_response):
@@ -148,7 +149,7 @@ def _serve_aws(data_dir, port, journal):
 
 def _compact(journal, upto):
     """Fold the closed segments up to `upto` into a snapshot, in another process."""
-    done = subprocess.run([sys.executable, "-m", "chalicelib.store.journal", "compact", str(journal.directory),
+    done = subprocess.run([sys.executable, "-m", "devstack.journal", "compact", str(journal.directory),
                            str(upto)], capture_output=True, text=True)
     if done.returncode:
         log.error("journal compaction failed: %s", done.stderr.strip())
@@ -156,7 +157,7 @@ def _compact(journal, upto):
 
 def _compaction_loop(journal, stop):
     """Compact the segments start-up loaded, then each segment once it is due (`Journal.due`)."""
-    from chalicelib.store.journal import files
+    from devstack.journal import files
     if any(kind == "journal" and number < journal.number for kind, number in files(journal.directory)):
         _compact(journal, journal.number - 1)
     while not stop.wait(COMPACT_CHECK_SECONDS):
@@ -166,8 +167,8 @@ def _compaction_loop(journal, stop):
 
 def serve(port, data_dir, admin_user, admin_password):
     """Run until SIGINT/SIGTERM."""
-    from chalicelib.store import capture, localaws
-    localaws.install()
+    from devstack import capture, patches
+    patches.install()
     gc.set_threshold(*gc.get_threshold()[:2], 1_000_000)  # full collections: `_collect_when_idle`
     with mock_aws():
         writes, generated = start_stack(data_dir, admin_user, admin_password)
@@ -181,8 +182,8 @@ def serve(port, data_dir, admin_user, admin_password):
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
         threading.Thread(target=_collect_when_idle, args=(stop,), daemon=True).start()
-        from chalicelib.workers import local
-        local.start(stop, writes.sync)
+        from devstack import workers
+        workers.start(stop, writes.sync)
         aws_server = _serve_aws(data_dir, port, writes)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)

@@ -1,5 +1,7 @@
 """The workers on one machine: queue pollers and the job clock as threads (devserver), or a
-synchronous `drain` (tests). Handlers reach the embedded AWS one call at a time, like requests."""
+synchronous `drain` (tests). Each queue is read in batches of up to ten and consumed by
+`workers.consume`, as its Lambda function does. Handlers reach the embedded AWS one call at a time."""
+import json
 import logging
 import threading
 import time
@@ -13,19 +15,18 @@ log = logging.getLogger("workers")
 
 
 def _step(queue, raise_errors, after=None):
-    """Receive and handle one batch of a queue; the number of messages received."""
+    """Receive one batch of a queue and consume it as its worker function would; acknowledge the
+    messages it did not give back. The number of messages received."""
     messages = queues.receive(queue)
-    for receipt, body, _count in messages:
-        try:
-            workers.consume(queue, [body])
-        except Exception:  # noqa: BLE001 - a failed message stays queued for SQS's retry
-            if raise_errors:
-                raise
-            log.exception("worker %s failed on %s", queue, body)
-            continue
-        queues.delete(queue, receipt)
-        if after:
-            after()
+    if not messages:
+        return 0
+    failed = set(workers.consume(queue, [(receipt, json.dumps(body)) for receipt, body, _count in messages],
+                                 strict=raise_errors))
+    for receipt, _body, _count in messages:
+        if receipt not in failed:
+            queues.delete(queue, receipt)
+    if after:
+        after()
     return len(messages)
 
 

@@ -11,7 +11,7 @@ A record is the after-image of what one write touched:
 Appends are single write(2) calls made while the embedded AWS is locked, so a record survives a
 kill -9 as soon as the call returns; `sync` (fsync) runs before each answer. Start-up folds the
 newest snapshot and the later segments; a torn last record is skipped with a log line.
-Compaction (`python -m chalicelib.store.journal compact DIR N`) folds files into a new
+Compaction (`python -m devstack.journal compact DIR N`) folds files into a new
 snapshot in another process at the lowest CPU priority, so the server never pauses for it; it
 runs when the open segment outgrew COMPACT_BYTES and the newest snapshot (`Journal.due`).
 """
@@ -192,7 +192,7 @@ class Journal:
 def main(argv):
     """`compact DIR N`: fold the journal directory's files up to segment N into a snapshot."""
     if len(argv) != 3 or argv[0] != "compact":
-        print("usage: python -m chalicelib.store.journal compact DIR N", file=sys.stderr)
+        print("usage: python -m devstack.journal compact DIR N", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO)
     os.nice(19)  # background work: the server's requests come first on a busy machine

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from chalicelib import config
-from chalicelib.store import capture, journal
+from devstack import capture, journal
 
 
 def _backends():

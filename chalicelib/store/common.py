@@ -1,0 +1,33 @@
+"""What every store implementation shares (`store/port.py`): the exceptions the domain catches,
+the `Tally` derived item, and the keys of a read document that are not stored in it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FEED = "_feed"  # a document's feed (FeedIndex), kept beside the document, not in it
+INTERNAL = ("_rev", FEED)  # keys of a read document that are not stored in it
+TRANSACTION_ITEMS = 100  # TransactWriteItems maximum: one write holds at most this many items
+
+
+class Conflict(Exception):
+    """A unique value is already held by another entity."""
+
+    def __init__(self, fields: list[str]) -> None:
+        super().__init__(", ".join(fields))
+        self.fields = fields
+
+
+class Missing(Exception):
+    """The entity to change no longer exists."""
+
+
+class Stale(Exception):
+    """The entity was written by someone else since it was read."""
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
+    (documents written as derived items of another's write, such as a contact's devices)."""
+
+    n: int

@@ -1,0 +1,413 @@
+"""An in-memory store for tests (the unit tier): the store port (`chalicelib/store/port.py`) over
+Python dicts, with the semantics `chalicelib/store/entities.py` keeps over DynamoDB. Never chosen by
+production code (a test installs it with `port.use(MemoryStore())`): it lives in devstack/, which
+chalicelib may not import and deployment.zip leaves out.
+
+What the domain sees is the same: documents are stored as JSON (so they read back as DynamoDB
+gives them), a write is a transaction whose conditions are all checked before any item changes
+(all or nothing), unique values compare trimmed and case-insensitive, revisions move on each write,
+and a refused write is explained with the same exceptions (`Conflict`, `Missing`, `Stale`).
+Not modelled: DynamoDB's item and transaction size limits, its pages, and its throttling.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import replace as copied
+from typing import Any
+
+from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.port import Derived, Document, EntityId, Extra, Loser, Uniques
+
+Key = tuple[str, int]
+
+
+class Refused(Exception):
+    """A condition of a transaction failed (DynamoDB's TransactionCanceledException)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """An entity item: its document as stored (JSON), revision, indexed email and feed."""
+
+    doc: str
+    rev: int
+    email: str | None = None
+    feed: str | None = None
+
+
+def _stored(doc: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
+
+
+def _read(item: Item) -> Document:
+    doc: Document = json.loads(item.doc)
+    doc["_rev"] = item.rev
+    if item.feed:
+        doc[FEED] = item.feed
+    return doc
+
+
+def _new_item(doc: Mapping[str, Any], email: str | None) -> Item:
+    return Item(_stored(doc), int(doc.get("_rev") or 0) + 1, email.lower() if email else None, doc.get(FEED))
+
+
+def unique_key(kind: str, field: str, value: Any) -> str:
+    """The key of a unique value, as `entities` forms it."""
+    return f"{kind}#{field}#{str(value).strip().lower()}"
+
+
+def _claimable(uniques: Uniques | None) -> dict[str, Any]:
+    return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+
+
+def _unique_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    removed = {f: v for f, v in old.items() if unique_key("", f, v) != unique_key("", f, new.get(f))}
+    added = {f: v for f, v in new.items() if unique_key("", f, v) != unique_key("", f, old.get(f))}
+    return removed, added
+
+
+class Transaction:
+    """Writes collected with their conditions; `commit` checks every condition first, then applies
+    every write, or raises `Refused` having changed nothing."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.checks: list[Callable[[], bool]] = []
+        self.writes: list[Callable[[], None]] = []
+        self.counts: dict[str, int] = {}
+
+    def save(self, key: Key, item: Item, condition: Callable[[Item | None], bool] | None = None) -> None:
+        """Put an item (when `condition` holds for the stored one)."""
+        self._check_item(key, condition)
+        self.writes.append(lambda: self.store.items.__setitem__(key, item))
+
+    def overwrite(self, key: Key, doc: Document) -> None:
+        """Set a document whatever was stored, its revision moving on (`entities._overwrite`)."""
+        def write() -> None:
+            old = self.store.items.get(key)
+            rev = (old.rev if old else 0) + 1
+            feed = doc.get(FEED) or (old.feed if old else None)
+            self.store.items[key] = Item(_stored(doc), rev, old.email if old else None, feed)
+        self.writes.append(write)
+
+    def drop(self, key: Key, condition: Callable[[Item | None], bool] | None = None) -> None:
+        """Delete an item (when `condition` holds for the stored one)."""
+        self._check_item(key, condition)
+        self.writes.append(lambda: self._forget(self.store.items, key))
+
+    def claim(self, key: str, holder: int, condition: Callable[[int | None], bool]) -> None:
+        """Set a unique key's holder, when `condition` holds for the current one."""
+        self.checks.append(lambda: condition(self.store.uniques.get(key)))
+        self.writes.append(lambda: self.store.uniques.__setitem__(key, holder))
+
+    def release(self, key: str, holder: int) -> None:
+        """Delete a unique key held by `holder`."""
+        self.checks.append(lambda: self.store.uniques.get(key) == holder)
+        self.writes.append(lambda: self._forget(self.store.uniques, key))
+
+    def count(self, name: str, n: int) -> None:
+        """Add n to a counter with the transaction."""
+        self.counts[name] = self.counts.get(name, 0) + n
+
+    @staticmethod
+    def _forget(table: dict[Any, Any], key: Any) -> None:
+        table.pop(key, None)
+
+    def _check_item(self, key: Key, condition: Callable[[Item | None], bool] | None) -> None:
+        if condition is not None:
+            self.checks.append(lambda: condition(self.store.items.get(key)))
+
+    def commit(self) -> None:
+        """All the writes, or none (`Refused`)."""
+        if not all(check() for check in self.checks):
+            raise Refused()
+        for write in self.writes:
+            write()
+        for name, n in self.counts.items():
+            if n:
+                self.store.add(name, n)
+
+
+def _absent(item: Item | None) -> bool:
+    return item is None
+
+
+def _present(item: Item | None) -> bool:
+    return item is not None
+
+
+def _at(rev: int | None) -> Callable[[Item | None], bool]:
+    """The condition `rev = :read` (any revision when none was read) on an existing item."""
+    return lambda item: item is not None and (rev is None or item.rev == rev)
+
+
+class MemoryStore:
+    """The store port in process memory (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.items: dict[Key, Item] = {}
+        self.counter_values: dict[str, int] = {}
+        self.uniques: dict[str, int] = {}
+        self.markers: set[str] = set()
+
+    def copy(self) -> MemoryStore:
+        """An independent copy (items are immutable: copying the tables is enough)."""
+        other = MemoryStore()
+        other.items, other.counter_values = dict(self.items), dict(self.counter_values)
+        other.uniques, other.markers = dict(self.uniques), set(self.markers)
+        return other
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def get(self, kind: str, entity_id: EntityId) -> Document | None:
+        item = self.items.get((kind, int(entity_id)))
+        return _read(item) if item else None
+
+    def batch_get(self, kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
+        found = ((int(i), self.items.get((kind, int(i)))) for i in ids)
+        return {i: _read(item) for i, item in found if item}
+
+    def batch_get_keys(self, keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
+        found = (((kind, int(i)), self.items.get((kind, int(i)))) for kind, i in keys)
+        return {key: _read(item) for key, item in found if item}
+
+    def iterate(self, kind: str, descending: bool = False, limit: int | None = None,
+                between: tuple[int, int] | None = None) -> Iterator[Document]:
+        ids = sorted((i for k, i in self.items if k == kind and (not between or between[0] <= i <= between[1])),
+                     reverse=descending)
+        for i in ids[:limit] if limit else ids:
+            item = self.items.get((kind, i))
+            if item:
+                yield _read(item)
+
+    def feed(self, name: str, descending: bool = True) -> Iterator[Document]:
+        keys = sorted((key for key, item in self.items.items() if item.feed == name),
+                      key=lambda key: (key[1], key[0]), reverse=descending)
+        for key in keys:
+            item = self.items.get(key)
+            if item:
+                yield _read(item)
+
+    def ids_by_email(self, kind: str, prefix: str) -> list[int]:
+        found = [(item.email, i) for (k, i), item in self.items.items()
+                 if k == kind and item.email and item.email.startswith(prefix.lower())]
+        return [i for _, i in sorted(found)]
+
+    def count(self, kind: str) -> int:
+        return self.counter_values.get(f"count#{kind}", 0)
+
+    def counters(self, names: Sequence[str]) -> dict[str, int]:
+        return {name: self.counter_values.get(name, 0) for name in names}
+
+    def versions(self, kinds: Sequence[str]) -> dict[str, int]:
+        return {k: self.counter_values.get(f"version#{k}", 0) for k in kinds}
+
+    def last_id(self, kind: str) -> int:
+        return self.counter_values.get(f"id#{kind}", 0)
+
+    def lookup(self, kind: str, field: str, value: Any) -> int | None:
+        return self.uniques.get(unique_key(kind, field, value))
+
+    def lookup_many(self, kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, Any], int | None]:
+        return {(field, value): self.lookup(kind, field, value) for field, value in pairs}
+
+    def marked(self, marker: str) -> bool:
+        return marker in self.markers
+
+    # --- counters and markers ------------------------------------------------------------------
+
+    def add(self, name: str, n: int = 1) -> int:
+        self.counter_values[name] = self.counter_values.get(name, 0) + n
+        return self.counter_values[name]
+
+    def allocate_ids(self, name: str, n: int = 1) -> list[int]:
+        last = self.add(f"id#{name}", n)
+        return list(range(last - n + 1, last + 1))
+
+    def claim(self, marker: str) -> bool:
+        if marker in self.markers:
+            return False
+        self.markers.add(marker)
+        return True
+
+    # --- writes --------------------------------------------------------------------------------
+
+    def _put_extra(self, tx: Transaction, extra: Iterable[Extra] | None, derived: Iterable[Derived] | None) -> None:
+        for kind, doc in extra or ():
+            tx.save((kind, int(doc["id"])), _new_item(doc, None), _absent)
+        for kind, entity_id, derived_doc in derived or ():
+            if isinstance(derived_doc, Tally):
+                tx.count(f"count#{kind}", derived_doc.n)
+            elif derived_doc is None:
+                tx.drop((kind, int(entity_id)))
+            else:
+                tx.overwrite((kind, int(entity_id)), dict(derived_doc, id=int(entity_id)))
+
+    def _claim_all(self, tx: Transaction, kind: str, entity_id: int, uniques: Mapping[str, Any]) -> None:
+        for field, value in uniques.items():
+            tx.claim(unique_key(kind, field, value), entity_id, lambda held: held in (None, entity_id))
+
+    def _release_all(self, tx: Transaction, kind: str, entity_id: int, uniques: Mapping[str, Any]) -> None:
+        for field, value in uniques.items():
+            tx.release(unique_key(kind, field, value), entity_id)
+
+    def _create_items(self, tx: Transaction, kind: str, doc: Document, uniques: Uniques | None = None,
+                      versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
+                      derived: Iterable[Derived] | None = None) -> None:
+        tx.save((kind, int(doc["id"])), _new_item(doc, email), _absent)
+        self._put_extra(tx, extra, derived)
+        self._claim_all(tx, kind, int(doc["id"]), _claimable(uniques))
+        tx.count(f"count#{kind}", 1)
+        if versioned:
+            tx.count(f"version#{kind}", 1)
+
+    def _explain(self, kind: str, entity_id: int, claimed: Mapping[str, Any], creating: bool = False,
+                 rev: int | None = None) -> Exception:
+        """Why a refused write was refused, as `entities._commit` tells it."""
+        taken = [f for f, v in claimed.items() if self.lookup(kind, f, v) not in (None, entity_id)]
+        current = self.get(kind, entity_id)
+        if taken:
+            return Conflict(taken)
+        if creating and current is not None:
+            return Conflict(["id"])
+        if current is None:
+            return Missing(entity_id)
+        if rev is not None and current.get("_rev") != rev:
+            return Stale(entity_id)
+        return Refused(entity_id)
+
+    def create(self, kind: str, doc: Document, uniques: Uniques | None = None, versioned: bool = False,
+               email: str | None = None, extra: Iterable[Extra] | None = None,
+               derived: Iterable[Derived] | None = None) -> None:
+        tx = Transaction(self)
+        self._create_items(tx, kind, doc, uniques, versioned, email, extra, derived)
+        try:
+            tx.commit()
+        except Refused as error:
+            raise self._explain(kind, int(doc["id"]), _claimable(uniques), creating=True) from error
+        doc["_rev"] = 1
+
+    def create_many(self, entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
+        """As `entities.create_many`: runs of entries that fit one transaction are written
+        together; a refused run is written entry by entry."""
+        results: list[Exception | None] = []
+        for chunk in _chunks(entries):
+            tx = Transaction(self)
+            for entry in chunk:
+                self._create_items(tx, **entry)
+            try:
+                tx.commit()
+            except Refused:
+                results += [self._outcome(entry) for entry in chunk]
+                continue
+            for entry in chunk:
+                entry["doc"]["_rev"] = 1
+            results += [None] * len(chunk)
+        return results
+
+    def _outcome(self, entry: Mapping[str, Any]) -> Exception | None:
+        try:
+            self.create(**entry)
+        except Exception as error:  # noqa: BLE001 - handed back to the entry's owner
+            return error
+        return None
+
+    def replace(self, kind: str, doc: Document, old_uniques: Uniques | None = None,
+                new_uniques: Uniques | None = None, versioned: bool = False, email: str | None = None,
+                extra: Iterable[Extra] | None = None, derived: Iterable[Derived] | None = None) -> None:
+        removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
+        entity_id, rev = int(doc["id"]), doc.get("_rev")
+        tx = Transaction(self)
+        tx.save((kind, entity_id), _new_item(doc, email), _at(rev))
+        self._put_extra(tx, extra, derived)
+        self._release_all(tx, kind, entity_id, removed)
+        self._claim_all(tx, kind, entity_id, added)
+        if versioned:
+            tx.count(f"version#{kind}", 1)
+        try:
+            tx.commit()
+        except Refused as error:
+            raise self._explain(kind, entity_id, added, rev=rev) from error
+        doc["_rev"] = (rev or 0) + 1
+
+    def delete(self, kind: str, entity_id: EntityId, uniques: Uniques | None = None, versioned: bool = False,
+               derived: Iterable[Derived] | None = None) -> None:
+        entity_id = int(entity_id)
+        tx = Transaction(self)
+        tx.drop((kind, entity_id), _present)
+        tx.count(f"count#{kind}", -1)
+        self._put_extra(tx, (), derived)
+        self._release_all(tx, kind, entity_id, _claimable(uniques))
+        if versioned:
+            tx.count(f"version#{kind}", 1)
+        try:
+            tx.commit()
+        except Refused as error:
+            raise self._explain(kind, entity_id, {}) from error
+
+    def merge(self, kind: str, doc: Document, loser: Loser, uniques: tuple[Uniques | None, Uniques | None],
+              versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
+              derived: Iterable[Derived] | None = None) -> None:
+        removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
+        loser_id, loser_rev, loser_uniques = int(loser[0]), loser[1], loser[2]
+        handed = {unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
+        passed = {f: v for f, v in added.items() if unique_key(kind, f, v) in handed}
+        taken = {f: v for f, v in added.items() if f not in passed}
+        kept = {unique_key(kind, f, v) for f, v in passed.items()}
+        released = {f: v for key, (f, v) in handed.items() if key not in kept}
+        entity_id, rev = int(doc["id"]), doc.get("_rev")
+        tx = Transaction(self)
+        tx.save((kind, entity_id), _new_item(doc, email), lambda item: item is not None and item.rev == rev)
+        tx.drop((kind, loser_id), lambda item: item is not None and item.rev == loser_rev)
+        tx.count(f"count#{kind}", -1)
+        self._put_extra(tx, extra, derived)
+        self._release_all(tx, kind, entity_id, removed)
+        self._claim_all(tx, kind, entity_id, taken)
+        for field, value in passed.items():
+            tx.claim(unique_key(kind, field, value), entity_id, lambda held: held == loser_id)
+        self._release_all(tx, kind, loser_id, released)
+        if versioned:
+            tx.count(f"version#{kind}", 1)
+        try:
+            tx.commit()
+        except Refused as error:
+            held = [f for f, v in taken.items() if self.lookup(kind, f, v) not in (None, entity_id)]
+            raise (Conflict(held) if held else Stale(entity_id)) from error
+        doc["_rev"] = (rev or 0) + 1
+
+    def put(self, kind: str, doc: Document) -> None:
+        tx = Transaction(self)
+        tx.overwrite((kind, int(doc["id"])), doc)
+        tx.commit()
+
+    def set_feed(self, kind: str, entity_id: EntityId, name: str | None) -> None:
+        """As `entities.set_feed`; a missing document raises `Missing` (DynamoDB: UpdateError)."""
+        key = (kind, int(entity_id))
+        item = self.items.get(key)
+        if item is None:
+            raise Missing(entity_id)
+        self.items[key] = copied(item, feed=name or None)
+
+    def remove(self, kind: str, entity_id: EntityId) -> None:
+        self.items.pop((kind, int(entity_id)), None)
+
+
+def _size(entry: Mapping[str, Any]) -> int:
+    return (1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ())
+            + len(_claimable(entry.get("uniques"))))
+
+
+def _chunks(entries: Sequence[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
+    """Runs of entries whose items fit one transaction with their counters (`entities._chunks`)."""
+    chunk: list[Mapping[str, Any]] = []
+    size = 0
+    for entry in entries:
+        if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += _size(entry)
+    if chunk:
+        yield chunk

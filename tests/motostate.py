@@ -1,0 +1,45 @@
+"""The one place the tests reach into moto's in-memory backends, and why each is needed:
+
+- the DynamoDB tables are restored from a copy of the seeded ones for each test (re-writing the
+  first-start documents through the API would cost seconds per test);
+- the SQS queues are emptied by clearing moto's message lists, since PurgeQueue may run only
+  once a minute per queue;
+- the messages SES and SNS accepted are forgotten, since neither service has a call to do so.
+
+Everything else a test resets goes through the owning module's public function
+(`cached.forget()`, `core.forget_verified()`...).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def _region() -> str:
+    return os.environ["AWS_DEFAULT_REGION"]
+
+
+def tables() -> dict[str, Any]:
+    """moto's DynamoDB tables by name (a live dict: updating it replaces tables)."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+    found: dict[str, Any] = dynamodb_backends[DEFAULT_ACCOUNT_ID][_region()].tables
+    return found
+
+
+def empty_queues() -> None:
+    """Drop every message of every queue, visible or in flight."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.sqs.models import sqs_backends
+    for queue in sqs_backends[DEFAULT_ACCOUNT_ID][_region()].queues.values():
+        queue._messages.clear()  # PurgeQueue is limited to once a minute
+        queue._pending_messages.clear()
+
+
+def forget_sent() -> None:
+    """Forget the messages SES and SNS accepted."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.ses.models import ses_backends
+    from moto.sns.models import sns_backends
+    ses_backends[DEFAULT_ACCOUNT_ID][_region()].sent_messages.clear()
+    sns_backends[DEFAULT_ACCOUNT_ID][_region()].sms_messages.clear()
