@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
+.PHONY: run check test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,13 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 run: $(STAMP)
 	$(PY) -m devstack.server
+
+# The static gates (pyproject.toml, .importlinter): lint, format, types, the house's import rules.
+check: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache

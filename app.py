@@ -2,12 +2,13 @@
 the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
 queue, in batches with partial failures, and the periodic jobs). On AWS its REST API is three
 proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`)."""
+
 from chalice import Rate
 
 from chalicelib import workers
 from chalicelib.api import authorizer
-from chalicelib.api.path_routing import RoutedApp
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
+from chalicelib.api.path_routing import RoutedApp
 from chalicelib.store.schema import queue_name
 
 app = RoutedApp(app_name="mautic")

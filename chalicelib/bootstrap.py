@@ -1,4 +1,5 @@
 """First start: Mautic's default custom fields, the API settings and the administrator."""
+
 import secrets
 
 from chalicelib.auth import settings, users
@@ -40,4 +41,3 @@ def ensure_admin(username, password=None):
     generated = None if password else secrets.token_urlsafe(12)
     users.create_user(username, password or generated, first_name="Admin", last_name="User")
     return generated
-

@@ -19,6 +19,7 @@ In the local stage (STAGE unset or `local`) it acts on the running `make run` se
 through DATA_DIR (and PORT, when given); otherwise on the AWS tables named by RESOURCE_PREFIX.
 Clients are OAuth2 clients while the OAuth mode is 2 and OAuth1a consumers while it is 1a.
 """
+
 import argparse
 import getpass
 import json
@@ -40,10 +41,15 @@ def _attach_local_stack():
     except (OSError, ValueError, KeyError):
         raise CliError(f"no local service is running for DATA_DIR={os.path.dirname(path)} (start it with make run)")
     if os.environ.get("PORT") and str(record.get("port")) != os.environ["PORT"]:
-        raise CliError(f"the local service of that DATA_DIR listens on port {record.get('port')}, not {os.environ['PORT']}")
+        raise CliError(
+            f"the local service of that DATA_DIR listens on port {record.get('port')}, not {os.environ['PORT']}"
+        )
     os.environ["AWS_ENDPOINT_URL"] = record["endpoint"]
-    for name, value in (("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "local"),
-                        ("AWS_SECRET_ACCESS_KEY", "local")):
+    for name, value in (
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+        ("AWS_ACCESS_KEY_ID", "local"),
+        ("AWS_SECRET_ACCESS_KEY", "local"),
+    ):
         os.environ.setdefault(name, value)
 
 
@@ -87,9 +93,12 @@ def _parser():
     new_client = clients.add_parser("create", parents=common)
     new_client.add_argument("--name", required=True)
     new_client.add_argument("--redirect-uri", action="append", default=[])
-    new_client.add_argument("--grant", action="append", choices=("authorization_code", "refresh_token",
-                                                                  "client_credentials"),
-                            help="an OAuth2 grant the client may use (default: authorization_code, refresh_token)")
+    new_client.add_argument(
+        "--grant",
+        action="append",
+        choices=("authorization_code", "refresh_token", "client_credentials"),
+        help="an OAuth2 grant the client may use (default: authorization_code, refresh_token)",
+    )
     new_client.add_argument("--user", help="the username client_credentials tokens act as")
     clients.add_parser("list", parents=common)
     revoke = clients.add_parser("revoke", parents=common)
@@ -101,9 +110,10 @@ def _parser():
 
 def _users(args, ctx):
     from chalicelib.auth import users
-    from chalicelib.domain.kernel.present import present
     from chalicelib.domain.kernel.basics import USER
+    from chalicelib.domain.kernel.present import present
     from chalicelib.store import port as store
+
     if args.action == "create":
         if len(args.password) < 8:
             raise CliError("the password needs at least 8 characters")
@@ -140,10 +150,16 @@ def _new_password():
 
 def _settings(args, ctx):
     from chalicelib.auth import settings
+
     if args.action == "show":
         return settings.current(ctx)
-    names = {"api": "apiEnabled", "basic_auth": "basicAuthEnabled", "oauth_mode": "oauthMode",
-             "access_token_minutes": "accessTokenMinutes", "refresh_token_days": "refreshTokenDays"}
+    names = {
+        "api": "apiEnabled",
+        "basic_auth": "basicAuthEnabled",
+        "oauth_mode": "oauthMode",
+        "access_token_minutes": "accessTokenMinutes",
+        "refresh_token_days": "refreshTokenDays",
+    }
     changes = {key: getattr(args, name) for name, key in names.items() if getattr(args, name) is not None}
     for key in ("accessTokenMinutes", "refreshTokenDays"):
         if key in changes and changes[key] <= 0:
@@ -153,13 +169,20 @@ def _settings(args, ctx):
 
 def _clients(args, ctx):
     from chalicelib.auth import clients, settings
+
     if args.action == "create":
         mode = settings.current(ctx)["oauthMode"]
         if "client_credentials" in (args.grant or ()) and args.user is None:
             raise CliError("--grant client_credentials needs --user: the user its tokens act as")
         try:
-            doc, secret = clients.create(ctx, args.name, args.redirect_uri, mode, user_id=_user_id(args.user),
-                                         grants=tuple(args.grant or clients.DEFAULT_GRANTS))
+            doc, secret = clients.create(
+                ctx,
+                args.name,
+                args.redirect_uri,
+                mode,
+                user_id=_user_id(args.user),
+                grants=tuple(args.grant or clients.DEFAULT_GRANTS),
+            )
         except ValueError as error:
             raise CliError(str(error)) from None
         return dict(clients.public(doc), clientSecret=secret)
@@ -173,11 +196,13 @@ def _clients(args, ctx):
 
 def _permissions(args, ctx):
     from chalicelib.domain.kernel import access, registry
+
     return {"moved": access.reindex_owners(registry.resources())}
 
 
 def _user_id(username):
     from chalicelib.auth import users
+
     if username is None:
         return None
     user = users.by_username(username)
@@ -202,6 +227,7 @@ def main(argv=None):
         from chalicelib import bootstrap
         from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
         from chalicelib.domain.kernel.context import Context
+
         bootstrap.ensure_ready()
         handler = {"users": _users, "settings": _settings, "clients": _clients, "permissions": _permissions}[args.group]
         _print(handler(args, Context()), args.json)

@@ -1,4 +1,5 @@
 """Settings read from the environment, with the local stage's defaults."""
+
 import os
 
 MAUTIC_VERSION = "5.1.0"

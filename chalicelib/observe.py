@@ -6,6 +6,7 @@ aws-lambda-powertools (Logger, Metrics, BatchProcessor) does this and more, but 
 about 110 ms with python3.13 against a 200 ms budget for `import app` (docs/deploy.md); these few
 lines cost nothing measurable. Off Lambda the log stays as configured and metrics are not written.
 """
+
 import contextvars
 import json
 import logging
@@ -40,8 +41,13 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per log record, with the invocation's fields."""
 
     def format(self, record):
-        line = {"time": self.formatTime(record), "level": record.levelname, "logger": record.name,
-                "message": record.getMessage(), **_invocation.get()}
+        line = {
+            "time": self.formatTime(record),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            **_invocation.get(),
+        }
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)
@@ -59,10 +65,21 @@ def metrics(dimensions, **values):
     """Write values (e.g. `Messages=10, QueueLag=1200`) as one EMF record under the stack and the
     given dimensions (e.g. `{"Queue": "sends"}`)."""
     dimensions = {"Stack": config.RESOURCE_PREFIX.rstrip("-"), **dimensions}
-    record = {"_aws": {"Timestamp": int(time.time() * 1000), "CloudWatchMetrics": [{
-        "Namespace": NAMESPACE, "Dimensions": [list(dimensions)],
-        "Metrics": [{"Name": name, "Unit": UNITS.get(name, "Count")} for name in values]}]},
-        **dimensions, **values, **_invocation.get()}
+    record = {
+        "_aws": {
+            "Timestamp": int(time.time() * 1000),
+            "CloudWatchMetrics": [
+                {
+                    "Namespace": NAMESPACE,
+                    "Dimensions": [list(dimensions)],
+                    "Metrics": [{"Name": name, "Unit": UNITS.get(name, "Count")} for name in values],
+                }
+            ],
+        },
+        **dimensions,
+        **values,
+        **_invocation.get(),
+    }
     _write(json.dumps(record, default=str))
 
 

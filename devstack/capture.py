@@ -10,6 +10,7 @@ While a sink is set (the local stack's journal), the writes of each call are tur
 journal records before the lock is released: the after-image of every DynamoDB item and
 bucket object the call touched, and every SQS message added or deleted.
 """
+
 import base64
 import collections
 import contextlib
@@ -115,16 +116,18 @@ def _touch_item(backend, table_name, attributes):
     key = key_of(table, attributes) if table is not None else None
     if key is None:
         return  # moto refuses the write
-    _touch(("d", table_name, json.dumps(key, sort_keys=True)),
-           lambda: _item_record(backend, table_name, key))
+    _touch(("d", table_name, json.dumps(key, sort_keys=True)), lambda: _item_record(backend, table_name, key))
 
 
 def _object_record(backend, bucket, key):
     found = backend.get_object(bucket, key)
     if found is None:
         return {"s": key, "b": None}
-    return {"s": key, "b": base64.b64encode(found.value).decode(),
-            "c": found.metadata.get("content-type", "application/octet-stream")}
+    return {
+        "s": key,
+        "b": base64.b64encode(found.value).decode(),
+        "c": found.metadata.get("content-type", "application/octet-stream"),
+    }
 
 
 def _wrap(cls, name, before):
@@ -156,7 +159,8 @@ def _on_object(backend, bucket_name, key_name, *args, **kwargs):
 def _on_add_message(queue, message):
     if _capturing():
         return lambda: _local.records.append(
-            {"q": queue.name, "m": message.id, "b": message.body, "t": message.delayed_until})
+            {"q": queue.name, "m": message.id, "b": message.body, "t": message.delayed_until}
+        )
 
 
 def _on_delete_message(queue, receipt_handle):
@@ -171,6 +175,7 @@ def install():
     from moto.dynamodb.models import DynamoDBBackend
     from moto.s3.models import S3Backend
     from moto.sqs.models import Queue
+
     if getattr(BotocoreStubber.__call__, "captured", False):
         return
     for name, before in (("put_item", _on_put_item), ("update_item", _on_keyed), ("delete_item", _on_keyed)):

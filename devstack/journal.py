@@ -15,6 +15,7 @@ Compaction (`python -m devstack.journal compact DIR N`) folds files into a new
 snapshot in another process at the lowest CPU priority, so the server never pauses for it; it
 runs when the open segment outgrew COMPACT_BYTES and the newest snapshot (`Journal.due`).
 """
+
 import json
 import logging
 import os
@@ -77,8 +78,9 @@ def _records(path):
         for number, line in enumerate(handle, 1):
             record = decode(line)
             if record is None:
-                log.warning("journal %s: line %d is torn or corrupt; it and what follows are skipped",
-                            path.name, number)
+                log.warning(
+                    "journal %s: line %d is torn or corrupt; it and what follows are skipped", path.name, number
+                )
                 return
             yield record
 
@@ -161,7 +163,7 @@ class Journal:
                 self._written += len(data)
 
     def sync(self):
-        """fsync what was appended (power-loss safety); cheap when nothing is new."""
+        """Fsync what was appended (power-loss safety); cheap when nothing is new."""
         with self._lock:
             if self._synced != self._written:
                 os.fsync(self._descriptor)

@@ -9,6 +9,7 @@ gives them), a write is a transaction whose conditions are all checked before an
 and a refused write is explained with the same exceptions (`Conflict`, `Missing`, `Stale`).
 Not modelled: DynamoDB's item and transaction size limits, its pages, and its throttling.
 """
+
 from __future__ import annotations
 
 import json
@@ -85,11 +86,13 @@ class Transaction:
 
     def overwrite(self, key: Key, doc: Document) -> None:
         """Set a document whatever was stored, its revision moving on (`entities._overwrite`)."""
+
         def write() -> None:
             old = self.store.items.get(key)
             rev = (old.rev if old else 0) + 1
             feed = doc.get(FEED) or (old.feed if old else None)
             self.store.items[key] = Item(_stored(doc), rev, old.email if old else None, feed)
+
         self.writes.append(write)
 
     def drop(self, key: Key, condition: Callable[[Item | None], bool] | None = None) -> None:
@@ -173,26 +176,35 @@ class MemoryStore:
         found = (((kind, int(i)), self.items.get((kind, int(i)))) for kind, i in keys)
         return {key: _read(item) for key, item in found if item}
 
-    def iterate(self, kind: str, descending: bool = False, limit: int | None = None,
-                between: tuple[int, int] | None = None) -> Iterator[Document]:
-        ids = sorted((i for k, i in self.items if k == kind and (not between or between[0] <= i <= between[1])),
-                     reverse=descending)
+    def iterate(
+        self, kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
+    ) -> Iterator[Document]:
+        ids = sorted(
+            (i for k, i in self.items if k == kind and (not between or between[0] <= i <= between[1])),
+            reverse=descending,
+        )
         for i in ids[:limit] if limit else ids:
             item = self.items.get((kind, i))
             if item:
                 yield _read(item)
 
     def feed(self, name: str, descending: bool = True) -> Iterator[Document]:
-        keys = sorted((key for key, item in self.items.items() if item.feed == name),
-                      key=lambda key: (key[1], key[0]), reverse=descending)
+        keys = sorted(
+            (key for key, item in self.items.items() if item.feed == name),
+            key=lambda key: (key[1], key[0]),
+            reverse=descending,
+        )
         for key in keys:
             item = self.items.get(key)
             if item:
                 yield _read(item)
 
     def ids_by_email(self, kind: str, prefix: str) -> list[int]:
-        found = [(item.email, i) for (k, i), item in self.items.items()
-                 if k == kind and item.email and item.email.startswith(prefix.lower())]
+        found = [
+            (item.email, i)
+            for (k, i), item in self.items.items()
+            if k == kind and item.email and item.email.startswith(prefix.lower())
+        ]
         return [i for _, i in sorted(found)]
 
     def count(self, kind: str) -> int:
@@ -253,9 +265,17 @@ class MemoryStore:
         for field, value in uniques.items():
             tx.release(unique_key(kind, field, value), entity_id)
 
-    def _create_items(self, tx: Transaction, kind: str, doc: Document, uniques: Uniques | None = None,
-                      versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
-                      derived: Iterable[Derived] | None = None) -> None:
+    def _create_items(
+        self,
+        tx: Transaction,
+        kind: str,
+        doc: Document,
+        uniques: Uniques | None = None,
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         tx.save((kind, int(doc["id"])), _new_item(doc, email), _absent)
         self._put_extra(tx, extra, derived)
         self._claim_all(tx, kind, int(doc["id"]), _claimable(uniques))
@@ -263,8 +283,9 @@ class MemoryStore:
         if versioned:
             tx.count(f"version#{kind}", 1)
 
-    def _explain(self, kind: str, entity_id: int, claimed: Mapping[str, Any], creating: bool = False,
-                 rev: int | None = None) -> Exception:
+    def _explain(
+        self, kind: str, entity_id: int, claimed: Mapping[str, Any], creating: bool = False, rev: int | None = None
+    ) -> Exception:
         """Why a refused write was refused, as `entities._commit` tells it."""
         taken = [f for f, v in claimed.items() if self.lookup(kind, f, v) not in (None, entity_id)]
         current = self.get(kind, entity_id)
@@ -278,9 +299,16 @@ class MemoryStore:
             return Stale(entity_id)
         return Refused(entity_id)
 
-    def create(self, kind: str, doc: Document, uniques: Uniques | None = None, versioned: bool = False,
-               email: str | None = None, extra: Iterable[Extra] | None = None,
-               derived: Iterable[Derived] | None = None) -> None:
+    def create(
+        self,
+        kind: str,
+        doc: Document,
+        uniques: Uniques | None = None,
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         tx = Transaction(self)
         self._create_items(tx, kind, doc, uniques, versioned, email, extra, derived)
         try:
@@ -314,9 +342,17 @@ class MemoryStore:
             return error
         return None
 
-    def replace(self, kind: str, doc: Document, old_uniques: Uniques | None = None,
-                new_uniques: Uniques | None = None, versioned: bool = False, email: str | None = None,
-                extra: Iterable[Extra] | None = None, derived: Iterable[Derived] | None = None) -> None:
+    def replace(
+        self,
+        kind: str,
+        doc: Document,
+        old_uniques: Uniques | None = None,
+        new_uniques: Uniques | None = None,
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
         entity_id, rev = int(doc["id"]), doc.get("_rev")
         tx = Transaction(self)
@@ -332,8 +368,14 @@ class MemoryStore:
             raise self._explain(kind, entity_id, added, rev=rev) from error
         doc["_rev"] = (rev or 0) + 1
 
-    def delete(self, kind: str, entity_id: EntityId, uniques: Uniques | None = None, versioned: bool = False,
-               derived: Iterable[Derived] | None = None) -> None:
+    def delete(
+        self,
+        kind: str,
+        entity_id: EntityId,
+        uniques: Uniques | None = None,
+        versioned: bool = False,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         entity_id = int(entity_id)
         tx = Transaction(self)
         tx.drop((kind, entity_id), _present)
@@ -347,9 +389,17 @@ class MemoryStore:
         except Refused as error:
             raise self._explain(kind, entity_id, {}) from error
 
-    def merge(self, kind: str, doc: Document, loser: Loser, uniques: tuple[Uniques | None, Uniques | None],
-              versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
-              derived: Iterable[Derived] | None = None) -> None:
+    def merge(
+        self,
+        kind: str,
+        doc: Document,
+        loser: Loser,
+        uniques: tuple[Uniques | None, Uniques | None],
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
         loser_id, loser_rev, loser_uniques = int(loser[0]), loser[1], loser[2]
         handed = {unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
@@ -395,8 +445,7 @@ class MemoryStore:
 
 
 def _size(entry: Mapping[str, Any]) -> int:
-    return (1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ())
-            + len(_claimable(entry.get("uniques"))))
+    return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(_claimable(entry.get("uniques")))
 
 
 def _chunks(entries: Sequence[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:

@@ -17,6 +17,7 @@ a pin.
   local stack's of chalice, and the tests' temporary wrappers.
 - `RELIED_ON`: private attributes read or set without replacing a function.
 """
+
 import collections
 import copy
 import importlib
@@ -45,77 +46,142 @@ class Patch:
 
 
 _TRANSACT = "self transact_items"
-_PUT = ("self table_name item_attrs expected condition_expression expression_attribute_names "
-        "expression_attribute_values overwrite return_values_on_condition_check_failure")
-_UPDATE = ("self table_name key update_expression expression_attribute_names expression_attribute_values "
-           "attribute_updates expected condition_expression return_values_on_condition_check_failure")
-_DELETE = ("self table_name key expression_attribute_names expression_attribute_values condition_expression "
-           "return_values_on_condition_check_failure")
-_S3_PUT = ("self bucket_name key_name value storage etag multipart encryption kms_key_id bucket_key_enabled "
-           "lock_mode lock_legal_status lock_until checksum_value request_method disable_notification")
-_QUERY = ("self hash_key range_comparison range_objs limit exclusive_start_key scan_index_forward "
-          "projection_expressions index_name consistent_read filter_expression hash_key_conditions "
-          "range_key_conditions filter_kwargs")
-_TABLE_PUT = ("self item_attrs expected condition_expression expression_attribute_names "
-              "expression_attribute_values overwrite return_values_on_condition_check_failure")
+_PUT = (
+    "self table_name item_attrs expected condition_expression expression_attribute_names "
+    "expression_attribute_values overwrite return_values_on_condition_check_failure"
+)
+_UPDATE = (
+    "self table_name key update_expression expression_attribute_names expression_attribute_values "
+    "attribute_updates expected condition_expression return_values_on_condition_check_failure"
+)
+_DELETE = (
+    "self table_name key expression_attribute_names expression_attribute_values condition_expression "
+    "return_values_on_condition_check_failure"
+)
+_S3_PUT = (
+    "self bucket_name key_name value storage etag multipart encryption kms_key_id bucket_key_enabled "
+    "lock_mode lock_legal_status lock_until checksum_value request_method disable_notification"
+)
+_QUERY = (
+    "self hash_key range_comparison range_objs limit exclusive_start_key scan_index_forward "
+    "projection_expressions index_name consistent_read filter_expression hash_key_conditions "
+    "range_key_conditions filter_kwargs"
+)
+_TABLE_PUT = (
+    "self item_attrs expected condition_expression expression_attribute_names "
+    "expression_attribute_values overwrite return_values_on_condition_check_failure"
+)
 _DYNAMODB = "moto.dynamodb.models.DynamoDBBackend."
 _TABLE = "moto.dynamodb.models.table.Table."
 
 PATCHES = (
-    Patch("moto.core.botocore_stubber.BotocoreStubber.__call__", "devstack.capture",
-          "every botocore call into moto holds one lock (moto is not thread-safe) and its writes go to "
-          "the journal", "self event_name request kwargs"),
+    Patch(
+        "moto.core.botocore_stubber.BotocoreStubber.__call__",
+        "devstack.capture",
+        "every botocore call into moto holds one lock (moto is not thread-safe) and its writes go to the journal",
+        "self event_name request kwargs",
+    ),
     Patch(_DYNAMODB + "put_item", "devstack.capture", "the item a call wrote becomes a journal record", _PUT),
-    Patch(_DYNAMODB + "update_item", "devstack.capture, then devstack.query",
-          "journal record; the ordered keys of the item move", _UPDATE),
+    Patch(
+        _DYNAMODB + "update_item",
+        "devstack.capture, then devstack.query",
+        "journal record; the ordered keys of the item move",
+        _UPDATE,
+    ),
     Patch(_DYNAMODB + "delete_item", "devstack.capture", "journal record of the deleted item", _DELETE),
     Patch("moto.s3.models.S3Backend.put_object", "devstack.capture", "journal record of the object", _S3_PUT),
-    Patch("moto.s3.models.S3Backend.delete_object", "devstack.capture", "journal record of the deletion",
-          "self bucket_name key_name version_id bypass"),
-    Patch("moto.sqs.models.Queue.add_message", "devstack.capture", "journal record of a queued message",
-          "self message"),
-    Patch("moto.sqs.models.Queue.delete_message", "devstack.capture", "journal record of a consumed message",
-          "self receipt_handle"),
-    Patch("moto.dynamodb.comparisons.ConditionExpressionParser._lex_condition_expression", "devstack.patches",
-          "the tokens of a condition expression are lexed once per text, not on every write", "self"),
-    Patch(_DYNAMODB + "transact_write_items", "devstack.patches, then devstack.query",
-          "a transaction saves only the items it names (not a deep copy of each table); ordered keys move",
-          _TRANSACT),
-    Patch(_TABLE + "__deepcopy__", "devstack.patches",
-          "inside a transaction a table is not copied (the transaction saved its items)", added=True),
-    Patch(_TABLE + "query", "devstack.query", "a Query bisects ordered keys instead of sorting the table",
-          _QUERY),
+    Patch(
+        "moto.s3.models.S3Backend.delete_object",
+        "devstack.capture",
+        "journal record of the deletion",
+        "self bucket_name key_name version_id bypass",
+    ),
+    Patch(
+        "moto.sqs.models.Queue.add_message", "devstack.capture", "journal record of a queued message", "self message"
+    ),
+    Patch(
+        "moto.sqs.models.Queue.delete_message",
+        "devstack.capture",
+        "journal record of a consumed message",
+        "self receipt_handle",
+    ),
+    Patch(
+        "moto.dynamodb.comparisons.ConditionExpressionParser._lex_condition_expression",
+        "devstack.patches",
+        "the tokens of a condition expression are lexed once per text, not on every write",
+        "self",
+    ),
+    Patch(
+        _DYNAMODB + "transact_write_items",
+        "devstack.patches, then devstack.query",
+        "a transaction saves only the items it names (not a deep copy of each table); ordered keys move",
+        _TRANSACT,
+    ),
+    Patch(
+        _TABLE + "__deepcopy__",
+        "devstack.patches",
+        "inside a transaction a table is not copied (the transaction saved its items)",
+        added=True,
+    ),
+    Patch(_TABLE + "query", "devstack.query", "a Query bisects ordered keys instead of sorting the table", _QUERY),
     Patch(_TABLE + "put_item", "devstack.query", "the ordered keys of the item move", _TABLE_PUT),
     Patch(_TABLE + "delete_item", "devstack.query", "the ordered keys of the item move", "self hash_key range_key"),
 )
 
 ELSEWHERE = (
-    Patch("pynamodb.connection.base.get_session", "chalicelib.store.models (production, on Lambda)",
-          "one botocore data loader for every PynamoDB session: the DynamoDB model is parsed once per "
-          "process, not once per client (cold start)", "env_vars"),
-    Patch("botocore.client.BaseClient._make_api_call", "tests/bench/conftest.py, tests/api/test_notes.py",
-          "counts DynamoDB calls while a test runs (mock.patch.object, undone after)", "self operation_name api_params"),
-    Patch("chalice.local.LambdaEventConverter.LOCAL_SOURCE_IP", "tests/conftest.py (source_ip fixture)",
-          "the caller's address API Gateway would report, for one test (monkeypatch)"),
-    Patch("chalice.app.Chalice.current_request", "devstack.server (_per_thread_requests)",
-          "the app's current request and Lambda context kept per thread, so requests run in parallel "
-          "(a subclass of the app's class, set on the app)"),
+    Patch(
+        "pynamodb.connection.base.get_session",
+        "chalicelib.store.models (production, on Lambda)",
+        "one botocore data loader for every PynamoDB session: the DynamoDB model is parsed once per "
+        "process, not once per client (cold start)",
+        "env_vars",
+    ),
+    Patch(
+        "botocore.client.BaseClient._make_api_call",
+        "tests/bench/conftest.py, tests/api/test_notes.py",
+        "counts DynamoDB calls while a test runs (mock.patch.object, undone after)",
+        "self operation_name api_params",
+    ),
+    Patch(
+        "chalice.local.LambdaEventConverter.LOCAL_SOURCE_IP",
+        "tests/conftest.py (source_ip fixture)",
+        "the caller's address API Gateway would report, for one test (monkeypatch)",
+    ),
+    Patch(
+        "chalice.app.Chalice.current_request",
+        "devstack.server (_per_thread_requests)",
+        "the app's current request and Lambda context kept per thread, so requests run in parallel "
+        "(a subclass of the app's class, set on the app)",
+    ),
 )
 
 # (target, who reads or sets it, why): private attributes, no function replaced. An attribute
 # that instances get in `__init__` is checked in its class's source (`self.<name>`).
 RELIED_ON = (
-    ("moto.sqs.models.Queue._messages", "devstack.capture, tests/motostate.py",
-     "the messages a delete consumes (journal); emptying queues between tests (PurgeQueue: once a minute)"),
+    (
+        "moto.sqs.models.Queue._messages",
+        "devstack.capture, tests/motostate.py",
+        "the messages a delete consumes (journal); emptying queues between tests (PurgeQueue: once a minute)",
+    ),
     ("moto.sqs.models.Queue._pending_messages", "tests/motostate.py", "messages in flight, emptied between tests"),
     ("moto.sqs.models.Message.had_receipt_handle", "devstack.capture", "which messages a delete consumes"),
-    ("moto.dynamodb.models.table.Table.items", "devstack.patches, devstack.query",
-     "a transaction's saved items are put back; Query reads the page's items"),
+    (
+        "moto.dynamodb.models.table.Table.items",
+        "devstack.patches, devstack.query",
+        "a transaction's saved items are put back; Query reads the page's items",
+    ),
     ("moto.dynamodb.models.table.Table._generate_attr_to_sort_by", "devstack.query", "moto's own sort order"),
     ("chalice.local.LambdaEventConverter._route_matcher", "devstack.gateway", "unknown paths answer our JSON 404"),
-    ("chalice.local.LocalGateway._authorizer", "devstack.gateway",
-     "our REQUEST authorizer instead of chalice's local one"),
-    ("chalice.test.TestHTTPClient._local_gateway", "tests/conftest.py (local_http)", "the tests' client uses our gateway"),
+    (
+        "chalice.local.LocalGateway._authorizer",
+        "devstack.gateway",
+        "our REQUEST authorizer instead of chalice's local one",
+    ),
+    (
+        "chalice.test.TestHTTPClient._local_gateway",
+        "tests/conftest.py (local_http)",
+        "the tests' client uses our gateway",
+    ),
     ("chalice.test.TestHTTPClient._config", "tests/conftest.py (local_http)", "the config our gateway is built with"),
 )
 
@@ -154,6 +220,7 @@ _state = threading.local()
 
 def _key(table, key):
     from moto.dynamodb.models.dynamo_type import DynamoType
+
     hash_value = DynamoType(key[table.hash_key_attr])
     range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
     return hash_value, range_value
@@ -193,6 +260,7 @@ def _table_deepcopy(table, memo):
 
 def _cache_condition_tokens():
     from moto.dynamodb.comparisons import ConditionExpressionParser
+
     lex = ConditionExpressionParser._lex_condition_expression
     tokens = {}
 
@@ -212,6 +280,7 @@ def install():
     light transaction backups, ordered-key Query."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.table import Table
+
     if getattr(DynamoDBBackend.transact_write_items, "light_backup", False):
         return
     capture.install()

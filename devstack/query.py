@@ -9,6 +9,7 @@ items of the page. The answer is moto's own: same items and order, same LastEval
 count, 1 MB limit, projection and filter. Shapes not handled here (multi-attribute keys,
 QueryFilter, binary keys, odd values) are left to moto's method.
 """
+
 import copy
 import threading
 import weakref
@@ -18,8 +19,20 @@ from sortedcontainers import SortedList
 
 RESULT_SIZE_LIMIT = 1_000_000  # moto's page size limit
 MAX_ITEM_SIZE = 405_000  # moto refuses to store a bigger item (LimitedSizeDict)
-_OPERATORS = {"=": "EQ", "EQ": "EQ", "<": "LT", "LT": "LT", "<=": "LE", "LE": "LE", ">": "GT",
-              "GT": "GT", ">=": "GE", "GE": "GE", "BETWEEN": "BETWEEN", "BEGINS_WITH": "BEGINS_WITH"}
+_OPERATORS = {
+    "=": "EQ",
+    "EQ": "EQ",
+    "<": "LT",
+    "LT": "LT",
+    "<=": "LE",
+    "LE": "LE",
+    ">": "GT",
+    "GT": "GT",
+    ">=": "GE",
+    "GE": "GE",
+    "BETWEEN": "BETWEEN",
+    "BEGINS_WITH": "BEGINS_WITH",
+}
 _KEY_TYPES = ("S", "N")
 
 _states = weakref.WeakKeyDictionary()  # moto Table -> {index name or None: _Keys}
@@ -42,6 +55,7 @@ _TOP = _Top()
 def _shape(table, index):
     """(hash attribute, range attribute or None, moto's sort attributes, their types), or None."""
     from moto.dynamodb.models.table import GlobalSecondaryIndex
+
     if index is None:
         hash_attr, range_attr = table.hash_key_attr, table.range_key_attr
         hash_attrs, range_attrs = [hash_attr], [range_attr]
@@ -67,7 +81,7 @@ def _shape(table, index):
 
 
 def _cast(value):
-    """moto's cast_value of a string or number (or binary) DynamoType, without its detours."""
+    """Moto's cast_value of a string or number (or binary) DynamoType, without its detours."""
     return Decimal(value.value) if value.type == "N" else value.value
 
 
@@ -154,6 +168,7 @@ def _keys(table, index):
 def _typed(value, kind):
     """The cast value of a DynamoType (or DynamoDB JSON) of this type, or None."""
     from moto.dynamodb.models.dynamo_type import DynamoType
+
     try:
         value = DynamoType(value)
         return value.cast_value if value.type == kind else None
@@ -186,8 +201,7 @@ def _bounds(partition, head, operator, values):
     return low, size if following is None else partition.bisect_left((head, following))
 
 
-def _condition(keys, hash_key, hash_key_conditions, range_comparison, range_objs,
-               range_key_conditions, is_index):
+def _condition(keys, hash_key, hash_key_conditions, range_comparison, range_objs, range_key_conditions, is_index):
     """(cast hash value, operator, cast range values) of a query shape handled here, or None."""
     hash_attr, range_attr, _, types = keys.shape
     if is_index:
@@ -200,10 +214,13 @@ def _condition(keys, hash_key, hash_key_conditions, range_comparison, range_objs
     if not range_comparison:
         return None if range_key_conditions else (head, None, [])
     operator = _OPERATORS.get(range_comparison)
-    if (range_attr is None or operator is None
-            or (range_key_conditions and range_key_conditions[0][0] != range_attr)
-            or len(range_objs) != (2 if operator == "BETWEEN" else 1)
-            or (operator == "BEGINS_WITH" and types[1] != "S")):
+    if (
+        range_attr is None
+        or operator is None
+        or (range_key_conditions and range_key_conditions[0][0] != range_attr)
+        or len(range_objs) != (2 if operator == "BETWEEN" else 1)
+        or (operator == "BEGINS_WITH" and types[1] != "S")
+    ):
         return None
     values = [_typed(value, types[1]) for value in range_objs]
     return None if None in values else (head, operator, values)
@@ -230,13 +247,28 @@ def _candidates(partition, lo, hi, start, forward):
     return range(min(first, hi - 1), lo - 1, -1), range(min(first, lo - 1), -1, -1)
 
 
-def fast_query(table, hash_key, range_comparison, range_objs, limit, exclusive_start_key,
-               scan_index_forward, projection_expressions, index_name=None, consistent_read=False,
-               filter_expression=None, hash_key_conditions=None, range_key_conditions=None,
-               **filter_kwargs):
-    """moto's answer to this Table.query from the ordered keys, or None for a shape left to moto."""
-    if (filter_kwargs or not isinstance(scan_index_forward, bool)
-            or (limit is not None and (type(limit) is not int or limit < 1))):
+def fast_query(
+    table,
+    hash_key,
+    range_comparison,
+    range_objs,
+    limit,
+    exclusive_start_key,
+    scan_index_forward,
+    projection_expressions,
+    index_name=None,
+    consistent_read=False,
+    filter_expression=None,
+    hash_key_conditions=None,
+    range_key_conditions=None,
+    **filter_kwargs,
+):
+    """Moto's answer to this Table.query from the ordered keys, or None for a shape left to moto."""
+    if (
+        filter_kwargs
+        or not isinstance(scan_index_forward, bool)
+        or (limit is not None and (type(limit) is not int or limit < 1))
+    ):
         return None
     index = None
     if index_name:
@@ -244,8 +276,9 @@ def fast_query(table, hash_key, range_comparison, range_objs, limit, exclusive_s
         if index is None or (consistent_read and index in table.global_indexes):
             return None
     keys = _keys(table, index)
-    condition = keys and _condition(keys, hash_key, hash_key_conditions, range_comparison,
-                                    range_objs, range_key_conditions, index is not None)
+    condition = keys and _condition(
+        keys, hash_key, hash_key_conditions, range_comparison, range_objs, range_key_conditions, index is not None
+    )
     start = condition and _start_after(keys, exclusive_start_key)
     if not condition or start is None:
         return None
@@ -297,6 +330,7 @@ def _page(table, partition, matching, after, limit, index_name):
 def _key_of(table, attrs):
     """(table, primary key) of the item these attributes name, or (table, None) if unclear."""
     from moto.dynamodb.models.dynamo_type import DynamoType
+
     try:
         hash_value = DynamoType(attrs[table.hash_key_attr])
         range_value = DynamoType(attrs[table.range_key_attr]) if table.range_key_attr else None
@@ -340,6 +374,7 @@ def _backend_transact(backend, transact_items, *args, **kwargs):
 
 def _tracking(method, touched_by):
     """`method`, moving the ordered keys of the items it may write (outermost call only)."""
+
     def tracked(*args, **kwargs):
         if getattr(_local, "depth", 0):
             return method(*args, **kwargs)
@@ -356,6 +391,7 @@ def _tracking(method, touched_by):
                 _states.clear()
             for table, key in touched or ():
                 _moved(table, key)
+
     tracked.ordered_keys = True
     return tracked
 
@@ -375,6 +411,7 @@ def install():
     """Make moto's Table.query answer from ordered keys, kept up to date by every write (idempotent)."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.table import Table
+
     if getattr(Table.query, "ordered_keys", False):
         return
     original = Table.query

@@ -8,6 +8,7 @@ requests and workers hold the embedded AWS one call at a time (`devstack/capture
 embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.json, so tools
 (the admin CLI) act on the running stack.
 """
+
 import collections
 import gc
 import json
@@ -21,8 +22,12 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-for _name, _value in (("STAGE", "local"), ("AWS_DEFAULT_REGION", "us-east-1"),
-                      ("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local")):
+for _name, _value in (
+    ("STAGE", "local"),
+    ("AWS_DEFAULT_REGION", "us-east-1"),
+    ("AWS_ACCESS_KEY_ID", "local"),
+    ("AWS_SECRET_ACCESS_KEY", "local"),
+):
     os.environ.setdefault(_name, _value)
 
 from chalice.config import Config  # noqa: E402
@@ -32,7 +37,8 @@ from moto import mock_aws  # noqa: E402
 COMPACT_CHECK_SECONDS = 5.0
 GC_IDLE_SECONDS = 2.0
 SECRET_PARAMETER = re.compile(
-    r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*")
+    r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*"
+)
 log = logging.getLogger("devserver")
 _activity = collections.deque(maxlen=1)  # when the last request came (monotonic seconds)
 
@@ -74,6 +80,7 @@ class Handler(ChaliceRequestHandler):
 
     def __init__(self, request, client_address, server, app_object, config, journal):
         from devstack.gateway import ApiGateway
+
         self.local_gateway = Synced(ApiGateway(app_object, config), journal)
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
@@ -99,8 +106,11 @@ def _per_thread_requests(app):
     def slot(name):
         return property(lambda self: getattr(state, name, None), lambda self, value: setattr(state, name, value))
 
-    app.__class__ = type("PerThreadChalice", (app.__class__,),
-                         {"current_request": slot("current_request"), "lambda_context": slot("lambda_context")})
+    app.__class__ = type(
+        "PerThreadChalice",
+        (app.__class__,),
+        {"current_request": slot("current_request"), "lambda_context": slot("lambda_context")},
+    )
     return app
 
 
@@ -111,6 +121,7 @@ def start_stack(data_dir, admin_user, admin_password):
     from chalicelib.channels import mail
     from chalicelib.store import schema
     from devstack import capture, journal, snapshot
+
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():
@@ -130,6 +141,7 @@ def _serve_aws(data_dir, port, journal):
     from werkzeug.serving import make_server
 
     from devstack import capture
+
     backend = DomainDispatcherApplication(create_backend_app)
 
     def locked(environ, start_response):
@@ -149,8 +161,11 @@ def _serve_aws(data_dir, port, journal):
 
 def _compact(journal, upto):
     """Fold the closed segments up to `upto` into a snapshot, in another process."""
-    done = subprocess.run([sys.executable, "-m", "devstack.journal", "compact", str(journal.directory),
-                           str(upto)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "devstack.journal", "compact", str(journal.directory), str(upto)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         log.error("journal compaction failed: %s", done.stderr.strip())
 
@@ -158,6 +173,7 @@ def _compact(journal, upto):
 def _compaction_loop(journal, stop):
     """Compact the segments start-up loaded, then each segment once it is due (`Journal.due`)."""
     from devstack.journal import files
+
     if any(kind == "journal" and number < journal.number for kind, number in files(journal.directory)):
         _compact(journal, journal.number - 1)
     while not stop.wait(COMPACT_CHECK_SECONDS):
@@ -168,14 +184,18 @@ def _compaction_loop(journal, stop):
 def serve(port, data_dir, admin_user, admin_password):
     """Run until SIGINT/SIGTERM."""
     from devstack import capture, patches
+
     patches.install()
     gc.set_threshold(*gc.get_threshold()[:2], 1_000_000)  # full collections: `_collect_when_idle`
     with mock_aws():
         writes, generated = start_stack(data_dir, admin_user, admin_password)
         from app import app
+
         _per_thread_requests(app)
-        server = Server(("127.0.0.1", port), lambda *a: Handler(*a, app_object=app, journal=writes,
-                                                                config=Config.create(chalice_stage="local")))
+        server = Server(
+            ("127.0.0.1", port),
+            lambda *a: Handler(*a, app_object=app, journal=writes, config=Config.create(chalice_stage="local")),
+        )
         stop = threading.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stop.set())
@@ -183,6 +203,7 @@ def serve(port, data_dir, admin_user, admin_password):
         threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
         threading.Thread(target=_collect_when_idle, args=(stop,), daemon=True).start()
         from devstack import workers
+
         workers.start(stop, writes.sync)
         aws_server = _serve_aws(data_dir, port, writes)
         if generated:
@@ -201,8 +222,12 @@ def serve(port, data_dir, admin_user, admin_password):
 def main():
     data_dir = os.path.abspath(os.environ.get("DATA_DIR", ".data"))
     os.makedirs(data_dir, exist_ok=True)
-    serve(int(os.environ.get("PORT", "8000")), data_dir, os.environ.get("ADMIN_USER", "admin"),
-          os.environ.get("ADMIN_PASSWORD") or None)
+    serve(
+        int(os.environ.get("PORT", "8000")),
+        data_dir,
+        os.environ.get("ADMIN_USER", "admin"),
+        os.environ.get("ADMIN_PASSWORD") or None,
+    )
     return 0
 
 

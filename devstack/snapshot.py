@@ -5,6 +5,7 @@ and puts the result straight into moto's tables, bucket and queues. Data of the 
 format (one JSON file per table under DATA_DIR/dynamodb, objects under DATA_DIR/s3) is
 rewritten once as the first snapshot.
 """
+
 import base64
 import json
 import math
@@ -21,8 +22,12 @@ def _backends():
     from moto.dynamodb.models import dynamodb_backends
     from moto.s3.models import s3_backends
     from moto.sqs.models import sqs_backends
-    return (dynamodb_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION], s3_backends[DEFAULT_ACCOUNT_ID]["aws"],
-            sqs_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION])
+
+    return (
+        dynamodb_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION],
+        s3_backends[DEFAULT_ACCOUNT_ID]["aws"],
+        sqs_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION],
+    )
 
 
 def _load(records):
@@ -49,8 +54,11 @@ def _legacy_records(root):
             yield {"d": path.stem, "k": capture.key_of(table, item), "i": item}
     index = root / "s3-index.json"
     for key in json.loads(index.read_text()) if index.exists() else []:
-        yield {"s": key, "b": base64.b64encode((root / "s3" / key).read_bytes()).decode(),
-               "c": "application/octet-stream"}
+        yield {
+            "s": key,
+            "b": base64.b64encode((root / "s3" / key).read_bytes()).decode(),
+            "c": "application/octet-stream",
+        }
 
 
 def _migrate(root, directory):

@@ -1,6 +1,7 @@
 """The workers on one machine: queue pollers and the job clock as threads (devserver), or a
 synchronous `drain` (tests). Each queue is read in batches of up to ten and consumed by
 `workers.consume`, as its Lambda function does. Handlers reach the embedded AWS one call at a time."""
+
 import json
 import logging
 import threading
@@ -20,8 +21,9 @@ def _step(queue, raise_errors, after=None):
     messages = queues.receive(queue)
     if not messages:
         return 0
-    failed = set(workers.consume(queue, [(receipt, json.dumps(body)) for receipt, body, _count in messages],
-                                 strict=raise_errors))
+    failed = set(
+        workers.consume(queue, [(receipt, json.dumps(body)) for receipt, body, _count in messages], strict=raise_errors)
+    )
     for receipt, _body, _count in messages:
         if receipt not in failed:
             queues.delete(queue, receipt)

@@ -11,6 +11,7 @@ for the runtime and architecture of `infra/runtime.py`, whatever Python runs the
   Python (`infra/python.sh` finds it, or installs it from Debian), refuses any native library built
   for another ABI or machine, and imports `app` with the target's Python.
 """
+
 import json
 import os
 import platform
@@ -31,8 +32,9 @@ def run(code, *args, cwd):
     """`python -c code args` in `cwd`, with a region and no AWS endpoint or profile."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AWS_PROFILE", "AWS_ENDPOINT_URL")}
     env.setdefault("AWS_DEFAULT_REGION", "us-east-1")  # chalice needs a region for service principals only
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def chalice_package(folder):
@@ -55,16 +57,35 @@ def chalice_package(folder):
 def target_python(version=None):
     """The path of an interpreter of the target's version (`infra/python.sh`)."""
     script = ROOT / "infra" / "python.sh"
-    return subprocess.run([str(script), version or runtime.version()], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [str(script), version or runtime.version()], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def pip_install(folder, requirements, architecture=runtime.ARCHITECTURE, version=None):
     """Install requirements (pip arguments) into `folder` as the target runtime loads them."""
     platforms = [f"--platform={tag}" for tag in runtime.platforms(architecture)]
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-                    "--target", str(folder), "--python-version", version or runtime.version(), "--implementation",
-                    "cp", "--only-binary=:all:", *platforms, *requirements], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-compile",
+            "--target",
+            str(folder),
+            "--python-version",
+            version or runtime.version(),
+            "--implementation",
+            "cp",
+            "--only-binary=:all:",
+            *platforms,
+            *requirements,
+        ],
+        check=True,
+    )
 
 
 def add_folder(zip_path, folder):
@@ -81,8 +102,11 @@ def native_distributions(folder):
     pinned = []
     for record in sorted(Path(folder).glob("*.dist-info/RECORD")):
         if ".so" in record.read_text():
-            metadata = dict(line.split(": ", 1) for line in (record.parent / "METADATA").read_text().splitlines()
-                            if line.startswith(("Name: ", "Version: ")))
+            metadata = dict(
+                line.split(": ", 1)
+                for line in (record.parent / "METADATA").read_text().splitlines()
+                if line.startswith(("Name: ", "Version: "))
+            )
             pinned.append(f"{metadata['Name']}=={metadata['Version']}")
     return pinned
 
@@ -108,8 +132,9 @@ def build(out):
     add_folder(packaged / "deployment.zip", work / "wheels")
     compact.compact(packaged / "sam.json")
     was, now = lean.slim(packaged / "deployment.zip", python)
-    foreign = lean.foreign_libraries(packaged / "deployment.zip", runtime.version(),
-                                     runtime.MACHINES[runtime.ARCHITECTURE][0])
+    foreign = lean.foreign_libraries(
+        packaged / "deployment.zip", runtime.version(), runtime.MACHINES[runtime.ARCHITECTURE][0]
+    )
     if foreign:
         raise SystemExit(f"native libraries not built for {runtime.RUNTIME} on {runtime.ARCHITECTURE}: {foreign}")
     lean.check(packaged / "deployment.zip", python, host_natives(work / "wheels", work / "host"))
@@ -117,8 +142,17 @@ def build(out):
     for name in ("sam.json", "deployment.zip"):
         shutil.move(packaged / name, out / name)
     shutil.rmtree(work)
-    print(json.dumps({"runtime": runtime.RUNTIME, "architecture": runtime.ARCHITECTURE, "python": python,
-                      "zipped MB": round(now / 1e6, 2), "before slimming MB": round(was / 1e6, 2)}))
+    print(
+        json.dumps(
+            {
+                "runtime": runtime.RUNTIME,
+                "architecture": runtime.ARCHITECTURE,
+                "python": python,
+                "zipped MB": round(now / 1e6, 2),
+                "before slimming MB": round(was / 1e6, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

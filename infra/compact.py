@@ -13,6 +13,7 @@ chalice writes every route as a path with one integration per method: past 300 r
 segments) API Gateway refuses the API, which is why the routes are served through the proxies. `make package` (`infra/build.py`) and the
 packaging tests run this.
 """
+
 import json
 import sys
 
@@ -55,12 +56,20 @@ def proxy(template):
     body = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
     paths = body["paths"]
     integration = next(iter(next(iter(paths.values())).values()))["x-amazon-apigateway-integration"]
-    greedy = {"x-amazon-apigateway-any-method": {
-        "consumes": ["*/*"], "produces": ["application/json"], "responses": {},
-        "parameters": [{"name": "proxy", "in": "path", "required": True, "type": "string"}],
-        "x-amazon-apigateway-integration": integration}}
-    body["paths"] = {PROXIES[0]: greedy, PROXIES[1]: json.loads(json.dumps(greedy)),
-                     **{path: paths[path] for path in OPEN_PATHS}}
+    greedy = {
+        "x-amazon-apigateway-any-method": {
+            "consumes": ["*/*"],
+            "produces": ["application/json"],
+            "responses": {},
+            "parameters": [{"name": "proxy", "in": "path", "required": True, "type": "string"}],
+            "x-amazon-apigateway-integration": integration,
+        }
+    }
+    body["paths"] = {
+        PROXIES[0]: greedy,
+        PROXIES[1]: json.loads(json.dumps(greedy)),
+        **{path: paths[path] for path in OPEN_PATHS},
+    }
     return template
 
 

@@ -8,6 +8,7 @@ another version's bytecode, so without it each cold start compiles the whole cod
 every native library is built for the target's Python ABI and machine, and that the package
 imports `app` with the target Python and only the runtime's libraries beside it.
 """
+
 import importlib.util
 import os
 import re
@@ -40,8 +41,11 @@ def runtime_provided(name):
 def compile_all(folder, python=sys.executable):
     """Compile every module under `folder` with `python` (unchecked-hash `.pyc`, valid whatever the
     file times), so the bytecode is the one that interpreter's version loads."""
-    subprocess.run([python, "-I", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", str(folder)],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [python, "-I", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", str(folder)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def slim(zip_path, python=sys.executable):

@@ -5,6 +5,7 @@
 version` prints the target's Python version for the Makefile. To move to another runtime, change
 RUNTIME (docs/deploy.md, "Runtime and architecture").
 """
+
 import datetime
 import sys
 

@@ -9,6 +9,7 @@ Tiers (pytest markers, given by directory in `pytest_collection_modifyitems`; `m
   the package, the local stack's AWS side).
 - `e2e`: tests/e2e, the local stack and the CLI run as processes.
 """
+
 import base64
 import copy
 import json
@@ -34,8 +35,14 @@ ADMIN = ("admin", "admin-secret")
 TESTS = Path(__file__).parent
 # Files of tests/unit that need AWS or the package build (the api tier): the infra template and the
 # package, the local stack's AWS side (the devserver's access log, moto's query shortcut, the stack).
-AWS_FILES = {"test_access_log.py", "test_infra.py", "test_package.py", "test_stack.py", "test_localquery.py",
-             "test_patches.py"}
+AWS_FILES = {
+    "test_access_log.py",
+    "test_infra.py",
+    "test_package.py",
+    "test_stack.py",
+    "test_localquery.py",
+    "test_patches.py",
+}
 TIERS = ("unit", "api", "e2e")
 
 
@@ -74,11 +81,13 @@ def aws():
     from moto import mock_aws
 
     from devstack import patches
+
     patches.install()
     with mock_aws():
         from chalicelib import config
         from chalicelib.channels import mail
         from chalicelib.store import schema
+
         schema.ensure_resources()
         mail.verify_sender(config.MAILER_FROM_EMAIL)
         yield
@@ -89,6 +98,7 @@ def seeded(aws):
     """The tables right after a first start (default fields, administrator), seeded once and
     kept as copies of moto's in-memory tables: restoring them is much faster than re-writing."""
     from chalicelib import bootstrap
+
     bootstrap.first_start()
     bootstrap.ensure_admin(*ADMIN)
     return copy.deepcopy(dict(motostate.tables()))
@@ -97,6 +107,7 @@ def seeded(aws):
 def _empty_outboxes():
     """Forget the messages SES and SNS accepted and the local outbox files."""
     from chalicelib import config
+
     motostate.forget_sent()
     shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
 
@@ -105,6 +116,7 @@ def _empty_bucket():
     import boto3
 
     from chalicelib import config
+
     boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET).objects.all().delete()
 
 
@@ -113,6 +125,7 @@ def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
+
     motostate.tables().update(copy.deepcopy(seeded))
     core.forget_verified()  # Basic credentials verified by an earlier test name its users
     motostate.empty_queues()
@@ -126,6 +139,7 @@ def fresh(seeded):
 def drain(fresh):
     """drain(): run the workers on everything queued until the queues are empty (as SQS would)."""
     from devstack import workers as local
+
     return local.drain
 
 
@@ -166,6 +180,7 @@ class Api:
 @pytest.fixture(scope="session")
 def chalice_app(aws):
     from app import app
+
     return app
 
 
@@ -174,6 +189,7 @@ def local_http(chalice_app):
     from chalice.test import Client
 
     from devstack.gateway import ApiGateway
+
     client = Client(chalice_app, stage_name="local")
     # Our gateway answers unknown paths with the JSON 404 that API Gateway gives on AWS.
     client.http._local_gateway = ApiGateway(chalice_app, client.http._config)
@@ -185,6 +201,7 @@ def source_ip(monkeypatch):
     """source_ip(address): the caller's address the local gateway reports from now on (API
     Gateway's `sourceIp`; clients cannot set it, unlike X-Forwarded-For)."""
     from chalice.local import LambdaEventConverter
+
     return lambda address: monkeypatch.setattr(LambdaEventConverter, "LOCAL_SOURCE_IP", address)
 
 
@@ -204,6 +221,7 @@ class FrozenClock:
 
     def advance(self, **delta):
         import datetime
+
         self.moment += datetime.timedelta(**delta)
 
 
@@ -211,6 +229,7 @@ class FrozenClock:
 def frozen(monkeypatch):
     """An injectable clock for tests that drive time (scheduled automation events)."""
     from chalicelib.domain.kernel import clock
+
     held = FrozenClock(clock.now())
     monkeypatch.setattr(clock, "now", held)
     return held
@@ -220,6 +239,7 @@ def frozen(monkeypatch):
 def receiver():
     """An HTTP receiver on 127.0.0.1 (webhooks, reposts, automation webhook actions)."""
     from tests.receiver import Receiver
+
     running = Receiver()
     yield running
     running.close()
@@ -229,6 +249,7 @@ def visitor_cookie(contact_id):
     """The Cookie header of a browser whose signed visitor token names the contact."""
     from chalicelib.domain.kernel.context import Context
     from chalicelib.domain.web import visitors
+
     return f"mtc_id={contact_id}; mtc_sid={visitors.token(contact_id, Context())}"
 
 

@@ -5,6 +5,7 @@ does (`infra/build.py`), then the distributions `requirements.txt` names and wha
 copied from this environment as pip installed them: the files `make package` puts in the zip,
 without the network, for this environment's Python and machine instead of the target's.
 """
+
 import zipfile
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path

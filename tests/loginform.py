@@ -1,4 +1,5 @@
 """Reading the login page the way a browser would: the first form's action and its fields."""
+
 from html.parser import HTMLParser
 
 

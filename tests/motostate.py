@@ -9,6 +9,7 @@
 Everything else a test resets goes through the owning module's public function
 (`cached.forget()`, `core.forget_verified()`...).
 """
+
 from __future__ import annotations
 
 import os
@@ -20,9 +21,10 @@ def _region() -> str:
 
 
 def tables() -> dict[str, Any]:
-    """moto's DynamoDB tables by name (a live dict: updating it replaces tables)."""
+    """Moto's DynamoDB tables by name (a live dict: updating it replaces tables)."""
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
+
     found: dict[str, Any] = dynamodb_backends[DEFAULT_ACCOUNT_ID][_region()].tables
     return found
 
@@ -31,6 +33,7 @@ def empty_queues() -> None:
     """Drop every message of every queue, visible or in flight."""
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.sqs.models import sqs_backends
+
     for queue in sqs_backends[DEFAULT_ACCOUNT_ID][_region()].queues.values():
         queue._messages.clear()  # PurgeQueue is limited to once a minute
         queue._pending_messages.clear()
@@ -41,5 +44,6 @@ def forget_sent() -> None:
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
     from moto.sns.models import sns_backends
+
     ses_backends[DEFAULT_ACCOUNT_ID][_region()].sent_messages.clear()
     sns_backends[DEFAULT_ACCOUNT_ID][_region()].sms_messages.clear()

@@ -1,4 +1,5 @@
 """An HTTP receiver on 127.0.0.1 for tests of outbound requests (webhooks, automation actions)."""
+
 import json
 import threading
 import time
@@ -45,8 +46,9 @@ class Receiver:
                 time.sleep(receiver.delay)
                 with receiver.arrived:
                     status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
-                    receiver.received.append(Received(dict(self.headers.items()), body, status, time.time(),
-                                                      self.command, self.path))
+                    receiver.received.append(
+                        Received(dict(self.headers.items()), body, status, time.time(), self.command, self.path)
+                    )
                     receiver.arrived.notify_all()
                 self.send_response(status)
                 if 300 <= status < 400:

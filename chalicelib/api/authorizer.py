@@ -17,13 +17,14 @@ It runs the one auth core (`auth/core.py` `authenticate`) on what a REQUEST auth
   an OAuth1a signature of a form-encoded request (its base string covers the body) or no
   credential but a form body (`access_token` field). The API function then checks in process.
 """
+
 import json
 
 from chalice.app import Request
 
 from chalicelib import bootstrap, observe
-from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import ApiError
+from chalicelib.api.errors import body as error_body
 from chalicelib.api.request import FORM, ApiRequest
 from chalicelib.auth import clients, core, settings
 from chalicelib.auth.errors import AuthError
@@ -35,15 +36,21 @@ DEFERRED = "deferred"
 
 def handler(event, context=None):
     """The authorizer's Lambda handler: the policy document API Gateway expects."""
-    observe.begin(getattr(context, "aws_request_id", None),
-                  apiRequestId=(event.get("requestContext") or {}).get("requestId"))
+    observe.begin(
+        getattr(context, "aws_request_id", None), apiRequestId=(event.get("requestContext") or {}).get("requestId")
+    )
     effect, decision = decide(event)
     observe.identify({"user": decision.get("userId"), "client": decision.get("clientId") or None})
-    return {"principalId": str(decision.get("userId", "anonymous")),
-            "policyDocument": {"Version": "2012-10-17",
-                               "Statement": [{"Action": "execute-api:Invoke", "Effect": effect,
-                                              "Resource": api_resources(event["methodArn"])}]},
-            "context": decision}
+    return {
+        "principalId": str(decision.get("userId", "anonymous")),
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": effect, "Resource": api_resources(event["methodArn"])}
+            ],
+        },
+        "context": decision,
+    }
 
 
 def api_resources(method_arn):
@@ -69,9 +76,15 @@ def decide(event):
     except ApiError as error:  # a query the PHP notation cannot read
         return "Allow", _refusal(error.status, {}, error_body(error.status, error.message, error.details))
     scheme = header.partition(" ")[0] if header else "Bearer"
-    return "Allow", {"userId": user["id"], "clientId": user.get("clientId") or "", "scheme": scheme,
-                     "user": json.dumps(core.public_user(user)), "requestId": request_id,
-                     "settingsVersion": settings.version(ctx), "revocationsVersion": clients.revocations_version(ctx)}
+    return "Allow", {
+        "userId": user["id"],
+        "clientId": user.get("clientId") or "",
+        "scheme": scheme,
+        "user": json.dumps(core.public_user(user)),
+        "requestId": request_id,
+        "settingsVersion": settings.version(ctx),
+        "revocationsVersion": clients.revocations_version(ctx),
+    }
 
 
 def _body_may_hold_credentials(request, header):
@@ -107,8 +120,14 @@ def caller(request, ctx):
     if "refusal" in granted:
         refusal = json.loads(granted["refusal"])
         (item,) = refusal["body"]["errors"]
-        raise ApiError(refusal["status"], item["message"], item.get("details"), item["type"], refusal["headers"],
-                       with_details="details" in item)
+        raise ApiError(
+            refusal["status"],
+            item["message"],
+            item.get("details"),
+            item["type"],
+            refusal["headers"],
+            with_details="details" in item,
+        )
     if "userId" not in granted or not _still_valid(granted, request, ctx):
         return core.authenticate(request, ctx)
     ctx.client = granted.get("clientId") or None
@@ -118,5 +137,6 @@ def caller(request, ctx):
 def _still_valid(granted, request, ctx):
     if granted["scheme"] == "OAuth" and granted.get("requestId") != (request.raw.context or {}).get("requestId"):
         return False
-    return str(granted.get("settingsVersion")) == str(settings.version(ctx)) and \
-        str(granted.get("revocationsVersion")) == str(clients.revocations_version(ctx))
+    return str(granted.get("settingsVersion")) == str(settings.version(ctx)) and str(
+        granted.get("revocationsVersion")
+    ) == str(clients.revocations_version(ctx))

@@ -70,12 +70,13 @@ of the items before it, as separate requests would.
 The spec's "PUT batch/edit: 200 edited, 201 created" is read as the items' `statusCodes`; the
 HTTP status of batch/edit is 200 as in Mautic.
 """
+
 import logging
 import re
 
 from chalicelib import config
 from chalicelib.api import route_needs
-from chalicelib.api.errors import ApiError, NOT_FOUND_PATH, UNEXPECTED
+from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.routing import METHODS, Contract, Reply, Routes
 from chalicelib.domain.kernel import access, batching, cache_keys, service
 from chalicelib.domain.kernel.access import Action
@@ -120,8 +121,11 @@ def body_items(body):
     elif isinstance(body, dict) and all(isinstance(value, dict) for value in body.values()):
         pairs = [(php_key(key), value) for key, value in body.items()]
     else:
-        raise ApiError(400, "The request body should be an array of objects, one per entity.",
-                       {"body": ["This value should be an array of objects."]})
+        raise ApiError(
+            400,
+            "The request body should be an array of objects, one per entity.",
+            {"body": ["This value should be an array of objects."]},
+        )
     check_limit(len(pairs))
     return pairs
 
@@ -227,9 +231,11 @@ def install(routes, resource):
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
             for key, item in items:
+
                 def create(item_ctx, item=item):
                     doc, was_created = writes.create(resource, item, item_ctx)
                     return doc, 201 if was_created else 200
+
                 outcome.run(key, create)
         return outcome.reply(201)
 
@@ -246,33 +252,47 @@ def install(routes, resource):
                 route_needs.check_document(resource, Action.EDIT, entity_id, item_ctx, request.method)
                 doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
+
             outcome.run(key, edit)
         return outcome.reply(200)
 
     def batch_delete(request, ctx):
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
+
             def delete(item_ctx, entity_id=entity_id):
                 route_needs.check_document(resource, Action.DELETE, entity_id, item_ctx, request.method)
                 return writes.delete(resource, entity_id, item_ctx), 200
+
             outcome.run(key, delete)
         return outcome.reply(200, codes=False)
 
-    actions = {"new": {"POST": batch_new},
-               "edit": dict.fromkeys(("PATCH", "PUT") if resource.put else ("PATCH",), batch_edit),
-               "delete": {"DELETE": batch_delete}}
+    actions = {
+        "new": {"POST": batch_new},
+        "edit": dict.fromkeys(("PATCH", "PUT") if resource.put else ("PATCH",), batch_edit),
+        "delete": {"DELETE": batch_delete},
+    }
 
-    contract = Contract("batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items()))
+    contract = Contract(
+        "batch", resource, tuple((action, tuple(sorted(methods))) for action, methods in actions.items())
+    )
 
-    @routes.route(f"/{resource.prefix}/batch/{{action}}", *METHODS, contract=contract,
-                  access=(route_needs.Need(resource.kind, Action.VIEW),))
+    @routes.route(
+        f"/{resource.prefix}/batch/{{action}}",
+        *METHODS,
+        contract=contract,
+        access=(route_needs.Need(resource.kind, Action.VIEW),),
+    )
     def batch(request, ctx, action):
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)
         handler = actions[action].get(request.method)
         if handler is None:
-            raise ApiError(405, f"Method {request.method} is not allowed here.",
-                           headers={"Allow": ", ".join(sorted(actions[action]))})
+            raise ApiError(
+                405,
+                f"Method {request.method} is not allowed here.",
+                headers={"Allow": ", ".join(sorted(actions[action]))},
+            )
         return handler(request, ctx)
 
 

@@ -1,18 +1,76 @@
 """Every route table and Blueprint of the service: the API under /api; the OAuth and public endpoints
 at the root; the OpenAPI document of them all at /api/openapi.json."""
-from chalicelib.api import automations, batch, channels, contacts, contract, emails, files, marketing, \
-    oauth1_endpoints, oauth2_endpoints, points, public, segments, stats, taxonomy, tracking, users, webhooks
-from chalicelib.api import dashboard, reports, stages, themes
+
+from chalicelib.api import (
+    automations,
+    batch,
+    channels,
+    contacts,
+    contract,
+    dashboard,
+    emails,
+    files,
+    marketing,
+    oauth1_endpoints,
+    oauth2_endpoints,
+    points,
+    public,
+    reports,
+    segments,
+    stages,
+    stats,
+    taxonomy,
+    themes,
+    tracking,
+    users,
+    webhooks,
+)
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 
-API_ROUTES = tuple(m.routes for m in (contacts, marketing, segments, channels, points, webhooks, taxonomy, users,
-                                      batch, files, automations, emails, stats, stages, reports, dashboard, themes))
+API_ROUTES = tuple(
+    m.routes
+    for m in (
+        contacts,
+        marketing,
+        segments,
+        channels,
+        points,
+        webhooks,
+        taxonomy,
+        users,
+        batch,
+        files,
+        automations,
+        emails,
+        stats,
+        stages,
+        reports,
+        dashboard,
+        themes,
+    )
+)
 PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking))
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", r) for r in PUBLIC_ROUTES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`
 
-API_BLUEPRINTS = (contacts.blueprint, marketing.blueprint, segments.blueprint, channels.blueprint, points.blueprint,
-                  webhooks.blueprint, taxonomy.blueprint, users.blueprint, batch.blueprint, files.blueprint,
-                  automations.blueprint, emails.blueprint, stats.blueprint, stages.blueprint, reports.blueprint,
-                  dashboard.blueprint, themes.blueprint, CONTRACT_ROUTES.blueprint())
+API_BLUEPRINTS = (
+    contacts.blueprint,
+    marketing.blueprint,
+    segments.blueprint,
+    channels.blueprint,
+    points.blueprint,
+    webhooks.blueprint,
+    taxonomy.blueprint,
+    users.blueprint,
+    batch.blueprint,
+    files.blueprint,
+    automations.blueprint,
+    emails.blueprint,
+    stats.blueprint,
+    stages.blueprint,
+    reports.blueprint,
+    dashboard.blueprint,
+    themes.blueprint,
+    CONTRACT_ROUTES.blueprint(),
+)
 PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint, tracking.blueprint)

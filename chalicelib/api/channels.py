@@ -1,5 +1,6 @@
 """Channels and content: emails, text messages, notifications, tweets, dynamic content, pages, assets,
 focus items (with the script that shows one) and marketing messages."""
+
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes

@@ -1,5 +1,6 @@
 """Contacts (with their actions, timeline, notes, devices and companies), companies, custom field
 definitions and company addresses."""
+
 import copy
 
 from chalicelib.api import standard
@@ -9,23 +10,46 @@ from chalicelib.auth import users
 from chalicelib.domain.contacts import contact_actions as actions
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.custom_fields import definitions
-from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
-    NOTE
+from chalicelib.domain.contacts.declarations import (
+    ADDRESS,
+    COMPANY,
+    COMPANY_FIELD,
+    CONTACT,
+    CONTACT_FIELD,
+    DEVICE,
+    NOTE,
+)
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.service import payload_object
 from chalicelib.domain.segments import segment_actions
 
 routes = Routes("contacts")
-FIELD_KEYS = ("id", "label", "alias", "type", "group", "order", "object", "defaultValue", "isRequired",
-              "isPubliclyUpdatable", "isUniqueIdentifier", "properties", "isFixed", "isListable", "isVisible",
-              "isShortVisible")
+FIELD_KEYS = (
+    "id",
+    "label",
+    "alias",
+    "type",
+    "group",
+    "order",
+    "object",
+    "defaultValue",
+    "isRequired",
+    "isPubliclyUpdatable",
+    "isUniqueIdentifier",
+    "properties",
+    "isFixed",
+    "isListable",
+    "isVisible",
+    "isShortVisible",
+)
 for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE, DEVICE):
     standard.install(routes, _resource)
 
 
-@routes.route("/contacts/list/owners", "GET",
-              access=(Holds("lead:leads:create", "lead:leads:editown", "lead:leads:editother"),))
+@routes.route(
+    "/contacts/list/owners", "GET", access=(Holds("lead:leads:create", "lead:leads:editown", "lead:leads:editother"),)
+)
 def owners(request, ctx):
     """The users who may own contacts: a bare array of {id, firstName, lastName} (compat 16.1)."""
     return [{"id": u["id"], "firstName": u.get("firstName"), "lastName": u.get("lastName")} for u in users.active()]
@@ -57,15 +81,21 @@ def remove_utm(request, ctx, id, utm_id):
     return standard.single(CONTACT, actions.remove_utm(CONTACT, id, utm_id, ctx), ctx)
 
 
-@routes.route("/companies/{id}/contact/{contact_id}/add", "POST",
-              access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/companies/{id}/contact/{contact_id}/add",
+    "POST",
+    access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
+)
 def add_to_company(request, ctx, id, contact_id):
     actions.add_to_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}
 
 
-@routes.route("/companies/{id}/contact/{contact_id}/remove", "POST",
-              access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/companies/{id}/contact/{contact_id}/remove",
+    "POST",
+    access=(Need("company", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
+)
 def remove_from_company(request, ctx, id, contact_id):
     actions.remove_from_company(CONTACT, COMPANY, id, contact_id, ctx)
     return {"success": 1}

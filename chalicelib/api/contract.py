@@ -1,4 +1,5 @@
 """`GET /api/openapi.json`: the OpenAPI document of the service (no authentication)."""
+
 from functools import lru_cache
 
 from chalicelib.api import openapi

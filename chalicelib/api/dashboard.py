@@ -1,5 +1,6 @@
 """Mautic's dashboard widget API: `GET /data` (the widget types) and `GET /data/<type>` (a widget's
 data with `dateFrom`, `dateTo`, `timeUnit`, `dataFormat`, `height`, `limit`)."""
+
 import time
 
 from chalicelib.api import standard
@@ -19,9 +20,14 @@ def widget_types(request, ctx):
 def widget_data(request, ctx, type):  # noqa: A002 - the path parameter's name
     started = time.monotonic()
     query = request.query
-    found = widgets.data(type, query, ctx, raw=query.get("dataFormat") == "raw",
-                         height=standard.int_param(query, "height", 300),
-                         limit=standard.int_param(query, "limit", 0) or widgets.RECENT_LIMIT)
+    found = widgets.data(
+        type,
+        query,
+        ctx,
+        raw=query.get("dataFormat") == "raw",
+        height=standard.int_param(query, "height", 300),
+        limit=standard.int_param(query, "limit", 0) or widgets.RECENT_LIMIT,
+    )
     return {"success": 1, "cached": False, "execution_time": round(time.monotonic() - started, 6), "data": found}
 
 

@@ -1,4 +1,5 @@
 """Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
+
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.kernel import attributes as a
@@ -31,14 +32,18 @@ def _attachments(value, ctx):
     return ids
 
 
-@routes.route("/emails/{id}/contact/{contact_id}/send", "POST",
-              access=(Need("email", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/emails/{id}/contact/{contact_id}/send",
+    "POST",
+    access=(Need("email", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
+)
 def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path parameter's name
     """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
     payload = service.payload_object(request.body)
     tokens, attachments = _tokens(payload.get("tokens")), _attachments(payload.get("assetAttachments"), ctx)
-    result = sending.send_email(id, contact_id, ctx, source=("api", None), tokens=tokens, transactional=True,
-                                attachments=attachments)
+    result = sending.send_email(
+        id, contact_id, ctx, source=("api", None), tokens=tokens, transactional=True, attachments=attachments
+    )
     return {"success": True} if result["success"] else {"success": False, "failed": result["reason"]}
 
 
@@ -48,8 +53,13 @@ def send_to_segments(request, ctx, id):  # noqa: A002
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
     state, outcomes = email_sends.start(id, service.payload_object(request.body), ctx)
     counts = {email_runs.counter(state["id"], state["generation"], name): n for name, n in outcomes.items()}
-    return {"success": 1, "sentCount": outcomes["sent"], "failedRecipients": outcomes["failed"], "queued": True,
-            "sendProgress": email_runs.view(state, counts)}
+    return {
+        "success": 1,
+        "sentCount": outcomes["sent"],
+        "failedRecipients": outcomes["failed"],
+        "queued": True,
+        "sendProgress": email_runs.view(state, counts),
+    }
 
 
 @routes.route("/emails/reply/{hash}", "POST", access=(Need("email", Action.VIEW),))
@@ -58,17 +68,29 @@ def reply(request, ctx, hash):  # noqa: A002
     return Reply({"success": True}, 201)
 
 
-@routes.route("/smses/{id}/contact/{contact_id}/send", "GET", "POST",
-              access=(Need("sms", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/smses/{id}/contact/{contact_id}/send",
+    "GET",
+    "POST",
+    access=(Need("sms", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
+)
 def send_sms(request, ctx, id, contact_id):  # noqa: A002
     """Send a text message to a contact's mobile number (compat 13.1's answer)."""
     result = sending.send_sms(id, contact_id, ctx, source=("api", None))
     if result["success"]:
-        return {"success": True, "status": "Delivered", "result": {"sent": True, "status": "Delivered",
-                                                                   "content": result["content"]}, "errors": []}
+        return {
+            "success": True,
+            "status": "Delivered",
+            "result": {"sent": True, "status": "Delivered", "content": result["content"]},
+            "errors": [],
+        }
     reason = result["reason"]
-    return {"success": False, "status": reason, "result": {"sent": False, "status": reason},
-            "errors": [{"message": reason}]}
+    return {
+        "success": False,
+        "status": reason,
+        "result": {"sent": False, "status": reason},
+        "errors": [{"message": reason}],
+    }
 
 
 blueprint = routes.blueprint()

@@ -1,4 +1,5 @@
 """Errors as JSON: `{"errors": [{"code", "message", "details", "type"}]}` with the HTTP status."""
+
 import json
 
 from chalicelib import config
@@ -27,8 +28,9 @@ def body(status, message, details=None, error_type=None, with_details=True):
     return {"errors": [item]}
 
 
-UNEXPECTED = ("Looks like I encountered an error (error #500). If I do it again, please report me to the "
-              "system administrator!")
+UNEXPECTED = (
+    "Looks like I encountered an error (error #500). If I do it again, please report me to the system administrator!"
+)
 NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
 
 

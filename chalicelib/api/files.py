@@ -1,4 +1,5 @@
 """Files in the S3 bucket: `/files/images` (with `subdir`) and `/files/assets` (or `media`)."""
+
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel import files

@@ -7,6 +7,7 @@ path, query or body) is a 422; a retry while the first request still runs is a 4
 (5xx), 409 and 429 are not kept: the key is released and a retry runs again. See
 docs/api-contract.md.
 """
+
 import hashlib
 
 from chalice import Response
@@ -35,9 +36,13 @@ def _key(request):
 
 def _fingerprint(request):
     raw = request.raw.raw_body or b""
-    parts = [request.method, request.raw.path, repr(sorted((request.raw.uri_params or {}).items())),
-             repr(sorted(request.query.items(), key=lambda kv: kv[0])),
-             raw if isinstance(raw, bytes) else raw.encode("utf-8")]
+    parts = [
+        request.method,
+        request.raw.path,
+        repr(sorted((request.raw.uri_params or {}).items())),
+        repr(sorted(request.query.items(), key=lambda kv: kv[0])),
+        raw if isinstance(raw, bytes) else raw.encode("utf-8"),
+    ]
     digest = hashlib.sha256()
     for part in parts:
         digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
@@ -72,8 +77,9 @@ def _replay(found, fingerprint):
     if found.fingerprint != fingerprint:
         raise ApiError(422, f"This {HEADER} was already used for another request.")
     if found.answer is None:
-        raise ApiError(409, f"The first request with this {HEADER} is still running. Retry it later.",
-                       headers={"Retry-After": "1"})
+        raise ApiError(
+            409, f"The first request with this {HEADER} is still running. Retry it later.", headers={"Retry-After": "1"}
+        )
     status, kept, body = found.answer
     headers = dict(base_headers(), **kept)
     headers["Idempotent-Replayed"] = "true"

@@ -1,4 +1,5 @@
 """Segments, automations and forms (with their submissions): who is targeted and how they enter."""
+
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.route_needs import Need
@@ -23,8 +24,11 @@ def form_submissions(request, ctx, id):
     return submissions.listing(id, standard.list_query(request.query), ctx)
 
 
-@routes.route("/forms/{id}/submissions/contact/{contact_id}", "GET",
-              access=(Need("form", Action.VIEW, "id"), Need("contact", Action.VIEW, "contact_id")))
+@routes.route(
+    "/forms/{id}/submissions/contact/{contact_id}",
+    "GET",
+    access=(Need("form", Action.VIEW, "id"), Need("contact", Action.VIEW, "contact_id")),
+)
 def contact_submissions(request, ctx, id, contact_id):
     contact = service.load(CONTACT, contact_id)
     return submissions.listing(id, standard.list_query(request.query), ctx, contact_id=contact["id"])

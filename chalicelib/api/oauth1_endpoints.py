@@ -11,6 +11,7 @@
   answers `{"success": 1}`.
 Errors are the JSON error document with the OAuth1 error code as `type`.
 """
+
 from html import escape
 
 from chalicelib.api.routing import Reply, Routes
@@ -23,8 +24,14 @@ AUTHORIZE = "/oauth/v1/authorize"
 TOKEN_TYPE = "application/x-www-form-urlencoded"
 HTML = "text/html; charset=utf-8"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-PAGE_HEADERS = dict(NO_STORE, **{"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
-                                 "Referrer-Policy": "no-referrer"})
+PAGE_HEADERS = dict(
+    NO_STORE,
+    **{
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+        "Referrer-Policy": "no-referrer",
+    },
+)
 
 VERIFIER_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Authorized</title></head>
@@ -48,8 +55,9 @@ def access_token(request, ctx):
 
 
 def _page(ctx, consumer, token, callback, error=None):
-    html, cookie = login.render(ctx, ctx.base_url + AUTHORIZE, {"oauth_token": token, "oauth_callback": callback},
-                                consumer["name"], error)
+    html, cookie = login.render(
+        ctx, ctx.base_url + AUTHORIZE, {"oauth_token": token, "oauth_callback": callback}, consumer["name"], error
+    )
     return Reply(html, 200, dict(PAGE_HEADERS, **{"Set-Cookie": cookie}), HTML)
 
 
@@ -70,8 +78,9 @@ def authorize_submit(request, ctx):
     oauth1.require_mode(ctx)
     form = request.body if request.content_type == TOKEN_TYPE and isinstance(request.body, dict) else {}
     if not login.csrf_ok(ctx, request.headers.get("cookie"), _text(form.get("_csrf"))):
-        raise AuthError(403, "The login form has expired or was not sent by this site. Reload it and try again.",
-                        "csrf_invalid")
+        raise AuthError(
+            403, "The login form has expired or was not sent by this site. Reload it and try again.", "csrf_invalid"
+        )
     token, given = _text(form.get("oauth_token")), _text(form.get("oauth_callback")) or None
     consumer, data, callback = oauth1.pending_authorization(ctx, token, given)
     user = login.check(_text(form.get("username")), _text(form.get("password")), core.source_address(request))

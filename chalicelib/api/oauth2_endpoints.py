@@ -7,28 +7,39 @@ credentials, and redirects to the redirect_uri with a code and the unchanged sta
 form body; client credentials as parameters or HTTP Basic. GET is refused with 405 (RFC 6749
 3.2: secrets in a URL end up in logs), although Mautic accepts it.
 """
+
 from chalicelib.api.routing import Reply, Routes
-from chalicelib.auth import oauth2_flows as flows
 from chalicelib.auth import core, login
+from chalicelib.auth import oauth2_flows as flows
 
 routes = Routes("oauth2_endpoints", authenticated=False)
 
 AUTHORIZE = "/oauth/v2/authorize"
-PAGE_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache", "X-Frame-Options": "DENY",
-                "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer"}
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Pragma": "no-cache",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
 BAD_LOGIN = "Invalid username or password."
 BAD_CSRF = "The login form has expired or was not sent from this page. Reload the page and try again."
 
 
 def _login_page(ctx, authorization, error=None):
-    html, cookie = login.render(ctx, ctx.base_url + AUTHORIZE, authorization.hidden_fields(),
-                                authorization.client["name"], error)
+    html, cookie = login.render(
+        ctx, ctx.base_url + AUTHORIZE, authorization.hidden_fields(), authorization.client["name"], error
+    )
     return Reply(html, 200, dict(PAGE_HEADERS, **{"Set-Cookie": cookie}), "text/html; charset=utf-8")
 
 
 def _redirect(location):
-    return Reply("", 302, {"Location": location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
-                 "text/html; charset=utf-8")
+    return Reply(
+        "",
+        302,
+        {"Location": location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+        "text/html; charset=utf-8",
+    )
 
 
 @routes.route(AUTHORIZE, "GET")

@@ -6,6 +6,7 @@ and Mautic's envelopes built from the resource's declaration; the other routes g
 parameters, a JSON body where the method takes one, and the documented error envelope. Nothing
 here is written by hand per route, so a new route or attribute shows up by itself.
 """
+
 import re
 
 from chalicelib import config
@@ -15,12 +16,20 @@ from chalicelib.domain.kernel.resources import AUDIT_KEYS
 BODY_METHODS = ("POST", "PUT", "PATCH")
 ERROR = {"$ref": "#/components/schemas/Error"}
 ANY_CONTENT = {"description": "A page, an image, a file or a redirect.", "content": {"*/*": {"schema": {}}}}
-ERROR_RESPONSE = {"description": "An error: `{\"errors\": [{\"code\", \"message\", \"details\", \"type\"}]}`.",
-                  "content": {"application/json": {"schema": ERROR}}}
-_TYPES = {a.as_string: {"type": "string"}, a.as_int: {"type": "integer"}, a.as_bool: {"type": "boolean"},
-          a.as_datetime: {"type": "string", "format": "date-time"}, a.as_list: {"type": "array"},
-          a.as_object: {"type": "object"}, a.as_id: {"type": "integer", "minimum": 1},
-          a.id_list: {"type": "array", "items": {"type": "integer", "minimum": 1}}}
+ERROR_RESPONSE = {
+    "description": 'An error: `{"errors": [{"code", "message", "details", "type"}]}`.',
+    "content": {"application/json": {"schema": ERROR}},
+}
+_TYPES = {
+    a.as_string: {"type": "string"},
+    a.as_int: {"type": "integer"},
+    a.as_bool: {"type": "boolean"},
+    a.as_datetime: {"type": "string", "format": "date-time"},
+    a.as_list: {"type": "array"},
+    a.as_object: {"type": "object"},
+    a.as_id: {"type": "integer", "minimum": 1},
+    a.id_list: {"type": "array", "items": {"type": "integer", "minimum": 1}},
+}
 
 
 def document(tables, base_url):
@@ -32,34 +41,49 @@ def document(tables, base_url):
             for full, method in operations(prefix, path, handlers, contract):
                 if contract is not None:
                     resources[contract.resource.kind] = contract.resource
-                op = _operation(full, method, handlers.get(method) or next(iter(handlers.values())),
-                                contract, routes.authenticated)
+                op = _operation(
+                    full, method, handlers.get(method) or next(iter(handlers.values())), contract, routes.authenticated
+                )
                 paths.setdefault(full, {})[method.lower()] = op
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Mautic-compatible marketing automation API", "version": config.MAUTIC_VERSION,
-                 "description": "Generated from the service's route table and resource registry."},
+        "info": {
+            "title": "Mautic-compatible marketing automation API",
+            "version": config.MAUTIC_VERSION,
+            "description": "Generated from the service's route table and resource registry.",
+        },
         "servers": [{"url": base_url}],
         "security": [{"basicAuth": []}, {"oauth2": []}, {"oauth1a": []}],
         "paths": dict(sorted(paths.items())),
-        "components": {"schemas": _schemas(resources), "securitySchemes": _security(base_url),
-                       "parameters": _parameters(), "headers": _headers()},
+        "components": {
+            "schemas": _schemas(resources),
+            "securitySchemes": _security(base_url),
+            "parameters": _parameters(),
+            "headers": _headers(),
+        },
     }
 
 
 def operations(prefix, path, handlers, contract):
     """[(full path, method)] a route answers: a batch route's `{action}` is spelled out per action."""
     if contract is not None and contract.operation == "batch":
-        return [(prefix + path.replace("{action}", action), method)
-                for action, methods in contract.actions for method in methods]
+        return [
+            (prefix + path.replace("{action}", action), method)
+            for action, methods in contract.actions
+            for method in methods
+        ]
     return [(prefix + path, method) for method in handlers if method != "HEAD"]
 
 
 def _operation(path, method, handler, contract, authenticated):
     names = re.findall(r"{(\w+)}", path)
-    op = {"operationId": _operation_id(method, path), "summary": _summary(handler, contract, method, path),
-          "tags": [_tag(path)],
-          "parameters": [_path_parameter(name, contract) for name in names], "responses": {}}
+    op = {
+        "operationId": _operation_id(method, path),
+        "summary": _summary(handler, contract, method, path),
+        "tags": [_tag(path)],
+        "parameters": [_path_parameter(name, contract) for name in names],
+        "responses": {},
+    }
     if not authenticated:
         op["security"] = []
     if contract is not None:
@@ -71,9 +95,13 @@ def _operation(path, method, handler, contract, authenticated):
     else:
         op["responses"].update({"200": ANY_CONTENT, "3XX": ANY_CONTENT})
         if method in BODY_METHODS:
-            op["requestBody"] = {"required": False, "content": {
-                "application/x-www-form-urlencoded": {"schema": {"type": "object"}},
-                "application/json": {"schema": {}}}}
+            op["requestBody"] = {
+                "required": False,
+                "content": {
+                    "application/x-www-form-urlencoded": {"schema": {"type": "object"}},
+                    "application/json": {"schema": {}},
+                },
+            }
     if method != "GET" and path.startswith("/api/"):
         op["parameters"].append({"$ref": "#/components/parameters/IdempotencyKey"})
     op["responses"]["4XX"] = ERROR_RESPONSE
@@ -107,16 +135,24 @@ def _standard(op, method, contract):
     resource, ref = contract.resource, _ref(contract.resource)
     single = {"type": "object", "required": [resource.singular], "properties": {resource.singular: ref}}
     if contract.operation == "list":
-        op["parameters"] += [{"$ref": f"#/components/parameters/{name}"} for name in (*LIST_PARAMETERS, "where", "order")]
-        op["responses"]["200"] = _json(f"A page of {resource.plural}.", _list_schema(resource),
-                                       dict(_common_headers(), Link={"$ref": "#/components/headers/Link"}))
+        op["parameters"] += [
+            {"$ref": f"#/components/parameters/{name}"} for name in (*LIST_PARAMETERS, "where", "order")
+        ]
+        op["responses"]["200"] = _json(
+            f"A page of {resource.plural}.",
+            _list_schema(resource),
+            dict(_common_headers(), Link={"$ref": "#/components/headers/Link"}),
+        )
     elif contract.operation == "get":
         op["responses"]["200"] = _json(f"The {resource.singular}.", single, _common_headers())
     elif contract.operation in ("create", "edit"):
         op["requestBody"] = _body(_write_ref(resource, contract.operation == "create" or method == "PUT"))
         op["responses"]["200"] = _json(f"The {resource.singular} as stored.", single, _common_headers())
-        op["responses"]["201"] = _json(f"The {resource.singular}, created.", single,
-                                       dict(_common_headers(), Location={"schema": {"type": "string"}}))
+        op["responses"]["201"] = _json(
+            f"The {resource.singular}, created.",
+            single,
+            dict(_common_headers(), Location={"schema": {"type": "string"}}),
+        )
     elif contract.operation == "delete":
         op["responses"]["200"] = _json(f"The deleted {resource.singular} (its id null).", single, _common_headers())
     else:
@@ -125,14 +161,23 @@ def _standard(op, method, contract):
 
 def _batch(op, method, resource):
     collection = {"type": ["array", "object"]}
-    body = {"type": "object", "properties": {resource.plural: collection, "errors": collection,
-                                             "statusCodes": collection}}
+    body = {
+        "type": "object",
+        "properties": {resource.plural: collection, "errors": collection, "statusCodes": collection},
+    }
     if method == "DELETE":
-        op["parameters"].append({"name": "ids", "in": "query", "schema": {"type": "string"},
-                                 "description": "Comma-separated ids (or `ids[]=`)."})
+        op["parameters"].append(
+            {
+                "name": "ids",
+                "in": "query",
+                "schema": {"type": "string"},
+                "description": "Comma-separated ids (or `ids[]=`).",
+            }
+        )
     else:
-        op["requestBody"] = _body({"type": "array", "maxItems": config.BATCH_MAX,
-                                   "items": _write_ref(resource, False)}, required=False)
+        op["requestBody"] = _body(
+            {"type": "array", "maxItems": config.BATCH_MAX, "items": _write_ref(resource, False)}, required=False
+        )
     status = "201" if method == "POST" else "200"
     op["responses"][status] = _json("One result per item, keyed by input index.", body, _common_headers())
 
@@ -154,24 +199,52 @@ def _json(description, schema, headers):
 
 
 def _body(schema, required=True):
-    return {"required": required, "description": "JSON; the same fields form-encoded (PHP brackets) are accepted too.",
-            "content": {"application/json": {"schema": schema}}}
+    return {
+        "required": required,
+        "description": "JSON; the same fields form-encoded (PHP brackets) are accepted too.",
+        "content": {"application/json": {"schema": schema}},
+    }
 
 
 def _list_schema(resource):
     items = {"type": "array", "items": _ref(resource)}
     if resource.keyed_list:
-        items = {"oneOf": [{"type": "object", "additionalProperties": _ref(resource)}, {"type": "array", "maxItems": 0}]}
-    return {"type": "object", "required": ["total", resource.plural],
-            "properties": {"total": {"type": "integer"}, resource.plural: items,
-                           "next": {"type": "string", "description": "Cursor of the next page (`after=`)."}}}
+        items = {
+            "oneOf": [{"type": "object", "additionalProperties": _ref(resource)}, {"type": "array", "maxItems": 0}]
+        }
+    return {
+        "type": "object",
+        "required": ["total", resource.plural],
+        "properties": {
+            "total": {"type": "integer"},
+            resource.plural: items,
+            "next": {"type": "string", "description": "Cursor of the next page (`after=`)."},
+        },
+    }
 
 
 def _schemas(resources):
-    schemas = {"Error": {"type": "object", "required": ["errors"], "properties": {"errors": {
-        "type": "array", "items": {"type": "object", "required": ["code", "message"], "properties": {
-            "code": {"type": "integer"}, "message": {"type": "string"}, "details": {},
-            "type": {"type": ["string", "null"]}}}}}}}
+    schemas = {
+        "Error": {
+            "type": "object",
+            "required": ["errors"],
+            "properties": {
+                "errors": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["code", "message"],
+                        "properties": {
+                            "code": {"type": "integer"},
+                            "message": {"type": "string"},
+                            "details": {},
+                            "type": {"type": ["string", "null"]},
+                        },
+                    },
+                }
+            },
+        }
+    }
     for resource in sorted(resources.values(), key=_name):
         schemas[_name(resource)] = _read_schema(resource)
         schemas[_name(resource) + "Create"] = _write_schema(resource, required=True)
@@ -235,44 +308,79 @@ LIST_PARAMETERS = {
 
 
 def _parameters():
-    params = {name: {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
-              for name, (schema, text) in LIST_PARAMETERS.items()}
-    params["where"] = {"name": "where", "in": "query", "style": "deepObject", "explode": True,
-                       "schema": {"type": "object"},
-                       "description": "Filters: `where[0][col]=email&where[0][expr]=eq&where[0][val]=a@b.c`."}
-    params["order"] = {"name": "order", "in": "query", "style": "deepObject", "explode": True,
-                       "schema": {"type": "object"}, "description": "Orders: `order[0][col]=id&order[0][dir]=desc`."}
+    params = {
+        name: {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
+        for name, (schema, text) in LIST_PARAMETERS.items()
+    }
+    params["where"] = {
+        "name": "where",
+        "in": "query",
+        "style": "deepObject",
+        "explode": True,
+        "schema": {"type": "object"},
+        "description": "Filters: `where[0][col]=email&where[0][expr]=eq&where[0][val]=a@b.c`.",
+    }
+    params["order"] = {
+        "name": "order",
+        "in": "query",
+        "style": "deepObject",
+        "explode": True,
+        "schema": {"type": "object"},
+        "description": "Orders: `order[0][col]=id&order[0][dir]=desc`.",
+    }
     params["IdempotencyKey"] = {
-        "name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 255},
-        "description": "Replays the first answer to this key (24 h, per credential); see docs/api-contract.md."}
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "maxLength": 255},
+        "description": "Replays the first answer to this key (24 h, per credential); see docs/api-contract.md.",
+    }
     return params
 
 
 def _headers():
     text = {"schema": {"type": "string"}}
-    return {"RateLimit": dict(text, description='`"user";r=<remaining>;t=<seconds>` per policy (IETF RateLimit '
-                                                 "fields), when rate limits are on."),
-            "RateLimit-Policy": dict(text, description='`"user";q=<quota>;w=60` per policy (and `"client"`).'),
-            "Idempotent-Replayed": dict(text, description="`true` on the stored answer to a repeated Idempotency-Key."),
-            "Link": dict(text, description='`<url>; rel="next"` when more items follow in key order.')}
+    return {
+        "RateLimit": dict(
+            text,
+            description='`"user";r=<remaining>;t=<seconds>` per policy (IETF RateLimit '
+            "fields), when rate limits are on.",
+        ),
+        "RateLimit-Policy": dict(text, description='`"user";q=<quota>;w=60` per policy (and `"client"`).'),
+        "Idempotent-Replayed": dict(text, description="`true` on the stored answer to a repeated Idempotency-Key."),
+        "Link": dict(text, description='`<url>; rel="next"` when more items follow in key order.'),
+    }
 
 
 def _common_headers():
-    return {name: {"$ref": f"#/components/headers/{name}"}
-            for name in ("RateLimit", "RateLimit-Policy", "Idempotent-Replayed")}
+    return {
+        name: {"$ref": f"#/components/headers/{name}"}
+        for name in ("RateLimit", "RateLimit-Policy", "Idempotent-Replayed")
+    }
 
 
 def _security(base_url):
     return {
         "basicAuth": {"type": "http", "scheme": "basic", "description": "A user's name and password."},
-        "oauth2": {"type": "oauth2", "flows": {
-            "authorizationCode": {"authorizationUrl": f"{base_url}/oauth/v2/authorize",
-                                  "tokenUrl": f"{base_url}/oauth/v2/token", "refreshUrl": f"{base_url}/oauth/v2/token",
-                                  "scopes": {}},
-            "clientCredentials": {"tokenUrl": f"{base_url}/oauth/v2/token", "scopes": {}}},
-            "description": "Bearer tokens in the Authorization header or `access_token`."},
-        "oauth1a": {"type": "apiKey", "in": "header", "name": "Authorization",
-                    "description": "OAuth 1.0a, HMAC-SHA1 signed (`Authorization: OAuth ...`): temporary credentials "
-                                   f"at {base_url}/oauth/v1/request_token, user authorization at /oauth/v1/authorize, "
-                                   "token credentials at /oauth/v1/access_token."},
+        "oauth2": {
+            "type": "oauth2",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": f"{base_url}/oauth/v2/authorize",
+                    "tokenUrl": f"{base_url}/oauth/v2/token",
+                    "refreshUrl": f"{base_url}/oauth/v2/token",
+                    "scopes": {},
+                },
+                "clientCredentials": {"tokenUrl": f"{base_url}/oauth/v2/token", "scopes": {}},
+            },
+            "description": "Bearer tokens in the Authorization header or `access_token`.",
+        },
+        "oauth1a": {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "OAuth 1.0a, HMAC-SHA1 signed (`Authorization: OAuth ...`): temporary credentials "
+            f"at {base_url}/oauth/v1/request_token, user authorization at /oauth/v1/authorize, "
+            "token credentials at /oauth/v1/access_token.",
+        },
     }

@@ -8,6 +8,7 @@ resource path; `RoutedApp` finds the route of its actual path, as API Gateway wo
 segment a literal beats a `{parameter}`), hands Chalice the event of that route with its path
 parameters, and answers an unknown path with the service's JSON 404.
 """
+
 from functools import lru_cache
 
 from chalice import Chalice
@@ -51,14 +52,19 @@ class RoutedApp(Chalice):
     invocation's log lines carry its request ids (`observe`)."""
 
     def __call__(self, event, context):
-        observe.begin(getattr(context, "aws_request_id", None),
-                      apiRequestId=(event.get("requestContext") or {}).get("requestId"))
+        observe.begin(
+            getattr(context, "aws_request_id", None), apiRequestId=(event.get("requestContext") or {}).get("requestId")
+        )
         resource = (event.get("requestContext") or {}).get("resourcePath") or ""
         if resource.endswith(PROXY):
             found = match(tuple(self.routes), event.get("path") or "/")
             if found is None:
                 return {"statusCode": 404, "headers": errors.headers(), "body": errors.not_found_path_json()}
             template, params = found
-            event = dict(event, resource=template, pathParameters=params or None,
-                         requestContext=dict(event["requestContext"], resourcePath=template))
+            event = dict(
+                event,
+                resource=template,
+                pathParameters=params or None,
+                requestContext=dict(event["requestContext"], resourcePath=template),
+            )
         return super().__call__(event, context)

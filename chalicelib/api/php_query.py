@@ -1,4 +1,5 @@
 """PHP-style bracket parameters (`where[0][col]=x`, `ids[]=1`) into nested dicts and lists."""
+
 import re
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
@@ -15,7 +16,7 @@ class TooDeep(ValueError):
 
 def _parts(key):
     head = key.split("[", 1)[0]
-    rest = key[len(head):]
+    rest = key[len(head) :]
     segments = _SEGMENT.findall(rest)
     if not head or "".join(f"[{s}]" for s in segments) != rest:
         return [key]

@@ -1,5 +1,6 @@
 """Point actions, point triggers and point groups, with their type catalogues; a contact's
 point-group scores."""
+
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.route_needs import Need
@@ -27,22 +28,29 @@ def trigger_event_types(request, ctx):
     return {"eventTypes": TRIGGER_EVENT_TYPES}
 
 
-@routes.route("/contacts/{id}/points/groups", "GET",
-              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id")))
+@routes.route(
+    "/contacts/{id}/points/groups", "GET", access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id"))
+)
 def contact_group_scores(request, ctx, id):
     """The contact's point-group scores: `{"total", "groupScores": [{"score", "group"}]}`."""
     return group_scores.of_contact(id, ctx)
 
 
-@routes.route("/contacts/{id}/points/groups/{groupId}", "GET",
-              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id")))
+@routes.route(
+    "/contacts/{id}/points/groups/{groupId}",
+    "GET",
+    access=(Need("pointgroup", Action.VIEW), Need("contact", Action.VIEW, "id")),
+)
 def contact_group_score(request, ctx, id, groupId):
     """The contact's score in one group: `{"groupScore": {"score", "group"} or null}`."""
     return group_scores.one(id, groupId, ctx)
 
 
-@routes.route("/contacts/{id}/points/groups/{groupId}/{operator}/{value}", "POST",
-              access=(Need("pointgroup", Action.VIEW), Need("contact", Action.EDIT, "id")))
+@routes.route(
+    "/contacts/{id}/points/groups/{groupId}/{operator}/{value}",
+    "POST",
+    access=(Need("pointgroup", Action.VIEW), Need("contact", Action.EDIT, "id")),
+)
 def change_group_score(request, ctx, id, groupId, operator, value):
     """plus/minus/times/divide/set the contact's score in a group (`eventName`, `actionName` in the body)."""
     return group_scores.change(id, groupId, operator, value, payload_object(request.body), ctx)

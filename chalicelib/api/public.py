@@ -1,5 +1,6 @@
 """The public, unauthenticated endpoints (no /api prefix): form submission, landing pages by
 alias, the tracking pixel, asset downloads and dynamic content. See docs/public-endpoints.md."""
+
 from html import escape
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -18,9 +19,24 @@ VISITOR_COOKIE = "mtc_sid"  # the signed visitor token (domain/web/visitors.py)
 COOKIE_DAYS = 730
 PREFETCH = ("prefetch", "prerender")
 # Chalice's default binary types: bodies of these types travel base64 through API Gateway.
-BINARY_TYPES = {"application/octet-stream", "application/x-tar", "application/zip", "audio/basic", "audio/ogg",
-                "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm", "image/png", "image/jpg", "image/jpeg",
-                "image/gif", "video/ogg", "video/mpeg", "video/webm"}
+BINARY_TYPES = {
+    "application/octet-stream",
+    "application/x-tar",
+    "application/zip",
+    "audio/basic",
+    "audio/ogg",
+    "audio/mp4",
+    "audio/mpeg",
+    "audio/wav",
+    "audio/webm",
+    "image/png",
+    "image/jpg",
+    "image/jpeg",
+    "image/gif",
+    "video/ogg",
+    "video/mpeg",
+    "video/webm",
+}
 
 
 def _cookie(request, name):
@@ -37,11 +53,15 @@ def visit(request, ctx):
     only prefetches."""
     source = core.source_address(request)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
-    return Visit(ip=source, source=source,
-                 referer=request.headers.get("referer"),
-                 query={k: v for k, v in request.query.items() if isinstance(v, str)},
-                 contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
-                 user_agent=request.headers.get("user-agent"), prefetch=purpose.startswith(PREFETCH))
+    return Visit(
+        ip=source,
+        source=source,
+        referer=request.headers.get("referer"),
+        query={k: v for k, v in request.query.items() if isinstance(v, str)},
+        contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
+        user_agent=request.headers.get("user-agent"),
+        prefetch=purpose.startswith(PREFETCH),
+    )
 
 
 def visitor_cookies(contact_id, ctx):
@@ -50,13 +70,19 @@ def visitor_cookies(contact_id, ctx):
     if contact_id is None:
         return {}
     lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"
-    return {"Set-Cookie": [f"{TRACKING_COOKIE}={contact_id}; {lasting}",
-                           f"{VISITOR_COOKIE}={visitors.token(contact_id, ctx)}; {lasting}; HttpOnly"]}
+    return {
+        "Set-Cookie": [
+            f"{TRACKING_COOKIE}={contact_id}; {lasting}",
+            f"{VISITOR_COOKIE}={visitors.token(contact_id, ctx)}; {lasting}; HttpOnly",
+        ]
+    }
 
 
 def _html(title, body, status=200, headers=None):
-    page = f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{escape(title)}</title></head>" \
-           f"<body>{body}</body></html>"
+    page = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}</title></head>'
+        f"<body>{body}</body></html>"
+    )
     return Reply(page, status, headers or {}, "text/html; charset=utf-8")
 
 
@@ -84,8 +110,11 @@ def submit_form(request, ctx):
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
     if ajax:
         answer = {"success": 1, "submissionId": submission["id"], "results": submission["results"]}
-        answer.update({"redirect": target} if action == "redirect" and target else
-                      {"message": target or "Thank you for your submission."})
+        answer.update(
+            {"redirect": target}
+            if action == "redirect" and target
+            else {"message": target or "Thank you for your submission."}
+        )
         answer.update({"download": download} if download else {})
         return Reply(answer, 200, headers)
     if download:
@@ -95,8 +124,9 @@ def submit_form(request, ctx):
     back = data.get("return") or request.headers.get("referer")
     if action == "return" and back and _may_return_to(back, request):
         return _redirect(back, headers)
-    return _html(form.get("name") or "Form", f"<p>{escape(target or 'Thank you for your submission.')}</p>",
-                 headers=headers)
+    return _html(
+        form.get("name") or "Form", f"<p>{escape(target or 'Thank you for your submission.')}</p>", headers=headers
+    )
 
 
 def _may_return_to(url, request):
@@ -107,8 +137,10 @@ def _may_return_to(url, request):
     if parts.scheme not in ("http", "https") or not host:
         return False
     own = (urlsplit(request.base_url()).hostname or "").lower()
-    return host == own or any(host == allowed.lower() or (allowed.startswith(".") and host.endswith(allowed.lower()))
-                              for allowed in config.FORM_RETURN_HOSTS)
+    return host == own or any(
+        host == allowed.lower() or (allowed.startswith(".") and host.endswith(allowed.lower()))
+        for allowed in config.FORM_RETURN_HOSTS
+    )
 
 
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
@@ -140,8 +172,10 @@ def download_asset(request, ctx, key):
         return _redirect(asset["file"], visitor_cookies(visitor.contact_id, ctx))
     name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
     disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
-    headers = dict(visitor_cookies(visitor.contact_id, ctx),
-                   **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"})
+    headers = dict(
+        visitor_cookies(visitor.contact_id, ctx),
+        **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"},
+    )
     return _binary(data, asset.get("mime") or files.mime_of(name), headers)
 
 

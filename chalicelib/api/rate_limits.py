@@ -1,6 +1,7 @@
 """Rate limits of the API per user and per API client, in fixed windows of a minute counted in
 DynamoDB (`store/window_counters.py`, one UpdateItem per limit and request), answered with the IETF
 `RateLimit-Policy` / `RateLimit` fields and, past a limit, 429 with `Retry-After`."""
+
 from chalicelib import config
 from chalicelib.api.errors import ApiError
 from chalicelib.store import window_counters
@@ -25,12 +26,14 @@ def admit(ctx):
     if not policies:
         return {}
     counts = [(name, quota, *window_counters.count(counter, WINDOW)) for name, counter, quota in policies]
-    headers = {"RateLimit-Policy": ", ".join(f'"{name}";q={quota};w={WINDOW}' for name, quota, _, _ in counts),
-               "RateLimit": ", ".join(f'"{name}";r={max(0, quota - used)};t={left}'
-                                      for name, quota, used, left in counts)}
+    headers = {
+        "RateLimit-Policy": ", ".join(f'"{name}";q={quota};w={WINDOW}' for name, quota, _, _ in counts),
+        "RateLimit": ", ".join(f'"{name}";r={max(0, quota - used)};t={left}' for name, quota, used, left in counts),
+    }
     waits = [left for _, quota, used, left in counts if used > quota]
     if waits:
         wait = max(waits)
-        raise ApiError(429, f"Too many requests. Try again in {wait} seconds.",
-                       headers=dict(headers, **{"Retry-After": str(wait)}))
+        raise ApiError(
+            429, f"Too many requests. Try again in {wait} seconds.", headers=dict(headers, **{"Retry-After": str(wait)})
+        )
     return headers

@@ -1,5 +1,6 @@
 """Reports: the standard list, create, edit and delete of report definitions, and Mautic's
 `GET /reports/<id>`, which answers the report's data (`dateFrom`, `dateTo`, `page`, `limit`)."""
+
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes

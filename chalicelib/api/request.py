@@ -1,4 +1,5 @@
 """The parsed HTTP request: query (PHP bracket notation), body (JSON, form-encoded or multipart)."""
+
 import json
 from email.parser import BytesParser
 from email.policy import HTTP

@@ -10,6 +10,7 @@ for any one of those `bundle:level:permission` names. `OPEN` needs nothing (the 
 user). Batch routes check each item (`api/batch.py`), lists show what the caller may see
 (`domain/kernel/listing.py`; docs/permissions.md).
 """
+
 from dataclasses import dataclass
 
 from chalicelib.domain.kernel import access, registry, service

@@ -5,19 +5,21 @@ which would otherwise answer 403). The dispatcher takes the caller of `/api` cal
 authorizer's decision (`api/authorizer.py`) or authenticates them itself, parses the
 request, maps failures to the error document and stamps `Mautic-Version` on every response.
 """
+
 import json
 import logging
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 from chalice import Blueprint, Response
 
 from chalicelib import bootstrap, observe
 from chalicelib.api import idempotency, rate_limits, route_needs
+from chalicelib.api.authorizer import caller
+from chalicelib.api.errors import UNEXPECTED, ApiError
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
-from chalicelib.api.errors import ApiError, UNEXPECTED
 from chalicelib.api.request import ApiRequest
-from chalicelib.api.authorizer import caller
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
@@ -72,6 +74,7 @@ class Routes:
             if contract is not None:
                 self.contracts[path] = contract
             return handler
+
         return register
 
     def blueprint(self):
@@ -84,6 +87,7 @@ class Routes:
     def _view(self, bp, handlers, needs):
         def view(**params):
             return dispatch(bp.current_request, handlers, params, self.authenticated, needs)
+
         return view
 
 
@@ -95,8 +99,9 @@ def dispatch(request, handlers, params, authenticated, needs):
     try:
         handler = handlers.get(request.method)
         if handler is None:
-            raise ApiError(405, f"Method {request.method} is not allowed here.",
-                           headers={"Allow": ", ".join(sorted(handlers))})
+            raise ApiError(
+                405, f"Method {request.method} is not allowed here.", headers={"Allow": ", ".join(sorted(handlers))}
+            )
         bootstrap.ensure_ready()
         api_request = ApiRequest(request)
         ctx = Context(base_url=api_request.base_url())
@@ -111,6 +116,7 @@ def dispatch(request, handlers, params, authenticated, needs):
             if recheck:
                 route_needs.check(needs[request.method], params, ctx, request.method)
             return handler(api_request, ctx, **params)
+
         response = idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx))
     except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
         response = failure(request, error)
@@ -149,11 +155,17 @@ def failure(request, error):
     if isinstance(error, DomainError):
         return render(error.status, error_body(error.status, error.message, error.details), error.headers)
     if isinstance(error, AuthError):
-        return render(error.status, error_body(error.status, error.message, error_type=error.type,
-                                               with_details=False), error.headers)
+        return render(
+            error.status,
+            error_body(error.status, error.message, error_type=error.type, with_details=False),
+            error.headers,
+        )
     if isinstance(error, ApiError):
-        return render(error.status, error_body(error.status, error.message, error.details, error.type,
-                                               error.with_details), error.headers)
+        return render(
+            error.status,
+            error_body(error.status, error.message, error.details, error.type, error.with_details),
+            error.headers,
+        )
     log.error("unhandled error on %s %s", request.method, request.path, exc_info=error)
     return render(500, error_body(500, UNEXPECTED))
 

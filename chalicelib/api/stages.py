@@ -1,4 +1,5 @@
 """Stages, and contacts put in and taken out of a stage."""
+
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
@@ -10,16 +11,22 @@ routes = Routes("stages")
 standard.install(routes, STAGE)
 
 
-@routes.route("/stages/{id}/contact/{contact_id}/add", "POST",
-              access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/stages/{id}/contact/{contact_id}/add",
+    "POST",
+    access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")),
+)
 def add_contact(request, ctx, id, contact_id):
     """Put the contact in the stage: `{"success": 1}`; 404 for an unknown stage or contact."""
     stages.add_contact(id, contact_id, ctx)
     return {"success": 1}
 
 
-@routes.route("/stages/{id}/contact/{contact_id}/remove", "POST",
-              access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")))
+@routes.route(
+    "/stages/{id}/contact/{contact_id}/remove",
+    "POST",
+    access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")),
+)
 def remove_contact(request, ctx, id, contact_id):
     """Take the contact out of the stage: `{"success": 1}`, also when it was not in it."""
     stages.remove_contact(id, contact_id, ctx)

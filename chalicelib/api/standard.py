@@ -1,4 +1,5 @@
 """The six standard operations, installed for a resource from its registry declaration."""
+
 import base64
 from dataclasses import replace
 from urllib.parse import urlencode
@@ -36,7 +37,7 @@ def created(resource, doc, ctx, was_created=True):
     return single(resource, doc, ctx, 201, {"Location": location})
 
 
-MAX_INT = 2 ** 31 - 1
+MAX_INT = 2**31 - 1
 
 
 def int_param(query, name, default, minimum=0):
@@ -78,7 +79,7 @@ def _after(resource, query):
         number = int(after_id)
     except (TypeError, ValueError):
         kind, number = None, 0
-    if kind != resource.kind or not 0 < number < 2 ** 63:
+    if kind != resource.kind or not 0 < number < 2**63:
         raise invalid("after", "This value is not a cursor of this list.")
     return number
 
@@ -93,12 +94,17 @@ def list_query(query):
     if search is not None and not isinstance(search, str):
         raise invalid("search", "This value should be a string.")
     order_by = query.get("orderBy")
-    return ListQuery(search=search, start=int_param(query, "start", 0),
-                     limit=min(int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT,
-                               config.MAX_PAGE_LIMIT),
-                     order_by=order_by if isinstance(order_by, str) else None, order_dir=direction,
-                     published_only=_flag_param(query, "publishedOnly", "published"),
-                     minimal=_flag_param(query, "minimal"), where=query.get("where"), order=query.get("order"))
+    return ListQuery(
+        search=search,
+        start=int_param(query, "start", 0),
+        limit=min(int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT),
+        order_by=order_by if isinstance(order_by, str) else None,
+        order_dir=direction,
+        published_only=_flag_param(query, "publishedOnly", "published"),
+        minimal=_flag_param(query, "minimal"),
+        where=query.get("where"),
+        order=query.get("order"),
+    )
 
 
 def list_reply(resource, request, ctx):
@@ -111,8 +117,12 @@ def list_reply(resource, request, ctx):
     if next_after is None:
         return Reply(body)
     body["next"] = _cursor(resource, next_after)
-    params = [(k, v) for k in request.raw.query_params or {} if k not in ("start", "after")
-              for v in request.raw.query_params.getlist(k)]
+    params = [
+        (k, v)
+        for k in request.raw.query_params or {}
+        if k not in ("start", "after")
+        for v in request.raw.query_params.getlist(k)
+    ]
     link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode(params + [('after', body['next'])])}"
     return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
 
@@ -135,19 +145,29 @@ def install(routes, resource, own=()):
         return created(resource, doc, ctx, was_created)
 
     if "get" not in own:
-        @routes.route(f"{base}/{{id}}", "GET", contract=Contract("get", resource),
-                      access=(Need(kind, Action.VIEW, "id"),))
+
+        @routes.route(
+            f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, Action.VIEW, "id"),)
+        )
         def get(request, ctx, id):
             return single(resource, service.load(resource, id, ctx), ctx)
 
-    @routes.route(f"{base}/{{id}}/edit", *(("PATCH", "PUT") if resource.put else ("PATCH",)),
-                  contract=Contract("edit", resource), access=(Need(kind, Action.EDIT, "id"),))
+    @routes.route(
+        f"{base}/{{id}}/edit",
+        *(("PATCH", "PUT") if resource.put else ("PATCH",)),
+        contract=Contract("edit", resource),
+        access=(Need(kind, Action.EDIT, "id"),),
+    )
     def edit(request, ctx, id):
         doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
-    @routes.route(f"{base}/{{id}}/delete", "DELETE", contract=Contract("delete", resource),
-                  access=(Need(kind, Action.DELETE, "id"),))
+    @routes.route(
+        f"{base}/{{id}}/delete",
+        "DELETE",
+        contract=Contract("delete", resource),
+        access=(Need(kind, Action.DELETE, "id"),),
+    )
     def delete(request, ctx, id):
         doc = writes.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)

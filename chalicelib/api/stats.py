@@ -1,5 +1,6 @@
 """Mautic's stats API: `GET /stats` (the tables and their columns) and `GET /stats/<table>` with
 `start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/stats_tables.py)."""
+
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Holds
 from chalicelib.api.routing import Routes
@@ -16,8 +17,9 @@ def tables(request, ctx):
 
 @routes.route("/stats/{table}", "GET", access=(Holds("lead:leads:viewother"),))
 def table_rows(request, ctx, table):
-    query = standard.list_query(dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT,
-                                     where=None, order=None))
+    query = standard.list_query(
+        dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT, where=None, order=None)
+    )
     return stats_tables.rows(table, query.start, query.limit, request.query.get("order"), request.query.get("where"))
 
 

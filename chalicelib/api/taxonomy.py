@@ -1,4 +1,5 @@
 """Tags and categories."""
+
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
 from chalicelib.domain.kernel.basics import CATEGORY, TAG

@@ -1,5 +1,6 @@
 """Mautic's theme API: `GET /themes`, `GET /themes/<theme>` (the zip), `POST /themes/new` (a
 multipart zip named `file`), `DELETE /themes/<theme>/delete`."""
+
 from chalicelib.api.route_needs import Holds
 from chalicelib.api.routing import Reply, Routes
 from chalicelib.domain.views import themes

@@ -1,5 +1,6 @@
 """Public email tracking (no /api prefix, no authentication): the open pixel, the web view,
 unsubscribe and signed click redirects, each addressed by a send record's tracking hash."""
+
 from html import escape
 
 from chalicelib.api.public import PIXEL, visit, visitor_cookies
@@ -32,8 +33,10 @@ def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
 def unsubscribe(request, ctx, hash):  # noqa: A002
     """Unsubscribes the recipient (GET from the link, POST from mail clients' one-click button)."""
     stat = tracking.unsubscribe(hash, ctx)
-    page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Unsubscribed</title></head><body>"
-            f"<p>{escape(stat.get('emailAddress') or 'You')} will no longer receive these emails.</p></body></html>")
+    page = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Unsubscribed</title></head><body>'
+        f"<p>{escape(stat.get('emailAddress') or 'You')} will no longer receive these emails.</p></body></html>"
+    )
     return Reply(page, 200, {"Cache-Control": "no-store"}, HTML)
 
 

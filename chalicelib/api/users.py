@@ -1,6 +1,7 @@
 """Users and roles: the current user (`/users/self`, unwrapped as Mautic answers it), users'
 CRUD (tokens revoked when a user is deleted, disabled or given a new password), what a user's
 role grants (`permissioncheck`), the roles' lookup list, and the roles' standard routes."""
+
 from chalicelib.api import standard
 from chalicelib.api.route_needs import OPEN, Holds, Need
 from chalicelib.api.routing import Contract, Routes
@@ -36,15 +37,17 @@ def create_user(request, ctx):
     return standard.created(USER, doc, ctx)
 
 
-@routes.route("/users/{id}/edit", "PATCH", "PUT", contract=Contract("edit", USER),
-              access=(Need("user", Action.EDIT, "id"),))
+@routes.route(
+    "/users/{id}/edit", "PATCH", "PUT", contract=Contract("edit", USER), access=(Need("user", Action.EDIT, "id"),)
+)
 def edit_user(request, ctx, id):
     doc, was_created = users.edit_user(id, request.body, ctx, replace=request.method == "PUT")
     return standard.created(USER, doc, ctx) if was_created else standard.single(USER, doc, ctx)
 
 
-@routes.route("/users/{id}/delete", "DELETE", contract=Contract("delete", USER),
-              access=(Need("user", Action.DELETE, "id"),))
+@routes.route(
+    "/users/{id}/delete", "DELETE", contract=Contract("delete", USER), access=(Need("user", Action.DELETE, "id"),)
+)
 def delete_user(request, ctx, id):
     reply = standard.single(USER, users.delete_user(id, ctx), ctx)
     reply.body["user"]["id"] = None

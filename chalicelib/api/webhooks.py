@@ -1,4 +1,5 @@
 """Webhooks, the catalogue of their triggers and each hook's delivery log."""
+
 from chalicelib import config
 from chalicelib.api import standard
 from chalicelib.api.route_needs import Need

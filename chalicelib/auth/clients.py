@@ -6,6 +6,7 @@ it is never stored: it is derived from the instance signing key and the consumer
 Revoking a client or a token family adds a revocation entry; both lists are cached kinds, so
 every container sees a revocation on its next request without a read per token.
 """
+
 import hashlib
 import hmac
 import secrets
@@ -45,9 +46,18 @@ def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAUL
             _check_redirect_uri(uri)
     entity_id = store.allocate_ids(KIND)[0]
     public_id = f"{entity_id}_{secrets.token_urlsafe(24)}"
-    doc = {"id": entity_id, "name": name, "publicId": public_id, "redirectUris": list(redirect_uris),
-           "mode": mode, "revoked": False, "createdBy": creator_id, "dateAdded": ctx.now,
-           "grants": list(grants), "userId": user_id}
+    doc = {
+        "id": entity_id,
+        "name": name,
+        "publicId": public_id,
+        "redirectUris": list(redirect_uris),
+        "mode": mode,
+        "revoked": False,
+        "createdBy": creator_id,
+        "dateAdded": ctx.now,
+        "grants": list(grants),
+        "userId": user_id,
+    }
     secret = consumer_secret(ctx, public_id) if mode == "1a" else secrets.token_urlsafe(32)
     if mode == "2":
         doc["secretHash"] = _hash(secret)
@@ -97,8 +107,11 @@ def revoke_subject(ctx, subject, seconds=None):
         if old.get("until") and old["until"] <= ctx.now:
             store.delete(REVOCATIONS, old["id"], versioned=True)
     entity_id = store.allocate_ids(REVOCATIONS)[0]
-    store.create(REVOCATIONS, {"id": entity_id, "subject": subject, "dateAdded": ctx.now, "at": time.time(),
-                               "until": until}, versioned=True)
+    store.create(
+        REVOCATIONS,
+        {"id": entity_id, "subject": subject, "dateAdded": ctx.now, "at": time.time(), "until": until},
+        versioned=True,
+    )
 
 
 def _latest_revocations(ctx):
@@ -130,13 +143,19 @@ def revoked_before(ctx, subject, issued):
 
 def public(client):
     """What `clients list` shows: never a secret or its hash."""
-    return {"id": client["id"], "name": client["name"], "clientId": client["publicId"], "mode": client["mode"],
-            "redirectUris": client.get("redirectUris") or [], "revoked": client.get("revoked", False),
-            "grants": grants(client), "userId": client.get("userId"), "dateAdded": client.get("dateAdded")}
+    return {
+        "id": client["id"],
+        "name": client["name"],
+        "clientId": client["publicId"],
+        "mode": client["mode"],
+        "redirectUris": client.get("redirectUris") or [],
+        "revoked": client.get("revoked", False),
+        "grants": grants(client),
+        "userId": client.get("userId"),
+        "dateAdded": client.get("dateAdded"),
+    }
 
 
 def grants(client):
     """The OAuth2 grants a client may use (clients stored before grants existed: the default ones)."""
     return list(client.get("grants") or DEFAULT_GRANTS)
-
-

@@ -7,6 +7,7 @@ signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are reme
 process for a minute, keyed by a SHA-256 of the header, unless the user's tokens were revoked since;
 failures are never remembered.
 """
+
 import base64
 import binascii
 import hashlib
@@ -34,16 +35,19 @@ def authenticate(request, ctx):
     query_token = request.query.get("access_token")
     body_token = request.form_field("access_token")
     if sum(1 for place in (header, query_token, body_token) if place) > 1:
-        raise AuthError(400, "Only one method may be used to authenticate at a time (Auth header, GET or POST).",
-                        "invalid_request")
+        raise AuthError(
+            400, "Only one method may be used to authenticate at a time (Auth header, GET or POST).", "invalid_request"
+        )
     if scheme.lower() == "basic":
         return _basic(credentials.strip(), current, source_address(request), ctx)
     if scheme == "OAuth":
         from chalicelib.auth import oauth1
+
         return oauth1.authenticate(request, ctx, current)
     token = credentials.strip() if scheme == "Bearer" else (query_token or body_token)
     if token:
         from chalicelib.auth import oauth2
+
         return oauth2.authenticate(token, ctx, current)
     raise AuthError(401, NO_CREDENTIALS, headers=dict(BEARER_CHALLENGE))
 
@@ -60,12 +64,17 @@ def source_address(request):
 
 def _basic(encoded, current, source, ctx):
     if not current["basicAuthEnabled"]:
-        raise AuthError(403, "Basic Auth disabled. You need to enable HTTP basic auth in the API settings "
-                             "of Mautic's Configuration.")
+        raise AuthError(
+            403,
+            "Basic Auth disabled. You need to enable HTTP basic auth in the API settings of Mautic's Configuration.",
+        )
     key = hashlib.sha256(encoded.encode()).hexdigest()
     cached = _verified.get(key)
-    if cached and cached[0] > time.monotonic() and \
-            not clients.revoked_before(ctx, f"user:{cached[1]['id']}", cached[2]):
+    if (
+        cached
+        and cached[0] > time.monotonic()
+        and not clients.revoked_before(ctx, f"user:{cached[1]['id']}", cached[2])
+    ):
         return cached[1]
     try:
         username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")

@@ -3,6 +3,7 @@
 CSRF uses a double-submit token: a random value in an HttpOnly, SameSite=Strict cookie and its
 HMAC (instance signing key) in a hidden form field; a post must carry both, matching.
 """
+
 import hashlib
 import hmac
 import secrets
@@ -37,11 +38,15 @@ def render(ctx, action, hidden, client_name, error=None):
 
     The cookie is `Secure` when the form posts to an https URL."""
     nonce = secrets.token_urlsafe(24)
-    fields = "".join(f'<input type="hidden" name="{escape(str(k))}" value="{escape(str(v))}">\n'
-                     for k, v in hidden.items() if v is not None)
+    fields = "".join(
+        f'<input type="hidden" name="{escape(str(k))}" value="{escape(str(v))}">\n'
+        for k, v in hidden.items()
+        if v is not None
+    )
     message = f'<p role="alert">{escape(error)}</p>' if error else ""
-    html = PAGE.format(client=escape(client_name), error=message, action=escape(action), hidden=fields,
-                       csrf=_sign(ctx, nonce))
+    html = PAGE.format(
+        client=escape(client_name), error=message, action=escape(action), hidden=fields, csrf=_sign(ctx, nonce)
+    )
     secure = "; Secure" if action.startswith("https://") else ""
     cookie = f"{COOKIE}={nonce}; Path=/; HttpOnly; SameSite=Strict; Max-Age=1800{secure}"
     return html, cookie

@@ -32,6 +32,7 @@ DynamoDB calls per signed `/api` request: the versions of the cached kinds (one 
 shared with settings, clients and the revocation list), one GetItem for the access token and
 one conditional PutItem for the nonce.
 """
+
 import hashlib
 import hmac
 import secrets
@@ -75,6 +76,7 @@ def error(code, detail=""):
 
 # ---- settings -------------------------------------------------------------------------------
 
+
 def require_mode(ctx):
     """For the /oauth/v1 endpoints: the API is on and the instance uses OAuth 1a (403 otherwise)."""
     current = settings.current(ctx)
@@ -94,9 +96,11 @@ def _digest(value):
 
 # ---- signed requests ------------------------------------------------------------------------
 
+
 def _header_params(request):
     """The Authorization header's parameters, percent-decoded (realm dropped)."""
     from oauthlib.oauth1.rfc5849 import utils  # oauthlib loads on the first OAuth1a request
+
     header = (request.headers.get("authorization") or "").strip()
     if not header.startswith("OAuth "):
         raise error("parameter_absent", "Authorization: OAuth header")
@@ -115,6 +119,7 @@ def _query_pairs(request):
 def _body_pairs(request):
     """The pairs of a form-encoded body as sent; [] for any other body (JSON is not signed)."""
     from oauthlib.common import urldecode
+
     if request.content_type != FORM:
         return []
     raw = request.raw.raw_body or b""
@@ -148,6 +153,7 @@ def _collections(request, header, query, body):
 def _signature_ok(request, header, oauth, secrets_pair):
     from oauthlib.common import Request as SignedRequest
     from oauthlib.oauth1.rfc5849 import signature
+
     query, body = _query_pairs(request), _body_pairs(request)
     for name, value in query + body:
         # The PHP api-library repeats `oauth_verifier` in the body; any other place is refused.
@@ -214,6 +220,7 @@ def authenticate(request, ctx, current):
 
 # ---- callbacks ------------------------------------------------------------------------------
 
+
 def _without_query(url):
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
@@ -243,6 +250,7 @@ def with_verifier(callback, token, verifier):
 
 # ---- the flow -------------------------------------------------------------------------------
 
+
 def issue_request_token(request, ctx):
     """Step 1 (`POST /oauth/v1/request_token`): the form-encoded response body."""
     consumer, _, oauth = verify(request, ctx)
@@ -251,10 +259,20 @@ def issue_request_token(request, ctx):
     if not callback_allowed(consumer, callback):
         raise error("parameter_rejected", "oauth_callback is not a callback registered for this consumer.")
     token = secrets.token_urlsafe(32)
-    tokens.put(REQUEST_KIND, token, {"consumer": consumer["publicId"], "callback": callback,
-                                     "expires": int(time.time()) + REQUEST_TOKEN_SECONDS}, REQUEST_TOKEN_SECONDS)
-    return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, REQUEST_KIND, token),
-                      "oauth_expires_in": REQUEST_TOKEN_SECONDS, "oauth_callback_confirmed": 1})
+    tokens.put(
+        REQUEST_KIND,
+        token,
+        {"consumer": consumer["publicId"], "callback": callback, "expires": int(time.time()) + REQUEST_TOKEN_SECONDS},
+        REQUEST_TOKEN_SECONDS,
+    )
+    return urlencode(
+        {
+            "oauth_token": token,
+            "oauth_token_secret": _secret(ctx, REQUEST_KIND, token),
+            "oauth_expires_in": REQUEST_TOKEN_SECONDS,
+            "oauth_callback_confirmed": 1,
+        }
+    )
 
 
 def pending_authorization(ctx, token, callback=None):
@@ -290,9 +308,12 @@ def issue_access_token(request, ctx):
     if not tokens.use(REQUEST_KIND, oauth["oauth_token"]):  # one exchange per request token
         raise error("token_rejected")
     token = secrets.token_urlsafe(32)
-    tokens.put(ACCESS_KIND, token, {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now,
-                                    "issued": time.time()},
-               config.OAUTH1_TOKEN_DAYS * 86400 or None)
+    tokens.put(
+        ACCESS_KIND,
+        token,
+        {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now, "issued": time.time()},
+        config.OAUTH1_TOKEN_DAYS * 86400 or None,
+    )
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 
 

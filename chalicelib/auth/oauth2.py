@@ -6,6 +6,7 @@ token reuse, code reuse) puts it on the cached revocation list, which every requ
 does revoking the user (disabled, new password, `cli users revoke`), for the tokens issued
 before.
 """
+
 import secrets
 import time
 
@@ -21,12 +22,20 @@ USER_CLAIMS = ("username", "firstName", "lastName", "role")
 def issue_access_token(ctx, client, user, family):
     """A signed access token for `user` via `client`; returns (token, lifetime in seconds)."""
     import jwt  # PyJWT loads on the first OAuth2 request
+
     lifetime = int(settings.current(ctx)["accessTokenMinutes"]) * 60
     now = time.time()
-    claims = {"iss": ISSUER, "sub": str(user["id"]), "cid": client["publicId"], "fam": family,
-              "usr": {k: user.get(k) for k in USER_CLAIMS}, "iat": int(now), "ims": int(now * 1000),
-              "exp": int(now) + lifetime,
-              "jti": secrets.token_urlsafe(12)}
+    claims = {
+        "iss": ISSUER,
+        "sub": str(user["id"]),
+        "cid": client["publicId"],
+        "fam": family,
+        "usr": {k: user.get(k) for k in USER_CLAIMS},
+        "iat": int(now),
+        "ims": int(now * 1000),
+        "exp": int(now) + lifetime,
+        "jti": secrets.token_urlsafe(12),
+    }
     return jwt.encode(claims, keys.derived(KEY_PURPOSE, ctx), algorithm="HS256"), lifetime
 
 
@@ -37,18 +46,26 @@ def _invalid():
 def authenticate(token, ctx, current):
     """The user an access token stands for, or AuthError (401)."""
     import jwt
+
     if current["oauthMode"] != "2":
         raise _invalid()
     try:
-        claims = jwt.decode(token, keys.derived(KEY_PURPOSE, ctx), algorithms=["HS256"], issuer=ISSUER,
-                            options={"require": ["exp", "sub", "cid", "fam"]})
+        claims = jwt.decode(
+            token,
+            keys.derived(KEY_PURPOSE, ctx),
+            algorithms=["HS256"],
+            issuer=ISSUER,
+            options={"require": ["exp", "sub", "cid", "fam"]},
+        )
     except jwt.ExpiredSignatureError:
         raise AuthError(401, "The access token provided has expired.", "invalid_grant") from None
     except jwt.InvalidTokenError:
         raise _invalid() from None
-    if clients.by_public_id(ctx, claims["cid"]) is None or \
-            clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}") or \
-            clients.revoked_before(ctx, f"user:{claims['sub']}", claims.get("ims", 0) / 1000):
+    if (
+        clients.by_public_id(ctx, claims["cid"]) is None
+        or clients.revoked(ctx, f"client:{claims['cid']}", f"family:{claims['fam']}")
+        or clients.revoked_before(ctx, f"user:{claims['sub']}", claims.get("ims", 0) / 1000)
+    ):
         raise _invalid()
     ctx.client = claims["cid"]
     return {"id": int(claims["sub"]), **(claims.get("usr") or {}), "clientId": claims["cid"]}

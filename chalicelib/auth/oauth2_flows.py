@@ -14,6 +14,7 @@ Errors are `AuthError`s rendered as `{"errors": [{"message", "code", "type"}]}` 
 or OAuth2 (the instance runs OAuth1a) is disabled. Authorization errors are JSON 400s unless the
 client and redirect_uri are valid: only then is the error sent to the client by redirect.
 """
+
 import base64
 import binascii
 import re
@@ -67,6 +68,7 @@ def _param(params, name):
 
 def new_secret():
     from oauthlib.common import generate_token  # oauthlib loads on the first OAuth2 flow
+
     return generate_token(TOKEN_LENGTH)
 
 
@@ -98,13 +100,21 @@ class AuthorizationRequest:
 
     def hidden_fields(self):
         """What the login form posts back."""
-        return {"client_id": self.client["publicId"], "redirect_uri": self.redirect_uri, "response_type": "code",
-                "state": self.state, "code_challenge": self.challenge,
-                "code_challenge_method": self.challenge_method}
+        return {
+            "client_id": self.client["publicId"],
+            "redirect_uri": self.redirect_uri,
+            "response_type": "code",
+            "state": self.state,
+            "code_challenge": self.challenge,
+            "code_challenge_method": self.challenge_method,
+        }
 
     def error_redirect(self, error_type, description):
-        return Redirect(with_query(self.redirect_uri, [("error", error_type), ("error_description", description),
-                                                       ("state", self.state)]))
+        return Redirect(
+            with_query(
+                self.redirect_uri, [("error", error_type), ("error_description", description), ("state", self.state)]
+            )
+        )
 
 
 def authorization_request(ctx, params):
@@ -123,8 +133,10 @@ def authorization_request(ctx, params):
     if redirect_uri is None:
         raise error("No redirect URL was supplied.", "invalid_request")
     # RFC 9700 2.1: exact string comparison, no prefix or pattern matching.
-    if not any(secrets.compare_digest(redirect_uri.encode(), registered.encode())
-               for registered in client.get("redirectUris") or []):
+    if not any(
+        secrets.compare_digest(redirect_uri.encode(), registered.encode())
+        for registered in client.get("redirectUris") or []
+    ):
         raise error("The redirect URI provided does not match registered URI(s).", "redirect_uri_mismatch")
     request = AuthorizationRequest(client, redirect_uri, _param(params, "state"), None, None)
     if _param(params, "response_type") != "code":
@@ -146,13 +158,24 @@ def authorization_request(ctx, params):
 def issue_code(ctx, request, user):
     """Store a new authorization code for `user`; returns the URL to redirect the browser to."""
     code = new_secret()
-    tokens.put(CODE_KIND, code, {"client": request.client["publicId"], "user": user["id"],
-                                 "redirectUri": request.redirect_uri, "challenge": request.challenge,
-                                 "family": new_secret()}, CODE_SECONDS, only_new=True)
+    tokens.put(
+        CODE_KIND,
+        code,
+        {
+            "client": request.client["publicId"],
+            "user": user["id"],
+            "redirectUri": request.redirect_uri,
+            "challenge": request.challenge,
+            "family": new_secret(),
+        },
+        CODE_SECONDS,
+        only_new=True,
+    )
     return with_query(request.redirect_uri, [("code", code), ("state", request.state)])
 
 
 # --- token endpoint -------------------------------------------------------------------------
+
 
 def _basic_credentials(authorization):
     """(client_id, client_secret) from an HTTP Basic header (RFC 6749 2.3.1), or None."""
@@ -206,8 +229,13 @@ def _response(ctx, client, user, family, refresh=True):
     if refresh:
         refresh_token = new_secret()
         days = int(settings.current(ctx)["refreshTokenDays"])
-        tokens.put(REFRESH_KIND, refresh_token, {"client": client["publicId"], "user": user["id"], "family": family,
-                                                 "issued": time.time()}, days * 86400, only_new=True)
+        tokens.put(
+            REFRESH_KIND,
+            refresh_token,
+            {"client": client["publicId"], "user": user["id"], "family": family, "issued": time.time()},
+            days * 86400,
+            only_new=True,
+        )
         body["refresh_token"] = refresh_token
     return body
 
@@ -233,6 +261,7 @@ def _authorization_code(ctx, client, params):
     if redirect_uri is None or not secrets.compare_digest(redirect_uri.encode(), data["redirectUri"].encode()):
         raise error("The redirect URI is missing or do not match.", "invalid_grant")
     from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challenge_method_s256
+
     verifier = _param(params, "code_verifier")
     if data.get("challenge"):
         if verifier is None:
@@ -252,8 +281,12 @@ def _refresh_token(ctx, client, params):
     if refresh_token is None:
         raise error('Missing parameter: "refresh_token" is required.', "invalid_request")
     data, _ = tokens.get(REFRESH_KIND, refresh_token)  # unknown and expired look the same
-    if data is None or data["client"] != client["publicId"] or clients.revoked(ctx, f"family:{data['family']}") \
-            or clients.revoked_before(ctx, f"user:{data['user']}", data.get("issued")):
+    if (
+        data is None
+        or data["client"] != client["publicId"]
+        or clients.revoked(ctx, f"family:{data['family']}")
+        or clients.revoked_before(ctx, f"user:{data['user']}", data.get("issued"))
+    ):
         raise error(INVALID_REFRESH, "invalid_grant")
     if not tokens.use(REFRESH_KIND, refresh_token):
         # An old refresh token came back: either the client or an attacker holds a copy. RFC 9700 4.14.2.
@@ -282,6 +315,9 @@ def token(ctx, params, authorization=None):
         raise error("The grant type is unauthorized for this client_id", "unauthorized_client")
     if _param(params, "scope") is not None:
         raise error("An unsupported scope was requested.", "invalid_scope")
-    grant = {"authorization_code": _authorization_code, "refresh_token": _refresh_token,
-             "client_credentials": _client_credentials}[grant_type]
+    grant = {
+        "authorization_code": _authorization_code,
+        "refresh_token": _refresh_token,
+        "client_credentials": _client_credentials,
+    }[grant_type]
     return grant(ctx, client, params)

@@ -4,6 +4,7 @@ One document (kind `setting`, id 1), cached in process and re-checked by version
 request. The environment gives the initial values (`API_ENABLED`, `BASIC_AUTH_ENABLED`: on in
 the local stage, off elsewhere); what an administrator sets is stored and wins.
 """
+
 import secrets
 
 from chalicelib import config
@@ -15,8 +16,13 @@ PUBLIC = ("apiEnabled", "basicAuthEnabled", "oauthMode", "accessTokenMinutes", "
 
 
 def defaults():
-    return {"apiEnabled": config.API_ENABLED, "basicAuthEnabled": config.BASIC_AUTH_ENABLED,
-            "oauthMode": "2", "accessTokenMinutes": 60, "refreshTokenDays": 14}
+    return {
+        "apiEnabled": config.API_ENABLED,
+        "basicAuthEnabled": config.BASIC_AUTH_ENABLED,
+        "oauthMode": "2",
+        "accessTokenMinutes": 60,
+        "refreshTokenDays": 14,
+    }
 
 
 def ensure():

@@ -1,4 +1,5 @@
 """Users: the API's owners, who authenticate with their username and password."""
+
 import time
 
 from chalicelib import config
@@ -15,8 +16,14 @@ from chalicelib.store import window_counters
 def create_user(username, password, first_name=None, last_name=None, email=None):
     """Store a new administrator with an argon2id password hash; returns the user document."""
     ctx = Context()
-    payload = {"username": username, "firstName": first_name, "lastName": last_name, "email": email,
-               "plainPassword": password, "role": administrator_role(ctx)["id"]}
+    payload = {
+        "username": username,
+        "firstName": first_name,
+        "lastName": last_name,
+        "email": email,
+        "plainPassword": password,
+        "role": administrator_role(ctx)["id"],
+    }
     doc, _ = service.create(USER, payload, ctx)
     return doc
 
@@ -25,8 +32,9 @@ def administrator_role(ctx):
     """The first role with `isAdmin`, created ("Administrator") when there is none."""
     found = next((role for role in cached.documents(ROLE.kind, ctx) if role.get("isAdmin")), None)
     if found is None:
-        found, _ = service.create(ROLE, {"name": "Administrator", "description": "Full system access",
-                                         "isAdmin": True}, ctx)
+        found, _ = service.create(
+            ROLE, {"name": "Administrator", "description": "Full system access", "isAdmin": True}, ctx
+        )
     return found
 
 
@@ -49,6 +57,7 @@ def change(username, ctx, enabled=None, password=None):
         if password is not None:
             doc["passwordHash"] = passwords.hash_password(password)
         return []
+
     doc = service.update(USER, user, {}, ctx, build)
     if enabled is False or password is not None:
         revoke_tokens(doc, ctx)
@@ -58,8 +67,11 @@ def change(username, ctx, enabled=None, password=None):
 def revoke_tokens(user, ctx):
     """Make every token issued to the user until now fail (OAuth2 access and refresh, OAuth1)."""
     current = settings.current(ctx)
-    lifetimes = [int(current["refreshTokenDays"]) * 86400, int(current["accessTokenMinutes"]) * 60,
-                 config.OAUTH1_TOKEN_DAYS * 86400]
+    lifetimes = [
+        int(current["refreshTokenDays"]) * 86400,
+        int(current["accessTokenMinutes"]) * 60,
+        config.OAUTH1_TOKEN_DAYS * 86400,
+    ]
     clients.revoke_subject(ctx, f"user:{user['id']}", seconds=None if 0 in lifetimes else max(lifetimes))
 
 
@@ -78,8 +90,12 @@ def _throttled(counters):
     for name, allowed in counters:
         failed, wait = window_counters.counted(name, config.SIGN_IN_WINDOW)
         if failed >= allowed:
-            raise AuthError(429, f"Too many failed sign-in attempts. Try again in {wait} seconds.",
-                            "too_many_attempts", {"Retry-After": str(wait)})
+            raise AuthError(
+                429,
+                f"Too many failed sign-in attempts. Try again in {wait} seconds.",
+                "too_many_attempts",
+                {"Retry-After": str(wait)},
+            )
 
 
 def _slowed(counter):
@@ -122,9 +138,12 @@ def edit_user(user_id, payload, ctx, replace):
     except NotFound:
         before = None
     doc, created = service.edit(USER, user_id, payload, ctx, replace)
-    if before is not None and (before.get("passwordHash") != doc.get("passwordHash")
-                               or before.get("role") != doc.get("role")
-                               or before.get("isPublished", True) and not doc.get("isPublished", True)):
+    if before is not None and (
+        before.get("passwordHash") != doc.get("passwordHash")
+        or before.get("role") != doc.get("role")
+        or before.get("isPublished", True)
+        and not doc.get("isPublished", True)
+    ):
         revoke_tokens(doc, ctx)
     return doc, created
 

@@ -1,4 +1,5 @@
 """How a send through SES or SNS fails: refused for good, or unavailable for now."""
+
 from contextlib import contextmanager
 
 from botocore.exceptions import BotoCoreError, ClientError

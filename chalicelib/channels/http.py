@@ -7,6 +7,7 @@ addresses are refused whatever the allow-list says. Redirects are not followed (
 delivery) and the whole exchange has one deadline. A failed delivery is retried on the jittered
 schedule of `retry_delay` (webhooks, form reposts).
 """
+
 import http.client
 import ipaddress
 import random
@@ -18,8 +19,10 @@ from urllib.parse import urlsplit
 
 from chalicelib import config
 
-METADATA = frozenset(ipaddress.ip_address(a) for a in (
-    "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
+METADATA = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192")
+)
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: translated inside a network, never public
 COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible IPv6 addresses (::a.b.c.d)
@@ -73,8 +76,12 @@ def refusal(address, allowed=()):
         return "a local NAT64 address"
     if any(ip in net for net in allowed):
         return None
-    for test, kind in ((ip.is_loopback, "loopback"), (ip.is_link_local, "link-local"), (ip.is_private, "private"),
-                       (ip.is_multicast, "multicast")):
+    for test, kind in (
+        (ip.is_loopback, "loopback"),
+        (ip.is_link_local, "link-local"),
+        (ip.is_private, "private"),
+        (ip.is_multicast, "multicast"),
+    ):
         if test:
             return f"a {kind} address"
     return None if ip.is_global else "not a public address"

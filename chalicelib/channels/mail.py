@@ -5,6 +5,7 @@ help) or `Unavailable` (throttling, outage, network: try again later).
 SES sends only from verified identities. Locally a sender is verified on its first use (any
 `fromAddress` works); on AWS an unverified sender fails the send with a message naming the address
 and SES identity verification."""
+
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
@@ -13,8 +14,14 @@ from chalicelib import aws, config
 from chalicelib.channels import outbox
 from chalicelib.channels.failures import Rejected, Unavailable, translated  # noqa: F401 (re-exported)
 
-PERMANENT = {"MessageRejected", "MailFromDomainNotVerifiedException", "MailFromDomainNotVerified",
-             "InvalidParameterValue", "ConfigurationSetDoesNotExist", "AccountSendingPausedException"}
+PERMANENT = {
+    "MessageRejected",
+    "MailFromDomainNotVerifiedException",
+    "MailFromDomainNotVerified",
+    "InvalidParameterValue",
+    "ConfigurationSetDoesNotExist",
+    "AccountSendingPausedException",
+}
 
 
 @dataclass
@@ -89,21 +96,25 @@ def _unverified_message(mail, error):
     recipient = mail.to.lower() in reason.lower() and mail.sender.lower() not in reason.lower()
     address = mail.to if recipient else mail.sender
     role = "sender" if address == mail.sender else "recipient (the SES account is in the sandbox)"
-    return (f"The {role} {address} is not verified in Amazon SES: verify the address or its domain "
-            f"(SES identity verification, e.g. aws ses verify-email-identity --email-address {address}). "
-            f"SES said: {reason}")
+    return (
+        f"The {role} {address} is not verified in Amazon SES: verify the address or its domain "
+        f"(SES identity verification, e.g. aws ses verify-email-identity --email-address {address}). "
+        f"SES said: {reason}"
+    )
 
 
 def _send_raw(mail, raw):
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
-        answer = aws.client("ses").send_raw_email(Source=formataddr((mail.sender_name or "", mail.sender)),
-                                                  Destinations=[mail.to] + list(mail.bcc), RawMessage={"Data": raw},
-                                                  **options)
+        answer = aws.client("ses").send_raw_email(
+            Source=formataddr((mail.sender_name or "", mail.sender)),
+            Destinations=[mail.to] + list(mail.bcc),
+            RawMessage={"Data": raw},
+            **options,
+        )
     return answer["MessageId"]
 
 
 def verify_sender(address):
     """Ask SES to verify a sender address (the local stack does it for the configured sender)."""
     aws.client("ses").verify_email_identity(EmailAddress=address)
-

@@ -1,5 +1,6 @@
 """The local outbox: on the local stage every message sent is also written under OUTBOX_DIR
 (`DATA_DIR/outbox`), so a developer reads exactly what a contact would receive."""
+
 import os
 import time
 

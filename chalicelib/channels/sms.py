@@ -1,5 +1,6 @@
 """SMS transport: Amazon SNS `Publish` to a phone number (E.164), and a copy in the local outbox
 (`.json`). Failures are `Rejected` (not deliverable to that number) or `Unavailable` (try later)."""
+
 import json
 import re
 
@@ -27,6 +28,9 @@ def send(number, text):
         attributes["AWS.SNS.SMS.SenderID"] = {"DataType": "String", "StringValue": config.SMS_SENDER_ID}
     with translated(PERMANENT):
         answer = aws.client("sns").publish(PhoneNumber=number, Message=text, MessageAttributes=attributes)
-    outbox.write(answer["MessageId"], "json", json.dumps({"to": number, "message": text,
-                                                           "messageId": answer["MessageId"]}, indent=2))
+    outbox.write(
+        answer["MessageId"],
+        "json",
+        json.dumps({"to": number, "message": text, "messageId": answer["MessageId"]}, indent=2),
+    )
     return answer["MessageId"]

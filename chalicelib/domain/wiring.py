@@ -4,10 +4,18 @@ one table of subscribers through which a capability reacts to another's writes.
 Importing this module installs both (the API, the workers and the command line import it before
 they serve). It is the only domain module that imports every capability; no capability imports it.
 """
+
 from chalicelib.domain.automations import automation_runs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
-from chalicelib.domain.contacts.declarations import ADDRESS, COMPANY, COMPANY_FIELD, CONTACT, CONTACT_FIELD, DEVICE, \
-    NOTE
+from chalicelib.domain.contacts.declarations import (
+    ADDRESS,
+    COMPANY,
+    COMPANY_FIELD,
+    CONTACT,
+    CONTACT_FIELD,
+    DEVICE,
+    NOTE,
+)
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.messaging import email_sends
@@ -24,29 +32,53 @@ from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
-RESOURCES = (CONTACT, WEBHOOK, AUTOMATION, FORM, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, EMAIL, SEGMENT,
-             DYNAMIC_CONTENT, TRIGGER, POINT, NOTIFICATION, PAGE, SMS, COMPANY, TWEET, ASSET, TAG, CATEGORY, ROLE, STAGE)
+RESOURCES = (
+    CONTACT,
+    WEBHOOK,
+    AUTOMATION,
+    FORM,
+    CONTACT_FIELD,
+    COMPANY_FIELD,
+    ADDRESS,
+    EMAIL,
+    SEGMENT,
+    DYNAMIC_CONTENT,
+    TRIGGER,
+    POINT,
+    NOTIFICATION,
+    PAGE,
+    SMS,
+    COMPANY,
+    TWEET,
+    ASSET,
+    TAG,
+    CATEGORY,
+    ROLE,
+    STAGE,
+)
 RESOURCES += (FOCUS, MESSAGE, DEVICE, POINT_GROUP)  # focus items, marketing messages, devices, point groups
 # The resources with the batch routes: those with the standard routes, and notes (users have none).
 BATCHED = RESOURCES + (NOTE,)
 
 SUBSCRIBERS = subscribers.Table(
     # In a contact's write, before it is stored, in this order:
-    write={"contact": (
-        points_engine.on_contact_write,      # points: run the triggers the change's points cross
-        journeys.on_contact_write,          # automations: enter, leave, decide and act on the change's events
-        membership.on_contact_write,        # segments: membership rows and events
-        journeys.on_membership_change,      # automations: members and due rows, membership events
-        stages.on_contact_write,            # stages: the contacts-by-stage index (last: sees the final stage)
-    )},
+    write={
+        "contact": (
+            points_engine.on_contact_write,  # points: run the triggers the change's points cross
+            journeys.on_contact_write,  # automations: enter, leave, decide and act on the change's events
+            membership.on_contact_write,  # segments: membership rows and events
+            journeys.on_membership_change,  # automations: members and due rows, membership events
+            stages.on_contact_write,  # stages: the contacts-by-stage index (last: sees the final stage)
+        )
+    },
     # Every write, once its events are final: the webhook outbox item, in the same transaction.
     announce=(webhook_events.announce,),
     # After the commit:
     stored={
         "contact": (automation_runs.on_contact_stored,),  # automations: queue the events due soon
-        "company": (rebuilds.on_company_stored,),        # segments: rebuild those filtering on companies
+        "company": (rebuilds.on_company_stored,),  # segments: rebuild those filtering on companies
     },
-    committed=(webhook_events.queue,),                   # webhooks: queue the outbox items stored
+    committed=(webhook_events.queue,),  # webhooks: queue the outbox items stored
     # Point-trigger events that other capabilities carry out:
     actions={
         "campaign.changecampaign": journeys.on_trigger,

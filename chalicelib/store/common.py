@@ -1,5 +1,6 @@
 """What every store implementation shares (`store/port.py`): the exceptions the domain catches,
 the `Tally` derived item, and the keys of a read document that are not stored in it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

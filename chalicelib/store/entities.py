@@ -9,6 +9,7 @@ since (optimistic locking: `Stale` otherwise). Small kinds
 read on many requests (field definitions, point triggers) are "versioned": each write bumps
 `version#<kind>` in the same transaction so readers can cache them safely.
 """
+
 import json
 
 from pynamodb.connection import Connection
@@ -16,8 +17,8 @@ from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.store.models import Counter, Entity, Unique
 from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.models import Counter, Entity, Unique
 
 _connection = []
 
@@ -38,8 +39,14 @@ def _stored(doc):
 
 def _item(kind, doc, email):
     """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
-    return Entity(kind, int(doc["id"]), doc=_stored(doc), rev=int(doc.get("_rev") or 0) + 1,
-                  email=email.lower() if email else None, feed=doc.get(FEED))
+    return Entity(
+        kind,
+        int(doc["id"]),
+        doc=_stored(doc),
+        rev=int(doc.get("_rev") or 0) + 1,
+        email=email.lower() if email else None,
+        feed=doc.get(FEED),
+    )
 
 
 def ids_by_email(kind, prefix):
@@ -148,8 +155,10 @@ def lookup_many(kind, pairs):
 
 def _put_uniques(tx, kind, entity_id, uniques):
     for field, value in uniques.items():
-        tx.save(Unique(_unique_key(kind, field, value), id=entity_id),
-                condition=Unique.key.does_not_exist() | (Unique.id == entity_id))
+        tx.save(
+            Unique(_unique_key(kind, field, value), id=entity_id),
+            condition=Unique.key.does_not_exist() | (Unique.id == entity_id),
+        )
 
 
 def _delete_uniques(tx, kind, entity_id, uniques):
@@ -259,8 +268,7 @@ def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, der
 
 def _size(entry):
     """Transaction items of a `create_many` entry, its counters aside."""
-    return (1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ())
-            + len(_claimable(entry.get("uniques"))))
+    return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(_claimable(entry.get("uniques")))
 
 
 def _chunks(entries):
@@ -354,8 +362,9 @@ def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, de
     handed = {_unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
     taken = {f: v for f, v in added.items() if _unique_key(kind, f, v) not in handed}
     passed = {f: v for f, v in added.items() if _unique_key(kind, f, v) in handed}
-    released = {f: v for key, (f, v) in handed.items()
-                if key not in {_unique_key(kind, pf, pv) for pf, pv in passed.items()}}
+    released = {
+        f: v for key, (f, v) in handed.items() if key not in {_unique_key(kind, pf, pv) for pf, pv in passed.items()}
+    }
     entity_id, rev = int(doc["id"]), doc.get("_rev")
 
     def build(tx):

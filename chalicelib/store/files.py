@@ -1,4 +1,5 @@
 """S3: the files bucket (uploaded images and the files of assets). The only code that knows S3."""
+
 from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
@@ -46,6 +47,6 @@ def listing(prefix):
     paginator = aws.client("s3").get_paginator("list_objects_v2")
     pages = paginator.paginate(Bucket=config.FILES_BUCKET, Prefix=prefix, Delimiter="/")
     for page in pages:
-        folders += [p["Prefix"][len(prefix):].rstrip("/") for p in page.get("CommonPrefixes") or []]
-        names += [o["Key"][len(prefix):] for o in page.get("Contents") or [] if o["Key"] != prefix]
+        folders += [p["Prefix"][len(prefix) :].rstrip("/") for p in page.get("CommonPrefixes") or []]
+        names += [o["Key"][len(prefix) :] for o in page.get("Contents") or [] if o["Key"] != prefix]
     return sorted(folders), sorted(names)

@@ -5,6 +5,7 @@ done, the answer (status, a few headers, the body zlib-compressed). A running re
 lease (`expires` a little past the longest request), so a key whose first request died is free
 again soon; a finished one lives 24 h. DynamoDB's TTL removes them; reads ignore expired items.
 """
+
 import base64
 import hashlib
 import json

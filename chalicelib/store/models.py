@@ -1,4 +1,5 @@
 """PynamoDB models: the tables of the service, declared once (see docs/storage.md)."""
+
 import botocore.loaders
 import botocore.session
 from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute

@@ -12,6 +12,7 @@ a write that touches several items (a document, its count, its unique values, it
 `derived` items) happens whole or not at all; a document read carries its revision `_rev`, and a
 replace of a document carrying one succeeds only while it is still the stored revision.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -41,8 +42,9 @@ class EntityStore(Protocol):
     def batch_get_keys(self, keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
         """Documents of any kinds by (kind, id) (missing keys absent)."""
 
-    def iterate(self, kind: str, descending: bool = False, limit: int | None = None,
-                between: tuple[int, int] | None = None) -> Iterator[Document]:
+    def iterate(
+        self, kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
+    ) -> Iterator[Document]:
         """Documents of a kind in id order; `between` an inclusive id range."""
 
     def feed(self, name: str, descending: bool = True) -> Iterator[Document]:
@@ -55,7 +57,7 @@ class EntityStore(Protocol):
         """Number of documents of a kind (its `count#<kind>` counter)."""
 
     def allocate_ids(self, name: str, n: int = 1) -> list[int]:
-        """n consecutive new ids from the counter `id#<name>`."""
+        """N consecutive new ids from the counter `id#<name>`."""
 
     def add(self, name: str, n: int = 1) -> int:
         """Add n to a counter; its new value."""
@@ -75,28 +77,57 @@ class EntityStore(Protocol):
     def lookup_many(self, kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, Any], int | None]:
         """`lookup` of many (field, value) pairs."""
 
-    def create(self, kind: str, doc: Document, uniques: Uniques | None = None, versioned: bool = False,
-               email: str | None = None, extra: Iterable[Extra] | None = None,
-               derived: Iterable[Derived] | None = None) -> None:
+    def create(
+        self,
+        kind: str,
+        doc: Document,
+        uniques: Uniques | None = None,
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         """Store a new document, count it, claim its unique values and write `extra` and `derived`
         items, all or nothing (`Conflict` on a taken value or id); sets `doc["_rev"]`."""
 
     def create_many(self, entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
         """`create` of many entries (its keyword arguments); per entry None or its exception."""
 
-    def replace(self, kind: str, doc: Document, old_uniques: Uniques | None = None,
-                new_uniques: Uniques | None = None, versioned: bool = False, email: str | None = None,
-                extra: Iterable[Extra] | None = None, derived: Iterable[Derived] | None = None) -> None:
+    def replace(
+        self,
+        kind: str,
+        doc: Document,
+        old_uniques: Uniques | None = None,
+        new_uniques: Uniques | None = None,
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         """Overwrite an existing document (`Missing` if gone; `Stale` if its `_rev` moved) and move
         its unique values (`Conflict`), all or nothing; moves `doc["_rev"]` on."""
 
-    def delete(self, kind: str, entity_id: EntityId, uniques: Uniques | None = None, versioned: bool = False,
-               derived: Iterable[Derived] | None = None) -> None:
+    def delete(
+        self,
+        kind: str,
+        entity_id: EntityId,
+        uniques: Uniques | None = None,
+        versioned: bool = False,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         """Remove a document, uncount it, release its unique values (`Missing` if gone)."""
 
-    def merge(self, kind: str, doc: Document, loser: Loser, uniques: tuple[Uniques | None, Uniques | None],
-              versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
-              derived: Iterable[Derived] | None = None) -> None:
+    def merge(
+        self,
+        kind: str,
+        doc: Document,
+        loser: Loser,
+        uniques: tuple[Uniques | None, Uniques | None],
+        versioned: bool = False,
+        email: str | None = None,
+        extra: Iterable[Extra] | None = None,
+        derived: Iterable[Derived] | None = None,
+    ) -> None:
         """Store the survivor `doc` and delete `loser`, both revision-checked (`Stale`); the
         loser's unique values the survivor claims pass to it (`Conflict` for others' values)."""
 
@@ -131,12 +162,14 @@ def active() -> EntityStore:
     """The store calls go to: the one chosen with `use`, else `store/entities.py` (DynamoDB)."""
     if not _active:
         from chalicelib.store import entities  # imported on first use: its pynamodb models load then
+
         return entities
     return _active[0]
 
 
 # What the domain calls: each forwards to the active store (looked up on every call, so a test
 # that replaces a function of `entities` still sees its calls).
+
 
 def get(kind: str, entity_id: EntityId) -> Document | None:
     """One document, or None."""
@@ -153,8 +186,9 @@ def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int]
     return active().batch_get_keys(keys)
 
 
-def iterate(kind: str, descending: bool = False, limit: int | None = None,
-            between: tuple[int, int] | None = None) -> Iterator[Document]:
+def iterate(
+    kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
+) -> Iterator[Document]:
     """Documents of a kind in id order."""
     return active().iterate(kind, descending=descending, limit=limit, between=between)
 
@@ -175,7 +209,7 @@ def count(kind: str) -> int:
 
 
 def allocate_ids(name: str, n: int = 1) -> list[int]:
-    """n consecutive new ids."""
+    """N consecutive new ids."""
     return active().allocate_ids(name, n)
 
 
@@ -209,9 +243,15 @@ def lookup_many(kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, 
     return active().lookup_many(kind, pairs)
 
 
-def create(kind: str, doc: Document, uniques: Uniques | None = None, versioned: bool = False,
-           email: str | None = None, extra: Iterable[Extra] | None = None,
-           derived: Iterable[Derived] | None = None) -> None:
+def create(
+    kind: str,
+    doc: Document,
+    uniques: Uniques | None = None,
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Store a new document with its count, unique values and items, all or nothing."""
     active().create(kind, doc, uniques=uniques, versioned=versioned, email=email, extra=extra, derived=derived)
 
@@ -221,23 +261,50 @@ def create_many(entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
     return active().create_many(entries)
 
 
-def replace(kind: str, doc: Document, old_uniques: Uniques | None = None, new_uniques: Uniques | None = None,
-            versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
-            derived: Iterable[Derived] | None = None) -> None:
+def replace(
+    kind: str,
+    doc: Document,
+    old_uniques: Uniques | None = None,
+    new_uniques: Uniques | None = None,
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Overwrite an existing document (revision-checked) and move its unique values."""
-    active().replace(kind, doc, old_uniques=old_uniques, new_uniques=new_uniques, versioned=versioned,
-                     email=email, extra=extra, derived=derived)
+    active().replace(
+        kind,
+        doc,
+        old_uniques=old_uniques,
+        new_uniques=new_uniques,
+        versioned=versioned,
+        email=email,
+        extra=extra,
+        derived=derived,
+    )
 
 
-def delete(kind: str, entity_id: EntityId, uniques: Uniques | None = None, versioned: bool = False,
-           derived: Iterable[Derived] | None = None) -> None:
+def delete(
+    kind: str,
+    entity_id: EntityId,
+    uniques: Uniques | None = None,
+    versioned: bool = False,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Remove a document, uncount it and release its unique values."""
     active().delete(kind, entity_id, uniques=uniques, versioned=versioned, derived=derived)
 
 
-def merge(kind: str, doc: Document, loser: Loser, uniques: tuple[Uniques | None, Uniques | None],
-          versioned: bool = False, email: str | None = None, extra: Iterable[Extra] | None = None,
-          derived: Iterable[Derived] | None = None) -> None:
+def merge(
+    kind: str,
+    doc: Document,
+    loser: Loser,
+    uniques: tuple[Uniques | None, Uniques | None],
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Store the survivor of two entities and delete the other, in one write."""
     active().merge(kind, doc, loser, uniques, versioned=versioned, email=email, extra=extra, derived=derived)
 

@@ -1,4 +1,5 @@
 """SQS: the service's queues by short name (see `schema.QUEUES`), JSON messages."""
+
 import json
 import logging
 
@@ -28,8 +29,10 @@ def send(queue, bodies, delay=0, dead_letter=False):
     call; `delay` seconds, at most MAX_DELAY. Raises QueueError if any is refused."""
     bodies = list(bodies)
     for start in range(0, len(bodies), BATCH):
-        entries = [{"Id": str(i), "MessageBody": json.dumps(body), "DelaySeconds": int(delay)}
-                   for i, body in enumerate(bodies[start:start + BATCH])]
+        entries = [
+            {"Id": str(i), "MessageBody": json.dumps(body), "DelaySeconds": int(delay)}
+            for i, body in enumerate(bodies[start : start + BATCH])
+        ]
         failed = aws.client("sqs").send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
@@ -50,13 +53,18 @@ def send_stored(queue, derived, kind, message_type):
 
 def receive(queue, dead_letter=False, limit=BATCH):
     """Up to `limit` visible messages as (receipt handle, body, receive count); no waiting."""
-    messages = aws.client("sqs").receive_message(QueueUrl=url(queue, dead_letter), MaxNumberOfMessages=limit,
-                                      AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
-    return [(m["ReceiptHandle"], json.loads(m["Body"]), int(m["Attributes"]["ApproximateReceiveCount"]))
-            for m in messages]
+    messages = (
+        aws.client("sqs")
+        .receive_message(
+            QueueUrl=url(queue, dead_letter), MaxNumberOfMessages=limit, AttributeNames=["ApproximateReceiveCount"]
+        )
+        .get("Messages", [])
+    )
+    return [
+        (m["ReceiptHandle"], json.loads(m["Body"]), int(m["Attributes"]["ApproximateReceiveCount"])) for m in messages
+    ]
 
 
 def delete(queue, receipt, dead_letter=False):
     """Acknowledge a received message."""
     aws.client("sqs").delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)
-

@@ -3,6 +3,7 @@
 Declared once here and in `infra/resources.json` (a test keeps the two equal); the local
 stack and the test suite create them with `ensure_resources`.
 """
+
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
@@ -28,6 +29,6 @@ def ensure_resources():
     if config.AWS_REGION == "us-east-1":
         s3.create_bucket(Bucket=config.FILES_BUCKET)
     else:
-        s3.create_bucket(Bucket=config.FILES_BUCKET,
-                         CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION})
-
+        s3.create_bucket(
+            Bucket=config.FILES_BUCKET, CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION}
+        )

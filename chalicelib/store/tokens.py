@@ -3,6 +3,7 @@
 Keys are hashed (SHA-256) before they reach the table, so a table dump holds no usable code,
 refresh token or nonce. Expired items are ignored on read and removed by DynamoDB's TTL.
 """
+
 import hashlib
 import json
 import time
@@ -47,8 +48,9 @@ def get(kind, secret):
 def use(kind, secret):
     """Mark a key used; True only for the first call (an atomic conditional update)."""
     try:
-        Token(_key(kind, secret)).update(actions=[Token.used.set(1)],
-                                         condition=Token.key.exists() & Token.used.does_not_exist())
+        Token(_key(kind, secret)).update(
+            actions=[Token.used.set(1)], condition=Token.key.exists() & Token.used.does_not_exist()
+        )
         return True
     except UpdateError:
         return False

@@ -6,6 +6,7 @@ allowance waits for the next window, so all senders together stay at the configu
 Events that are limited per source (failed sign-ins, public submissions, new visitors) are counted
 the same way (`count#<name>#<window>`) and read back before the next one is let through.
 """
+
 import math
 import time
 from datetime import datetime, timezone

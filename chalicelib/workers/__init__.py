@@ -4,6 +4,7 @@ On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers 
 batches (SOURCES), and the jobs run from its `schedule` handlers; locally `devstack/workers.py` runs the
 very same `consume` in threads (and `drain` runs it synchronously in tests).
 """
+
 import json
 import logging
 import time
@@ -12,28 +13,42 @@ from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge
-from chalicelib.domain.web import form_followups
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
+from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
 log = logging.getLogger(__name__)
 
-HANDLERS = {"segments": segments.handle, "webhooks": webhooks.handle, "automations": automations.handle,
-            "sends": sends.handle}
-JOBS = {"minute": (rebuilds.resend_stuck, webhook_events.sweep, automation_runs.dispatch, contact_merge.resend_lost,
-                   form_followups.sweep, stages.resend_lost),
-        "hour": (rebuilds.refresh_relative,)}
+HANDLERS = {
+    "segments": segments.handle,
+    "webhooks": webhooks.handle,
+    "automations": automations.handle,
+    "sends": sends.handle,
+}
+JOBS = {
+    "minute": (
+        rebuilds.resend_stuck,
+        webhook_events.sweep,
+        automation_runs.dispatch,
+        contact_merge.resend_lost,
+        form_followups.sweep,
+        stages.resend_lost,
+    ),
+    "hour": (rebuilds.refresh_relative,),
+}
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to
 # SEGMENT_REBUILD_BATCH contacts, so fewer of them share a 30 s invocation. The sends worker runs
 # at most maximum_concurrency invocations at once: 10 messages each, one SES call per message,
 # so a 1M-contact send keeps under SES's send rate and DynamoDB's on-demand ramp.
-SOURCES = {"segments": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
-           "webhooks": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
-           "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
-           "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5}}
+SOURCES = {
+    "segments": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
+    "webhooks": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
+    "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
+    "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5},
+}
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 
 
@@ -64,10 +79,14 @@ def on_batch(queue, event):
     observe.begin(getattr(context, "aws_request_id", None), queue=queue)
     records = event.to_dict()["Records"]
     oldest = min(int(record["attributes"]["SentTimestamp"]) for record in records)
-    failed = consume(queue, [(record["messageId"], record["body"]) for record in records],
-                     getattr(context, "get_remaining_time_in_millis", None))
-    observe.metrics({"Queue": queue}, Messages=len(records), Failures=len(failed),
-                    QueueLag=max(0, int(time.time() * 1000) - oldest))
+    failed = consume(
+        queue,
+        [(record["messageId"], record["body"]) for record in records],
+        getattr(context, "get_remaining_time_in_millis", None),
+    )
+    observe.metrics(
+        {"Queue": queue}, Messages=len(records), Failures=len(failed), QueueLag=max(0, int(time.time() * 1000) - oldest)
+    )
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
 
 

@@ -1,4 +1,5 @@
 """Automations worker: due events, entry of source segment members, purges (domain/automations/automation_runs.py)."""
+
 from chalicelib.domain.automations import automation_runs
 
 

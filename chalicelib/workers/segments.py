@@ -2,14 +2,21 @@
 timeline moves that finish contact merges (domain/contacts/contact_merge.py), point triggers given to the
 contacts already at their threshold (domain/points/point_triggers.py), and the contacts of a deleted stage
 taken out of it (domain/stages/stages.py)."""
+
 from chalicelib.domain.contacts import contact_merge
 from chalicelib.domain.points import point_triggers
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 
-STEPS = {"plan": rebuilds.plan, "batch": rebuilds.batch, "purge": rebuilds.purge_members,
-         "merge": contact_merge.move, "trigger-plan": point_triggers.plan, "trigger-batch": point_triggers.batch,
-         "stage-clear": stages.clear_deleted}
+STEPS = {
+    "plan": rebuilds.plan,
+    "batch": rebuilds.batch,
+    "purge": rebuilds.purge_members,
+    "merge": contact_merge.move,
+    "trigger-plan": point_triggers.plan,
+    "trigger-batch": point_triggers.batch,
+    "stage-clear": stages.clear_deleted,
+}
 
 
 def handle(body):

@@ -1,4 +1,5 @@
 """Sends worker: segment-send plans and batches, point-trigger emails (domain/messaging/email_sends.py)."""
+
 from chalicelib.domain.messaging import email_sends
 
 STEPS = {"plan": email_sends.plan, "batch": email_sends.batch, "trigger": email_sends.trigger}

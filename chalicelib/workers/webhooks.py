@@ -1,10 +1,16 @@
 """Webhook worker: outbox fan-out, delivery attempts, log purges (domain/webhooks/webhooks.py); form
 follow-ups and their actions (domain/web/form_followups.py)."""
+
 from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhooks
 
-STEPS = {"outbox": webhooks.fan_out, "delivery": webhooks.attempt, "purge": webhooks.purge_logs,
-         "formfollowup": form_followups.fan_out, "formaction": form_followups.attempt}
+STEPS = {
+    "outbox": webhooks.fan_out,
+    "delivery": webhooks.attempt,
+    "purge": webhooks.purge_logs,
+    "formfollowup": form_followups.fan_out,
+    "formaction": form_followups.attempt,
+}
 
 
 def handle(body):

@@ -5,6 +5,7 @@ Chalice's local gateway answers an unknown path with a 403 "Missing Authenticati
 on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404, and so does
 this subclass locally.
 """
+
 from chalice.local import LocalGateway
 
 from chalicelib.api import errors
@@ -20,8 +21,12 @@ class ApiGateway(LocalGateway):
         try:
             self.event_converter._route_matcher.match_route(path)
         except ValueError:
-            return {"statusCode": 404, "headers": errors.headers(), "multiValueHeaders": {},
-                    "body": errors.not_found_path_json()}
+            return {
+                "statusCode": 404,
+                "headers": errors.headers(),
+                "multiValueHeaders": {},
+                "body": errors.not_found_path_json(),
+            }
         try:
             return super().handle_request(method, path, headers, body)
         except GatewayAnswer as answer:

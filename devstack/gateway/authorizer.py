@@ -11,6 +11,7 @@ With `config.AUTHORIZER_CACHE_SECONDS` > 0 (the stack's AuthorizerCacheSeconds),
 cached that long keyed by the identity source, the Authorization header, which every request
 must then carry; with 0 the function runs for every request and sees every credential place.
 """
+
 import fnmatch
 import time
 import uuid
@@ -90,19 +91,29 @@ def authorizer_event(lambda_event, arn):
     context = lambda_event["requestContext"]
     query = lambda_event.get("multiValueQueryStringParameters")
     headers = lambda_event["headers"]
-    return {"type": "REQUEST", "methodArn": arn, "resource": context["resourcePath"], "path": context["path"],
-            "httpMethod": context["httpMethod"], "headers": dict(headers),
-            "multiValueHeaders": {name: [value] for name, value in headers.items()},
-            "queryStringParameters": {k: v[-1] for k, v in query.items()} if query else None,
-            "multiValueQueryStringParameters": query, "pathParameters": lambda_event.get("pathParameters"),
-            "stageVariables": lambda_event.get("stageVariables"),
-            "requestContext": dict(context, requestId=context.get("requestId") or str(uuid.uuid4()))}
+    return {
+        "type": "REQUEST",
+        "methodArn": arn,
+        "resource": context["resourcePath"],
+        "path": context["path"],
+        "httpMethod": context["httpMethod"],
+        "headers": dict(headers),
+        "multiValueHeaders": {name: [value] for name, value in headers.items()},
+        "queryStringParameters": {k: v[-1] for k, v in query.items()} if query else None,
+        "multiValueQueryStringParameters": query,
+        "pathParameters": lambda_event.get("pathParameters"),
+        "stageVariables": lambda_event.get("stageVariables"),
+        "requestContext": dict(context, requestId=context.get("requestId") or str(uuid.uuid4())),
+    }
 
 
 def allowed(policy, arn):
     """IAM evaluation of the returned policy for the method ARN: an explicit Deny wins, else an Allow."""
-    effects = {statement["Effect"] for statement in policy["Statement"]
-               if any(fnmatch.fnmatchcase(arn, resource) for resource in _list(statement["Resource"]))}
+    effects = {
+        statement["Effect"]
+        for statement in policy["Statement"]
+        if any(fnmatch.fnmatchcase(arn, resource) for resource in _list(statement["Resource"]))
+    }
     return "Allow" in effects and "Deny" not in effects
 
 
@@ -121,5 +132,9 @@ def access_denied(context):
 
 
 def _response(status, body, extra=None):
-    return {"statusCode": status, "headers": dict(errors.headers(), **(extra or {})), "multiValueHeaders": {},
-            "body": body}
+    return {
+        "statusCode": status,
+        "headers": dict(errors.headers(), **(extra or {})),
+        "multiValueHeaders": {},
+        "body": body,
+    }

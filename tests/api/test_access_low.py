@@ -1,6 +1,7 @@
 """The low findings of issue 27, each performed over the API and seen to fail: an idempotent replay
 by a caller who lost the right, a cached authorizer decision outliving a role change, theme zips
 with names that leave their folder."""
+
 import pytest
 
 from chalicelib import config
@@ -60,8 +61,19 @@ def test_a_cached_decision_yields_to_a_deleted_user(api, gateway_cache):
     assert olga.get("/api/contacts").status_code == 401
 
 
-@pytest.mark.parametrize("name", ["..\\..\\evil.twig", "C:/evil.twig", "/etc/evil.twig", "html/../../evil.twig",
-                                  "./html/x.twig", "html//x.twig", "html\\x.twig", "html/x\x01.twig"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "..\\..\\evil.twig",
+        "C:/evil.twig",
+        "/etc/evil.twig",
+        "html/../../evil.twig",
+        "./html/x.twig",
+        "html//x.twig",
+        "html\\x.twig",
+        "html/x\x01.twig",
+    ],
+)
 def test_a_theme_entry_name_that_leaves_its_folder_is_refused(api, name):
     data = theme_zip({"config.json": '{"name": "Evil", "features": []}', MESSAGE: "m", name: "{{ 1 }}"})
     response = upload(api, "evil.zip", data)

@@ -1,6 +1,7 @@
 """Issue 17: `GET /contacts/activity` (all contacts' events: Mautic's getAllActivityAction, the
 per-contact timeline object of compat 9.1 without a contact) and `GET /contacts/list/segments`
 (ListApiController::getListsAction: the published segments by name, indexed by id)."""
+
 from tests.bench.conftest import dynamodb_calls
 
 
@@ -44,10 +45,12 @@ def test_all_contacts_activity_filters_and_pages(api):
 
 def test_all_contacts_activity_reads_the_page_not_every_contact(api):
     """The feed index: a page costs the same with 10 or 60 contacts (no Scan, no read of every timeline)."""
+
     def page_cost():
         with dynamodb_calls() as calls:
             assert len(api.get("/api/contacts/activity?limit=5").json["events"]) == 5
         return dict(calls)
+
     for i in range(10):
         contact(api, f"a{i}@example.com")
     few = page_cost()

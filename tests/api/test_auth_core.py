@@ -1,4 +1,5 @@
 """The one authentication core: API switch, Basic switch, one credential place, cached Basic."""
+
 import base64
 
 import pytest
@@ -36,9 +37,15 @@ def test_missing_credentials_is_401_with_mautic_message(api):
     assert error(r) == {"code": 401, "message": "API authorization denied.", "type": "access_denied"}
 
 
-@pytest.mark.parametrize("header", ["Basic !!!notbase64", "Basic " + base64.b64encode(b"nocolon").decode(),
-                                    "Basic " + base64.b64encode(b"admin:wrong").decode(),
-                                    "Basic " + base64.b64encode(b"ghost:admin-secret").decode()])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Basic !!!notbase64",
+        "Basic " + base64.b64encode(b"nocolon").decode(),
+        "Basic " + base64.b64encode(b"admin:wrong").decode(),
+        "Basic " + base64.b64encode(b"ghost:admin-secret").decode(),
+    ],
+)
 def test_bad_basic_credentials_are_401(api, header):
     r = api.get("/api/contacts", auth=False, headers={"Authorization": header})
     assert r.status_code == 401 and error(r)["message"] == "Authorization denied, invalid credentials."
@@ -78,6 +85,7 @@ def test_expired_revocations_stop_counting_and_are_dropped(fresh):
     from chalicelib.auth import clients
     from chalicelib.domain.kernel import cached
     from chalicelib.store import entities as store
+
     clients.revoke_subject(Context(), "family:old", seconds=60)
     clients.revoke_subject(Context(), "client:forever")
     assert clients.revoked(Context(), "family:old") and clients.revoked(Context(), "client:forever")

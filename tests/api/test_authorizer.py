@@ -1,5 +1,6 @@
 """The REQUEST Lambda authorizer in front of `/api`: the local gateway invokes it as API Gateway
 would, a refused request never reaches a route handler, and a cached decision is reused."""
+
 import base64
 import json
 
@@ -57,15 +58,28 @@ def test_the_authorizer_gets_api_gateways_request_event(api, calls):
 
 
 def test_decision_context_names_the_caller(fresh):
-    event = {"type": "REQUEST", "methodArn": "arn:aws:execute-api:eu-west-1:1:abc/api/GET/api/contacts",
-             "headers": {"Authorization": ADMIN}, "multiValueQueryStringParameters": None,
-             "pathParameters": None, "stageVariables": None,
-             "requestContext": {"httpMethod": "GET", "resourcePath": "/api/contacts", "path": "/api/contacts",
-                                "requestId": "r-1", "identity": {"sourceIp": "203.0.113.9"}}}
+    event = {
+        "type": "REQUEST",
+        "methodArn": "arn:aws:execute-api:eu-west-1:1:abc/api/GET/api/contacts",
+        "headers": {"Authorization": ADMIN},
+        "multiValueQueryStringParameters": None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "httpMethod": "GET",
+            "resourcePath": "/api/contacts",
+            "path": "/api/contacts",
+            "requestId": "r-1",
+            "identity": {"sourceIp": "203.0.113.9"},
+        },
+    }
     decision = authorizer.handler(event)
     (statement,) = decision["policyDocument"]["Statement"]
-    assert statement == {"Action": "execute-api:Invoke", "Effect": "Allow",
-                         "Resource": "arn:aws:execute-api:eu-west-1:1:abc/api/*/api/*"}
+    assert statement == {
+        "Action": "execute-api:Invoke",
+        "Effect": "Allow",
+        "Resource": "arn:aws:execute-api:eu-west-1:1:abc/api/*/api/*",
+    }
     context = decision["context"]
     assert context["scheme"] == "Basic" and context["userId"] == 1 and context["clientId"] == ""
     assert context["settingsVersion"] == settings.version(Context())
@@ -73,11 +87,14 @@ def test_decision_context_names_the_caller(fresh):
     assert all(isinstance(value, (str, int, bool)) for value in context.values())  # what API Gateway accepts
 
 
-@pytest.mark.parametrize("headers, status, kind", [
-    ({}, 401, "access_denied"),                                          # gateway UNAUTHORIZED
-    ({"Authorization": "Basic " + base64.b64encode(b"admin:x").decode()}, 401, None),  # refusal in context
-    ({"Authorization": "Bearer not-a-token"}, 401, "invalid_grant"),
-])
+@pytest.mark.parametrize(
+    "headers, status, kind",
+    [
+        ({}, 401, "access_denied"),  # gateway UNAUTHORIZED
+        ({"Authorization": "Basic " + base64.b64encode(b"admin:x").decode()}, 401, None),  # refusal in context
+        ({"Authorization": "Bearer not-a-token"}, 401, "invalid_grant"),
+    ],
+)
 def test_a_refused_request_never_reaches_the_handler(api, calls, headers, status, kind):
     response = api.get("/api/contacts", auth=False, headers=headers)
     assert response.status_code == status and response.json["errors"][0]["code"] == status

@@ -4,13 +4,19 @@ and `{"event": {...}}`) and EventLogApiController (`GET /campaigns/{id}/events/c
 the automation's events each with its `contactLog`, the automation and the membership;
 `PUT /campaigns/events/{eventId}/contact/{contactId}/edit`: EventLogModel::updateContactEvent,
 201 when a log is created, 409 for its refusals), campaigns renamed automations."""
+
 from tests.api.test_automations import contact, new_automation, run_due, tag, tags
 from tests.api.test_segments import new_contact
 
 
 def later_automation(api):
-    return new_automation(api, [tag("new1", "now"), tag("new2", "tomorrow", parent="new1", triggerMode="interval",
-                                                        triggerInterval=1, triggerIntervalUnit="d")])
+    return new_automation(
+        api,
+        [
+            tag("new1", "now"),
+            tag("new2", "tomorrow", parent="new1", triggerMode="interval", triggerInterval=1, triggerIntervalUnit="d"),
+        ],
+    )
 
 
 def by_name(events):
@@ -74,9 +80,21 @@ def test_rescheduling_and_triggering_a_pending_event(api, drain, frozen):
 
 
 def test_editing_refusals_and_created_logs(api):
-    automation = new_automation(api, [tag("new1", "now"),
-                                      {"id": "new2", "name": "opened", "type": "email.open", "eventType": "decision",
-                                       "properties": {}, "parent": "new1", "decisionPath": None}])
+    automation = new_automation(
+        api,
+        [
+            tag("new1", "now"),
+            {
+                "id": "new2",
+                "name": "opened",
+                "type": "email.open",
+                "eventType": "decision",
+                "properties": {},
+                "parent": "new1",
+                "decisionPath": None,
+            },
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     ids = {e["name"]: e["id"] for e in api.get("/api/automations/events").json["events"]}
     edit = f"/api/automations/events/{ids['opened']}/contact/{ann['id']}/edit"

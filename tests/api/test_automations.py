@@ -2,6 +2,7 @@
 hand, immediate / interval / date events, decisions and conditions, the actions, cancellation,
 once-only execution, membership views. Time is driven by the `frozen` clock; `drain` runs the
 workers and `dispatch` the minute job."""
+
 import json
 from urllib.parse import parse_qs, urlsplit
 
@@ -10,19 +11,37 @@ import pytest
 from chalicelib.domain.automations import automation_runs, journeys
 from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
-from tests.api.test_forms_submit import make_form, post as submit_form
+from tests.api.test_forms_submit import make_form
+from tests.api.test_forms_submit import post as submit_form
 from tests.api.test_segments import new_contact, new_segment
 from tests.conftest import visitor_cookie
 
 
 def action(ref, type_, properties=None, parent=None, path=None, **timing):
-    return dict({"id": ref, "name": ref, "type": type_, "eventType": "action", "properties": properties or {},
-                 "parent": parent, "decisionPath": path}, **timing)
+    return dict(
+        {
+            "id": ref,
+            "name": ref,
+            "type": type_,
+            "eventType": "action",
+            "properties": properties or {},
+            "parent": parent,
+            "decisionPath": path,
+        },
+        **timing,
+    )
 
 
 def branch(ref, type_, properties=None, parent=None, path=None, kind="decision"):
-    return {"id": ref, "name": ref, "type": type_, "eventType": kind, "properties": properties or {},
-            "parent": parent, "decisionPath": path}
+    return {
+        "id": ref,
+        "name": ref,
+        "type": type_,
+        "eventType": kind,
+        "properties": properties or {},
+        "parent": parent,
+        "decisionPath": path,
+    }
 
 
 def tag(ref, name, parent=None, path=None, **timing):
@@ -44,8 +63,10 @@ def tags(api, contact_id):
 
 
 def executed(api, contact_id):
-    r = api.get(f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=campaign.event&order[]=timestamp"
-                f"&order[]=ASC&limit=100")
+    r = api.get(
+        f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=campaign.event&order[]=timestamp"
+        f"&order[]=ASC&limit=100"
+    )
     return [(e["details"]["eventName"], e["details"]["status"]) for e in r.json["events"]]
 
 
@@ -64,35 +85,50 @@ def run_due(drain):
 def welcome(api, drain):
     """A segment of Pragueans feeding an automation: tag `welcomed` at once, then +5 points."""
     segment = new_segment(api)
-    automation = new_automation(api, [tag("new1", "welcomed"),
-                                      action("new2", "lead.changepoints", {"points": 5}, parent="new1")],
-                                lists=[segment["id"]])
+    automation = new_automation(
+        api,
+        [tag("new1", "welcomed"), action("new2", "lead.changepoints", {"points": 5}, parent="new1")],
+        lists=[segment["id"]],
+    )
     drain()
     return segment, automation
 
 
 # --- the graph -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("events, field", [
-    ([action("new1", "lead.flyaway")], "events[0][type]"),
-    ([branch("new1", "email.open"), tag("new2", "x", parent="new1")], "events[1][decisionPath]"),
-    ([branch("new1", "lead.points", kind="condition"), tag("new2", "x", parent="new1", path="maybe")],
-     "events[1][decisionPath]"),
-    ([tag("new1", "x", parent="new2"), tag("new2", "y", parent="new1")], "events[0][parent]"),
-    ([tag("new1", "x", triggerMode="interval")], "events[0][triggerInterval]"),
-    ([tag("new1", "x", triggerMode="date")], "events[0][triggerDate]"),
-])
+
+@pytest.mark.parametrize(
+    "events, field",
+    [
+        ([action("new1", "lead.flyaway")], "events[0][type]"),
+        ([branch("new1", "email.open"), tag("new2", "x", parent="new1")], "events[1][decisionPath]"),
+        (
+            [branch("new1", "lead.points", kind="condition"), tag("new2", "x", parent="new1", path="maybe")],
+            "events[1][decisionPath]",
+        ),
+        ([tag("new1", "x", parent="new2"), tag("new2", "y", parent="new1")], "events[0][parent]"),
+        ([tag("new1", "x", triggerMode="interval")], "events[0][triggerInterval]"),
+        ([tag("new1", "x", triggerMode="date")], "events[0][triggerDate]"),
+    ],
+)
 def test_invalid_graphs_are_refused_naming_the_event(api, events, field):
     assert_error(api.post("/api/automations/new", {"name": "Bad", "events": events}), 400, field=field)
     assert api.get("/api/automations").json["total"] == 0
 
 
 def test_clone_copies_the_whole_graph_unpublished(api):
-    original = new_automation(api, [branch("new1", "email.open"), tag("new2", "yes", "new1", "yes"),
-                                    tag("new3", "no", "new1", "no", triggerMode="interval", triggerInterval=2)],
-                              canvasSettings={"nodes": [{"id": "new1", "positionX": "650", "positionY": "10"}],
-                                              "connections": [{"sourceId": "new1", "targetId": "new2",
-                                                               "anchors": {"source": "yes", "target": "top"}}]})
+    original = new_automation(
+        api,
+        [
+            branch("new1", "email.open"),
+            tag("new2", "yes", "new1", "yes"),
+            tag("new3", "no", "new1", "no", triggerMode="interval", triggerInterval=2),
+        ],
+        canvasSettings={
+            "nodes": [{"id": "new1", "positionX": "650", "positionY": "10"}],
+            "connections": [{"sourceId": "new1", "targetId": "new2", "anchors": {"source": "yes", "target": "top"}}],
+        },
+    )
     first = original["events"][0]["id"]
     assert original["canvasSettings"]["nodes"][0] == {"id": str(first), "positionX": "650", "positionY": "10"}
     r = api.post(f"/api/automations/clone/{original['id']}")
@@ -105,8 +141,17 @@ def test_clone_copies_the_whole_graph_unpublished(api):
 
     def shape(automation):
         by_id = {e["id"]: e["name"] for e in automation["events"]}
-        return sorted((e["name"], by_id.get((e["parent"] or {}).get("id")), e["decisionPath"], e["triggerMode"],
-                       e["triggerInterval"]) for e in automation["events"])
+        return sorted(
+            (
+                e["name"],
+                by_id.get((e["parent"] or {}).get("id")),
+                e["decisionPath"],
+                e["triggerMode"],
+                e["triggerInterval"],
+            )
+            for e in automation["events"]
+        )
+
     assert shape(copy) == shape(original)
     assert copy["canvasSettings"]["nodes"][0]["id"] == str(copy["events"][0]["id"])
     assert copy["canvasSettings"]["connections"][0]["targetId"] == str(copy["events"][1]["id"])
@@ -118,6 +163,7 @@ def test_clone_copies_the_whole_graph_unpublished(api):
 
 # --- entering --------------------------------------------------------------------------------------
 
+
 def test_joining_a_source_segment_enters_and_runs_immediate_actions_in_the_same_write(api, welcome):
     segment, automation = welcome
     ann = new_contact(api, email="ann@example.com", city="Prague")
@@ -126,8 +172,13 @@ def test_joining_a_source_segment_enters_and_runs_immediate_actions_in_the_same_
     view = memberships(api, ann["id"])
     assert view["total"] == 1
     assert view["automations"][str(automation["id"])] == {
-        "id": automation["id"], "name": "Welcome", "dateAdded": ann["dateAdded"], "manuallyRemoved": False,
-        "manuallyAdded": False, "listMembership": [segment["id"]]}
+        "id": automation["id"],
+        "name": "Welcome",
+        "dateAdded": ann["dateAdded"],
+        "manuallyRemoved": False,
+        "manuallyAdded": False,
+        "listMembership": [segment["id"]],
+    }
     r = api.get(f"/api/automations/{automation['id']}/contacts")
     assert r.json["total"] == 1
     (row,) = r.json["contacts"]
@@ -178,8 +229,10 @@ def test_manual_add_and_remove(api, drain):
     assert memberships(api, ann["id"])["total"] == 0
     assert api.get(f"/api/automations/{automation['id']}/contacts").json == {"total": 0, "contacts": []}
     events = api.get(f"/api/contacts/{ann['id']}/activity?filters[includeEvents][]=campaign_membership").json
-    assert [(e["details"]["action"], e["details"]["manual"]) for e in events["events"]] == \
-        [("removed", True), ("added", True)]
+    assert [(e["details"]["action"], e["details"]["manual"]) for e in events["events"]] == [
+        ("removed", True),
+        ("added", True),
+    ]
     assert_error(api.post(f"/api/automations/999/contact/{ann['id']}/add"), 404)
     assert_error(api.post(f"/api/automations/{automation['id']}/contact/999/add"), 404)
     assert_error(api.get("/api/contacts/999/automations"), 404)
@@ -195,10 +248,15 @@ def test_removal_by_hand_sticks_while_the_segment_matches(api, welcome):
 
 # --- time --------------------------------------------------------------------------------------------
 
+
 def test_interval_events_fire_on_time_not_before(api, drain, frozen):
-    automation = new_automation(api, [tag("new1", "now"), tag("new2", "tomorrow", parent="new1",
-                                                                triggerMode="interval", triggerInterval=1,
-                                                                triggerIntervalUnit="d")])
+    automation = new_automation(
+        api,
+        [
+            tag("new1", "now"),
+            tag("new2", "tomorrow", parent="new1", triggerMode="interval", triggerInterval=1, triggerIntervalUnit="d"),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     assert tags(api, ann["id"]) == ["now"]
@@ -216,8 +274,13 @@ def test_interval_events_fire_on_time_not_before(api, drain, frozen):
 def test_date_events_fire_at_their_date(api, drain, frozen):
     when = (frozen.moment.replace(microsecond=0)).isoformat()
     later = frozen.moment.replace(year=frozen.moment.year + 1).isoformat()
-    automation = new_automation(api, [tag("new1", "past-date", triggerMode="date", triggerDate=when),
-                                      tag("new2", "next-year", triggerMode="date", triggerDate=later)])
+    automation = new_automation(
+        api,
+        [
+            tag("new1", "past-date", triggerMode="date", triggerDate=when),
+            tag("new2", "next-year", triggerMode="date", triggerDate=later),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     assert tags(api, ann["id"]) == ["past-date"]
@@ -228,8 +291,11 @@ def test_date_events_fire_at_their_date(api, drain, frozen):
 
 def test_leaving_the_segment_cancels_pending_events(api, drain, frozen):
     segment = new_segment(api)
-    new_automation(api, [tag("new1", "later", triggerMode="interval", triggerInterval=1, triggerIntervalUnit="h")],
-                   lists=[segment["id"]])
+    new_automation(
+        api,
+        [tag("new1", "later", triggerMode="interval", triggerInterval=1, triggerIntervalUnit="h")],
+        lists=[segment["id"]],
+    )
     drain()
     ann = new_contact(api, email="ann@example.com", city="Prague")
     assert len(list(store.iterate(journeys.due_kind(ann["id"])))) == 1
@@ -254,8 +320,13 @@ def test_segment_exit_keeps_members_when_the_automation_says_so(api, drain):
 def test_restart_runs_again_only_when_allowed(api, drain):
     for allow, expected in ((True, 2), (False, 1)):
         segment = new_segment(api, name=f"S{allow}")
-        automation = new_automation(api, [action("new1", "lead.changepoints", {"points": 1})], lists=[segment["id"]],
-                                    allowRestart=allow, name=f"A{allow}")
+        automation = new_automation(
+            api,
+            [action("new1", "lead.changepoints", {"points": 1})],
+            lists=[segment["id"]],
+            allowRestart=allow,
+            name=f"A{allow}",
+        )
         drain()
         person = new_contact(api, email=f"{allow}@example.com", city="Prague")
         api.patch(f"/api/contacts/{person['id']}/edit", {"city": "Brno"})
@@ -269,11 +340,16 @@ def test_restart_runs_again_only_when_allowed(api, drain):
 
 # --- decisions and conditions --------------------------------------------------------------------------
 
+
 def _form_decision(api, form):
-    return new_automation(api, [
-        branch("new1", "form.submit", {"forms": [form["id"]]}),
-        tag("new2", "submitted", "new1", "yes"),
-        tag("new3", "silent", "new1", "no", triggerMode="interval", triggerInterval=2, triggerIntervalUnit="d")])
+    return new_automation(
+        api,
+        [
+            branch("new1", "form.submit", {"forms": [form["id"]]}),
+            tag("new2", "submitted", "new1", "yes"),
+            tag("new3", "silent", "new1", "no", triggerMode="interval", triggerInterval=2, triggerIntervalUnit="d"),
+        ],
+    )
 
 
 def test_a_decision_takes_the_yes_path_when_the_contact_acts(api, drain, frozen):
@@ -312,26 +388,41 @@ def test_other_forms_do_not_satisfy_the_decision(api, drain):
     assert tags(api, ann["id"]) == []
 
 
-@pytest.mark.parametrize("kind, properties, values, path", [
-    ("lead.field_value", {"field": "city", "operator": "=", "value": "Prague"}, {"city": "Prague"}, "yes"),
-    ("lead.field_value", {"field": "city", "operator": "=", "value": "Prague"}, {"city": "Brno"}, "no"),
-    ("lead.points", {"operator": "gte", "score": 10}, {"points": 12}, "yes"),
-    ("lead.points", {"operator": "gte", "score": 10}, {"points": 3}, "no"),
-    ("lead.tags", {"tags": ["vip"]}, {"tags": ["vip"]}, "yes"),
-    ("email.validate.address", {}, {"email": "ann@example.com"}, "yes"),
-])
+@pytest.mark.parametrize(
+    "kind, properties, values, path",
+    [
+        ("lead.field_value", {"field": "city", "operator": "=", "value": "Prague"}, {"city": "Prague"}, "yes"),
+        ("lead.field_value", {"field": "city", "operator": "=", "value": "Prague"}, {"city": "Brno"}, "no"),
+        ("lead.points", {"operator": "gte", "score": 10}, {"points": 12}, "yes"),
+        ("lead.points", {"operator": "gte", "score": 10}, {"points": 3}, "no"),
+        ("lead.tags", {"tags": ["vip"]}, {"tags": ["vip"]}, "yes"),
+        ("email.validate.address", {}, {"email": "ann@example.com"}, "yes"),
+    ],
+)
 def test_conditions_choose_a_path_at_once(api, kind, properties, values, path):
-    automation = new_automation(api, [branch("new1", kind, properties, kind="condition"),
-                                      tag("new2", "yes", "new1", "yes"), tag("new3", "no", "new1", "no")])
+    automation = new_automation(
+        api,
+        [
+            branch("new1", kind, properties, kind="condition"),
+            tag("new2", "yes", "new1", "yes"),
+            tag("new3", "no", "new1", "no"),
+        ],
+    )
     ann = new_contact(api, **dict({"email": "ann@example.com"}, **values))
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     assert path in tags(api, ann["id"]) and ({"yes", "no"} - {path}).isdisjoint(tags(api, ann["id"]))
 
 
 def test_unavailable_event_types_are_recorded_as_failed(api):
-    automation = new_automation(api, [action("new1", "twitter.tweet"), tag("new2", "after", parent="new1"),
-                                      branch("new3", "lead.pageHit", kind="condition"),
-                                      tag("new4", "x", "new3", "yes")])
+    automation = new_automation(
+        api,
+        [
+            action("new1", "twitter.tweet"),
+            tag("new2", "after", parent="new1"),
+            branch("new3", "lead.pageHit", kind="condition"),
+            tag("new4", "x", "new3", "yes"),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     assert sorted(executed(api, ann["id"])) == [("new1", "failed"), ("new3", "failed")]
@@ -340,20 +431,24 @@ def test_unavailable_event_types_are_recorded_as_failed(api):
 
 # --- actions --------------------------------------------------------------------------------------------
 
+
 def test_contact_actions(api, drain):
     segment = new_segment(api, name="Manual", filters=[])
     company = api.post("/api/companies/new", {"companyname": "Acme"}).json["company"]
     other = new_automation(api, [tag("new1", "in-other")], name="Other")
     admin = api.get("/api/users/self").json
-    automation = new_automation(api, [
-        action("new1", "lead.changelist", {"addToLists": [segment["id"]]}),
-        action("new2", "lead.updatelead", {"city": "Paris", "firstname": ""}, parent="new1"),
-        action("new3", "lead.changeowner", {"owner": admin["id"]}, parent="new2"),
-        action("new4", "lead.adddnc", {"channels": ["email"], "reason": "asked"}, parent="new3"),
-        action("new5", "lead.addtocompany", {"company": company["id"]}, parent="new4"),
-        action("new6", "campaign.addremovelead", {"addTo": [other["id"]], "removeFrom": ["this"]}, parent="new5"),
-        tag("new7", "never", parent="new6"),
-    ])
+    automation = new_automation(
+        api,
+        [
+            action("new1", "lead.changelist", {"addToLists": [segment["id"]]}),
+            action("new2", "lead.updatelead", {"city": "Paris", "firstname": ""}, parent="new1"),
+            action("new3", "lead.changeowner", {"owner": admin["id"]}, parent="new2"),
+            action("new4", "lead.adddnc", {"channels": ["email"], "reason": "asked"}, parent="new3"),
+            action("new5", "lead.addtocompany", {"company": company["id"]}, parent="new4"),
+            action("new6", "campaign.addremovelead", {"addTo": [other["id"]], "removeFrom": ["this"]}, parent="new5"),
+            tag("new7", "never", parent="new6"),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com", firstname="Ann")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     after = contact(api, ann["id"])
@@ -367,13 +462,16 @@ def test_contact_actions(api, drain):
 
 
 def test_remove_dnc_jump_and_invalid_properties(api):
-    automation = new_automation(api, [
-        action("new1", "lead.removednc", {"channels": ["email"]}),
-        action("new2", "campaign.jump_to_event", {"jumpToEvent": "new4"}, parent="new1"),
-        tag("new3", "skipped", parent="new2", triggerMode="interval", triggerInterval=9),
-        tag("new4", "landed", parent="new3"),  # reached only by the jump
-        action("new5", "lead.changeowner", {"owner": 999}),
-    ])
+    automation = new_automation(
+        api,
+        [
+            action("new1", "lead.removednc", {"channels": ["email"]}),
+            action("new2", "campaign.jump_to_event", {"jumpToEvent": "new4"}, parent="new1"),
+            tag("new3", "skipped", parent="new2", triggerMode="interval", triggerInterval=9),
+            tag("new4", "landed", parent="new3"),  # reached only by the jump
+            action("new5", "lead.changeowner", {"owner": 999}),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/contacts/{ann['id']}/dnc/email/add", {"reason": 1})
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
@@ -383,24 +481,43 @@ def test_remove_dnc_jump_and_invalid_properties(api):
 
 
 def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):
-    automation = new_automation(api, [
-        action("new1", "campaign.sendwebhook", {
-            "url": receiver.url, "method": "post",
-            "headers": {"list": [{"label": "Content-Type", "value": "application/json"}]},
-            "additional_data": {"list": [{"label": "email", "value": "{contactfield=email}"},
-                                         {"label": "city", "value": "{contactfield=city|nowhere}"}]}}),
-        tag("new2", "hooked", parent="new1"),
-        action("new3", "campaign.sendwebhook", {"url": receiver.url, "method": "get",
-                                                "additional_data": {"id": "{contactfield=email}"}}, parent="new1"),
-    ])
+    automation = new_automation(
+        api,
+        [
+            action(
+                "new1",
+                "campaign.sendwebhook",
+                {
+                    "url": receiver.url,
+                    "method": "post",
+                    "headers": {"list": [{"label": "Content-Type", "value": "application/json"}]},
+                    "additional_data": {
+                        "list": [
+                            {"label": "email", "value": "{contactfield=email}"},
+                            {"label": "city", "value": "{contactfield=city|nowhere}"},
+                        ]
+                    },
+                },
+            ),
+            tag("new2", "hooked", parent="new1"),
+            action(
+                "new3",
+                "campaign.sendwebhook",
+                {"url": receiver.url, "method": "get", "additional_data": {"id": "{contactfield=email}"}},
+                parent="new1",
+            ),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     assert tags(api, ann["id"]) == []  # outside actions run in the worker, never in the request
     drain()
     first, second = receiver.wait(2)
     assert first.method == "POST" and first.json == {"email": "ann@example.com", "city": "nowhere"}
-    assert second.method == "GET" and parse_qs(urlsplit(second.path).query) == {"source": ["test"],
-                                                                                 "id": ["ann@example.com"]}
+    assert second.method == "GET" and parse_qs(urlsplit(second.path).query) == {
+        "source": ["test"],
+        "id": ["ann@example.com"],
+    }
     assert tags(api, ann["id"]) == ["hooked"]
     due = [item["id"] for kind in {journeys.due_kind(ann["id"])} for item in store.iterate(kind)]
     assert due == []
@@ -410,8 +527,19 @@ def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):
 
 
 def test_a_retried_fire_message_runs_the_event_once(api, drain, frozen):
-    automation = new_automation(api, [action("new1", "lead.changepoints", {"points": 1}, triggerMode="interval",
-                                             triggerInterval=1, triggerIntervalUnit="h")])
+    automation = new_automation(
+        api,
+        [
+            action(
+                "new1",
+                "lead.changepoints",
+                {"points": 1},
+                triggerMode="interval",
+                triggerInterval=1,
+                triggerIntervalUnit="h",
+            )
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     (item,) = store.iterate(journeys.due_kind(ann["id"]))
@@ -423,8 +551,13 @@ def test_a_retried_fire_message_runs_the_event_once(api, drain, frozen):
 
 
 def test_refused_webhook_targets_fail_and_stop_the_path(api, drain):
-    automation = new_automation(api, [action("new1", "campaign.sendwebhook", {"url": "http://169.254.169.254/x"}),
-                                      tag("new2", "after", parent="new1")])
+    automation = new_automation(
+        api,
+        [
+            action("new1", "campaign.sendwebhook", {"url": "http://169.254.169.254/x"}),
+            tag("new2", "after", parent="new1"),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     drain()
@@ -442,9 +575,16 @@ def test_delete_contact_action(api, drain):
 
 # --- webhooks and deletion ---------------------------------------------------------------------------
 
+
 def test_executed_events_and_membership_changes_fire_webhooks(api, drain, receiver):
-    api.post("/api/hooks/new", {"name": "R", "webhookUrl": receiver.url,
-                                "triggers": ["mautic.campaign_on_event_executed", "mautic.campaign_on_leadchange"]})
+    api.post(
+        "/api/hooks/new",
+        {
+            "name": "R",
+            "webhookUrl": receiver.url,
+            "triggers": ["mautic.campaign_on_event_executed", "mautic.campaign_on_leadchange"],
+        },
+    )
     automation = new_automation(api, [tag("new1", "x")])
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
@@ -481,12 +621,13 @@ def test_unpublished_automations_hold_events_until_published(api, drain, frozen)
 
 
 def test_page_hit_decision_with_url_pattern(api, drain):
-    automation = new_automation(api, [branch("new1", "page.pagehit", {"url": "*pricing*"}),
-                                      tag("new2", "pricing", "new1", "yes")])
+    automation = new_automation(
+        api, [branch("new1", "page.pagehit", {"url": "*pricing*"}), tag("new2", "pricing", "new1", "yes")]
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     pixel = "/mtracking.gif?page_url={}"
-    cookie = {"Cookie": visitor_cookie(ann['id'])}
+    cookie = {"Cookie": visitor_cookie(ann["id"])}
     api.get(pixel.format("https://example.com/about"), auth=False, headers=cookie)
     assert tags(api, ann["id"]) == []
     api.get(pixel.format("https://example.com/pricing?plan=pro"), auth=False, headers=cookie)
@@ -495,8 +636,16 @@ def test_page_hit_decision_with_url_pattern(api, drain):
 
 def test_point_triggers_move_contacts_into_automations(api):
     automation = new_automation(api, [tag("new1", "hot-lead")])
-    api.post("/api/points/triggers/new", {"name": "Hot", "points": 10, "events": [
-        {"name": "Nurture", "type": "campaign.changecampaign", "properties": {"addTo": [automation["id"]]}}]})
+    api.post(
+        "/api/points/triggers/new",
+        {
+            "name": "Hot",
+            "points": 10,
+            "events": [
+                {"name": "Nurture", "type": "campaign.changecampaign", "properties": {"addTo": [automation["id"]]}}
+            ],
+        },
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/contacts/{ann['id']}/points/plus/12")
     assert memberships(api, ann["id"])["automations"][str(automation["id"])]["manuallyAdded"] is False
@@ -504,15 +653,18 @@ def test_point_triggers_move_contacts_into_automations(api):
 
 
 def test_asset_download_decision(api):
-    guide = api.post("/api/assets/new", {"title": "Guide", "storageLocation": "remote",
-                                         "file": "https://cdn.example/guide.pdf"}).json["asset"]
-    other = api.post("/api/assets/new", {"title": "Other", "storageLocation": "remote",
-                                         "file": "https://cdn.example/other.pdf"}).json["asset"]
-    automation = new_automation(api, [branch("new1", "asset.download", {"assets": [guide["id"]]}),
-                                      tag("new2", "read-guide", "new1", "yes")])
+    guide = api.post(
+        "/api/assets/new", {"title": "Guide", "storageLocation": "remote", "file": "https://cdn.example/guide.pdf"}
+    ).json["asset"]
+    other = api.post(
+        "/api/assets/new", {"title": "Other", "storageLocation": "remote", "file": "https://cdn.example/other.pdf"}
+    ).json["asset"]
+    automation = new_automation(
+        api, [branch("new1", "asset.download", {"assets": [guide["id"]]}), tag("new2", "read-guide", "new1", "yes")]
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
-    cookie = {"Cookie": visitor_cookie(ann['id'])}
+    cookie = {"Cookie": visitor_cookie(ann["id"])}
     api.http.request("GET", f"/asset/{other['id']}:other", headers=cookie, body=b"")
     assert tags(api, ann["id"]) == []
     api.http.request("GET", f"/asset/{guide['id']}:guide", headers=cookie, body=b"")
@@ -521,10 +673,16 @@ def test_asset_download_decision(api):
 
 def test_email_send_action_and_open_decision(api, drain):
     from tests.api.test_email_send import make_email, sent_messages
+
     mail = make_email(api)
-    automation = new_automation(api, [action("new1", "email.send", {"email": mail["id"]}),
-                                      branch("new2", "email.open", parent="new1"),
-                                      tag("new3", "opened", "new2", "yes")])
+    automation = new_automation(
+        api,
+        [
+            action("new1", "email.send", {"email": mail["id"]}),
+            branch("new2", "email.open", parent="new1"),
+            tag("new3", "opened", "new2", "yes"),
+        ],
+    )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     drain()
@@ -549,12 +707,22 @@ def test_long_chains_continue_in_the_worker(api, drain):
 def test_message_send_uses_the_first_enabled_channel_that_reaches_the_contact(api, drain):
     from tests.api.test_email_send import make_email, sent_messages
     from tests.api.test_sms_send import make_sms, sms_messages
+
     mail, text = make_email(api), make_sms(api, "Hello")
-    message = api.post("/api/messages/new", {"name": "Both", "channels": {
-        "email": {"channelId": mail["id"], "isEnabled": 1}, "sms": {"channelId": text["id"], "isEnabled": 1}}})
+    message = api.post(
+        "/api/messages/new",
+        {
+            "name": "Both",
+            "channels": {
+                "email": {"channelId": mail["id"], "isEnabled": 1},
+                "sms": {"channelId": text["id"], "isEnabled": 1},
+            },
+        },
+    )
     assert message.status_code == 201, message.json
-    automation = new_automation(api, [action("new1", "message.send",
-                                             {"marketingMessage": message.json["message"]["id"]})])
+    automation = new_automation(
+        api, [action("new1", "message.send", {"marketingMessage": message.json["message"]["id"]})]
+    )
     ann = new_contact(api, email="ann@example.com", mobile="+420777123456")
     api.post(f"/api/contacts/{ann['id']}/dnc/email/add")  # email refused: the text message goes
     bob = new_contact(api, email="bob@example.com")

@@ -1,5 +1,6 @@
 """Batch endpoints (compat section 6): `/<prefix>/batch/new`, PATCH/PUT `/<prefix>/batch/edit`,
 `/<prefix>/batch/delete?ids=`, per-item `statusCodes` and `errors`, the 200-item limit."""
+
 import pytest
 
 from tests.api.payloads import RESOURCES, assert_error
@@ -45,10 +46,16 @@ def assert_validation_error(error, status, field):
 
 # --- batch/new --------------------------------------------------------------------------------------
 
+
 def test_new_creates_every_item_in_request_order(api):
-    r = api.post("/api/contacts/batch/new", [{"email": "a@example.com", "firstname": "A"},
-                                             {"email": "b@example.com", "firstname": "B"},
-                                             {"email": "c@example.com", "firstname": "C"}])
+    r = api.post(
+        "/api/contacts/batch/new",
+        [
+            {"email": "a@example.com", "firstname": "A"},
+            {"email": "b@example.com", "firstname": "B"},
+            {"email": "c@example.com", "firstname": "C"},
+        ],
+    )
     assert r.status_code == 201, r.json
     assert set(r.json) == {"contacts", "statusCodes"}  # no `errors` when nothing failed
     assert r.json["statusCodes"] == [201, 201, 201]
@@ -64,8 +71,9 @@ def test_new_creates_every_item_in_request_order(api):
 
 
 def test_new_invalid_item_does_not_stop_the_others(api):
-    r = api.post("/api/contacts/batch/new", [{"email": "a@example.com"}, {"email": "not-an-email"},
-                                             {"email": "c@example.com"}])
+    r = api.post(
+        "/api/contacts/batch/new", [{"email": "a@example.com"}, {"email": "not-an-email"}, {"email": "c@example.com"}]
+    )
     assert r.status_code == 201, r.json
     assert r.json["statusCodes"] == [201, 400, 201]
     # the failed item leaves a gap: the collection is keyed by input index
@@ -103,9 +111,14 @@ def test_new_item_that_is_not_an_object(api):
 
 def test_new_dedupes_each_item_with_status_200(api):
     existing = contact(api, email="ann@example.com", firstname="Ann", city="Prague")
-    r = api.post("/api/contacts/batch/new", [{"email": "ann@example.com", "firstname": "Anna"},
-                                             {"email": "bob@example.com"},
-                                             {"email": "bob@example.com", "lastname": "Builder"}])
+    r = api.post(
+        "/api/contacts/batch/new",
+        [
+            {"email": "ann@example.com", "firstname": "Anna"},
+            {"email": "bob@example.com"},
+            {"email": "bob@example.com", "lastname": "Builder"},
+        ],
+    )
     assert r.status_code == 201, r.json
     assert r.json["statusCodes"] == [200, 201, 200]
     ann, bob, bob_again = r.json["contacts"]
@@ -117,9 +130,16 @@ def test_new_dedupes_each_item_with_status_200(api):
 
 def test_new_dedupes_whatever_the_case_and_spaces_of_the_email(api):
     existing = contact(api, email="ann@example.com")
-    r = api.post("/api/contacts/batch/new", [{"email": " ANN@example.com", "city": "Brno"},
-                                             {"email": "Bob@Example.com"}, {"email": "bob@example.com "},
-                                             {"email": "not-an-email"}, {"email": "cid@example.com"}])
+    r = api.post(
+        "/api/contacts/batch/new",
+        [
+            {"email": " ANN@example.com", "city": "Brno"},
+            {"email": "Bob@Example.com"},
+            {"email": "bob@example.com "},
+            {"email": "not-an-email"},
+            {"email": "cid@example.com"},
+        ],
+    )
     assert r.json["statusCodes"] == [200, 201, 200, 400, 201], r.json
     ann, bob, bob_again, cid = (r.json["contacts"][k] for k in ("0", "1", "2", "4"))
     assert ann["id"] == existing["id"] and value(ann, "city") == "Brno"
@@ -140,6 +160,7 @@ def test_new_contacts_get_their_own_timeline_events(api):
 
 def test_new_costs_a_few_calls_per_batch_whatever_its_size(api):
     from tests.bench.conftest import dynamodb_calls
+
     contact(api, email="existing@example.com")
 
     def calls_of_batch(size, name):
@@ -171,13 +192,21 @@ def test_new_contacts_stored_together_are_each_whole(api):
 
 def test_a_write_refused_when_the_group_is_stored_is_reported_on_its_item(api, monkeypatch):
     from chalicelib.domain.kernel import batching
+
     taken = contact(api, email="taken@example.com")
     real = batching.store.lookup_many
     # a concurrent request claimed the email after this batch looked it up
-    monkeypatch.setattr(batching.store, "lookup_many", lambda kind, pairs: {
-        pair: (None if pair[1] == "taken@example.com" else found) for pair, found in real(kind, pairs).items()})
-    r = api.post("/api/contacts/batch/new", [{"email": "a1@example.com"}, {"email": "taken@example.com"},
-                                             {"email": "a2@example.com"}])
+    monkeypatch.setattr(
+        batching.store,
+        "lookup_many",
+        lambda kind, pairs: {
+            pair: (None if pair[1] == "taken@example.com" else found) for pair, found in real(kind, pairs).items()
+        },
+    )
+    r = api.post(
+        "/api/contacts/batch/new",
+        [{"email": "a1@example.com"}, {"email": "taken@example.com"}, {"email": "a2@example.com"}],
+    )
     assert r.status_code == 201
     assert r.json["statusCodes"] == [201, 400, 201]
     assert r.json["errors"]["1"]["code"] == 400 and "This value is already used." in str(r.json["errors"]["1"])
@@ -199,7 +228,9 @@ def test_new_empty_batch(api):
         assert r.json == {"contacts": [], "statusCodes": []}
 
 
-@pytest.mark.parametrize("body", [{"email": "a@example.com"}, "a@example.com", 5, {"a": {"email": "a@example.com"}, "b": 5}])
+@pytest.mark.parametrize(
+    "body", [{"email": "a@example.com"}, "a@example.com", 5, {"a": {"email": "a@example.com"}, "b": 5}]
+)
 def test_new_non_array_body_is_400(api, body):
     r = api.post("/api/contacts/batch/new", body)
     assert_error(r, 400)
@@ -224,6 +255,7 @@ def test_new_form_encoded_body(api):
 
 # --- the 200-item limit -------------------------------------------------------------------------------
 
+
 def test_more_than_200_items_is_an_error_and_writes_nothing(api):
     body = [{"email": f"c{n}@example.com"} for n in range(201)]
     r = api.post("/api/contacts/batch/new", body)
@@ -243,6 +275,7 @@ def test_more_than_200_items_is_an_error_and_writes_nothing(api):
 
 def test_limit_boundary(api, monkeypatch):
     from chalicelib import config
+
     monkeypatch.setattr(config, "BATCH_MAX", 3)
     r = api.post("/api/contacts/batch/new", [{"email": f"c{n}@example.com"} for n in range(3)])
     assert r.status_code == 201 and r.json["statusCodes"] == [201, 201, 201]
@@ -252,6 +285,7 @@ def test_limit_boundary(api, monkeypatch):
 
 
 # --- batch/edit -------------------------------------------------------------------------------------
+
 
 def test_patch_edits_each_item(api):
     a = contact(api, email="a@example.com", city="Prague")
@@ -278,8 +312,10 @@ def test_patch_unknown_id_is_an_item_404(api):
 
 def test_put_unknown_id_creates_with_201(api):
     a = contact(api, email="a@example.com", city="Prague")
-    r = api.put("/api/contacts/batch/edit", [{"id": a["id"], "email": "a@example.com", "firstname": "A"},
-                                             {"id": 9999, "email": "new@example.com"}])
+    r = api.put(
+        "/api/contacts/batch/edit",
+        [{"id": a["id"], "email": "a@example.com", "firstname": "A"}, {"id": 9999, "email": "new@example.com"}],
+    )
     assert r.status_code == 200, r.json
     assert r.json["statusCodes"] == [200, 201]
     edited, created = r.json["contacts"]
@@ -304,8 +340,10 @@ def test_edit_item_without_id_is_an_item_400(api, method):
 def test_edit_invalid_item_is_not_written_and_others_are(api):
     a = contact(api, email="a@example.com", firstname="A")
     b = contact(api, email="b@example.com", firstname="B")
-    r = api.patch("/api/contacts/batch/edit", [{"id": a["id"], "email": "broken", "firstname": "Changed"},
-                                               {"id": b["id"], "firstname": "Bee"}])
+    r = api.patch(
+        "/api/contacts/batch/edit",
+        [{"id": a["id"], "email": "broken", "firstname": "Changed"}, {"id": b["id"], "firstname": "Bee"}],
+    )
     assert r.status_code == 200
     assert r.json["statusCodes"] == [400, 200]
     assert_validation_error(r.json["errors"][0], 400, "email")
@@ -327,6 +365,7 @@ def test_edit_empty_batch(api):
 
 
 # --- batch/delete -----------------------------------------------------------------------------------
+
 
 def test_delete_comma_separated_ids(api):
     a, b, c = (contact(api, email=f"{n}@example.com") for n in "abc")
@@ -370,6 +409,7 @@ def test_delete_without_ids_is_an_empty_batch(api):
 
 # --- routing ----------------------------------------------------------------------------------------
 
+
 def test_batch_paths_do_not_shadow_the_single_entity_routes(api):
     a = contact(api, email="a@example.com")
     r = api.patch(f"/api/contacts/{a['id']}/edit", {"firstname": "Single"})
@@ -395,6 +435,7 @@ def test_batch_requires_authentication(api):
 
 
 # --- other resources --------------------------------------------------------------------------------
+
 
 def test_companies_batch(api):
     r = api.post("/api/companies/batch/new", [{"companyname": "Acme"}, {"companyname": "Beta"}])
@@ -428,9 +469,14 @@ def test_every_standard_resource_has_batch(api, res):
 def test_contact_fields_created_in_one_batch_see_each_other(api):
     """Custom field definitions (a cached kind): each item sees the writes of the items before it,
     and the new fields are writable on contacts at once."""
-    r = api.post("/api/fields/contact/batch/new", [{"label": "Shoe size", "type": "number"},
-                                                   {"label": "Shoe size", "type": "text"},
-                                                   {"label": "Hat size", "alias": "hat", "type": "text"}])
+    r = api.post(
+        "/api/fields/contact/batch/new",
+        [
+            {"label": "Shoe size", "type": "number"},
+            {"label": "Shoe size", "type": "text"},
+            {"label": "Hat size", "alias": "hat", "type": "text"},
+        ],
+    )
     assert r.status_code == 201, r.json
     assert r.json["statusCodes"] == [201, 201, 201]
     first, second, hat = r.json["fields"]
@@ -441,12 +487,14 @@ def test_contact_fields_created_in_one_batch_see_each_other(api):
 
 def test_unexpected_failure_of_one_item_spoils_nothing_else(api, monkeypatch):
     from chalicelib.domain.kernel import service
+
     real = service.create
 
     def flaky(resource, payload, ctx, system=None):
         if payload.get("email") == "boom@example.com":
             raise RuntimeError("boom")
         return real(resource, payload, ctx, system)
+
     monkeypatch.setattr(service, "create", flaky)
     r = api.post("/api/contacts/batch/new", [{"email": "boom@example.com"}, {"email": "b@example.com"}])
     assert r.status_code == 201
@@ -458,6 +506,7 @@ def test_unexpected_failure_of_one_item_spoils_nothing_else(api, monkeypatch):
 
 def test_unknown_batch_action_is_the_unknown_path_404(api):
     from chalicelib.api.errors import NOT_FOUND_PATH
+
     for method in ("GET", "POST", "DELETE"):
         r = api.call(method, "/api/contacts/batch/remove")
         assert r.status_code == 404 and r.json == NOT_FOUND_PATH

@@ -1,4 +1,5 @@
 """Contact actions and what they leave on the timeline: points, do-not-contact, UTM, tags, IPs."""
+
 import pytest
 
 
@@ -19,8 +20,9 @@ def events(api, contact_id, query=""):
     return r.json
 
 
-@pytest.mark.parametrize("operator, delta, expected", [("plus", 5, 15), ("minus", 3, 7), ("times", 3, 30),
-                                                       ("divide", 3, 3)])
+@pytest.mark.parametrize(
+    "operator, delta, expected", [("plus", 5, 15), ("minus", 3, 7), ("times", 3, 30), ("divide", 3, 3)]
+)
 def test_points_operators(api, contact, operator, delta, expected):
     api.post(f"/api/contacts/{contact['id']}/points/plus/10")
     r = api.post(f"/api/contacts/{contact['id']}/points/{operator}/{delta}", {"eventName": "Webinar"})
@@ -65,9 +67,16 @@ def test_do_not_contact_add_and_remove(api, contact):
 
 
 def test_utm_add_and_remove(api, contact):
-    r = api.post(f"/api/contacts/{contact['id']}/utm/add", {
-        "utm_campaign": "spring", "utm_source": "news", "query": "a=1&b=2", "useragent": "Firefox",
-        "lastActive": "2026-03-01T10:00:00+02:00"})
+    r = api.post(
+        f"/api/contacts/{contact['id']}/utm/add",
+        {
+            "utm_campaign": "spring",
+            "utm_source": "news",
+            "query": "a=1&b=2",
+            "useragent": "Firefox",
+            "lastActive": "2026-03-01T10:00:00+02:00",
+        },
+    )
     assert r.status_code == 200
     tag = r.json["contact"]["utmtags"][0]
     assert tag["utmCampaign"] == "spring" and tag["utmSource"] == "news" and tag["userAgent"] == "Firefox"
@@ -79,13 +88,18 @@ def test_utm_add_and_remove(api, contact):
     assert api.post(f"/api/contacts/{contact['id']}/utm/{tag['id']}/remove").status_code == 404
 
 
-IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-          "Version/17.4 Mobile/15E148 Safari/604.1")
-WINDOWS_CHROME = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-                  "Chrome/124.0.0.0 Safari/537.36")
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.4 Mobile/15E148 Safari/604.1"
+)
+WINDOWS_CHROME = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+)
 WINDOWS_FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0"
-IPAD = ("Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 "
-        "Mobile/15E148 Safari/604.1")
+IPAD = (
+    "Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 "
+    "Mobile/15E148 Safari/604.1"
+)
 
 
 def devices(api, contact_id):
@@ -97,19 +111,38 @@ def devices(api, contact_id):
 
 def test_utm_user_agents_record_each_device_once(api, contact):
     assert devices(api, contact["id"]) == []
-    for agent, when in ((IPHONE, "2026-03-01T10:00:00+00:00"), (WINDOWS_CHROME, None), (IPHONE, None),
-                        (WINDOWS_FIREFOX, None), (IPAD, None)):
-        r = api.post(f"/api/contacts/{contact['id']}/utm/add",
-                     dict({"utm_campaign": "spring", "useragent": agent}, **({"lastActive": when} if when else {})))
+    for agent, when in (
+        (IPHONE, "2026-03-01T10:00:00+00:00"),
+        (WINDOWS_CHROME, None),
+        (IPHONE, None),
+        (WINDOWS_FIREFOX, None),
+        (IPAD, None),
+    ):
+        r = api.post(
+            f"/api/contacts/{contact['id']}/utm/add",
+            dict({"utm_campaign": "spring", "useragent": agent}, **({"lastActive": when} if when else {})),
+        )
         assert r.status_code == 200, r.json
     phone, desktop, tablet = devices(api, contact["id"])
-    assert phone == {"id": phone["id"], "lead": contact["id"],
-                     "clientInfo": {"name": "Mobile Safari", "version": "17.4"}, "device": "smartphone",
-                     "deviceBrand": "Apple", "deviceModel": "iPhone", "deviceOsName": "iOS", "deviceOsShortName": None,
-                     "deviceOsVersion": "17.4", "deviceOsPlatform": None, "deviceFingerprint": None,
-                     "dateAdded": "2026-03-01T10:00:00+00:00"}
-    assert (desktop["device"], desktop["deviceOsName"], desktop["clientInfo"]["name"]) == \
-        ("desktop", "Windows", "Chrome")
+    assert phone == {
+        "id": phone["id"],
+        "lead": contact["id"],
+        "clientInfo": {"name": "Mobile Safari", "version": "17.4"},
+        "device": "smartphone",
+        "deviceBrand": "Apple",
+        "deviceModel": "iPhone",
+        "deviceOsName": "iOS",
+        "deviceOsShortName": None,
+        "deviceOsVersion": "17.4",
+        "deviceOsPlatform": None,
+        "deviceFingerprint": None,
+        "dateAdded": "2026-03-01T10:00:00+00:00",
+    }
+    assert (desktop["device"], desktop["deviceOsName"], desktop["clientInfo"]["name"]) == (
+        "desktop",
+        "Windows",
+        "Chrome",
+    )
     assert (tablet["device"], tablet["deviceModel"]) == ("tablet", "iPad")
     assert len({phone["id"], desktop["id"], tablet["id"]}) == 3
     assert events(api, contact["id"], "?filters[includeEvents][]=lead.utmtagsadded")["total"] == 5
@@ -191,8 +224,11 @@ def test_company_membership(api, contact):
     acme = api.post("/api/companies/new", {"companyname": "Acme", "companycity": "Brno"}).json["company"]
     globex = api.post("/api/companies/new", {"companyname": "Globex"}).json["company"]
     for company in (acme, globex):
-        r = api.post(f"/api/companies/{company['id']}/contact/{contact['id']}/add", raw=b"[]",
-                     headers={"Content-Type": "application/json"})
+        r = api.post(
+            f"/api/companies/{company['id']}/contact/{contact['id']}/add",
+            raw=b"[]",
+            headers={"Content-Type": "application/json"},
+        )
         assert r.status_code == 200 and r.json == {"success": 1}
     linked = api.get(f"/api/contacts/{contact['id']}/companies").json
     assert linked["total"] == 2
@@ -218,6 +254,7 @@ def test_contact_field_list_is_keyed_by_id(api):
 
 def test_tag_and_owner_search_commands(api, contact):
     from chalicelib.auth import users
+
     jane = users.create_user("jane", "jane-password-1", "Jane", "Doe")
     api.patch(f"/api/contacts/{contact['id']}/edit", {"tags": ["vip"], "owner": jane["id"]})
     other = api.post("/api/contacts/new", {"email": "bob@example.com", "tags": ["lead"]}).json["contact"]
@@ -238,6 +275,7 @@ def test_tag_and_owner_search_commands(api, contact):
 def test_owners_of_a_page_are_fetched_in_one_call(api):
     from chalicelib.auth import users
     from tests.bench.conftest import dynamodb_calls
+
     owners = [users.create_user(f"owner{n}", "owner-password", f"O{n}", "Wner")["id"] for n in range(3)]
     for n in range(6):
         api.post("/api/contacts/new", {"email": f"c{n}@example.com", "owner": owners[n % 3]})

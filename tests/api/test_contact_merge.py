@@ -1,4 +1,5 @@
 """Contact merge (compat 1.5): an edit that gives a contact the email of another merges the two."""
+
 import json
 
 from tests.api.payloads import assert_error
@@ -118,6 +119,7 @@ def test_the_merge_is_on_the_timeline_and_the_other_contacts_events_move(api, dr
 def test_a_lost_move_message_is_sent_again_by_the_minute_job(api, drain, frozen):
     from chalicelib.workers import run_jobs
     from tests import motostate
+
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com")
     api.post(f"/api/contacts/{bob['id']}/points/plus/3")
@@ -136,16 +138,24 @@ def test_batch_edits_merge_per_item(api):
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com")
     carl = contact(api, email="carl@example.com")
-    r = api.patch("/api/contacts/batch/edit", [{"id": bob["id"], "email": "ann@example.com"},
-                                               {"id": carl["id"], "firstname": "Carl"}])
+    r = api.patch(
+        "/api/contacts/batch/edit",
+        [{"id": bob["id"], "email": "ann@example.com"}, {"id": carl["id"], "firstname": "Carl"}],
+    )
     assert r.json["statusCodes"] == [200, 200]
     assert [c["id"] for c in r.json["contacts"]] == [ann["id"], carl["id"]]
     assert api.get("/api/contacts").json["total"] == 2
 
 
 def test_a_merge_fires_the_update_and_delete_webhooks(api, drain, receiver):
-    api.post("/api/hooks/new", {"name": "R", "webhookUrl": receiver.url,
-                                "triggers": ["mautic.lead_post_save_update", "mautic.lead_post_delete"]})
+    api.post(
+        "/api/hooks/new",
+        {
+            "name": "R",
+            "webhookUrl": receiver.url,
+            "triggers": ["mautic.lead_post_save_update", "mautic.lead_post_delete"],
+        },
+    )
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com", lastname="Builder")
     api.patch(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com"})
@@ -158,6 +168,7 @@ def test_a_merge_fires_the_update_and_delete_webhooks(api, drain, receiver):
 
 def test_an_email_opened_after_the_merge_counts_on_the_survivor(api):
     from tests.api.test_email_send import make_email, sent_messages
+
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com")
     mail = make_email(api)
@@ -171,6 +182,7 @@ def test_an_email_opened_after_the_merge_counts_on_the_survivor(api):
 
 def test_points_brought_by_a_merge_fire_the_triggers_they_cross(api):
     from tests.api.test_point_triggers import make_trigger
+
     make_trigger(api, points=10, tag="hot")
     ann = contact(api, email="ann@example.com", points=6)
     bob = contact(api, email="bob@example.com", points=5)
@@ -185,8 +197,9 @@ def test_a_cookie_naming_a_merged_contact_tracks_the_survivor(api):
     bob = contact(api, email="bob@example.com")
     api.post("/api/pages/new", {"title": "Offer", "alias": "offer", "customHtml": "<p>Hi</p>"})
     api.patch(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com"})
-    page = api.http.request("GET", "/offer", headers={"Cookie": visitor_cookie(bob["id"]), "User-Agent": "Mozilla/5.0"},
-                            body=b"")
+    page = api.http.request(
+        "GET", "/offer", headers={"Cookie": visitor_cookie(bob["id"]), "User-Agent": "Mozilla/5.0"}, body=b""
+    )
     assert page.status_code == 200 and set_cookies(page)["mtc_id"] == str(ann["id"])
     assert len(events(api, ann["id"], "page.hit")) == 1
     assert api.get("/api/contacts").json["total"] == 1

@@ -1,5 +1,6 @@
 """Contact list `where[n][col|expr|val]` and `order[n][col|dir]` through the API (spec "List query
 parameters", compat 7.1 and 7.3), with query strings as the api-library sends them."""
+
 from urllib.parse import quote
 
 import pytest
@@ -37,12 +38,19 @@ def people(api):
         {"firstname": "Ann", "email": "ann@x.com", "city": "Prague", "points": 5, "lastActive": "2024-01-10 10:00:00"},
         {"firstname": "Bob", "email": "bob@y.com", "city": "Brno", "points": 12, "lastActive": "2024-02-10 10:00:00"},
         {"firstname": "Cid", "email": "cid@X.COM", "city": "", "points": 0},
-        {"firstname": "Dee", "email": "dee@z.org", "city": "Prague, CZ", "points": 12, "lastActive": "2024-03-10 10:00:00"},
+        {
+            "firstname": "Dee",
+            "email": "dee@z.org",
+            "city": "Prague, CZ",
+            "points": 12,
+            "lastActive": "2024-03-10 10:00:00",
+        },
     ]
     return [make(api, "contacts", row)["id"] for row in rows]
 
 
 # --- raw query strings, exactly as written by hand or by the api-library -------------------------
+
 
 def test_like_with_raw_brackets(api, people):
     ann, bob, cid, dee = people
@@ -64,7 +72,10 @@ def test_in_with_csv(api, people):
 
 def test_in_with_array_values(api, people):
     ann, bob, cid, dee = people
-    assert found(api, "where[0][col]=city&where[0][expr]=in&where[0][val][]=Brno&where[0][val][]=Prague") == (2, [ann, bob])
+    assert found(api, "where[0][col]=city&where[0][expr]=in&where[0][val][]=Brno&where[0][val][]=Prague") == (
+        2,
+        [ann, bob],
+    )
     assert where(api, {"col": "id", "expr": "in", "val": [ann, dee]}) == (2, [ann, dee])
     assert where(api, {"col": "id", "expr": "notIn", "val": [ann, dee]}) == (2, [bob, cid])
 
@@ -93,8 +104,10 @@ def test_eq_is_case_insensitive(api, people):
 
 def test_between_on_points_and_dates(api, people):
     ann, bob, cid, dee = people
-    assert found(api, "where[0][col]=points&where[0][expr]=between&where[0][val][0]=1&where[0][val][1]=12") \
-        == (3, [ann, bob, dee])
+    assert found(api, "where[0][col]=points&where[0][expr]=between&where[0][val][0]=1&where[0][val][1]=12") == (
+        3,
+        [ann, bob, dee],
+    )
     assert where(api, {"col": "points", "expr": "notBetween", "val": ["1", "11"]}) == (3, [bob, cid, dee])
     assert where(api, {"col": "last_active", "expr": "between", "val": ["2024-02-01", "2024-03-31"]}) == (2, [bob, dee])
     assert where(api, {"col": "lastActive", "expr": "lt", "val": "2024-02-10T10:00:00+00:00"}) == (1, [ann])
@@ -119,13 +132,15 @@ def test_entries_are_anded_and_with_search(api, people):
 
 def test_or_x_nesting_as_in_compat_example(api, people):
     ann, bob, cid, dee = people
-    query = ("where[0][col]=email&where[0][expr]=notLike&where[0][val]=%25@y.com"
-             "&where[1][expr]=orX"
-             "&where[1][val][0][col]=city&where[1][val][0][expr]=eq&where[1][val][0][val]=Prague"
-             "&where[1][val][1][expr]=andX"
-             "&where[1][val][1][val][0][col]=points&where[1][val][1][val][0][expr]=lt&where[1][val][1][val][0][val]=1"
-             "&where[1][val][1][val][1][col]=firstname&where[1][val][1][val][1][expr]=like"
-             "&where[1][val][1][val][1][val]=c%25")
+    query = (
+        "where[0][col]=email&where[0][expr]=notLike&where[0][val]=%25@y.com"
+        "&where[1][expr]=orX"
+        "&where[1][val][0][col]=city&where[1][val][0][expr]=eq&where[1][val][0][val]=Prague"
+        "&where[1][val][1][expr]=andX"
+        "&where[1][val][1][val][0][col]=points&where[1][val][1][val][0][expr]=lt&where[1][val][1][val][0][val]=1"
+        "&where[1][val][1][val][1][col]=firstname&where[1][val][1][val][1][expr]=like"
+        "&where[1][val][1][val][1][val]=c%25"
+    )
     assert found(api, query) == (2, [ann, cid])
 
 
@@ -163,8 +178,9 @@ def test_total_counts_every_match_and_pages(api, people):
     ann, bob, cid, dee = people
     query = http_build_query({"where": [{"col": "points", "expr": "gte", "val": "5"}], "limit": 1, "start": 1})
     assert found(api, query) == (3, [bob])
-    query = http_build_query({"where": [{"col": "points", "expr": "gte", "val": "5"}], "limit": 2,
-                              "orderBy": "id", "orderByDir": "desc"})
+    query = http_build_query(
+        {"where": [{"col": "points", "expr": "gte", "val": "5"}], "limit": 2, "orderBy": "id", "orderByDir": "desc"}
+    )
     assert found(api, query) == (3, [dee, bob])
 
 
@@ -176,10 +192,13 @@ def test_minimal_with_where(api, people):
 
 # --- order ----------------------------------------------------------------------------------------
 
+
 def test_order_multi_key(api, people):
     ann, bob, cid, dee = people
-    assert found(api, "order[0][col]=points&order[0][dir]=desc&order[1][col]=email&order[1][dir]=desc") \
-        == (4, [dee, bob, ann, cid])
+    assert found(api, "order[0][col]=points&order[0][dir]=desc&order[1][col]=email&order[1][dir]=desc") == (
+        4,
+        [dee, bob, ann, cid],
+    )
     assert found(api, "order[0][col]=points&order[0][dir]=desc&order[1][col]=email") == (4, [bob, dee, ann, cid])
     assert found(api, "order[0][col]=l.points&order[1][col]=firstname&order[1][dir]=DESC") == (4, [cid, ann, dee, bob])
 
@@ -203,53 +222,74 @@ def test_order_by_date_column_with_nulls(api, people):
 
 def test_where_with_order_and_paging(api, people):
     ann, bob, cid, dee = people
-    query = http_build_query({"where": [{"col": "email", "expr": "notLike", "val": "%@y.com"}],
-                              "order": [{"col": "firstname", "dir": "desc"}], "start": 1, "limit": 5})
+    query = http_build_query(
+        {
+            "where": [{"col": "email", "expr": "notLike", "val": "%@y.com"}],
+            "order": [{"col": "firstname", "dir": "desc"}],
+            "start": 1,
+            "limit": 5,
+        }
+    )
     assert found(api, query) == (3, [cid, ann])
 
 
 # --- bad input ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("query", [
-    "where[0][col]=email&where[0][expr]=foo&where[0][val]=x",
-    "where[0][col]=email&where[0][val]=x",
-    "where[0][expr]=eq&where[0][val]=x",
-    "where[0][col]=nope&where[0][expr]=eq&where[0][val]=x",
-    "where[0][col]=c.companyname&where[0][expr]=eq&where[0][val]=x",
-    "where[0][col]=points&where[0][expr]=between&where[0][val]=1,2",
-    "where[0][col]=points&where[0][expr]=between&where[0][val][]=1",
-    "where[0][expr]=orX&where[0][val]=x",
-    "where[0][expr]=orX&where[0][val][0][col]=city&where[0][val][0][expr]=eq",
-    "where=email",
-])
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "where[0][col]=email&where[0][expr]=foo&where[0][val]=x",
+        "where[0][col]=email&where[0][val]=x",
+        "where[0][expr]=eq&where[0][val]=x",
+        "where[0][col]=nope&where[0][expr]=eq&where[0][val]=x",
+        "where[0][col]=c.companyname&where[0][expr]=eq&where[0][val]=x",
+        "where[0][col]=points&where[0][expr]=between&where[0][val]=1,2",
+        "where[0][col]=points&where[0][expr]=between&where[0][val][]=1",
+        "where[0][expr]=orX&where[0][val]=x",
+        "where[0][expr]=orX&where[0][val][0][col]=city&where[0][val][0][expr]=eq",
+        "where=email",
+    ],
+)
 def test_bad_where_is_400(api, people, query):
     assert_error(api.get(f"/api/contacts?{query}"), 400, field="where")
 
 
 def test_bad_where_message_names_the_entry(api, people):
-    error = assert_error(api.get("/api/contacts?where[0][col]=email&where[0][expr]=eq&where[0][val]=x"
-                                 "&where[1][col]=email&where[1][expr]=foo&where[1][val]=x"), 400, field="where")
+    error = assert_error(
+        api.get(
+            "/api/contacts?where[0][col]=email&where[0][expr]=eq&where[0][val]=x"
+            "&where[1][col]=email&where[1][expr]=foo&where[1][val]=x"
+        ),
+        400,
+        field="where",
+    )
     assert "where[1]: expression 'foo' is not one of" in error["details"]["where"][0]
 
 
-@pytest.mark.parametrize("query", [
-    "order[0][col]=nope",
-    "order[0][col]=email&order[0][dir]=sideways",
-    "order[0][dir]=asc",
-    "order=email",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "order[0][col]=nope",
+        "order[0][col]=email&order[0][dir]=sideways",
+        "order[0][dir]=asc",
+        "order=email",
+    ],
+)
 def test_bad_order_is_400(api, people, query):
     assert_error(api.get(f"/api/contacts?{query}"), 400, field="order")
 
 
 # --- other lists: `where` and `order` apply to the document's own columns ---------------------------
 
+
 def test_where_and_order_on_another_list(api):
     a = make(api, "emails", {"name": "Alpha", "subject": "Hi"})["id"]
     b = make(api, "emails", {"name": "Beta", "subject": "Hi"})["id"]
     c = make(api, "emails", {"name": "Gamma", "subject": "Yo", "isPublished": False})["id"]
-    r = api.get("/api/emails?where[0][col]=subject&where[0][expr]=eq&where[0][val]=hi"
-                "&order[0][col]=name&order[0][dir]=desc")
+    r = api.get(
+        "/api/emails?where[0][col]=subject&where[0][expr]=eq&where[0][val]=hi&order[0][col]=name&order[0][dir]=desc"
+    )
     assert r.status_code == 200 and r.json["total"] == 2 and ids(BY_PREFIX["emails"], r.json) == [b, a]
     r = api.get("/api/emails?where[0][col]=e.is_published&where[0][expr]=eq&where[0][val]=0")
     assert r.status_code == 200 and ids(BY_PREFIX["emails"], r.json) == [c]

@@ -1,4 +1,5 @@
 """Contacts and companies: grouped custom field values, dedupe, blanks, field types, default fields."""
+
 import pytest
 
 from tests.api.payloads import assert_error, make
@@ -6,23 +7,51 @@ from tests.api.payloads import assert_error, make
 GROUPS = ("core", "social", "personal", "professional")
 
 CONTACT_DEFAULTS = [
-    ("title", "lookup", "core"), ("firstname", "text", "core"), ("lastname", "text", "core"),
-    ("company", "text", "core"), ("position", "text", "core"), ("email", "email", "core"), ("mobile", "tel", "core"),
-    ("phone", "tel", "core"), ("points", "number", "core"), ("fax", "tel", "core"), ("address1", "text", "core"),
-    ("address2", "text", "core"), ("city", "text", "core"), ("state", "region", "core"),
-    ("zipcode", "text", "core"), ("country", "country", "core"), ("preferred_locale", "locale", "core"),
-    ("timezone", "timezone", "core"), ("last_active", "datetime", "core"), ("attribution_date", "datetime", "core"),
-    ("attribution", "number", "core"), ("website", "url", "core"), ("facebook", "text", "social"),
-    ("foursquare", "text", "social"), ("instagram", "text", "social"), ("linkedin", "text", "social"),
-    ("skype", "text", "social"), ("twitter", "text", "social"),
+    ("title", "lookup", "core"),
+    ("firstname", "text", "core"),
+    ("lastname", "text", "core"),
+    ("company", "text", "core"),
+    ("position", "text", "core"),
+    ("email", "email", "core"),
+    ("mobile", "tel", "core"),
+    ("phone", "tel", "core"),
+    ("points", "number", "core"),
+    ("fax", "tel", "core"),
+    ("address1", "text", "core"),
+    ("address2", "text", "core"),
+    ("city", "text", "core"),
+    ("state", "region", "core"),
+    ("zipcode", "text", "core"),
+    ("country", "country", "core"),
+    ("preferred_locale", "locale", "core"),
+    ("timezone", "timezone", "core"),
+    ("last_active", "datetime", "core"),
+    ("attribution_date", "datetime", "core"),
+    ("attribution", "number", "core"),
+    ("website", "url", "core"),
+    ("facebook", "text", "social"),
+    ("foursquare", "text", "social"),
+    ("instagram", "text", "social"),
+    ("linkedin", "text", "social"),
+    ("skype", "text", "social"),
+    ("twitter", "text", "social"),
 ]
 COMPANY_DEFAULTS = [
-    ("companyaddress1", "text", "core"), ("companyaddress2", "text", "core"), ("companyemail", "email", "core"),
-    ("companyphone", "tel", "core"), ("companycity", "text", "core"), ("companystate", "region", "core"),
-    ("companyzipcode", "text", "core"), ("companycountry", "country", "core"), ("companyname", "text", "core"),
-    ("companywebsite", "url", "core"), ("companynumber_of_employees", "number", "professional"),
-    ("companyfax", "tel", "professional"), ("companyannual_revenue", "number", "professional"),
-    ("companyindustry", "select", "professional"), ("companydescription", "text", "professional"),
+    ("companyaddress1", "text", "core"),
+    ("companyaddress2", "text", "core"),
+    ("companyemail", "email", "core"),
+    ("companyphone", "tel", "core"),
+    ("companycity", "text", "core"),
+    ("companystate", "region", "core"),
+    ("companyzipcode", "text", "core"),
+    ("companycountry", "country", "core"),
+    ("companyname", "text", "core"),
+    ("companywebsite", "url", "core"),
+    ("companynumber_of_employees", "number", "professional"),
+    ("companyfax", "tel", "professional"),
+    ("companyannual_revenue", "number", "professional"),
+    ("companyindustry", "select", "professional"),
+    ("companydescription", "text", "professional"),
 ]
 NOT_FIXED = {"fax", "website", "facebook", "foursquare", "instagram", "linkedin", "skype", "twitter"}
 
@@ -44,6 +73,7 @@ def fields_by_alias(api, obj):
 
 
 # --- the grouped `fields` view ---------------------------------------------------------------------
+
 
 def test_contact_fields_grouped(api):
     c = contact(api, email="ann@example.com", firstname="Ann", twitter="@ann")
@@ -98,8 +128,9 @@ def test_contact_last_active(api):
 
 
 def test_company_fields_grouped(api):
-    r = api.post("/api/companies/new", {"companyname": "Acme", "companyindustry": "Banking",
-                                        "companynumber_of_employees": "12"})
+    r = api.post(
+        "/api/companies/new", {"companyname": "Acme", "companyindustry": "Banking", "companynumber_of_employees": "12"}
+    )
     assert r.status_code == 201, r.json
     fields = r.json["company"]["fields"]
     assert list(fields) == [*GROUPS, "all"]
@@ -111,6 +142,7 @@ def test_company_fields_grouped(api):
 
 
 # --- dedupe on email -------------------------------------------------------------------------------
+
 
 def test_create_with_existing_email_updates_and_returns_200(api):
     first = contact(api, email="ann@example.com", firstname="Ann", city="Prague")
@@ -151,6 +183,7 @@ def test_email_freed_by_delete_can_be_reused(api):
 
 # --- blanks ----------------------------------------------------------------------------------------
 
+
 def test_patch_blank_skipped_without_overwrite_with_blank(api):
     c = contact(api, email="ann@example.com", firstname="Ann")
     r = api.patch(f"/api/contacts/{c['id']}/edit", {"firstname": "", "lastname": "Smith"})
@@ -177,12 +210,15 @@ def test_overwrite_with_blank_false(api):
 
 def test_overwrite_with_blank_bad_value_is_400(api):
     c = contact(api, email="ann@example.com", firstname="Ann")
-    assert_error(api.patch(f"/api/contacts/{c['id']}/edit", {"firstname": "", "overwriteWithBlank": "maybe"}),
-                 400, field="overwriteWithBlank")
+    assert_error(
+        api.patch(f"/api/contacts/{c['id']}/edit", {"firstname": "", "overwriteWithBlank": "maybe"}),
+        400,
+        field="overwriteWithBlank",
+    )
 
 
 def test_zero_does_not_overwrite_on_patch(api):
-    """compat 8.5: on POST and PATCH, empty values and numeric 0 do not overwrite existing values."""
+    """Compat 8.5: on POST and PATCH, empty values and numeric 0 do not overwrite existing values."""
     make(api, "fields/contact", {"label": "Shoe size", "type": "number"})
     c = contact(api, email="ann@example.com", shoe_size=42)
     r = api.patch(f"/api/contacts/{c['id']}/edit", {"shoe_size": 0, "overwriteWithBlank": True})
@@ -233,9 +269,11 @@ def test_company_overwrite_with_blank(api):
 
 # --- field types -----------------------------------------------------------------------------------
 
+
 def test_bad_email_is_400(api):
-    error = assert_error(api.post("/api/contacts/new", {"email": "not-an-email", "firstname": "Ann"}), 400,
-                         field="email")
+    error = assert_error(
+        api.post("/api/contacts/new", {"email": "not-an-email", "firstname": "Ann"}), 400, field="email"
+    )
     assert error["message"] == "email: A valid email is required."
     assert error["details"] == {"email": ["A valid email is required."]}
     assert api.get("/api/contacts").json["total"] == 0
@@ -243,14 +281,14 @@ def test_bad_email_is_400(api):
 
 def test_bad_email_on_edit_changes_nothing(api):
     c = contact(api, email="ann@example.com", firstname="Ann")
-    assert_error(api.patch(f"/api/contacts/{c['id']}/edit", {"email": "nope", "firstname": "Bob"}), 400,
-                 field="email")
+    assert_error(api.patch(f"/api/contacts/{c['id']}/edit", {"email": "nope", "firstname": "Bob"}), 400, field="email")
     assert values(api.get(f"/api/contacts/{c['id']}").json["contact"])["firstname"] == "Ann"
 
 
 def test_bad_company_email_is_400(api):
-    assert_error(api.post("/api/companies/new", {"companyname": "Acme", "companyemail": "x"}), 400,
-                 field="companyemail")
+    assert_error(
+        api.post("/api/companies/new", {"companyname": "Acme", "companyemail": "x"}), 400, field="companyemail"
+    )
 
 
 def test_number_fields(api):
@@ -265,16 +303,20 @@ def test_custom_number_field(api):
     assert field["alias"] == "shoe_size"
     c = contact(api, email="ann@example.com", shoe_size="42")
     assert values(c)["shoe_size"] == 42
-    assert_error(api.post("/api/contacts/new", {"email": "bob@example.com", "shoe_size": "big"}), 400,
-                 field="shoe_size")
+    assert_error(
+        api.post("/api/contacts/new", {"email": "bob@example.com", "shoe_size": "big"}), 400, field="shoe_size"
+    )
     assert api.get("/api/contacts").json["total"] == 1
 
 
-@pytest.mark.parametrize("field_type, good, stored, bad", [
-    ("url", "https://example.com", "https://example.com", "not a url"),
-    ("date", "2024-02-03", "2024-02-03", "tomorrowish"),
-    ("boolean", "yes", 1, "perhaps"),
-])
+@pytest.mark.parametrize(
+    "field_type, good, stored, bad",
+    [
+        ("url", "https://example.com", "https://example.com", "not a url"),
+        ("date", "2024-02-03", "2024-02-03", "tomorrowish"),
+        ("boolean", "yes", 1, "perhaps"),
+    ],
+)
 def test_custom_field_types(api, field_type, good, stored, bad):
     make(api, "fields/contact", {"label": "Custom", "type": field_type})
     assert values(contact(api, email="a@example.com", custom=good))["custom"] == stored
@@ -282,8 +324,15 @@ def test_custom_field_types(api, field_type, good, stored, bad):
 
 
 def test_select_field_options(api):
-    make(api, "fields/contact", {"label": "Size", "type": "select", "properties": {
-        "list": [{"label": "Small", "value": "s"}, {"label": "Large", "value": "l"}]}})
+    make(
+        api,
+        "fields/contact",
+        {
+            "label": "Size",
+            "type": "select",
+            "properties": {"list": [{"label": "Small", "value": "s"}, {"label": "Large", "value": "l"}]},
+        },
+    )
     c = contact(api, email="a@example.com", size="l")
     assert values(c)["size"] == "l"
     assert c["fields"]["core"]["size"]["normalizedValue"] == "Large"
@@ -291,6 +340,7 @@ def test_select_field_options(api):
 
 
 # --- custom fields become writable and visible at once ---------------------------------------------
+
 
 def test_new_custom_field_is_writable_and_visible_at_once(api):
     r = api.post("/api/fields/contact/new", {"label": "Favourite colour", "group": "personal"})
@@ -347,6 +397,7 @@ def test_field_alias_cannot_change(api):
 
 # --- companies -------------------------------------------------------------------------------------
 
+
 def test_companyname_required(api):
     assert_error(api.post("/api/companies/new", {"companycity": "Prague"}), 400, field="companyname")
     assert_error(api.post("/api/companies/new", {"companyname": ""}), 400, field="companyname")
@@ -355,8 +406,7 @@ def test_companyname_required(api):
 
 def test_companyname_required_on_put(api):
     company = make(api, "companies", {"companyname": "Acme"})
-    assert_error(api.put(f"/api/companies/{company['id']}/edit", {"companycity": "Brno"}), 400,
-                 field="companyname")
+    assert_error(api.put(f"/api/companies/{company['id']}/edit", {"companycity": "Brno"}), 400, field="companyname")
     assert api.get(f"/api/companies/{company['id']}").json["company"] == company
 
 
@@ -377,6 +427,7 @@ def test_companies_search_and_order(api):
 
 
 # --- default fields from the first start -----------------------------------------------------------
+
 
 def test_default_contact_fields(api):
     r = api.get("/api/fields/contact?limit=0")
@@ -432,5 +483,4 @@ def test_fields_paths_are_separate(api):
     r = api.get(f"/api/fields/company/{email['id']}")
     assert r.status_code == 404 or (r.json["field"]["object"] == "company" and r.json["field"]["alias"] != "email")
     r = api.get(f"/api/fields/contact/{companyname['id']}")
-    assert r.status_code == 404 or (r.json["field"]["object"] == "lead" and
-                                    r.json["field"]["alias"] != "companyname")
+    assert r.status_code == 404 or (r.json["field"]["object"] == "lead" and r.json["field"]["alias"] != "companyname")

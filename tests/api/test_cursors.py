@@ -1,5 +1,6 @@
 """Cursor paging: list answers carry `next` and a `Link` header while more items follow in key
 order; `after=<cursor>` continues reading only the page, however deep."""
+
 import re
 from urllib.parse import parse_qs, urlsplit
 

@@ -1,6 +1,7 @@
 """Dashboard widget data: `GET /data` lists the widget types by category, `GET /data/<type>` answers
 Mautic's `{success, cached, execution_time, data}` with a chart.js line chart (or `dataFormat=raw`),
 counting contacts and timeline events per time bucket of the range; bad units and types are refused."""
+
 import pytest
 
 from tests.api.payloads import assert_error
@@ -53,12 +54,15 @@ def test_range_outside_the_data_is_empty(api):
     assert raw == {"Created contacts": {"2001": 0, "2002": 0}}
 
 
-@pytest.mark.parametrize("query, status, field", [
-    ("?timeUnit=Q", 400, "timeUnit"),
-    ("?dateFrom=nonsense", 400, "dateFrom"),
-    ("?dateFrom=2024-02-01&dateTo=2024-01-01", 400, "dateTo"),
-    ("?timeUnit=H&dateFrom=2000-01-01&dateTo=2024-01-01", 400, "timeUnit"),
-])
+@pytest.mark.parametrize(
+    "query, status, field",
+    [
+        ("?timeUnit=Q", 400, "timeUnit"),
+        ("?dateFrom=nonsense", 400, "dateFrom"),
+        ("?dateFrom=2024-02-01&dateTo=2024-01-01", 400, "dateTo"),
+        ("?timeUnit=H&dateFrom=2000-01-01&dateTo=2024-01-01", 400, "timeUnit"),
+    ],
+)
 def test_bad_parameters(api, query, status, field):
     response = api.get(f"/api/data/created.leads.in.time{query}")
     assert_error(response, status)

@@ -1,12 +1,25 @@
 """Devices (`/api/devices`): the devices recorded on contacts (UTM add, public hits) listed and
 read with their ids, written through the API on their contact, and `GET /contacts/<id>/devices`
 consistent with them."""
+
 from tests.api.payloads import assert_error
 
-IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-          "Version/17.4 Mobile/15E148 Safari/604.1")
-FIELDS = {"clientInfo", "device", "deviceBrand", "deviceModel", "deviceOsName", "deviceOsShortName",
-          "deviceOsVersion", "deviceOsPlatform", "deviceFingerprint", "dateAdded"}
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.4 Mobile/15E148 Safari/604.1"
+)
+FIELDS = {
+    "clientInfo",
+    "device",
+    "deviceBrand",
+    "deviceModel",
+    "deviceOsName",
+    "deviceOsShortName",
+    "deviceOsVersion",
+    "deviceOsPlatform",
+    "deviceFingerprint",
+    "dateAdded",
+}
 
 
 def _contact(api, email="ann@example.com"):

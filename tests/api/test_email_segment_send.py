@@ -2,6 +2,7 @@
 rest fanned out over the `sends` queue: who receives them (segments, do-not-contact, limit), each
 contact at most once per email (also when a worker is retried or crashes), failures recorded and
 retried, progress on the email, and the send rate held."""
+
 import time
 from collections import Counter
 
@@ -13,15 +14,27 @@ from chalicelib.domain.messaging import email_sends, email_stats, sending
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 
-PRAGUE = [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
-           "properties": {"filter": "Prague"}}]
+PRAGUE = [
+    {
+        "glue": "and",
+        "field": "city",
+        "object": "lead",
+        "type": "text",
+        "operator": "=",
+        "properties": {"filter": "Prague"},
+    }
+]
 
 
 def _audience(api, drain, count, city="Prague"):
     """A segment of `count` contacts in Prague (and one contact elsewhere); the segment and contact ids."""
     segment = api.post("/api/segments/new", {"name": "Prague", "filters": PRAGUE}).json["list"]
-    ids = [api.post("/api/contacts/new", {"email": f"c{n}@example.com", "firstname": f"C{n}", "city": city}
-                    ).json["contact"]["id"] for n in range(count)]
+    ids = [
+        api.post("/api/contacts/new", {"email": f"c{n}@example.com", "firstname": f"C{n}", "city": city}).json[
+            "contact"
+        ]["id"]
+        for n in range(count)
+    ]
     api.post("/api/contacts/new", {"email": "far@example.com", "city": "Brno"})
     drain()
     return segment, ids
@@ -55,8 +68,13 @@ def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     shown = _shown(api, mail_doc)
     assert shown["sentCount"] == 3 and shown["pendingCount"] == 0
     progress = shown["sendProgress"]
-    assert (progress["status"], progress["queued"], progress["sent"], progress["skipped"], progress["failed"]) == \
-        ("done", 4, 3, 1, 0)
+    assert (progress["status"], progress["queued"], progress["sent"], progress["skipped"], progress["failed"]) == (
+        "done",
+        4,
+        3,
+        1,
+        0,
+    )
     assert "List-Unsubscribe" in sent_messages()[0]
     again = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert (again.json["sentCount"], again.json["failedRecipients"]) == (0, 0)
@@ -109,8 +127,9 @@ def test_bad_requests(api, drain):
 def _batch_message(api, mail_doc):
     """Queue a send and run its plan; the batch message bodies (as SQS would deliver them)."""
     api.post(f"/api/emails/{mail_doc['id']}/send")
-    (receipt, plan, _), = queues.receive("sends")
+    ((receipt, plan, _),) = queues.receive("sends")
     from chalicelib.workers import sends
+
     sends.handle(plan)
     queues.delete("sends", receipt)
     return [body for _, body, _ in queues.receive("sends")]
@@ -118,6 +137,7 @@ def _batch_message(api, mail_doc):
 
 def _run(body):
     from chalicelib.workers import sends
+
     sends.handle(dict(body))
 
 
@@ -142,6 +162,7 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
         if next(crashes, False):
             raise RuntimeError("worker died")
         return real(*args, **kwargs)
+
     monkeypatch.setattr(sending, "record_sent", crash_once)
     with pytest.raises(RuntimeError):
         _run(batch)
@@ -167,6 +188,7 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
         if status == "sent":
             raise RuntimeError("worker died")
         return real(email, record, contact_id, status, reason)
+
     monkeypatch.setattr(email_sends, "_settle", crash_when_sent)
     with pytest.raises(RuntimeError):
         _run(batch)
@@ -185,6 +207,7 @@ def _ses_answering(monkeypatch, *codes):
         if code:
             raise ClientError({"Error": {"Code": code, "Message": f"{code} by SES"}}, "SendRawEmail")
         return real(**kwargs)
+
     monkeypatch.setattr(ses, "send_raw_email", flaky)
 
 
@@ -221,10 +244,17 @@ def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
 
 def test_a_point_trigger_sends_its_email_once(api, drain):
     from tests.api.test_email_send import make_contact
+
     mail_doc = make_email(api)
     contact = make_contact(api)
-    api.post("/api/points/triggers/new", {"name": "Hot", "points": 10, "events": [
-        {"type": "email.send", "name": "Send welcome", "properties": {"email": mail_doc["id"]}}]})
+    api.post(
+        "/api/points/triggers/new",
+        {
+            "name": "Hot",
+            "points": 10,
+            "events": [{"type": "email.send", "name": "Send welcome", "properties": {"email": mail_doc["id"]}}],
+        },
+    )
     api.post(f"/api/contacts/{contact['id']}/points/plus/15")
     drain()
     api.post(f"/api/contacts/{contact['id']}/points/plus/15")

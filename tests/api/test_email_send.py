@@ -1,6 +1,7 @@
 """Issue 8: sending one email to one contact (transactional API send and the `sending` interface),
 over moto's SES: the message, its tokens and attachments, the send record, the timeline, the
 counters, do-not-contact and failures."""
+
 import email
 import os
 from email import policy
@@ -11,14 +12,17 @@ from chalicelib import config
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import sending
 
-HTML = ("<html><body><p>Hi {contactfield=firstname|there}, your code is {code}.</p>"
-        "<a href=\"https://shop.example/offer\">Offer</a> {unsubscribe_text}</body></html>")
+HTML = (
+    "<html><body><p>Hi {contactfield=firstname|there}, your code is {code}.</p>"
+    '<a href="https://shop.example/offer">Offer</a> {unsubscribe_text}</body></html>'
+)
 
 
 def sent_messages():
     """The messages moto's SES accepted, parsed."""
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
+
     backend = ses_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]]
     return [email.message_from_string(m.raw_data, policy=policy.default) for m in backend.sent_messages]
 
@@ -35,14 +39,15 @@ def parts(message):
 def hook_receiver(api):
     """hook_receiver(triggers): a receiver on 127.0.0.1 subscribed to the triggers by a published hook."""
     from tests.receiver import Receiver
+
     running = []
 
     def subscribe(triggers):
         running.append(Receiver())
-        response = api.post("/api/hooks/new", {"name": "Receiver", "webhookUrl": running[-1].url,
-                                               "triggers": triggers})
+        response = api.post("/api/hooks/new", {"name": "Receiver", "webhookUrl": running[-1].url, "triggers": triggers})
         assert response.status_code == 201, response.json
         return running[-1]
+
     yield subscribe
     for receiver in running:
         receiver.close()
@@ -87,8 +92,13 @@ def test_send_to_one_contact_delivers_the_rendered_email(api):
     assert f"/r/{tracking}?url=https%3A%2F%2Fshop.example%2Foffer&amp;sig=" in html
     assert "List-Unsubscribe" not in message  # transactional
     (sent,) = events(api, contact["id"], "email.sent")
-    assert sent["details"] == {"emailId": mail["id"], "statId": sent["details"]["statId"], "trackingHash": tracking,
-                               "subject": "Hello Ann", "source": ["api", None]}
+    assert sent["details"] == {
+        "emailId": mail["id"],
+        "statId": sent["details"]["statId"],
+        "trackingHash": tracking,
+        "subject": "Hello Ann",
+        "source": ["api", None],
+    }
     assert api.get(f"/api/emails/{mail['id']}").json["email"]["sentCount"] == 1
 
 
@@ -103,10 +113,14 @@ def test_the_local_outbox_holds_each_message_as_eml(api):
 
 def test_asset_attachments_travel_in_the_message(api):
     boundary = "b8"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"terms.pdf\"\r\n"
-            "Content-Type: application/pdf\r\n\r\n%PDF-1.4 terms\r\n" f"--{boundary}--\r\n").encode()
-    name = api.call("POST", "/api/files/assets/new", raw=body,
-                    headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}).json["file"]["name"]
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="terms.pdf"\r\n'
+        "Content-Type: application/pdf\r\n\r\n%PDF-1.4 terms\r\n"
+        f"--{boundary}--\r\n"
+    ).encode()
+    name = api.call(
+        "POST", "/api/files/assets/new", raw=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    ).json["file"]["name"]
     asset = api.post("/api/assets/new", {"title": "Terms", "file": name}).json["asset"]
     contact, mail = make_contact(api), make_email(api)
     response = api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send", {"assetAttachments": [asset["id"]]})
@@ -189,7 +203,9 @@ def test_sent_count_written_by_a_client_is_what_it_reads_back(api):
 
 def test_email_send_point_actions_score_the_contact(api):
     contact, mail = make_contact(api), make_email(api)
-    api.post("/api/points/new", {"name": "Sent", "type": "email.send", "delta": 5,
-                                 "properties": {"emails": [mail["id"]]}, "repeatable": True})
+    api.post(
+        "/api/points/new",
+        {"name": "Sent", "type": "email.send", "delta": 5, "properties": {"emails": [mail["id"]]}, "repeatable": True},
+    )
     api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["points"] == 5

@@ -1,10 +1,10 @@
 """Issue 8: what recipients do, through the public endpoints: open pixel, web view, signed click
 redirects, unsubscribe; and the reply API. Webhooks for sends and opens."""
+
 import re
 from html import unescape
 
-from tests.api.test_email_send import make_contact, make_email, parts, sent_messages
-from tests.api.test_email_send import hook_receiver, received  # noqa: F401 - a fixture
+from tests.api.test_email_send import hook_receiver, make_contact, make_email, parts, received, sent_messages  # noqa: F401 - a fixture
 
 
 def _send(api, contact, mail):
@@ -32,11 +32,13 @@ def test_the_pixel_records_an_open_once_per_send(api, source_ip):
         assert pixel.body.startswith(b"GIF89a")
     assert api.get(f"/api/emails/{mail['id']}").json["email"]["readCount"] == 1
     reads = [e for e in _activity(api, contact["id"]) if e["event"] == "email.read"]
-    assert [e["details"] for e in reads] == [{"emailId": mail["id"], "statId": reads[0]["details"]["statId"],
-                                              "trackingHash": tracking}]
+    assert [e["details"] for e in reads] == [
+        {"emailId": mail["id"], "statId": reads[0]["details"]["statId"], "trackingHash": tracking}
+    ]
     shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]
     assert shown["lastActive"] is not None
     from chalicelib.domain.messaging import email_stats
+
     stat = email_stats.find(tracking)
     assert stat["isRead"] and stat["openCount"] == 2 and stat["dateRead"] and stat["ipAddress"] == "203.0.113.9"
 
@@ -74,8 +76,12 @@ def test_a_click_is_recorded_and_redirected_only_when_signed(api):
     response = _public(api, link)
     assert response.status_code == 302 and response.headers["Location"] == "https://shop.example/offer"
     (hit,) = [e for e in _activity(api, contact["id"]) if e["event"] == "page.hit"]
-    assert hit["details"] == {"emailId": mail["id"], "statId": hit["details"]["statId"],
-                              "url": "https://shop.example/offer", "source": "email"}
+    assert hit["details"] == {
+        "emailId": mail["id"],
+        "statId": hit["details"]["statId"],
+        "url": "https://shop.example/offer",
+        "source": "email",
+    }
     tampered = link.replace("shop.example", "evil.example")
     assert _public(api, tampered).status_code == 404
     assert _public(api, f"/r/{tracking}?url=https%3A%2F%2Fevil.example%2F").status_code == 404
@@ -124,8 +130,18 @@ def test_send_and_open_reach_webhooks_with_compat_payloads(api, drain, hook_rece
     _public(api, f"/email/{tracking}.gif")
     drain()
     (sent,) = received(receiver, "mautic.email_on_send")
-    assert set(sent) == {"email", "contact", "contentHash", "idHash", "subject", "source", "headers", "content",
-                         "tokens", "timestamp"}
+    assert set(sent) == {
+        "email",
+        "contact",
+        "contentHash",
+        "idHash",
+        "subject",
+        "source",
+        "headers",
+        "content",
+        "tokens",
+        "timestamp",
+    }
     assert sent["idHash"] == tracking and sent["subject"] == "Hello Ann" and sent["email"]["id"] == mail["id"]
     assert sent["contact"]["id"] == contact["id"] and sent["content"] == mail["customHtml"]
     assert sent["tokens"]["{code}"] == "Q" and sent["headers"]["X-Mautic-Tracking"] == tracking

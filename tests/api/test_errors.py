@@ -1,4 +1,5 @@
 """Errors and request handling (compat 2): error bodies, statuses, body encodings, auth, categories."""
+
 import base64
 import json
 
@@ -11,6 +12,7 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 # --- body parsing ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("raw", [b"{", b"{'name': 'x'}", b'{"name": "x",}', b"not json"])
 def test_invalid_json_is_400(api, raw):
@@ -57,8 +59,11 @@ def test_unsupported_content_type_is_415(api, content_type):
 
 
 def test_json_with_charset(api):
-    r = api.post("/api/emails/new", raw=json.dumps({"name": "Zoë"}).encode(),
-                 headers={"Content-Type": "application/json; charset=utf-8"})
+    r = api.post(
+        "/api/emails/new",
+        raw=json.dumps({"name": "Zoë"}).encode(),
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
     assert r.status_code == 201, r.json
     assert r.json["email"]["name"] == "Zoë"
 
@@ -76,14 +81,18 @@ def test_form_encoded_body(api):
 
 
 def test_form_encoded_php_brackets(api):
-    raw = (b"name=Signup&fields[0][label]=x&fields[0][type]=text&fields[1][label]=Email&fields[1][type]=email"
-           b"&fields[1][isRequired]=1&actions[0][name]=Mail&actions[0][type]=form.email"
-           b"&actions[0][properties][to]=sales%40example.com")
+    raw = (
+        b"name=Signup&fields[0][label]=x&fields[0][type]=text&fields[1][label]=Email&fields[1][type]=email"
+        b"&fields[1][isRequired]=1&actions[0][name]=Mail&actions[0][type]=form.email"
+        b"&actions[0][properties][to]=sales%40example.com"
+    )
     r = api.post("/api/forms/new", raw=raw, headers=FORM)
     assert r.status_code == 201, r.json
     form = r.json["form"]
     assert [(f["label"], f["type"], f["isRequired"]) for f in form["fields"]] == [
-        ("x", "text", False), ("Email", "email", True)]
+        ("x", "text", False),
+        ("Email", "email", True),
+    ]
     assert [a["type"] for a in form["actions"]] == ["form.email"]
 
 
@@ -115,27 +124,31 @@ def test_form_encoded_edit(api):
 
 # --- validation ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("prefix, body, field", [
-    ("emails", {"name": "x", "isPublished": "maybe"}, "isPublished"),
-    ("emails", {"name": "x", "isPublished": None}, "isPublished"),
-    ("emails", {"name": "x", "publishUp": "not a date"}, "publishUp"),
-    ("emails", {"name": "x", "emailType": "spam"}, "emailType"),
-    ("emails", {"name": "x", "lists": "nope"}, "lists"),
-    ("emails", {"name": "x", "category": "abc"}, "category"),
-    ("emails", {"name": {"nested": 1}}, "name"),
-    ("fields/contact", {"label": "x", "order": "x"}, "order"),
-    ("fields/contact", {"label": "x", "type": "hologram"}, "type"),
-    ("fields/contact", {"label": "x", "group": "secret"}, "group"),
-    ("points", {"name": "x", "type": "email.open", "delta": "lots"}, "delta"),
-    ("points/triggers", {"name": "x", "points": 1.5}, "points"),
-    ("segments", {"name": "x", "isGlobal": "sometimes"}, "isGlobal"),
-    ("segments", {"name": "x", "filters": [{"glue": "and"}]}, "filters[0][field]"),
-    ("pages", {"title": "x", "redirectType": "permanent"}, "redirectType"),
-    ("assets", {"title": "x", "storageLocation": "cloud", "file": "a.pdf"}, "storageLocation"),
-    ("assets", {"title": "x", "storageLocation": "remote", "file": "a.pdf"}, "file"),
-    ("addresses", {"is_default": "perhaps"}, "is_default"),
-    ("contacts", {"owner": 987654}, "owner"),
-])
+
+@pytest.mark.parametrize(
+    "prefix, body, field",
+    [
+        ("emails", {"name": "x", "isPublished": "maybe"}, "isPublished"),
+        ("emails", {"name": "x", "isPublished": None}, "isPublished"),
+        ("emails", {"name": "x", "publishUp": "not a date"}, "publishUp"),
+        ("emails", {"name": "x", "emailType": "spam"}, "emailType"),
+        ("emails", {"name": "x", "lists": "nope"}, "lists"),
+        ("emails", {"name": "x", "category": "abc"}, "category"),
+        ("emails", {"name": {"nested": 1}}, "name"),
+        ("fields/contact", {"label": "x", "order": "x"}, "order"),
+        ("fields/contact", {"label": "x", "type": "hologram"}, "type"),
+        ("fields/contact", {"label": "x", "group": "secret"}, "group"),
+        ("points", {"name": "x", "type": "email.open", "delta": "lots"}, "delta"),
+        ("points/triggers", {"name": "x", "points": 1.5}, "points"),
+        ("segments", {"name": "x", "isGlobal": "sometimes"}, "isGlobal"),
+        ("segments", {"name": "x", "filters": [{"glue": "and"}]}, "filters[0][field]"),
+        ("pages", {"title": "x", "redirectType": "permanent"}, "redirectType"),
+        ("assets", {"title": "x", "storageLocation": "cloud", "file": "a.pdf"}, "storageLocation"),
+        ("assets", {"title": "x", "storageLocation": "remote", "file": "a.pdf"}, "file"),
+        ("addresses", {"is_default": "perhaps"}, "is_default"),
+        ("contacts", {"owner": 987654}, "owner"),
+    ],
+)
 def test_wrong_types_are_400(api, prefix, body, field):
     res = BY_PREFIX[prefix]
     before = api.get(res.base).json["total"]
@@ -143,13 +156,32 @@ def test_wrong_types_are_400(api, prefix, body, field):
     assert api.get(res.base).json["total"] == before  # nothing written
 
 
-@pytest.mark.parametrize("prefix, field", [
-    ("emails", "name"), ("hooks", "name"), ("automations", "name"), ("forms", "name"), ("segments", "name"),
-    ("dynamiccontents", "name"), ("points/triggers", "name"), ("points", "name"), ("notifications", "name"),
-    ("pages", "title"), ("smses", "name"), ("tweets", "name"), ("assets", "title"), ("tags", "tag"),
-    ("categories", "title"), ("categories", "bundle"), ("fields/contact", "label"), ("fields/company", "label"),
-    ("companies", "companyname"), ("assets", "file"), ("hooks", "webhookUrl"),
-])
+@pytest.mark.parametrize(
+    "prefix, field",
+    [
+        ("emails", "name"),
+        ("hooks", "name"),
+        ("automations", "name"),
+        ("forms", "name"),
+        ("segments", "name"),
+        ("dynamiccontents", "name"),
+        ("points/triggers", "name"),
+        ("points", "name"),
+        ("notifications", "name"),
+        ("pages", "title"),
+        ("smses", "name"),
+        ("tweets", "name"),
+        ("assets", "title"),
+        ("tags", "tag"),
+        ("categories", "title"),
+        ("categories", "bundle"),
+        ("fields/contact", "label"),
+        ("fields/company", "label"),
+        ("companies", "companyname"),
+        ("assets", "file"),
+        ("hooks", "webhookUrl"),
+    ],
+)
 def test_missing_required_field_is_400(api, prefix, field):
     res = BY_PREFIX[prefix]
     body = {k: v for k, v in res.create.items() if k != field}
@@ -204,10 +236,25 @@ def test_failed_patch_writes_nothing(api):
 
 
 def test_failed_put_with_bad_nested_item_leaves_entity_unchanged(api):
-    form = make(api, "forms", {"name": "F", "description": "d",
-                               "fields": [{"label": "Email", "type": "email"}, {"label": "Name", "type": "text"}]})
-    r = api.put(f"/api/forms/{form['id']}/edit", {"name": "G", "fields": [
-        {"id": form["fields"][0]["id"], "label": "Mail", "type": "email"}, {"label": "Bad", "type": "hologram"}]})
+    form = make(
+        api,
+        "forms",
+        {
+            "name": "F",
+            "description": "d",
+            "fields": [{"label": "Email", "type": "email"}, {"label": "Name", "type": "text"}],
+        },
+    )
+    r = api.put(
+        f"/api/forms/{form['id']}/edit",
+        {
+            "name": "G",
+            "fields": [
+                {"id": form["fields"][0]["id"], "label": "Mail", "type": "email"},
+                {"label": "Bad", "type": "hologram"},
+            ],
+        },
+    )
     assert_error(r, 400, field="fields[1][type]")
     assert api.get(f"/api/forms/{form['id']}").json["form"] == form
 
@@ -219,11 +266,21 @@ def test_failed_put_create_writes_nothing(api):
 
 # --- not found, unknown paths, wrong methods -------------------------------------------------------
 
-@pytest.mark.parametrize("method, path", [
-    ("GET", "/api/emails/987654"), ("PATCH", "/api/emails/987654/edit"), ("DELETE", "/api/emails/987654/delete"),
-    ("GET", "/api/emails/abc"), ("PATCH", "/api/emails/abc/edit"), ("DELETE", "/api/emails/abc/delete"),
-    ("GET", "/api/emails/0"), ("GET", "/api/emails/-1"), ("GET", "/api/emails/1.5"),
-])
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("GET", "/api/emails/987654"),
+        ("PATCH", "/api/emails/987654/edit"),
+        ("DELETE", "/api/emails/987654/delete"),
+        ("GET", "/api/emails/abc"),
+        ("PATCH", "/api/emails/abc/edit"),
+        ("DELETE", "/api/emails/abc/delete"),
+        ("GET", "/api/emails/0"),
+        ("GET", "/api/emails/-1"),
+        ("GET", "/api/emails/1.5"),
+    ],
+)
 def test_unknown_or_non_numeric_id_is_404(api, method, path):
     make(api, "emails", {"name": "x"})
     r = api.call(method, path, body={"name": "y"} if method == "PATCH" else None)
@@ -231,8 +288,7 @@ def test_unknown_or_non_numeric_id_is_404(api, method, path):
     assert error["details"] == [] and error["type"] is None
 
 
-@pytest.mark.parametrize("path", ["/api/nope", "/whatever", "/api/emails/1/nope", "/api", "/api/contacts/1/x/y",
-                                  "/"])
+@pytest.mark.parametrize("path", ["/api/nope", "/whatever", "/api/emails/1/nope", "/api", "/api/contacts/1/x/y", "/"])
 def test_unknown_path_is_404_json(api, path):
     r = api.get(path)
     assert_error(r, 404)
@@ -244,20 +300,23 @@ def test_unknown_path_without_credentials_is_404(api):
     assert_error(api.get("/api/nope", auth=False), 404)
 
 
-@pytest.mark.parametrize("method, path, allow", [
-    ("DELETE", "/api/emails", "GET"),
-    ("POST", "/api/emails", "GET"),
-    ("GET", "/api/emails/new", "POST"),
-    ("PUT", "/api/emails/new", "POST"),
-    ("POST", "/api/emails/1", "GET"),
-    ("GET", "/api/emails/1/edit", "PATCH, PUT"),
-    ("POST", "/api/emails/1/edit", "PATCH, PUT"),
-    ("GET", "/api/emails/1/delete", "DELETE"),
-    ("POST", "/api/hooks/triggers", "GET"),
-    ("POST", "/api/points/actions/types", "GET"),
-    ("PATCH", "/api/addresses/1/delete", "DELETE"),
-    ("HEAD", "/api/emails/1/delete", "DELETE"),
-])
+@pytest.mark.parametrize(
+    "method, path, allow",
+    [
+        ("DELETE", "/api/emails", "GET"),
+        ("POST", "/api/emails", "GET"),
+        ("GET", "/api/emails/new", "POST"),
+        ("PUT", "/api/emails/new", "POST"),
+        ("POST", "/api/emails/1", "GET"),
+        ("GET", "/api/emails/1/edit", "PATCH, PUT"),
+        ("POST", "/api/emails/1/edit", "PATCH, PUT"),
+        ("GET", "/api/emails/1/delete", "DELETE"),
+        ("POST", "/api/hooks/triggers", "GET"),
+        ("POST", "/api/points/actions/types", "GET"),
+        ("PATCH", "/api/addresses/1/delete", "DELETE"),
+        ("HEAD", "/api/emails/1/delete", "DELETE"),
+    ],
+)
 def test_wrong_method_is_405_with_allow(api, method, path, allow):
     r = api.call(method, path)
     assert_error(r, 405)
@@ -267,14 +326,23 @@ def test_wrong_method_is_405_with_allow(api, method, path, allow):
 
 # --- Mautic-Version everywhere ---------------------------------------------------------------------
 
+
 def test_every_response_carries_mautic_version(api):
     email = make(api, "emails", {"name": "x"})
     responses = [
-        api.get("/api/emails"), api.get(f"/api/emails/{email['id']}"), api.post("/api/emails/new", {"name": "y"}),
-        api.patch(f"/api/emails/{email['id']}/edit", {"name": "z"}), api.put("/api/emails/987/edit", {"name": "q"}),
-        api.delete(f"/api/emails/{email['id']}/delete"), api.get("/api/hooks/triggers"),
-        api.get("/api/emails/987654"), api.post("/api/emails/new", {}), api.get("/api/nope"), api.get("/whatever"),
-        api.call("DELETE", "/api/emails"), api.get("/api/emails", auth=False),
+        api.get("/api/emails"),
+        api.get(f"/api/emails/{email['id']}"),
+        api.post("/api/emails/new", {"name": "y"}),
+        api.patch(f"/api/emails/{email['id']}/edit", {"name": "z"}),
+        api.put("/api/emails/987/edit", {"name": "q"}),
+        api.delete(f"/api/emails/{email['id']}/delete"),
+        api.get("/api/hooks/triggers"),
+        api.get("/api/emails/987654"),
+        api.post("/api/emails/new", {}),
+        api.get("/api/nope"),
+        api.get("/whatever"),
+        api.call("DELETE", "/api/emails"),
+        api.get("/api/emails", auth=False),
         api.post("/api/emails/new", raw=b"x", headers={"Content-Type": "text/plain"}),
         api.post("/api/emails/new", raw=b"{", headers=JSON),
     ]
@@ -286,13 +354,21 @@ def test_every_response_carries_mautic_version(api):
 
 # --- authentication --------------------------------------------------------------------------------
 
+
 def _basic(user, password):
     return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
 
 
-@pytest.mark.parametrize("method, path", [("GET", "/api/emails"), ("POST", "/api/emails/new"),
-                                          ("GET", "/api/emails/1"), ("DELETE", "/api/emails/1/delete"),
-                                          ("GET", "/api/hooks/triggers")])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("GET", "/api/emails"),
+        ("POST", "/api/emails/new"),
+        ("GET", "/api/emails/1"),
+        ("DELETE", "/api/emails/1/delete"),
+        ("GET", "/api/hooks/triggers"),
+    ],
+)
 def test_no_credentials_is_401(api, method, path):
     r = api.call(method, path, auth=False, body={"name": "x"} if method == "POST" else None)
     assert r.status_code == 401
@@ -301,15 +377,23 @@ def test_no_credentials_is_401(api, method, path):
     assert api.get("/api/emails").json["total"] == 0
 
 
-@pytest.mark.parametrize("headers", [
-    _basic("admin", "wrong"), _basic("nobody", "admin-secret"), _basic("admin", ""), _basic("", ""),
-    {"Authorization": "Basic !!!not-base64"}, {"Authorization": "basic " + base64.b64encode(b"admin:x").decode()},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        _basic("admin", "wrong"),
+        _basic("nobody", "admin-secret"),
+        _basic("admin", ""),
+        _basic("", ""),
+        {"Authorization": "Basic !!!not-base64"},
+        {"Authorization": "basic " + base64.b64encode(b"admin:x").decode()},
+    ],
+)
 def test_bad_basic_credentials_are_401(api, headers):
     r = api.get("/api/emails", auth=False, headers=headers)
     assert r.status_code == 401
-    assert r.json == {"errors": [{"code": 401, "message": "Authorization denied, invalid credentials.",
-                                  "type": "access_denied"}]}
+    assert r.json == {
+        "errors": [{"code": 401, "message": "Authorization denied, invalid credentials.", "type": "access_denied"}]
+    }
 
 
 def test_bad_credentials_write_nothing(api):
@@ -332,6 +416,7 @@ def test_unknown_bearer_token_is_401(api):
 
 # --- categories ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("prefix", CATEGORY_PREFIXES)
 def test_unknown_category_is_400(api, prefix):
     res, mautic = BY_PREFIX[prefix], "Category 987654 does not exist"
@@ -346,14 +431,21 @@ def test_unknown_category_is_400(api, prefix):
 @pytest.mark.parametrize("prefix", CATEGORY_PREFIXES)
 def test_category_in_response(api, prefix):
     res = BY_PREFIX[prefix]
-    category = make(api, "categories", {"title": "Company News", "bundle": "global", "color": "ff0000",
-                                        "description": "d"})
+    category = make(
+        api, "categories", {"title": "Company News", "bundle": "global", "color": "ff0000", "description": "d"}
+    )
     entity = create(api, res, category=category["id"])
     if prefix in CATEGORY_AS_TITLE:
         expected = "Company News"  # spec: the category name
     else:
-        expected = {"id": category["id"], "title": "Company News", "alias": "company-news", "description": "d",
-                    "color": "ff0000", "bundle": "global"}
+        expected = {
+            "id": category["id"],
+            "title": "Company News",
+            "alias": "company-news",
+            "description": "d",
+            "color": "ff0000",
+            "bundle": "global",
+        }
     assert entity["category"] == expected
     assert api.get(f"{res.base}/{entity['id']}").json[res.singular]["category"] == expected
     listed = api.get(res.base).json[res.plural]

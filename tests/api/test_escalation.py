@@ -2,6 +2,7 @@
 administrator role, give an administrator role or one granting more than they hold, change their
 own role, or edit or delete an administrator; nothing is written. And access fails closed: a
 caller whose user no longer exists, or a resource with no permission declared, grants nothing."""
+
 import dataclasses
 
 import jwt
@@ -16,8 +17,14 @@ def _admin_role(api):
 
 
 def _user_payload(name, role_id):
-    return {"username": name, "firstName": name.title(), "lastName": "X", "email": f"{name}@example.com",
-            "role": role_id, "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}}
+    return {
+        "username": name,
+        "firstName": name.title(),
+        "lastName": "X",
+        "email": f"{name}@example.com",
+        "role": role_id,
+        "plainPassword": {"password": PASSWORD, "confirm": PASSWORD},
+    }
 
 
 def _role_of(api, user_id):
@@ -58,8 +65,10 @@ def test_a_role_editor_grants_only_what_they_hold(api):
     made = rita.post("/api/roles/new", {"name": "Small", "rawPermissions": {"lead:leads": ["viewown"]}})
     assert made.status_code == 201
     rich = api.post("/api/roles/new", {"name": "Rich", "rawPermissions": {"email:emails": ["full"]}}).json["role"]
-    renamed = rita.patch(f"/api/roles/{rich['id']}/edit", {"description": "kept", "rawPermissions": {
-        "email:emails": ["full"], "lead:leads": ["viewown"]}})
+    renamed = rita.patch(
+        f"/api/roles/{rich['id']}/edit",
+        {"description": "kept", "rawPermissions": {"email:emails": ["full"], "lead:leads": ["viewown"]}},
+    )
     assert renamed.status_code == 200  # what the role granted already may stay; the rest she holds
 
 
@@ -115,6 +124,7 @@ def _roleless_token(api, user_id):
     from chalicelib.auth import clients, oauth2
     from chalicelib.domain.kernel import keys
     from chalicelib.domain.kernel.context import Context
+
     ctx = Context()
     client, _ = clients.create(ctx, "Old app", ["https://client.example/cb"], "2", creator_id=1)
     issued, _ = oauth2.issue_access_token(ctx, client, {"id": user_id, "username": "ghost"}, "family-1")
@@ -136,6 +146,7 @@ def test_a_resource_with_no_permission_declared_is_closed_to_restricted_callers(
     from chalicelib.domain.kernel import access, listing, registry
     from chalicelib.domain.kernel.context import Context
     from chalicelib.domain.kernel.errors import Forbidden
+
     undeclared = dataclasses.replace(registry.resource("tag"), permission=None)
     olga = _as(api, "olga", {"lead:leads": ["full"]})
     restricted = Context(user={"id": olga.user_id, "username": "olga", "role": _role_of(api, olga.user_id)["id"]})

@@ -1,5 +1,6 @@
 """Issue 9, files and assets: uploads to the S3 bucket (random names, allowed extensions, size limit),
 listing and deleting files, local and remote assets, counted public downloads, file deleted with its asset."""
+
 import json
 
 import pytest
@@ -11,8 +12,14 @@ BOUNDARY = "----issue9boundary"
 
 
 def multipart(filename, data, field="file", content_type="application/octet-stream"):
-    body = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
-            f"Content-Type: {content_type}\r\n\r\n").encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+    body = (
+        (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+            f"Content-Type: {content_type}\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{BOUNDARY}--\r\n".encode()
+    )
     return body, {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
 
 
@@ -63,8 +70,9 @@ def test_unknown_folder_missing_file_and_size_limit(api, monkeypatch):
     response = upload(api, "videos", "a.png", b"x")
     assert response.status_code == 406
     assert response.json["errors"][0]["message"] == "videos not found. Only media or images options are possible."
-    empty = api.call("POST", "/api/files/images/new", headers={"Content-Type": "application/x-www-form-urlencoded"},
-                     raw=b"a=1")
+    empty = api.call(
+        "POST", "/api/files/images/new", headers={"Content-Type": "application/x-www-form-urlencoded"}, raw=b"a=1"
+    )
     assert empty.status_code == 406
     monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 10)
     assert upload(api, "images", "big.png", b"x" * 11).status_code == 406
@@ -88,13 +96,15 @@ def test_local_asset_facts_download_counting_and_timeline(api, source_ip):
     assert (asset["extension"], asset["mime"], asset["size"]) == ("txt", "text/plain", 11)
     assert asset["downloadUrl"].endswith(f"/asset/{asset['id']}:notes")
     contact = api.post("/api/contacts/new", {"email": "dl@example.com"}).json["contact"]
-    api.post("/api/points/new", {"name": "Downloads", "type": "asset.download", "delta": 2,
-                                 "properties": {"assets": [asset["id"]]}})
+    api.post(
+        "/api/points/new",
+        {"name": "Downloads", "type": "asset.download", "delta": 2, "properties": {"assets": [asset["id"]]}},
+    )
     path = f"/asset/{asset['id']}:notes"
-    first = fetch(api, path, {"Cookie": visitor_cookie(contact['id'])})
+    first = fetch(api, path, {"Cookie": visitor_cookie(contact["id"])})
     assert first.status_code == 200 and first.body == b"hello asset"
     assert first.headers["Content-Disposition"].startswith("attachment")
-    fetch(api, path, {"Cookie": visitor_cookie(contact['id'])})
+    fetch(api, path, {"Cookie": visitor_cookie(contact["id"])})
     source_ip("10.0.0.9")
     fetch(api, f"/asset/{asset['id']}")
     counted = api.get(f"/api/assets/{asset['id']}").json["asset"]
@@ -115,8 +125,10 @@ def test_binary_asset_is_served_as_binary(api):
 
 
 def test_remote_asset_redirects_and_counts(api):
-    response = api.post("/api/assets/new", {"title": "Remote", "storageLocation": "remote",
-                                            "file": "https://cdn.example/files/guide.pdf"})
+    response = api.post(
+        "/api/assets/new",
+        {"title": "Remote", "storageLocation": "remote", "file": "https://cdn.example/files/guide.pdf"},
+    )
     asset = response.json["asset"]
     assert (asset["extension"], asset["mime"]) == ("pdf", "application/pdf")
     served = fetch(api, f"/asset/{asset['id']}:remote")
@@ -128,7 +140,8 @@ def test_asset_validation(api):
     missing = api.post("/api/assets/new", {"title": "X", "storageLocation": "local", "file": "nope.pdf"})
     assert missing.status_code == 400 and "file" in missing.json["errors"][0]["details"]
     assert api.post("/api/assets/new", {"title": "X"}).json["errors"][0]["details"]["file"] == [
-        "File of the asset is required."]
+        "File of the asset is required."
+    ]
     bad = api.post("/api/assets/new", {"title": "X", "storageLocation": "cloud", "file": "a.pdf"})
     assert "storageLocation" in bad.json["errors"][0]["details"]
     assert api.get("/api/assets").json["total"] == 0

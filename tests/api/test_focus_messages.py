@@ -1,9 +1,14 @@
 """Focus items (`/api/focus`) and marketing messages (`/api/messages`): envelopes, list shapes,
 references checked, channel entries as Mautic shows them, the focus script, batch."""
+
 from tests.api.payloads import assert_error
 
-FOCUS = {"name": "Spring", "type": "notice", "style": "bar",
-         "properties": {"content": {"headline": "Sale", "link_text": "Shop", "link_url": "https://example.com"}}}
+FOCUS = {
+    "name": "Spring",
+    "type": "notice",
+    "style": "bar",
+    "properties": {"content": {"headline": "Sale", "link_text": "Shop", "link_url": "https://example.com"}},
+}
 
 
 def _focus(api, **extra):
@@ -68,19 +73,33 @@ def _content(api):
 
 def test_message_create_fills_every_channel_and_names_the_content(api):
     email, sms = _content(api)
-    body = {"name": "Offer", "description": "d", "channels": {
-        "email": {"channel": "email", "channelId": email["id"], "isEnabled": 1, "properties": {"x": 1}},
-        "sms": {"channelId": sms["id"], "isEnabled": 0}}}
+    body = {
+        "name": "Offer",
+        "description": "d",
+        "channels": {
+            "email": {"channel": "email", "channelId": email["id"], "isEnabled": 1, "properties": {"x": 1}},
+            "sms": {"channelId": sms["id"], "isEnabled": 0},
+        },
+    }
     response = api.post("/api/messages/new", body)
     assert response.status_code == 201, response.json
     message = response.json["message"]
     channels = message["channels"]
     assert sorted(channels) == ["email", "notification", "sms", "tweet"]
     assert {k: v for k, v in channels["email"].items() if k != "id"} == {
-        "channel": "email", "channelId": email["id"], "channelName": "Mail", "isEnabled": True}
+        "channel": "email",
+        "channelId": email["id"],
+        "channelName": "Mail",
+        "isEnabled": True,
+    }
     assert channels["sms"]["channelName"] == "Text" and channels["sms"]["isEnabled"] is False
-    assert channels["tweet"] == {"id": channels["tweet"]["id"], "channel": "tweet", "channelId": None,
-                                 "channelName": None, "isEnabled": False}
+    assert channels["tweet"] == {
+        "id": channels["tweet"]["id"],
+        "channel": "tweet",
+        "channelId": None,
+        "channelName": None,
+        "isEnabled": False,
+    }
     listing = api.get("/api/messages").json
     assert listing["total"] == 1 and [m["id"] for m in listing["messages"]] == [message["id"]]
     assert api.get(f"/api/messages/{message['id']}").json["message"]["channels"] == channels
@@ -88,10 +107,13 @@ def test_message_create_fills_every_channel_and_names_the_content(api):
 
 def test_message_patch_changes_named_channels_keeping_ids_and_put_resets(api):
     email, sms = _content(api)
-    message = api.post("/api/messages/new", {"name": "Offer", "channels": [
-        {"channel": "email", "channelId": email["id"], "isEnabled": True}]}).json["message"]
-    patched = api.patch(f"/api/messages/{message['id']}/edit",
-                        {"channels": {"sms": {"channelId": sms["id"], "isEnabled": True}}}).json["message"]
+    message = api.post(
+        "/api/messages/new",
+        {"name": "Offer", "channels": [{"channel": "email", "channelId": email["id"], "isEnabled": True}]},
+    ).json["message"]
+    patched = api.patch(
+        f"/api/messages/{message['id']}/edit", {"channels": {"sms": {"channelId": sms["id"], "isEnabled": True}}}
+    ).json["message"]
     assert patched["channels"]["email"] == message["channels"]["email"]
     assert patched["channels"]["sms"]["id"] == message["channels"]["sms"]["id"]
     assert patched["channels"]["sms"]["isEnabled"] is True
@@ -101,10 +123,12 @@ def test_message_patch_changes_named_channels_keeping_ids_and_put_resets(api):
 
 
 def test_message_refuses_unknown_content_or_channel_and_writes_nothing(api):
-    assert_error(api.post("/api/messages/new", {"name": "M", "channels": {"email": {"channelId": 42}}}),
-                 400, field="channels")
-    assert_error(api.post("/api/messages/new", {"name": "M", "channels": {"fax": {"channelId": 1}}}),
-                 400, field="channels")
+    assert_error(
+        api.post("/api/messages/new", {"name": "M", "channels": {"email": {"channelId": 42}}}), 400, field="channels"
+    )
+    assert_error(
+        api.post("/api/messages/new", {"name": "M", "channels": {"fax": {"channelId": 1}}}), 400, field="channels"
+    )
     assert_error(api.post("/api/messages/new", {"channels": {}}), 400, field="name")
     assert api.get("/api/messages").json == {"total": 0, "messages": []}
     assert_error(api.get("/api/messages/3"), 404)
@@ -112,8 +136,9 @@ def test_message_refuses_unknown_content_or_channel_and_writes_nothing(api):
 
 def test_message_delete_and_batch(api):
     email, _ = _content(api)
-    batch = api.post("/api/messages/batch/new", [{"name": "A"}, {"name": "B", "channels": {"email": {
-        "channelId": 999}}}])
+    batch = api.post(
+        "/api/messages/batch/new", [{"name": "A"}, {"name": "B", "channels": {"email": {"channelId": 999}}}]
+    )
     assert batch.status_code == 201 and batch.json["statusCodes"] == [201, 400]
     created = batch.json["messages"][0]
     gone = api.delete(f"/api/messages/{created['id']}/delete")

@@ -2,6 +2,7 @@
 company score, the emails, and the integration push this service does not have.
 
 Reposts go to a receiver on 127.0.0.1; `drain` runs the workers, retries after 0 seconds."""
+
 import json
 from urllib.parse import parse_qs, urlparse
 
@@ -16,10 +17,21 @@ from tests.conftest import set_cookies
 from tests.receiver import Receiver
 
 FIELDS = [
-    {"label": "Email", "alias": "email", "type": "email", "isRequired": True, "mappedObject": "contact",
-     "mappedField": "email"},
-    {"label": "First name", "alias": "first_name", "type": "text", "mappedObject": "contact",
-     "mappedField": "firstname"},
+    {
+        "label": "Email",
+        "alias": "email",
+        "type": "email",
+        "isRequired": True,
+        "mappedObject": "contact",
+        "mappedField": "email",
+    },
+    {
+        "label": "First name",
+        "alias": "first_name",
+        "type": "text",
+        "mappedObject": "contact",
+        "mappedField": "firstname",
+    },
     {"label": "Topic", "alias": "topic", "type": "text"},
     {"label": "Secret", "alias": "secret", "type": "password"},
 ]
@@ -31,8 +43,9 @@ def quick_retries(monkeypatch):
 
 
 def make_form(api, *actions, **extra):
-    body = dict({"name": "Lead form", "fields": FIELDS,
-                 "actions": [dict({"name": a["type"]}, **a) for a in actions]}, **extra)
+    body = dict(
+        {"name": "Lead form", "fields": FIELDS, "actions": [dict({"name": a["type"]}, **a) for a in actions]}, **extra
+    )
     response = api.post("/api/forms/new", body)
     assert response.status_code == 201, response.json
     return response.json["form"]
@@ -58,9 +71,12 @@ def recipients():
 def test_repost_sends_the_results_once_the_submission_is_stored(api, drain, receiver, source_ip):
     form = make_form(api, repost(receiver.url, topic="subject", authorization_header="X-Api-Key: s3cret"))
     source_ip("10.1.2.3")
-    response = post(api, form["id"], {"email": "ann@example.com", "first_name": "Ann & Co", "topic": "Pricing",
-                                      "secret": "hunter2"},
-                    headers={"Referer": "https://site.example/contact"})
+    response = post(
+        api,
+        form["id"],
+        {"email": "ann@example.com", "first_name": "Ann & Co", "topic": "Pricing", "secret": "hunter2"},
+        headers={"Referer": "https://site.example/contact"},
+    )
     assert response.status_code == 200
     assert receiver.received == []  # after the response, by the worker
     drain()
@@ -70,10 +86,17 @@ def test_repost_sends_the_results_once_the_submission_is_stored(api, drain, rece
     assert request.headers["X-Api-Key"] == "s3cret" and request.headers["X-Forwarded-For"] == "10.1.2.3"
     body = {key: values[0] for key, values in parse_qs(request.body.decode()).items()}
     assert {k: body[k] for k in ("email", "first_name", "subject", "secret")} == {
-        "email": "ann@example.com", "first_name": "Ann & Co", "subject": "Pricing", "secret": "hunter2"}
+        "email": "ann@example.com",
+        "first_name": "Ann & Co",
+        "subject": "Pricing",
+        "secret": "hunter2",
+    }
     assert "topic" not in body
     assert (body["mautic_form[id]"], body["mautic_form[name]"], body["mautic_form[url]"]) == (
-        str(form["id"]), "Lead form", "https://site.example/contact")
+        str(form["id"]),
+        "Lead form",
+        "https://site.example/contact",
+    )
     assert body["mautic_contact[id]"] == str(contact["id"]) and body["mautic_contact[email]"] == "ann@example.com"
     assert body["mautic_contact[firstname]"] == "Ann & Co"
     assert events(api, contact["id"], "form.action.failed") == []
@@ -168,18 +191,26 @@ def test_an_invalid_submission_reposts_and_sends_nothing(api, drain, receiver):
 
 
 def make_asset(api, **extra):
-    response = api.post("/api/assets/new", dict({"title": "Guide", "storageLocation": "remote",
-                                                  "file": "https://cdn.example/files/guide.pdf"}, **extra))
+    response = api.post(
+        "/api/assets/new",
+        dict({"title": "Guide", "storageLocation": "remote", "file": "https://cdn.example/files/guide.pdf"}, **extra),
+    )
     assert response.status_code == 201, response.json
     return response.json["asset"]
 
 
 def test_asset_download_redirects_to_the_download_which_counts_for_the_contact(api):
     asset = make_asset(api)
-    api.post("/api/points/new", {"name": "Downloads", "type": "asset.download", "delta": 5,
-                                 "properties": {"assets": [asset["id"]]}})
-    form = make_form(api, {"type": "asset.download", "properties": {"asset": asset["id"]}},
-                     postAction="redirect", postActionProperty="https://site.example/thanks")
+    api.post(
+        "/api/points/new",
+        {"name": "Downloads", "type": "asset.download", "delta": 5, "properties": {"assets": [asset["id"]]}},
+    )
+    form = make_form(
+        api,
+        {"type": "asset.download", "properties": {"asset": asset["id"]}},
+        postAction="redirect",
+        postActionProperty="https://site.example/thanks",
+    )
     response = post(api, form["id"], {"email": "gus@example.com"})
     assert response.status_code == 302 and response.headers["Location"] == asset["downloadUrl"]
     cookie = "; ".join(f"{name}={value}" for name, value in set_cookies(response).items())
@@ -203,8 +234,12 @@ def test_asset_download_in_ajax_mode_answers_the_url(api):
 
 def test_an_unpublished_asset_leaves_the_form_s_own_answer(api):
     asset = make_asset(api)
-    form = make_form(api, {"type": "asset.download", "properties": {"asset": asset["id"]}},
-                     postAction="redirect", postActionProperty="https://site.example/thanks")
+    form = make_form(
+        api,
+        {"type": "asset.download", "properties": {"asset": asset["id"]}},
+        postAction="redirect",
+        postActionProperty="https://site.example/thanks",
+    )
     api.patch(f"/api/assets/{asset['id']}/edit", {"isPublished": False})
     response = post(api, form["id"], {"email": "ida@example.com"})
     assert response.headers["Location"] == "https://site.example/thanks"
@@ -236,8 +271,9 @@ def test_leadpush_is_recorded_as_failed_without_an_integration(api, drain):
 
 
 def test_email_to_the_contact_carries_the_form_values_escaped(api, drain):
-    mail_doc = make_email(api, subject="Thanks {formfield=first_name}",
-                          customHtml="<p>Topic: {formfield=topic}; {contactfield=email}</p>")
+    mail_doc = make_email(
+        api, subject="Thanks {formfield=first_name}", customHtml="<p>Topic: {formfield=topic}; {contactfield=email}</p>"
+    )
     form = make_form(api, {"type": "email.send.lead", "properties": {"email": mail_doc["id"]}})
     post(api, form["id"], {"email": "lea@example.com", "first_name": "Lea", "topic": "<i>x</i>"})
     assert sent_messages() == []
@@ -251,11 +287,17 @@ def test_email_to_the_contact_carries_the_form_values_escaped(api, drain):
 
 def test_email_to_users_goes_to_each_user(api, drain):
     from chalicelib.auth import users
+
     ops = users.create_user("ops", "secret-pass", "Olga", "Ops", email="olga@example.com")
     sales = users.create_user("sales", "secret-pass", "Sam", "Sales", email="sam@example.com")
     mail_doc = make_email(api, subject="New lead {contactfield=email}", customHtml="<p>{formfield=topic}</p>")
-    form = make_form(api, {"type": "email.send.user",
-                           "properties": {"useremail": {"email": mail_doc["id"]}, "user_id": [ops["id"], sales["id"]]}})
+    form = make_form(
+        api,
+        {
+            "type": "email.send.user",
+            "properties": {"useremail": {"email": mail_doc["id"]}, "user_id": [ops["id"], sales["id"]]},
+        },
+    )
     post(api, form["id"], {"email": "max@example.com", "topic": "Demo"})
     drain()
     assert recipients() == ["olga@example.com", "sam@example.com"]
@@ -265,9 +307,19 @@ def test_email_to_users_goes_to_each_user(api, drain):
 
 
 def test_form_email_sends_the_results_to_the_addresses_and_a_copy_to_the_contact(api, drain):
-    form = make_form(api, {"type": "form.email", "properties": {
-        "to": "sales@example.com", "cc": "boss@example.com", "subject": "Lead {contactfield=email}",
-        "message": "<p>{formfield=first_name} asks about {formfield=topic}</p>", "copy_lead": True}})
+    form = make_form(
+        api,
+        {
+            "type": "form.email",
+            "properties": {
+                "to": "sales@example.com",
+                "cc": "boss@example.com",
+                "subject": "Lead {contactfield=email}",
+                "message": "<p>{formfield=first_name} asks about {formfield=topic}</p>",
+                "copy_lead": True,
+            },
+        },
+    )
     post(api, form["id"], {"email": "ned@example.com", "first_name": "Ned", "topic": "<script>"})
     drain()
     assert recipients() == ["boss@example.com", "ned@example.com", "sales@example.com"]
@@ -286,23 +338,30 @@ def test_form_email_without_a_message_sends_the_results_table(api, drain):
     assert "<strong>topic</strong></td><td>Support</td>" in html and "hunter2" not in html
 
 
-@pytest.mark.parametrize("action, field", [
-    ({"type": "form.repost", "properties": {}}, "post_url"),
-    ({"type": "form.repost", "properties": {"post_url": "ftp://x.example/"}}, "post_url"),
-    ({"type": "form.repost", "properties": {"post_url": "https://x.example/", "failure_email": "nope"}},
-     "failure_email"),
-    ({"type": "form.repost", "properties": {"post_url": "https://x.example/", "authorization_header": "a b: c"}},
-     "authorization_header"),
-    ({"type": "asset.download", "properties": {"asset": 999}}, "asset"),
-    ({"type": "asset.download", "properties": {}}, "asset"),
-    ({"type": "lead.scorecontactscompanies", "properties": {"score": "ten"}}, "score"),
-    ({"type": "lead.scorecontactscompanies", "properties": {"score": 0}}, "score"),
-    ({"type": "email.send.lead", "properties": {"email": 999}}, "email"),
-    ({"type": "email.send.user", "properties": {"useremail": {"email": 999}, "user_id": [1]}}, "useremail"),
-    ({"type": "email.send.user", "properties": {"email": "{email}"}}, "user_id"),
-    ({"type": "form.email", "properties": {"to": "a@example.com, broken"}}, "to"),
-    ({"type": "form.email", "properties": {"subject": "Nobody"}}, "to"),
-])
+@pytest.mark.parametrize(
+    "action, field",
+    [
+        ({"type": "form.repost", "properties": {}}, "post_url"),
+        ({"type": "form.repost", "properties": {"post_url": "ftp://x.example/"}}, "post_url"),
+        (
+            {"type": "form.repost", "properties": {"post_url": "https://x.example/", "failure_email": "nope"}},
+            "failure_email",
+        ),
+        (
+            {"type": "form.repost", "properties": {"post_url": "https://x.example/", "authorization_header": "a b: c"}},
+            "authorization_header",
+        ),
+        ({"type": "asset.download", "properties": {"asset": 999}}, "asset"),
+        ({"type": "asset.download", "properties": {}}, "asset"),
+        ({"type": "lead.scorecontactscompanies", "properties": {"score": "ten"}}, "score"),
+        ({"type": "lead.scorecontactscompanies", "properties": {"score": 0}}, "score"),
+        ({"type": "email.send.lead", "properties": {"email": 999}}, "email"),
+        ({"type": "email.send.user", "properties": {"useremail": {"email": 999}, "user_id": [1]}}, "useremail"),
+        ({"type": "email.send.user", "properties": {"email": "{email}"}}, "user_id"),
+        ({"type": "form.email", "properties": {"to": "a@example.com, broken"}}, "to"),
+        ({"type": "form.email", "properties": {"subject": "Nobody"}}, "to"),
+    ],
+)
 def test_bad_action_properties_are_a_400_naming_the_field(api, action, field):
     if action["type"] == "email.send.user" and field == "user_id":
         action["properties"]["email"] = make_email(api)["id"]
@@ -314,6 +373,7 @@ def test_bad_action_properties_are_a_400_naming_the_field(api, action, field):
 
 def test_ses_unavailable_is_retried_without_mailing_anyone_twice(api, drain, monkeypatch):
     from chalicelib.channels import mail
+
     real, failures = mail.send, ["b@example.com"]
 
     def flaky(message):
@@ -323,8 +383,9 @@ def test_ses_unavailable_is_retried_without_mailing_anyone_twice(api, drain, mon
         return real(message)
 
     monkeypatch.setattr(mail, "send", flaky)
-    form = make_form(api, {"type": "form.email", "properties": {"to": "a@example.com, b@example.com",
-                                                                "subject": "New"}})
+    form = make_form(
+        api, {"type": "form.email", "properties": {"to": "a@example.com, b@example.com", "subject": "New"}}
+    )
     post(api, form["id"], {"email": "pat@example.com"})
     drain()
     assert recipients() == ["a@example.com", "b@example.com"]

@@ -1,17 +1,29 @@
 """Issue 9, forms: cachedHtml, public submission (validation, contact mapping, actions, postAction,
 timeline) and the submissions API."""
+
 import json
 from urllib.parse import urlencode
+
 from chalicelib import config
 from tests.conftest import set_cookies, visitor_cookie
 
 FIELDS = [
-    {"label": "Email", "alias": "email", "type": "email", "isRequired": True, "mappedObject": "contact",
-     "mappedField": "email", "validationMessage": "We need your email."},
+    {
+        "label": "Email",
+        "alias": "email",
+        "type": "email",
+        "isRequired": True,
+        "mappedObject": "contact",
+        "mappedField": "email",
+        "validationMessage": "We need your email.",
+    },
     {"label": "First name", "type": "text", "mappedObject": "contact", "mappedField": "firstname"},
     {"label": "Age", "type": "number"},
-    {"label": "Colour", "type": "select", "properties": {"list": {"list": [{"label": "Red", "value": "red"},
-                                                                          {"label": "Blue", "value": "blue"}]}}},
+    {
+        "label": "Colour",
+        "type": "select",
+        "properties": {"list": {"list": [{"label": "Red", "value": "red"}, {"label": "Blue", "value": "blue"}]}},
+    },
     {"label": "Topics", "type": "checkboxgrp", "properties": {"list": {"list": ["news", "offers"]}}},
     {"label": "Send", "type": "button"},
 ]
@@ -32,8 +44,9 @@ def post(api, form_id, values, query="", headers=None):
         pairs += [(f"mauticform[{key}][]", v) for v in value] if multiple else [(f"mauticform[{key}]", value)]
     all_headers = {"Content-Type": "application/x-www-form-urlencoded"}
     all_headers.update(headers or {})
-    return api.http.request("POST", f"/form/submit?formId={form_id}{query}", headers=all_headers,
-                            body=urlencode(pairs).encode())
+    return api.http.request(
+        "POST", f"/form/submit?formId={form_id}{query}", headers=all_headers, body=urlencode(pairs).encode()
+    )
 
 
 def test_cached_html_is_a_form_posting_to_the_submit_url(api):
@@ -49,9 +62,12 @@ def test_cached_html_is_a_form_posting_to_the_submit_url(api):
 def test_submission_creates_the_contact_stores_results_and_shows_the_message(api, source_ip):
     form = make_form(api, postActionProperty="Thanks!")
     source_ip("10.1.2.3")
-    response = post(api, form["id"], {"email": "ann@example.com", "first_name": "Ann", "age": "33",
-                                      "colour": "red", "topics": ["news", "offers"]},
-                    headers={"Referer": "https://site.example/landing?utm_source=x"})
+    response = post(
+        api,
+        form["id"],
+        {"email": "ann@example.com", "first_name": "Ann", "age": "33", "colour": "red", "topics": ["news", "offers"]},
+        headers={"Referer": "https://site.example/landing?utm_source=x"},
+    )
     assert response.status_code == 200 and "Thanks!" in response.body.decode()
     assert set(set_cookies(response)) == {"mtc_id", "mtc_sid"}
     contacts = api.get("/api/contacts?search=email:ann@example.com").json["contacts"]
@@ -60,8 +76,13 @@ def test_submission_creates_the_contact_stores_results_and_shows_the_message(api
     listed = api.get(f"/api/forms/{form['id']}/submissions").json
     assert listed["total"] == 1
     sub = listed["submissions"][0]
-    assert sub["results"] == {"email": "ann@example.com", "first_name": "Ann", "age": "33", "colour": "red",
-                              "topics": "news|offers"}
+    assert sub["results"] == {
+        "email": "ann@example.com",
+        "first_name": "Ann",
+        "age": "33",
+        "colour": "red",
+        "topics": "news|offers",
+    }
     assert sub["ipAddress"] == {"ip": "10.1.2.3"} and sub["referer"].startswith("https://site.example/landing")
     assert sub["form"] == {"id": form["id"], "name": "Newsletter", "alias": "newsletter", "category": None}
     assert sub["lead"]["id"] == contact["id"] and sub["lead"]["email"] == "ann@example.com"
@@ -112,16 +133,24 @@ def test_post_actions_redirect_return_and_ajax(api, monkeypatch):
 
 
 def test_form_actions_change_points_tags_utm_and_dnc(api):
-    actions = [{"name": "Score", "type": "lead.pointschange", "properties": {"operator": "plus", "points": 10}},
-               {"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": ["lead", "web"]}},
-               {"name": "UTM", "type": "lead.addutmtags", "properties": {}},
-               {"name": "DNC", "type": "lead.remove_do_not_contact", "properties": {}}]
+    actions = [
+        {"name": "Score", "type": "lead.pointschange", "properties": {"operator": "plus", "points": 10}},
+        {"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": ["lead", "web"]}},
+        {"name": "UTM", "type": "lead.addutmtags", "properties": {}},
+        {"name": "DNC", "type": "lead.remove_do_not_contact", "properties": {}},
+    ]
     form = make_form(api, actions=actions)
     contact = api.post("/api/contacts/new", {"email": "dee@example.com"}).json["contact"]
     api.post(f"/api/contacts/{contact['id']}/dnc/email/add", {})
-    post(api, form["id"], {"email": "dee@example.com"},  # from Dee's own browser: she may change her consent
-         headers={"Referer": "https://site.example/p?utm_source=news&utm_campaign=spring",
-                  "Cookie": visitor_cookie(contact["id"])})
+    post(
+        api,
+        form["id"],
+        {"email": "dee@example.com"},  # from Dee's own browser: she may change her consent
+        headers={
+            "Referer": "https://site.example/p?utm_source=news&utm_campaign=spring",
+            "Cookie": visitor_cookie(contact["id"]),
+        },
+    )
     after = api.get(f"/api/contacts/{contact['id']}").json["contact"]
     assert after["points"] == 10
     assert sorted(t["tag"] for t in after["tags"]) == ["lead", "web"]
@@ -157,6 +186,7 @@ def test_submissions_api_by_contact_one_and_ordering(api):
 
 # --- one write per submission, and who the submitter is --------------------------------------------
 
+
 def _visitor(api, form_id, values, contact_id=None):
     headers = {"Cookie": visitor_cookie(contact_id)} if contact_id else None
     return post(api, form_id, values, headers=headers)
@@ -164,6 +194,7 @@ def _visitor(api, form_id, values, contact_id=None):
 
 def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
     from tests.bench.conftest import dynamodb_calls
+
     form = make_form(api, actions=[{"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": ["web"]}}])
     api.post("/api/tags/new", {"tag": "web"})  # a tag named for the first time is a write of its own
     with dynamodb_calls() as calls:
@@ -178,10 +209,12 @@ def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
 
 def test_a_submission_failing_on_the_contact_stores_nothing(api, monkeypatch):
     from chalicelib.store import entities
+
     form = make_form(api)
 
     def failing(*args, **kwargs):
         raise entities.Stale("contact")
+
     monkeypatch.setattr(entities, "create", failing)
     response = post(api, form["id"], {"email": "ann@example.com"})
     assert response.status_code == 409

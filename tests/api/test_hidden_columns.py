@@ -1,6 +1,7 @@
 """Hidden attributes (stored, never shown: a password hash, a role's implied permissions, an asset's
 stored file, a contact's raw values) are no filter or sort column (issue 27): `where`, `order` and
 `orderBy` naming one are a 400 naming the parameter, as an unknown column is, for every resource."""
+
 from urllib.parse import quote
 
 import pytest
@@ -10,8 +11,13 @@ from tests.api.payloads import assert_error
 
 def _hidden():
     from chalicelib.domain import wiring
-    return [(resource.prefix, attr.name) for resource in wiring.RESOURCES + (wiring.USER, wiring.NOTE, wiring.REPORT)
-            for attr in resource.all_attrs if attr.hidden]
+
+    return [
+        (resource.prefix, attr.name)
+        for resource in wiring.RESOURCES + (wiring.USER, wiring.NOTE, wiring.REPORT)
+        for attr in resource.all_attrs
+        if attr.hidden
+    ]
 
 
 HIDDEN = _hidden()
@@ -34,6 +40,7 @@ def test_a_hidden_attribute_is_no_column(api, prefix, column, parameter):
 
 def test_a_password_hash_prefix_cannot_be_recovered(api):
     from chalicelib.domain.kernel import passwords
+
     prefix = quote(passwords.hash_password("anything")[:24] + "%")
     for column in ("passwordHash", "password_hash", "u.passwordHash"):
         r = api.get(f"/api/users?where[0][col]={column}&where[0][expr]=like&where[0][val]={prefix}")

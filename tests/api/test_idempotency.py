@@ -1,5 +1,6 @@
 """`Idempotency-Key`: a replay answers the first answer unchanged, another request under the key is
 a 422, a replay while the first still runs a 409; per credential; batch endpoints included."""
+
 import base64
 import threading
 
@@ -112,8 +113,9 @@ def test_get_ignores_the_key(api):
 
 @pytest.mark.parametrize("key", ["x" * 256, "tab\there"])
 def test_malformed_key_is_400_naming_the_header(api, key):
-    assert_error(api.post("/api/tags/new", {"tag": "x"}, headers={"Idempotency-Key": key}), 400,
-                 field="Idempotency-Key")
+    assert_error(
+        api.post("/api/tags/new", {"tag": "x"}, headers={"Idempotency-Key": key}), 400, field="Idempotency-Key"
+    )
     assert api.get("/api/tags").json["total"] == 0
 
 

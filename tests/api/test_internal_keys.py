@@ -1,6 +1,7 @@
 """Internal keys never leave the service: Mautic's answers carry only the API's properties, so a
 stored document's bookkeeping (`_rev`, the revision edits are conditional on, or any other key with
 a leading underscore) must not reach a client. Walks the answers of every resource and the extras."""
+
 import pytest
 
 from chalicelib import config
@@ -23,23 +24,40 @@ def quick_retries(monkeypatch):
 
 
 def test_no_answer_carries_an_internal_key(api, drain, receiver):
-    hook = api.post("/api/hooks/new", {"name": "R", "webhookUrl": receiver.url,
-                                        "triggers": ["mautic.lead_post_save_new"]}).json["hook"]
+    hook = api.post(
+        "/api/hooks/new", {"name": "R", "webhookUrl": receiver.url, "triggers": ["mautic.lead_post_save_new"]}
+    ).json["hook"]
     answers = []
     for res in RESOURCES:
         entity = create(api, res)
-        answers += [api.get(res.base), api.get(f"{res.base}/{entity['id']}"),
-                    api.patch(f"{res.base}/{entity['id']}/edit", {}),
-                    api.post(f"{res.base}/batch/new", [res.create]) if res.prefix != "contacts" else api.get(res.base)]
+        answers += [
+            api.get(res.base),
+            api.get(f"{res.base}/{entity['id']}"),
+            api.patch(f"{res.base}/{entity['id']}/edit", {}),
+            api.post(f"{res.base}/batch/new", [res.create]) if res.prefix != "contacts" else api.get(res.base),
+        ]
     contact = api.post("/api/contacts/new", {"email": "walk@example.com"}).json["contact"]
     api.post("/api/notes/new", {"text": "n", "lead": contact["id"]})
     drain()
-    paths = [f"/api/hooks/{hook['id']}/logs", f"/api/contacts/{contact['id']}/activity",
-             f"/api/contacts/{contact['id']}/notes", f"/api/contacts/{contact['id']}/segments",
-             f"/api/contacts/{contact['id']}/automations", f"/api/contacts/{contact['id']}/devices",
-             f"/api/contacts/{contact['id']}/companies", "/api/contacts/list/fields", "/api/contacts/list/owners",
-             "/api/notes", "/api/users", "/api/users/self", "/api/contacts/activity", "/api/contacts/list/segments",
-             "/api/stats", "/api/stats/lead_event_log", "/api/automations/events"]
+    paths = [
+        f"/api/hooks/{hook['id']}/logs",
+        f"/api/contacts/{contact['id']}/activity",
+        f"/api/contacts/{contact['id']}/notes",
+        f"/api/contacts/{contact['id']}/segments",
+        f"/api/contacts/{contact['id']}/automations",
+        f"/api/contacts/{contact['id']}/devices",
+        f"/api/contacts/{contact['id']}/companies",
+        "/api/contacts/list/fields",
+        "/api/contacts/list/owners",
+        "/api/notes",
+        "/api/users",
+        "/api/users/self",
+        "/api/contacts/activity",
+        "/api/contacts/list/segments",
+        "/api/stats",
+        "/api/stats/lead_event_log",
+        "/api/automations/events",
+    ]
     answers += [api.get(path) for path in paths]
     assert api.get(f"/api/hooks/{hook['id']}/logs").json["total"] >= 1  # the log was written
     walked = [(a.status_code, internal_keys(a.json)) for a in answers if a.json is not None]
@@ -50,4 +68,5 @@ def test_no_answer_carries_an_internal_key(api, drain, receiver):
 
 def test_the_serializer_drops_internal_keys_everywhere():
     from chalicelib.api.routing import public
+
     assert public({"a": [{"_rev": 3, "b": {"_x": 1, "c": 2}}], "_y": 0}) == {"a": [{"b": {"c": 2}}]}

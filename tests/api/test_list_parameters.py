@@ -1,4 +1,5 @@
 """List query parameters (spec "List query parameters", compat 7): search, paging, ordering, filters."""
+
 import base64
 from urllib.parse import quote
 
@@ -28,6 +29,7 @@ def emails(api, *names, **common):
 
 
 # --- search: plain text, phrases, OR, wildcards ----------------------------------------------------
+
 
 def test_search_plain_text(api):
     a, b, _ = emails(api, "Spring newsletter", "Autumn NEWSLETTER", "Welcome")
@@ -76,6 +78,7 @@ def test_search_malformed_is_400(api):
 
 # --- search commands -------------------------------------------------------------------------------
 
+
 def test_ids_command(api):
     a, b, c = emails(api, "a", "b", "c")
     assert search(api, "emails", f"ids:{a},{c}") == (2, [a, c])
@@ -114,6 +117,7 @@ def _basic(username, password):
 
 def test_is_mine(api):
     from chalicelib.auth import users
+
     users.create_user("bob", "bob-secret", first_name="Bob", last_name="Builder")
     bob = _basic("bob", "bob-secret")
     mine = make(api, "emails", {"name": "admin's"})["id"]
@@ -167,6 +171,7 @@ def test_form_name_command(api):
 
 
 # --- contacts: field aliases, name:, plain text ----------------------------------------------------
+
 
 @pytest.fixture
 def people(api):
@@ -248,6 +253,7 @@ def test_companies_field_command(api):
 
 # --- start, limit ----------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def tags(api):
     return [make(api, "tags", {"tag": f"tag{n:02d}"})["id"] for n in range(32)]
@@ -281,7 +287,7 @@ def test_large_limit_and_start(api, tags):
     assert found(api, "tags", "start=10000000000") == (32, [])
 
 
-@pytest.mark.parametrize("query, expected", [(f"limit={10 ** 40}", 3), (f"start={10 ** 40}", 0)])
+@pytest.mark.parametrize("query, expected", [(f"limit={10**40}", 3), (f"start={10**40}", 0)])
 def test_huge_limit_and_start_are_not_500(api, query, expected):
     for n in range(3):
         make(api, "tags", {"tag": f"t{n}"})
@@ -290,13 +296,15 @@ def test_huge_limit_and_start_are_not_500(api, query, expected):
     assert r.json["total"] == 3 and len(r.json["tags"]) == expected
 
 
-@pytest.mark.parametrize("query, field", [("limit=x", "limit"), ("start=-1", "start"), ("orderByDir=sideways",
-                                                                                           "orderByDir")])
+@pytest.mark.parametrize(
+    "query, field", [("limit=x", "limit"), ("start=-1", "start"), ("orderByDir=sideways", "orderByDir")]
+)
 def test_bad_paging_parameters_are_400(api, query, field):
     assert_error(api.get(f"/api/tags?{query}"), 400, field=field)
 
 
 # --- orderBy, orderByDir ---------------------------------------------------------------------------
+
 
 def test_order_by_name(api):
     b, a, c = emails(api, "banana", "Apple", "cherry")
@@ -361,13 +369,15 @@ def test_contacts_order_by_last_active_snake(api):
 
 # --- publishedOnly / published ---------------------------------------------------------------------
 
+
 @pytest.fixture
 def publish_states(api):
     return {
         "plain": make(api, "emails", {"name": "plain"})["id"],
         "off": make(api, "emails", {"name": "off", "isPublished": False})["id"],
-        "started": make(api, "emails", {"name": "started", "publishUp": "2001-01-01 00:00:00",
-                                        "publishDown": "2999-01-01 00:00:00"})["id"],
+        "started": make(
+            api, "emails", {"name": "started", "publishUp": "2001-01-01 00:00:00", "publishDown": "2999-01-01 00:00:00"}
+        )["id"],
         "future": make(api, "emails", {"name": "future", "publishUp": "2999-01-01 00:00:00"})["id"],
         "expired": make(api, "emails", {"name": "expired", "publishDown": "2001-01-01 00:00:00"})["id"],
     }
@@ -402,6 +412,7 @@ def test_published_only_bad_value_is_400(api):
 
 # --- minimal ---------------------------------------------------------------------------------------
 
+
 def test_minimal_drops_heavy_keys_of_emails(api):
     make(api, "emails", {"name": "m", "customHtml": "<p>big</p>", "plainText": "big"})
     full = list(listing(api, "emails")["emails"].values())[0]
@@ -412,8 +423,15 @@ def test_minimal_drops_heavy_keys_of_emails(api):
 
 
 def test_minimal_drops_fields_and_actions_of_forms(api):
-    make(api, "forms", {"name": "f", "fields": [{"label": "Email", "type": "email"}],
-                        "actions": [{"name": "Notify", "type": "form.email", "properties": {"to": "a@example.com"}}]})
+    make(
+        api,
+        "forms",
+        {
+            "name": "f",
+            "fields": [{"label": "Email", "type": "email"}],
+            "actions": [{"name": "Notify", "type": "form.email", "properties": {"to": "a@example.com"}}],
+        },
+    )
     full = listing(api, "forms")["forms"][0]
     assert len(full["fields"]) == 1 and len(full["actions"]) == 1 and "cachedHtml" in full
     small = listing(api, "forms", "minimal=true")["forms"][0]
@@ -422,8 +440,9 @@ def test_minimal_drops_fields_and_actions_of_forms(api):
 
 
 def test_minimal_drops_events_of_automations_and_triggers(api):
-    make(api, "automations", {"name": "a", "events": [{"name": "e", "type": "lead.changepoints",
-                                                       "eventType": "action"}]})
+    make(
+        api, "automations", {"name": "a", "events": [{"name": "e", "type": "lead.changepoints", "eventType": "action"}]}
+    )
     assert "events" in list(listing(api, "automations")["automations"].values())[0]
     assert "events" not in list(listing(api, "automations", "minimal=1")["automations"].values())[0]
     make(api, "points/triggers", {"name": "t", "events": [{"type": "email.send"}]})

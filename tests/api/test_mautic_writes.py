@@ -1,5 +1,6 @@
 """Issue 17 (first half): writes as Mautic 5 takes them: email syntax only, unknown categories,
 segment filters echoed as sent, do-not-contact entries in a contact payload, typed field values."""
+
 import pytest
 
 from tests.api.payloads import assert_error
@@ -11,8 +12,9 @@ def _contact(api, **body):
     return response.json["contact"]
 
 
-@pytest.mark.parametrize("address", ["ann@example.test", "x@localhost.localdomain", "bob@mail.example",
-                                     "eve@host.invalid"])
+@pytest.mark.parametrize(
+    "address", ["ann@example.test", "x@localhost.localdomain", "bob@mail.example", "eve@host.invalid"]
+)
 def test_reserved_domain_names_are_valid_addresses(api, address):
     """Mautic checks email syntax only: special-use names (RFC 2606/6761) are addresses like any other."""
     contact = _contact(api, email=address)
@@ -28,11 +30,14 @@ def test_addresses_that_break_the_syntax_are_refused(api, address):
     assert api.get("/api/contacts").json["total"] == 0
 
 
-@pytest.mark.parametrize("prefix,payload,key", [
-    ("emails", {"name": "Mail", "subject": "Hi"}, "email"),
-    ("assets", {"title": "Guide", "storageLocation": "remote", "file": "https://example.com/g.pdf"}, "asset"),
-    ("segments", {"name": "Seg"}, "list"),
-])
+@pytest.mark.parametrize(
+    "prefix,payload,key",
+    [
+        ("emails", {"name": "Mail", "subject": "Hi"}, "email"),
+        ("assets", {"title": "Guide", "storageLocation": "remote", "file": "https://example.com/g.pdf"}, "asset"),
+        ("segments", {"name": "Seg"}, "list"),
+    ],
+)
 def test_an_unknown_category_is_refused_with_mautics_message(api, prefix, payload, key):
     response = api.post(f"/api/{prefix}/new", dict(payload, category=999))
     assert_error(response, 400)
@@ -44,16 +49,32 @@ def test_an_unknown_category_is_refused_with_mautics_message(api, prefix, payloa
 
 def test_segment_filters_come_back_as_sent(api):
     """`properties` as sent (no added keys); the top-level `filter` and `display` mirror them."""
-    sent = [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
-             "properties": {"filter": "Prague"}},
-            {"glue": "or", "field": "country", "object": "lead", "type": "country", "operator": "=",
-             "properties": {"filter": "Czech Republic", "display": "Czechia"}}]
+    sent = [
+        {
+            "glue": "and",
+            "field": "city",
+            "object": "lead",
+            "type": "text",
+            "operator": "=",
+            "properties": {"filter": "Prague"},
+        },
+        {
+            "glue": "or",
+            "field": "country",
+            "object": "lead",
+            "type": "country",
+            "operator": "=",
+            "properties": {"filter": "Czech Republic", "display": "Czechia"},
+        },
+    ]
     created = api.post("/api/segments/new", {"name": "Prague", "filters": sent}).json["list"]
     shown = api.get(f"/api/segments/{created['id']}").json["list"]
     for segment in (created, shown):
         assert [f["properties"] for f in segment["filters"]] == [f["properties"] for f in sent]
-        assert [(f["filter"], f["display"]) for f in segment["filters"]] == \
-            [("Prague", None), ("Czech Republic", "Czechia")]
+        assert [(f["filter"], f["display"]) for f in segment["filters"]] == [
+            ("Prague", None),
+            ("Czech Republic", "Czechia"),
+        ]
         assert [f["glue"] for f in segment["filters"]] == ["and", "or"]
 
 
@@ -62,8 +83,11 @@ def _dnc(contact):
 
 
 def test_do_not_contact_entries_in_a_create_are_applied(api):
-    contact = _contact(api, email="ann@example.com", doNotContact=[
-        {"channel": "email", "reason": 1, "comments": "Asked by phone"}, {"channel": "sms", "reason": 2}])
+    contact = _contact(
+        api,
+        email="ann@example.com",
+        doNotContact=[{"channel": "email", "reason": 1, "comments": "Asked by phone"}, {"channel": "sms", "reason": 2}],
+    )
     assert _dnc(contact) == [("email", 1, "Asked by phone"), ("sms", 2, None)]
     entries = api.get(f"/api/contacts/{contact['id']}").json["contact"]["doNotContact"]
     assert all(isinstance(e["id"], int) and e["dateAdded"] for e in entries)
@@ -75,11 +99,14 @@ def test_do_not_contact_entries_in_a_create_are_applied(api):
 def test_do_not_contact_defaults_to_manual_email_and_reason_0_removes(api):
     contact = _contact(api, email="ann@example.com", doNotContact=[{}])
     assert _dnc(contact) == [("email", 3, None)]
-    edited = api.patch(f"/api/contacts/{contact['id']}/edit", {"doNotContact": [
-        {"channel": "email", "reason": 0}, {"channel": "sms", "reason": 3, "comments": "no texts"}]}).json["contact"]
+    edited = api.patch(
+        f"/api/contacts/{contact['id']}/edit",
+        {"doNotContact": [{"channel": "email", "reason": 0}, {"channel": "sms", "reason": 3, "comments": "no texts"}]},
+    ).json["contact"]
     assert _dnc(edited) == [("sms", 3, "no texts")]
-    again = api.post("/api/contacts/new", {"email": "ann@example.com", "doNotContact": [{"channel": "sms",
-                                                                                          "reason": 0}]})
+    again = api.post(
+        "/api/contacts/new", {"email": "ann@example.com", "doNotContact": [{"channel": "sms", "reason": 0}]}
+    )
     assert again.status_code == 200 and again.json["contact"]["id"] == contact["id"]
     assert again.json["contact"]["doNotContact"] == []
 
@@ -97,28 +124,39 @@ def test_a_bad_do_not_contact_entry_writes_nothing(api):
 
 
 def test_batch_creates_apply_do_not_contact_per_item(api):
-    response = api.post("/api/contacts/batch/new", [
-        {"email": "a@example.com", "doNotContact": [{"channel": "email", "reason": 1}]},
-        {"email": "b@example.com"},
-        {"email": "c@example.com", "doNotContact": [{"reason": 5}]}])
+    response = api.post(
+        "/api/contacts/batch/new",
+        [
+            {"email": "a@example.com", "doNotContact": [{"channel": "email", "reason": 1}]},
+            {"email": "b@example.com"},
+            {"email": "c@example.com", "doNotContact": [{"reason": 5}]},
+        ],
+    )
     assert response.status_code == 201
     first, second = response.json["contacts"][:2]
     assert _dnc(first) == [("email", 1, None)] and second["doNotContact"] == []
     assert "doNotContact" in str(response.json["errors"])
     assert api.get("/api/contacts").json["total"] == 2
-    edited = api.patch("/api/contacts/batch/edit", [
-        {"id": first["id"], "doNotContact": [{"channel": "email", "reason": 0}]},
-        {"id": second["id"], "doNotContact": [{"channel": "email", "reason": 3, "comments": "by hand"}]}])
+    edited = api.patch(
+        "/api/contacts/batch/edit",
+        [
+            {"id": first["id"], "doNotContact": [{"channel": "email", "reason": 0}]},
+            {"id": second["id"], "doNotContact": [{"channel": "email", "reason": 3, "comments": "by hand"}]},
+        ],
+    )
     assert edited.status_code == 200
     assert [_dnc(c) for c in edited.json["contacts"]] == [[], [("email", 3, "by hand")]]
 
 
-@pytest.mark.parametrize("field,good,bad", [
-    ("country", "Czech Republic", "not existing country"),
-    ("state", "Jihomoravsk\u00fd kraj", "Middle Earth"),
-    ("preferred_locale", "cs_CZ", "Czech"),
-    ("timezone", "Europe/Prague", "Prague"),
-])
+@pytest.mark.parametrize(
+    "field,good,bad",
+    [
+        ("country", "Czech Republic", "not existing country"),
+        ("state", "Jihomoravsk\u00fd kraj", "Middle Earth"),
+        ("preferred_locale", "cs_CZ", "Czech"),
+        ("timezone", "Europe/Prague", "Prague"),
+    ],
+)
 def test_typed_contact_fields_take_mautics_choices_only(api, field, good, bad):
     contact = _contact(api, email="ann@example.com", **{field: good})
     assert contact["fields"]["all"][field] == good
@@ -131,18 +169,25 @@ def test_typed_contact_fields_take_mautics_choices_only(api, field, good, bad):
 
 
 def test_company_country_and_region_and_select_boolean_fields(api):
-    company = api.post("/api/companies/new", {"companyname": "Acme", "companycountry": "United Kingdom",
-                                              "companystate": "Greater London"})
+    company = api.post(
+        "/api/companies/new",
+        {"companyname": "Acme", "companycountry": "United Kingdom", "companystate": "Greater London"},
+    )
     assert company.status_code == 201
     company_id = company.json["company"]["id"]
     for bad in ({"companycountry": "UK"}, {"companystate": "London Town"}, {"companyindustry": "Piracy"}):
         response = api.patch(f"/api/companies/{company_id}/edit", bad)
         assert_error(response, 400, field=next(iter(bad)))
     assert api.patch(f"/api/companies/{company_id}/edit", {"companyindustry": "Banking"}).status_code == 200
-    assert api.post("/api/fields/contact/new", {"label": "Subscribed", "alias": "subscribed",
-                                                 "type": "boolean"}).status_code == 201
-    assert_error(api.post("/api/contacts/new", {"email": "ann@example.com", "subscribed": "perhaps"}), 400,
-                 field="subscribed")
+    assert (
+        api.post(
+            "/api/fields/contact/new", {"label": "Subscribed", "alias": "subscribed", "type": "boolean"}
+        ).status_code
+        == 201
+    )
+    assert_error(
+        api.post("/api/contacts/new", {"email": "ann@example.com", "subscribed": "perhaps"}), 400, field="subscribed"
+    )
 
 
 def test_a_lookup_field_is_text_as_in_mautic(api):

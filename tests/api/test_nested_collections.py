@@ -1,5 +1,6 @@
 """Nested collections written through the parent payload: form fields/actions, trigger events,
 automation events; the type catalogues (points, trigger events, webhook triggers)."""
+
 import pytest
 
 from tests.api.payloads import assert_error, make
@@ -9,12 +10,18 @@ from tests.api.payloads import assert_error, make
 
 @pytest.fixture
 def form(api):
-    return make(api, "forms", {
-        "name": "Signup",
-        "fields": [{"label": "Email", "type": "email", "isRequired": True},
-                   {"label": "First name", "type": "text"}],
-        "actions": [{"name": "Notify", "type": "form.email", "properties": {"to": "a@example.com"}}],
-    })
+    return make(
+        api,
+        "forms",
+        {
+            "name": "Signup",
+            "fields": [
+                {"label": "Email", "type": "email", "isRequired": True},
+                {"label": "First name", "type": "text"},
+            ],
+            "actions": [{"name": "Notify", "type": "form.email", "properties": {"to": "a@example.com"}}],
+        },
+    )
 
 
 def _labels(items):
@@ -35,11 +42,26 @@ def test_new_form_items_get_ids(form):
 
 
 def test_form_field_shows_spec_properties(form):
-    spec = ("id", "label", "showLabel", "alias", "type", "defaultValue", "isRequired", "validationMessage",
-            "helpMessage", "order", "properties", "labelAttributes", "inputAttributes", "containerAttributes")
+    spec = (
+        "id",
+        "label",
+        "showLabel",
+        "alias",
+        "type",
+        "defaultValue",
+        "isRequired",
+        "validationMessage",
+        "helpMessage",
+        "order",
+        "properties",
+        "labelAttributes",
+        "inputAttributes",
+        "containerAttributes",
+    )
     assert [k for k in spec if k not in form["fields"][0]] == []
-    assert [k for k in ("id", "type", "name", "description", "order", "properties")
-            if k not in form["actions"][0]] == []
+    assert [
+        k for k in ("id", "type", "name", "description", "order", "properties") if k not in form["actions"][0]
+    ] == []
 
 
 def test_form_items_are_stored(api, form):
@@ -76,9 +98,16 @@ def test_patch_without_items_keeps_them(api, form):
 
 def test_put_deletes_items_absent_from_request(api, form):
     keep = form["fields"][1]
-    r = api.put(f"/api/forms/{form['id']}/edit", {
-        "name": "Signup", "fields": [{"id": keep["id"], "label": "Given name", "type": "text"},
-                                     {"label": "Country", "type": "country"}]})
+    r = api.put(
+        f"/api/forms/{form['id']}/edit",
+        {
+            "name": "Signup",
+            "fields": [
+                {"id": keep["id"], "label": "Given name", "type": "text"},
+                {"label": "Country", "type": "country"},
+            ],
+        },
+    )
     assert r.status_code == 200, r.json
     fields = r.json["form"]["fields"]
     assert _labels(fields) == ["Given name", "Country"]
@@ -102,8 +131,9 @@ def test_nested_item_ids_are_unique_across_forms(api, form):
 
 
 def test_field_aliases_unique_within_form(api):
-    form = make(api, "forms", {"name": "F", "fields": [{"label": "Name", "type": "text"},
-                                                       {"label": "Name", "type": "text"}]})
+    form = make(
+        api, "forms", {"name": "F", "fields": [{"label": "Name", "type": "text"}, {"label": "Name", "type": "text"}]}
+    )
     aliases = [f["alias"] for f in form["fields"]]
     assert len(set(aliases)) == 2 and aliases[0] == "name"
 
@@ -115,14 +145,14 @@ def test_form_field_without_type_is_400(api):
 
 
 def test_form_field_with_unknown_type_is_400(api):
-    r = api.post("/api/forms/new", {"name": "F", "fields": [{"label": "A", "type": "text"},
-                                                            {"label": "B", "type": "hologram"}]})
+    r = api.post(
+        "/api/forms/new", {"name": "F", "fields": [{"label": "A", "type": "text"}, {"label": "B", "type": "hologram"}]}
+    )
     assert_error(r, 400, field="fields[1][type]")
 
 
 def test_form_action_without_type_is_400(api):
-    assert_error(api.post("/api/forms/new", {"name": "F", "actions": [{"name": "x"}]}), 400,
-                 field="actions[0][type]")
+    assert_error(api.post("/api/forms/new", {"name": "F", "actions": [{"name": "x"}]}), 400, field="actions[0][type]")
 
 
 def test_form_fields_not_a_list_is_400(api):
@@ -130,8 +160,9 @@ def test_form_fields_not_a_list_is_400(api):
 
 
 def test_delete_form_fields(api, form):
-    extra = api.patch(f"/api/forms/{form['id']}/edit",
-                      {"fields": [{"label": "Phone", "type": "tel"}]}).json["form"]["fields"][2]
+    extra = api.patch(f"/api/forms/{form['id']}/edit", {"fields": [{"label": "Phone", "type": "tel"}]}).json["form"][
+        "fields"
+    ][2]
     first = form["fields"][0]["id"]
     r = api.delete(f"/api/forms/{form['id']}/fields/delete?fields[]={first}&fields[]={extra['id']}")
     assert r.status_code == 200, r.json
@@ -179,12 +210,22 @@ def test_delete_form_items_wrong_method_is_405(api, form):
 
 # --- point triggers: events ------------------------------------------------------------------------
 
+
 @pytest.fixture
 def trigger(api):
-    return make(api, "points/triggers", {
-        "name": "Hot lead", "points": 50, "color": "#ff0000",
-        "events": [{"type": "email.send", "name": "Send", "properties": {"email": 1}},
-                   {"type": "lead.changetags", "name": "Tag"}]})
+    return make(
+        api,
+        "points/triggers",
+        {
+            "name": "Hot lead",
+            "points": 50,
+            "color": "#ff0000",
+            "events": [
+                {"type": "email.send", "name": "Send", "properties": {"email": 1}},
+                {"type": "lead.changetags", "name": "Tag"},
+            ],
+        },
+    )
 
 
 def test_trigger_events_get_ids(trigger):
@@ -199,16 +240,19 @@ def test_trigger_events_get_ids(trigger):
 
 
 def test_trigger_patch_keeps_events(api, trigger):
-    r = api.patch(f"/api/points/triggers/{trigger['id']}/edit",
-                  {"events": [{"type": "plugin.leadpush", "name": "Push"}]})
+    r = api.patch(
+        f"/api/points/triggers/{trigger['id']}/edit", {"events": [{"type": "plugin.leadpush", "name": "Push"}]}
+    )
     assert r.status_code == 200, r.json
     assert [e["name"] for e in r.json["trigger"]["events"]] == ["Send", "Tag", "Push"]
 
 
 def test_trigger_put_deletes_absent_events(api, trigger):
     keep = trigger["events"][1]
-    r = api.put(f"/api/points/triggers/{trigger['id']}/edit",
-                {"name": "Hot lead", "events": [{"id": keep["id"], "type": "lead.changetags", "name": "Tags"}]})
+    r = api.put(
+        f"/api/points/triggers/{trigger['id']}/edit",
+        {"name": "Hot lead", "events": [{"id": keep["id"], "type": "lead.changetags", "name": "Tags"}]},
+    )
     assert r.status_code == 200, r.json
     assert [(e["id"], e["name"]) for e in r.json["trigger"]["events"]] == [(keep["id"], "Tags")]
     r = api.put(f"/api/points/triggers/{trigger['id']}/edit", {"name": "Hot lead"})
@@ -229,8 +273,7 @@ def test_trigger_events_delete_unknown_trigger_is_404(api):
 
 
 def test_unknown_trigger_event_type_is_400(api):
-    r = api.post("/api/points/triggers/new", {"name": "T", "events": [{"type": "email.send"},
-                                                                       {"type": "teleport"}]})
+    r = api.post("/api/points/triggers/new", {"name": "T", "events": [{"type": "email.send"}, {"type": "teleport"}]})
     assert_error(r, 400, field="events[1][type]")
     assert api.get("/api/points/triggers").json["total"] == 0
 
@@ -250,31 +293,36 @@ def test_unknown_trigger_event_type_on_patch_names_request_index(api, trigger):
 def test_trigger_event_types(api):
     r = api.get("/api/points/triggers/events/types")
     assert r.status_code == 200
-    assert r.json == {"eventTypes": {
-        "campaign.changecampaign": "Modify contact's campaigns",
-        "email.send": "Send an email",
-        "email.send_to_user": "Send an email to user",
-        "lead.changelists": "Modify contact's segments",
-        "lead.changetags": "Modify contact's tags",
-        "plugin.leadpush": "Push contact to integration",
-    }}
+    assert r.json == {
+        "eventTypes": {
+            "campaign.changecampaign": "Modify contact's campaigns",
+            "email.send": "Send an email",
+            "email.send_to_user": "Send an email to user",
+            "lead.changelists": "Modify contact's segments",
+            "lead.changetags": "Modify contact's tags",
+            "plugin.leadpush": "Push contact to integration",
+        }
+    }
 
 
 def test_point_action_types(api):
     r = api.get("/api/points/actions/types")
     assert r.status_code == 200
-    assert r.json == {"pointActionTypes": {
-        "asset.download": "Downloads an asset",
-        "email.open": "Opens an email",
-        "email.send": "Is sent an email",
-        "form.submit": "Submits a form",
-        "page.hit": "Visits a landing page",
-        "url.hit": "Visits specific URL",
-    }}
+    assert r.json == {
+        "pointActionTypes": {
+            "asset.download": "Downloads an asset",
+            "email.open": "Opens an email",
+            "email.send": "Is sent an email",
+            "form.submit": "Submits a form",
+            "page.hit": "Visits a landing page",
+            "url.hit": "Visits specific URL",
+        }
+    }
 
 
-@pytest.mark.parametrize("action_type", ["asset.download", "email.open", "email.send", "form.submit", "page.hit",
-                                         "url.hit"])
+@pytest.mark.parametrize(
+    "action_type", ["asset.download", "email.open", "email.send", "form.submit", "page.hit", "url.hit"]
+)
 def test_every_point_action_type_is_accepted(api, action_type):
     assert make(api, "points", {"name": "p", "type": action_type})["type"] == action_type
 
@@ -295,20 +343,51 @@ def test_catalogue_paths_are_not_ids(api):
 
 # --- automations: events with temporary ids --------------------------------------------------------
 
+
 def _by_name(events):
     return {e["name"]: e for e in events}
 
 
 def test_automation_events_with_temporary_ids(api):
-    auto = make(api, "automations", {"name": "Welcome", "events": [
-        {"id": "new1", "name": "Opened?", "type": "email.open", "eventType": "decision", "order": 1,
-         "children": ["new2", "new3"]},
-        {"id": "new2", "name": "Add points", "type": "lead.changepoints", "eventType": "action", "order": 2,
-         "properties": {"points": 5}, "triggerMode": "interval", "triggerInterval": 1,
-         "triggerIntervalUnit": "d", "parent": "new1", "decisionPath": "yes"},
-        {"id": "new3", "name": "Remind", "type": "email.send", "eventType": "action", "order": 3,
-         "parent": "new1", "decisionPath": "no"},
-    ]})
+    auto = make(
+        api,
+        "automations",
+        {
+            "name": "Welcome",
+            "events": [
+                {
+                    "id": "new1",
+                    "name": "Opened?",
+                    "type": "email.open",
+                    "eventType": "decision",
+                    "order": 1,
+                    "children": ["new2", "new3"],
+                },
+                {
+                    "id": "new2",
+                    "name": "Add points",
+                    "type": "lead.changepoints",
+                    "eventType": "action",
+                    "order": 2,
+                    "properties": {"points": 5},
+                    "triggerMode": "interval",
+                    "triggerInterval": 1,
+                    "triggerIntervalUnit": "d",
+                    "parent": "new1",
+                    "decisionPath": "yes",
+                },
+                {
+                    "id": "new3",
+                    "name": "Remind",
+                    "type": "email.send",
+                    "eventType": "action",
+                    "order": 3,
+                    "parent": "new1",
+                    "decisionPath": "no",
+                },
+            ],
+        },
+    )
     events = _by_name(auto["events"])
     decision, yes, no = events["Opened?"], events["Add points"], events["Remind"]
     assert all(type(e["id"]) is int for e in auto["events"])
@@ -322,37 +401,88 @@ def test_automation_events_with_temporary_ids(api):
     assert yes["properties"] == {"points": 5}
     assert yes["triggerMode"] == "interval" and yes["triggerInterval"] == 1 and yes["triggerIntervalUnit"] == "d"
     assert no["triggerMode"] == "immediate"  # default
-    spec = ("id", "name", "description", "type", "eventType", "order", "properties", "triggerMode", "triggerDate",
-            "triggerInterval", "triggerIntervalUnit", "children", "parent", "decisionPath")
+    spec = (
+        "id",
+        "name",
+        "description",
+        "type",
+        "eventType",
+        "order",
+        "properties",
+        "triggerMode",
+        "triggerDate",
+        "triggerInterval",
+        "triggerIntervalUnit",
+        "children",
+        "parent",
+        "decisionPath",
+    )
     assert [k for k in spec if k not in yes] == []
     assert api.get(f"/api/automations/{auto['id']}").json["automation"] == auto
 
 
 def test_automation_children_alone_link_parents(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new1", "name": "root", "type": "email.open", "eventType": "decision", "children": ["new2"]},
-        {"id": "new2", "name": "child", "type": "email.send", "eventType": "action", "decisionPath": "yes"}]})
+    auto = make(
+        api,
+        "automations",
+        {
+            "name": "A",
+            "events": [
+                {"id": "new1", "name": "root", "type": "email.open", "eventType": "decision", "children": ["new2"]},
+                {"id": "new2", "name": "child", "type": "email.send", "eventType": "action", "decisionPath": "yes"},
+            ],
+        },
+    )
     events = _by_name(auto["events"])
     assert events["child"]["parent"]["id"] == events["root"]["id"]
     assert [c["id"] for c in events["root"]["children"]] == [events["child"]["id"]]
 
 
 def test_automation_parent_alone_links_children(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new_a", "name": "root", "type": "email.open", "eventType": "decision"},
-        {"id": "new_b", "name": "child", "type": "email.send", "eventType": "action", "parent": "new_a",
-         "decisionPath": "no"}]})
+    auto = make(
+        api,
+        "automations",
+        {
+            "name": "A",
+            "events": [
+                {"id": "new_a", "name": "root", "type": "email.open", "eventType": "decision"},
+                {
+                    "id": "new_b",
+                    "name": "child",
+                    "type": "email.send",
+                    "eventType": "action",
+                    "parent": "new_a",
+                    "decisionPath": "no",
+                },
+            ],
+        },
+    )
     events = _by_name(auto["events"])
     assert [c["id"] for c in events["root"]["children"]] == [events["child"]["id"]]
 
 
 def test_automation_new_event_linked_to_existing_event(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new1", "name": "root", "type": "email.open", "eventType": "decision"}]})
+    auto = make(
+        api,
+        "automations",
+        {"name": "A", "events": [{"id": "new1", "name": "root", "type": "email.open", "eventType": "decision"}]},
+    )
     root = auto["events"][0]
-    r = api.patch(f"/api/automations/{auto['id']}/edit", {"events": [
-        {"id": "new9", "name": "child", "type": "email.send", "eventType": "action", "parent": root["id"],
-         "decisionPath": "no"}]})
+    r = api.patch(
+        f"/api/automations/{auto['id']}/edit",
+        {
+            "events": [
+                {
+                    "id": "new9",
+                    "name": "child",
+                    "type": "email.send",
+                    "eventType": "action",
+                    "parent": root["id"],
+                    "decisionPath": "no",
+                }
+            ]
+        },
+    )
     assert r.status_code == 200, r.json
     events = _by_name(r.json["automation"]["events"])
     assert events["root"]["id"] == root["id"]
@@ -361,51 +491,86 @@ def test_automation_new_event_linked_to_existing_event(api):
 
 
 def test_automation_put_deletes_absent_events(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new1", "name": "one", "type": "email.send", "eventType": "action"},
-        {"id": "new2", "name": "two", "type": "email.send", "eventType": "action"}]})
+    auto = make(
+        api,
+        "automations",
+        {
+            "name": "A",
+            "events": [
+                {"id": "new1", "name": "one", "type": "email.send", "eventType": "action"},
+                {"id": "new2", "name": "two", "type": "email.send", "eventType": "action"},
+            ],
+        },
+    )
     keep = auto["events"][1]
-    r = api.put(f"/api/automations/{auto['id']}/edit", {"name": "A", "events": [
-        {"id": keep["id"], "name": "two!", "type": "email.send", "eventType": "action"}]})
+    r = api.put(
+        f"/api/automations/{auto['id']}/edit",
+        {"name": "A", "events": [{"id": keep["id"], "name": "two!", "type": "email.send", "eventType": "action"}]},
+    )
     assert r.status_code == 200, r.json
     assert [(e["id"], e["name"]) for e in r.json["automation"]["events"]] == [(keep["id"], "two!")]
 
 
 def test_automation_unknown_parent_is_400(api):
-    r = api.post("/api/automations/new", {"name": "A", "events": [
-        {"id": "new1", "name": "x", "type": "email.send", "eventType": "action", "parent": "new7"}]})
+    r = api.post(
+        "/api/automations/new",
+        {
+            "name": "A",
+            "events": [{"id": "new1", "name": "x", "type": "email.send", "eventType": "action", "parent": "new7"}],
+        },
+    )
     assert_error(r, 400, field="events[0][parent]")
     assert api.get("/api/automations").json["total"] == 0
 
 
 def test_automation_unknown_parent_on_patch_changes_nothing(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new1", "name": "one", "type": "email.send", "eventType": "action"}]})
-    r = api.patch(f"/api/automations/{auto['id']}/edit", {"name": "B", "events": [
-        {"id": "new2", "name": "two", "type": "email.send", "eventType": "action", "parent": "new7"}]})
+    auto = make(
+        api,
+        "automations",
+        {"name": "A", "events": [{"id": "new1", "name": "one", "type": "email.send", "eventType": "action"}]},
+    )
+    r = api.patch(
+        f"/api/automations/{auto['id']}/edit",
+        {
+            "name": "B",
+            "events": [{"id": "new2", "name": "two", "type": "email.send", "eventType": "action", "parent": "new7"}],
+        },
+    )
     assert_error(r, 400)
     assert "new7" in r.json["errors"][0]["message"]
     assert api.get(f"/api/automations/{auto['id']}").json["automation"] == auto
 
 
 def test_automation_unknown_parent_on_patch_names_request_index(api):
-    auto = make(api, "automations", {"name": "A", "events": [
-        {"id": "new1", "name": "one", "type": "email.send", "eventType": "action"}]})
-    r = api.patch(f"/api/automations/{auto['id']}/edit", {"events": [
-        {"id": "new2", "name": "two", "type": "email.send", "eventType": "action", "parent": "new7"}]})
+    auto = make(
+        api,
+        "automations",
+        {"name": "A", "events": [{"id": "new1", "name": "one", "type": "email.send", "eventType": "action"}]},
+    )
+    r = api.patch(
+        f"/api/automations/{auto['id']}/edit",
+        {"events": [{"id": "new2", "name": "two", "type": "email.send", "eventType": "action", "parent": "new7"}]},
+    )
     assert_error(r, 400, field="events[0][parent]")
 
 
-@pytest.mark.parametrize("event, field", [
-    ({"name": "x", "eventType": "action"}, "events[0][type]"),
-    ({"name": "x", "type": "email.send"}, "events[0][eventType]"),
-    ({"name": "x", "type": "email.send", "eventType": "maybe"}, "events[0][eventType]"),
-    ({"name": "x", "type": "email.send", "eventType": "action", "decisionPath": "sideways"},
-     "events[0][decisionPath]"),
-    ({"name": "x", "type": "email.send", "eventType": "action", "triggerMode": "never"}, "events[0][triggerMode]"),
-    ({"name": "x", "type": "email.send", "eventType": "action", "triggerIntervalUnit": "w"},
-     "events[0][triggerIntervalUnit]"),
-])
+@pytest.mark.parametrize(
+    "event, field",
+    [
+        ({"name": "x", "eventType": "action"}, "events[0][type]"),
+        ({"name": "x", "type": "email.send"}, "events[0][eventType]"),
+        ({"name": "x", "type": "email.send", "eventType": "maybe"}, "events[0][eventType]"),
+        (
+            {"name": "x", "type": "email.send", "eventType": "action", "decisionPath": "sideways"},
+            "events[0][decisionPath]",
+        ),
+        ({"name": "x", "type": "email.send", "eventType": "action", "triggerMode": "never"}, "events[0][triggerMode]"),
+        (
+            {"name": "x", "type": "email.send", "eventType": "action", "triggerIntervalUnit": "w"},
+            "events[0][triggerIntervalUnit]",
+        ),
+    ],
+)
 def test_automation_bad_event_is_400(api, event, field):
     assert_error(api.post("/api/automations/new", {"name": "A", "events": [event]}), 400, field=field)
 
@@ -413,11 +578,22 @@ def test_automation_bad_event_is_400(api, event, field):
 # --- webhooks: triggers ----------------------------------------------------------------------------
 
 WEBHOOK_TRIGGERS = {
-    "mautic.lead_post_save_new", "mautic.lead_post_save_update", "mautic.lead_points_change",
-    "mautic.lead_post_delete", "mautic.lead_channel_subscription_changed", "mautic.lead_company_change",
-    "mautic.company_post_save", "mautic.company_post_delete", "mautic.lead_list_change", "mautic.email_on_send",
-    "mautic.email_on_open", "mautic.form_on_submit", "mautic.page_on_hit", "mautic.sms_on_send",
-    "mautic.campaign_on_leadchange", "mautic.campaign_on_event_executed",  # automations (Mautic's event names)
+    "mautic.lead_post_save_new",
+    "mautic.lead_post_save_update",
+    "mautic.lead_points_change",
+    "mautic.lead_post_delete",
+    "mautic.lead_channel_subscription_changed",
+    "mautic.lead_company_change",
+    "mautic.company_post_save",
+    "mautic.company_post_delete",
+    "mautic.lead_list_change",
+    "mautic.email_on_send",
+    "mautic.email_on_open",
+    "mautic.form_on_submit",
+    "mautic.page_on_hit",
+    "mautic.sms_on_send",
+    "mautic.campaign_on_leadchange",
+    "mautic.campaign_on_event_executed",  # automations (Mautic's event names)
 }
 
 
@@ -445,8 +621,11 @@ def test_hook_with_triggers(api):
     assert hook["secret"]  # generated when not sent
     r = api.patch(f"/api/hooks/{hook['id']}/edit", {"triggers": ["mautic.email_on_open"]})
     assert r.status_code == 200
-    assert r.json["hook"]["triggers"] == ["mautic.lead_post_save_new", "mautic.form_on_submit",
-                                          "mautic.email_on_open"]  # PATCH only adds
+    assert r.json["hook"]["triggers"] == [
+        "mautic.lead_post_save_new",
+        "mautic.form_on_submit",
+        "mautic.email_on_open",
+    ]  # PATCH only adds
     assert r.json["hook"]["secret"] == hook["secret"]
     r = api.put(f"/api/hooks/{hook['id']}/edit", {**HOOK, "triggers": ["mautic.page_on_hit"]})
     assert r.status_code == 200
@@ -471,13 +650,16 @@ def test_hook_unknown_trigger_on_patch_changes_nothing(api):
     assert api.get(f"/api/hooks/{hook['id']}").json["hook"] == hook
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"name": "H"}, "webhookUrl"),
-    ({"webhookUrl": "https://example.com"}, "name"),
-    ({"name": "H", "webhookUrl": "not a url"}, "webhookUrl"),
-    ({"name": "H", "webhookUrl": "ftp://example.com/x"}, "webhookUrl"),
-    ({**HOOK, "eventsOrderbyDir": "UP"}, "eventsOrderbyDir"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"name": "H"}, "webhookUrl"),
+        ({"webhookUrl": "https://example.com"}, "name"),
+        ({"name": "H", "webhookUrl": "not a url"}, "webhookUrl"),
+        ({"name": "H", "webhookUrl": "ftp://example.com/x"}, "webhookUrl"),
+        ({**HOOK, "eventsOrderbyDir": "UP"}, "eventsOrderbyDir"),
+    ],
+)
 def test_hook_validation(api, body, field):
     assert_error(api.post("/api/hooks/new", body), 400, field=field)
 

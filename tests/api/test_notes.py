@@ -1,4 +1,5 @@
 """Notes: /notes CRUD about a contact, the contact's notes list, notes on the timeline."""
+
 from contextlib import contextmanager
 from unittest import mock
 
@@ -95,8 +96,10 @@ def test_contact_notes_paging_order_and_search(api, contact):
         note(api, contact["id"], f"note {n} {kind}", type=kind, dateTime=f"2026-05-0{5 - n} 10:00:00")
     assert texts(api, contact["id"], "?limit=2&start=1") == (5, ["note 1 meeting", "note 2 call"])
     assert texts(api, contact["id"], "?orderBy=dateTime&limit=2")[1] == ["note 4 call", "note 3 email"]
-    assert texts(api, contact["id"], "?search=call&orderBy=id&orderByDir=DESC&start=1") == \
-        (3, ["note 2 call", "note 0 call"])
+    assert texts(api, contact["id"], "?search=call&orderBy=id&orderByDir=DESC&start=1") == (
+        3,
+        ["note 2 call", "note 0 call"],
+    )
     assert texts(api, contact["id"], "?search=!call") == (2, ["note 1 meeting", "note 3 email"])
 
 
@@ -136,8 +139,10 @@ def test_contact_notes_cost_does_not_grow_with_other_contacts_notes(api, contact
 def test_notes_have_the_batch_endpoints(api, contact):
     """Mautic's NoteApiController is a CommonApiController: batch/new (201), batch/edit (200) and
     batch/delete answer `{"notes": [...], "statusCodes": [...]}` by input index."""
-    r = api.post("/api/notes/batch/new", [{"text": "First", "lead": contact["id"]},
-                                          {"text": "Second", "lead": contact["id"], "type": "call"}])
+    r = api.post(
+        "/api/notes/batch/new",
+        [{"text": "First", "lead": contact["id"]}, {"text": "Second", "lead": contact["id"], "type": "call"}],
+    )
     assert r.status_code == 201 and r.json["statusCodes"] == [201, 201]
     first, second = r.json["notes"]
     assert (first["text"], second["type"], second["lead"]["id"]) == ("First", "call", contact["id"])

@@ -1,5 +1,6 @@
 """OAuth 1a in process: every request is signed by oauthlib's client (the signer behind
 requests-oauthlib), the login form is read from the served HTML and posted back."""
+
 import base64
 import hashlib
 import hmac
@@ -43,11 +44,24 @@ def send(api, method, path, headers=None, body=b""):
     return Response(api.http.request(method, path, headers=dict({"Host": HOST}, **(headers or {})), body=data))
 
 
-def signed(api, method, path, key, secret, token=None, token_secret=None, body="", headers=None, send_body=None,
-           send_path=None, **client_options):
+def signed(
+    api,
+    method,
+    path,
+    key,
+    secret,
+    token=None,
+    token_secret=None,
+    body="",
+    headers=None,
+    send_body=None,
+    send_path=None,
+    **client_options,
+):
     """Sign `method BASE+path` with oauthlib and send it (optionally a different body or path)."""
-    client = Client(key, client_secret=secret, resource_owner_key=token, resource_owner_secret=token_secret,
-                    **client_options)
+    client = Client(
+        key, client_secret=secret, resource_owner_key=token, resource_owner_secret=token_secret, **client_options
+    )
     _, signed_headers, _ = client.sign(BASE + path, method, body or None, dict(headers or {}))
     return send(api, method, send_path or path, signed_headers, body if send_body is None else send_body)
 
@@ -88,8 +102,16 @@ def login(api, token, callback=None, password=ADMIN[1]):
 
 
 def access_token(api, key, secret, granted, verifier):
-    response = signed(api, "POST", "/oauth/v1/access_token", key, secret, granted["oauth_token"],
-                      granted["oauth_token_secret"], verifier=verifier)
+    response = signed(
+        api,
+        "POST",
+        "/oauth/v1/access_token",
+        key,
+        secret,
+        granted["oauth_token"],
+        granted["oauth_token_secret"],
+        verifier=verifier,
+    )
     return response
 
 
@@ -119,6 +141,7 @@ def call(api, access, method, path, **kw):
 
 # ---- the flow -------------------------------------------------------------------------------
 
+
 def test_full_flow_then_signed_get_and_form_post(mode_1a, consumer):
     api = mode_1a
     key, secret, _ = consumer
@@ -137,8 +160,12 @@ def test_full_flow_then_signed_get_and_form_post(mode_1a, consumer):
     assert response.status == 200, response.text
     tokens = response.form()
     assert set(tokens) == {"oauth_token", "oauth_token_secret"}
-    access = {"key": key, "secret": secret, "token": tokens["oauth_token"],
-              "token_secret": tokens["oauth_token_secret"]}
+    access = {
+        "key": key,
+        "secret": secret,
+        "token": tokens["oauth_token"],
+        "token_secret": tokens["oauth_token_secret"],
+    }
 
     listed = call(api, access, "GET", "/api/contacts?limit=5&orderBy=id")
     assert listed.status == 200, listed.text
@@ -178,6 +205,7 @@ def test_json_body_is_not_part_of_the_signature(access, mode_1a):
 def php_library_signature(method, url, params, consumer_secret, token_secret):
     """The spec's base string as Mautic's PHP api-library builds it: ksort, nested arrays
     flattened into their top-level name, RFC 3986 encoding, HMAC-SHA1."""
+
     def enc(value):
         return quote(str(value), safe="~")
 
@@ -191,29 +219,45 @@ def php_library_signature(method, url, params, consumer_secret, token_secret):
 
 
 def test_spec_normalisation_of_bracket_parameters_is_accepted(access, mode_1a):
-    oauth = {"oauth_consumer_key": access["key"], "oauth_nonce": "php1", "oauth_signature_method": "HMAC-SHA1",
-             "oauth_timestamp": str(int(time.time())), "oauth_version": "1.0", "oauth_token": access["token"]}
+    oauth = {
+        "oauth_consumer_key": access["key"],
+        "oauth_nonce": "php1",
+        "oauth_signature_method": "HMAC-SHA1",
+        "oauth_timestamp": str(int(time.time())),
+        "oauth_version": "1.0",
+        "oauth_token": access["token"],
+    }
     params = dict(oauth, tag="php", extra=["a", "b"])
-    oauth["oauth_signature"] = php_library_signature("POST", f"{BASE}/api/tags/new", params, access["secret"],
-                                                     access["token_secret"])
+    oauth["oauth_signature"] = php_library_signature(
+        "POST", f"{BASE}/api/tags/new", params, access["secret"], access["token_secret"]
+    )
     header = "OAuth " + ", ".join(f'{name}="{quote(value, safe="~")}"' for name, value in sorted(oauth.items()))
     body = "tag=php&extra%5B0%5D=a&extra%5B1%5D=b"
     response = send(mode_1a, "POST", "/api/tags/new", dict(FORM, Authorization=header), body)
     assert response.status == 201, response.text
-    tampered = send(mode_1a, "POST", "/api/tags/new", dict(FORM, Authorization=header.replace("php1", "php2")),
-                    body.replace("tag=php", "tag=evil"))
+    tampered = send(
+        mode_1a,
+        "POST",
+        "/api/tags/new",
+        dict(FORM, Authorization=header.replace("php1", "php2")),
+        body.replace("tag=php", "tag=evil"),
+    )
     assert tampered.status == 401 and tampered.error_type() == "signature_invalid"
 
 
 # ---- refusals -------------------------------------------------------------------------------
+
 
 def test_replayed_nonce_is_refused(access, mode_1a):
     options = {"nonce": "fixed-nonce-1", "timestamp": str(int(time.time()))}
     assert call(mode_1a, access, "GET", "/api/contacts", **options).status == 200
     again = call(mode_1a, access, "GET", "/api/contacts", **options)
     assert again.status == 400 and again.error_type() == "nonce_used"
-    assert again.json()["errors"][0] == {"message": "The nonce has already been used.", "code": 400,
-                                         "type": "nonce_used"}
+    assert again.json()["errors"][0] == {
+        "message": "The nonce has already been used.",
+        "code": 400,
+        "type": "nonce_used",
+    }
 
 
 def test_replayed_request_token_call_is_refused(consumer, mode_1a):
@@ -243,8 +287,9 @@ def test_tampered_body_is_refused(access, mode_1a):
 
 
 def test_added_body_parameter_is_refused(access, mode_1a):
-    response = call(mode_1a, access, "POST", "/api/tags/new", body="tag=good", headers=FORM,
-                    send_body="tag=good&description=x")
+    response = call(
+        mode_1a, access, "POST", "/api/tags/new", body="tag=good", headers=FORM, send_body="tag=good&description=x"
+    )
     assert response.status == 401 and response.error_type() == "signature_invalid"
 
 
@@ -281,8 +326,9 @@ def test_unknown_token_is_refused(access, mode_1a):
 def test_request_token_is_not_an_access_token(consumer, mode_1a):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
-    response = signed(mode_1a, "GET", "/api/contacts", key, secret, granted["oauth_token"],
-                      granted["oauth_token_secret"])
+    response = signed(
+        mode_1a, "GET", "/api/contacts", key, secret, granted["oauth_token"], granted["oauth_token_secret"]
+    )
     assert response.status == 401 and response.error_type() == "token_rejected"
 
 
@@ -325,15 +371,26 @@ def test_the_client_can_deauthorize_its_token(access, mode_1a):
 
 def test_plaintext_is_refused(consumer, mode_1a):
     key, secret, _ = consumer
-    response = signed(mode_1a, "POST", "/oauth/v1/request_token", key, secret, callback_uri=CALLBACK,
-                      signature_method=SIGNATURE_PLAINTEXT)
+    response = signed(
+        mode_1a,
+        "POST",
+        "/oauth/v1/request_token",
+        key,
+        secret,
+        callback_uri=CALLBACK,
+        signature_method=SIGNATURE_PLAINTEXT,
+    )
     assert response.status == 400 and response.error_type() == "signature_method_rejected"
 
 
 @pytest.mark.parametrize("method", ["RSA-SHA1", "HMAC-SHA256"])
 def test_other_signature_methods_are_refused(access, mode_1a, method):
-    client = Client(access["key"], client_secret=access["secret"], resource_owner_key=access["token"],
-                    resource_owner_secret=access["token_secret"])
+    client = Client(
+        access["key"],
+        client_secret=access["secret"],
+        resource_owner_key=access["token"],
+        resource_owner_secret=access["token_secret"],
+    )
     _, headers, _ = client.sign(f"{BASE}/api/contacts", "GET")
     headers["Authorization"] = headers["Authorization"].replace("HMAC-SHA1", method)
     response = send(mode_1a, "GET", "/api/contacts", headers)
@@ -341,8 +398,12 @@ def test_other_signature_methods_are_refused(access, mode_1a, method):
 
 
 def test_missing_parameter_is_refused(access, mode_1a):
-    client = Client(access["key"], client_secret=access["secret"], resource_owner_key=access["token"],
-                    resource_owner_secret=access["token_secret"])
+    client = Client(
+        access["key"],
+        client_secret=access["secret"],
+        resource_owner_key=access["token"],
+        resource_owner_secret=access["token_secret"],
+    )
     _, headers, _ = client.sign(f"{BASE}/api/contacts", "GET")
     header = re.sub(r'oauth_nonce="[^"]*",? ?', "", headers["Authorization"])
     assert "oauth_nonce" not in header and header.startswith("OAuth oauth_")
@@ -356,6 +417,7 @@ def test_oauth_parameters_outside_the_header_are_refused(access, mode_1a):
 
 
 # ---- access-token exchange --------------------------------------------------------------------
+
 
 def test_wrong_verifier_and_unauthorized_token_are_refused(consumer, mode_1a):
     key, secret, _ = consumer
@@ -382,8 +444,9 @@ def test_request_token_is_exchanged_once(consumer, mode_1a):
 def test_access_token_call_without_verifier_is_refused(consumer, mode_1a):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
-    response = signed(mode_1a, "POST", "/oauth/v1/access_token", key, secret, granted["oauth_token"],
-                      granted["oauth_token_secret"])
+    response = signed(
+        mode_1a, "POST", "/oauth/v1/access_token", key, secret, granted["oauth_token"], granted["oauth_token_secret"]
+    )
     assert response.status == 400 and response.error_type() == "parameter_absent"
 
 
@@ -398,6 +461,7 @@ def test_request_token_of_another_consumer_is_refused(consumer, mode_1a):
 
 
 # ---- callbacks ----------------------------------------------------------------------------------
+
 
 def test_given_registered_callback_with_query_is_used(consumer, mode_1a):
     key, secret, _ = consumer
@@ -450,6 +514,7 @@ def test_consumer_without_callbacks_binds_the_request_token_callback(mode_1a):
 
 # ---- the login form -------------------------------------------------------------------------
 
+
 def test_authorize_post_needs_the_csrf_cookie(consumer, mode_1a):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
@@ -486,12 +551,14 @@ def test_authorize_with_unknown_or_used_token(consumer, mode_1a):
 
 # ---- modes and switches -----------------------------------------------------------------------
 
+
 def test_mode_2_refuses_oauth1(access, mode_1a):
     settings.update(Context(), {"oauthMode": "2"})
     response = call(mode_1a, access, "GET", "/api/contacts")
     assert response.status == 401 and response.json()["errors"][0]["code"] == 401
-    endpoint = signed(mode_1a, "POST", "/oauth/v1/request_token", access["key"], access["secret"],
-                      callback_uri=CALLBACK)
+    endpoint = signed(
+        mode_1a, "POST", "/oauth/v1/request_token", access["key"], access["secret"], callback_uri=CALLBACK
+    )
     assert endpoint.status == 403
     assert send(mode_1a, "GET", "/oauth/v1/authorize?oauth_token=x").status == 403
     settings.update(Context(), {"oauthMode": "1a"})
@@ -522,6 +589,7 @@ def test_wrong_methods_are_json_405(mode_1a):
 
 def test_a_signed_call_costs_one_token_read_and_one_nonce_write(access, mode_1a):
     from tests.bench.test_api_costs import dynamodb_calls
+
     basic = {"Authorization": mode_1a.auth["Authorization"]}
     send(mode_1a, "GET", "/api/contacts", basic)  # Basic credentials are cached after the first call
     with dynamodb_calls(with_authorizer=True) as by_basic:
@@ -539,13 +607,26 @@ def test_php_library_style_access_token_exchange(consumer, mode_1a):
     granted = request_token(mode_1a, key, secret)
     redirect = login(mode_1a, granted["oauth_token"])
     verifier = dict(parse_qsl(urlsplit(redirect.headers["Location"]).query))["oauth_verifier"]
-    oauth = {"oauth_consumer_key": key, "oauth_nonce": "php-exchange", "oauth_signature_method": "HMAC-SHA1",
-             "oauth_timestamp": str(int(time.time())), "oauth_version": "1.0",
-             "oauth_token": granted["oauth_token"], "oauth_callback": CALLBACK, "oauth_verifier": verifier}
-    oauth["oauth_signature"] = php_library_signature("POST", f"{BASE}/oauth/v1/access_token", oauth, secret,
-                                                     granted["oauth_token_secret"])
+    oauth = {
+        "oauth_consumer_key": key,
+        "oauth_nonce": "php-exchange",
+        "oauth_signature_method": "HMAC-SHA1",
+        "oauth_timestamp": str(int(time.time())),
+        "oauth_version": "1.0",
+        "oauth_token": granted["oauth_token"],
+        "oauth_callback": CALLBACK,
+        "oauth_verifier": verifier,
+    }
+    oauth["oauth_signature"] = php_library_signature(
+        "POST", f"{BASE}/oauth/v1/access_token", oauth, secret, granted["oauth_token_secret"]
+    )
     header = "OAuth " + ", ".join(f'{name}="{quote(value, safe="~")}"' for name, value in sorted(oauth.items()))
-    response = send(mode_1a, "POST", "/oauth/v1/access_token", dict(FORM, Authorization=header),
-                    urlencode({"oauth_verifier": verifier}))
+    response = send(
+        mode_1a,
+        "POST",
+        "/oauth/v1/access_token",
+        dict(FORM, Authorization=header),
+        urlencode({"oauth_verifier": verifier}),
+    )
     assert response.status == 200, response.text
     assert set(response.form()) == {"oauth_token", "oauth_token_secret"}

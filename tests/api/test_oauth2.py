@@ -1,4 +1,5 @@
 """OAuth2 in process: the authorize page, the three grants, rotation, replay detection, token use."""
+
 import base64
 import json
 import time
@@ -22,8 +23,7 @@ INVALID_CLIENT = {"errors": [{"code": 400, "message": "The client credentials ar
 
 @pytest.fixture
 def client(fresh):
-    doc, secret = clients.create(Context(), "Test app", [REDIRECT], "2", creator_id=1, grants=clients.GRANTS,
-                                 user_id=1)
+    doc, secret = clients.create(Context(), "Test app", [REDIRECT], "2", creator_id=1, grants=clients.GRANTS, user_id=1)
     return types.SimpleNamespace(id=doc["publicId"], secret=secret, doc=doc)
 
 
@@ -36,15 +36,13 @@ def request(api, method, path, params=None, headers=None, as_json=False):
         raw = json.dumps(params).encode() if as_json else urlencode(params).encode()
     response = api.http.request(method, path, headers=all_headers, body=raw)
     content_type = response.headers.get("Content-Type", "")
-    response.json = json.loads(response.body) if content_type.startswith("application/json") and response.body \
-        else None
+    response.json = json.loads(response.body) if content_type.startswith("application/json") and response.body else None
     response.text = response.body.decode() if isinstance(response.body, bytes) else response.body
     return response
 
 
 def authorize_url(client_id, redirect_uri=REDIRECT, **extra):
-    params = {"client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code", "state": "st-8",
-              **extra}
+    params = {"client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code", "state": "st-8", **extra}
     return "/oauth/v2/authorize?" + urlencode({k: v for k, v in params.items() if v is not None})
 
 
@@ -61,8 +59,9 @@ def open_page(api, client_id, **extra):
 def submit(api, page, form, username=ADMIN[0], password=ADMIN[1], cookie=None, **overrides):
     fields = dict(form.fields, username=username, password=password, **overrides)
     fields = {k: v for k, v in fields.items() if v is not None}
-    return request(api, "POST", urlsplit(form.action).path, fields,
-                   {"Cookie": cookie if cookie is not None else cookie_of(page)})
+    return request(
+        api, "POST", urlsplit(form.action).path, fields, {"Cookie": cookie if cookie is not None else cookie_of(page)}
+    )
 
 
 def code_for(api, client_id, **extra):
@@ -81,14 +80,28 @@ def token(api, params, headers=None, as_json=False, method="POST"):
 
 
 def exchange(api, client, code, **extra):
-    params = {"grant_type": "authorization_code", "client_id": client.id, "client_secret": client.secret,
-              "redirect_uri": REDIRECT, "code": code, **extra}
+    params = {
+        "grant_type": "authorization_code",
+        "client_id": client.id,
+        "client_secret": client.secret,
+        "redirect_uri": REDIRECT,
+        "code": code,
+        **extra,
+    }
     return token(api, {k: v for k, v in params.items() if v is not None})
 
 
 def refresh(api, client, refresh_token):
-    return token(api, {"grant_type": "refresh_token", "client_id": client.id, "client_secret": client.secret,
-                       "refresh_token": refresh_token, "redirect_uri": REDIRECT})
+    return token(
+        api,
+        {
+            "grant_type": "refresh_token",
+            "client_id": client.id,
+            "client_secret": client.secret,
+            "refresh_token": refresh_token,
+            "redirect_uri": REDIRECT,
+        },
+    )
 
 
 def tokens_for(api, client):
@@ -119,6 +132,7 @@ def assert_error(response, status, error_type, message=None):
 
 # --- authorize ------------------------------------------------------------------------------
 
+
 def test_authorize_renders_the_login_page_with_csrf(api, client):
     page, form = open_page(api, client.id)
     assert page.headers["Content-Type"].startswith("text/html")
@@ -130,10 +144,20 @@ def test_authorize_renders_the_login_page_with_csrf(api, client):
     assert {"username", "password"} <= set(form.fields)
 
 
-@pytest.mark.parametrize("redirect_uri", [
-    "https://client.example/cb/", "https://client.example/cb/../evil", "https://client.example/cbx",
-    "https://client.example/cb?x=1", "https://client.example:444/cb", "http://client.example/cb",
-    "https://CLIENT.example/cb", "https://evil.example/cb", None])
+@pytest.mark.parametrize(
+    "redirect_uri",
+    [
+        "https://client.example/cb/",
+        "https://client.example/cb/../evil",
+        "https://client.example/cbx",
+        "https://client.example/cb?x=1",
+        "https://client.example:444/cb",
+        "http://client.example/cb",
+        "https://CLIENT.example/cb",
+        "https://evil.example/cb",
+        None,
+    ],
+)
 def test_authorize_refuses_a_redirect_uri_that_is_not_exactly_registered(api, client, redirect_uri):
     for method in ("GET", "POST"):
         if method == "GET":
@@ -161,15 +185,21 @@ def test_wrong_response_type_is_redirected_only_to_a_valid_redirect_uri(api, cli
     assert f"{location.scheme}://{location.netloc}{location.path}" == REDIRECT
     query = parse_qs(location.query)
     assert query["error"] == ["unsupported_response_type"] and query["state"] == ["st-8"] and "code" not in query
-    wrong = request(api, "GET", authorize_url(client.id, redirect_uri="https://evil.example/cb",
-                                              response_type=response_type))
+    wrong = request(
+        api, "GET", authorize_url(client.id, redirect_uri="https://evil.example/cb", response_type=response_type)
+    )
     assert_error(wrong, 400, "redirect_uri_mismatch")
 
 
-@pytest.mark.parametrize("extra", [{"code_challenge": "a" * 43, "code_challenge_method": "plain"},
-                                   {"code_challenge": "a" * 43},
-                                   {"code_challenge": "short", "code_challenge_method": "S256"},
-                                   {"code_challenge_method": "S256"}])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"code_challenge": "a" * 43, "code_challenge_method": "plain"},
+        {"code_challenge": "a" * 43},
+        {"code_challenge": "short", "code_challenge_method": "S256"},
+        {"code_challenge_method": "S256"},
+    ],
+)
 def test_pkce_plain_or_malformed_is_refused(api, client, extra):
     response = request(api, "GET", authorize_url(client.id, **extra))
     assert response.status_code == 302
@@ -206,11 +236,13 @@ def tampered(value):
 def test_csrf_missing_or_mismatched_is_refused_before_the_login(api, client):
     page, form = open_page(api, client.id)
     other_page, other_form = open_page(api, client.id)
-    attempts = [submit(api, page, form, cookie=""),                                       # no cookie
-                submit(api, page, form, _csrf=None),                                      # no field
-                submit(api, page, form, _csrf=other_form.fields["_csrf"]),                # field of another page
-                submit(api, page, form, cookie=cookie_of(other_page)),                    # cookie of another page
-                submit(api, page, form, _csrf=tampered(form.fields["_csrf"]))]            # tampered
+    attempts = [
+        submit(api, page, form, cookie=""),  # no cookie
+        submit(api, page, form, _csrf=None),  # no field
+        submit(api, page, form, _csrf=other_form.fields["_csrf"]),  # field of another page
+        submit(api, page, form, cookie=cookie_of(other_page)),  # cookie of another page
+        submit(api, page, form, _csrf=tampered(form.fields["_csrf"])),
+    ]  # tampered
     for response in attempts:
         assert_error(response, 403, "access_denied")
     assert submit(api, page, form).status_code == 302  # the genuine pair still works
@@ -228,6 +260,7 @@ def test_wrong_password_renders_the_page_again(api, client):
 
 
 # --- authorization_code grant ---------------------------------------------------------------
+
 
 def test_authorization_code_grant_gives_tokens_in_mautic_shape(api, client):
     response = exchange(api, client, code_for(api, client.id))
@@ -254,12 +287,21 @@ def test_lifetimes_follow_the_settings(api, client):
 
 def test_php_client_style_json_body_with_a_dangling_bearer_header(api, client):
     code = code_for(api, client.id)
-    params = {"client_id": client.id, "client_secret": client.secret, "grant_type": "authorization_code",
-              "redirect_uri": REDIRECT, "code": code}
+    params = {
+        "client_id": client.id,
+        "client_secret": client.secret,
+        "grant_type": "authorization_code",
+        "redirect_uri": REDIRECT,
+        "code": code,
+    }
     response = token(api, params, {"Authorization": "Bearer ", "Accept": "application/json"}, as_json=True)
     assert response.status_code == 200, response.body
-    again = token(api, {**params, "grant_type": "refresh_token", "refresh_token": response.json["refresh_token"]},
-                  {"Authorization": "Bearer "}, as_json=True)
+    again = token(
+        api,
+        {**params, "grant_type": "refresh_token", "refresh_token": response.json["refresh_token"]},
+        {"Authorization": "Bearer "},
+        as_json=True,
+    )
     assert again.status_code == 200 and list(again.json) == TOKEN_FIELDS
 
 
@@ -272,13 +314,15 @@ def test_client_authentication_by_http_basic(api, client):
     assert response.status_code == 400 and response.json == INVALID_CLIENT
     both = token(api, {**params, "code": code_for(api, client.id), "client_secret": client.secret}, basic)
     assert_error(both, 400, "invalid_request")
-    assert_error(token(api, {"grant_type": "client_credentials"}, {"Authorization": "Basic !!!"}), 400,
-                 "invalid_client")
+    assert_error(
+        token(api, {"grant_type": "client_credentials"}, {"Authorization": "Basic !!!"}), 400, "invalid_client"
+    )
 
 
 def test_token_endpoint_refuses_get_so_secrets_stay_out_of_urls(api, client):
-    response = token(api, {"grant_type": "client_credentials", "client_id": client.id,
-                           "client_secret": client.secret}, method="GET")
+    response = token(
+        api, {"grant_type": "client_credentials", "client_id": client.id, "client_secret": client.secret}, method="GET"
+    )
     assert response.status_code == 405 and response.headers["Allow"] == "POST"
     assert response.json["errors"][0]["code"] == 405 and "access_token" not in response.body.decode()
 
@@ -289,8 +333,9 @@ def test_reused_code_is_refused_and_revokes_what_it_issued(api, client):
     assert first.status_code == 200
     assert contacts(api, first.json["access_token"]).status_code == 200
     assert_error(exchange(api, client, code), 400, "invalid_grant")
-    assert_error(contacts(api, first.json["access_token"]), 401, "invalid_grant",
-                 "The access token provided is invalid.")
+    assert_error(
+        contacts(api, first.json["access_token"]), 401, "invalid_grant", "The access token provided is invalid."
+    )
     assert_error(refresh(api, client, first.json["refresh_token"]), 400, "invalid_grant")
     other = tokens_for(api, client)  # other families are not affected
     assert contacts(api, other["access_token"]).status_code == 200
@@ -298,6 +343,7 @@ def test_reused_code_is_refused_and_revokes_what_it_issued(api, client):
 
 def test_code_expires_after_30_seconds(api, client, monkeypatch):
     from chalicelib.store import tokens
+
     code = code_for(api, client.id)
     later(monkeypatch, tokens, 31)
     assert_error(exchange(api, client, code), 400, "invalid_grant")
@@ -307,8 +353,7 @@ def test_code_expires_after_30_seconds(api, client, monkeypatch):
 
 def test_code_needs_the_identical_redirect_uri(api, client):
     for redirect_uri in ("https://client.example/cb/", None):
-        assert_error(exchange(api, client, code_for(api, client.id), redirect_uri=redirect_uri), 400,
-                     "invalid_grant")
+        assert_error(exchange(api, client, code_for(api, client.id), redirect_uri=redirect_uri), 400, "invalid_grant")
 
 
 def test_code_of_another_client_is_refused(api, client):
@@ -347,6 +392,7 @@ def test_a_code_verifier_without_a_challenge_is_refused(api, client):
 
 # --- refresh_token grant --------------------------------------------------------------------
 
+
 def test_refresh_rotates_both_tokens(api, client):
     first = tokens_for(api, client)
     second = refresh(api, client, first["refresh_token"])
@@ -372,6 +418,7 @@ def test_reused_refresh_token_revokes_the_family(api, client):
 
 def test_refresh_token_expires_after_the_configured_days(api, client, monkeypatch):
     from chalicelib.store import tokens
+
     settings.update(Context(), {"refreshTokenDays": 2})
     kept, unused = tokens_for(api, client), tokens_for(api, client)
     later(monkeypatch, tokens, 2 * 86400 - 60)
@@ -390,24 +437,35 @@ def test_unknown_or_foreign_refresh_token(api, client):
     assert_error(refresh(api, client, "not-a-token"), 400, "invalid_grant")
     assert_error(refresh(api, client, ""), 400, "invalid_request")
     doc, secret = clients.create(Context(), "Other", [REDIRECT], "2", creator_id=1)
-    assert_error(refresh(api, types.SimpleNamespace(id=doc["publicId"], secret=secret), body["refresh_token"]),
-                 400, "invalid_grant")
+    assert_error(
+        refresh(api, types.SimpleNamespace(id=doc["publicId"], secret=secret), body["refresh_token"]),
+        400,
+        "invalid_grant",
+    )
     assert refresh(api, client, body["refresh_token"]).status_code == 200
 
 
 # --- client_credentials grant ---------------------------------------------------------------
 
+
 def test_client_credentials_gives_an_access_token_only_acting_as_the_named_user(api, fresh):
     owner = users.create_user("owner", "owner-password", first_name="Olga")
-    doc, secret = clients.create(Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"],
-                                 user_id=owner["id"])
+    doc, secret = clients.create(
+        Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"], user_id=owner["id"]
+    )
     response = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
     assert response.status_code == 200 and response.headers["Pragma"] == "no-cache"
     assert list(response.json) == ["access_token", "expires_in", "token_type", "scope"]
     claims = jwt.decode(response.json["access_token"], options={"verify_signature": False})
     assert claims["sub"] == str(owner["id"]) and claims["usr"]["username"] == "owner"
-    created = request(api, "POST", "/api/contacts/new", {"email": "made@example.com"},
-                      {"Authorization": f"Bearer {response.json['access_token']}"}, as_json=True)
+    created = request(
+        api,
+        "POST",
+        "/api/contacts/new",
+        {"email": "made@example.com"},
+        {"Authorization": f"Bearer {response.json['access_token']}"},
+        as_json=True,
+    )
     assert created.status_code == 201 and created.json["contact"]["createdBy"] == owner["id"]
 
 
@@ -417,8 +475,15 @@ def test_a_client_uses_only_its_grants(api, fresh):
     response = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
     assert_error(response, 400, "unauthorized_client")
     machine, machine_secret = clients.create(Context(), "Machine", [], "2", grants=["client_credentials"], user_id=1)
-    response = token(api, {"grant_type": "refresh_token", "refresh_token": "x", "client_id": machine["publicId"],
-                           "client_secret": machine_secret})
+    response = token(
+        api,
+        {
+            "grant_type": "refresh_token",
+            "refresh_token": "x",
+            "client_id": machine["publicId"],
+            "client_secret": machine_secret,
+        },
+    )
     assert_error(response, 400, "unauthorized_client")
     with pytest.raises(ValueError):
         clients.create(Context(), "No user", [], "2", grants=["client_credentials"])
@@ -426,8 +491,9 @@ def test_a_client_uses_only_its_grants(api, fresh):
 
 def test_grant_type_and_scope_errors(api, client):
     base = {"client_id": client.id, "client_secret": client.secret}
-    assert_error(token(api, {**base, "grant_type": "password", "username": "a", "password": "b"}), 400,
-                 "unsupported_grant_type")
+    assert_error(
+        token(api, {**base, "grant_type": "password", "username": "a", "password": "b"}), 400, "unsupported_grant_type"
+    )
     assert_error(token(api, {**base, "grant_type": "implicit"}), 400, "unsupported_grant_type")
     assert_error(token(api, base), 400, "invalid_request")
     assert_error(token(api, {**base, "grant_type": "client_credentials", "scope": "all"}), 400, "invalid_scope")
@@ -437,21 +503,28 @@ def test_grant_type_and_scope_errors(api, client):
 
 # --- using the access token -----------------------------------------------------------------
 
+
 def test_access_token_in_header_query_or_form_body_but_only_one(api, client):
     access_token = tokens_for(api, client)["access_token"]
     assert contacts(api, access_token).status_code == 200
     assert request(api, "GET", f"/api/contacts?access_token={access_token}").status_code == 200
     created = request(api, "POST", "/api/tags/new", {"tag": "via-form", "access_token": access_token})
     assert created.status_code == 201, created.body
-    both = request(api, "GET", f"/api/contacts?access_token={access_token}",
-                   headers={"Authorization": f"Bearer {access_token}"})
-    assert_error(both, 400, "invalid_request",
-                 "Only one method may be used to authenticate at a time (Auth header, GET or POST).")
+    both = request(
+        api, "GET", f"/api/contacts?access_token={access_token}", headers={"Authorization": f"Bearer {access_token}"}
+    )
+    assert_error(
+        both,
+        400,
+        "invalid_request",
+        "Only one method may be used to authenticate at a time (Auth header, GET or POST).",
+    )
     assert_error(contacts(api, access_token[:-2] + "xx"), 401, "invalid_grant", "The access token provided is invalid.")
 
 
 def test_expired_access_token(api, client, monkeypatch):
     from chalicelib.auth import oauth2
+
     later(monkeypatch, oauth2, -3601)
     access_token = tokens_for(api, client)["access_token"]
     monkeypatch.undo()
@@ -480,14 +553,16 @@ def test_oauth1a_mode_disables_oauth2(api, client):
 
 def test_api_disabled_closes_the_oauth_endpoints(api, client):
     settings.update(Context(), {"apiEnabled": False})
-    for response in (request(api, "GET", authorize_url(client.id)),
-                     token(api, {"grant_type": "client_credentials", "client_id": client.id,
-                                 "client_secret": client.secret})):
+    for response in (
+        request(api, "GET", authorize_url(client.id)),
+        token(api, {"grant_type": "client_credentials", "client_id": client.id, "client_secret": client.secret}),
+    ):
         assert_error(response, 403, "api_disabled")
 
 
 def test_nothing_secret_is_stored_in_clear(api, client):
     from chalicelib.store.models import Token
+
     code = code_for(api, client.id)
     body = exchange(api, client, code).json
     dump = json.dumps([item.attribute_values for item in Token.scan()], default=str)

@@ -3,6 +3,7 @@ that merges, an owner given or changed, a PUT that creates, a note written on an
 Each is an attack reproduced over the API by `mallory` (role "Sales": `lead:leads` viewown,
 editown, create) against `victim`'s contact; each must answer 403, echo nothing of the victim's
 contact and write nothing."""
+
 import json
 
 import pytest
@@ -18,8 +19,9 @@ SECRET = ("victim@example.com", "Victoria", "+420 777 000 111")
 def victim(api):
     """Victim's contact, owned by the user `victim`; returns (Api as victim, contact)."""
     user = _as(api, "victim", SALES)
-    contact = api.post("/api/contacts/new", {"email": SECRET[0], "firstname": SECRET[1], "phone": SECRET[2],
-                                             "owner": user.user_id})
+    contact = api.post(
+        "/api/contacts/new", {"email": SECRET[0], "firstname": SECRET[1], "phone": SECRET[2], "owner": user.user_id}
+    )
     assert contact.status_code == 201, contact.json
     return user, contact.json["contact"]
 
@@ -54,8 +56,9 @@ def test_a_create_matching_a_strangers_email_is_refused_and_echoes_nothing(api, 
 
 def test_a_batch_create_matching_a_strangers_email_refuses_that_item(api, victim, mallory):
     _, contact = victim
-    r = mallory.post("/api/contacts/batch/new", [{"email": "own@example.com"},
-                                                 {"email": SECRET[0], "firstname": "Mallory"}])
+    r = mallory.post(
+        "/api/contacts/batch/new", [{"email": "own@example.com"}, {"email": SECRET[0], "firstname": "Mallory"}]
+    )
     assert r.status_code == 201, r.json
     assert r.json["statusCodes"] == [201, 403]
     assert r.json["errors"] == {"1": {"message": FORBIDDEN, "code": 403, "type": "api"}}

@@ -1,6 +1,8 @@
 """Issue 9, pages and tracking: landing pages by alias (tokens, hits, unique hits, page.hit, redirects
 when unpublished), the tracking pixel, and dynamic content resolved by slot."""
+
 import json
+
 from tests.conftest import visitor_cookie
 
 
@@ -28,9 +30,9 @@ def test_page_served_by_alias_with_tokens_and_counted_hits(api, source_ip):
     assert bot.status_code == 200 and bot.headers["Content-Type"].startswith("text/html")
     assert bot.body.decode() == "<h1>Hi friend</h1>" and "Set-Cookie" not in bot.headers
     contact = person(api, firstname="Pia")
-    known = fetch(api, "/spring-offer?utm_source=mail&utm_campaign=spring", {"Cookie": visitor_cookie(contact['id'])})
+    known = fetch(api, "/spring-offer?utm_source=mail&utm_campaign=spring", {"Cookie": visitor_cookie(contact["id"])})
     assert known.body.decode() == "<h1>Hi Pia</h1>"
-    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact["id"])})
     counted = api.get(f"/api/pages/{page['id']}").json["page"]
     assert counted["hits"] == 3 and counted["uniqueHits"] == 2 and counted["dateModified"] is None
     events = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
@@ -42,11 +44,13 @@ def test_page_served_by_alias_with_tokens_and_counted_hits(api, source_ip):
 
 def test_page_hit_point_action(api):
     page = make_page(api)
-    api.post("/api/points/new", {"name": "Visits", "type": "page.hit", "delta": 3, "repeatable": True,
-                                 "properties": {"pages": [page["id"]]}})
+    api.post(
+        "/api/points/new",
+        {"name": "Visits", "type": "page.hit", "delta": 3, "repeatable": True, "properties": {"pages": [page["id"]]}},
+    )
     contact = person(api)
-    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
-    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact['id'])})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact["id"])})
+    fetch(api, "/spring-offer", {"Cookie": visitor_cookie(contact["id"])})
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["points"] == 6
 
 
@@ -69,11 +73,13 @@ def test_public_pages_do_not_swallow_api_or_oauth(api):
 
 
 def test_tracking_pixel_records_url_hits_for_known_contacts_not_bots(api):
-    api.post("/api/points/new", {"name": "Pricing", "type": "url.hit", "delta": 4,
-                                 "properties": {"page_url": "https://site.example/pricing*"}})
+    api.post(
+        "/api/points/new",
+        {"name": "Pricing", "type": "url.hit", "delta": 4, "properties": {"page_url": "https://site.example/pricing*"}},
+    )
     contact = person(api)
     query = "page_url=https%3A%2F%2Fsite.example%2Fpricing%3Futm_source%3Dads&page_title=Pricing&utm_source=ads"
-    pixel = fetch(api, f"/mtracking.gif?{query}", {"Cookie": visitor_cookie(contact['id']), "Accept": "*/*"})
+    pixel = fetch(api, f"/mtracking.gif?{query}", {"Cookie": visitor_cookie(contact["id"]), "Accept": "*/*"})
     assert pixel.status_code == 200 and pixel.headers["Content-Type"] == "image/gif"
     assert pixel.body.startswith(b"GIF89a")
     after = api.get(f"/api/contacts/{contact['id']}").json["contact"]
@@ -85,16 +91,32 @@ def test_tracking_pixel_records_url_hits_for_known_contacts_not_bots(api):
 
 
 def test_dynamic_content_by_slot_in_pages_and_counted(api):
-    api.post("/api/dynamiccontents/new", {"name": "VIP", "slotName": "hero", "isCampaignBased": False,
-                                          "content": "<b>VIP</b>",
-                                          "filters": [{"glue": "and", "field": "city", "object": "lead",
-                                                       "type": "text", "operator": "=",
-                                                       "properties": {"filter": "Prague"}}]})
-    generic = api.post("/api/dynamiccontents/new", {"name": "All", "slotName": "hero", "isCampaignBased": False,
-                                                    "content": "<i>Hello</i>"}).json["dynamicContent"]
+    api.post(
+        "/api/dynamiccontents/new",
+        {
+            "name": "VIP",
+            "slotName": "hero",
+            "isCampaignBased": False,
+            "content": "<b>VIP</b>",
+            "filters": [
+                {
+                    "glue": "and",
+                    "field": "city",
+                    "object": "lead",
+                    "type": "text",
+                    "operator": "=",
+                    "properties": {"filter": "Prague"},
+                }
+            ],
+        },
+    )
+    generic = api.post(
+        "/api/dynamiccontents/new",
+        {"name": "All", "slotName": "hero", "isCampaignBased": False, "content": "<i>Hello</i>"},
+    ).json["dynamicContent"]
     make_page(api, customHtml="<div>{dwc=hero}</div>")
     vip = person(api, city="Prague")
-    assert fetch(api, "/spring-offer", {"Cookie": visitor_cookie(vip['id'])}).body.decode() == "<div><b>VIP</b></div>"
+    assert fetch(api, "/spring-offer", {"Cookie": visitor_cookie(vip["id"])}).body.decode() == "<div><b>VIP</b></div>"
     assert fetch(api, "/spring-offer").body.decode() == "<div><i>Hello</i></div>"
     assert fetch(api, "/dwc/hero").body.decode() == "<i>Hello</i>"
     assert fetch(api, "/dwc/none").body.decode() == ""

@@ -1,6 +1,7 @@
 """The deployed REST API is three proxy resources: the app finds each request's route by its path
 (literal segments before parameters, as API Gateway), with its path parameters, and answers an
 unknown path with the JSON 404."""
+
 import base64
 import json
 
@@ -11,12 +12,27 @@ from tests.conftest import ADMIN
 def _event(method, path, resource="/api/{proxy+}", body=None):
     auth = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
     headers = {"Authorization": auth, "Content-Type": "application/json", "Host": "api.example.com"}
-    return {"resource": resource, "path": path, "httpMethod": method, "headers": headers,
-            "multiValueHeaders": {k: [v] for k, v in headers.items()}, "queryStringParameters": None,
-            "multiValueQueryStringParameters": None, "pathParameters": {"proxy": path.split("/", 2)[-1]},
-            "stageVariables": None, "body": json.dumps(body) if body is not None else None, "isBase64Encoded": False,
-            "requestContext": {"resourcePath": resource, "httpMethod": method, "stage": "api", "path": f"/api{path}",
-                               "identity": {"sourceIp": "198.51.100.7"}, "requestId": "r1"}}
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": {"proxy": path.split("/", 2)[-1]},
+        "stageVariables": None,
+        "body": json.dumps(body) if body is not None else None,
+        "isBase64Encoded": False,
+        "requestContext": {
+            "resourcePath": resource,
+            "httpMethod": method,
+            "stage": "api",
+            "path": f"/api{path}",
+            "identity": {"sourceIp": "198.51.100.7"},
+            "requestId": "r1",
+        },
+    }
 
 
 def _call(app, method, path, **kw):

@@ -1,6 +1,7 @@
 """Roles decide what a non-admin user may do: per bundle (one allowed and one refused case each),
 own/other documents on every path (get, list, search, edit, delete, batch, nested actions,
 membership), publishing fields, and the routes that need one of several permissions."""
+
 import base64
 
 import pytest
@@ -14,6 +15,7 @@ PASSWORD = "secret-pass-1"
 
 def _level(prefix):
     from chalicelib.domain.kernel import registry
+
     return next(r.permission for r in registry.resources() if r.prefix == prefix)
 
 
@@ -21,9 +23,17 @@ def _as(api, name, raw):
     """An Api authenticated as a new user whose role grants `raw` ({bundle:level: [permissions]})."""
     role = api.post("/api/roles/new", {"name": f"role {name}", "rawPermissions": raw})
     assert role.status_code == 201, role.json
-    user = api.post("/api/users/new", {"username": name, "firstName": name.title(), "lastName": "Tester",
-                                       "email": f"{name}@example.com", "role": role.json["role"]["id"],
-                                       "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}})
+    user = api.post(
+        "/api/users/new",
+        {
+            "username": name,
+            "firstName": name.title(),
+            "lastName": "Tester",
+            "email": f"{name}@example.com",
+            "role": role.json["role"]["id"],
+            "plainPassword": {"password": PASSWORD, "confirm": PASSWORD},
+        },
+    )
     assert user.status_code == 201, user.json
     other = Api(api.http)
     other.auth = {"Authorization": "Basic " + base64.b64encode(f"{name}:{PASSWORD}".encode()).decode()}
@@ -38,6 +48,7 @@ def as_user(api):
 
 def _full_permissions(level):
     from chalicelib.domain.kernel import permission_catalog
+
     return [p for p in permission_catalog.CATALOG[level] if p != "full"]
 
 
@@ -71,9 +82,17 @@ BEYOND = [
     ("messages", lambda api: {"name": "Message"}),
     ("roles", lambda api: {"name": "Role"}),
     ("devices", lambda api: {"lead": create(api, BY_PREFIX["contacts"], owner=None)["id"], "device": "desktop"}),
-    ("users", lambda api: {"username": "new", "firstName": "N", "lastName": "U", "email": "n@example.com",
-                           "role": api.post("/api/roles/new", {"name": "Plain"}).json["role"]["id"],
-                           "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}}),
+    (
+        "users",
+        lambda api: {
+            "username": "new",
+            "firstName": "N",
+            "lastName": "U",
+            "email": "n@example.com",
+            "role": api.post("/api/roles/new", {"name": "Plain"}).json["role"]["id"],
+            "plainPassword": {"password": PASSWORD, "confirm": PASSWORD},
+        },
+    ),
 ]
 
 
@@ -95,8 +114,7 @@ def test_the_error_is_mautics_403_document(as_user):
 
 
 def test_own_contacts_only_on_every_path(api, as_user):
-    ann = as_user("ann", {"lead:leads": ["viewown", "editown", "deleteown", "create"],
-                          "lead:lists": ["viewother"]})
+    ann = as_user("ann", {"lead:leads": ["viewown", "editown", "deleteown", "create"], "lead:lists": ["viewother"]})
     theirs = create(api, BY_PREFIX["contacts"], email="boss@example.com", firstname="Boss")
     mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com", "firstname": "Annie"}).json["contact"]
     contacts = BY_PREFIX["contacts"]
@@ -117,8 +135,9 @@ def test_own_contacts_only_on_every_path(api, as_user):
     assert_error(ann.post(f"/api/segments/{segment['id']}/contact/{theirs['id']}/add"), 403)
     assert ann.post(f"/api/segments/{segment['id']}/contact/{mine['id']}/add").status_code == 200
 
-    edited = ann.patch("/api/contacts/batch/edit", [{"id": mine["id"], "firstname": "B"},
-                                                    {"id": theirs["id"], "firstname": "Y"}])
+    edited = ann.patch(
+        "/api/contacts/batch/edit", [{"id": mine["id"], "firstname": "B"}, {"id": theirs["id"], "firstname": "Y"}]
+    )
     assert edited.status_code == 200 and edited.json["statusCodes"] == [200, 403]
     assert edited.json["errors"] == {"1": {"message": FORBIDDEN, "code": 403, "type": "api"}}
     deleted = ann.delete(f"/api/contacts/batch/delete?ids={theirs['id']},{mine['id']}")
@@ -169,8 +188,17 @@ def test_routes_needing_one_of_several_permissions(api, as_user):
 
 def test_an_admin_role_may_do_everything(api):
     role = api.post("/api/roles/new", {"name": "Admins", "isAdmin": True}).json["role"]
-    api.post("/api/users/new", {"username": "root2", "firstName": "R", "lastName": "T", "email": "r@example.com",
-                                "role": role["id"], "plainPassword": {"password": PASSWORD, "confirm": PASSWORD}})
+    api.post(
+        "/api/users/new",
+        {
+            "username": "root2",
+            "firstName": "R",
+            "lastName": "T",
+            "email": "r@example.com",
+            "role": role["id"],
+            "plainPassword": {"password": PASSWORD, "confirm": PASSWORD},
+        },
+    )
     root = Api(api.http)
     root.auth = {"Authorization": "Basic " + base64.b64encode(f"root2:{PASSWORD}".encode()).decode()}
     assert root.post("/api/emails/new", {"name": "M"}).status_code == 201
@@ -179,15 +207,28 @@ def test_an_admin_role_may_do_everything(api):
 
 def test_every_api_route_declares_its_needs():
     from chalicelib.api.blueprints import API_ROUTES
-    open_routes = sorted((path, method) for routes in API_ROUTES for path, methods in routes.needs.items()
-                         for method, needs in methods.items() if not needs)
+
+    open_routes = sorted(
+        (path, method)
+        for routes in API_ROUTES
+        for path, methods in routes.needs.items()
+        for method, needs in methods.items()
+        if not needs
+    )
     assert open_routes == [("/users/self", "GET")]
 
 
 def test_membership_shows_and_changes_only_own_contacts(api, as_user):
     from tests.api.test_automations import new_automation, tag
-    ann = as_user("ann", {"lead:leads": ["viewown", "editown", "create"], "lead:lists": ["viewother"],
-                          "campaign:campaigns": ["viewother"]})
+
+    ann = as_user(
+        "ann",
+        {
+            "lead:leads": ["viewown", "editown", "create"],
+            "lead:lists": ["viewother"],
+            "campaign:campaigns": ["viewother"],
+        },
+    )
     theirs = create(api, BY_PREFIX["contacts"], email="boss@example.com")
     mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com"}).json["contact"]
     automation = new_automation(api, [tag("new1", "hello")])
@@ -217,9 +258,11 @@ def test_an_oauth2_client_acts_with_its_users_role_and_a_new_role_ends_its_token
     from chalicelib.auth import clients
     from chalicelib.domain.kernel.context import Context
     from tests.api.test_oauth2 import token
+
     olga = as_user("olga", {"email:emails": ["viewown"]})
-    doc, secret = clients.create(Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"],
-                                 user_id=olga.user_id)
+    doc, secret = clients.create(
+        Context(), "Machine", [], "2", creator_id=1, grants=["client_credentials"], user_id=olga.user_id
+    )
     issued = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
     bearer = {"Authorization": f"Bearer {issued.json['access_token']}"}
     assert api.get("/api/emails", headers=bearer, auth=False).status_code == 200
@@ -228,13 +271,21 @@ def test_an_oauth2_client_acts_with_its_users_role_and_a_new_role_ends_its_token
     assert api.patch(f"/api/users/{olga.user_id}/edit", {"role": admins}).status_code == 200
     assert api.get("/api/emails", headers=bearer, auth=False).status_code == 401
     again = token(api, {"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
-    assert api.post("/api/emails/new", {"name": "M"},
-                    headers={"Authorization": f"Bearer {again.json['access_token']}"}, auth=False).status_code == 201
+    assert (
+        api.post(
+            "/api/emails/new",
+            {"name": "M"},
+            headers={"Authorization": f"Bearer {again.json['access_token']}"},
+            auth=False,
+        ).status_code
+        == 201
+    )
 
 
 def test_a_token_without_a_role_claim_uses_the_stored_users_role(api, as_user):
     from chalicelib.domain.kernel import access
     from chalicelib.domain.kernel.context import Context
+
     olga = as_user("olga", {"email:emails": ["viewown"]})
     ctx = Context(user={"id": olga.user_id, "username": "olga"})  # as a token issued before roles
     assert access.has(ctx, "email:emails:viewown") and not access.has(ctx, "email:emails:create")
@@ -250,6 +301,7 @@ def test_a_contact_the_user_owns_is_listed_as_it_may_be_read(api, as_user):
 def test_own_lists_read_the_owner_feed_and_reindex_fills_it_for_older_documents(api, as_user):
     from chalicelib.domain.kernel import access, registry
     from chalicelib.store import entities as store
+
     ann = as_user("ann", {"lead:leads": ["viewown", "create"], "email:emails": ["viewown", "create"]})
     mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com"}).json["contact"]
     mail = ann.post("/api/emails/new", {"name": "Mail"}).json["email"]

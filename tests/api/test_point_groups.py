@@ -1,5 +1,6 @@
 """Point groups (Mautic 5): the `/points/groups` resource, a contact's group scores and their
 operations, point actions and triggers that name a group, and what deleting a group does."""
+
 import pytest
 
 from tests.api.payloads import ISO_UTC, assert_error
@@ -27,6 +28,7 @@ def change(api, contact_id, group_id, operator, value, body=None):
 
 
 # --- the resource -------------------------------------------------------------------------------------
+
 
 def test_create_get_and_list_have_mautic_keys_and_shapes(api):
     group = make_group(api)
@@ -89,6 +91,7 @@ def test_groups_do_not_collide_with_point_actions_and_triggers(api):
 
 # --- a contact's group scores ---------------------------------------------------------------------------
 
+
 def test_a_contact_starts_without_group_scores(api):
     person = new_contact(api)
     make_group(api)
@@ -96,8 +99,10 @@ def test_a_contact_starts_without_group_scores(api):
     assert "groupScores" not in api.get(f"/api/contacts/{person['id']}").json["contact"]  # as Mautic's serializer
 
 
-@pytest.mark.parametrize("operator, value, expected", [
-    ("plus", 5, 15), ("minus", 4, 6), ("times", 3, 30), ("divide", 4, 2), ("set", 7, 7), ("plus", -3, 7)])
+@pytest.mark.parametrize(
+    "operator, value, expected",
+    [("plus", 5, 15), ("minus", 4, 6), ("times", 3, 30), ("divide", 4, 2), ("set", 7, 7), ("plus", -3, 7)],
+)
 def test_operations(api, operator, value, expected):
     person, group = new_contact(api), make_group(api)
     change(api, person["id"], group["id"], "plus", 10)
@@ -115,8 +120,10 @@ def test_one_group_score_and_scores_in_group_order(api):
     assert api.get(f"/api/contacts/{person['id']}/points/groups/{first['id']}").json == {"groupScore": None}
     change(api, person["id"], second["id"], "set", 4)
     change(api, person["id"], first["id"], "plus", 2)
-    assert [(s["group"]["name"], s["score"]) for s in scores(api, person["id"])["groupScores"]] == \
-        [("First", 2), ("Second", 4)]
+    assert [(s["group"]["name"], s["score"]) for s in scores(api, person["id"])["groupScores"]] == [
+        ("First", 2),
+        ("Second", 4),
+    ]
     one = api.get(f"/api/contacts/{person['id']}/points/groups/{second['id']}").json
     assert one["groupScore"]["score"] == 4 and one["groupScore"]["group"]["id"] == second["id"]
 
@@ -126,8 +133,15 @@ def test_a_change_is_on_the_timeline_with_its_group(api):
     change(api, person["id"], group["id"], "plus", 5, {"eventName": "Webinar", "actionName": "Attended"})
     change(api, person["id"], group["id"], "times", 3)
     first, second = [g for g in gained(api, person["id"]) if "group" in g]
-    assert first == {"action": "Attended", "type": "API", "group": {"id": group["id"], "name": "Product"},
-                     "delta": 5, "operator": "plus", "oldPoints": 0, "newPoints": 5}
+    assert first == {
+        "action": "Attended",
+        "type": "API",
+        "group": {"id": group["id"], "name": "Product"},
+        "delta": 5,
+        "operator": "plus",
+        "oldPoints": 0,
+        "newPoints": 5,
+    }
     assert second["delta"] == 10 and second["oldPoints"] == 5 and second["newPoints"] == 15
     assert second["action"] == "API"
 
@@ -161,10 +175,12 @@ def test_the_main_points_route_still_answers(api):
 
 # --- point actions and triggers naming a group -------------------------------------------------------------
 
+
 def test_a_point_action_with_a_group_scores_in_the_group(api):
     group, form = make_group(api), make_form(api)
-    action = api.post("/api/points/new", {"name": "Submits", "type": "form.submit", "delta": 5,
-                                          "group": group["id"]}).json["point"]
+    action = api.post(
+        "/api/points/new", {"name": "Submits", "type": "form.submit", "delta": 5, "group": group["id"]}
+    ).json["point"]
     assert action["group"] == {"id": group["id"], "name": "Product", "description": "d"}
     person = new_contact(api)
     post(api, form["id"], {"email": "pat@example.com"})
@@ -217,6 +233,7 @@ def test_existing_contacts_at_a_group_threshold_get_the_events(api, drain):
 
 # --- deleting a group -----------------------------------------------------------------------------------------
 
+
 def test_deleting_a_group_removes_its_scores_actions_and_triggers(api):
     group, other = make_group(api), make_group(api, "Other")
     action = api.post("/api/points/new", {"name": "In group", "type": "email.open", "group": group["id"]}).json
@@ -232,7 +249,8 @@ def test_deleting_a_group_removes_its_scores_actions_and_triggers(api):
     assert api.get("/api/points/triggers").json["total"] == 0
     change(api, person["id"], other["id"], "plus", 1)
     assert scores(api, person["id"])["groupScores"] == [
-        {"score": 4, "group": {"id": other["id"], "name": "Other", "description": "d"}}]
+        {"score": 4, "group": {"id": other["id"], "name": "Other", "description": "d"}}
+    ]
 
 
 def test_merged_contacts_add_their_group_scores_up(api):

@@ -1,6 +1,7 @@
 """Issue 9, point triggers: they fire when a contact's points are written through the contact API
 (create, PATCH, PUT, batch), once per contact, with the change on the timeline; and a trigger with
 `triggerExistingLeads` gives its events, in the background, to contacts already at its threshold."""
+
 import pytest
 
 
@@ -34,6 +35,7 @@ def gained(api, contact_id):
 
 
 # --- points written through the contact API ----------------------------------------------------------
+
 
 def test_patch_crossing_the_threshold_fires_once_and_is_on_the_timeline(api):
     segment = api.post("/api/segments/new", {"name": "Hot"}).json["list"]
@@ -124,6 +126,7 @@ def test_a_patch_of_points_reaches_the_points_webhook(api, drain, receiver):
 
 # --- triggerExistingLeads ----------------------------------------------------------------------------
 
+
 def existing(api):
     return {points: new_contact(api, f"p{points}@example.com", points=points)["id"] for points in (5, 10, 20)}
 
@@ -171,6 +174,7 @@ def test_lowering_the_threshold_reaches_more_contacts(api, drain):
 
 def test_a_pass_run_twice_changes_nothing_more(api, drain):
     from chalicelib.store import queues
+
     segment = api.post("/api/segments/new", {"name": "Hot"}).json["list"]
     people = existing(api)
     trigger = make_trigger(api, segment=segment["id"], triggerExistingLeads=True)
@@ -185,12 +189,14 @@ def test_a_pass_run_twice_changes_nothing_more(api, drain):
 
 def test_email_events_reach_patched_and_existing_contacts_once(api, drain):
     from tests.api.test_email_send import make_email, sent_messages
+
     mail_doc = make_email(api)
     ann = new_contact(api, "ann@example.com", points=30)
     bob = new_contact(api, "bob@example.com")
     send = {"type": "email.send", "name": "Send", "properties": {"email": mail_doc["id"]}}
-    trigger = api.post("/api/points/triggers/new", {"name": "Hot", "points": 10, "triggerExistingLeads": True,
-                                                    "events": [send]}).json["trigger"]
+    trigger = api.post(
+        "/api/points/triggers/new", {"name": "Hot", "points": 10, "triggerExistingLeads": True, "events": [send]}
+    ).json["trigger"]
     api.patch(f"/api/contacts/{bob['id']}/edit", {"points": 10})
     drain()
     api.patch(f"/api/points/triggers/{trigger['id']}/edit", {"points": 5})
@@ -201,9 +207,10 @@ def test_email_events_reach_patched_and_existing_contacts_once(api, drain):
 
 
 def test_a_contact_written_during_the_pass_keeps_both_changes(api):
-    from chalicelib.domain.points import point_triggers
     from chalicelib.domain.kernel.context import Context
+    from chalicelib.domain.points import point_triggers
     from chalicelib.store import entities as store
+
     person = new_contact(api, points=20)
     stale = store.get("contact", person["id"])
     trigger = make_trigger(api, triggerExistingLeads=True)

@@ -1,5 +1,6 @@
 """Issue 9, points engine: point actions score events (repeatable or once), point triggers fire
 their events once when the points cross the threshold, and the contact's colour follows them."""
+
 from tests.api.test_forms_submit import make_form, post
 
 
@@ -14,16 +15,17 @@ def points_of(api, contact_id):
 def test_form_submit_point_action_scores_once_unless_repeatable(api):
     form = make_form(api)
     other = make_form(api, name="Other")
-    api.post("/api/points/new", {"name": "Submits", "type": "form.submit", "delta": 5,
-                                 "properties": {"forms": [form["id"]]}})
-    api.post("/api/points/new", {"name": "Any form, every time", "type": "form.submit", "delta": 1,
-                                 "repeatable": True})
+    api.post(
+        "/api/points/new", {"name": "Submits", "type": "form.submit", "delta": 5, "properties": {"forms": [form["id"]]}}
+    )
+    api.post("/api/points/new", {"name": "Any form, every time", "type": "form.submit", "delta": 1, "repeatable": True})
     person = contact(api)
     for target in (form, form, other):
         post(api, target["id"], {"email": "pat@example.com"})
     assert points_of(api, person["id"])["points"] == 5 + 3
-    gained = [e for e in api.get(f"/api/contacts/{person['id']}/activity").json["events"]
-              if e["event"] == "point.gained"]
+    gained = [
+        e for e in api.get(f"/api/contacts/{person['id']}/activity").json["events"] if e["event"] == "point.gained"
+    ]
     assert len(gained) == 4 and {e["details"]["pointActionId"] for e in gained} == {1, 2}
 
 
@@ -36,9 +38,15 @@ def test_unpublished_point_action_does_not_score(api):
 
 
 def test_trigger_fires_once_when_threshold_is_crossed_and_colour_follows(api):
-    trigger = api.post("/api/points/triggers/new", {
-        "name": "Hot", "points": 10, "color": "#ff0000",
-        "events": [{"name": "Tag hot", "type": "lead.changetags", "properties": {"add_tags": ["hot"]}}]}).json
+    trigger = api.post(
+        "/api/points/triggers/new",
+        {
+            "name": "Hot",
+            "points": 10,
+            "color": "#ff0000",
+            "events": [{"name": "Tag hot", "type": "lead.changetags", "properties": {"add_tags": ["hot"]}}],
+        },
+    ).json
     assert trigger["trigger"]["color"] == "ff0000"
     person = contact(api)
     api.post(f"/api/contacts/{person['id']}/points/plus/5")
@@ -56,9 +64,14 @@ def test_trigger_fires_once_when_threshold_is_crossed_and_colour_follows(api):
 
 def test_trigger_crossed_by_a_form_submission_changes_segments(api):
     segment = api.post("/api/segments/new", {"name": "Engaged"}).json["list"]
-    api.post("/api/points/triggers/new", {
-        "name": "Engaged", "points": 3,
-        "events": [{"name": "Add", "type": "lead.changelists", "properties": {"addToLists": [segment["id"]]}}]})
+    api.post(
+        "/api/points/triggers/new",
+        {
+            "name": "Engaged",
+            "points": 3,
+            "events": [{"name": "Add", "type": "lead.changelists", "properties": {"addToLists": [segment["id"]]}}],
+        },
+    )
     api.post("/api/points/new", {"name": "Submits", "type": "form.submit", "delta": 3})
     form = make_form(api)
     person = contact(api)
@@ -68,11 +81,18 @@ def test_trigger_crossed_by_a_form_submission_changes_segments(api):
 
 
 def test_form_action_points_cross_a_trigger(api):
-    api.post("/api/points/triggers/new", {
-        "name": "Warm", "points": 4, "color": "00ff00",
-        "events": [{"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": "warm"}}]})
-    form = make_form(api, actions=[{"name": "Score", "type": "lead.pointschange",
-                                    "properties": {"operator": "plus", "points": 4}}])
+    api.post(
+        "/api/points/triggers/new",
+        {
+            "name": "Warm",
+            "points": 4,
+            "color": "00ff00",
+            "events": [{"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": "warm"}}],
+        },
+    )
+    form = make_form(
+        api, actions=[{"name": "Score", "type": "lead.pointschange", "properties": {"operator": "plus", "points": 4}}]
+    )
     post(api, form["id"], {"email": "pat@example.com"})
     (person,) = api.get("/api/contacts").json["contacts"].values()
     assert person["points"] == 4 and person["color"] == "00ff00" and [t["tag"] for t in person["tags"]] == ["warm"]
@@ -80,5 +100,11 @@ def test_form_action_points_cross_a_trigger(api):
 
 def test_type_catalogues(api):
     assert set(api.get("/api/points/actions/types").json["pointActionTypes"]) == {
-        "asset.download", "email.open", "email.send", "form.submit", "page.hit", "url.hit"}
+        "asset.download",
+        "email.open",
+        "email.send",
+        "form.submit",
+        "page.hit",
+        "url.hit",
+    }
     assert "lead.changelists" in api.get("/api/points/triggers/events/types").json["eventTypes"]

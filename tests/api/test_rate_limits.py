@@ -1,5 +1,6 @@
 """API rate limits per user and per API client: the RateLimit fields on every answer, 429 with
 `Retry-After` past a limit, nothing when the limits are off (the local default)."""
+
 import base64
 import re
 import time
@@ -16,20 +17,27 @@ from tests.api.payloads import assert_error
 @pytest.fixture
 def limits(monkeypatch):
     """set(per_user, per_client): turn the limits on, away from the end of a minute window."""
+
     def set_(per_user, per_client=0):
         monkeypatch.setattr(config, "RATE_LIMIT_PER_MINUTE", per_user)
         monkeypatch.setattr(config, "RATE_LIMIT_CLIENT_PER_MINUTE", per_client)
         left = 60 - time.time() % 60
         if left < 5:  # the test's requests must fall into one window
             time.sleep(left + 0.1)
+
     return set_
 
 
 def _bearer(api, user_id=1):
     doc, secret = clients.create(Context(), "Machine", [], "2", grants=["client_credentials"], user_id=user_id)
     body = urlencode({"grant_type": "client_credentials", "client_id": doc["publicId"], "client_secret": secret})
-    r = api.call("POST", "/oauth/v2/token", raw=body.encode(), auth=False,
-                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    r = api.call(
+        "POST",
+        "/oauth/v2/token",
+        raw=body.encode(),
+        auth=False,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     return {"Authorization": f"Bearer {r.json['access_token']}"}
 
 

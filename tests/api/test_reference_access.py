@@ -3,14 +3,15 @@ reference summary shows only the id of a document the caller may not view; email
 written and sent only by a caller who may view each asset; automation events are their
 automation's. `mallory` holds own permissions only; the documents she must not reach are the
 administrator's."""
+
 import json
 
+from tests.api.payloads import assert_error
 from tests.api.test_automation_events import by_name, later_automation
 from tests.api.test_automations import new_automation, tag
 from tests.api.test_email_send import make_contact, make_email, sent_messages
 from tests.api.test_forms_submit import FIELDS, post
 from tests.api.test_permissions import FORBIDDEN, _as
-from tests.api.payloads import assert_error
 
 SALES = {"lead:leads": ["viewown", "editown", "create"]}
 VICTIM = {"email": "victim@example.com", "phone": "+420777000111", "firstname": "Victor"}
@@ -23,16 +24,21 @@ def _shows_none_of(response, *values):
 
 def _upload_asset(api, title):
     boundary = "b8"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"terms.pdf\"\r\n"
-            "Content-Type: application/pdf\r\n\r\n%PDF-1.4 terms\r\n" f"--{boundary}--\r\n").encode()
-    name = api.call("POST", "/api/files/assets/new", raw=body,
-                    headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}).json["file"]["name"]
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="terms.pdf"\r\n'
+        "Content-Type: application/pdf\r\n\r\n%PDF-1.4 terms\r\n"
+        f"--{boundary}--\r\n"
+    ).encode()
+    name = api.call(
+        "POST", "/api/files/assets/new", raw=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    ).json["file"]["name"]
     response = api.post("/api/assets/new", {"title": title, "file": name})
     assert response.status_code == 201, response.json
     return response.json["asset"]
 
 
 # 1. Reference summaries
+
 
 def test_a_note_on_a_strangers_contact_is_refused_and_echoes_nothing(api):
     """Needs the lead engineer's rule (a reference to a contact needs edit on it, kernel/service.py) for
@@ -47,8 +53,9 @@ def test_a_note_on_a_strangers_contact_is_refused_and_echoes_nothing(api):
 
 def test_a_summary_of_what_the_caller_may_not_view_is_its_bare_id(api):
     mallory = _as(api, "mallory", dict(SALES, **{"email:emails": ["viewown", "editown", "create"]}))
-    mine = mallory.post("/api/contacts/new", {"email": "mine@example.com", "firstname": "Mina",
-                                              "owner": mallory.user_id}).json["contact"]
+    mine = mallory.post(
+        "/api/contacts/new", {"email": "mine@example.com", "firstname": "Mina", "owner": mallory.user_id}
+    ).json["contact"]
     assert mine["owner"] == {"id": mallory.user_id}  # users are shown to those who may view users
     note = mallory.post("/api/notes/new", {"lead": mine["id"], "text": "hello"}).json["note"]
     assert note["lead"]["id"] == mine["id"] and note["lead"]["fields"]["all"]["email"] == "mine@example.com"
@@ -73,9 +80,16 @@ def test_a_submission_to_the_callers_form_shows_a_strangers_contact_by_id_only(a
 
 # 2. Email attachments
 
+
 def _attachments_role(api):
-    return _as(api, "mallory", dict(SALES, **{"email:emails": ["viewown", "viewother", "editown", "create"],
-                                              "asset:assets": ["viewown", "create"]}))
+    return _as(
+        api,
+        "mallory",
+        dict(
+            SALES,
+            **{"email:emails": ["viewown", "viewother", "editown", "create"], "asset:assets": ["viewown", "create"]},
+        ),
+    )
 
 
 def test_sending_an_email_with_assets_the_caller_may_not_view_is_refused(api):
@@ -84,9 +98,11 @@ def test_sending_an_email_with_assets_the_caller_may_not_view_is_refused(api):
     attached = make_email(api, assetAttachments=[secret["id"]])
     plain = make_email(api, name="Plain")
     mine = mallory.post("/api/contacts/new", {"email": "drop@evil.example"}).json["contact"]
-    for path, body in ((f"/api/emails/{attached['id']}/contact/{mine['id']}/send", {}),
-                       (f"/api/emails/{plain['id']}/contact/{mine['id']}/send", {"assetAttachments": [secret["id"]]}),
-                       (f"/api/emails/{attached['id']}/send", {})):
+    for path, body in (
+        (f"/api/emails/{attached['id']}/contact/{mine['id']}/send", {}),
+        (f"/api/emails/{plain['id']}/contact/{mine['id']}/send", {"assetAttachments": [secret["id"]]}),
+        (f"/api/emails/{attached['id']}/send", {}),
+    ):
         response = mallory.post(path, body)
         assert_error(response, 403, message=FORBIDDEN)
         _shows_none_of(response, "Secret terms")
@@ -137,20 +153,29 @@ def test_editing_a_contacts_event_needs_the_automations_edit_and_the_contacts(ap
         assert api.post(f"/api/automations/{theirs['id']}/contact/{member['id']}/add").status_code == 200
     log = f"/api/automations/{theirs['id']}/events/contact/{contact['id']}"
     pending = by_name(api.get(log).json["events"])["new2"]
-    refused = mallory.put(f"/api/automations/events/{pending['id']}/contact/{contact['id']}/edit",
-                          {"dateTriggered": "2030-01-01 00:00:00"})
+    refused = mallory.put(
+        f"/api/automations/events/{pending['id']}/contact/{contact['id']}/edit",
+        {"dateTriggered": "2030-01-01 00:00:00"},
+    )
     assert_error(refused, 403, message=FORBIDDEN)
     _shows_none_of(refused, "Welcome", "tomorrow")
     assert by_name(api.get(log).json["events"])["new2"]["contactLog"] == pending["contactLog"]
 
-    mine = new_automation(mallory, [tag("new1", "now"), tag("new2", "later", parent="new1", triggerMode="interval",
-                                                            triggerInterval=1, triggerIntervalUnit="d")], name="Mine")
+    mine = new_automation(
+        mallory,
+        [
+            tag("new1", "now"),
+            tag("new2", "later", parent="new1", triggerMode="interval", triggerInterval=1, triggerIntervalUnit="d"),
+        ],
+        name="Mine",
+    )
     assert api.post(f"/api/automations/{mine['id']}/contact/{stranger['id']}/add").status_code == 200
     stranger_log = f"/api/automations/{mine['id']}/events/contact/{stranger['id']}"
     before = api.get(stranger_log).json
     event = by_name(mine["events"])["new2"]
-    response = mallory.put(f"/api/automations/events/{event['id']}/contact/{stranger['id']}/edit",
-                           {"dateTriggered": "2030-01-01 00:00:00"})
+    response = mallory.put(
+        f"/api/automations/events/{event['id']}/contact/{stranger['id']}/edit", {"dateTriggered": "2030-01-01 00:00:00"}
+    )
     assert_error(response, 403, message=FORBIDDEN)
     _shows_none_of(response, VICTIM["email"])
     assert api.get(stranger_log).json == before

@@ -1,6 +1,7 @@
 """Reports: definitions through the standard routes (list as an array, Mautic's search commands),
 checked against their source's columns, and `GET /reports/<id>` answering the report's rows with
 Mautic's keys, over contacts, emails and the event sources, by range, page, order and grouping."""
+
 import pytest
 
 from tests.api.payloads import assert_error
@@ -40,16 +41,19 @@ def test_definition_is_stored_listed_as_an_array_and_searched(api):
     assert api.get(f"/api/reports/{other['id']}").status_code == 404
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"source": "nothing"}, "source"),
-    ({"columns": ["l.id", "x.nope"]}, "columns[1]"),
-    ({"filters": [{"column": "l.email", "condition": "sounds", "value": "a"}]}, "filters[0][condition]"),
-    ({"tableOrder": [{"column": "l.id", "direction": "SIDEWAYS"}]}, "tableOrder[0][direction]"),
-    ({"aggregators": [{"column": "l.points", "function": "MEDIAN"}]}, "aggregators[0][function]"),
-    ({"groupBy": ["es.id"]}, "groupBy[0]"),
-    ({"columns": [["l.id"]]}, "columns[0]"),
-    ({"tableOrder": [{"column": {"a": 1}}]}, "tableOrder[0][column]"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"source": "nothing"}, "source"),
+        ({"columns": ["l.id", "x.nope"]}, "columns[1]"),
+        ({"filters": [{"column": "l.email", "condition": "sounds", "value": "a"}]}, "filters[0][condition]"),
+        ({"tableOrder": [{"column": "l.id", "direction": "SIDEWAYS"}]}, "tableOrder[0][direction]"),
+        ({"aggregators": [{"column": "l.points", "function": "MEDIAN"}]}, "aggregators[0][function]"),
+        ({"groupBy": ["es.id"]}, "groupBy[0]"),
+        ({"columns": [["l.id"]]}, "columns[0]"),
+        ({"tableOrder": [{"column": {"a": 1}}]}, "tableOrder[0][column]"),
+    ],
+)
 def test_bad_definitions_are_refused_naming_the_field_and_nothing_is_written(api, body, field):
     response = api.post("/api/reports/new", dict({"name": "Bad", "source": "leads"}, **body))
     assert_error(response, 400)
@@ -59,13 +63,28 @@ def test_bad_definitions_are_refused_naming_the_field_and_nothing_is_written(api
 
 def test_contact_report_keys_columns_filters_and_pages(api):
     ids = contacts(api, "a@x.com", "b@y.com", "c@x.com", firstname="Ann")
-    made = report(api, columns=["l.id", "l.email", "l.firstname"],
-                  filters=[{"column": "l.email", "condition": "like", "value": "%@x.com", "glue": "and"}])
+    made = report(
+        api,
+        columns=["l.id", "l.email", "l.firstname"],
+        filters=[{"column": "l.email", "condition": "like", "value": "%@x.com", "glue": "and"}],
+    )
     answer = run(api, made["id"])
-    assert set(answer) == {"totalResults", "data", "dataColumns", "limit", "page", "dateFrom", "dateTo", "debug",
-                           "aggregatorColumns", "report"}
-    assert answer["data"] == [{"id": str(ids[0]), "email": "a@x.com", "firstname": "Ann"},
-                              {"id": str(ids[2]), "email": "c@x.com", "firstname": "Ann"}]
+    assert set(answer) == {
+        "totalResults",
+        "data",
+        "dataColumns",
+        "limit",
+        "page",
+        "dateFrom",
+        "dateTo",
+        "debug",
+        "aggregatorColumns",
+        "report",
+    }
+    assert answer["data"] == [
+        {"id": str(ids[0]), "email": "a@x.com", "firstname": "Ann"},
+        {"id": str(ids[2]), "email": "c@x.com", "firstname": "Ann"},
+    ]
     assert answer["totalResults"] == 2 and answer["dataColumns"]["email"] == "l.email"
     assert answer["report"]["id"] == made["id"] and answer["dateFrom"] is None
     page = run(api, made["id"], "?limit=1&page=2")
@@ -97,21 +116,30 @@ def test_date_range_bounds_the_rows(api, frozen):
 def test_group_by_with_aggregators(api):
     contacts(api, "a@x.com", "b@x.com", city="Prague", points=5)
     contacts(api, "c@x.com", city="Brno", points=2)
-    made = report(api, columns=["l.city"], groupBy=["l.city"],
-                  aggregators=[{"column": "l.id", "function": "count"}, {"column": "l.points", "function": "SUM"}],
-                  tableOrder=[{"column": "l.city", "direction": "ASC"}])
+    made = report(
+        api,
+        columns=["l.city"],
+        groupBy=["l.city"],
+        aggregators=[{"column": "l.id", "function": "count"}, {"column": "l.points", "function": "SUM"}],
+        tableOrder=[{"column": "l.city", "direction": "ASC"}],
+    )
     answer = run(api, made["id"])
     assert answer["aggregatorColumns"] == {"COUNT l.id": "l.id", "SUM l.points": "l.points"}
     assert sorted(answer["data"], key=lambda r: r["city"]) == [
         {"city": "Brno", "COUNT l.id": "1", "SUM l.points": "2"},
-        {"city": "Prague", "COUNT l.id": "2", "SUM l.points": "10"}]
+        {"city": "Prague", "COUNT l.id": "2", "SUM l.points": "10"},
+    ]
 
 
 def test_event_sources_read_the_stats_tables(api):
     person = contacts(api, "p@x.com")[0]
     api.post(f"/api/contacts/{person}/points/plus/4")
-    made = report(api, "lead.pointlog", columns=["lp.lead_id", "lp.delta"],
-                  tableOrder=[{"column": "lp.date_added", "direction": "DESC"}])
+    made = report(
+        api,
+        "lead.pointlog",
+        columns=["lp.lead_id", "lp.delta"],
+        tableOrder=[{"column": "lp.date_added", "direction": "DESC"}],
+    )
     answer = run(api, made["id"])
     assert answer["data"][0] == {"lead_id": str(person), "delta": "4"}
     assert answer["dataColumns"]["delta"] == "lp.delta"

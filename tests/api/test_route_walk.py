@@ -6,6 +6,7 @@ administrator's document and the others the walker's own: every answer is 403 or
 identifying value of the administrator's documents. Routes with path parameters that name no such
 document are listed in `NOT_WALKED` with the reason, and a new one fails the walk until it is
 classified."""
+
 import json
 
 from tests.api.payloads import BY_PREFIX
@@ -69,16 +70,30 @@ BATCH = "/batch/{action}"  # batch routes name their documents in the body (test
 
 def _payloads(mark):
     """(kind, create prefix, payload) of one document of each own/other kind, identified by `mark`."""
-    plain = [(prefix, {BY_PREFIX[prefix].name: f"{mark} {prefix}"})
-             for prefix in ("hooks", "forms", "addresses", "emails", "dynamiccontents", "notifications", "pages",
-                            "smses", "tweets", "assets")]
+    plain = [
+        (prefix, {BY_PREFIX[prefix].name: f"{mark} {prefix}"})
+        for prefix in (
+            "hooks",
+            "forms",
+            "addresses",
+            "emails",
+            "dynamiccontents",
+            "notifications",
+            "pages",
+            "smses",
+            "tweets",
+            "assets",
+        )
+    ]
     return [(prefix, dict(BY_PREFIX[prefix].create, **extra)) for prefix, extra in plain] + [
         ("contacts", {"email": f"{mark.lower()}@example.com", "firstname": mark}),
         ("companies", {"companyname": f"{mark} company"}),
         ("segments", {"name": f"{mark} segment", "alias": f"{mark.lower()}-segment"}),
         ("tags", {"tag": f"{mark} tag"}),
-        ("automations", {"name": f"{mark} automation",
-                         "events": [dict(tag("new1", f"{mark} tag"), name=f"{mark} event")]}),
+        (
+            "automations",
+            {"name": f"{mark} automation", "events": [dict(tag("new1", f"{mark} tag"), name=f"{mark} event")]},
+        ),
         ("focus", {"name": f"{mark} focus", "type": "notice", "style": "bar"}),
         ("messages", {"name": f"{mark} message"}),
         ("reports", {"name": f"{mark} report", "source": "leads"}),
@@ -88,6 +103,7 @@ def _payloads(mark):
 def _documents(api, mark):
     """{kind: document} of one document of each own/other kind, written by `api`'s user."""
     from chalicelib.domain.kernel import registry
+
     docs = {}
     for prefix, payload in _payloads(mark):
         response = api.post(f"/api/{prefix}/new", payload)
@@ -95,9 +111,10 @@ def _documents(api, mark):
         kind = next(r.kind for r in registry.resources() if r.prefix == prefix)
         docs[kind] = next(v for k, v in response.json.items() if isinstance(v, dict))
     contact = docs["contact"]["id"]
-    for prefix, kind, payload in (("notes", "note", {"lead": contact, "text": f"{mark} note"}),
-                                  ("devices", "device", {"lead": contact, "device": "desktop",
-                                                         "deviceBrand": f"{mark} brand"})):
+    for prefix, kind, payload in (
+        ("notes", "note", {"lead": contact, "text": f"{mark} note"}),
+        ("devices", "device", {"lead": contact, "device": "desktop", "deviceBrand": f"{mark} brand"}),
+    ):
         response = api.post(f"/api/{prefix}/new", payload)
         assert response.status_code == 201, (prefix, response.json)
         docs[kind] = response.json[kind]
@@ -108,6 +125,7 @@ def _documents(api, mark):
 def _walker_permissions():
     """Every own permission of every own/other level; the standard levels whole, but users and roles."""
     from chalicelib.domain.kernel import permission_catalog
+
     raw = {}
     for level, names in permission_catalog.CATALOG.items():
         if permission_catalog.extended(level):
@@ -123,14 +141,20 @@ def _routes():
     from chalicelib.api.blueprints import API_ROUTES
     from chalicelib.api.route_needs import Need
     from chalicelib.domain.kernel import access, permission_catalog, registry
+
     for routes in API_ROUTES:
         for path, methods in routes.needs.items():
             for method, needs in methods.items():
                 if "{" not in path or method not in METHODS:
                     continue
-                kinds = {need.param: need.kind for need in needs if isinstance(need, Need) and need.param
-                         and permission_catalog.extended(registry.resource(need.kind).permission)
-                         and not access.shared(registry.resource(need.kind))}
+                kinds = {
+                    need.param: need.kind
+                    for need in needs
+                    if isinstance(need, Need)
+                    and need.param
+                    and permission_catalog.extended(registry.resource(need.kind).permission)
+                    and not access.shared(registry.resource(need.kind))
+                }
                 kinds.update({param: "event" for route, param in EVENT_PARAMS if route == path})
                 yield path, method, kinds
 
@@ -139,8 +163,16 @@ def _fillers(api):
     """Values of the path parameters that name no own/other document (visible to the walker)."""
     group = api.post("/api/points/groups/new", {"name": "Group"}).json["pointGroup"]
     stage = api.post("/api/stages/new", {"name": "Stage", "weight": 1}).json["stage"]
-    return {"operator": "plus", "delta": "1", "value": "1", "channel": "email", "utm_id": "1",
-            "submission_id": "1", "groupId": str(group["id"]), "id": str(stage["id"])}
+    return {
+        "operator": "plus",
+        "delta": "1",
+        "value": "1",
+        "channel": "email",
+        "utm_id": "1",
+        "submission_id": "1",
+        "groupId": str(group["id"]),
+        "id": str(stage["id"]),
+    }
 
 
 def _leaks(body):

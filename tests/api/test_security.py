@@ -1,16 +1,25 @@
 """Attacks of issue 22 performed through the API, each seen to fail: hostile segment patterns,
 unbounded lists, a line break in a field reaching the mailer, password guessing."""
+
 import time
 
 from chalicelib import config
 from chalicelib.auth import users
 from chalicelib.store import entities as store
-from tests.conftest import set_cookies, visitor_cookie
 from tests.api.test_email_segment_send import _audience, _batch_message, _recipients, _run, fan_out_only  # noqa: F401 - a fixture
 from tests.api.test_email_send import make_email
+from tests.conftest import set_cookies, visitor_cookie
 
-HOSTILE_LIKE = [{"glue": "and", "field": "firstname", "object": "lead", "type": "text", "operator": "like",
-                 "properties": {"filter": "%a%a%a%a%a%a%b"}}]
+HOSTILE_LIKE = [
+    {
+        "glue": "and",
+        "field": "firstname",
+        "object": "lead",
+        "type": "text",
+        "operator": "like",
+        "properties": {"filter": "%a%a%a%a%a%a%b"},
+    }
+]
 
 
 def test_a_hostile_like_filter_does_not_stall_contact_writes(api):
@@ -40,8 +49,10 @@ def test_a_list_answer_never_holds_more_than_the_maximum(api, monkeypatch):
 
 
 def test_line_breaks_are_stripped_from_single_line_fields(api):
-    contact = api.post("/api/contacts/new", {"email": "ann@example.com", "firstname": "Ann\r\nBcc: x@example.com",
-                                             "city": "Prague\t\n"}).json["contact"]
+    contact = api.post(
+        "/api/contacts/new",
+        {"email": "ann@example.com", "firstname": "Ann\r\nBcc: x@example.com", "city": "Prague\t\n"},
+    ).json["contact"]
     assert contact["fields"]["core"]["firstname"]["value"] == "Ann Bcc: x@example.com"
     assert contact["fields"]["core"]["city"]["value"] == "Prague"
 
@@ -62,6 +73,7 @@ def test_a_message_that_cannot_be_built_fails_for_its_contact_only(api, drain, f
 
 def _basic(username, password):
     import base64
+
     return {"Authorization": "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()}
 
 
@@ -115,9 +127,12 @@ def test_one_address_trying_many_usernames_is_throttled(api, monkeypatch):
 
 def test_an_unknown_username_costs_a_password_verification_too(api, monkeypatch):
     from chalicelib.domain.kernel import passwords
+
     checked = []
     real = passwords.verify
-    monkeypatch.setattr(passwords, "verify", lambda stored, password: checked.append(password) or real(stored, password))
+    monkeypatch.setattr(
+        passwords, "verify", lambda stored, password: checked.append(password) or real(stored, password)
+    )
     assert api.get("/api/contacts", auth=False, headers=_basic("nobody-here", "pw1")).status_code == 401
     assert api.get("/api/contacts", auth=False, headers=_basic("admin", "pw2")).status_code == 401
     assert checked == ["pw1", "pw2"]
@@ -125,6 +140,7 @@ def test_an_unknown_username_costs_a_password_verification_too(api, monkeypatch)
 
 def test_a_forged_visitor_cookie_is_a_new_visitor(api):
     from tests.api.test_pages_public import fetch
+
     victim = api.post("/api/contacts/new", {"email": "vic@example.com", "firstname": "Victoria"}).json["contact"]
     api.post("/api/pages/new", {"title": "Hi", "alias": "hi", "customHtml": "<p>Hi {contactfield=firstname|there}</p>"})
     browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0"}
@@ -133,13 +149,16 @@ def test_a_forged_visitor_cookie_is_a_new_visitor(api):
         page = fetch(api, "/hi", dict(browser, Cookie=cookie))
         assert page.body.decode() == "<p>Hi there</p>"
         assert set_cookies(page)["mtc_id"] != str(victim["id"])
-    assert [e for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"] if e["event"] == "page.hit"] == []
+    assert [
+        e for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"] if e["event"] == "page.hit"
+    ] == []
     own = fetch(api, "/hi", dict(browser, Cookie=visitor_cookie(victim["id"])))  # the signed token is proof
     assert own.body.decode() == "<p>Hi Victoria</p>"
 
 
 def test_submitting_someone_elses_email_neither_hands_over_the_contact_nor_changes_consent(api):
     from tests.api.test_forms_submit import make_form, post
+
     form = make_form(api, actions=[{"name": "DNC", "type": "lead.remove_do_not_contact", "properties": {}}])
     victim = api.post("/api/contacts/new", {"email": "vic@example.com"}).json["contact"]
     api.post(f"/api/contacts/{victim['id']}/dnc/email/add", {})
@@ -147,8 +166,11 @@ def test_submitting_someone_elses_email_neither_hands_over_the_contact_nor_chang
     assert "mtc_id" not in set_cookies(response)  # no cookie naming the victim
     after = api.get(f"/api/contacts/{victim['id']}").json["contact"]
     assert [e["channel"] for e in after["doNotContact"]] == ["email"]
-    failed = [e for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"]
-              if e["event"] == "form.action.failed"]
+    failed = [
+        e
+        for e in api.get(f"/api/contacts/{victim['id']}/activity").json["events"]
+        if e["event"] == "form.action.failed"
+    ]
     assert len(failed) == 1
 
 
@@ -157,6 +179,7 @@ def test_following_an_email_link_proves_the_recipient(api):
     from urllib.parse import urlparse
 
     from tests.api.test_email_send import make_email, parts, sent_messages
+
     ann = api.post("/api/contacts/new", {"email": "ann@example.com", "firstname": "Ann"}).json["contact"]
     mail_doc = make_email(api, customHtml='<a href="https://site.example/offer">Offer</a>')
     api.post(f"/api/emails/{mail_doc['id']}/contact/{ann['id']}/send")
@@ -170,6 +193,7 @@ def test_following_an_email_link_proves_the_recipient(api):
 
 def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
     from tests.api.test_forms_submit import make_form, post
+
     monkeypatch.setattr(config, "FORM_RETURN_HOSTS", (".shop.example",))
     form = make_form(api, postAction="return", postActionProperty="Thanks")
     allowed = ["https://www.shop.example/back", "http://127.0.0.1/back"]  # a subdomain; the service's own host
@@ -185,6 +209,7 @@ def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
 
 def test_one_address_cannot_flood_forms(api, monkeypatch):
     from tests.api.test_forms_submit import make_form, post
+
     monkeypatch.setattr(config, "FORM_SUBMISSIONS_PER_ADDRESS", 2)
     form = make_form(api)
     for n in range(2):
@@ -200,10 +225,14 @@ def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain,
     from tests.api.test_form_actions import contact_of
     from tests.api.test_form_actions import make_form as form_with
     from tests.api.test_forms_submit import post
+
     monkeypatch.setattr(config, "FORM_RELAY_PER_WINDOW", 2)
     mail_doc = make_email(api, subject="Thanks", customHtml="<p>Thanks</p>")
-    form = form_with(api, {"type": "email.send.lead", "properties": {"email": mail_doc["id"]}},
-                     {"type": "form.email", "properties": {"to": "sales@example.com", "copy_lead": True}})
+    form = form_with(
+        api,
+        {"type": "email.send.lead", "properties": {"email": mail_doc["id"]}},
+        {"type": "form.email", "properties": {"to": "sales@example.com", "copy_lead": True}},
+    )
     for n in range(3):  # each from its own address, as a botnet would
         assert post(api, form["id"], {"email": f"victim{n}@example.com"}).status_code == 200
     drain()
@@ -216,6 +245,7 @@ def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain,
 
 def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatch):
     from tests.api.test_pages_public import fetch
+
     monkeypatch.setattr(config, "VISITORS_PER_ADDRESS", 2)
     api.post("/api/pages/new", {"title": "Hi", "alias": "hi", "customHtml": "<p>Hi</p>"})
     browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0"}
@@ -228,6 +258,7 @@ def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatc
 
 def test_a_bot_filling_the_honeypot_is_thanked_and_nothing_is_stored(api):
     from tests.api.test_forms_submit import make_form, post
+
     form = make_form(api)
     assert 'name="mauticform[hp_website]"' in form["cachedHtml"] and 'aria-hidden="true"' in form["cachedHtml"]
     response = post(api, form["id"], {"email": "bot@example.com", "hp_website": "http://spam.example"})
@@ -238,10 +269,14 @@ def test_a_bot_filling_the_honeypot_is_thanked_and_nothing_is_stored(api):
 
 def test_click_tracking_signs_only_links_of_the_stored_content(api):
     from tests.api.test_email_send import make_email, parts, sent_messages
-    ann = api.post("/api/contacts/new", {"email": "ann@example.com", "website": "https://evil.example/phish"}
-                   ).json["contact"]
-    html = ('<a href="https://site.example/offer">Offer</a> '
-            '<a href="https://site.example/p?who={contactfield=email}">Mine</a> <a href="{contactfield=website}">Site</a>')
+
+    ann = api.post("/api/contacts/new", {"email": "ann@example.com", "website": "https://evil.example/phish"}).json[
+        "contact"
+    ]
+    html = (
+        '<a href="https://site.example/offer">Offer</a> '
+        '<a href="https://site.example/p?who={contactfield=email}">Mine</a> <a href="{contactfield=website}">Site</a>'
+    )
     mail_doc = make_email(api, customHtml=html)
     api.post(f"/api/emails/{mail_doc['id']}/contact/{ann['id']}/send")
     sent = parts(sent_messages()[0])[1]
@@ -255,6 +290,7 @@ def test_oauth2_redirect_uris_are_https_or_loopback_without_fragments(fresh):
 
     from chalicelib.auth import clients
     from chalicelib.domain.kernel.context import Context
+
     for uri in ("http://crm.example/cb", "https://crm.example/cb#frag", "javascript:alert(1)", "https:///cb"):
         with pytest.raises(ValueError):
             clients.create(Context(), "Bad", [uri], "2")

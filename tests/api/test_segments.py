@@ -1,5 +1,6 @@
 """Segments: filters checked at save time, real-time membership on every contact write, manual
 membership, background rebuilds (SQS, drained here as the worker would), `segment:` searches."""
+
 from urllib.parse import quote
 
 import pytest
@@ -10,13 +11,20 @@ from chalicelib.store import entities as store
 
 
 def city_filter(city="Prague", operator="="):
-    return {"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": operator,
-            "properties": {"filter": city}}
+    return {
+        "glue": "and",
+        "field": "city",
+        "object": "lead",
+        "type": "text",
+        "operator": operator,
+        "properties": {"filter": city},
+    }
 
 
 def new_segment(api, name="Pragueans", filters=None, **extra):
-    r = api.post("/api/segments/new", {"name": name, "filters": [city_filter()] if filters is None else filters,
-                                       **extra})
+    r = api.post(
+        "/api/segments/new", {"name": name, "filters": [city_filter()] if filters is None else filters, **extra}
+    )
     assert r.status_code == 201, r.json
     return r.json["list"]
 
@@ -44,15 +52,23 @@ def membership_events(api, contact_id):
     return [(e["details"]["action"], e["details"]["segmentId"]) for e in r.json["events"]]
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"field": "nope", "operator": "="}, "filters[0][field]"),
-    ({"field": "city", "operator": "zz"}, "filters[0][operator]"),
-    ({"field": "city", "operator": "regexp", "properties": {"filter": "("}}, "filters[0][properties][filter]"),
-    ({"field": "points", "type": "number", "operator": "gt", "properties": {"filter": "many"}},
-     "filters[0][properties][filter]"),
-    ({"field": "city", "object": "planet", "operator": "="}, "filters[0][object]"),
-    ({"field": "last_active", "operator": "gt", "properties": {"filter": "someday"}}, "filters[0][properties][filter]"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"field": "nope", "operator": "="}, "filters[0][field]"),
+        ({"field": "city", "operator": "zz"}, "filters[0][operator]"),
+        ({"field": "city", "operator": "regexp", "properties": {"filter": "("}}, "filters[0][properties][filter]"),
+        (
+            {"field": "points", "type": "number", "operator": "gt", "properties": {"filter": "many"}},
+            "filters[0][properties][filter]",
+        ),
+        ({"field": "city", "object": "planet", "operator": "="}, "filters[0][object]"),
+        (
+            {"field": "last_active", "operator": "gt", "properties": {"filter": "someday"}},
+            "filters[0][properties][filter]",
+        ),
+    ],
+)
 def test_invalid_filters_are_refused_naming_the_filter(api, bad, field):
     r = api.post("/api/segments/new", {"name": "Bad", "filters": [dict({"glue": "and", "object": "lead"}, **bad)]})
     assert r.status_code == 400
@@ -63,8 +79,18 @@ def test_invalid_filters_are_refused_naming_the_filter(api, bad, field):
 def test_filters_keep_mautic_shape_and_get_their_field_type(api):
     """Legacy top-level `filter` moves into `properties`; Mautic's reads show both (LeadList::getFilters)."""
     segment = new_segment(api, filters=[{"field": "city", "operator": "=", "filter": "Prague", "glue": "or"}])
-    assert segment["filters"] == [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
-                                   "properties": {"filter": "Prague"}, "filter": "Prague", "display": None}]
+    assert segment["filters"] == [
+        {
+            "glue": "and",
+            "field": "city",
+            "object": "lead",
+            "type": "text",
+            "operator": "=",
+            "properties": {"filter": "Prague"},
+            "filter": "Prague",
+            "display": None,
+        }
+    ]
 
 
 def test_a_contact_write_updates_membership_before_the_next_read(api, drain):
@@ -120,7 +146,7 @@ def test_manual_membership_wins_over_filters(api, drain):
     drain()
     assert lists_of(api, bob["id"]) == {"total": 0, "lists": {}}
     assert member_ids(api, "pragueans") == [ann["id"]]
-    assert api.get(f"/api/contacts?search=!segment:pragueans").json["total"] == 1
+    assert api.get("/api/contacts?search=!segment:pragueans").json["total"] == 1
 
 
 def test_manual_membership_errors(api):
@@ -142,11 +168,15 @@ def test_add_several_contacts_reports_each(api):
 
 
 def test_points_tags_and_dnc_changes_move_contacts(api, drain):
-    rich = new_segment(api, "Rich", [{"field": "points", "type": "number", "operator": "gte",
-                                      "properties": {"filter": 10}}])
-    vip = new_segment(api, "Vip", [{"field": "tags", "type": "tags", "operator": "in", "properties": {"filter": ["vip"]}}])
-    gone = new_segment(api, "Gone", [{"field": "dnc_unsubscribed", "type": "boolean", "operator": "=",
-                                      "properties": {"filter": 1}}])
+    rich = new_segment(
+        api, "Rich", [{"field": "points", "type": "number", "operator": "gte", "properties": {"filter": 10}}]
+    )
+    vip = new_segment(
+        api, "Vip", [{"field": "tags", "type": "tags", "operator": "in", "properties": {"filter": ["vip"]}}]
+    )
+    gone = new_segment(
+        api, "Gone", [{"field": "dnc_unsubscribed", "type": "boolean", "operator": "=", "properties": {"filter": 1}}]
+    )
     drain()
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/contacts/{ann['id']}/points/plus/10")
@@ -156,8 +186,19 @@ def test_points_tags_and_dnc_changes_move_contacts(api, drain):
 
 
 def test_company_filters_follow_company_changes(api, drain):
-    segment = new_segment(api, "Bankers", [{"field": "companyindustry", "object": "company", "type": "select",
-                                           "operator": "=", "properties": {"filter": "Banking"}}])
+    segment = new_segment(
+        api,
+        "Bankers",
+        [
+            {
+                "field": "companyindustry",
+                "object": "company",
+                "type": "select",
+                "operator": "=",
+                "properties": {"filter": "Banking"},
+            }
+        ],
+    )
     drain()
     company = api.post("/api/companies/new", {"companyname": "Acme", "companyindustry": "Banking"}).json["company"]
     ann = new_contact(api, email="ann@example.com")
@@ -171,8 +212,11 @@ def test_company_filters_follow_company_changes(api, drain):
 
 def test_segment_membership_filters_chain(api, drain):
     base = new_segment(api)
-    new_segment(api, "Not Pragueans", [{"field": "leadlist", "type": "leadlist", "operator": "!in",
-                                        "properties": {"filter": [base["id"]]}}])
+    new_segment(
+        api,
+        "Not Pragueans",
+        [{"field": "leadlist", "type": "leadlist", "operator": "!in", "properties": {"filter": [base["id"]]}}],
+    )
     drain()
     ann = new_contact(api, email="ann@example.com", city="Prague")
     bob = new_contact(api, email="bob@example.com", city="Brno")
@@ -200,8 +244,11 @@ def test_a_contact_written_during_a_rebuild_ends_up_right(api, drain):
 
 
 def test_relative_date_segments_are_rebuilt_by_the_hourly_job(api, drain):
-    recent = new_segment(api, "Recent", [{"field": "last_active", "type": "datetime", "operator": "gte",
-                                          "properties": {"filter": "-1 week"}}])
+    recent = new_segment(
+        api,
+        "Recent",
+        [{"field": "last_active", "type": "datetime", "operator": "gte", "properties": {"filter": "-1 week"}}],
+    )
     fixed = new_segment(api)
     drain()
     before = {s: store.get("rebuild", s)["generation"] for s in (recent["id"], fixed["id"])}
@@ -215,6 +262,7 @@ def test_relative_date_segments_are_rebuilt_by_the_hourly_job(api, drain):
 def test_lost_rebuild_messages_are_queued_again(api, drain, monkeypatch):
     segment = new_segment(api)
     from devstack import workers as local
+
     local.drain()  # nothing lost yet: the plan runs
     state = store.get("rebuild", segment["id"])
     state.update(status="queued", queuedAt="2020-01-01T00:00:00+00:00", startedAt=None)

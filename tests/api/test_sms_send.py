@@ -1,17 +1,18 @@
 """Issue 8: text messages over moto's SNS: GET/POST /smses/<id>/contact/<cid>/send, E.164 numbers,
 do-not-contact on `sms`, sentCount, the timeline, the outbox and the `mautic.sms_on_send` webhook."""
+
 import json
 import os
 
 from chalicelib import config
 from chalicelib.channels import sms
-from tests.api.test_email_send import make_contact
-from tests.api.test_email_send import hook_receiver, received  # noqa: F401 - a fixture
+from tests.api.test_email_send import hook_receiver, make_contact, received  # noqa: F401 - a fixture
 
 
 def sms_messages():
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.sns.models import sns_backends
+
     return list(sns_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]].sms_messages.values())
 
 
@@ -25,9 +26,12 @@ def test_get_sends_the_rendered_text_to_the_mobile_number(api):
     contact, text = make_contact(api, mobile="+420 777 123 456", city="Brno"), make_sms(api)
     response = api.get(f"/api/smses/{text['id']}/contact/{contact['id']}/send")
     assert response.status_code == 200
-    assert response.json == {"success": True, "status": "Delivered",
-                             "result": {"sent": True, "status": "Delivered", "content": "Hi Ann, see you at Brno."},
-                             "errors": []}
+    assert response.json == {
+        "success": True,
+        "status": "Delivered",
+        "result": {"sent": True, "status": "Delivered", "content": "Hi Ann, see you at Brno."},
+        "errors": [],
+    }
     assert sms_messages() == [("+420777123456", "Hi Ann, see you at Brno.")]
     assert api.get(f"/api/smses/{text['id']}").json["sms"]["sentCount"] == 1
     activity = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]

@@ -2,6 +2,7 @@
 (endpoints, contact payloads, the automation action `stage.change`), the contact's `stage`, its
 `stage.changed` timeline events, the `stage` segment filter, the `stage:` search, and a deleted
 stage cleared from its contacts."""
+
 import pytest
 
 from chalicelib.domain.stages import stages
@@ -26,8 +27,9 @@ def stage_of(api, contact_id):
 
 def changes(api, contact_id):
     """The contact's `stage.changed` events, oldest first: (label, details)."""
-    r = api.get(f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=stage.changed"
-                "&order[]=timestamp&order[]=ASC")
+    r = api.get(
+        f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=stage.changed&order[]=timestamp&order[]=ASC"
+    )
     assert r.status_code == 200, r.json
     return [(e["eventLabel"], e["details"]["log"]) for e in r.json["events"]]
 
@@ -37,6 +39,7 @@ def move(api, stage_id, contact_id, verb="add"):
 
 
 # --- the resource --------------------------------------------------------------------------------
+
 
 def test_create_get_list_edit_delete(api):
     category = api.post("/api/categories/new", {"title": "Funnel", "bundle": "stage"}).json["category"]
@@ -64,8 +67,14 @@ def test_an_empty_list_is_an_array(api):
     assert api.get("/api/stages").json == {"total": 0, "stages": []}
 
 
-@pytest.mark.parametrize("body, field", [({"weight": 1}, "name"), ({"name": "X", "weight": "heavy"}, "weight"),
-                                         ({"name": "X", "category": 999}, "category")])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"weight": 1}, "name"),
+        ({"name": "X", "weight": "heavy"}, "weight"),
+        ({"name": "X", "category": 999}, "category"),
+    ],
+)
 def test_bad_input_is_400_naming_the_field_and_writes_nothing(api, body, field):
     r = api.post("/api/stages/new", body)
     assert_error(r, 400)
@@ -89,6 +98,7 @@ def test_batch_new_edit_delete(api):
 
 
 # --- contacts in and out of a stage ----------------------------------------------------------------
+
 
 def test_add_and_remove_a_contact(api):
     stage, ann = new_stage(api), new_contact(api, email="ann@example.com")
@@ -131,10 +141,15 @@ def test_a_contact_payload_sets_changes_and_clears_the_stage(api):
     assert r.status_code == 200 and r.json["contact"]["stage"] is None
     assert changes(api, ann["id"]) == [
         (f"{lead['id']}: Lead", {"reference": lead["id"], "eventName": f"{lead['id']}: Lead", "actionName": "API"}),
-        (f"{customer['id']}: Customer", {"reference": customer["id"], "eventName": f"{customer['id']}: Customer",
-                                        "actionName": "API"}),
-        (f"{customer['id']}: Customer", {"reference": customer["id"], "eventName": f"{customer['id']}: Customer",
-                                        "actionName": "API"})]
+        (
+            f"{customer['id']}: Customer",
+            {"reference": customer["id"], "eventName": f"{customer['id']}: Customer", "actionName": "API"},
+        ),
+        (
+            f"{customer['id']}: Customer",
+            {"reference": customer["id"], "eventName": f"{customer['id']}: Customer", "actionName": "API"},
+        ),
+    ]
 
 
 def test_an_unknown_stage_in_a_contact_payload_is_400_and_writes_nothing(api):
@@ -167,8 +182,12 @@ def test_deleting_a_stage_clears_it_from_its_contacts(api, drain):
     assert list(store.iterate(f"staged#{lead['id']}")) == []
     assert changes(api, ann["id"])[-1][1]["actionName"] == "Stage deleted"
     assert stage_of(api, bob["id"])["id"] == customer["id"]
-    segment = new_segment(api, filters=[{"glue": "and", "field": "stage", "object": "lead", "operator": "empty",
-                                         "properties": {"filter": None}}])
+    segment = new_segment(
+        api,
+        filters=[
+            {"glue": "and", "field": "stage", "object": "lead", "operator": "empty", "properties": {"filter": None}}
+        ],
+    )
     drain()
     assert [int(k) for k in api.get(f"/api/contacts/{ann['id']}/segments").json["lists"]] == [segment["id"]]
 
@@ -198,6 +217,7 @@ def test_a_stage_clearing_whose_message_was_lost_is_sent_again(api, drain, monke
 
 # --- search and segments ---------------------------------------------------------------------------
 
+
 def test_stage_search_command_reads_the_stage_index(api):
     lead, customer = new_stage(api), new_stage(api, "Customer", 50)
     ann = new_contact(api, email="ann@example.com", stage=lead["id"])
@@ -210,46 +230,84 @@ def test_stage_search_command_reads_the_stage_index(api):
     assert api.get("/api/contacts?search=stage:nobody").json["total"] == 0
 
 
-@pytest.mark.parametrize("operator, value, members", [
-    ("=", "LEAD", {"ann"}), ("!=", "LEAD", {"bob", "carl"}), ("empty", None, {"carl"}),
-    ("!empty", None, {"ann", "bob"}), ("in", ["LEAD", "CUSTOMER"], {"ann", "bob"}), ("!in", ["LEAD"], {"bob", "carl"})])
+@pytest.mark.parametrize(
+    "operator, value, members",
+    [
+        ("=", "LEAD", {"ann"}),
+        ("!=", "LEAD", {"bob", "carl"}),
+        ("empty", None, {"carl"}),
+        ("!empty", None, {"ann", "bob"}),
+        ("in", ["LEAD", "CUSTOMER"], {"ann", "bob"}),
+        ("!in", ["LEAD"], {"bob", "carl"}),
+    ],
+)
 def test_stage_segment_filter(api, drain, operator, value, members):
     ids = {"LEAD": new_stage(api)["id"], "CUSTOMER": new_stage(api, "Customer", 50)["id"]}
     value = [ids[v] for v in value] if isinstance(value, list) else ids.get(value, value)
-    contacts = {"ann": new_contact(api, email="ann@example.com", stage=ids["LEAD"]),
-                "bob": new_contact(api, email="bob@example.com", stage=ids["CUSTOMER"]),
-                "carl": new_contact(api, email="carl@example.com")}
-    segment = new_segment(api, filters=[{"glue": "and", "field": "stage", "object": "lead", "operator": operator,
-                                         "properties": {"filter": value}}])
+    contacts = {
+        "ann": new_contact(api, email="ann@example.com", stage=ids["LEAD"]),
+        "bob": new_contact(api, email="bob@example.com", stage=ids["CUSTOMER"]),
+        "carl": new_contact(api, email="carl@example.com"),
+    }
+    segment = new_segment(
+        api,
+        filters=[
+            {"glue": "and", "field": "stage", "object": "lead", "operator": operator, "properties": {"filter": value}}
+        ],
+    )
     assert segment["filters"][0]["type"] == "stage"
     drain()
-    found = {name for name, c in contacts.items()
-             if str(segment["id"]) in api.get(f"/api/contacts/{c['id']}/segments").json["lists"]}
+    found = {
+        name
+        for name, c in contacts.items()
+        if str(segment["id"]) in api.get(f"/api/contacts/{c['id']}/segments").json["lists"]
+    }
     assert found == members
 
 
 def test_a_stage_change_moves_the_contact_into_a_segment_at_once(api):
     stage, ann = new_stage(api), new_contact(api, email="ann@example.com")
-    segment = new_segment(api, filters=[{"glue": "and", "field": "stage", "object": "lead", "operator": "=",
-                                         "properties": {"filter": stage["id"]}}])
+    segment = new_segment(
+        api,
+        filters=[
+            {"glue": "and", "field": "stage", "object": "lead", "operator": "=", "properties": {"filter": stage["id"]}}
+        ],
+    )
     move(api, stage["id"], ann["id"])
     assert str(segment["id"]) in api.get(f"/api/contacts/{ann['id']}/segments").json["lists"]
 
 
 @pytest.mark.parametrize("operator, value", [("gt", 1), ("=", "lead"), ("like", "x")])
 def test_a_bad_stage_filter_is_400(api, operator, value):
-    r = api.post("/api/segments/new", {"name": "S", "filters": [{"glue": "and", "field": "stage", "object": "lead",
-                                                                  "operator": operator, "properties": {"filter": value}}]})
+    r = api.post(
+        "/api/segments/new",
+        {
+            "name": "S",
+            "filters": [
+                {
+                    "glue": "and",
+                    "field": "stage",
+                    "object": "lead",
+                    "operator": operator,
+                    "properties": {"filter": value},
+                }
+            ],
+        },
+    )
     assert_error(r, 400)
     assert api.get("/api/segments").json["total"] == 0
 
 
 # --- automations -----------------------------------------------------------------------------------
 
+
 def _run_change(api, drain, stage_id, **contact):
     segment = new_segment(api)
-    new_automation(api, [action("new1", "stage.change", {"stage": stage_id}), tag("new2", "next", parent="new1")],
-                   lists=[segment["id"]])
+    new_automation(
+        api,
+        [action("new1", "stage.change", {"stage": stage_id}), tag("new2", "next", parent="new1")],
+        lists=[segment["id"]],
+    )
     drain()
     person = new_contact(api, email="pat@example.com", city="Prague", **contact)
     drain()
@@ -277,9 +335,15 @@ def test_automation_stage_change_passes_without_moving(api, drain, case):
 def test_lead_stages_condition(api, drain):
     lead, customer = new_stage(api), new_stage(api, "Customer", 50)
     segment = new_segment(api)
-    new_automation(api, [branch("new1", "lead.stages", {"stages": [customer["id"]]}, kind="condition"),
-                         tag("new2", "yes", parent="new1", path="yes"), tag("new3", "no", parent="new1", path="no")],
-                   lists=[segment["id"]])
+    new_automation(
+        api,
+        [
+            branch("new1", "lead.stages", {"stages": [customer["id"]]}, kind="condition"),
+            tag("new2", "yes", parent="new1", path="yes"),
+            tag("new3", "no", parent="new1", path="no"),
+        ],
+        lists=[segment["id"]],
+    )
     drain()
     ann = new_contact(api, email="ann@example.com", city="Prague", stage=customer["id"])
     bob = new_contact(api, email="bob@example.com", city="Prague", stage=lead["id"])
@@ -288,6 +352,7 @@ def test_lead_stages_condition(api, drain):
 
 
 # --- costs -----------------------------------------------------------------------------------------
+
 
 def test_dynamodb_calls_per_operation(api):
     """The counts docs/storage.md gives (versions included), with more contacts in the stage than moved."""

@@ -1,4 +1,5 @@
 """The six standard operations (spec "Standard operations", compat 1) on all 20 resource prefixes."""
+
 import re
 
 import pytest
@@ -29,6 +30,7 @@ def test_twenty_prefixes_are_covered():
 
 # --- create ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_create(api, res):
     r = api.post(f"{res.base}/new", res.create)
@@ -47,6 +49,7 @@ def test_create(api, res):
 
 
 # --- get -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_get(api, res):
@@ -90,6 +93,7 @@ def test_publish_dates_are_iso_utc(api, res):
 
 # --- list ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_list(api, res):
     baseline = api.get(res.base).json["total"]  # default custom fields exist from the first start
@@ -124,6 +128,7 @@ def test_empty_list_shape(api, res):
 
 # --- PATCH -----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_patch(api, res):
     entity = create(api, res)
@@ -147,6 +152,7 @@ def test_patch_unknown_id_is_404_and_creates_nothing(api, res):
 
 
 # --- PUT -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("res", PUTTABLE, ids=str)
 def test_put_existing_clears_unsent_fields(api, res):
@@ -201,6 +207,7 @@ def test_addresses_have_no_put(api):
 
 # --- delete ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_delete(api, res):
     entity = create(api, res)
@@ -219,8 +226,11 @@ def test_delete(api, res):
     assert_error(api.delete(f"{res.base}/987654/delete"), 404, message="Item was not found.")
 
 
-@pytest.mark.parametrize("res", [r for r in RESOURCES if r.prefix in (
-    "tags", "categories", "pages", "assets", "segments", "forms", "automations")], ids=str)
+@pytest.mark.parametrize(
+    "res",
+    [r for r in RESOURCES if r.prefix in ("tags", "categories", "pages", "assets", "segments", "forms", "automations")],
+    ids=str,
+)
 def test_delete_releases_unique_values(api, res):
     """After a delete, the same tag/alias can be created again (and keeps its plain alias)."""
     entity = create(api, res)

@@ -3,14 +3,21 @@ Stats context and StatsTest): `GET /stats` answers `{"availableTables", "tableCo
 `GET /stats/<table>` answers `{"total", "stats": [rows]}` (`stats` is the controller's default items
 name, which the api-library reads) with `start`, `limit` (default 100), `order[i][col|dir]` and
 `where[i][col|expr|val]`; rows are database rows (strings)."""
+
 from urllib.parse import urlencode
 
 from tests.api.test_email_send import make_contact, make_email
 from tests.api.test_forms_submit import make_form, post
 from tests.api.test_visitors import browse
 
-TABLES = {"form_submissions", "email_stats", "page_hits", "lead_points_change_log", "campaign_lead_event_log",
-          "lead_event_log"}
+TABLES = {
+    "form_submissions",
+    "email_stats",
+    "page_hits",
+    "lead_points_change_log",
+    "campaign_lead_event_log",
+    "lead_event_log",
+}
 
 
 def stats(api, table, **params):
@@ -51,8 +58,9 @@ def test_form_submissions_with_start_limit_order_and_where(api):
     above = stats(api, "form_submissions", where=[{"col": "id", "expr": "gt", "val": ids[1]}])
     assert [int(r["id"]) for r in above["stats"]] == ids[2:]
     lead = every["stats"][0]["lead_id"]
-    assert [r["lead_id"] for r in stats(api, "form_submissions", where=[{"col": "lead_id", "val": lead}])["stats"]] \
-        == [lead]
+    assert [r["lead_id"] for r in stats(api, "form_submissions", where=[{"col": "lead_id", "val": lead}])["stats"]] == [
+        lead
+    ]
     bad = api.get("/api/stats/form_submissions?where[0][col]=nope&where[0][val]=1")
     assert bad.status_code == 400 and "where[0][col]" in str(bad.json["errors"][0]["details"])
     assert api.get("/api/stats/form_submissions?where[0][col]=id&where[0][expr]=regexp").status_code == 400
@@ -80,6 +88,7 @@ def test_email_stats_page_hits_points_and_events(api):
 
 def test_automation_lead_event_log(api):
     from tests.api.test_automations import new_automation, tag
+
     automation = new_automation(api, [tag("new1", "now")])
     contact = make_contact(api)
     api.post(f"/api/automations/{automation['id']}/contact/{contact['id']}/add")

@@ -1,6 +1,7 @@
 """Themes: listed by key with their config, downloaded as a zip, uploaded as a multipart zip holding
 config.json and the templates its features need (other files dropped), deleted unless an email or page
 names it; the built-in theme cannot be overwritten and is hidden, not deleted."""
+
 import io
 import json
 import zipfile
@@ -23,8 +24,7 @@ def theme_zip(files):
 
 
 def good(name="Mine", features=("email",)):
-    files = {"config.json": json.dumps({"name": name, "features": list(features)}), MESSAGE: "m",
-             "evil.php": "<?php"}
+    files = {"config.json": json.dumps({"name": name, "features": list(features)}), MESSAGE: "m", "evil.php": "<?php"}
     files.update({f"html/{f}.html.twig": f for f in features})
     return theme_zip(files)
 
@@ -43,8 +43,11 @@ def test_upload_list_download_and_delete(api):
     response = upload(api, "my theme.zip", good())
     assert response.status_code == 200 and response.json == {"success": True}
     listed = api.get("/api/themes").json["themes"]
-    assert listed["my-theme"] == {"name": "Mine", "key": "my-theme",
-                                  "config": {"name": "Mine", "features": ["email"], "builder": ["legacy"]}}
+    assert listed["my-theme"] == {
+        "name": "Mine",
+        "key": "my-theme",
+        "config": {"name": "Mine", "features": ["email"], "builder": ["legacy"]},
+    }
     assert listed["blank"]["visibility"] == {"hidden": False}
     served = download(api, "my-theme")
     assert served.status_code == 200 and served.headers["Content-Type"] == "application/zip"
@@ -56,14 +59,17 @@ def test_upload_list_download_and_delete(api):
     assert_error(api.delete("/api/themes/my-theme/delete"), 404)
 
 
-@pytest.mark.parametrize("filename, data, message", [
-    ("theme.tar", b"x", "extension"),
-    ("theme.zip", b"not a zip", "valid zip"),
-    ("theme.zip", theme_zip({MESSAGE: "m"}), "config.json"),
-    ("theme.zip", theme_zip({"config.json": "{}", "html/email.html.twig": "e"}), MESSAGE),
-    ("theme.zip", theme_zip({"config.json": '{"features": ["page"]}', MESSAGE: "m"}), "html/page.html.twig"),
-    ("blank.zip", good(), "cannot be overwritten"),
-])
+@pytest.mark.parametrize(
+    "filename, data, message",
+    [
+        ("theme.tar", b"x", "extension"),
+        ("theme.zip", b"not a zip", "valid zip"),
+        ("theme.zip", theme_zip({MESSAGE: "m"}), "config.json"),
+        ("theme.zip", theme_zip({"config.json": "{}", "html/email.html.twig": "e"}), MESSAGE),
+        ("theme.zip", theme_zip({"config.json": '{"features": ["page"]}', MESSAGE: "m"}), "html/page.html.twig"),
+        ("blank.zip", good(), "cannot be overwritten"),
+    ],
+)
 def test_bad_uploads_are_refused_and_nothing_is_stored(api, filename, data, message):
     response = upload(api, filename, data)
     assert_error(response, 400)
@@ -72,8 +78,9 @@ def test_bad_uploads_are_refused_and_nothing_is_stored(api, filename, data, mess
 
 
 def test_missing_file_part(api):
-    response = api.call("POST", "/api/themes/new", headers={"Content-Type": "application/x-www-form-urlencoded"},
-                        raw=b"a=b")
+    response = api.call(
+        "POST", "/api/themes/new", headers={"Content-Type": "application/x-www-form-urlencoded"}, raw=b"a=b"
+    )
     assert_error(response, 400)
 
 
@@ -96,6 +103,7 @@ def test_a_theme_in_use_is_kept_and_the_built_in_is_hidden(api):
 
 def test_a_zip_that_unpacks_too_large_is_refused(api):
     from chalicelib.domain.views import themes
+
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("config.json", json.dumps({"name": "Bomb"}))

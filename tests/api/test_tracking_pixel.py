@@ -7,6 +7,7 @@ Security (docs/security.md): field values go to the visitor's own contact only (
 or the anonymous contact created for it); an email another contact holds is dropped, so naming it
 neither edits that contact, nor merges into it, nor hands its identity to the browser (Mautic would
 switch the visitor to that contact)."""
+
 import base64
 import json
 from urllib.parse import urlencode
@@ -38,14 +39,21 @@ def values(api, contact_id):
 
 
 def test_url_title_and_referrer_record_a_page_hit(api):
-    contact_id = cookie_of(pixel(api, url="https://site.example/pricing", title="Pricing",
-                                 referrer="https://search.example/?q=x"))
+    contact_id = cookie_of(
+        pixel(api, url="https://site.example/pricing", title="Pricing", referrer="https://search.example/?q=x")
+    )
     (hit,) = activity(api, contact_id, "page.hit")
     assert hit["eventLabel"] == "Pricing"
     assert hit["details"]["url"] == "https://site.example/pricing" and hit["details"]["title"] == "Pricing"
     assert hit["details"]["referer"] == "https://search.example/?q=x"
-    pixel(api, cookie=contact_id, page_url="https://site.example/a", page_title="A", page_language="en",
-          url="https://ignored.example/")
+    pixel(
+        api,
+        cookie=contact_id,
+        page_url="https://site.example/a",
+        page_title="A",
+        page_language="en",
+        url="https://ignored.example/",
+    )
     newest = activity(api, contact_id, "page.hit")[0]
     assert newest["details"]["url"] == "https://site.example/a" and newest["details"]["language"] == "en"
 
@@ -87,8 +95,11 @@ def test_an_anonymous_visitor_naming_a_known_email_edits_nothing_of_that_contact
 
 def test_a_forged_bare_id_cookie_edits_nothing(api, public_fields):
     victim = api.post("/api/contacts/new", {"email": "victim@example.com", "city": "Brno"}).json["contact"]
-    response = browse(api, "/mtracking.gif?" + urlencode({"page_url": "https://site.example/", "city": "Evil"}),
-                      Cookie=f"mtc_id={victim['id']}")
+    response = browse(
+        api,
+        "/mtracking.gif?" + urlencode({"page_url": "https://site.example/", "city": "Evil"}),
+        Cookie=f"mtc_id={victim['id']}",
+    )
     assert cookie_of(response) != victim["id"] and values(api, victim["id"])["city"] == "Brno"
 
 

@@ -1,6 +1,6 @@
 """Users API: who am I, the list, one user; never a password hash."""
-import pytest
 
+import pytest
 
 
 def test_self_is_the_authenticated_user_unwrapped(api):
@@ -12,6 +12,7 @@ def test_self_is_the_authenticated_user_unwrapped(api):
 
 def test_list_is_an_array_with_total(api):
     from chalicelib.auth import users
+
     users.create_user("jane", "pw-jane-123", "Jane", "Doe", "jane@example.com")
     r = api.get("/api/users")
     assert r.status_code == 200 and r.json["total"] == 2
@@ -31,11 +32,14 @@ def test_users_require_credentials(api):
 
 def test_owners_are_a_bare_array_of_three_keys(api):
     from chalicelib.auth import users
+
     users.create_user("jane", "pw-jane-123", "Jane", "Doe")
     r = api.get("/api/contacts/list/owners")
     assert r.status_code == 200
-    assert r.json == [{"id": 1, "firstName": "Admin", "lastName": "User"},
-                      {"id": 2, "firstName": "Jane", "lastName": "Doe"}]
+    assert r.json == [
+        {"id": 1, "firstName": "Admin", "lastName": "User"},
+        {"id": 2, "firstName": "Jane", "lastName": "Doe"},
+    ]
 
 
 PASSWORD = {"password": "new-secret-1", "confirm": "new-secret-1"}
@@ -48,13 +52,23 @@ def _role(api, **body):
 
 
 def _user(api, role_id, **body):
-    payload = dict({"username": "sam", "firstName": "Sam", "lastName": "Sales", "email": "sam@example.com",
-                    "role": role_id, "plainPassword": PASSWORD}, **body)
+    payload = dict(
+        {
+            "username": "sam",
+            "firstName": "Sam",
+            "lastName": "Sales",
+            "email": "sam@example.com",
+            "role": role_id,
+            "plainPassword": PASSWORD,
+        },
+        **body,
+    )
     return api.post("/api/users/new", payload)
 
 
 def _basic(name, password):
     import base64
+
     return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
 
 
@@ -91,22 +105,31 @@ def test_a_new_user_is_hashed_shown_without_password_and_can_sign_in(api):
     assert r.status_code == 201 and r.headers["Location"].endswith(f"/api/users/{r.json['user']['id']}")
     user = r.json["user"]
     assert not {"plainPassword", "passwordHash", "password"} & set(user)
-    assert user["role"] == {"id": role["id"], "name": "Sales", "description": None, "isAdmin": False,
-                            "rawPermissions": {}}
+    assert user["role"] == {
+        "id": role["id"],
+        "name": "Sales",
+        "description": None,
+        "isAdmin": False,
+        "rawPermissions": {},
+    }
     assert api.get("/api/users/self", headers=_basic("sam", "new-secret-1"), auth=False).json["id"] == user["id"]
     from chalicelib.store import entities as store
+
     assert store.get("user", user["id"])["passwordHash"].startswith("$argon2id$")
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"plainPassword": {"password": "new-secret-1", "confirm": "other-secret"}}, "plainPassword"),
-    ({"plainPassword": "short"}, "plainPassword"),
-    ({"plainPassword": None}, "plainPassword"),
-    ({"firstName": ""}, "firstName"),
-    ({"email": "not-an-address"}, "email"),
-    ({"role": None}, "role"),
-    ({"role": 99}, "role"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"plainPassword": {"password": "new-secret-1", "confirm": "other-secret"}}, "plainPassword"),
+        ({"plainPassword": "short"}, "plainPassword"),
+        ({"plainPassword": None}, "plainPassword"),
+        ({"firstName": ""}, "firstName"),
+        ({"email": "not-an-address"}, "email"),
+        ({"role": None}, "role"),
+        ({"role": 99}, "role"),
+    ],
+)
 def test_user_create_errors_name_the_field_and_write_nothing(api, change, field):
     role = _role(api)
     r = _user(api, role["id"], **change)
@@ -119,9 +142,14 @@ def test_edit_keeps_the_username_and_a_new_password_ends_old_credentials(api):
     user = _user(api, role["id"]).json["user"]
     old = _basic("sam", "new-secret-1")
     assert api.get("/api/users/self", headers=old, auth=False).status_code == 200
-    r = api.patch(f"/api/users/{user['id']}/edit", {"username": "other", "position": "Lead",
-                                                     "plainPassword": {"password": "newer-secret", "confirm":
-                                                                       "newer-secret"}})
+    r = api.patch(
+        f"/api/users/{user['id']}/edit",
+        {
+            "username": "other",
+            "position": "Lead",
+            "plainPassword": {"password": "newer-secret", "confirm": "newer-secret"},
+        },
+    )
     assert r.status_code == 200 and r.json["user"]["username"] == "sam" and r.json["user"]["position"] == "Lead"
     assert api.get("/api/users/self", headers=old, auth=False).status_code == 401
     assert api.get("/api/users/self", headers=_basic("sam", "newer-secret"), auth=False).status_code == 200
@@ -141,17 +169,21 @@ def test_deleting_a_user_revokes_their_credentials_at_once(api):
 def test_permissioncheck_answers_a_map_of_booleans(api):
     role = _role(api, rawPermissions={"email:emails": ["editown"]})
     user = _user(api, role["id"]).json["user"]
-    r = api.post(f"/api/users/{user['id']}/permissioncheck",
-                 {"permissions": ["email:emails:viewown", "email:emails:editother", "email:emails:editown"]})
+    r = api.post(
+        f"/api/users/{user['id']}/permissioncheck",
+        {"permissions": ["email:emails:viewown", "email:emails:editother", "email:emails:editown"]},
+    )
     assert r.status_code == 200
     assert r.json == {"email:emails:viewown": True, "email:emails:editother": False, "email:emails:editown": True}
     single = api.post(f"/api/users/{user['id']}/permissioncheck", {"permissions": "lead:leads:viewown"})
     assert single.json == {"lead:leads:viewown": False}
     assert api.post("/api/users/1/permissioncheck", {"permissions": ["lead:leads:full"]}).json == {
-        "lead:leads:full": True}
+        "lead:leads:full": True
+    }
     empty = api.post(f"/api/users/{user['id']}/permissioncheck", {"permissions": []})
     assert empty.status_code == 400 and empty.json["errors"][0]["details"] == {
-        "permissions": ["At least one permission must be submitted."]}
+        "permissions": ["At least one permission must be submitted."]
+    }
     unknown = api.post(f"/api/users/{user['id']}/permissioncheck", {"permissions": "email:spaceships:view"})
     assert unknown.status_code == 400
     assert api.post("/api/users/99/permissioncheck", {"permissions": "lead:leads:viewown"}).status_code == 404

@@ -4,6 +4,7 @@ viewown/editown/create, reports full, emails, forms, pages and automations full,
 each owns one contact, and both contacts got an email, points and more. Tracking hashes, which
 open a contact's pages as that contact, are no column of a report or of `/stats`, and the views
 refuse to read without end."""
+
 import json
 from urllib.parse import urlencode
 
@@ -15,9 +16,15 @@ from tests.api.test_forms_submit import make_form, post
 from tests.api.test_permissions import _as
 from tests.api.test_visitors import browse
 
-SALES = {"lead:leads": ["viewown", "editown", "create"], "report:reports": ["full"], "email:emails": ["full"],
-         "form:forms": ["full"], "page:pages": ["full"], "campaign:campaigns": ["full"],
-         "lead:lists": ["viewown", "editown", "create"]}
+SALES = {
+    "lead:leads": ["viewown", "editown", "create"],
+    "report:reports": ["full"],
+    "email:emails": ["full"],
+    "form:forms": ["full"],
+    "page:pages": ["full"],
+    "campaign:campaigns": ["full"],
+    "lead:lists": ["viewown", "editown", "create"],
+}
 HER_EMAIL, VICTIM_EMAIL = "mallory.lead@example.com", "victim.lead@example.com"
 
 
@@ -34,7 +41,7 @@ def _send(api, mail, contact):
 
 @pytest.fixture
 def world(api):
-    """victim's and mallory's contacts, each sent an email and given points; a form submission and a
+    """Victim's and mallory's contacts, each sent an email and given points; a form submission and a
     page hit of an anonymous visitor (nobody's contact)."""
     victim, mallory = _as(api, "victim", SALES), _as(api, "mallory", SALES)
     theirs, hers = _contact(victim, VICTIM_EMAIL), _contact(mallory, HER_EMAIL)
@@ -63,8 +70,9 @@ def _nothing_of_theirs(body, world):
     """No id, email or tracking hash of the victim's contact in an answer."""
     text = json.dumps(body)
     assert VICTIM_EMAIL not in text and world["hashes"]["victim"] not in text
-    assert not any(str(world["theirs"]["id"]) == str(row.get(key)) for row in body.get("data", [])
-                   for key in ("id", "lead_id"))
+    assert not any(
+        str(world["theirs"]["id"]) == str(row.get(key)) for row in body.get("data", []) for key in ("id", "lead_id")
+    )
 
 
 def test_a_leads_report_shows_an_own_only_caller_her_contacts_and_counts_only_them(world):
@@ -73,19 +81,23 @@ def test_a_leads_report_shows_an_own_only_caller_her_contacts_and_counts_only_th
     answer = _run(mallory, plain["id"])
     assert answer["data"] == [{"id": str(world["hers"]["id"]), "email": HER_EMAIL}] and answer["totalResults"] == 1
     _nothing_of_theirs(answer, world)
-    sorted_ = _report(mallory, "leads", columns=["l.id", "l.email"],
-                      tableOrder=[{"column": "l.email", "direction": "DESC"}])
+    sorted_ = _report(
+        mallory, "leads", columns=["l.id", "l.email"], tableOrder=[{"column": "l.email", "direction": "DESC"}]
+    )
     assert _run(mallory, sorted_["id"])["totalResults"] == 1
     counted = _report(mallory, "leads", groupBy=["l.firstname"], aggregators=[{"column": "l.id", "function": "COUNT"}])
     assert _run(mallory, counted["id"])["data"] == [{"firstname": "Lead", "COUNT l.id": "1"}]
 
 
-@pytest.mark.parametrize("source, columns", [
-    ("email.stats", ["es.lead_id", "es.email_address", "es.email_id"]),
-    ("lead.pointlog", ["lp.lead_id", "lp.delta"]),
-    ("form.submissions", ["fs.lead_id", "fs.form_id"]),
-    ("page.hits", ["ph.lead_id", "ph.url"]),
-])
+@pytest.mark.parametrize(
+    "source, columns",
+    [
+        ("email.stats", ["es.lead_id", "es.email_address", "es.email_id"]),
+        ("lead.pointlog", ["lp.lead_id", "lp.delta"]),
+        ("form.submissions", ["fs.lead_id", "fs.form_id"]),
+        ("page.hits", ["ph.lead_id", "ph.url"]),
+    ],
+)
 def test_event_reports_drop_the_rows_of_contacts_she_may_not_view(api, world, source, columns):
     mallory = world["mallory"]
     made = _report(mallory, source, columns=columns)
@@ -132,6 +144,7 @@ def test_no_report_or_stats_answer_gives_a_hash_the_web_view_accepts(api, world)
 
 def test_a_report_stored_with_a_hash_column_is_refused_naming_it(api, world):
     from chalicelib.store import entities as store
+
     made = _report(api, "email.stats", columns=["es.id"])
     stored = store.get("report", made["id"])
     store.replace("report", dict(stored, columns=["es.id", "es.tracking_hash"]))  # written before hashes left
@@ -162,6 +175,7 @@ def test_the_segment_picker_lists_only_her_segments(api, world):
 
 def test_the_stats_refuse_to_read_past_their_ceiling(api, world, monkeypatch):
     from chalicelib.domain.messaging import stats_tables
+
     monkeypatch.setattr(stats_tables, "MAX_EVENTS_READ", 3)
     never = api.get("/api/stats/lead_event_log?where[0][col]=bundle&where[0][val]=nothing")
     assert_error(never, 400, field="where")
@@ -169,4 +183,3 @@ def test_the_stats_refuse_to_read_past_their_ceiling(api, world, monkeypatch):
     assert api.get("/api/stats/lead_event_log?limit=1").status_code == 200  # a page within the ceiling
     report = _report(api, "lead.pointlog", filters=[{"column": "lp.delta", "condition": "eq", "value": "99"}])
     assert_error(api.get(f"/api/reports/{report['id']}"), 400, field="dateFrom")
-

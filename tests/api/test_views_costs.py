@@ -1,5 +1,6 @@
 """What the views cost in DynamoDB calls (docs/storage.md): a report page read in time order and a
 widget over a recent range cost the same however many contacts and events lie outside them."""
+
 from tests.bench.conftest import dynamodb_calls
 
 
@@ -16,10 +17,24 @@ def contacts(api, prefix, count):
 
 
 def test_report_page_in_time_order_costs_the_same_at_10_and_60_contacts(api):
-    leads = api.post("/api/reports/new", {"name": "L", "source": "leads", "columns": ["l.email"],
-                                         "tableOrder": [{"column": "l.id", "direction": "DESC"}]}).json["report"]
-    points = api.post("/api/reports/new", {"name": "P", "source": "lead.pointlog", "columns": ["lp.delta"],
-                                          "tableOrder": [{"column": "lp.date_added", "direction": "DESC"}]}).json["report"]
+    leads = api.post(
+        "/api/reports/new",
+        {
+            "name": "L",
+            "source": "leads",
+            "columns": ["l.email"],
+            "tableOrder": [{"column": "l.id", "direction": "DESC"}],
+        },
+    ).json["report"]
+    points = api.post(
+        "/api/reports/new",
+        {
+            "name": "P",
+            "source": "lead.pointlog",
+            "columns": ["lp.delta"],
+            "tableOrder": [{"column": "lp.date_added", "direction": "DESC"}],
+        },
+    ).json["report"]
     contacts(api, "a", 10)
     few = cost(api, f"/api/reports/{leads['id']}?limit=5"), cost(api, f"/api/reports/{points['id']}?limit=5")
     contacts(api, "b", 50)
@@ -41,6 +56,7 @@ def test_widget_over_a_recent_range_reads_only_back_to_its_start(api, frozen):
 
 def sends(api, count):
     from tests.api.test_email_send import make_email
+
     mail = make_email(api, name=f"Mail {count}")
     for i in range(count):
         contact = api.post("/api/contacts/new", {"email": f"sent{count}-{i}@example.com"}).json["contact"]
@@ -51,17 +67,26 @@ def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
     """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of sends, and
     an own-only caller's report reads the contacts and emails its rows name in batches too."""
     from tests.api.test_permissions import _as
+
     sales = _as(api, "sales", {"lead:leads": ["viewown"], "email:emails": ["viewother"], "report:reports": ["full"]})
-    own = sales.post("/api/reports/new", {"name": "Own", "source": "email.stats",
-                                         "columns": ["es.email_address"]}).json["report"]
-    report = api.post("/api/reports/new", {"name": "S", "source": "email.stats",
-                                          "columns": ["es.email_address"]}).json["report"]
+    own = sales.post(
+        "/api/reports/new", {"name": "Own", "source": "email.stats", "columns": ["es.email_address"]}
+    ).json["report"]
+    report = api.post("/api/reports/new", {"name": "S", "source": "email.stats", "columns": ["es.email_address"]}).json[
+        "report"
+    ]
     sends(api, 3)
-    few = cost(api, "/api/stats/email_stats"), cost(api, f"/api/reports/{report['id']}"), \
-        cost(sales, f"/api/reports/{own['id']}")
+    few = (
+        cost(api, "/api/stats/email_stats"),
+        cost(api, f"/api/reports/{report['id']}"),
+        cost(sales, f"/api/reports/{own['id']}"),
+    )
     sends(api, 30)
-    many = cost(api, "/api/stats/email_stats"), cost(api, f"/api/reports/{report['id']}"), \
-        cost(sales, f"/api/reports/{own['id']}")
+    many = (
+        cost(api, "/api/stats/email_stats"),
+        cost(api, f"/api/reports/{report['id']}"),
+        cost(sales, f"/api/reports/{own['id']}"),
+    )
     assert [c.get("GetItem", 0) for c in many] == [c.get("GetItem", 0) for c in few]
     assert many[0] == {"BatchGetItem": 6, "Query": 1}  # 3 of the feed's events, 3 of the sends (10, 20, 3)
     assert many[2]["BatchGetItem"] <= 9 and many[2]["BatchGetItem"] - many[1]["BatchGetItem"] <= 3

@@ -1,5 +1,6 @@
 """What a role needs for the views: reports as `report:reports` (own/other), widgets by their
 category's view permission (the list shows only those), themes as `core:themes`."""
+
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import _as
 

@@ -1,5 +1,6 @@
 """Issue 9, anonymous visitors: a new visitor of a landing page, the tracking pixel or an asset
 download becomes an anonymous contact, tracked by the `mtc_id` cookie from then on; bots do not."""
+
 import pytest
 
 from chalicelib import config
@@ -9,9 +10,13 @@ from tests.bench.conftest import dynamodb_calls
 from tests.conftest import set_cookies, visitor_cookie
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
-BOTS = [{"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"},
-        {"User-Agent": "curl/8.5.0"}, {"User-Agent": "python-requests/2.32.3"}, {},
-        {"User-Agent": BROWSER, "Sec-Purpose": "prefetch"}]
+BOTS = [
+    {"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"},
+    {"User-Agent": "curl/8.5.0"},
+    {"User-Agent": "python-requests/2.32.3"},
+    {},
+    {"User-Agent": BROWSER, "Sec-Purpose": "prefetch"},
+]
 
 
 def browse(api, path, cookie=None, **headers):
@@ -90,8 +95,16 @@ def test_a_cookie_naming_no_contact_is_a_new_visitor(api):
 
 
 def test_the_pixel_scores_a_new_visitor_in_the_creating_write(api):
-    api.post("/api/points/new", {"name": "Pricing", "type": "url.hit", "delta": 4, "repeatable": True,
-                                 "properties": {"page_url": "https://site.example/pricing*"}})
+    api.post(
+        "/api/points/new",
+        {
+            "name": "Pricing",
+            "type": "url.hit",
+            "delta": 4,
+            "repeatable": True,
+            "properties": {"page_url": "https://site.example/pricing*"},
+        },
+    )
     with dynamodb_calls() as calls:
         pixel = browse(api, "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2Fpricing%3Futm_source%3Dads")
     assert pixel.status_code == 200 and pixel.body.startswith(b"GIF89a")
@@ -129,8 +142,17 @@ def test_anonymous_contacts_are_listed_and_found_by_is_anonymous(api):
 def test_a_new_visitor_fires_page_hit_but_not_contact_identified(api, drain, receiver, monkeypatch):
     monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
     make_page(api)
-    assert api.post("/api/hooks/new", {"name": "Receiver", "webhookUrl": receiver.url, "triggers": [
-        "mautic.lead_post_save_new", "mautic.lead_post_save_update", "mautic.page_on_hit"]}).status_code == 201
+    assert (
+        api.post(
+            "/api/hooks/new",
+            {
+                "name": "Receiver",
+                "webhookUrl": receiver.url,
+                "triggers": ["mautic.lead_post_save_new", "mautic.lead_post_save_update", "mautic.page_on_hit"],
+            },
+        ).status_code
+        == 201
+    )
     visitor = cookie_of(browse(api, "/spring-offer"))
     browse(api, "/spring-offer", cookie=visitor)
     drain()
@@ -140,8 +162,10 @@ def test_a_new_visitor_fires_page_hit_but_not_contact_identified(api, drain, rec
 
 def test_a_visitors_devices_are_recorded_once_each(api):
     make_page(api)
-    phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) " \
-            "Version/17.0 Mobile/15E148 Safari/604.1"
+    phone = (
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+        "Version/17.0 Mobile/15E148 Safari/604.1"
+    )
     contact_id = cookie_of(browse(api, "/spring-offer"))
     browse(api, "/spring-offer", cookie=contact_id)
     browse(api, "/spring-offer", cookie=contact_id, **{"User-Agent": phone})

@@ -2,6 +2,7 @@
 
 A receiver on 127.0.0.1 records each POST; `drain` runs the webhook worker until the queues are
 empty, with retries after 0 seconds."""
+
 import base64
 import hashlib
 import hmac
@@ -34,6 +35,7 @@ def _hook(api, url, triggers, **extra):
 
 def _dead_letters():
     from chalicelib.store import queues
+
     return [body for _, body, _ in queues.receive("webhooks", dead_letter=True)]
 
 
@@ -63,8 +65,11 @@ def test_a_contact_write_reaches_the_receiver_signed(api, drain, receiver):
     api.patch(f"/api/contacts/{anonymous}/edit", {"city": "Prague"})  # anonymous: no save events
     api.patch(f"/api/contacts/{anonymous}/edit", {"lastname": "Known"})  # identified now
     drain()
-    assert [list(r.json) for r in receiver.received] == \
-        [["mautic.lead_post_save_new"], ["mautic.lead_post_save_update"], ["mautic.lead_post_save_new"]]
+    assert [list(r.json) for r in receiver.received] == [
+        ["mautic.lead_post_save_new"],
+        ["mautic.lead_post_save_update"],
+        ["mautic.lead_post_save_new"],
+    ]
     assert receiver.received[2].json["mautic.lead_post_save_new"][0]["contact"]["id"] == anonymous
 
 
@@ -81,6 +86,7 @@ def test_a_standard_webhooks_secret_is_verified_by_an_independent_receiver(api, 
 
 def test_nothing_is_written_or_queued_without_a_subscribed_published_hook(api, drain, receiver):
     from chalicelib.store import entities, queues
+
     _hook(api, receiver.url, ["mautic.company_post_save"])
     _hook(api, receiver.url, SAVE_TRIGGERS, isPublished=False)
     api.post("/api/contacts/new", {"email": "cid@example.com"})
@@ -90,8 +96,11 @@ def test_nothing_is_written_or_queued_without_a_subscribed_published_hook(api, d
 
 
 def test_points_subscription_and_company_triggers(api, drain, receiver):
-    _hook(api, receiver.url, ["mautic.lead_points_change", "mautic.lead_channel_subscription_changed",
-                              "mautic.lead_company_change"])
+    _hook(
+        api,
+        receiver.url,
+        ["mautic.lead_points_change", "mautic.lead_channel_subscription_changed", "mautic.lead_company_change"],
+    )
     contact_id = api.post("/api/contacts/new", {"email": "dan@example.com"}).json["contact"]["id"]
     company = api.post("/api/companies/new", {"companyname": "Acme"}).json["company"]
     api.post(f"/api/contacts/{contact_id}/points/plus/5")
@@ -102,12 +111,16 @@ def test_points_subscription_and_company_triggers(api, drain, receiver):
     drain()
     (points,) = _events(receiver, "mautic.lead_points_change")
     assert points["points"] == {"old_points": 0, "new_points": 5} and points["contact"]["points"] == 5
-    statuses = [(e["channel"], e["old_status"], e["new_status"])
-                for e in _events(receiver, "mautic.lead_channel_subscription_changed")]
+    statuses = [
+        (e["channel"], e["old_status"], e["new_status"])
+        for e in _events(receiver, "mautic.lead_channel_subscription_changed")
+    ]
     assert statuses == [("email", "contactable", "unsubscribed"), ("email", "unsubscribed", "contactable")]
     links = _events(receiver, "mautic.lead_company_change")
-    assert [(e["added"], e["company"]["id"], e["contact"]["id"]) for e in links] == \
-        [(True, company["id"], contact_id), (False, company["id"], contact_id)]
+    assert [(e["added"], e["company"]["id"], e["contact"]["id"]) for e in links] == [
+        (True, company["id"], contact_id),
+        (False, company["id"], contact_id),
+    ]
     assert links[0]["company"]["fields"]["all"]["companyname"] == "Acme"
 
 
@@ -153,8 +166,11 @@ def test_a_receiver_failing_twice_gets_the_event_once_successfully(api, drain):
         assert len({r.body for r in receiver.received}) == 1
         logs = api.get(f"/api/hooks/{hook['id']}/logs").json
         assert logs["total"] == 3
-        assert [(e["attempt"], e["statusCode"], e["error"]) for e in logs["logs"]] == \
-            [(3, 200, None), (2, 503, "HTTP 503"), (1, 500, "HTTP 500")]
+        assert [(e["attempt"], e["statusCode"], e["error"]) for e in logs["logs"]] == [
+            (3, 200, None),
+            (2, 503, "HTTP 503"),
+            (1, 500, "HTTP 500"),
+        ]
         assert logs["logs"][0]["triggers"] == ["mautic.lead_post_save_new"] and logs["logs"][0]["duration"] >= 0
         assert _dead_letters() == []
     finally:
@@ -221,7 +237,8 @@ def test_timeouts_connection_errors_and_redirects_are_retried(api, drain, monkey
         api.post("/api/contacts/new", {"email": "lea@example.com"})
         drain()
         slow_errors, redirect_errors, closed_errors = (
-            [e["error"] for e in api.get(f"/api/hooks/{hook}/logs").json["logs"]] for hook in hooks)
+            [e["error"] for e in api.get(f"/api/hooks/{hook}/logs").json["logs"]] for hook in hooks
+        )
         assert slow_errors == ["Timed out after 0.1 s."] * 2
         assert redirect_errors == ["HTTP 302"] * 2 and len(redirecting.received) == 2  # Location not followed
         assert len(closed_errors) == 2 and all(e.startswith("Connection failed") for e in closed_errors)
@@ -246,6 +263,7 @@ def test_private_targets_are_refused_unless_allowed(api, drain, receiver, monkey
 def test_an_event_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiver, monkeypatch):
     from chalicelib.domain.webhooks import webhook_events
     from chalicelib.store import queues
+
     _hook(api, receiver.url, SAVE_TRIGGERS)
 
     def unavailable(*args, **kwargs):
@@ -278,6 +296,7 @@ def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver
     assert [e["id"] for e in logs["logs"]] == [5, 4, 3]
     assert [e["id"] for e in api.get(f"/api/hooks/{hook['id']}/logs?start=1&limit=1").json["logs"]] == [4]
     from chalicelib.store import entities
+
     assert [row["id"] for row in entities.iterate(f"hooklog#{hook['id']}")] == [3, 4, 5]
     assert api.get("/api/hooks/999/logs").status_code == 404
     assert api.get(f"/api/hooks/{hook['id']}/logs?limit=x").status_code == 400
@@ -290,9 +309,17 @@ def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver
 
 def test_segment_membership_and_form_submissions_reach_their_hooks(api, drain, receiver):
     from tests.api.test_forms_submit import make_form, post
+
     _hook(api, receiver.url, ["mautic.lead_list_change", "mautic.form_on_submit"])
-    segment = api.post("/api/segments/new", {"name": "Pragueans", "filters": [
-        {"glue": "and", "field": "city", "object": "lead", "operator": "=", "properties": {"filter": "Prague"}}]})
+    segment = api.post(
+        "/api/segments/new",
+        {
+            "name": "Pragueans",
+            "filters": [
+                {"glue": "and", "field": "city", "object": "lead", "operator": "=", "properties": {"filter": "Prague"}}
+            ],
+        },
+    )
     segment_id = segment.json["list"]["id"]
     contact_id = api.post("/api/contacts/new", {"email": "pia@example.com", "city": "Prague"}).json["contact"]["id"]
     api.patch(f"/api/contacts/{contact_id}/edit", {"city": "Brno"})
@@ -300,8 +327,10 @@ def test_segment_membership_and_form_submissions_reach_their_hooks(api, drain, r
     assert post(api, form["id"], {"email": "pia@example.com", "first_name": "Pia"}).status_code == 200
     drain()
     changes = _events(receiver, "mautic.lead_list_change")
-    assert [(e["action"], e["segment"]["id"], e["contact"]["id"]) for e in changes] == \
-        [("added", segment_id, contact_id), ("removed", segment_id, contact_id)]
+    assert [(e["action"], e["segment"]["id"], e["contact"]["id"]) for e in changes] == [
+        ("added", segment_id, contact_id),
+        ("removed", segment_id, contact_id),
+    ]
     assert changes[0]["segment"]["name"] == "Pragueans"
     (submitted,) = _events(receiver, "mautic.form_on_submit")
     submission = submitted["submission"]

@@ -1,4 +1,5 @@
 """The hook resource's webhook-specific rules: Standard Webhooks secrets, the log endpoint."""
+
 import base64
 
 import pytest

@@ -1,4 +1,5 @@
 """Benchmark helpers: a JSON client authenticated as the administrator, a DynamoDB call counter."""
+
 import base64
 import json
 import statistics
@@ -20,11 +21,14 @@ def dynamodb_calls(with_authorizer=False):
     """Count the API function's DynamoDB calls by operation name; the request authorizer's too with
     `with_authorizer` (on AWS it is another Lambda function)."""
     from chalicelib.api import authorizer
+
     calls, deciding = Counter(), threading.local()
     decide = authorizer.decide
 
     def counting(self, operation, params):
-        if self.meta.service_model.service_name == "dynamodb" and (with_authorizer or not getattr(deciding, "now", False)):
+        if self.meta.service_model.service_name == "dynamodb" and (
+            with_authorizer or not getattr(deciding, "now", False)
+        ):
             calls[operation] += 1
         return _original(self, operation, params)
 
@@ -35,8 +39,10 @@ def dynamodb_calls(with_authorizer=False):
         finally:
             deciding.now = False
 
-    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting), \
-            mock.patch.object(authorizer, "decide", uncounted):
+    with (
+        mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting),
+        mock.patch.object(authorizer, "decide", uncounted),
+    ):
         yield calls
 
 
@@ -49,6 +55,7 @@ def percentile(values, percent):
 def http(chalice_app, fresh):
     """call(method, path, body) -> parsed JSON; asserts a 2xx answer."""
     from chalice.test import Client
+
     client = Client(chalice_app)
     token = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
     headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
@@ -57,5 +64,6 @@ def http(chalice_app, fresh):
         response = client.http.request(method, path, headers=headers, body=json.dumps(body).encode() if body else b"")
         assert response.status_code < 300, (path, response.body[:300])
         return json.loads(response.body)
+
     call("GET", "/api/contacts")  # warm the credential cache
     return call

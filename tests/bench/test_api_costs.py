@@ -5,6 +5,7 @@ single-entity and default-list costs do not grow with the data.
 Requests per second here measure the app plus moto, whose Query sorts the whole partition on
 every call; on DynamoDB a call's cost depends on the items it returns. The call counts are the
 figure that carries over to AWS."""
+
 import time
 
 from tests.bench.conftest import dynamodb_calls
@@ -14,9 +15,10 @@ FILLED = {}  # fill number -> contact id
 
 
 def _fill(http, start, end):
-    from chalicelib.domain.kernel.context import Context
-    from chalicelib.domain.kernel import service
     from chalicelib.domain.contacts.declarations import CONTACT
+    from chalicelib.domain.kernel import service
+    from chalicelib.domain.kernel.context import Context
+
     ctx = Context()
     for n in range(start, end):
         doc, _ = service.create(CONTACT, {"email": f"c{n}@example.com", "firstname": f"F{n}", "city": "Prague"}, ctx)
@@ -60,8 +62,16 @@ def test_contact_operation_costs(http, capsys):
         print("\n%-7s %-30s %6s %8s  %s" % ("data", "operation", "calls", "req/s", "DynamoDB calls"))
         for size, name, total, calls, rate in rows:
             print("%-7d %-30s %6d %8.1f  %s" % (size, name, total, rate, calls))
-    constant = ("create", "get", "patch", "put", "delete", "list page (default order)", "search email: (unique index)",
-                "merge (PATCH to another's email)")
+    constant = (
+        "create",
+        "get",
+        "patch",
+        "put",
+        "delete",
+        "list page (default order)",
+        "search email: (unique index)",
+        "merge (PATCH to another's email)",
+    )
     for name in constant:
         costs = {total for size, op, total, _, _ in rows if op == name}
         assert len(costs) == 1, (name, costs)

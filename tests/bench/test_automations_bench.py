@@ -5,6 +5,7 @@ and how late delayed events fire on real time (SQS delays, the minute job).
 Contacts are written straight into the tables (`_bulk_copies`), all in Prague; the segment is
 rebuilt first (not timed), then the automation is created and the workers drained in this process.
 """
+
 import os
 import statistics
 import time
@@ -21,11 +22,26 @@ LATE_CONTACTS = 20
 
 
 def _events():
-    return [{"id": "new1", "name": "Welcome tag", "type": "lead.changetags", "eventType": "action",
-             "properties": {"add_tags": ["welcomed"]}},
-            {"id": "new2", "name": "Follow-up", "type": "lead.changepoints", "eventType": "action",
-             "properties": {"points": 5}, "parent": "new1", "triggerMode": "interval", "triggerInterval": 1,
-             "triggerIntervalUnit": "d"}]
+    return [
+        {
+            "id": "new1",
+            "name": "Welcome tag",
+            "type": "lead.changetags",
+            "eventType": "action",
+            "properties": {"add_tags": ["welcomed"]},
+        },
+        {
+            "id": "new2",
+            "name": "Follow-up",
+            "type": "lead.changepoints",
+            "eventType": "action",
+            "properties": {"points": 5},
+            "parent": "new1",
+            "triggerMode": "interval",
+            "triggerInterval": 1,
+            "triggerIntervalUnit": "d",
+        },
+    ]
 
 
 def test_enrollment_throughput(http, capsys):
@@ -35,8 +51,11 @@ def test_enrollment_throughput(http, capsys):
         filled = size
         segment = http("POST", "/api/segments/new", {"name": f"All {size}", "filters": _city_filter("Prague")})
         local.drain()
-        automation = http("POST", "/api/automations/new", {"name": f"Welcome {size}", "events": _events(),
-                                                           "lists": [segment["list"]["id"]]})["automation"]
+        automation = http(
+            "POST",
+            "/api/automations/new",
+            {"name": f"Welcome {size}", "events": _events(), "lists": [segment["list"]["id"]]},
+        )["automation"]
         started = time.perf_counter()
         with dynamodb_calls() as calls:
             local.drain()
@@ -44,9 +63,16 @@ def test_enrollment_throughput(http, capsys):
         members = http("GET", f"/api/automations/{automation['id']}/contacts?limit=1")["total"]
         tagged = http("GET", "/api/contacts?search=tag:welcomed&limit=1")["total"]
         assert members == size and tagged == size
-        _print(capsys, [(f"enter + first action at {size:,}",
-                         f"{seconds:.1f} s, {size / seconds:,.0f} contacts/s, "
-                         f"{sum(calls.values()) / size:.1f} DynamoDB calls per contact {dict(calls)}")])
+        _print(
+            capsys,
+            [
+                (
+                    f"enter + first action at {size:,}",
+                    f"{seconds:.1f} s, {size / seconds:,.0f} contacts/s, "
+                    f"{sum(calls.values()) / size:.1f} DynamoDB calls per contact {dict(calls)}",
+                )
+            ],
+        )
         http("DELETE", f"/api/automations/{automation['id']}/delete")
         http("DELETE", f"/api/segments/{segment['list']['id']}/delete")
         local.drain()
@@ -69,8 +95,11 @@ def _lateness(http, automation_id, contacts, deadline):
 
 
 def _ran(http, contact_id):
-    events = http("GET", f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=campaign.event"
-                         f"&filters[includeEvents][]=campaign.event.scheduled")["events"]
+    events = http(
+        "GET",
+        f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=campaign.event"
+        f"&filters[includeEvents][]=campaign.event.scheduled",
+    )["events"]
     ran = [e["timestamp"] for e in events if e["event"] == "campaign.event"]
     due = [e["details"]["triggerDate"] for e in events if e["event"] == "campaign.event.scheduled"]
     return (ran[0], due[0]) if ran and due else None
@@ -79,16 +108,35 @@ def _ran(http, contact_id):
 def test_delayed_events_fire_on_time(http, capsys):
     rows = []
     for minutes, how in ((1, "queued by the write"), (3, "queued by the minute job")):
-        automation = http("POST", "/api/automations/new", {"name": f"Later {minutes}", "events": [
-            {"id": "new1", "name": "Later", "type": "lead.changetags", "eventType": "action",
-             "properties": {"add_tags": ["later"]}, "triggerMode": "interval", "triggerInterval": minutes,
-             "triggerIntervalUnit": "i"}]})["automation"]
+        automation = http(
+            "POST",
+            "/api/automations/new",
+            {
+                "name": f"Later {minutes}",
+                "events": [
+                    {
+                        "id": "new1",
+                        "name": "Later",
+                        "type": "lead.changetags",
+                        "eventType": "action",
+                        "properties": {"add_tags": ["later"]},
+                        "triggerMode": "interval",
+                        "triggerInterval": minutes,
+                        "triggerIntervalUnit": "i",
+                    }
+                ],
+            },
+        )["automation"]
         contacts = []
         for n in range(LATE_CONTACTS):
             contact = http("POST", "/api/contacts/new", {"email": f"late{minutes}-{n}@example.com"})["contact"]
             http("POST", f"/api/automations/{automation['id']}/contact/{contact['id']}/add")
             contacts.append(contact["id"])
         late = _lateness(http, automation["id"], contacts, time.monotonic() + minutes * 60 + 120)
-        rows.append((f"{minutes} min delay, {how}", f"late by median {statistics.median(late):.1f} s, "
-                                                    f"max {max(late):.1f} s over {len(late)} contacts"))
+        rows.append(
+            (
+                f"{minutes} min delay, {how}",
+                f"late by median {statistics.median(late):.1f} s, max {max(late):.1f} s over {len(late)} contacts",
+            )
+        )
     _print(capsys, rows)

@@ -8,6 +8,7 @@
 - a contact GET through `chalice.test.Client` in a fresh process against a moto server on
   127.0.0.1: the import, the first request and the warm ones.
 """
+
 import json
 import os
 import statistics
@@ -56,8 +57,10 @@ print(json.dumps({"import": imported - started, "first": first, "warm": warm}))
 
 
 def _median_ms(command, cwd, env=None):
-    runs = [float(subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout)
-            for _ in range(RUNS)]
+    runs = [
+        float(subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout)
+        for _ in range(RUNS)
+    ]
     return statistics.median(runs) * 1000
 
 
@@ -86,17 +89,37 @@ def _importtime_top(unpacked, runtime, count=12):
 
 def _first_get():
     from moto.server import ThreadedMotoServer
+
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
         host, port = server.get_host_and_port()
-        env = dict(os.environ, AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_ACCESS_KEY_ID="bench",
-                   AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1", STAGE="local",
-                   API_ENABLED="1", BASIC_AUTH_ENABLED="1")
-        contact = subprocess.run([sys.executable, "-c", SEED], cwd=ROOT, env=env, capture_output=True, text=True,
-                                 check=True).stdout.split()[-1]
-        runs = [json.loads(subprocess.run([sys.executable, "-c", FIRST_GET, contact], cwd=ROOT, env=env,
-                                          capture_output=True, text=True, check=True).stdout) for _ in range(5)]
+        env = dict(
+            os.environ,
+            AWS_ENDPOINT_URL=f"http://{host}:{port}",
+            AWS_ACCESS_KEY_ID="bench",
+            AWS_SECRET_ACCESS_KEY="bench",
+            AWS_DEFAULT_REGION="us-east-1",
+            STAGE="local",
+            API_ENABLED="1",
+            BASIC_AUTH_ENABLED="1",
+        )
+        contact = subprocess.run(
+            [sys.executable, "-c", SEED], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        ).stdout.split()[-1]
+        runs = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", FIRST_GET, contact],
+                    cwd=ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for _ in range(5)
+        ]
     finally:
         server.stop()
     return {key: statistics.median(run[key] for run in runs) * 1000 for key in ("import", "first", "warm")}
@@ -113,15 +136,21 @@ def test_cold_start(capsys):
     get = _first_get()
     built = ROOT / "build" / "package" / "deployment.zip"
     with capsys.disabled():
-        print(f"\npackage (offline build, slimmed): {zipped / 1e6:.1f} MB zipped, {unpacked_size / 1e6:.1f} MB "
-              f"unpacked, {files} files")
+        print(
+            f"\npackage (offline build, slimmed): {zipped / 1e6:.1f} MB zipped, {unpacked_size / 1e6:.1f} MB "
+            f"unpacked, {files} files"
+        )
         if built.exists():
             print(f"build/package/deployment.zip (make package): {built.stat().st_size / 1e6:.1f} MB")
-        print(f"import app, median of {RUNS} fresh processes: {package_ms:.0f} ms from the package, "
-              f"{source_ms:.0f} ms from the source tree")
+        print(
+            f"import app, median of {RUNS} fresh processes: {package_ms:.0f} ms from the package, "
+            f"{source_ms:.0f} ms from the source tree"
+        )
         print("-X importtime, top self times in the package (ms):")
         for micros, name in top:
             print(f"  {micros / 1000:6.1f}  {name}")
-        print(f"contact GET in a fresh process (medians of 5): import {get['import']:.0f} ms, first request "
-              f"{get['first']:.1f} ms, warm request {get['warm']:.1f} ms")
+        print(
+            f"contact GET in a fresh process (medians of 5): import {get['import']:.0f} ms, first request "
+            f"{get['first']:.1f} ms, warm request {get['warm']:.1f} ms"
+        )
     assert get["first"] <= 2 * get["warm"] + get["import"]

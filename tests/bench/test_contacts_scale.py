@@ -4,6 +4,7 @@ batches of 200), and GET / PATCH latency with their DynamoDB calls at 1k and 50k
 The big data set is written straight into the tables (copies of a contact created through the
 API, with their email index and unique claims), so the run takes about a minute, not an hour.
 """
+
 import json
 import statistics
 import time
@@ -31,8 +32,18 @@ def _bulk_copies(template, first, last, city=None):
             if city:
                 values["city"] = city(n)
             doc = dict(template, id=n, values=values)
-            entities.append({"PutRequest": {"Item": {"kind": {"S": "contact"}, "id": {"N": str(n)},
-                                                     "doc": {"S": json.dumps(doc)}, "email": {"S": email}}}})
+            entities.append(
+                {
+                    "PutRequest": {
+                        "Item": {
+                            "kind": {"S": "contact"},
+                            "id": {"N": str(n)},
+                            "doc": {"S": json.dumps(doc)},
+                            "email": {"S": email},
+                        }
+                    }
+                }
+            )
             uniques.append({"PutRequest": {"Item": {"key": {"S": f"contact#email#{email}"}, "id": {"N": str(n)}}}})
         client.batch_write_item(RequestItems={Entity.Meta.table_name: entities, Unique.Meta.table_name: uniques})
     for name in ("id#contact", "count#contact"):
@@ -60,25 +71,35 @@ def test_contacts_at_scale(http, capsys):
             body = [{"email": f"batch{batch}-{n}@example.com", "firstname": "B"} for n in range(200)]
             http("POST", "/api/contacts/batch/new", body)
     rate, per_contact = 400 / (time.perf_counter() - started), sum(calls.values()) / 400
-    rows.append(("create in batches of 200",
-                 f"{rate:.1f} contacts/s, DynamoDB {per_contact:.2f} calls per contact {dict(calls)}"))
+    rows.append(
+        (
+            "create in batches of 200",
+            f"{rate:.1f} contacts/s, DynamoDB {per_contact:.2f} calls per contact {dict(calls)}",
+        )
+    )
 
     template = http("GET", "/api/contacts/1")["contact"]
     from chalicelib.store import entities as store
+
     stored = {k: v for k, v in store.get("contact", 1).items() if k != "_rev"}
     filled = 450
     for size in SIZES:
         _bulk_copies(stored, filled + 1, size)
         filled = size
-        for name, operation in (("GET", lambda n: http("GET", f"/api/contacts/{size - n}")),
-                                ("PATCH", lambda n: http("PATCH", f"/api/contacts/{size - n}/edit",
-                                                         {"city": f"C{n}"}))):
+        for name, operation in (
+            ("GET", lambda n: http("GET", f"/api/contacts/{size - n}")),
+            ("PATCH", lambda n: http("PATCH", f"/api/contacts/{size - n}/edit", {"city": f"C{n}"})),
+        ):
             operation(0)
             with dynamodb_calls() as calls:
                 operation(1)
             median, worst = _timed(operation, 20)
-            rows.append((f"{name} at {size:,} contacts",
-                         f"median {median:.1f} ms, max {worst:.1f} ms, DynamoDB {sum(calls.values())} {dict(calls)}"))
+            rows.append(
+                (
+                    f"{name} at {size:,} contacts",
+                    f"median {median:.1f} ms, max {worst:.1f} ms, DynamoDB {sum(calls.values())} {dict(calls)}",
+                )
+            )
     assert template["id"] == 1
     with capsys.disabled():
         print()

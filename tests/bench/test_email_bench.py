@@ -6,6 +6,7 @@ BENCH_EMAIL_RATE messages/second, to show the rate it holds.
 Contacts are written straight into the tables (`_bulk_copies`); the workers run in this process
 on the queued messages (`drain`), as the local stack does.
 """
+
 import os
 import time
 from collections import Counter
@@ -21,7 +22,7 @@ from tests.bench.test_segments_bench import _city_filter, _print, _template
 SIZE = int(os.environ.get("BENCH_EMAIL_SIZE", "200"))
 RATE = float(os.environ.get("BENCH_EMAIL_RATE", "20"))
 RATE_CONTACTS = int(os.environ.get("BENCH_EMAIL_RATE_CONTACTS", "200"))
-HTML = "<p>Hello {contactfield=firstname|there}</p><a href=\"https://shop.example/\">Shop</a>{unsubscribe_text}"
+HTML = '<p>Hello {contactfield=firstname|there}</p><a href="https://shop.example/">Shop</a>{unsubscribe_text}'
 
 
 def _audience(http, size):
@@ -34,8 +35,11 @@ def _audience(http, size):
 
 def _send(http, segment_id, limit=None):
     """Send a new email to the segment (at most `limit` contacts): (email, seconds, DynamoDB calls)."""
-    email = http("POST", "/api/emails/new", {"name": "Bench", "subject": "Hi {contactfield=firstname}",
-                                             "customHtml": HTML, "lists": [segment_id]})["email"]
+    email = http(
+        "POST",
+        "/api/emails/new",
+        {"name": "Bench", "subject": "Hi {contactfield=firstname}", "customHtml": HTML, "lists": [segment_id]},
+    )["email"]
     started = time.perf_counter()
     with dynamodb_calls() as calls:
         http("POST", f"/api/emails/{email['id']}/send", {"limit": limit} if limit else None)
@@ -49,9 +53,14 @@ def test_segment_send_throughput_and_held_rate(http, capsys, monkeypatch):
     email, seconds, calls = _send(http, segment_id)
     shown = http("GET", f"/api/emails/{email['id']}")["email"]
     assert shown["sentCount"] == SIZE and shown["sendProgress"]["status"] == "done"
-    rows = [(f"segment send to {SIZE:,}", f"{seconds:.1f} s, {SIZE / seconds:,.0f} messages/s (no limit), "
-                                          f"{shown['sendProgress']['batches']} batches, DynamoDB {calls:,} calls "
-                                          f"({calls / SIZE:.1f} per message)")]
+    rows = [
+        (
+            f"segment send to {SIZE:,}",
+            f"{seconds:.1f} s, {SIZE / seconds:,.0f} messages/s (no limit), "
+            f"{shown['sendProgress']['batches']} batches, DynamoDB {calls:,} calls "
+            f"({calls / SIZE:.1f} per message)",
+        )
+    ]
     monkeypatch.setattr(config, "EMAIL_SEND_RATE", RATE)
     count = min(RATE_CONTACTS, SIZE)
     email, seconds, _ = _send(http, segment_id, limit=count)
@@ -59,7 +68,12 @@ def test_segment_send_throughput_and_held_rate(http, capsys, monkeypatch):
     whole = sorted(stamps)[1:-1]  # the first and last seconds are partial
     held = sum(stamps[s] for s in whole) / len(whole) if whole else float(count)
     assert max(stamps.values()) <= RATE
-    rows.append((f"limited to {RATE:g}/s, {count:,} sent", f"{seconds:.1f} s, {count / seconds:.1f} messages/s "
-                                                         f"overall, {held:.1f}/s in full seconds, "
-                                                         f"busiest second {max(stamps.values())}"))
+    rows.append(
+        (
+            f"limited to {RATE:g}/s, {count:,} sent",
+            f"{seconds:.1f} s, {count / seconds:.1f} messages/s "
+            f"overall, {held:.1f}/s in full seconds, "
+            f"busiest second {max(stamps.values())}",
+        )
+    )
     _print(capsys, rows)

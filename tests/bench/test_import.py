@@ -5,6 +5,7 @@ request, from IMPORT_CLIENTS parallel clients (default 2). Meanwhile a probe rea
 every 50 ms. Reported: contacts per second, batch p50/p95, the probe's p50/p99/max (the longest
 read stall), and GET one contact / list page / `email:` search p50 at 1k, 10k and 100k contacts.
 """
+
 import http.client
 import os
 import statistics
@@ -40,9 +41,11 @@ class Probe(threading.Thread):
 def _reads(port, size):
     """p50 ms of GET one contact, list page, email search at the current size."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    paths = {"GET one": lambda n: f"/api/contacts/{1 + n * 97 % size}",
-             "list page": lambda n: "/api/contacts?limit=30",
-             "email search": lambda n: f"/api/contacts?search=email:c{n * 97 % size}@example.com"}
+    paths = {
+        "GET one": lambda n: f"/api/contacts/{1 + n * 97 % size}",
+        "list page": lambda n: "/api/contacts?limit=30",
+        "email search": lambda n: f"/api/contacts?search=email:c{n * 97 % size}@example.com",
+    }
     row = {}
     for name, path in paths.items():
         samples = []
@@ -58,12 +61,15 @@ def _reads(port, size):
 def _import(port, first, last, batch_ms):
     def one(start):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        body = [{"email": f"c{n}@example.com", "firstname": f"F{n}", "lastname": "Import", "city": "Lyon"}
-                for n in range(start, min(start + BATCH, last))]
+        body = [
+            {"email": f"c{n}@example.com", "firstname": f"F{n}", "lastname": "Import", "city": "Lyon"}
+            for n in range(start, min(start + BATCH, last))
+        ]
         started = time.perf_counter()
         status, answer, _ = _call(conn, "POST", "/api/contacts/batch/new", body)
         assert status == 201, answer
         batch_ms.append((time.perf_counter() - started) * 1000)
+
     with ThreadPoolExecutor(CLIENTS) as pool:
         list(pool.map(one, range(first, last, BATCH)))
 
@@ -85,10 +91,14 @@ def test_import_over_http(tmp_path, capsys):
     finally:
         stack.stop()
     with capsys.disabled():
-        print(f"\nimported {done:,} contacts in {elapsed:.0f} s: {done / elapsed:.0f} contacts/s "
-              f"({CLIENTS} clients, batches of {BATCH})")
+        print(
+            f"\nimported {done:,} contacts in {elapsed:.0f} s: {done / elapsed:.0f} contacts/s "
+            f"({CLIENTS} clients, batches of {BATCH})"
+        )
         print(f"batch of {BATCH}: p50 {percentile(batch_ms, 50):.0f} ms, p95 {percentile(batch_ms, 95):.0f} ms")
-        print(f"probe GET every 50 ms during the import: p50 {percentile(probe.samples, 50):.0f} ms, "
-              f"p99 {percentile(probe.samples, 99):.0f} ms, longest {max(probe.samples):.0f} ms")
+        print(
+            f"probe GET every 50 ms during the import: p50 {percentile(probe.samples, 50):.0f} ms, "
+            f"p99 {percentile(probe.samples, 99):.0f} ms, longest {max(probe.samples):.0f} ms"
+        )
         for size, row in reads.items():
             print(f"at {size:>7,} contacts: " + ", ".join(f"{name} p50 {ms:.1f} ms" for name, ms in row.items()))

@@ -12,6 +12,7 @@ The process imports `app` from the package (built for this machine's architectur
 target's Python), then answers a contact GET with Basic credentials (the first pays argon2) and
 30 warm ones against a moto server. Needs the network for the target's wheels.
 """
+
 import json
 import os
 import platform
@@ -22,7 +23,6 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-
 
 from infra import build, lean, runtime
 from tests.bench.test_cold_start import SEED
@@ -80,32 +80,54 @@ def _runtime_libraries(folder, python):
 
 def test_memory_sizes(capsys):
     from moto.server import ThreadedMotoServer
+
     python = build.target_python()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
         host, port = server.get_host_and_port()
-        env = dict(os.environ, AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_ACCESS_KEY_ID="bench",
-                   AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1", STAGE="local",
-                   API_ENABLED="1", BASIC_AUTH_ENABLED="1")
-        contact = subprocess.run([sys.executable, "-c", SEED], cwd=build.ROOT, env=env, capture_output=True,
-                                 text=True, check=True).stdout.split()[-1]
+        env = dict(
+            os.environ,
+            AWS_ENDPOINT_URL=f"http://{host}:{port}",
+            AWS_ACCESS_KEY_ID="bench",
+            AWS_SECRET_ACCESS_KEY="bench",
+            AWS_DEFAULT_REGION="us-east-1",
+            STAGE="local",
+            API_ENABLED="1",
+            BASIC_AUTH_ENABLED="1",
+        )
+        contact = subprocess.run(
+            [sys.executable, "-c", SEED], cwd=build.ROOT, env=env, capture_output=True, text=True, check=True
+        ).stdout.split()[-1]
         with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as libraries:
             unpacked = _package(Path(folder), python)
             paths = [str(unpacked), _runtime_libraries(libraries, python)]
             code = f"import sys; sys.path[:0] = {paths!r}; " + REQUEST
-            runs = [json.loads(subprocess.run([python, "-I", "-S", "-B", "-c", code, contact], env=env,
-                                              capture_output=True, text=True, check=True).stdout)
-                    for _ in range(RUNS)]
+            runs = [
+                json.loads(
+                    subprocess.run(
+                        [python, "-I", "-S", "-B", "-c", code, contact],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for _ in range(RUNS)
+            ]
     finally:
         server.stop()
     cpu = {key: statistics.median(run[key] for run in runs) * 1000 for key in runs[0]}
     with capsys.disabled():
-        print(f"\n{runtime.RUNTIME} ({python}), CPU time, medians of {RUNS} fresh processes: import app "
-              f"{cpu['import']:.0f} ms, first GET {cpu['first']:.0f} ms, warm GET {cpu['warm']:.1f} ms")
+        print(
+            f"\n{runtime.RUNTIME} ({python}), CPU time, medians of {RUNS} fresh processes: import app "
+            f"{cpu['import']:.0f} ms, first GET {cpu['first']:.0f} ms, warm GET {cpu['warm']:.1f} ms"
+        )
         print("estimated on Lambda (CPU time / (memory / 1769 MB)):")
         for memory in SIZES:
             share = min(1.0, memory / FULL_VCPU_MB)
-            print(f"  {memory:5d} MB ({share:.2f} vCPU): cold start (import + first GET) "
-                  f"{(cpu['import'] + cpu['first']) / share:.0f} ms, warm GET {cpu['warm'] / share:.1f} ms")
+            print(
+                f"  {memory:5d} MB ({share:.2f} vCPU): cold start (import + first GET) "
+                f"{(cpu['import'] + cpu['first']) / share:.0f} ms, warm GET {cpu['warm'] / share:.1f} ms"
+            )
     assert cpu["warm"] < cpu["first"]

@@ -2,6 +2,7 @@
 administrator, a role granting own and other documents, and a role granting only its own, with
 100 and then 1,000 contacts (10 of them the restricted user's). Each request runs once to warm the
 caches, then is counted and timed."""
+
 import time
 
 from tests.api.test_permissions import _as
@@ -36,9 +37,10 @@ def test_permission_costs(chalice_app, fresh, capsys):
         made = size
         for name, client in (("admin", api), ("viewother", everyone), ("viewown only", own)):
             for label, method, path, body in (
-                    ("GET one", "GET", f"/api/contacts/{mine[0]}", None),
-                    ("PATCH one", "PATCH", f"/api/contacts/{mine[0]}/edit", {"firstname": name}),
-                    ("list page", "GET", "/api/contacts?limit=30", None)):
+                ("GET one", "GET", f"/api/contacts/{mine[0]}", None),
+                ("PATCH one", "PATCH", f"/api/contacts/{mine[0]}/edit", {"firstname": name}),
+                ("list page", "GET", "/api/contacts?limit=30", None),
+            ):
                 calls, ms = _measure(client, path, method, body)
                 rows.append((f"{size} contacts, {name}: {label}", f"{calls} calls, {ms:.1f} ms"))
     _print(capsys, rows)

@@ -2,6 +2,7 @@
 writes points, with and without crossing a trigger, and the `triggerExistingLeads` pass over
 1,000 contacts (BENCH_POINTS_SIZES), half of them at the threshold, then the same pass again
 (nothing left to do). Contacts are written straight into the tables (`_bulk_copies`)."""
+
 import os
 import time
 
@@ -24,12 +25,20 @@ def test_patch_costs(http, capsys):
     http("POST", "/api/points/triggers/new", {"name": "Hot", "points": 10, "events": [TAG]})
     ids = [http("POST", "/api/contacts/new", {"email": f"p{n}@example.com"})["contact"]["id"] for n in range(3)]
     http("PATCH", f"/api/contacts/{ids[0]}/edit", {"points": 10})  # warm; the tag exists from here on
-    rows = [("PATCH city (points as they were)", _counted(lambda: http("PATCH", f"/api/contacts/{ids[1]}/edit",
-                                                                       {"city": "Prague"}))),
-            ("PATCH points, below the threshold", _counted(lambda: http("PATCH", f"/api/contacts/{ids[1]}/edit",
-                                                                         {"points": 5}))),
-            ("PATCH points, crossing a trigger", _counted(lambda: http("PATCH", f"/api/contacts/{ids[2]}/edit",
-                                                                        {"points": 12})))]
+    rows = [
+        (
+            "PATCH city (points as they were)",
+            _counted(lambda: http("PATCH", f"/api/contacts/{ids[1]}/edit", {"city": "Prague"})),
+        ),
+        (
+            "PATCH points, below the threshold",
+            _counted(lambda: http("PATCH", f"/api/contacts/{ids[1]}/edit", {"points": 5})),
+        ),
+        (
+            "PATCH points, crossing a trigger",
+            _counted(lambda: http("PATCH", f"/api/contacts/{ids[2]}/edit", {"points": 12})),
+        ),
+    ]
     _print(capsys, rows)
 
 
@@ -46,8 +55,11 @@ def test_existing_contacts_pass(http, capsys):
     for size in SIZES:
         _bulk_copies(dict(template, values=dict(template["values"], points=50)), filled + 1, filled + size // 2)
         _bulk_copies(dict(template, values=dict(template["values"], points=5)), filled + size // 2 + 1, filled + size)
-        trigger = http("POST", "/api/points/triggers/new", {"name": f"Hot {size}", "points": 10, "events": [TAG],
-                                                            "triggerExistingLeads": True})["trigger"]
+        trigger = http(
+            "POST",
+            "/api/points/triggers/new",
+            {"name": f"Hot {size}", "points": 10, "events": [TAG], "triggerExistingLeads": True},
+        )["trigger"]
         rows = [(f"first pass over {size:,}", _timed_drain(size))]
         http("PATCH", f"/api/points/triggers/{trigger['id']}/edit", {"points": 9})  # lower: a new pass
         rows.append((f"second pass over {size:,} (nothing due)", _timed_drain(size)))

@@ -2,6 +2,7 @@
 tracking pixel, asset download) for a new visitor (an anonymous contact is created), a tracked
 contact (the `mtc_id` cookie) and a bot, after 0 and 1000 other contacts. Prints a table; asserts
 that no cost grows with the contacts and that a new visitor's contact is one transaction."""
+
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import make_page
 from tests.api.test_visitors import BROWSER
@@ -14,8 +15,11 @@ VISITORS = {"new visitor": (BROWSER, False), "tracked contact": (BROWSER, True),
 
 
 def _get(api, path, user_agent, cookie):
-    headers = {"Accept": "*/*", **({"User-Agent": user_agent} if user_agent else {}),
-               **({"Cookie": visitor_cookie(cookie)} if cookie else {})}
+    headers = {
+        "Accept": "*/*",
+        **({"User-Agent": user_agent} if user_agent else {}),
+        **({"Cookie": visitor_cookie(cookie)} if cookie else {}),
+    }
     response = api.http.request("GET", path, headers=headers, body=b"")
     assert response.status_code == 200, response.body[:300]
 

@@ -5,6 +5,7 @@
 Contacts are written straight into the tables (`_bulk_copies`); half live in Prague. The rebuild
 runs the segment worker on the queued messages in this process, as the local stack does.
 """
+
 import statistics
 import time
 
@@ -16,12 +17,21 @@ SIZES = (10_000, 100_000)
 
 
 def _city_filter(city):
-    return [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=",
-             "properties": {"filter": city}}]
+    return [
+        {
+            "glue": "and",
+            "field": "city",
+            "object": "lead",
+            "type": "text",
+            "operator": "=",
+            "properties": {"filter": city},
+        }
+    ]
 
 
 def _template(http):
     from chalicelib.store import entities as store
+
     http("POST", "/api/contacts/new", {"email": "first@example.com", "firstname": "First", "city": "Prague"})
     return {k: v for k, v in store.get("contact", 1).items() if k != "_rev"}
 
@@ -39,9 +49,17 @@ def test_full_rebuild_at_scale(http, capsys):
         shown = http("GET", f"/api/segments/{segment['list']['id']}")["list"]["rebuild"]
         members = http("GET", f"/api/contacts?search=segment:{segment['list']['alias']}&limit=1")["total"]
         assert shown["status"] == "done" and members == size // 2
-        _print(capsys, [(f"rebuild at {size:,}", f"{seconds:.1f} s, {size / seconds:,.0f} contacts/s, "
-                         f"{members:,} members, {shown['batches']} batches, "
-                         f"DynamoDB {sum(calls.values()):,} {dict(calls)}")])
+        _print(
+            capsys,
+            [
+                (
+                    f"rebuild at {size:,}",
+                    f"{seconds:.1f} s, {size / seconds:,.0f} contacts/s, "
+                    f"{members:,} members, {shown['batches']} batches, "
+                    f"DynamoDB {sum(calls.values()):,} {dict(calls)}",
+                )
+            ],
+        )
 
 
 def test_contact_write_cost_with_segments(http, capsys):
@@ -53,8 +71,10 @@ def test_contact_write_cost_with_segments(http, capsys):
         made = count
         local.drain()
 
-        for label, body in (("moving", lambda n: {"city": f"City{n % 5}"}),
-                            ("not moving", lambda n: {"firstname": f"F{n}"})):
+        for label, body in (
+            ("moving", lambda n: {"city": f"City{n % 5}"}),
+            ("not moving", lambda n: {"firstname": f"F{n}"}),
+        ):
             rows.append((f"PATCH {label}, {count} segments", _patch_cost(http, body)))
     _print(capsys, rows)
 
@@ -69,8 +89,10 @@ def _patch_cost(http, body):
         started = time.perf_counter()
         http("PATCH", "/api/contacts/1/edit", body(n))
         samples.append((time.perf_counter() - started) * 1000)
-    return (f"median {statistics.median(samples):.1f} ms, max {max(samples):.1f} ms, "
-            f"DynamoDB {sum(calls.values())} {dict(calls)}")
+    return (
+        f"median {statistics.median(samples):.1f} ms, max {max(samples):.1f} ms, "
+        f"DynamoDB {sum(calls.values())} {dict(calls)}"
+    )
 
 
 def _print(capsys, rows):

@@ -4,6 +4,7 @@ p50/p95, with writes spaced out, and deliveries per second for a burst of writes
 
 The local stack runs the API and the workers under one lock (moto is not thread-safe) and polls
 its queues every 0.2 s when idle, so both figures are the local stack's, not Lambda's."""
+
 import time
 
 from tests.api.test_webhook_delivery import SAVE_TRIGGERS, Receiver
@@ -43,11 +44,15 @@ def test_webhook_delivery_rate_and_delay(tmp_path, capsys):
         last = max(_receipts(receiver, SPACED + BURST).values())
         assert len(receiver.received) == SPACED + BURST
         with capsys.disabled():
-            print(f"\nwrite -> receipt delay ({SPACED} writes 50 ms apart): "
-                  f"p50 {percentile(delays, 50) * 1000:.0f} ms, p95 {percentile(delays, 95) * 1000:.0f} ms, "
-                  f"max {max(delays) * 1000:.0f} ms")
-            print(f"burst of {BURST} writes: {BURST / (writes_done - started):.0f} writes/s; "
-                  f"{BURST / (last - started):.0f} deliveries/s from the first write to the last receipt")
+            print(
+                f"\nwrite -> receipt delay ({SPACED} writes 50 ms apart): "
+                f"p50 {percentile(delays, 50) * 1000:.0f} ms, p95 {percentile(delays, 95) * 1000:.0f} ms, "
+                f"max {max(delays) * 1000:.0f} ms"
+            )
+            print(
+                f"burst of {BURST} writes: {BURST / (writes_done - started):.0f} writes/s; "
+                f"{BURST / (last - started):.0f} deliveries/s from the first write to the last receipt"
+            )
     finally:
         receiver.close()
         stack.stop()

@@ -6,6 +6,7 @@ to the document (status, content type, headers, body schema). `make fuzz` asks f
 and adds schemathesis' coverage phase (FUZZ_COVERAGE=1: boundary values, wrong types, missing and
 oversize values for every parameter and body), which takes minutes.
 """
+
 import base64
 import copy
 import os
@@ -14,8 +15,12 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, response_headers_conformance, \
-    response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from chalicelib.api.blueprints import openapi_document
 from tests import motostate
@@ -25,8 +30,13 @@ from tests.contract.wsgi import wsgi_app
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
 PHASES = [Phase.explicit, Phase.generate] if os.environ.get("FUZZ_COVERAGE") == "1" else [Phase.generate]
 AUTH = {"Authorization": "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()}
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 schema = schemathesis.openapi.from_dict(openapi_document("http://127.0.0.1"))
 ACTING = ("/api/users/{id}", "/api/roles/{id}")  # the administrator (user 1) and its role (role 1)
@@ -56,14 +66,21 @@ def app(chalice_app, seeded):
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, phases=PHASES,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    phases=PHASES,
+    suppress_health_check=list(HealthCheck),
+)
 def test_operation(case, app):
     case.call_and_validate(headers=AUTH, checks=CHECKS, app=app)
 
 
 def test_the_harness_routes_and_authenticates_like_the_gateway(app):
     from werkzeug.test import Client
+
     client = Client(app)
     assert client.get("/api/no/such/path", headers=AUTH).status_code == 404
     assert client.get("/api/contacts").status_code == 401

@@ -1,4 +1,5 @@
 """The OpenAPI document: served without authentication, valid OpenAPI 3.1, and covering every route."""
+
 import re
 
 from openapi_spec_validator import validate
@@ -34,8 +35,9 @@ def test_every_route_of_every_table_is_documented(api):
         for path, handlers in routes.table.items():
             contract = routes.contracts.get(path)
             if contract is not None and contract.operation == "batch":
-                expected = [(f"{prefix}{path}".replace("{action}", action), m) for action, ms in contract.actions
-                            for m in ms]
+                expected = [
+                    (f"{prefix}{path}".replace("{action}", action), m) for action, ms in contract.actions for m in ms
+                ]
             else:
                 expected = [(prefix + path, m) for m in handlers if m != "HEAD"]
             missing += [f"{m} {p}" for p, m in expected if m.lower() not in paths.get(p, {})]

@@ -1,5 +1,6 @@
 """The Chalice app behind the local API Gateway of the API tests (`conftest.local_http`: routing,
 unknown paths, authentication) as a WSGI app, so schemathesis can call it in process."""
+
 from urllib.parse import quote
 
 from tests.conftest import local_http
@@ -15,13 +16,15 @@ def wsgi_app(chalice_app):
         path = quote(environ.get("PATH_INFO", "/").encode("latin-1"), safe="/%:@!$&'()*+,;=-._~")
         if environ.get("QUERY_STRING"):
             path += "?" + environ["QUERY_STRING"]
-        headers = {key[5:].replace("_", "-").lower(): value for key, value in environ.items()
-                   if key.startswith("HTTP_")}
+        headers = {
+            key[5:].replace("_", "-").lower(): value for key, value in environ.items() if key.startswith("HTTP_")
+        }
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = environ["CONTENT_TYPE"]
         answer = http.request(environ["REQUEST_METHOD"], path, headers=headers, body=body)
-        pairs = [(name, v) for name, value in answer.headers.items()
-                 for v in (value if isinstance(value, list) else [value])]
+        pairs = [
+            (name, v) for name, value in answer.headers.items() for v in (value if isinstance(value, list) else [value])
+        ]
         start_response(f"{answer.status_code} -", pairs)
         return [answer.body or b""]
 

@@ -1,4 +1,5 @@
 """The admin CLI acting on a running local stack (same DATA_DIR / PORT as `make run`)."""
+
 import json
 import os
 import subprocess
@@ -17,8 +18,18 @@ def stack(tmp_path):
 
 
 def test_users_settings_and_clients_on_the_running_service(stack):
-    code, user = stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1",
-                           "--first-name", "Jane", "--email", "jane@example.com")
+    code, user = stack.cli(
+        "users",
+        "create",
+        "--username",
+        "jane",
+        "--password",
+        "jane-secret-1",
+        "--first-name",
+        "Jane",
+        "--email",
+        "jane@example.com",
+    )
     assert code == 0 and user["username"] == "jane" and "passwordHash" not in user
     status, body, _ = _call(stack.connection(), "GET", "/api/users/self", password="jane-secret-1", user="jane")
     assert status == 200 and body["username"] == "jane"
@@ -26,8 +37,13 @@ def test_users_settings_and_clients_on_the_running_service(stack):
     assert [u["username"] for u in listed] == ["admin", "jane"]
 
     code, shown = stack.cli("settings", "show")
-    assert shown == {"apiEnabled": True, "basicAuthEnabled": True, "oauthMode": "2",
-                     "accessTokenMinutes": 60, "refreshTokenDays": 14}
+    assert shown == {
+        "apiEnabled": True,
+        "basicAuthEnabled": True,
+        "oauthMode": "2",
+        "accessTokenMinutes": 60,
+        "refreshTokenDays": 14,
+    }
     code, changed = stack.cli("settings", "set", "--basic-auth", "off", "--access-token-minutes", "5")
     assert code == 0 and changed["basicAuthEnabled"] is False and changed["accessTokenMinutes"] == 5
     status, body, _ = _call(stack.connection(), "GET", "/api/contacts")
@@ -62,8 +78,9 @@ def test_clear_errors(stack, tmp_path):
 def _bearer(stack, client):
     """A client_credentials access token of the client (None when refused) and a call with it."""
     conn = stack.connection()
-    body = json.dumps({"grant_type": "client_credentials", "client_id": client["clientId"],
-                       "client_secret": client["clientSecret"]})
+    body = json.dumps(
+        {"grant_type": "client_credentials", "client_id": client["clientId"], "client_secret": client["clientSecret"]}
+    )
     conn.request("POST", "/oauth/v2/token", body=body, headers={"Content-Type": "application/json"})
     answer = conn.getresponse()
     token = json.loads(answer.read()).get("access_token") if answer.status == 200 else None
@@ -80,8 +97,7 @@ def _contacts_with(stack, token):
 
 def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(stack):
     assert stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1")[0] == 0
-    code, client = stack.cli("clients", "create", "--name", "Sync", "--grant", "client_credentials",
-                             "--user", "jane")
+    code, client = stack.cli("clients", "create", "--name", "Sync", "--grant", "client_credentials", "--user", "jane")
     assert code == 0
     token = _bearer(stack, client)
     assert _contacts_with(stack, token) == 200
@@ -112,8 +128,14 @@ def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(
 def _run(stack, *args):
     """The CLI as a person types it (no `--json` added): (exit code, stdout)."""
     environment = dict(os.environ, DATA_DIR=str(stack.data_dir), PORT=str(stack.port), STAGE="local")
-    done = subprocess.run([sys.executable, "-m", "chalicelib.cli", *args], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "chalicelib.cli", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return done.returncode, done.stdout
 
 

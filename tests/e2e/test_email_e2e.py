@@ -1,6 +1,7 @@
 """Issue 8 end to end on the local stack over real HTTP: a transactional email lands in
 DATA_DIR/outbox, its pixel, click redirect and unsubscribe link work, a segment send runs in the
 stack's worker threads, and a text message is sent."""
+
 import email
 import json
 import re
@@ -36,10 +37,17 @@ def _get(conn, path):
 def test_send_open_click_unsubscribe(stack):
     conn = stack.connection()
     _, contact, _ = _call(conn, "POST", "/api/contacts/new", {"email": "eve@example.com", "firstname": "Eve"})
-    _, created, _ = _call(conn, "POST", "/api/emails/new", {
-        "name": "Hello", "subject": "Hi {contactfield=firstname}",
-        "customHtml": "<p>Hello {contactfield=firstname}</p><a href=\"https://shop.example/\">Shop</a>"
-                      "{unsubscribe_text}"})
+    _, created, _ = _call(
+        conn,
+        "POST",
+        "/api/emails/new",
+        {
+            "name": "Hello",
+            "subject": "Hi {contactfield=firstname}",
+            "customHtml": '<p>Hello {contactfield=firstname}</p><a href="https://shop.example/">Shop</a>'
+            "{unsubscribe_text}",
+        },
+    )
     mail_id, contact_id = created["email"]["id"], contact["contact"]["id"]
     status, sent, _ = _call(conn, "POST", f"/api/emails/{mail_id}/contact/{contact_id}/send")
     assert status == 200 and sent == {"success": True}
@@ -66,11 +74,16 @@ def test_segment_send_runs_in_the_workers_and_sms_is_sent(stack):
     _, segment, _ = _call(conn, "POST", "/api/segments/new", {"name": "Team"})
     segment_id = segment["list"]["id"]
     for n in range(3):
-        _, contact, _ = _call(conn, "POST", "/api/contacts/new",
-                              {"email": f"team{n}@example.com", "mobile": "+14155550100"})
+        _, contact, _ = _call(
+            conn, "POST", "/api/contacts/new", {"email": f"team{n}@example.com", "mobile": "+14155550100"}
+        )
         _call(conn, "POST", f"/api/segments/{segment_id}/contact/{contact['contact']['id']}/add")
-    _, created, _ = _call(conn, "POST", "/api/emails/new", {"name": "News", "subject": "News", "customHtml": "<p>x</p>",
-                                                            "emailType": "list", "lists": [segment_id]})
+    _, created, _ = _call(
+        conn,
+        "POST",
+        "/api/emails/new",
+        {"name": "News", "subject": "News", "customHtml": "<p>x</p>", "emailType": "list", "lists": [segment_id]},
+    )
     before = len(_outbox(stack, "eml"))
     status, queued, _ = _call(conn, "POST", f"/api/emails/{created['email']['id']}/send")
     assert status == 200 and queued["success"] == 1

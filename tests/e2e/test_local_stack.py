@@ -1,4 +1,5 @@
 """End to end: the local stack as `make run` starts it, over real HTTP on 127.0.0.1."""
+
 import base64
 import http.client
 import json
@@ -28,13 +29,18 @@ class Stack:
     def __init__(self, data_dir, admin_password=PASSWORD):
         self.data_dir = data_dir
         self.port = _free_port()
-        env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0",
-                   ADMIN_USER="admin")
+        env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0", ADMIN_USER="admin")
         env.pop("ADMIN_PASSWORD", None)
         if admin_password:
             env["ADMIN_PASSWORD"] = admin_password
-        self.process = subprocess.Popen([sys.executable, "-m", "devstack.server"], cwd=ROOT, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "devstack.server"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.output = []
         self._wait_ready()
 
@@ -53,8 +59,15 @@ class Stack:
         """`python -m chalicelib.cli --json ...` against this stack: (exit code, JSON output or stderr)."""
         environment = dict(os.environ, DATA_DIR=str(self.data_dir), PORT=str(self.port), STAGE="local")
         environment.update(env)
-        done = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", *args], cwd=ROOT, env=environment,
-                              input=stdin, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "chalicelib.cli", "--json", *args],
+            cwd=ROOT,
+            env=environment,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
 
     def connection(self):

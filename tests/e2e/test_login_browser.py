@@ -5,6 +5,7 @@ no extra dependency is needed. The browser opens the authorize URL of a running 
 credentials, submits, and must land on the client's redirect_uri (a tiny local http.server) with
 a code and the unchanged state; the code is then exchanged for tokens.
 """
+
 import json
 import os
 import shutil
@@ -22,9 +23,17 @@ import requests
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack, _free_port
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C web element key
 
 
@@ -53,8 +62,10 @@ def chromium():
     if not _installed():
         reason = _install()
         if not _installed():
-            pytest.skip(f"headless browser test skipped: {CHROMIUM} and {CHROMEDRIVER} (Debian packages chromium, "
-                        f"chromium-driver) are missing and could not be installed ({reason})")
+            pytest.skip(
+                f"headless browser test skipped: {CHROMIUM} and {CHROMEDRIVER} (Debian packages chromium, "
+                f"chromium-driver) are missing and could not be installed ({reason})"
+            )
     return CHROMIUM, CHROMEDRIVER
 
 
@@ -64,15 +75,27 @@ class WebDriver:
     def __init__(self, chromium, chromedriver):
         self.profile = tempfile.mkdtemp(prefix="chromium-profile-")
         port = _free_port()
-        self.process = subprocess.Popen([chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.url = f"http://127.0.0.1:{port}"
         self.session = None
         try:
             self._wait_ready()
             options = {"binary": chromium, "args": FLAGS + [f"--user-data-dir={self.profile}"]}
-            answer = self._call("POST", "/session", {"capabilities": {"alwaysMatch": {
-                "browserName": "chrome", "pageLoadStrategy": "normal", "goog:chromeOptions": options}}})
+            answer = self._call(
+                "POST",
+                "/session",
+                {
+                    "capabilities": {
+                        "alwaysMatch": {
+                            "browserName": "chrome",
+                            "pageLoadStrategy": "normal",
+                            "goog:chromeOptions": options,
+                        }
+                    }
+                },
+            )
             self.session = answer["sessionId"]
         except BaseException:
             self.quit()
@@ -90,8 +113,13 @@ class WebDriver:
         raise RuntimeError("chromedriver did not start")
 
     def _call(self, method, path, payload=None):
-        response = requests.request(method, self.url + path, data=json.dumps(payload or {}), timeout=60,
-                                    headers={"Content-Type": "application/json"})
+        response = requests.request(
+            method,
+            self.url + path,
+            data=json.dumps(payload or {}),
+            timeout=60,
+            headers={"Content-Type": "application/json"},
+        )
         value = response.json().get("value")
         if response.status_code != 200:
             raise RuntimeError(f"WebDriver {method} {path}: {value}")
@@ -163,14 +191,36 @@ def test_login_page_in_headless_chromium(chromium, callback_server, tmp_path):
     browser = None
     try:
         env = dict(os.environ, DATA_DIR=str(tmp_path / "data"), PORT=str(stack.port), STAGE="local")
-        created = subprocess.run([sys.executable, "-m", "chalicelib.cli", "--json", "clients", "create",
-                                  "--name", "Browser app", "--redirect-uri", callback_server],
-                                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        created = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "chalicelib.cli",
+                "--json",
+                "clients",
+                "create",
+                "--name",
+                "Browser app",
+                "--redirect-uri",
+                callback_server,
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert created.returncode == 0, created.stderr
         client = json.loads(created.stdout)
         base = f"http://127.0.0.1:{stack.port}"
-        query = urlencode({"client_id": client["clientId"], "redirect_uri": callback_server,
-                           "response_type": "code", "state": "browser state/1"})
+        query = urlencode(
+            {
+                "client_id": client["clientId"],
+                "redirect_uri": callback_server,
+                "response_type": "code",
+                "state": "browser state/1",
+            }
+        )
         browser = WebDriver(*chromium)
         browser.open(f"{base}/oauth/v2/authorize?{query}")
         browser.type("#username", "admin")
@@ -180,9 +230,17 @@ def test_login_page_in_headless_chromium(chromium, callback_server, tmp_path):
         params = parse_qs(urlsplit(landed).query)
         assert params["state"] == ["browser state/1"] and params["code"][0]
 
-        exchanged = requests.post(f"{base}/oauth/v2/token", timeout=10, data={
-            "grant_type": "authorization_code", "code": params["code"][0], "redirect_uri": callback_server,
-            "client_id": client["clientId"], "client_secret": client["clientSecret"]})
+        exchanged = requests.post(
+            f"{base}/oauth/v2/token",
+            timeout=10,
+            data={
+                "grant_type": "authorization_code",
+                "code": params["code"][0],
+                "redirect_uri": callback_server,
+                "client_id": client["clientId"],
+                "client_secret": client["clientSecret"],
+            },
+        )
         assert exchanged.status_code == 200 and exchanged.json()["refresh_token"], exchanged.text
     finally:
         if browser is not None:

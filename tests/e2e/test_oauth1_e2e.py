@@ -26,8 +26,13 @@ def service(tmp_path_factory):
         assert cli(stack, data_dir, "settings", "set", "--oauth-mode", "1a")["oauthMode"] == "1a"
         consumer = cli(stack, data_dir, "clients", "create", "--name", "E2E consumer", "--redirect-uri", CALLBACK)
         assert consumer["mode"] == "1a" and consumer["clientId"] and consumer["clientSecret"]
-        yield {"base": f"http://127.0.0.1:{stack.port}", "key": consumer["clientId"],
-               "secret": consumer["clientSecret"], "stack": stack, "data_dir": data_dir}
+        yield {
+            "base": f"http://127.0.0.1:{stack.port}",
+            "key": consumer["clientId"],
+            "secret": consumer["clientSecret"],
+            "stack": stack,
+            "data_dir": data_dir,
+        }
     finally:
         if stack.process.poll() is None:
             stack.stop()
@@ -40,8 +45,9 @@ def log_in(authorization_url, password=PASSWORD):
     assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html"), page.text
     form = LoginForm(page.text)
     assert form.action and "_csrf" in form.fields and browser.cookies
-    return browser.post(form.action, data=dict(form.fields, username="admin", password=password),
-                        allow_redirects=False, timeout=10)
+    return browser.post(
+        form.action, data=dict(form.fields, username="admin", password=password), allow_redirects=False, timeout=10
+    )
 
 
 def authorize(service):
@@ -73,8 +79,12 @@ def test_oauth1_flow_over_http(service):
     assert session.get(f"{base}/api/users/self", timeout=10).json()["username"] == "admin"
 
     # A fresh client object holding only the stored token, as an application would after a restart.
-    auth = OAuth1(service["key"], client_secret=service["secret"], resource_owner_key=tokens["oauth_token"],
-                  resource_owner_secret=tokens["oauth_token_secret"])
+    auth = OAuth1(
+        service["key"],
+        client_secret=service["secret"],
+        resource_owner_key=tokens["oauth_token"],
+        resource_owner_secret=tokens["oauth_token_secret"],
+    )
     assert requests.get(f"{base}/api/tags", auth=auth, timeout=10).status_code == 200
 
 
@@ -95,8 +105,12 @@ def test_refusals_over_http(service):
         response = http.send(tampered, timeout=10)
     assert response.status_code == 401 and response.json()["errors"][0]["type"] == "signature_invalid"
 
-    wrong = OAuth1(service["key"], client_secret="wrong", resource_owner_key=tokens["oauth_token"],
-                   resource_owner_secret=tokens["oauth_token_secret"])
+    wrong = OAuth1(
+        service["key"],
+        client_secret="wrong",
+        resource_owner_key=tokens["oauth_token"],
+        resource_owner_secret=tokens["oauth_token_secret"],
+    )
     response = requests.get(f"{base}/api/contacts", auth=wrong, timeout=10)
     assert response.status_code == 401 and response.json()["errors"][0]["type"] == "signature_invalid"
 

@@ -3,6 +3,7 @@
 The login is a real HTML form post: the page is fetched with requests, its form's hidden fields
 and the CSRF cookie are read and posted back with the user's credentials.
 """
+
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -80,43 +81,60 @@ def test_authorization_code_flow_with_pkce_refresh_and_replay(service):
 
     # the code was single use: a second exchange fails and revokes what the first one issued
     code = parse_qs(urlsplit(callback).query)["code"][0]
-    replay = requests.post(token_url, data={"grant_type": "authorization_code", "code": code,
-                                            "redirect_uri": REDIRECT, "code_verifier": session._code_verifier},
-                           auth=HTTPBasicAuth(client["clientId"], client["clientSecret"]), timeout=10)
+    replay = requests.post(
+        token_url,
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "code_verifier": session._code_verifier,
+        },
+        auth=HTTPBasicAuth(client["clientId"], client["clientSecret"]),
+        timeout=10,
+    )
     assert replay.status_code == 400 and replay.json()["errors"][0]["type"] == "invalid_grant"
     assert session.get(service.base + "/api/contacts", timeout=10).status_code == 401
 
     # a new authorization; then refresh rotates both tokens and a replayed refresh token revokes the family
     session = OAuth2Session(client["clientId"], redirect_uri=REDIRECT, pkce="S256")
     url, _ = session.authorization_url(service.base + "/oauth/v2/authorize")
-    first = session.fetch_token(token_url, authorization_response=log_in(url).headers["Location"],
-                                client_secret=client["clientSecret"])
+    first = session.fetch_token(
+        token_url, authorization_response=log_in(url).headers["Location"], client_secret=client["clientSecret"]
+    )
     basic = HTTPBasicAuth(client["clientId"], client["clientSecret"])
     second = session.refresh_token(token_url, auth=basic)
     assert second["access_token"] != first["access_token"] and second["refresh_token"] != first["refresh_token"]
     assert session.get(service.base + "/api/contacts", timeout=10).status_code == 200
-    replayed = requests.post(token_url, data={"grant_type": "refresh_token", "refresh_token": first["refresh_token"]},
-                             auth=basic, timeout=10)
+    replayed = requests.post(
+        token_url, data={"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}, auth=basic, timeout=10
+    )
     assert replayed.status_code == 400 and replayed.json()["errors"][0]["type"] == "invalid_grant"
     assert session.get(service.base + "/api/contacts", timeout=10).status_code == 401
 
 
 def test_client_credentials_grant(service):
-    client = service.cli("clients", "create", "--name", "E2E machine", "--grant", "client_credentials",
-                         "--user", "admin")
+    client = service.cli(
+        "clients", "create", "--name", "E2E machine", "--grant", "client_credentials", "--user", "admin"
+    )
     session = OAuth2Session(client=BackendApplicationClient(client_id=client["clientId"]))
-    token = session.fetch_token(service.base + "/oauth/v2/token", client_id=client["clientId"],
-                                client_secret=client["clientSecret"])
+    token = session.fetch_token(
+        service.base + "/oauth/v2/token", client_id=client["clientId"], client_secret=client["clientSecret"]
+    )
     assert "refresh_token" not in token and token["token_type"] == "bearer"
     created = session.post(service.base + "/api/contacts/new", json={"email": "machine@example.com"}, timeout=10)
     assert created.status_code == 201, created.text
     assert session.get(service.base + "/api/users/self", timeout=10).json()["username"] == "admin"
 
-    wrong = requests.post(service.base + "/oauth/v2/token", data={"grant_type": "client_credentials"},
-                          auth=HTTPBasicAuth(client["clientId"], "not-the-secret"), timeout=10)
+    wrong = requests.post(
+        service.base + "/oauth/v2/token",
+        data={"grant_type": "client_credentials"},
+        auth=HTTPBasicAuth(client["clientId"], "not-the-secret"),
+        timeout=10,
+    )
     assert wrong.status_code == 400
-    assert wrong.json() == {"errors": [{"code": 400, "message": "The client credentials are invalid",
-                                        "type": "invalid_client"}]}
+    assert wrong.json() == {
+        "errors": [{"code": 400, "message": "The client credentials are invalid", "type": "invalid_client"}]
+    }
 
     service.cli("clients", "revoke", str(client["id"]))
     assert session.get(service.base + "/api/contacts", timeout=10).status_code == 401

@@ -1,4 +1,5 @@
 """Users, roles and permissions over real HTTP on the running local stack, across a restart."""
+
 from tests.e2e.test_local_stack import Stack, _call
 
 SECRET = "sales-secret-1"
@@ -8,17 +9,32 @@ def test_a_role_made_over_http_restricts_its_user_and_survives_a_restart(tmp_pat
     stack = Stack(tmp_path / "data")
     try:
         conn = stack.connection()
-        status, role, _ = _call(conn, "POST", "/api/roles/new",
-                                {"name": "Sales", "rawPermissions": {"lead:leads": ["viewown", "editown", "create"]}})
+        status, role, _ = _call(
+            conn,
+            "POST",
+            "/api/roles/new",
+            {"name": "Sales", "rawPermissions": {"lead:leads": ["viewown", "editown", "create"]}},
+        )
         assert status == 201
-        status, user, _ = _call(conn, "POST", "/api/users/new", {
-            "username": "sam", "firstName": "Sam", "lastName": "Sales", "email": "sam@example.com",
-            "role": role["role"]["id"], "plainPassword": {"password": SECRET, "confirm": SECRET}})
+        status, user, _ = _call(
+            conn,
+            "POST",
+            "/api/users/new",
+            {
+                "username": "sam",
+                "firstName": "Sam",
+                "lastName": "Sales",
+                "email": "sam@example.com",
+                "role": role["role"]["id"],
+                "plainPassword": {"password": SECRET, "confirm": SECRET},
+            },
+        )
         assert status == 201 and "plainPassword" not in user["user"]
         status, boss, _ = _call(conn, "POST", "/api/contacts/new", {"email": "boss@example.com"})
         assert status == 201
-        status, mine, _ = _call(conn, "POST", "/api/contacts/new", {"email": "sam.c@example.com"},
-                                password=SECRET, user="sam")
+        status, mine, _ = _call(
+            conn, "POST", "/api/contacts/new", {"email": "sam.c@example.com"}, password=SECRET, user="sam"
+        )
         assert status == 201
     finally:
         stack.stop()

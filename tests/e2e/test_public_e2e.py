@@ -1,5 +1,6 @@
 """Issue 9 end to end on the local stack over real HTTP: a multipart upload, an asset and its download,
 a form post through the public endpoint, and a landing page fetch."""
+
 import base64
 import json
 from urllib.parse import parse_qs, urlencode
@@ -27,12 +28,21 @@ def _raw(conn, method, path, body=None, headers=None):
 
 def test_upload_asset_and_download(stack):
     conn = stack.connection()
-    head = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"guide.pdf\"\r\n"
-            "Content-Type: application/pdf\r\n\r\n").encode()
+    head = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="guide.pdf"\r\n'
+        "Content-Type: application/pdf\r\n\r\n"
+    ).encode()
     body = head + CONTENT + f"\r\n--{BOUNDARY}--\r\n".encode()
-    status, data, _ = _raw(conn, "POST", "/api/files/assets/new", body, {
-        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
-        "Authorization": "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()})
+    status, data, _ = _raw(
+        conn,
+        "POST",
+        "/api/files/assets/new",
+        body,
+        {
+            "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+            "Authorization": "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode(),
+        },
+    )
     assert status == 200, data
     name = json.loads(data)["file"]["name"]
     status, created, _ = _call(conn, "POST", "/api/assets/new", {"title": "Guide", "file": name})
@@ -46,39 +56,72 @@ def test_upload_asset_and_download(stack):
 
 def test_form_post_then_page_fetch_as_the_tracked_contact(stack):
     conn = stack.connection()
-    status, form, _ = _call(conn, "POST", "/api/forms/new", {
-        "name": "Signup", "postAction": "message", "postActionProperty": "Welcome aboard",
-        "fields": [{"label": "Email", "alias": "email", "type": "email", "isRequired": True,
-                    "mappedObject": "contact", "mappedField": "email"},
-                   {"label": "Name", "alias": "name", "type": "text", "mappedObject": "contact",
-                    "mappedField": "firstname"}]})
+    status, form, _ = _call(
+        conn,
+        "POST",
+        "/api/forms/new",
+        {
+            "name": "Signup",
+            "postAction": "message",
+            "postActionProperty": "Welcome aboard",
+            "fields": [
+                {
+                    "label": "Email",
+                    "alias": "email",
+                    "type": "email",
+                    "isRequired": True,
+                    "mappedObject": "contact",
+                    "mappedField": "email",
+                },
+                {
+                    "label": "Name",
+                    "alias": "name",
+                    "type": "text",
+                    "mappedObject": "contact",
+                    "mappedField": "firstname",
+                },
+            ],
+        },
+    )
     assert status == 201
     form_id = form["form"]["id"]
-    body = urlencode({"mauticform[formId]": form_id, "mauticform[email]": "e2e@example.com",
-                      "mauticform[name]": "Eve"})
-    status, data, response = _raw(conn, "POST", f"/form/submit?formId={form_id}", body,
-                                  {"Content-Type": "application/x-www-form-urlencoded"})
+    body = urlencode({"mauticform[formId]": form_id, "mauticform[email]": "e2e@example.com", "mauticform[name]": "Eve"})
+    status, data, response = _raw(
+        conn, "POST", f"/form/submit?formId={form_id}", body, {"Content-Type": "application/x-www-form-urlencoded"}
+    )
     assert status == 200 and b"Welcome aboard" in data
     cookie = "; ".join(value.split(";")[0] for value in response.msg.get_all("Set-Cookie"))
-    status, bad, _ = _raw(conn, "POST", f"/form/submit?formId={form_id}", urlencode({"mauticform[email]": "x"}),
-                          {"Content-Type": "application/x-www-form-urlencoded"})
+    status, bad, _ = _raw(
+        conn,
+        "POST",
+        f"/form/submit?formId={form_id}",
+        urlencode({"mauticform[email]": "x"}),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert status == 400 and "email" in json.loads(bad)["errors"][0]["details"]
     status, listed, _ = _call(conn, "GET", f"/api/forms/{form_id}/submissions")
     assert listed["total"] == 1 and listed["submissions"][0]["results"]["name"] == "Eve"
     _call(conn, "POST", "/api/pages/new", {"title": "Welcome", "customHtml": "<p>Hi {contactfield=firstname}</p>"})
     status, page, _ = _raw(conn, "GET", "/welcome", headers={"Cookie": cookie})
     assert status == 200 and page == b"<p>Hi Eve</p>"
-    status, pixel, _ = _raw(conn, "GET", "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F",
-                            headers={"Cookie": cookie, "Accept": "image/*,*/*"})
+    status, pixel, _ = _raw(
+        conn,
+        "GET",
+        "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F",
+        headers={"Cookie": cookie, "Accept": "image/*,*/*"},
+    )
     assert status == 200 and pixel.startswith(b"GIF89a")
 
 
 def test_a_new_visitor_gets_the_cookie_of_an_anonymous_contact(stack):
     conn = stack.connection()
-    _call(conn, "POST", "/api/pages/new", {"title": "Visitors",
-                                          "customHtml": "<p>Hi {contactfield=firstname|there}</p>"})
-    browser = {"User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-                             "Version/17.4 Safari/605.1.15"}
+    _call(
+        conn, "POST", "/api/pages/new", {"title": "Visitors", "customHtml": "<p>Hi {contactfield=firstname|there}</p>"}
+    )
+    browser = {
+        "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+        "Version/17.4 Safari/605.1.15"
+    }
     status, page, response = _raw(conn, "GET", "/visitors", headers=browser)
     assert status == 200 and page == b"<p>Hi there</p>"
     cookies = dict(value.split(";")[0].split("=", 1) for value in response.msg.get_all("Set-Cookie"))
@@ -96,18 +139,34 @@ def test_a_new_visitor_gets_the_cookie_of_an_anonymous_contact(stack):
 
 def test_a_form_repost_reaches_its_target_through_the_worker_threads(stack):
     from tests.receiver import Receiver
+
     target = Receiver()
     try:
         conn = stack.connection()
-        status, form, _ = _call(conn, "POST", "/api/forms/new", {
-            "name": "Repost", "fields": [{"label": "Email", "alias": "email", "type": "email",
-                                          "mappedObject": "contact", "mappedField": "email"}],
-            "actions": [{"name": "To the CRM", "type": "form.repost", "properties": {"post_url": target.url}}]})
+        status, form, _ = _call(
+            conn,
+            "POST",
+            "/api/forms/new",
+            {
+                "name": "Repost",
+                "fields": [
+                    {
+                        "label": "Email",
+                        "alias": "email",
+                        "type": "email",
+                        "mappedObject": "contact",
+                        "mappedField": "email",
+                    }
+                ],
+                "actions": [{"name": "To the CRM", "type": "form.repost", "properties": {"post_url": target.url}}],
+            },
+        )
         assert status == 201, form
         form_id = form["form"]["id"]
         body = urlencode({"mauticform[formId]": form_id, "mauticform[email]": "repost@example.com"})
-        status, _, _ = _raw(conn, "POST", f"/form/submit?formId={form_id}", body,
-                            {"Content-Type": "application/x-www-form-urlencoded"})
+        status, _, _ = _raw(
+            conn, "POST", f"/form/submit?formId={form_id}", body, {"Content-Type": "application/x-www-form-urlencoded"}
+        )
         assert status == 200
         (request,) = target.wait(1, timeout=30)
         fields = parse_qs(request.body.decode())

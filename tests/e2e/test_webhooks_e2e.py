@@ -1,5 +1,6 @@
 """End to end: webhooks from the local stack (its worker threads) to receivers on 127.0.0.1, with
 retries after about a second."""
+
 import base64
 import json
 import time
@@ -10,8 +11,8 @@ from standardwebhooks import Webhook
 
 from chalicelib.store.schema import queue_name
 from tests.api.test_webhook_delivery import SAVE_TRIGGERS, mautic_signature
-from tests.receiver import Receiver
 from tests.e2e.test_local_stack import Stack, _call
+from tests.receiver import Receiver
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,12 @@ def hooks(stack):
     conn, created = stack.connection(), []
 
     def hook(url, **fields):
-        status, body, _ = _call(conn, "POST", "/api/hooks/new",
-                                dict({"name": "E2E", "webhookUrl": url, "triggers": SAVE_TRIGGERS}, **fields))
+        status, body, _ = _call(
+            conn,
+            "POST",
+            "/api/hooks/new",
+            dict({"name": "E2E", "webhookUrl": url, "triggers": SAVE_TRIGGERS}, **fields),
+        )
         assert status == 201, body
         created.append(body["hook"]["id"])
         return body["hook"]
@@ -53,8 +58,9 @@ def _until(check, timeout=15.0):
 def _dead_letters(stack):
     with open(stack.data_dir / "local-aws.json") as handle:
         endpoint = json.load(handle)["endpoint"]
-    sqs = boto3.client("sqs", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="local",
-                       aws_secret_access_key="local")
+    sqs = boto3.client(
+        "sqs", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="local", aws_secret_access_key="local"
+    )
     url = sqs.get_queue_url(QueueName=queue_name("webhooks") + "-dlq")["QueueUrl"]
     messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
     return [json.loads(m["Body"]) for m in messages]

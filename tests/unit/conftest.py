@@ -1,6 +1,7 @@
 """The unit tier's storage: every `unit` test runs over a fresh in-memory store (`devstack/memory.py`)
 with its queues recorded in process, never over moto; `seeded_store` starts from the first-start
 state (default fields, API settings, the administrator), built once per session and copied."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -25,6 +26,7 @@ class Queues:
 def _forget_process_state() -> None:
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
+
     cached.forget()
     core.forget_verified()
 
@@ -42,6 +44,7 @@ def memory_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
 def _installed(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
     from chalicelib import aws
     from chalicelib.store import port, queues
+
     monkeypatch.setattr(queues, "send", Queues().send)
     monkeypatch.setattr(aws, "client", _refuse_aws)
     previous = port.use(store)
@@ -57,6 +60,7 @@ def _installed(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 def queued() -> dict[str, list[Any]]:
     """The messages the test's code queued, by queue name."""
     from chalicelib.store import queues
+
     sender = queues.send
     owner: Any = getattr(sender, "__self__", None)
     assert isinstance(owner, Queues), "queued needs the unit tier's store"
@@ -69,6 +73,7 @@ def _first_start() -> MemoryStore:
     import chalicelib.domain.wiring  # noqa: F401 - registers the resources and the subscriber table
     from chalicelib import bootstrap
     from chalicelib.store import port
+
     store = MemoryStore()
     with pytest.MonkeyPatch.context() as patch:
         for _ in _installed(store, patch):

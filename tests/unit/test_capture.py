@@ -1,4 +1,5 @@
 """The lock of the embedded AWS: handed over first come, first served."""
+
 import threading
 import time
 

@@ -3,6 +3,7 @@
 repository, `chalicelib/` or `chalicelib/domain/`), a bare `name.py`, and a dotted
 `chalicelib.x.y` name (a module, or a name defined in one); the tests are held to their dotted
 names only (their paths name files inside packages of the Lambda zip). Pure Python: no AWS."""
+
 import re
 from pathlib import Path
 
@@ -33,8 +34,10 @@ def _path_exists(name, names):
 
 def _defines(module, name):
     text = module.read_text()
-    return re.search(rf"^(?:def |class |async def )?{re.escape(name)}\b", text, re.M) is not None or \
-        re.search(rf"^(?:from \S+ )?import .*\b{re.escape(name)}\b", text, re.M) is not None
+    return (
+        re.search(rf"^(?:def |class |async def )?{re.escape(name)}\b", text, re.M) is not None
+        or re.search(rf"^(?:from \S+ )?import .*\b{re.escape(name)}\b", text, re.M) is not None
+    )
 
 
 def _dotted_exists(dotted):
@@ -59,7 +62,7 @@ def stale_references():
             continue
         for number, line in enumerate(source.read_text().splitlines(), 1):
             for match in PATH.finditer(line) if ROOT / "tests" not in source.parents else ():
-                if "://" in line[max(0, match.start() - 60):match.start()]:
+                if "://" in line[max(0, match.start() - 60) : match.start()]:
                     continue  # a URL's path
                 if not _path_exists(match.group(1), names):
                     stale.append((str(source.relative_to(ROOT)), number, match.group(1)))

@@ -1,5 +1,6 @@
 """The standard operations and the rules they carry, run through the kernel's service over the
 in-memory store (unit tier): what tests/api checks over HTTP and moto, here at the domain level."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,8 +38,21 @@ def new(resource: Any, ctx: Context, **payload: Any) -> dict[str, Any]:
 
 
 def city_segment(ctx: Context, city: str = "Prague", name: str = "Pragueans") -> dict[str, Any]:
-    return new(SEGMENT, ctx, name=name, filters=[{"glue": "and", "field": "city", "object": "lead", "type": "text",
-                                                   "operator": "=", "properties": {"filter": city}}])
+    return new(
+        SEGMENT,
+        ctx,
+        name=name,
+        filters=[
+            {
+                "glue": "and",
+                "field": "city",
+                "object": "lead",
+                "type": "text",
+                "operator": "=",
+                "properties": {"filter": city},
+            }
+        ],
+    )
 
 
 def listed(resource: Any, ctx: Context, **query: Any) -> list[int]:
@@ -54,6 +68,7 @@ def errors_of(call: Any, *args: Any) -> dict[str, Any]:
 
 
 # --- create, read, edit, delete ---------------------------------------------------------------
+
 
 def test_a_created_document_is_stamped_counted_and_read_back(ctx):
     category = new(CATEGORY, ctx, title="News", bundle="global")
@@ -122,6 +137,7 @@ def test_retrying_runs_again_on_a_fresh_read(ctx):
 
 # --- validation --------------------------------------------------------------------------------
 
+
 def test_a_body_that_is_not_an_object_is_refused():
     assert service.payload_object([]) == {} and service.payload_object(None) == {}
     assert errors_of(service.payload_object, ["a"]) == {"body": ["The request body should be a JSON object."]}
@@ -136,14 +152,19 @@ def test_an_unknown_category_is_refused(ctx):
     assert "category" in errors_of(service.create, SEGMENT, {"name": "S", "category": 99}, ctx)
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"field": "nope", "operator": "="}, "filters[0][field]"),
-    ({"field": "city", "operator": "zz"}, "filters[0][operator]"),
-    ({"field": "city", "operator": "regexp", "properties": {"filter": "("}}, "filters[0][properties][filter]"),
-    ({"field": "points", "type": "number", "operator": "gt", "properties": {"filter": "many"}},
-     "filters[0][properties][filter]"),
-    ({"field": "city", "object": "planet", "operator": "="}, "filters[0][object]"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"field": "nope", "operator": "="}, "filters[0][field]"),
+        ({"field": "city", "operator": "zz"}, "filters[0][operator]"),
+        ({"field": "city", "operator": "regexp", "properties": {"filter": "("}}, "filters[0][properties][filter]"),
+        (
+            {"field": "points", "type": "number", "operator": "gt", "properties": {"filter": "many"}},
+            "filters[0][properties][filter]",
+        ),
+        ({"field": "city", "object": "planet", "operator": "="}, "filters[0][object]"),
+    ],
+)
 def test_invalid_segment_filters_are_refused_naming_the_filter(ctx, bad, field):
     payload = {"name": "Bad", "filters": [dict({"glue": "and", "object": "lead"}, **bad)]}
     assert field in errors_of(service.create, SEGMENT, payload, ctx)
@@ -151,6 +172,7 @@ def test_invalid_segment_filters_are_refused_naming_the_filter(ctx, bad, field):
 
 
 # --- unique values and contacts ----------------------------------------------------------------
+
 
 def test_a_unique_value_is_claimed_case_insensitively(ctx):
     new(TAG, ctx, tag="VIP")
@@ -190,6 +212,7 @@ def test_companies_are_listed_by_search(ctx):
 
 # --- segments: real-time membership ---------------------------------------------------------------
 
+
 def test_a_contact_write_updates_membership_in_the_same_transaction(ctx):
     segment = city_segment(ctx)
     ann = new(CONTACT, ctx, email="ann@example.com", city="Prague")
@@ -215,6 +238,7 @@ def test_a_new_segment_queues_the_rebuild_of_existing_contacts(ctx, queued):
 
 
 # --- listing -----------------------------------------------------------------------------------
+
 
 def test_lists_page_in_id_order_with_the_kinds_count(ctx):
     ids = [new(TAG, ctx, tag=f"t{i}")["id"] for i in range(5)]

@@ -1,5 +1,6 @@
 """The shared send-rate limiter (store/window_counters.py) with a fake clock: each window lets through
 exactly the configured number of messages, the rest wait for the next window."""
+
 from chalicelib.store import window_counters
 
 

@@ -1,11 +1,13 @@
 """Segment filter patterns in linear time (`segments/patterns.py`): SQL LIKE and RE2 regexp give
 the answers a backtracking regex gives, without its run time on hostile patterns."""
+
 import re
 import time
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.segments.filters import compile_filters
@@ -28,9 +30,19 @@ def test_like_answers_as_sql_like(pattern, text):
     assert patterns.like(pattern)(text) == (_reference(pattern).search(text) is not None)
 
 
-@pytest.mark.parametrize(("pattern", "text", "expected"), [
-    ("%Ann%", "Joanna", True), ("a_c", "abc", True), ("a_c", "abbc", False), ("100\\%", "100%", True),
-    ("100\\%", "1000", False), ("%@example.com", "ann@EXAMPLE.com", True), ("", "", True), ("", "x", False)])
+@pytest.mark.parametrize(
+    ("pattern", "text", "expected"),
+    [
+        ("%Ann%", "Joanna", True),
+        ("a_c", "abc", True),
+        ("a_c", "abbc", False),
+        ("100\\%", "100%", True),
+        ("100\\%", "1000", False),
+        ("%@example.com", "ann@EXAMPLE.com", True),
+        ("", "", True),
+        ("", "x", False),
+    ],
+)
 def test_like_examples(pattern, text, expected):
     assert patterns.like(pattern)(text) is expected
 

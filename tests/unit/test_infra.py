@@ -6,6 +6,7 @@ The last tests run `chalice package --merge-template infra/resources.json` on a 
 application with an empty requirements.txt (no wheels to download: fast and offline) and
 `cfn-lint` on the result.
 """
+
 import json
 import time
 from pathlib import Path
@@ -47,7 +48,7 @@ def _name(template, suffix):
 
 def _suffix(name):
     assert name.startswith(config.RESOURCE_PREFIX), name
-    return name[len(config.RESOURCE_PREFIX):]
+    return name[len(config.RESOURCE_PREFIX) :]
 
 
 def _by(items, key):
@@ -59,8 +60,7 @@ def _index(index):
     projection = {"ProjectionType": index["projection"]["ProjectionType"]}
     if "NonKeyAttributes" in index["projection"]:
         projection["NonKeyAttributes"] = sorted(index["projection"]["NonKeyAttributes"])
-    cfn = {"IndexName": index["index_name"], "KeySchema": _by(index["key_schema"], "KeyType"),
-           "Projection": projection}
+    cfn = {"IndexName": index["index_name"], "KeySchema": _by(index["key_schema"], "KeyType"), "Projection": projection}
     if index.get("provisioned_throughput"):
         cfn["ProvisionedThroughput"] = index["provisioned_throughput"]
     return cfn
@@ -73,10 +73,8 @@ def _expected_table(model):
         "AttributeDefinitions": _by(model_schema["attribute_definitions"], "AttributeName"),
         "KeySchema": _by(model_schema["key_schema"], "KeyType"),
         "BillingMode": getattr(meta, "billing_mode", "PROVISIONED"),
-        "GlobalSecondaryIndexes": _by([_index(i) for i in model_schema["global_secondary_indexes"]],
-                                      "IndexName"),
-        "LocalSecondaryIndexes": _by([_index(i) for i in model_schema["local_secondary_indexes"]],
-                                     "IndexName"),
+        "GlobalSecondaryIndexes": _by([_index(i) for i in model_schema["global_secondary_indexes"]], "IndexName"),
+        "LocalSecondaryIndexes": _by([_index(i) for i in model_schema["local_secondary_indexes"]], "IndexName"),
         "TimeToLiveSpecification": None,
         "StreamSpecification": None,
         "ProvisionedThroughput": None,
@@ -88,8 +86,10 @@ def _expected_table(model):
     if hasattr(meta, "stream_view_type"):
         expected["StreamSpecification"] = {"StreamViewType": meta.stream_view_type}
     if expected["BillingMode"] == "PROVISIONED":
-        expected["ProvisionedThroughput"] = {"ReadCapacityUnits": meta.read_capacity_units,
-                                             "WriteCapacityUnits": meta.write_capacity_units}
+        expected["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": meta.read_capacity_units,
+            "WriteCapacityUnits": meta.write_capacity_units,
+        }
     return expected
 
 
@@ -120,8 +120,7 @@ def _actual_table(properties):
 
 def test_tables_match_the_models(infra):
     tables = _resources(infra, "AWS::DynamoDB::Table")
-    by_name = {json.dumps(r["Properties"]["TableName"], sort_keys=True): (logical, r)
-               for logical, r in tables.items()}
+    by_name = {json.dumps(r["Properties"]["TableName"], sort_keys=True): (logical, r) for logical, r in tables.items()}
     assert len(by_name) == len(tables) == len(MODELS)
     for model in MODELS:
         key = json.dumps(_name(infra, _suffix(model.Meta.table_name)), sort_keys=True)
@@ -134,6 +133,7 @@ def test_tables_match_the_models(infra):
 
 def test_table_comparison_sees_indexes_and_ttl():
     """The comparison above covers GSIs and TTLs, for the day a model declares one."""
+
     class ByEmail(GlobalSecondaryIndex):
         class Meta:
             index_name = "by-email"
@@ -151,13 +151,19 @@ def test_table_comparison_sees_indexes_and_ttl():
         by_email = ByEmail()
 
     table = {
-        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
-                                 {"AttributeName": "email", "AttributeType": "S"}],
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "email", "AttributeType": "S"},
+        ],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "BillingMode": "PAY_PER_REQUEST",
-        "GlobalSecondaryIndexes": [{"IndexName": "by-email",
-                                    "KeySchema": [{"AttributeName": "email", "KeyType": "HASH"}],
-                                    "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "by-email",
+                "KeySchema": [{"AttributeName": "email", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            }
+        ],
         "TimeToLiveSpecification": {"AttributeName": "expires", "Enabled": True},
     }
     assert _actual_table(table) == _expected_table(Sample)
@@ -167,8 +173,7 @@ def test_table_comparison_sees_indexes_and_ttl():
 
 def test_every_queue_has_a_dead_letter_queue(infra):
     queues = _resources(infra, "AWS::SQS::Queue")
-    by_name = {json.dumps(r["Properties"]["QueueName"], sort_keys=True): logical
-               for logical, r in queues.items()}
+    by_name = {json.dumps(r["Properties"]["QueueName"], sort_keys=True): logical for logical, r in queues.items()}
     assert len(by_name) == len(queues) == 2 * len(schema.QUEUES)
     for queue in schema.QUEUES:
         name = _suffix(schema.queue_name(queue))
@@ -176,11 +181,12 @@ def test_every_queue_has_a_dead_letter_queue(infra):
         dlq = by_name.get(json.dumps(_name(infra, name + "-dlq"), sort_keys=True))
         assert logical and dlq, f"queue {queue} or its dead-letter queue is missing"
         properties = queues[logical]["Properties"]
-        assert properties["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": [dlq, "Arn"]},
-                                               "maxReceiveCount": MAX_RECEIVE_COUNT}
+        assert properties["RedrivePolicy"] == {
+            "deadLetterTargetArn": {"Fn::GetAtt": [dlq, "Arn"]},
+            "maxReceiveCount": MAX_RECEIVE_COUNT,
+        }
         # A message keeps its first enqueue time in the DLQ: the DLQ must keep it longer.
-        assert (queues[dlq]["Properties"]["MessageRetentionPeriod"]
-                > properties.get("MessageRetentionPeriod", 345600))
+        assert queues[dlq]["Properties"]["MessageRetentionPeriod"] > properties.get("MessageRetentionPeriod", 345600)
 
 
 def test_files_bucket_is_private_and_encrypted(infra):
@@ -188,8 +194,11 @@ def test_files_bucket_is_private_and_encrypted(infra):
     assert list(buckets) == [compact.ENVIRONMENT["FILES_BUCKET"]["Ref"]]
     properties = next(iter(buckets.values()))["Properties"]
     assert properties["PublicAccessBlockConfiguration"] == {
-        "BlockPublicAcls": True, "BlockPublicPolicy": True,
-        "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
     assert properties["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerEnforced"}]
     assert properties["BucketEncryption"]["ServerSideEncryptionConfiguration"]
     assert "AccessControl" not in properties and "WebsiteConfiguration" not in properties
@@ -220,9 +229,12 @@ def test_function_may_use_exactly_the_service_resources(infra):
     (texts,) = [s for s in statements if "NotResource" in s]
     assert texts["Action"] == ["sns:Publish"] and texts["NotResource"] == {"Fn::Sub": "arn:${AWS::Partition}:sns:*:*:*"}
     granted = _references(statements)
-    wanted = (set(_resources(infra, "AWS::DynamoDB::Table")) | set(_resources(infra, "AWS::S3::Bucket"))
-              | {r for r in _resources(infra, "AWS::SQS::Queue") if not r.endswith("DeadLetterQueue")}
-              | {"WebhooksDeadLetterQueue"})  # the webhook worker dead-letters deliveries itself
+    wanted = (
+        set(_resources(infra, "AWS::DynamoDB::Table"))
+        | set(_resources(infra, "AWS::S3::Bucket"))
+        | {r for r in _resources(infra, "AWS::SQS::Queue") if not r.endswith("DeadLetterQueue")}
+        | {"WebhooksDeadLetterQueue"}
+    )  # the webhook worker dead-letters deliveries itself
     assert granted == wanted
 
 
@@ -240,17 +252,20 @@ def test_unknown_paths_answer_the_json_404(infra):
     assert template == errors.not_found_path_json()
     assert "$" not in template and "#" not in template  # nothing for the template engine
     assert response["responseParameters"] == {
-        f"gatewayresponse.header.{name}": f"'{value}'" for name, value in errors.headers().items()}
-    assert response["responseParameters"]["gatewayresponse.header.Mautic-Version"] == \
-        f"'{config.MAUTIC_VERSION}'"
+        f"gatewayresponse.header.{name}": f"'{value}'" for name, value in errors.headers().items()
+    }
+    assert response["responseParameters"]["gatewayresponse.header.Mautic-Version"] == f"'{config.MAUTIC_VERSION}'"
 
 
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory):
     """`chalice package --stage prod --merge-template infra/resources.json` of a lean copy."""
     out = build.chalice_package(tmp_path_factory.mktemp("project"))
-    result = build.run("import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
-                       "runpy.run_module('infra.compact', run_name='__main__')", cwd=out.parent)
+    result = build.run(
+        "import runpy, sys; sys.argv = ['compact', 'out/sam.json']; "
+        "runpy.run_module('infra.compact', run_name='__main__')",
+        cwd=out.parent,
+    )
     assert result.returncode == 0, result.stderr
     return out / "sam.json"
 
@@ -269,11 +284,11 @@ def test_packaged_template_merges_infra(packaged):
     assert variables["RESOURCE_PREFIX"] == {"Fn::Sub": "${AWS::StackName}-"}
     assert variables["FILES_BUCKET"] == {"Ref": "FilesBucket"}
     assert set(resources["RestAPI"]["Properties"]["DefinitionBody"]["paths"]) == {*compact.PROXIES, *compact.OPEN_PATHS}
-    assert _gateway_response(template)["responseTemplates"]["application/json"] == \
-        errors.not_found_path_json()
+    assert _gateway_response(template)["responseTemplates"]["application/json"] == errors.not_found_path_json()
     # Lambda refuses an SQS event source whose visibility timeout is below the function's.
-    longest = max(r["Properties"].get("Timeout", 3) for r in resources.values()
-                  if r["Type"] == "AWS::Serverless::Function")
+    longest = max(
+        r["Properties"].get("Timeout", 3) for r in resources.values() if r["Type"] == "AWS::Serverless::Function"
+    )
     for queue in _resources(template, "AWS::SQS::Queue").values():
         assert queue["Properties"].get("VisibilityTimeout", 30) >= longest
 
@@ -294,8 +309,9 @@ def test_every_function_reaches_the_service_resources(packaged):
     for name, function in functions.items():
         assert _env(template, name) == {**_env(template), **compact.ENVIRONMENT}
         assert "ServicePolicy" in function["DependsOn"]
-        sources += [e["Properties"]["Queue"] for e in function["Properties"].get("Events", {}).values()
-                    if e["Type"] == "SQS"]
+        sources += [
+            e["Properties"]["Queue"] for e in function["Properties"].get("Events", {}).values() if e["Type"] == "SQS"
+        ]
     assert {"Fn::GetAtt": ["SegmentsQueue", "Arn"]} in sources
     assert all(source["Fn::GetAtt"][0] in resources for source in sources)
 
@@ -310,6 +326,7 @@ def test_packaged_template_passes_cfn_lint(packaged):
 def test_authorizer_refusals_answer_the_local_gateways_json(infra):
     """API Gateway's UNAUTHORIZED and ACCESS_DENIED answers are the local gateway's (devstack/gateway)."""
     from devstack.gateway import authorizer as local
+
     responses = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
     unauthorized, denied = local.unauthorized(), local.access_denied({"error": "$context.authorizer.error"})
     for name, expected in (("UNAUTHORIZED", unauthorized), ("ACCESS_DENIED", denied)):
@@ -317,4 +334,5 @@ def test_authorizer_refusals_answer_the_local_gateways_json(infra):
         assert int(response["statusCode"]) == expected["statusCode"]
         assert response["responseTemplates"]["application/json"] == expected["body"]
         assert response["responseParameters"] == {
-            f"gatewayresponse.header.{header}": f"'{value}'" for header, value in expected["headers"].items()}
+            f"gatewayresponse.header.{header}": f"'{value}'" for header, value in expected["headers"].items()
+        }

@@ -1,4 +1,5 @@
 """The local stack's journal: record format, folding, compaction, and the capture of moto's writes."""
+
 import base64
 import logging
 
@@ -23,16 +24,21 @@ def test_a_record_round_trips_and_a_torn_or_corrupt_line_is_refused():
 def test_fold_keeps_the_last_image_and_drops_deletions(tmp_path):
     journal.write_snapshot(tmp_path, 1, [_item(1), _item(2)])
     (tmp_path / "journal-000002.log").write_bytes(
-        journal.encode(_item(1, "new")) + journal.encode({"d": "t", "k": {"id": {"N": "2"}}, "i": None})
+        journal.encode(_item(1, "new"))
+        + journal.encode({"d": "t", "k": {"id": {"N": "2"}}, "i": None})
         + journal.encode({"s": "a.png", "b": "YQ==", "c": "image/png"})
-        + journal.encode({"q": "q", "m": "m1", "b": "{}", "t": 0}))
+        + journal.encode({"q": "q", "m": "m1", "b": "{}", "t": 0})
+    )
     (tmp_path / "journal-000003.log").write_bytes(journal.encode({"q": "q-dlq", "m": "m1", "b": "{}", "t": 0}))
     state = journal.fold(tmp_path)
     assert sorted(state.values(), key=str) == sorted(
         [_item(1, "new"), {"s": "a.png", "b": "YQ==", "c": "image/png"}, {"q": "q-dlq", "m": "m1", "b": "{}", "t": 0}],
-        key=str)
-    assert journal.fold(tmp_path, upto=1) == {journal.identity(_item(1)): _item(1),
-                                              journal.identity(_item(2)): _item(2)}
+        key=str,
+    )
+    assert journal.fold(tmp_path, upto=1) == {
+        journal.identity(_item(1)): _item(1),
+        journal.identity(_item(2)): _item(2),
+    }
 
 
 def test_a_torn_last_record_is_skipped_with_a_log_line(tmp_path, caplog):
@@ -66,8 +72,13 @@ def _moto_state():
             attributes = item.to_json()["Attributes"]
             records.append({"d": name, "k": capture.key_of(table, attributes), "i": attributes})
     for key in s3.get_bucket(config.FILES_BUCKET).keys.values():
-        records.append({"s": key.name, "b": base64.b64encode(key.value).decode(),
-                        "c": key.metadata.get("content-type", "application/octet-stream")})
+        records.append(
+            {
+                "s": key.name,
+                "b": base64.b64encode(key.value).decode(),
+                "c": key.metadata.get("content-type", "application/octet-stream"),
+            }
+        )
     for queue in sqs.queues.values():
         records.extend({"q": queue.name, "m": m.id, "b": m.body, "t": m.delayed_until} for m in queue._messages)
     return {journal.identity(record): record for record in records}
@@ -88,13 +99,16 @@ def captured(fresh, tmp_path):
 
 def test_snapshot_and_captured_writes_fold_to_what_moto_holds(api, captured):
     from chalicelib.store import files, queues
+
     first = api.post("/api/contacts/new", {"email": "one@example.com", "firstname": "One"}).json["contact"]
     api.post("/api/contacts/batch/new", [{"email": f"b{n}@example.com"} for n in range(5)])
     api.patch(f"/api/contacts/{first['id']}/edit", {"lastname": "Changed"})
     api.post("/api/contacts/new", {"email": "one@example.com", "city": "Lyon"})  # a duplicate: updates the first
     api.delete(f"/api/contacts/{first['id'] + 1}/delete")
-    api.post("/api/hooks/new", {"name": "h", "webhookUrl": "https://example.com/h",
-                                "triggers": ["mautic.lead_post_save_new"]})
+    api.post(
+        "/api/hooks/new",
+        {"name": "h", "webhookUrl": "https://example.com/h", "triggers": ["mautic.lead_post_save_new"]},
+    )
     api.post("/api/contacts/new", {"email": "queued@example.com"})  # a webhook message in SQS
     files.put("images/a.png", b"\x89PNG", "image/png")
     files.put("images/b.png", b"\x89PNG", "image/png")
@@ -106,6 +120,7 @@ def test_snapshot_and_captured_writes_fold_to_what_moto_holds(api, captured):
 
 def test_restore_loads_a_folded_journal_into_moto(api, captured):
     from chalicelib.store import files
+
     created = api.post("/api/contacts/new", {"email": "back@example.com"}).json["contact"]
     files.put("images/c.gif", b"GIF89a", "image/gif")
     expected = _moto_state()
@@ -128,12 +143,14 @@ def test_a_data_dir_of_the_earlier_snapshot_format_becomes_the_first_snapshot(ap
 
     from chalicelib.store import files
     from chalicelib.store.models import Entity
+
     created = api.post("/api/contacts/new", {"email": "old@example.com"}).json["contact"]
     dynamodb, _, _ = snapshot._backends()
     table = dynamodb.get_table(Entity.Meta.table_name)
     (tmp_path / "dynamodb").mkdir()
     (tmp_path / "dynamodb" / f"{table.name}.json").write_text(
-        json.dumps([item.to_json()["Attributes"] for item in table.all_items()]))
+        json.dumps([item.to_json()["Attributes"] for item in table.all_items()])
+    )
     (tmp_path / "s3" / "images").mkdir(parents=True)
     (tmp_path / "s3" / "images" / "old.png").write_bytes(b"PNG")
     (tmp_path / "s3-index.json").write_text(json.dumps(["images/old.png"]))

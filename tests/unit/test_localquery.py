@@ -6,13 +6,15 @@ or roll back, the table replaced by a deep copy as the test fixtures do), then r
 paged through their whole partition: every answer is compared with moto's own Table.query on the
 same table, and every query shape generated here must be answered from the ordered keys.
 """
+
 import copy
 import itertools
 import os
 
 import boto3
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from devstack import query as localquery
 
@@ -34,6 +36,7 @@ def _schemas(draw):
 def _backend():
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
+
     return dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]]
 
 
@@ -46,6 +49,7 @@ def client(aws):
 def compared():
     """Table.query replaced by one that asserts the ordered-key answer equals moto's."""
     from moto.dynamodb.models.table import Table
+
     installed = Table.query
     original = installed.original
 
@@ -69,19 +73,32 @@ def _plain(answer):
 def _create(client, schema):
     name = f"localquery-{next(_names)}"
     keys = [{"AttributeName": "pk", "KeyType": "HASH"}]
-    attributes = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "gh", "AttributeType": "S"},
-                  {"AttributeName": "gr", "AttributeType": schema["gsi_range"]}]
+    attributes = [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "gh", "AttributeType": "S"},
+        {"AttributeName": "gr", "AttributeType": schema["gsi_range"]},
+    ]
     if schema["range"]:
         keys.append({"AttributeName": "sk", "KeyType": "RANGE"})
         attributes.append({"AttributeName": "sk", "AttributeType": schema["range"]})
     client.create_table(
-        TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST",
+        TableName=name,
+        KeySchema=keys,
+        AttributeDefinitions=attributes,
+        BillingMode="PAY_PER_REQUEST",
         GlobalSecondaryIndexes=[
-            {"IndexName": "ranged", "Projection": {"ProjectionType": "ALL"},
-             "KeySchema": [{"AttributeName": "gh", "KeyType": "HASH"}, {"AttributeName": "gr", "KeyType": "RANGE"}]},
-            {"IndexName": "hashed", "Projection": {"ProjectionType": "KEYS_ONLY"},
-             "KeySchema": [{"AttributeName": "gh", "KeyType": "HASH"}]},
-        ])
+            {
+                "IndexName": "ranged",
+                "Projection": {"ProjectionType": "ALL"},
+                "KeySchema": [{"AttributeName": "gh", "KeyType": "HASH"}, {"AttributeName": "gr", "KeyType": "RANGE"}],
+            },
+            {
+                "IndexName": "hashed",
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+                "KeySchema": [{"AttributeName": "gh", "KeyType": "HASH"}],
+            },
+        ],
+    )
     return name
 
 
@@ -109,22 +126,29 @@ def _items(draw, schema):
 def _updates(draw, schema):
     key = draw(_keys(schema))
     if draw(st.booleans()):
-        values = {":gh": {"S": draw(st.sampled_from(["x", "y"]))},
-                  ":gr": {schema["gsi_range"]: draw(_values(schema["gsi_range"]))}}
+        values = {
+            ":gh": {"S": draw(st.sampled_from(["x", "y"]))},
+            ":gr": {schema["gsi_range"]: draw(_values(schema["gsi_range"]))},
+        }
         return {"Key": key, "UpdateExpression": "SET gh = :gh, gr = :gr", "ExpressionAttributeValues": values}
     return {"Key": key, "UpdateExpression": draw(st.sampled_from(["REMOVE gr", "REMOVE gh", "REMOVE v"]))}
 
 
 def _writes(schema):
-    return st.lists(st.one_of(
-        st.tuples(st.just("put"), _items(schema)),
-        st.tuples(st.just("update"), _updates(schema)),
-        st.tuples(st.just("delete"), _keys(schema)),
-        st.tuples(st.just("batch"), st.lists(st.one_of(_items(schema), _keys(schema)), max_size=4)),
-        st.tuples(st.just("transaction"), st.tuples(st.lists(_items(schema), max_size=2), _updates(schema),
-                                                     st.booleans())),
-        st.tuples(st.just("copy"), st.none()),
-    ), min_size=4, max_size=20)
+    return st.lists(
+        st.one_of(
+            st.tuples(st.just("put"), _items(schema)),
+            st.tuples(st.just("update"), _updates(schema)),
+            st.tuples(st.just("delete"), _keys(schema)),
+            st.tuples(st.just("batch"), st.lists(st.one_of(_items(schema), _keys(schema)), max_size=4)),
+            st.tuples(
+                st.just("transaction"), st.tuples(st.lists(_items(schema), max_size=2), _updates(schema), st.booleans())
+            ),
+            st.tuples(st.just("copy"), st.none()),
+        ),
+        min_size=4,
+        max_size=20,
+    )
 
 
 def _write(client, name, operation, argument):
@@ -157,11 +181,19 @@ def _transact(client, name, puts, update, fails):
         key = repr(sorted((k, v) for k, v in item.items() if k in ("pk", "sk")))
         if key not in seen:
             seen.add(key)
-            operations.append({"Put": {"TableName": name, "Item": item}} if "v" in item else
-                              {"Update": dict(update, TableName=name)})
+            operations.append(
+                {"Put": {"TableName": name, "Item": item}} if "v" in item else {"Update": dict(update, TableName=name)}
+            )
     if fails:
-        operations.append({"ConditionCheck": {"TableName": name, "Key": {"pk": {"S": "absent"}, **{
-            k: v for k, v in update["Key"].items() if k == "sk"}}, "ConditionExpression": "attribute_exists(pk)"}})
+        operations.append(
+            {
+                "ConditionCheck": {
+                    "TableName": name,
+                    "Key": {"pk": {"S": "absent"}, **{k: v for k, v in update["Key"].items() if k == "sk"}},
+                    "ConditionExpression": "attribute_exists(pk)",
+                }
+            }
+        )
     try:
         client.transact_write_items(TransactItems=operations)
     except client.exceptions.TransactionCanceledException:
@@ -171,8 +203,11 @@ def _transact(client, name, puts, update, fails):
 @st.composite
 def _queries(draw, schema):
     target = draw(st.sampled_from([None, "ranged", "hashed"]))
-    hash_name, range_kind = {None: ("pk", schema["range"]), "ranged": ("gh", schema["gsi_range"]),
-                             "hashed": ("gh", None)}[target]
+    hash_name, range_kind = {
+        None: ("pk", schema["range"]),
+        "ranged": ("gh", schema["gsi_range"]),
+        "hashed": ("gh", None),
+    }[target]
     condition, values = "#h = :h", {":h": {"S": draw(st.sampled_from(["p", "q"] if target is None else ["x", "y"]))}}
     names = {"#h": hash_name}
     operators = ["=", "<", "<=", ">", ">=", "BETWEEN"] + (["begins_with"] if range_kind == "S" else [])
@@ -187,8 +222,11 @@ def _queries(draw, schema):
             condition += " AND begins_with(#r, :a)"
         else:
             condition += f" AND #r {operator} :a"
-    request = {"KeyConditionExpression": condition, "ExpressionAttributeNames": names,
-               "ScanIndexForward": draw(st.booleans())}
+    request = {
+        "KeyConditionExpression": condition,
+        "ExpressionAttributeNames": names,
+        "ScanIndexForward": draw(st.booleans()),
+    }
     if target:
         request["IndexName"] = target
     limit = draw(st.one_of(st.none(), st.integers(1, 4)))
@@ -239,14 +277,37 @@ def test_the_1mb_page_limit_is_moto_s(client, compared, condition, forward):
     name = _create(client, {"range": "N", "gsi_range": "N"})
     try:
         for n in range(12):
-            client.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"N": str(n)}, "gh": {"S": "x"},
-                                                  "gr": {"N": str(n % 3)}, "blob": {"S": "z" * 210_000}})
+            client.put_item(
+                TableName=name,
+                Item={
+                    "pk": {"S": "p"},
+                    "sk": {"N": str(n)},
+                    "gh": {"S": "x"},
+                    "gr": {"N": str(n % 3)},
+                    "blob": {"S": "z" * 210_000},
+                },
+            )
         values = {":p": {"S": "p"}, ":a": {"N": "3"}, ":b": {"N": "8"}}
         used = {k: v for k, v in values.items() if k in "pk = :p" + condition}
-        _page_through(client, name, {"KeyConditionExpression": "pk = :p" + condition,
-                                     "ExpressionAttributeValues": used, "ScanIndexForward": forward})
-        _page_through(client, name, {"IndexName": "ranged", "KeyConditionExpression": "gh = :x",
-                                     "ExpressionAttributeValues": {":x": {"S": "x"}}, "ScanIndexForward": forward})
+        _page_through(
+            client,
+            name,
+            {
+                "KeyConditionExpression": "pk = :p" + condition,
+                "ExpressionAttributeValues": used,
+                "ScanIndexForward": forward,
+            },
+        )
+        _page_through(
+            client,
+            name,
+            {
+                "IndexName": "ranged",
+                "KeyConditionExpression": "gh = :x",
+                "ExpressionAttributeValues": {":x": {"S": "x"}},
+                "ScanIndexForward": forward,
+            },
+        )
     finally:
         client.delete_table(TableName=name)
 
@@ -257,17 +318,28 @@ def test_shapes_it_does_not_handle_go_to_moto(client):
         client.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"N": "1"}})
         client.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"N": "2"}, "gh": {"S": "x"}, "gr": {"N": "5"}})
         table = _backend().tables[name]
-        query = dict(range_comparison=None, range_objs=[], limit=None, exclusive_start_key=None,
-                     scan_index_forward=True, projection_expressions=None)
+        query = dict(
+            range_comparison=None,
+            range_objs=[],
+            limit=None,
+            exclusive_start_key=None,
+            scan_index_forward=True,
+            projection_expressions=None,
+        )
         from moto.dynamodb.models.dynamo_type import DynamoType
+
         hash_key = DynamoType({"S": "p"})
         assert localquery.fast_query(table, hash_key, **query) is not None
         assert localquery.fast_query(table, hash_key, **query, v={"ComparisonOperator": "EQ"}) is None
         assert localquery.fast_query(table, None, **query) is None
         gh = [("gh", DynamoType({"S": "x"}))]
         assert localquery.fast_query(table, None, **query, index_name="ranged", hash_key_conditions=gh) is None
-        answer = client.query(TableName=name, IndexName="ranged", KeyConditionExpression="gh = :x",
-                              ExpressionAttributeValues={":x": {"S": "x"}})
+        answer = client.query(
+            TableName=name,
+            IndexName="ranged",
+            KeyConditionExpression="gh = :x",
+            ExpressionAttributeValues={":x": {"S": "x"}},
+        )
         assert answer["Count"] == 1  # moto's answer: "gr" is a number where the index says string
     finally:
         client.delete_table(TableName=name)

@@ -5,6 +5,7 @@ importable with only the runtime's libraries beside it (`infra/lean.py`).
 The package built here is offline (this environment's Python and machine); the target's own
 checks run on it with this environment as the target, on hand-made ELF headers, and on the
 package `make package` built, when build/package holds one."""
+
 import importlib.util
 import platform
 import shutil
@@ -31,18 +32,35 @@ def _zip(path, names):
 
 
 def test_the_runtime_libraries_are_recognised_by_module_and_distribution():
-    provided = ["botocore/client.py", "botocore-1.44.5.dist-info/METADATA", "boto3/__init__.py", "six.py",
-                "python_dateutil-2.9.0.post0.dist-info/RECORD", "dateutil/parser.py", "urllib3/util/url.py",
-                "jmespath/parser.py", "s3transfer/manager.py"]
-    kept = ["pynamodb/models.py", "pynamodb-6.1.0.dist-info/METADATA", "app.py", "chalicelib/store/models.py",
-            "sixty.py", "jwt/api_jwt.py", "botocore_extra/x.py"]
+    provided = [
+        "botocore/client.py",
+        "botocore-1.44.5.dist-info/METADATA",
+        "boto3/__init__.py",
+        "six.py",
+        "python_dateutil-2.9.0.post0.dist-info/RECORD",
+        "dateutil/parser.py",
+        "urllib3/util/url.py",
+        "jmespath/parser.py",
+        "s3transfer/manager.py",
+    ]
+    kept = [
+        "pynamodb/models.py",
+        "pynamodb-6.1.0.dist-info/METADATA",
+        "app.py",
+        "chalicelib/store/models.py",
+        "sixty.py",
+        "jwt/api_jwt.py",
+        "botocore_extra/x.py",
+    ]
     assert [name for name in provided if not lean.runtime_provided(name)] == []
     assert [name for name in kept if lean.runtime_provided(name)] == []
 
 
 def test_slimming_drops_the_runtime_libraries_and_adds_bytecode(tmp_path):
-    path = _zip(tmp_path / "deployment.zip", ["app.py", "botocore/__init__.py", "botocore-1.44.5.dist-info/RECORD",
-                                              "pynamodb/__init__.py", "six.py"])
+    path = _zip(
+        tmp_path / "deployment.zip",
+        ["app.py", "botocore/__init__.py", "botocore-1.44.5.dist-info/RECORD", "pynamodb/__init__.py", "six.py"],
+    )
     before, after = lean.slim(path)
     names = set(zipfile.ZipFile(path).namelist())
     assert {"app.py", "pynamodb/__init__.py"} <= names
@@ -67,8 +85,10 @@ def test_the_package_holds_no_runtime_library_and_every_module_compiled(package)
     assert not {name for name in tops if lean.runtime_provided(name)}
     assert {"app.py", "chalicelib", "chalice", "pynamodb", "argon2", "jwt", "oauthlib"} <= tops
     sources = {p.relative_to(package) for p in package.rglob("*.py")}
-    compiled = {p.parent.parent.relative_to(package) / (p.name.split(".")[0] + ".py")
-                for p in package.rglob("__pycache__/*.pyc")}
+    compiled = {
+        p.parent.parent.relative_to(package) / (p.name.split(".")[0] + ".py")
+        for p in package.rglob("__pycache__/*.pyc")
+    }
     assert sources <= compiled
 
 
@@ -78,9 +98,13 @@ def test_the_package_imports_with_only_the_runtime_libraries(package):
 
 
 # The local stack and the in-memory store (devstack/) and where they lived before under chalicelib.
-LOCAL_ONLY = ("devstack/", "chalicelib/devserver.py", "chalicelib/gateway/", "chalicelib/workers/local.py",
-              *(f"chalicelib/store/{name}.py" for name in ("journal", "capture", "snapshot", "localquery",
-                                                          "localaws", "memory")))
+LOCAL_ONLY = (
+    "devstack/",
+    "chalicelib/devserver.py",
+    "chalicelib/gateway/",
+    "chalicelib/workers/local.py",
+    *(f"chalicelib/store/{name}.py" for name in ("journal", "capture", "snapshot", "localquery", "localaws", "memory")),
+)
 
 
 def _local_only(names):
@@ -123,7 +147,8 @@ def test_foreign_libraries_are_found_by_elf_machine_and_python_tag(tmp_path):
     assert lean.foreign_libraries(path, "3.13", "aarch64") == [
         ("_cffi_backend.cpython-311-aarch64-linux-gnu.so", "cpython-311-aarch64"),
         ("x/_speedups.cpython-313-x86_64-linux-gnu.so", "ELF machine x86_64"),
-        ("y.libs/libz.so.1", "ELF machine x86_64")]
+        ("y.libs/libz.so.1", "ELF machine x86_64"),
+    ]
 
 
 def test_the_offline_package_is_for_this_python_and_not_for_another(package, tmp_path):
@@ -142,8 +167,12 @@ def test_the_bytecode_is_compiled_by_the_targets_python(tmp_path):
     (compiled,) = (tmp_path / "__pycache__").iterdir()
     tag = "cpython-" + runtime.version().replace(".", "")
     assert compiled.name == f"module.{tag}.pyc"
-    magic = subprocess.run([python, "-c", "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"],
-                           capture_output=True, text=True, check=True).stdout
+    magic = subprocess.run(
+        [python, "-c", "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert compiled.read_bytes()[:4].hex() == magic
     if HERE != runtime.version():
         assert magic != importlib.util.MAGIC_NUMBER.hex()

@@ -2,6 +2,7 @@
 are the versions they were checked against, every target is there with the parameters it had,
 and `install()` replaces exactly what `PATCHES` lists. A failure here after a version change means:
 re-read each entry against the new version, then move `PINS`."""
+
 import json
 import re
 import subprocess

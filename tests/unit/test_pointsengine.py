@@ -1,4 +1,5 @@
 """Which point actions match an event (pure logic of the points engine)."""
+
 from chalicelib.domain.points.points_engine import matches, tag_names
 
 
@@ -15,8 +16,9 @@ def test_subject_lists_restrict_and_empty_lists_match_all():
 
 
 def test_url_hit_matches_wildcards_or_contained_urls():
-    assert matches(action("url.hit", page_url="https://site.example/pricing*"), "url.hit",
-                   "https://site.example/pricing?plan=pro")
+    assert matches(
+        action("url.hit", page_url="https://site.example/pricing*"), "url.hit", "https://site.example/pricing?plan=pro"
+    )
     assert matches(action("url.hit", page_url="pricing"), "url.hit", "https://site.example/pricing")
     assert not matches(action("url.hit", page_url="https://other.example/*"), "url.hit", "https://site.example/")
     assert not matches(action("url.hit"), "url.hit", "https://site.example/")
@@ -30,6 +32,7 @@ def test_tag_names_from_strings_or_lists():
 
 def test_a_trigger_save_queues_the_existing_contacts_pass_only_when_it_can_make_some_due():
     from chalicelib.domain.points.point_triggers import needed
+
     now = "2024-06-01T00:00:00+00:00"
     saved = {"points": 10, "triggerExistingLeads": True, "isPublished": True, "events": [{"id": 1}]}
     assert needed(saved, None, now)

@@ -1,4 +1,5 @@
 """Rendering emails and text messages (compat 13.3 tokens), without AWS."""
+
 from datetime import datetime, timezone
 
 from chalicelib.domain.messaging import rendering
@@ -8,12 +9,17 @@ NOW = datetime(2024, 3, 5, 15, 7, tzinfo=timezone.utc)
 
 
 def _sources(**kw):
-    links = Links(unsubscribe="https://m.example/email/unsubscribe/h1", webview="https://m.example/email/view/h1",
-                  pixel="https://m.example/email/h1.gif", asset=lambda i: f"https://m.example/asset/{i}:guide"
-                  if i == 3 else None, page=lambda i: "https://m.example/welcome" if i == 4 else None,
-                  dwc=lambda slot: "<b>Sale</b>" if slot == "promo" else None)
-    return Sources(**dict({"contact": {"firstname": "Ann", "email": "ann@example.com"}, "links": links, "now": NOW},
-                          **kw))
+    links = Links(
+        unsubscribe="https://m.example/email/unsubscribe/h1",
+        webview="https://m.example/email/view/h1",
+        pixel="https://m.example/email/h1.gif",
+        asset=lambda i: f"https://m.example/asset/{i}:guide" if i == 3 else None,
+        page=lambda i: "https://m.example/welcome" if i == 4 else None,
+        dwc=lambda slot: "<b>Sale</b>" if slot == "promo" else None,
+    )
+    return Sources(
+        **dict({"contact": {"firstname": "Ann", "email": "ann@example.com"}, "links": links, "now": NOW}, **kw)
+    )
 
 
 def _html(template, **kw):
@@ -34,8 +40,10 @@ def test_contact_fields_defaults_and_missing_values():
 
 def test_values_in_html_are_escaped_but_not_in_text():
     contact = {"firstname": "<script>alert(1)</script> & co"}
-    assert _html("<p>{contactfield=firstname}</p>", contact=contact) == \
-        "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</p>"
+    assert (
+        _html("<p>{contactfield=firstname}</p>", contact=contact)
+        == "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</p>"
+    )
     assert _text("{contactfield=firstname}", contact=contact) == "<script>alert(1)</script> & co"
     assert _html("{contactfield=lastname|<i>you</i>}") == "&lt;i&gt;you&lt;/i&gt;"
 
@@ -63,28 +71,43 @@ def test_url_encoded_tokens_in_links():
 def test_primary_company_fallback_and_owner_fields():
     sources = {"company": {"companyname": "Acme", "city": "Brno"}, "owner": {"firstName": "Olga", "email": "o@x.com"}}
     assert _text("{contactfield=companyname} {contactfield=city|-}", **sources) == "Acme Brno"
-    assert _text("{ownerfield=firstname} <{ownerfield=email}> {ownerfield=position|Sales}", **sources) == \
-        "Olga <o@x.com> Sales"
+    assert (
+        _text("{ownerfield=firstname} <{ownerfield=email}> {ownerfield=position|Sales}", **sources)
+        == "Olga <o@x.com> Sales"
+    )
 
 
 def test_links_pixel_today_assets_pages_and_dynamic_content():
-    html = _html("{unsubscribe_url}|{webview_url}|{tracking_pixel}|{assetlink=3}|{pagelink=4}|{pagelink=9}|"
-                 "{dwc=promo}|{dwc=none}|{today}|{today|Y-m-d}")
+    html = _html(
+        "{unsubscribe_url}|{webview_url}|{tracking_pixel}|{assetlink=3}|{pagelink=4}|{pagelink=9}|"
+        "{dwc=promo}|{dwc=none}|{today}|{today|Y-m-d}"
+    )
     assert html.split("|") == [
-        "https://m.example/email/unsubscribe/h1", "https://m.example/email/view/h1",
+        "https://m.example/email/unsubscribe/h1",
+        "https://m.example/email/view/h1",
         '<img height="1" width="1" src="https://m.example/email/h1.gif" alt="" />',
-        "https://m.example/asset/3:guide", "https://m.example/welcome", "", "<b>Sale</b>", "", "March 5, 2024",
-        "2024-03-05"]
-    assert _html("{unsubscribe_text}") == \
-        '<a href="https://m.example/email/unsubscribe/h1">Unsubscribe</a> to no longer receive emails from us.'
+        "https://m.example/asset/3:guide",
+        "https://m.example/welcome",
+        "",
+        "<b>Sale</b>",
+        "",
+        "March 5, 2024",
+        "2024-03-05",
+    ]
+    assert (
+        _html("{unsubscribe_text}")
+        == '<a href="https://m.example/email/unsubscribe/h1">Unsubscribe</a> to no longer receive emails from us.'
+    )
     assert _text("{unsubscribe_text}").endswith(": https://m.example/email/unsubscribe/h1")
     assert _text("{tracking_pixel}") == ""
 
 
 def test_send_tokens_braces_optional_unknown_tokens_and_css_untouched():
     tokens = rendering.normalise_tokens({"code": "X-1", "{link}": "<a href='#'>go</a>"})
-    assert _html("{code} {link} {unknown} p { color: red; }", tokens=tokens) == \
-        "X-1 <a href='#'>go</a> {unknown} p { color: red; }"
+    assert (
+        _html("{code} {link} {unknown} p { color: red; }", tokens=tokens)
+        == "X-1 <a href='#'>go</a> {unknown} p { color: red; }"
+    )
     assert rendering.normalise_tokens([]) == {}
 
 
@@ -95,10 +118,12 @@ def test_plain_text_tokens_are_escaped_in_html_only():
 
 
 def test_email_subject_html_text_tracking_and_used_tokens():
-    email = {"subject": "Hello {contactfield=firstname}",
-             "customHtml": "<html><body><h1>{subject}</h1><a href=\"https://shop.example/a?b=1&amp;c=2\">Shop</a>"
-                           "<a href=\"{unsubscribe_url}\">Leave</a>"
-                           "<a href=\"https://no.example/\" class=\"mautic:disable-tracking\">No</a></body></html>"}
+    email = {
+        "subject": "Hello {contactfield=firstname}",
+        "customHtml": '<html><body><h1>{subject}</h1><a href="https://shop.example/a?b=1&amp;c=2">Shop</a>'
+        '<a href="{unsubscribe_url}">Leave</a>'
+        '<a href="https://no.example/" class="mautic:disable-tracking">No</a></body></html>',
+    }
     rendered = rendering.render_email(email, _sources(), track=lambda url: f"https://m.example/r/h1?url={url}")
     assert rendered.subject == "Hello Ann"
     assert "<h1>Hello Ann</h1>" in rendered.html
@@ -108,8 +133,11 @@ def test_email_subject_html_text_tracking_and_used_tokens():
     pixel = '<img height="1" width="1" src="https://m.example/email/h1.gif" alt="" />'
     assert rendered.html.endswith(pixel + "</body></html>")
     assert rendered.text.startswith("Hello Ann\nShop (https://shop.example/a?b=1&c=2)")
-    assert rendered.tokens == {"{contactfield=firstname}": "Ann", "{subject}": "Hello Ann",
-                               "{unsubscribe_url}": "https://m.example/email/unsubscribe/h1"}
+    assert rendered.tokens == {
+        "{contactfield=firstname}": "Ann",
+        "{subject}": "Hello Ann",
+        "{unsubscribe_url}": "https://m.example/email/unsubscribe/h1",
+    }
 
 
 def test_plain_text_template_wins_and_sms():

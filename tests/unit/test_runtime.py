@@ -1,6 +1,7 @@
 """The Lambda runtime is a setting (`infra/runtime.py`): a current Amazon Linux 2023 runtime, named
 in every function with its architecture, and an interpreter of its version at hand for the build
 (`infra/python.sh`). The runtime test fails by itself on the day Lambda deprecates the runtime."""
+
 import datetime
 import json
 import subprocess
@@ -21,13 +22,15 @@ def test_the_pinned_runtime_is_not_deprecated():
     assert deprecated < block_create < block_update
     assert datetime.date.today() < deprecated, (
         f"{runtime.RUNTIME} is deprecated since {deprecated}; Lambda refuses new functions on it from "
-        f"{block_create} and updates from {block_update}")
+        f"{block_create} and updates from {block_update}"
+    )
 
 
 def test_the_runtime_table_agrees_with_cfn_lints():
     """The table's dates are those cfn-lint checks templates with (its copy of AWS's table)."""
-    data = json.loads((Path(cfnlint.__file__).parent / "data" / "AdditionalSpecs" / "LmbdRuntimeLifecycle.json")
-                      .read_text())
+    data = json.loads(
+        (Path(cfnlint.__file__).parent / "data" / "AdditionalSpecs" / "LmbdRuntimeLifecycle.json").read_text()
+    )
     for name, dates in runtime.LIFECYCLE.items():
         lint = data[name]
         assert dates == (lint["deprecated"], lint["create-block"], lint["update-block"]), name
@@ -59,17 +62,25 @@ def test_every_function_names_the_runtime_and_architecture(template):
 
 def test_workers_read_batches_and_report_partial_failures(template):
     from chalicelib import workers
-    events = {name: event["Properties"] for name, properties in _functions(template).items()
-              for event in properties.get("Events", {}).values() if event["Type"] == "SQS"}
+
+    events = {
+        name: event["Properties"]
+        for name, properties in _functions(template).items()
+        for event in properties.get("Events", {}).values()
+        if event["Type"] == "SQS"
+    }
     assert set(events) == {f"{queue.capitalize()}Worker" for queue in workers.SOURCES}
     for name, source in events.items():
         assert source["BatchSize"] > 1 and source["MaximumBatchingWindowInSeconds"] > 0, name
         assert source["FunctionResponseTypes"] == ["ReportBatchItemFailures"], name
-    assert events["SendsWorker"]["ScalingConfig"] == {"MaximumConcurrency": workers.SOURCES["sends"]["maximum_concurrency"]}
+    assert events["SendsWorker"]["ScalingConfig"] == {
+        "MaximumConcurrency": workers.SOURCES["sends"]["maximum_concurrency"]
+    }
 
 
 def test_python_sh_finds_an_interpreter_of_the_target_version():
     python = build.target_python()
-    version = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert version == runtime.version()

@@ -1,9 +1,21 @@
 """Unit tests for chalicelib.domain.kernel.search (Mautic list search strings)."""
-import pytest
-from hypothesis import given, strategies as st
 
-from chalicelib.domain.kernel.search import And, Command, Not, Or, SearchSyntaxError, Term, evaluate, like, parse, \
-    split_ids
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chalicelib.domain.kernel.search import (
+    And,
+    Command,
+    Not,
+    Or,
+    SearchSyntaxError,
+    Term,
+    evaluate,
+    like,
+    parse,
+    split_ids,
+)
 
 
 def T(text, strict=False):
@@ -16,41 +28,48 @@ def C(name, value, strict=False):
 
 # --- parsing -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("text", [None, "", "   ", "\t\n"])
 def test_blank_is_none(text):
     assert parse(text) is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("foo", T("foo")),
-    ("+foo", T("foo", True)),
-    ("%foo%", T("%foo%")),
-    ('"big co"', T("big co")),
-    ('+"big co"', T("big co", True)),
-    ('""', T("")),
-    ('"OR"', T("OR")),
-    ("+OR", T("OR", True)),
-    ("Or", T("Or")),
-    ("a!b", T("a!b")),
-    (":foo", T(":foo")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("foo", T("foo")),
+        ("+foo", T("foo", True)),
+        ("%foo%", T("%foo%")),
+        ('"big co"', T("big co")),
+        ('+"big co"', T("big co", True)),
+        ('""', T("")),
+        ('"OR"', T("OR")),
+        ("+OR", T("OR", True)),
+        ("Or", T("Or")),
+        ("a!b", T("a!b")),
+        (":foo", T(":foo")),
+    ],
+)
 def test_terms(text, expected):
     assert parse(text) == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("is:published", C("is", "published")),
-    ("Email:%@Gmail.com", C("email", "%@Gmail.com")),
-    ('name:"Big Co"', C("name", "Big Co")),
-    ('name:+"Big Co"', C("name", "Big Co", True)),
-    ("email:+a@b.c", C("email", "a@b.c", True)),
-    ("+email:a@b.c", C("email", "a@b.c", True)),
-    ("is:", C("is", "")),
-    ('name:""', C("name", "")),
-    ("a:b:c", C("a", "b:c")),
-    ("lead.field_1:x", C("lead.field_1", "x")),
-    ("http://example.com", C("http", "//example.com")),  # unknown commands are the resource's business
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("is:published", C("is", "published")),
+        ("Email:%@Gmail.com", C("email", "%@Gmail.com")),
+        ('name:"Big Co"', C("name", "Big Co")),
+        ('name:+"Big Co"', C("name", "Big Co", True)),
+        ("email:+a@b.c", C("email", "a@b.c", True)),
+        ("+email:a@b.c", C("email", "a@b.c", True)),
+        ("is:", C("is", "")),
+        ('name:""', C("name", "")),
+        ("a:b:c", C("a", "b:c")),
+        ("lead.field_1:x", C("lead.field_1", "x")),
+        ("http://example.com", C("http", "//example.com")),  # unknown commands are the resource's business
+    ],
+)
 def test_commands(text, expected):
     assert parse(text) == expected
 
@@ -60,64 +79,73 @@ def test_command_value_stops_at_whitespace_and_closing_paren():
     assert parse('name:"Big Co"x') == And((C("name", "Big Co"), T("x")))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("!foo", Not(T("foo"))),
-    ("! foo", Not(T("foo"))),
-    ("!+foo", Not(T("foo", True))),
-    ("!is:published", Not(C("is", "published"))),
-    ("!email:%@gmail.com", Not(C("email", "%@gmail.com"))),
-    ("!(a OR b)", Not(Or((T("a"), T("b"))))),
-    ("!!foo", T("foo")),
-    ("!(!foo)", T("foo")),
-    ("!" * 10001 + "foo", Not(T("foo"))),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("!foo", Not(T("foo"))),
+        ("! foo", Not(T("foo"))),
+        ("!+foo", Not(T("foo", True))),
+        ("!is:published", Not(C("is", "published"))),
+        ("!email:%@gmail.com", Not(C("email", "%@gmail.com"))),
+        ("!(a OR b)", Not(Or((T("a"), T("b"))))),
+        ("!!foo", T("foo")),
+        ("!(!foo)", T("foo")),
+        ("!" * 10001 + "foo", Not(T("foo"))),
+    ],
+)
 def test_negation(text, expected):
     assert parse(text) == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a b", And((T("a"), T("b")))),
-    ("a AND b", And((T("a"), T("b")))),
-    ("a and b", And((T("a"), T("b")))),
-    ("a OR b", Or((T("a"), T("b")))),
-    ("a or b", Or((T("a"), T("b")))),
-    ("a OR b c", Or((T("a"), And((T("b"), T("c")))))),
-    ("a AND b OR c", Or((And((T("a"), T("b"))), T("c")))),
-    ("a b OR c d", Or((And((T("a"), T("b"))), And((T("c"), T("d")))))),
-    ("(a OR b) c", And((Or((T("a"), T("b"))), T("c")))),
-    ("a (b c)", And((T("a"), T("b"), T("c")))),
-    ("(a OR b) OR c", Or((T("a"), T("b"), T("c")))),
-    ("((a))", T("a")),
-    ("(a)(b)", And((T("a"), T("b")))),
-    ("tag:vip OR !is:published", Or((C("tag", "vip"), Not(C("is", "published"))))),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a b", And((T("a"), T("b")))),
+        ("a AND b", And((T("a"), T("b")))),
+        ("a and b", And((T("a"), T("b")))),
+        ("a OR b", Or((T("a"), T("b")))),
+        ("a or b", Or((T("a"), T("b")))),
+        ("a OR b c", Or((T("a"), And((T("b"), T("c")))))),
+        ("a AND b OR c", Or((And((T("a"), T("b"))), T("c")))),
+        ("a b OR c d", Or((And((T("a"), T("b"))), And((T("c"), T("d")))))),
+        ("(a OR b) c", And((Or((T("a"), T("b"))), T("c")))),
+        ("a (b c)", And((T("a"), T("b"), T("c")))),
+        ("(a OR b) OR c", Or((T("a"), T("b"), T("c")))),
+        ("((a))", T("a")),
+        ("(a)(b)", And((T("a"), T("b")))),
+        ("tag:vip OR !is:published", Or((C("tag", "vip"), Not(C("is", "published"))))),
+    ],
+)
 def test_boolean_structure(text, expected):
     assert parse(text) == expected
 
 
-@pytest.mark.parametrize("text, message", [
-    ("(a", "unbalanced parenthesis"),
-    ("((a)", "unbalanced parenthesis"),
-    ("a)", "unbalanced parenthesis"),
-    (")a(", "unbalanced parenthesis"),
-    ("(", "unbalanced parenthesis"),
-    ("!", "dangling '!'"),
-    ("a !", "dangling '!'"),
-    ("(!)", "dangling '!'"),
-    ("!OR a", "dangling '!'"),
-    ("a OR", "dangling OR"),
-    ("a AND", "dangling AND"),
-    ("a OR OR b", "dangling OR"),
-    ("(a OR) b", "dangling OR"),
-    ("OR a", "OR must come after"),
-    ("(AND a)", "AND must come after"),
-    ("()", "empty parentheses"),
-    ('"abc', "unterminated quote at position 0"),
-    ('name:"Big', "unterminated quote at position 5"),
-    ("+", "'+' at position 0 must be followed by a term"),
-    ("a + b", "'+' at position 2"),
-    ("(" * 60 + "a" + ")" * 60, "nested deeper"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("(a", "unbalanced parenthesis"),
+        ("((a)", "unbalanced parenthesis"),
+        ("a)", "unbalanced parenthesis"),
+        (")a(", "unbalanced parenthesis"),
+        ("(", "unbalanced parenthesis"),
+        ("!", "dangling '!'"),
+        ("a !", "dangling '!'"),
+        ("(!)", "dangling '!'"),
+        ("!OR a", "dangling '!'"),
+        ("a OR", "dangling OR"),
+        ("a AND", "dangling AND"),
+        ("a OR OR b", "dangling OR"),
+        ("(a OR) b", "dangling OR"),
+        ("OR a", "OR must come after"),
+        ("(AND a)", "AND must come after"),
+        ("()", "empty parentheses"),
+        ('"abc', "unterminated quote at position 0"),
+        ('name:"Big', "unterminated quote at position 5"),
+        ("+", "'+' at position 0 must be followed by a term"),
+        ("a + b", "'+' at position 2"),
+        ("(" * 60 + "a" + ")" * 60, "nested deeper"),
+    ],
+)
 def test_syntax_errors(text, message):
     with pytest.raises(SearchSyntaxError, match=message.replace("(", r"\(").replace("+", r"\+")):
         parse(text)
@@ -138,19 +166,22 @@ def _on_command(doc, command):
     return command.value in doc.get(command.name, ())
 
 
-@pytest.mark.parametrize("text, expected", [
-    (None, True),
-    ("alice", True),
-    ("bob", False),
-    ("!bob", True),
-    ("alice bob", False),
-    ("alice OR bob", True),
-    ("tag:vip", True),
-    ("!tag:vip", False),
-    ("tag:vip (bob OR tag:new)", True),
-    ("!(tag:vip OR bob)", False),
-    ("unknown:x", False),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (None, True),
+        ("alice", True),
+        ("bob", False),
+        ("!bob", True),
+        ("alice bob", False),
+        ("alice OR bob", True),
+        ("tag:vip", True),
+        ("!tag:vip", False),
+        ("tag:vip (bob OR tag:new)", True),
+        ("!(tag:vip OR bob)", False),
+        ("unknown:x", False),
+    ],
+)
 def test_evaluate(text, expected):
     doc = {"words": {"alice"}, "tag": {"vip", "new"}}
     assert evaluate(parse(text), doc, _on_term, _on_command) is expected
@@ -175,41 +206,48 @@ def test_evaluate_rejects_foreign_nodes():
 
 # --- like / split_ids ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("value, pattern, contains, expected", [
-    ("John Smith", "smith", True, True),
-    ("John Smith", "smith", False, False),
-    ("Smith", "SMITH", False, True),
-    ("a@gmail.com", "%@gmail.com", False, True),
-    ("a@gmail.com.evil", "%@gmail.com", False, False),
-    ("a@gmail.com.evil", "%@gmail.com", True, False),  # an explicit '%' disables the implicit contains
-    ("abc", "a%c", False, True),
-    ("ac", "a%c", False, True),
-    ("a", "a%a", False, False),
-    ("aXbYa", "a%b%a", False, True),
-    ("abab", "%ab%ab", False, True),
-    ("anything", "%", False, True),
-    ("", "%", False, True),
-    ("", "", True, True),
-    ("x", "", False, False),
-    (None, "%", True, False),
-    (42, "4", True, True),
-    (42, "42", False, True),
-    (True, "1", False, True),
-    (False, "0", False, True),
-    (False, "false", True, False),
-    ("Straße", "STRASSE", False, True),
-    ("a.b", "a_b", False, False),  # only '%' is a wildcard
-])
+
+@pytest.mark.parametrize(
+    "value, pattern, contains, expected",
+    [
+        ("John Smith", "smith", True, True),
+        ("John Smith", "smith", False, False),
+        ("Smith", "SMITH", False, True),
+        ("a@gmail.com", "%@gmail.com", False, True),
+        ("a@gmail.com.evil", "%@gmail.com", False, False),
+        ("a@gmail.com.evil", "%@gmail.com", True, False),  # an explicit '%' disables the implicit contains
+        ("abc", "a%c", False, True),
+        ("ac", "a%c", False, True),
+        ("a", "a%a", False, False),
+        ("aXbYa", "a%b%a", False, True),
+        ("abab", "%ab%ab", False, True),
+        ("anything", "%", False, True),
+        ("", "%", False, True),
+        ("", "", True, True),
+        ("x", "", False, False),
+        (None, "%", True, False),
+        (42, "4", True, True),
+        (42, "42", False, True),
+        (True, "1", False, True),
+        (False, "0", False, True),
+        (False, "false", True, False),
+        ("Straße", "STRASSE", False, True),
+        ("a.b", "a_b", False, False),  # only '%' is a wildcard
+    ],
+)
 def test_like(value, pattern, contains, expected):
     assert like(value, pattern, contains=contains) is expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("1,2, 3", [1, 2, 3]),
-    ("7", [7]),
-    ("", []),
-    (" , 4,,5 ,", [4, 5]),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("1,2, 3", [1, 2, 3]),
+        ("7", [7]),
+        ("", []),
+        (" , 4,,5 ,", [4, 5]),
+    ],
+)
 def test_split_ids(value, expected):
     assert split_ids(value) == expected
 
@@ -221,6 +259,7 @@ def test_split_ids_rejects_non_integers(value, bad):
 
 
 # --- properties ----------------------------------------------------------------------------------
+
 
 def _quote(text):
     return f'"{text}"' if " " in text else text

@@ -19,6 +19,7 @@ test checks that resource in the translated template instead, and says so:
 - AWS::Lambda::EventSourceMapping: moto keeps the batch size but not the batching window, the
   partial batch responses or the scaling: those are checked in the template.
 """
+
 import json
 import warnings
 
@@ -33,8 +34,12 @@ from infra import build, compact
 REGION = "eu-west-1"  # apart from the session's moto state (us-east-1)
 STACK = "mautic-stack-test"
 BUCKET = "mautic-artifacts"
-UNSUPPORTED_BY_MOTO = {"AWS::ApiGateway::Stage", "AWS::S3::BucketPolicy", "AWS::ApiGateway::Deployment",
-                       "AWS::CloudWatch::Alarm"}
+UNSUPPORTED_BY_MOTO = {
+    "AWS::ApiGateway::Stage",
+    "AWS::S3::BucketPolicy",
+    "AWS::ApiGateway::Deployment",
+    "AWS::CloudWatch::Alarm",
+}
 
 
 class _NoManagedPolicies:
@@ -46,6 +51,7 @@ class _NoManagedPolicies:
 
 def _translate(sam):
     from samtranslator.translator.transform import transform
+
     return transform(sam, {}, _NoManagedPolicies())
 
 
@@ -68,12 +74,15 @@ def stack(translated, aws):
     template, package = translated
     _client("s3").create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": REGION})
     _client("s3").upload_file(str(package), BUCKET, "deployment.zip")
-    for_moto = dict(template, Resources={name: r for name, r in template["Resources"].items()
-                                         if r["Type"] != "AWS::ApiGateway::Deployment"})
+    for_moto = dict(
+        template,
+        Resources={name: r for name, r in template["Resources"].items() if r["Type"] != "AWS::ApiGateway::Deployment"},
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # moto warns for each type it does not create
-        _client("cloudformation").create_stack(StackName=STACK, TemplateBody=json.dumps(for_moto),
-                                               Capabilities=["CAPABILITY_IAM"])
+        _client("cloudformation").create_stack(
+            StackName=STACK, TemplateBody=json.dumps(for_moto), Capabilities=["CAPABILITY_IAM"]
+        )
     (described,) = _client("cloudformation").describe_stacks(StackName=STACK)["Stacks"]
     pages = _client("cloudformation").get_paginator("list_stack_resources").paginate(StackName=STACK)
     resources = {r["LogicalResourceId"]: r for page in pages for r in page["StackResourceSummaries"]}
@@ -88,8 +97,11 @@ def test_the_stack_is_complete(stack):
     described, resources, template = stack
     assert described["StackStatus"] == "CREATE_COMPLETE"
     # A resource under a condition (the alarm mail subscription) is not created with the defaults.
-    created = {name for name, r in template["Resources"].items()
-               if r["Type"] not in UNSUPPORTED_BY_MOTO and "Condition" not in r}
+    created = {
+        name
+        for name, r in template["Resources"].items()
+        if r["Type"] not in UNSUPPORTED_BY_MOTO and "Condition" not in r
+    }
     assert created <= set(resources)
     assert all(r["ResourceStatus"] == "CREATE_COMPLETE" for r in resources.values())
     outputs = {o["OutputKey"]: o["OutputValue"] for o in described["Outputs"]}
@@ -125,7 +137,10 @@ def test_queues_dead_letter_after_five_receives(stack):
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
         assert json.loads(attributes["RedrivePolicy"]) == {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5}
         # Lambda's advice for a queue feeding a function: 6 x its timeout plus the batching window.
-        assert int(attributes["VisibilityTimeout"]) >= 6 * 30 + workers.SOURCES[queue]["maximum_batching_window_in_seconds"]
+        assert (
+            int(attributes["VisibilityTimeout"])
+            >= 6 * 30 + workers.SOURCES[queue]["maximum_batching_window_in_seconds"]
+        )
 
 
 def test_files_bucket_is_private_versioned_and_encrypted(stack):
@@ -227,20 +242,40 @@ def test_alarms_watch_dead_letters_errors_throttles_and_email_reputation(stack):
     assert all(a["AlarmActions"] == [{"Ref": "AlarmTopic"}] for a in alarms.values())
     assert resources["AlarmTopic"]["ResourceStatus"] == "CREATE_COMPLETE"
     watched = {a["MetricName"]: a for a in alarms.values() if "MetricName" in a}
-    dead_letters = {a["Dimensions"][0]["Value"]["Fn::GetAtt"][0] for a in alarms.values()
-                    if a.get("MetricName") == "ApproximateNumberOfMessagesVisible"}
+    dead_letters = {
+        a["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
+        for a in alarms.values()
+        if a.get("MetricName") == "ApproximateNumberOfMessagesVisible"
+    }
     assert dead_letters == {f"{queue.capitalize()}DeadLetterQueue" for queue in schema.QUEUES}
-    assert all(a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold" for a in alarms.values()
-               if a.get("MetricName") == "ApproximateNumberOfMessagesVisible")
+    assert all(
+        a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold"
+        for a in alarms.values()
+        if a.get("MetricName") == "ApproximateNumberOfMessagesVisible"
+    )
     assert watched["5XXError"]["Namespace"] == "AWS/ApiGateway" and watched["5XXError"]["Statistic"] == "Average"
-    assert watched["Reputation.BounceRate"]["Namespace"] == watched["Reputation.ComplaintRate"]["Namespace"] == "AWS/SES"
-    summed = {name: {m["MetricStat"]["Metric"]["MetricName"] for m in a["Metrics"] if "MetricStat" in m}
-              for name, a in alarms.items() if "Metrics" in a}
-    assert summed == {"TableThrottlesAlarm": {"ReadThrottleEvents", "WriteThrottleEvents"},
-                      "FunctionErrorsAlarm": {"Errors"}, "FunctionThrottlesAlarm": {"Throttles"}}
-    functions = {m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"] for m in alarms["FunctionErrorsAlarm"]["Metrics"]
-                 if "MetricStat" in m}
+    assert (
+        watched["Reputation.BounceRate"]["Namespace"] == watched["Reputation.ComplaintRate"]["Namespace"] == "AWS/SES"
+    )
+    summed = {
+        name: {m["MetricStat"]["Metric"]["MetricName"] for m in a["Metrics"] if "MetricStat" in m}
+        for name, a in alarms.items()
+        if "Metrics" in a
+    }
+    assert summed == {
+        "TableThrottlesAlarm": {"ReadThrottleEvents", "WriteThrottleEvents"},
+        "FunctionErrorsAlarm": {"Errors"},
+        "FunctionThrottlesAlarm": {"Throttles"},
+    }
+    functions = {
+        m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"]
+        for m in alarms["FunctionErrorsAlarm"]["Metrics"]
+        if "MetricStat" in m
+    }
     assert functions == set(_of_type(template, "AWS::Lambda::Function"))
-    tables = {m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"] for m in alarms["TableThrottlesAlarm"]["Metrics"]
-              if "MetricStat" in m}
+    tables = {
+        m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"]
+        for m in alarms["TableThrottlesAlarm"]["Metrics"]
+        if "MetricStat" in m
+    }
     assert tables == set(_of_type(template, "AWS::DynamoDB::Table"))

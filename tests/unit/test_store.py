@@ -1,6 +1,7 @@
 """The store port's semantics, on each implementation: DynamoDB over moto (`entities`, api tier)
 and the in-memory store of the unit tier (`memory`). Transactions are all-or-nothing, uniques
 follow documents, revisions guard writes."""
+
 import pytest
 
 from chalicelib.store.port import Conflict, Missing, Stale, Tally
@@ -14,6 +15,7 @@ def store(request):
     if request.param == "dynamodb":
         request.getfixturevalue("fresh")
         from chalicelib.store import entities
+
         return entities
     return request.getfixturevalue("memory_store")
 
@@ -118,8 +120,8 @@ def test_email_index_finds_by_prefix(store):
 @pytest.mark.aws
 def test_every_table_connection_shares_one_botocore_data_loader(fresh):
     from chalicelib.store import models
-    loaders = {id(model._get_connection().connection.session.get_component("data_loader"))
-               for model in models.MODELS}
+
+    loaders = {id(model._get_connection().connection.session.get_component("data_loader")) for model in models.MODELS}
     assert loaders == {id(models._LOADER)}
 
 
@@ -149,16 +151,20 @@ def test_a_replace_taking_a_held_value_writes_nothing(store, kind):
     store.create(kind, _doc(1, "one"), {"tag": "one"})
     store.create(kind, _doc(2, "two"), {"tag": "two"})
     with pytest.raises(Conflict) as raised:
-        store.replace(kind, dict(store.get(kind, 2), tag="one"), {"tag": "two"}, {"tag": "one"},
-                      derived=[("members#1", 2, {"x": 1})])
+        store.replace(
+            kind,
+            dict(store.get(kind, 2), tag="one"),
+            {"tag": "two"},
+            {"tag": "one"},
+            derived=[("members#1", 2, {"x": 1})],
+        )
     assert raised.value.fields == ["tag"]
     assert store.get(kind, 2)["tag"] == "two" and store.lookup(kind, "tag", "two") == 2
     assert store.get("members#1", 2) is None
 
 
 def test_extra_documents_and_tallies_join_the_write(store, kind):
-    store.create(kind, _doc(1, "a"), extra=[("timeline#1", {"id": 7, "type": "x"})],
-                 derived=[("device", 0, Tally(2))])
+    store.create(kind, _doc(1, "a"), extra=[("timeline#1", {"id": 7, "type": "x"})], derived=[("device", 0, Tally(2))])
     assert store.get("timeline#1", 7) == {"id": 7, "type": "x", "_rev": 1}
     assert store.count("device") == 2 and store.get("device", 0) is None
     store.replace(kind, store.get(kind, 1), derived=[("device", 0, Tally(-1))])
@@ -167,8 +173,13 @@ def test_extra_documents_and_tallies_join_the_write(store, kind):
 
 def test_documents_round_trip_as_json(store, kind):
     store.create(kind, {"id": 1, "values": {"n": 1.5, "list": [1, "a", None]}, "map": {3: "int key"}, "t": (1, 2)})
-    assert store.get(kind, "1") == {"id": 1, "values": {"n": 1.5, "list": [1, "a", None]}, "map": {"3": "int key"},
-                                    "t": [1, 2], "_rev": 1}
+    assert store.get(kind, "1") == {
+        "id": 1,
+        "values": {"n": 1.5, "list": [1, "a", None]},
+        "map": {"3": "int key"},
+        "t": [1, 2],
+        "_rev": 1,
+    }
 
 
 def test_iterate_in_id_order_with_ranges_limits_and_direction(store, kind):
@@ -192,6 +203,7 @@ def test_batch_gets_skip_missing_documents(store, kind):
 
 def test_feeds_list_documents_of_any_kind_by_id(store, kind):
     from chalicelib.store.port import FEED
+
     store.create(kind, dict(_doc(1, "a"), **{FEED: "owned#tag#1"}))
     store.create("other", dict(_doc(2, "b"), **{FEED: "owned#tag#1"}))
     store.create(kind, dict(_doc(3, "c"), **{FEED: "owned#tag#2"}))
@@ -207,6 +219,7 @@ def test_feeds_list_documents_of_any_kind_by_id(store, kind):
 
 def test_a_replace_keeps_the_feed_it_read(store, kind):
     from chalicelib.store.port import FEED
+
     store.create(kind, dict(_doc(1, "a"), **{FEED: "owned#tag#1"}))
     store.replace(kind, dict(store.get(kind, 1), tag="b"))
     assert [d["tag"] for d in store.feed("owned#tag#1")] == ["b"]
@@ -216,9 +229,14 @@ def test_merge_hands_the_losers_value_to_the_survivor(store, kind):
     store.create(kind, _doc(1, "old"), {"tag": "old", "alias": "a1"})
     store.create(kind, _doc(2, "young"), {"tag": "young", "alias": "a2"})
     survivor, loser = store.get(kind, 1), store.get(kind, 2)
-    store.merge(kind, dict(survivor, tag="young"), (2, loser["_rev"], {"tag": "young", "alias": "a2"}),
-                ({"tag": "old", "alias": "a1"}, {"tag": "young", "alias": "a1"}),
-                extra=[("timeline#1", {"id": 5})], derived=[("merged", 2, {"into": 1})])
+    store.merge(
+        kind,
+        dict(survivor, tag="young"),
+        (2, loser["_rev"], {"tag": "young", "alias": "a2"}),
+        ({"tag": "old", "alias": "a1"}, {"tag": "young", "alias": "a1"}),
+        extra=[("timeline#1", {"id": 5})],
+        derived=[("merged", 2, {"into": 1})],
+    )
     assert store.get(kind, 2) is None and store.get(kind, 1)["tag"] == "young" and store.get(kind, 1)["_rev"] == 2
     assert store.lookup(kind, "tag", "young") == 1 and store.lookup(kind, "tag", "old") is None
     assert store.lookup(kind, "alias", "a2") is None and store.lookup(kind, "alias", "a1") == 1
@@ -240,8 +258,9 @@ def test_merge_taking_a_third_entitys_value_is_a_conflict(store, kind):
         store.create(kind, _doc(i, tag), {"tag": tag})
     survivor, loser = store.get(kind, 1), store.get(kind, 2)
     with pytest.raises(Conflict) as raised:
-        store.merge(kind, dict(survivor, tag="three"), (2, loser["_rev"], {"tag": "two"}),
-                    ({"tag": "one"}, {"tag": "three"}))
+        store.merge(
+            kind, dict(survivor, tag="three"), (2, loser["_rev"], {"tag": "two"}), ({"tag": "one"}, {"tag": "three"})
+        )
     assert raised.value.fields == ["tag"] and store.get(kind, 2) is not None
 
 

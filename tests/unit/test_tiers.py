@@ -1,5 +1,6 @@
 """The unit tier's promise: the domain, the composition root's modules and the in-memory store load
 without moto or boto3 (the session-end check in tests/conftest.py covers what the tests import)."""
+
 import subprocess
 import sys
 
@@ -8,8 +9,10 @@ from devstack.memory import MemoryStore
 
 
 def test_the_domain_and_the_memory_store_import_without_moto_or_boto3():
-    code = ("import sys, chalicelib.domain.wiring, chalicelib.bootstrap, devstack.memory; "
-            "print(sorted(m for m in ('moto', 'boto3') if m in sys.modules))")
+    code = (
+        "import sys, chalicelib.domain.wiring, chalicelib.bootstrap, devstack.memory; "
+        "print(sorted(m for m in ('moto', 'boto3') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

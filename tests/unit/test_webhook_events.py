@@ -1,12 +1,20 @@
 """Which triggers a change fires, and the order of one hook's payload (no AWS)."""
+
 from chalicelib.domain.kernel.timeline import event
 from chalicelib.domain.webhooks import webhook_events, webhooks
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS, webhook_triggers
 
 
 def _contact(**changes):
-    doc = {"id": 7, "dateIdentified": "2024-01-01T00:00:00+00:00", "values": {"email": "a@example.com", "points": 0},
-           "doNotContact": [], "companies": [], "segments": {}, "dateModified": None}
+    doc = {
+        "id": 7,
+        "dateIdentified": "2024-01-01T00:00:00+00:00",
+        "values": {"email": "a@example.com", "points": 0},
+        "doNotContact": [],
+        "companies": [],
+        "segments": {},
+        "dateModified": None,
+    }
     doc.update(changes)
     return doc
 
@@ -35,13 +43,18 @@ def test_identified_updated_and_deleted_contacts():
 
 def test_points_subscription_and_company_links():
     before = _contact(doNotContact=[{"channel": "sms", "reason": 2}], companies=[{"id": 1}, {"id": 2}])
-    after = _contact(values={"email": "a@example.com", "points": 4}, companies=[{"id": 2}, {"id": 3}],
-                     doNotContact=[{"channel": "email", "reason": 1}])
+    after = _contact(
+        values={"email": "a@example.com", "points": 4},
+        companies=[{"id": 2}, {"id": 3}],
+        doNotContact=[{"channel": "email", "reason": 1}],
+    )
     fired = webhook_events.fired("contact", after, before)
     assert fired[0] == {"trigger": "mautic.lead_post_save_update"}
     assert fired[1] == {"trigger": "mautic.lead_points_change", "points": {"old_points": 0, "new_points": 4}}
-    assert [(e["channel"], e["old_status"], e["new_status"]) for e in fired[2:4]] == \
-        [("sms", "bounced", "contactable"), ("email", "contactable", "unsubscribed")]
+    assert [(e["channel"], e["old_status"], e["new_status"]) for e in fired[2:4]] == [
+        ("sms", "bounced", "contactable"),
+        ("email", "contactable", "unsubscribed"),
+    ]
     assert [(e["added"], e["companyId"]) for e in fired[4:]] == [(True, 3), (False, 1)]
 
 
@@ -50,22 +63,38 @@ def test_companies_and_timeline_events():
     assert _triggers("company", company, None) == ["mautic.company_post_save"]
     assert _triggers("company", company, dict(company)) == []
     assert _triggers("company", None, company) == ["mautic.company_post_delete"]
-    events = [event("segment_membership", details={"segmentId": 2, "action": "added"}), event("note"),
-              event("form.submitted"), event("page.hit"), event("email.sent"), event("email.read"), event("sms.sent")]
+    events = [
+        event("segment_membership", details={"segmentId": 2, "action": "added"}),
+        event("note"),
+        event("form.submitted"),
+        event("page.hit"),
+        event("email.sent"),
+        event("email.read"),
+        event("sms.sent"),
+    ]
     assert _triggers("submission", {"id": 1}, None, events) == [
-        "mautic.lead_list_change", "mautic.form_on_submit", "mautic.page_on_hit", "mautic.email_on_send",
-        "mautic.email_on_open", "mautic.sms_on_send"]
+        "mautic.lead_list_change",
+        "mautic.form_on_submit",
+        "mautic.page_on_hit",
+        "mautic.email_on_send",
+        "mautic.email_on_open",
+        "mautic.sms_on_send",
+    ]
     other = [dict(event("page.hit"), contactId=9)]
     assert webhook_events.fired("contact", None, _contact(), other)[1]["contactId"] == 9
 
 
 def test_a_hooks_payload_keeps_its_triggers_in_its_order():
-    rendered = [("mautic.lead_list_change", {"n": 1}), ("mautic.lead_points_change", {"n": 2}),
-                ("mautic.lead_list_change", {"n": 3})]
+    rendered = [
+        ("mautic.lead_list_change", {"n": 1}),
+        ("mautic.lead_points_change", {"n": 2}),
+        ("mautic.lead_list_change", {"n": 3}),
+    ]
     hook = {"triggers": ["mautic.lead_list_change"], "eventsOrderbyDir": None}
     assert webhooks.grouped(hook, rendered) == {"mautic.lead_list_change": [{"n": 1}, {"n": 3}]}
-    assert webhooks.grouped(dict(hook, eventsOrderbyDir="DESC"), rendered) == \
-        {"mautic.lead_list_change": [{"n": 3}, {"n": 1}]}
+    assert webhooks.grouped(dict(hook, eventsOrderbyDir="DESC"), rendered) == {
+        "mautic.lead_list_change": [{"n": 3}, {"n": 1}]
+    }
     assert webhooks.grouped({"triggers": ["mautic.sms_on_send"]}, rendered) == {}
 
 

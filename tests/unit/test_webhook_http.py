@@ -1,4 +1,5 @@
 """Outbound HTTP: the address guard and one POST against servers on 127.0.0.1 (no AWS)."""
+
 import socket
 
 import pytest
@@ -9,13 +10,31 @@ from tests.api.test_webhook_delivery import Receiver
 LOOPBACK = http.networks(["127.0.0.0/8", "::1/128"])
 
 
-@pytest.mark.parametrize("address, reason", [
-    ("127.0.0.1", "loopback"), ("::1", "loopback"), ("10.0.0.8", "private"), ("192.168.1.1", "private"),
-    ("172.16.0.1", "private"), ("169.254.10.10", "link-local"), ("fe80::1%eth0", "link-local"),
-    ("fd12::1", "private"), ("100.64.0.1", "not a public"), ("224.0.0.1", "multicast"), ("0.0.0.0", "private"),
-    ("::ffff:10.0.0.1", "private"), ("64:ff9b::a00:1", "private"), ("2002:a00:1::", "private"),
-    ("169.254.169.254", "metadata"), ("fd00:ec2::254", "metadata"), ("::a00:1", "private"), ("::7f00:1", "loopback"),
-    ("64:ff9b:1::a00:1", "NAT64"), ("64:ff9b:1:ffff::5db8:d822", "NAT64")])
+@pytest.mark.parametrize(
+    "address, reason",
+    [
+        ("127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("10.0.0.8", "private"),
+        ("192.168.1.1", "private"),
+        ("172.16.0.1", "private"),
+        ("169.254.10.10", "link-local"),
+        ("fe80::1%eth0", "link-local"),
+        ("fd12::1", "private"),
+        ("100.64.0.1", "not a public"),
+        ("224.0.0.1", "multicast"),
+        ("0.0.0.0", "private"),
+        ("::ffff:10.0.0.1", "private"),
+        ("64:ff9b::a00:1", "private"),
+        ("2002:a00:1::", "private"),
+        ("169.254.169.254", "metadata"),
+        ("fd00:ec2::254", "metadata"),
+        ("::a00:1", "private"),
+        ("::7f00:1", "loopback"),
+        ("64:ff9b:1::a00:1", "NAT64"),
+        ("64:ff9b:1:ffff::5db8:d822", "NAT64"),
+    ],
+)
 def test_non_public_addresses_are_refused(address, reason):
     assert reason in http.refusal(address)
 
@@ -27,8 +46,10 @@ def test_public_and_allowed_addresses_pass_but_metadata_never_does():
 
 
 def test_a_name_is_checked_on_every_address_it_resolves_to(monkeypatch):
-    answers = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", 80)),
-               (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", 80))]
+    answers = [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", 80)),
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", 80)),
+    ]
     monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **kw: answers)
     with pytest.raises(http.Refused, match="rebind.example resolves to 10.0.0.1, a private address"):
         http.resolve("rebind.example", 80)
@@ -54,8 +75,9 @@ def _unknown_host(*args, **kwargs):
     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
 
-@pytest.mark.parametrize("url, error", [("ftp://127.0.0.1/x", "not an http or https URL"),
-                                        ("http://127.0.0.1:99999/", "invalid port")])
+@pytest.mark.parametrize(
+    "url, error", [("ftp://127.0.0.1/x", "not an http or https URL"), ("http://127.0.0.1:99999/", "invalid port")]
+)
 def test_unusable_urls_are_refused(url, error):
     result = http.post(url, b"{}", {}, 1, LOOPBACK)
     assert error in result.error and not result.retry and result.status is None

@@ -1,4 +1,5 @@
 """Signatures, the retry schedule and long delays (no AWS)."""
+
 import base64
 import hashlib
 import hmac
@@ -11,8 +12,11 @@ from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.webhooks import webhooks
 
-DELIVERY = {"id": "msg_1_2", "body": '{"mautic.lead_post_save_new":[{"contact":{"id":1}}]}',
-            "baseUrl": "https://m.test"}
+DELIVERY = {
+    "id": "msg_1_2",
+    "body": '{"mautic.lead_post_save_new":[{"contact":{"id":1}}]}',
+    "baseUrl": "https://m.test",
+}
 
 
 def test_mautic_signature_is_base64_hmac_sha256_of_the_raw_body():

@@ -1,10 +1,26 @@
 """Unit tests for chalicelib.domain.kernel.where (contact list `where` / `order`, compat 7.1 and 7.3)."""
+
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chalicelib.domain.kernel.errors import ValidationError
-from chalicelib.domain.kernel.where import Between, Check, Compare, Group, In, contact_column, contact_value, \
-    document_column, matches, parse, parse_order, resolve, sanitize, sort_key
+from chalicelib.domain.kernel.where import (
+    Between,
+    Check,
+    Compare,
+    Group,
+    In,
+    contact_column,
+    contact_value,
+    document_column,
+    matches,
+    parse,
+    parse_order,
+    resolve,
+    sanitize,
+    sort_key,
+)
 
 
 def W(*clauses):
@@ -37,6 +53,7 @@ def error_of(raw):
 
 
 # --- parsing -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("raw", [None, "", [], {}, {"0": {"col": "x", "expr": "eq", "val": 1, "internal": "1"}}])
 def test_absent_or_empty_is_none(raw):
@@ -79,19 +96,30 @@ def test_column_only(expr):
 
 
 def test_composites_nest():
-    raw = W(c("email", "like", "%@x.com"),
-            {"expr": "orX", "val": W(c("city", "eq", "Brno"),
-                                     {"expr": "andX", "val": W(c("city", "eq", "Prague"), c("points", "gt", "3"))})})
-    assert parse(raw) == Group((
-        Compare("email", "like", "%@x.com"),
-        Group((Compare("city", "eq", "Brno"),
-               Group((Compare("city", "eq", "Prague"), Compare("points", "gt", "3")))), any_=True),
-    ))
+    raw = W(
+        c("email", "like", "%@x.com"),
+        {
+            "expr": "orX",
+            "val": W(
+                c("city", "eq", "Brno"), {"expr": "andX", "val": W(c("city", "eq", "Prague"), c("points", "gt", "3"))}
+            ),
+        },
+    )
+    assert parse(raw) == Group(
+        (
+            Compare("email", "like", "%@x.com"),
+            Group(
+                (Compare("city", "eq", "Brno"), Group((Compare("city", "eq", "Prague"), Compare("points", "gt", "3")))),
+                any_=True,
+            ),
+        )
+    )
 
 
 def test_internal_clauses_are_stripped_at_every_level():
-    raw = W(c("a", "eq", "1", internal="1"),
-            {"expr": "orX", "val": W(c("b", "eq", "2"), c("c", "eq", "3", internal=""))})
+    raw = W(
+        c("a", "eq", "1", internal="1"), {"expr": "orX", "val": W(c("b", "eq", "2"), c("c", "eq", "3", internal=""))}
+    )
     assert parse(raw) == Group((Group((Compare("b", "eq", "2"),), any_=True),))
 
 
@@ -107,6 +135,7 @@ def test_column_names_are_sanitized():
 
 # --- errors --------------------------------------------------------------------------------------
 
+
 def test_unknown_expression_names_the_entry():
     message = error_of(W(c("a", "eq", "1"), c("b", "foo", "1")))
     assert message.startswith("where[1]: expression 'foo' is not one of eq, neq")
@@ -117,24 +146,27 @@ def test_expressions_are_case_sensitive():
     assert "'notlike'" in error_of(W(c("a", "notlike", "1")))
 
 
-@pytest.mark.parametrize("raw, fragment", [
-    (W({"col": "a", "val": "1"}), "where[0]: the clause has no `expr`"),
-    (W({"expr": "eq", "val": "1"}), "where[0]: the clause has no `col`"),
-    (W({"col": "a", "expr": "eq"}), "where[0]: 'eq' needs a `val`"),
-    (W({"col": "%%", "expr": "eq", "val": "1"}), "is not a column name"),
-    (W(c("a", "eq", ["1", "2"])), "'eq' needs a single value"),
-    (W(c("a", "between", "1,2")), "'between' needs `val` as an array of 2 values"),
-    (W(c("a", "notBetween", ["1"])), "'notBetween' needs `val` as an array of 2 values"),
-    (W(c("a", "between", ["1", "2", "3"])), "array of 2 values"),
-    (W({"expr": "orX", "val": "x"}), "'orX' needs `val`: an array of clauses"),
-    (W({"expr": "andX"}), "'andX' needs `val`"),
-    (W({"expr": "orX", "val": W(c("a", "eq", "1"), {"col": "b"})}), "where[0][val][1]: the clause has no `expr`"),
-    (W("eq"), "where[0]: a clause should be an object"),
-    ("email", "where: this value should be an array"),
-    (W(c("a", "in", 'x,"y')), "not a valid comma-separated list"),
-    (W(c("a", "in", [["x"]])), "single values"),
-    (W(c({"x": 1}, "eq", "1")), "`col` should be a column name"),
-])
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        (W({"col": "a", "val": "1"}), "where[0]: the clause has no `expr`"),
+        (W({"expr": "eq", "val": "1"}), "where[0]: the clause has no `col`"),
+        (W({"col": "a", "expr": "eq"}), "where[0]: 'eq' needs a `val`"),
+        (W({"col": "%%", "expr": "eq", "val": "1"}), "is not a column name"),
+        (W(c("a", "eq", ["1", "2"])), "'eq' needs a single value"),
+        (W(c("a", "between", "1,2")), "'between' needs `val` as an array of 2 values"),
+        (W(c("a", "notBetween", ["1"])), "'notBetween' needs `val` as an array of 2 values"),
+        (W(c("a", "between", ["1", "2", "3"])), "array of 2 values"),
+        (W({"expr": "orX", "val": "x"}), "'orX' needs `val`: an array of clauses"),
+        (W({"expr": "andX"}), "'andX' needs `val`"),
+        (W({"expr": "orX", "val": W(c("a", "eq", "1"), {"col": "b"})}), "where[0][val][1]: the clause has no `expr`"),
+        (W("eq"), "where[0]: a clause should be an object"),
+        ("email", "where: this value should be an array"),
+        (W(c("a", "in", 'x,"y')), "not a valid comma-separated list"),
+        (W(c("a", "in", [["x"]])), "single values"),
+        (W(c({"x": 1}, "eq", "1")), "`col` should be a column name"),
+    ],
+)
 def test_errors(raw, fragment):
     assert fragment in error_of(raw)
 
@@ -148,37 +180,41 @@ def test_nesting_is_bounded():
 
 # --- evaluation ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("expr, val, doc_value, expected", [
-    ("eq", "Brno", "brno", True),          # strings: case-insensitive
-    ("eq", "Brno", "Brnox", False),
-    ("neq", "Brno", "Prague", True),
-    ("neq", "Brno", "BRNO", False),
-    ("lt", "b", "A", True),                # case-insensitive ordering
-    ("gt", "9", 10, True),                 # numbers as numbers
-    ("gt", "9", "10", True),
-    ("lt", "9", "10", False),
-    ("eq", "10", 10.0, True),
-    ("eq", "010", 10, True),
-    ("lte", "10", 10, True),
-    ("gte", "10.5", 10, False),
-    ("lt", "2024-02-01", "2024-01-31T23:59:59+00:00", True),   # dates as instants
-    ("lt", "2024-02-01", "2024-02-01T00:00:00+00:00", False),
-    ("eq", "2024-02-01 10:00:00", "2024-02-01T10:00:00+00:00", True),
-    ("eq", "2024-02-01T12:00:00+02:00", "2024-02-01T10:00:00+00:00", True),
-    ("gt", "2024-02-01", "2024-02-01 10:00:00", True),
-    ("eq", "2024-02-01", "2024-02-01T10:00:00+00:00", False),
-    ("eq", "1", True, True),               # booleans are 1/0
-    ("eq", "0", False, True),
-    ("eq", "true", True, True),
-    ("eq", "false", True, False),
-    ("like", "%@x.com", "Ann@X.com", True),
-    ("like", "ann%", "Ann@x.com", True),
-    ("like", "x.com", "ann@x.com", False),  # whole value, no implied wildcards
-    ("like", "a_n%", "ann@x.com", False),   # `_` is literal
-    ("notLike", "%@x.com", "ann@y.com", True),
-    ("notLike", "%@x.com", "ann@x.com", False),
-    ("like", "1%", 12, True),
-])
+
+@pytest.mark.parametrize(
+    "expr, val, doc_value, expected",
+    [
+        ("eq", "Brno", "brno", True),  # strings: case-insensitive
+        ("eq", "Brno", "Brnox", False),
+        ("neq", "Brno", "Prague", True),
+        ("neq", "Brno", "BRNO", False),
+        ("lt", "b", "A", True),  # case-insensitive ordering
+        ("gt", "9", 10, True),  # numbers as numbers
+        ("gt", "9", "10", True),
+        ("lt", "9", "10", False),
+        ("eq", "10", 10.0, True),
+        ("eq", "010", 10, True),
+        ("lte", "10", 10, True),
+        ("gte", "10.5", 10, False),
+        ("lt", "2024-02-01", "2024-01-31T23:59:59+00:00", True),  # dates as instants
+        ("lt", "2024-02-01", "2024-02-01T00:00:00+00:00", False),
+        ("eq", "2024-02-01 10:00:00", "2024-02-01T10:00:00+00:00", True),
+        ("eq", "2024-02-01T12:00:00+02:00", "2024-02-01T10:00:00+00:00", True),
+        ("gt", "2024-02-01", "2024-02-01 10:00:00", True),
+        ("eq", "2024-02-01", "2024-02-01T10:00:00+00:00", False),
+        ("eq", "1", True, True),  # booleans are 1/0
+        ("eq", "0", False, True),
+        ("eq", "true", True, True),
+        ("eq", "false", True, False),
+        ("like", "%@x.com", "Ann@X.com", True),
+        ("like", "ann%", "Ann@x.com", True),
+        ("like", "x.com", "ann@x.com", False),  # whole value, no implied wildcards
+        ("like", "a_n%", "ann@x.com", False),  # `_` is literal
+        ("notLike", "%@x.com", "ann@y.com", True),
+        ("notLike", "%@x.com", "ann@x.com", False),
+        ("like", "1%", 12, True),
+    ],
+)
 def test_value_expressions(expr, val, doc_value, expected):
     assert ok(W(c("f", expr, val)), {"f": doc_value}) is expected
 
@@ -212,10 +248,18 @@ def test_between_is_inclusive():
     assert ok(raw, {"d": "2024-01-15T08:00:00+00:00"}) and not ok(raw, {"d": "2024-02-01T00:00:00+00:00"})
 
 
-@pytest.mark.parametrize("value, null, empty", [
-    (None, True, True), ("", False, True), ("x", False, False), (0, False, False), ([], False, True),
-    (["x"], False, False), (False, False, False),
-])
+@pytest.mark.parametrize(
+    "value, null, empty",
+    [
+        (None, True, True),
+        ("", False, True),
+        ("x", False, False),
+        (0, False, False),
+        ([], False, True),
+        (["x"], False, False),
+        (False, False, False),
+    ],
+)
 def test_null_and_empty(value, null, empty):
     doc = {"f": value}
     assert ok(W({"col": "f", "expr": "isNull"}), doc) is null
@@ -234,9 +278,15 @@ def test_top_level_entries_are_anded():
 
 
 def test_or_and_nesting():
-    raw = W(c("email", "like", "%@x.com"),
-            {"expr": "orX", "val": W(c("city", "eq", "Brno"),
-                                     {"expr": "andX", "val": W(c("city", "eq", "Prague"), c("points", "gt", "3"))})})
+    raw = W(
+        c("email", "like", "%@x.com"),
+        {
+            "expr": "orX",
+            "val": W(
+                c("city", "eq", "Brno"), {"expr": "andX", "val": W(c("city", "eq", "Prague"), c("points", "gt", "3"))}
+            ),
+        },
+    )
     assert ok(raw, {"email": "a@x.com", "city": "Brno"})
     assert ok(raw, {"email": "a@x.com", "city": "Prague", "points": 4})
     assert not ok(raw, {"email": "a@x.com", "city": "Prague", "points": 3})
@@ -258,14 +308,32 @@ def test_none_matches_everything():
 ALIASES = {"email", "firstname", "city", "points", "last_active", "my_custom"}
 
 
-@pytest.mark.parametrize("name, column", [
-    ("email", "email"), ("l.email", "email"), ("L.Email", "email"), ("my_custom", "my_custom"),
-    ("myCustom", "my_custom"), ("points", "points"), ("l.points", "points"),
-    ("id", "id"), ("l.id", "id"), ("date_added", "dateAdded"), ("dateAdded", "dateAdded"),
-    ("date_modified", "dateModified"), ("last_active", "lastActive"), ("lastActive", "lastActive"),
-    ("date_identified", "dateIdentified"), ("dateIdentified", "dateIdentified"), ("owner_id", "owner"),
-    ("ownerId", "owner"), ("owner", "owner"), ("is_published", "isPublished"), ("isPublished", "isPublished"),
-])
+@pytest.mark.parametrize(
+    "name, column",
+    [
+        ("email", "email"),
+        ("l.email", "email"),
+        ("L.Email", "email"),
+        ("my_custom", "my_custom"),
+        ("myCustom", "my_custom"),
+        ("points", "points"),
+        ("l.points", "points"),
+        ("id", "id"),
+        ("l.id", "id"),
+        ("date_added", "dateAdded"),
+        ("dateAdded", "dateAdded"),
+        ("date_modified", "dateModified"),
+        ("last_active", "lastActive"),
+        ("lastActive", "lastActive"),
+        ("date_identified", "dateIdentified"),
+        ("dateIdentified", "dateIdentified"),
+        ("owner_id", "owner"),
+        ("ownerId", "owner"),
+        ("owner", "owner"),
+        ("is_published", "isPublished"),
+        ("isPublished", "isPublished"),
+    ],
+)
 def test_contact_columns(name, column):
     assert contact_column(name, ALIASES) == column
 
@@ -276,8 +344,13 @@ def test_unknown_contact_columns(name):
 
 
 def test_contact_values():
-    doc = {"id": 3, "owner": 1, "dateAdded": "2024-01-01T00:00:00+00:00", "isPublished": True,
-           "values": {"email": "a@x.com", "points": 7, "id": 99}}
+    doc = {
+        "id": 3,
+        "owner": 1,
+        "dateAdded": "2024-01-01T00:00:00+00:00",
+        "isPublished": True,
+        "values": {"email": "a@x.com", "points": 7, "id": 99},
+    }
     assert contact_value(doc, "email") == "a@x.com"
     assert contact_value(doc, "points") == 7
     assert contact_value(doc, "id") == 3
@@ -307,6 +380,7 @@ def test_resolve_replaces_columns_and_rejects_unknown():
 
 # --- order ---------------------------------------------------------------------------------------
 
+
 def column_of(name):
     return contact_column(name, ALIASES)
 
@@ -317,13 +391,16 @@ def test_order_entries():
     assert parse_order(None, column_of) == [] and parse_order({}, column_of) == []
 
 
-@pytest.mark.parametrize("raw, fragment", [
-    ({"0": {"dir": "asc"}}, "order[0]: the entry has no `col`"),
-    ({"0": {"col": "email", "dir": "up"}}, "order[0]: `dir` should be asc or desc"),
-    ({"0": {"col": "email"}, "1": {"col": "nope"}}, "order[1]: 'nope' is not a column"),
-    ({"0": "email"}, "order[0]: an entry should be an object"),
-    ("email", "order: this value should be an array"),
-])
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        ({"0": {"dir": "asc"}}, "order[0]: the entry has no `col`"),
+        ({"0": {"col": "email", "dir": "up"}}, "order[0]: `dir` should be asc or desc"),
+        ({"0": {"col": "email"}, "1": {"col": "nope"}}, "order[1]: 'nope' is not a column"),
+        ({"0": "email"}, "order[0]: an entry should be an object"),
+        ("email", "order: this value should be an array"),
+    ],
+)
 def test_order_errors(raw, fragment):
     with pytest.raises(ValidationError) as caught:
         parse_order(raw, column_of)
@@ -342,17 +419,27 @@ def test_sort_key_orders_numbers_dates_and_text():
 
 # --- properties ----------------------------------------------------------------------------------
 
-scalars = st.one_of(st.none(), st.integers(-50, 50), st.text(alphabet="aAbB1%,", max_size=4),
-                    st.sampled_from(["2024-01-01", "2024-01-01T10:00:00+00:00", "1.5"]))
-operands = st.one_of(st.integers(-50, 50), st.text(alphabet="aAbB1", max_size=4),
-                     st.sampled_from(["2024-01-01", "2024-01-01 10:00:00", "1.5"]))
+scalars = st.one_of(
+    st.none(),
+    st.integers(-50, 50),
+    st.text(alphabet="aAbB1%,", max_size=4),
+    st.sampled_from(["2024-01-01", "2024-01-01T10:00:00+00:00", "1.5"]),
+)
+operands = st.one_of(
+    st.integers(-50, 50),
+    st.text(alphabet="aAbB1", max_size=4),
+    st.sampled_from(["2024-01-01", "2024-01-01 10:00:00", "1.5"]),
+)
 
 
 @given(scalars, operands)
 def test_negations_partition_non_null_values(value, val):
     doc = {"f": value}
-    for positive, negative, arg in (("eq", "neq", val), ("like", "notLike", str(val)),
-                                    ("between", "notBetween", [val, val])):
+    for positive, negative, arg in (
+        ("eq", "neq", val),
+        ("like", "notLike", str(val)),
+        ("between", "notBetween", [val, val]),
+    ):
         yes, no = ok(W(c("f", positive, arg)), doc), ok(W(c("f", negative, arg)), doc)
         assert (yes, no) == (False, False) if value is None else yes != no
 

@@ -1,6 +1,7 @@
 """Workers on AWS (`workers.on_batch`): a batch of SQS messages, each handled on its own, the failed
 ones named in Lambda's partial batch response, so one bad message neither blocks nor repeats the
 others; metrics and log lines in the shapes CloudWatch reads (`observe`)."""
+
 import json
 import logging
 import sys
@@ -22,8 +23,10 @@ class _Context:
 
 
 def _event(bodies, context):
-    records = [{"messageId": f"m{i}", "receiptHandle": f"r{i}", "body": body,
-                "attributes": {"SentTimestamp": "1000"}} for i, body in enumerate(bodies)]
+    records = [
+        {"messageId": f"m{i}", "receiptHandle": f"r{i}", "body": body, "attributes": {"SentTimestamp": "1000"}}
+        for i, body in enumerate(bodies)
+    ]
     return SQSEvent({"Records": records}, context)
 
 
@@ -36,6 +39,7 @@ def handled(monkeypatch):
         if body.get("fail"):
             raise RuntimeError("bad message")
         seen.append(body["n"])
+
     monkeypatch.setitem(workers.HANDLERS, "sends", handle)
     return seen
 
@@ -89,5 +93,9 @@ def test_log_lines_are_json_with_the_request_id_and_caller():
         record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed %s", ("here",), sys.exc_info())
     line = json.loads(observe.JsonFormatter().format(record))
     assert line["message"] == "failed here" and line["level"] == "ERROR"
-    assert (line["requestId"], line["apiRequestId"], line["caller"]) == ("request-2", "api-2", {"user": 1, "client": None})
+    assert (line["requestId"], line["apiRequestId"], line["caller"]) == (
+        "request-2",
+        "api-2",
+        {"user": 1, "client": None},
+    )
     assert "ValueError: boom" in line["exception"]

@@ -4,6 +4,7 @@ Events point to their parent (`parent` holds the parent's id); a decision or a c
 its children down a `yes` or `no` path (`decisionPath`); an action's children follow it. Roots
 (no parent) start when a contact enters the automation.
 """
+
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.automations.catalog import AUTOMATION_EVENT_TYPES
@@ -22,13 +23,17 @@ def problems(events, name_of):
         key = name_of(event)
         allowed = AUTOMATION_EVENT_TYPES.get(event.get("eventType"), frozenset())
         if event.get("eventType") and event.get("type") and event["type"] not in allowed:
-            errors[f"{key}[type]"] = [f"Unknown {event['eventType']} type '{event['type']}' in event "
-                                      f"'{event.get('name') or event.get('id')}'."]
+            errors[f"{key}[type]"] = [
+                f"Unknown {event['eventType']} type '{event['type']}' in event "
+                f"'{event.get('name') or event.get('id')}'."
+            ]
         parent = by_id.get(_key(event.get("parent")))
         if parent and parent.get("eventType") in BRANCHING and event.get("decisionPath") not in ("yes", "no"):
-            errors[f"{key}[decisionPath]"] = [f"Event '{event.get('name') or event.get('id')}' follows the "
-                                              f"{parent['eventType']} '{parent.get('name')}': its decisionPath "
-                                              "should be yes or no."]
+            errors[f"{key}[decisionPath]"] = [
+                f"Event '{event.get('name') or event.get('id')}' follows the "
+                f"{parent['eventType']} '{parent.get('name')}': its decisionPath "
+                "should be yes or no."
+            ]
         errors.update(_timing_problems(event, key))
         if _in_cycle(event, by_id):
             errors[f"{key}[parent]"] = [f"Event '{event.get('name') or event.get('id')}' is its own ancestor."]
@@ -67,8 +72,11 @@ def roots(automation):
 
 def children(automation, event_id, path=None):
     """The events following `event_id`; with `path` (`yes`/`no`) only those on that path."""
-    return _ordered(e for e in automation.get("events") or [] if e.get("parent") == event_id
-                    and (path is None or (e.get("decisionPath") or "yes") == path))
+    return _ordered(
+        e
+        for e in automation.get("events") or []
+        if e.get("parent") == event_id and (path is None or (e.get("decisionPath") or "yes") == path)
+    )
 
 
 def event(automation, event_id):

@@ -9,6 +9,7 @@
 - `enroll` / `enroll_batch`: a new source segment's members enter (in batches of contacts).
 - `purge`: the memberships of a deleted automation are dropped from its members' documents.
 """
+
 import copy
 import json
 from datetime import timedelta
@@ -41,6 +42,7 @@ def _contact_kind():
 
 
 # --- telling the worker ----------------------------------------------------------------------------
+
 
 def _send(targets, now):
     """Queue fire messages for [(contact id, due id, due at)], each delayed until its time."""
@@ -76,13 +78,15 @@ def dispatch():
         kind = f"due#{shard}"
         mark = store.get(MARKS, shard) or {"id": shard, "upTo": 0}
         coming = list(store.iterate(kind, between=(mark["upTo"] + 1, horizon)))
-        lost = list(store.iterate(kind, between=(0, min(journeys.due_id_floor(now - STALE), mark["upTo"])),
-                                  limit=SWEEP_MAX))
+        lost = list(
+            store.iterate(kind, between=(0, min(journeys.due_id_floor(now - STALE), mark["upTo"])), limit=SWEEP_MAX)
+        )
         _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in coming + lost], now)
         store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
 
 
 # --- firing a due event ----------------------------------------------------------------------------
+
 
 def fire(contact, due):
     """Run the pending event `due` of a contact (a no-op when it is gone: done, cancelled, retried)."""
@@ -102,8 +106,11 @@ def fire(contact, due):
 
     outcome, claimed = service.retrying(attempt, ctx, attempts=5)
     if outcome == "early":
-        queues.send(QUEUE, [{"type": "fire", "contact": contact, "due": due}],
-                    delay=min(queues.MAX_DELAY, max(1, (due // journeys.ID_SCALE) / 1000 - clock.now().timestamp())))
+        queues.send(
+            QUEUE,
+            [{"type": "fire", "contact": contact, "due": due}],
+            delay=min(queues.MAX_DELAY, max(1, (due // journeys.ID_SCALE) / 1000 - clock.now().timestamp())),
+        )
     for automation_id, event_id in claimed:
         run_external(contact, automation_id, event_id)
 
@@ -141,14 +148,16 @@ def _complete(contact_id, automation, event, status, reason, ctx):
 
 # --- outside actions -------------------------------------------------------------------------------
 
+
 def _pairs(value):
     """Key/value pairs from Mautic's `{"list": [{"label", "value"}]}`, a list of those, or an object."""
     if isinstance(value, dict) and "list" in value:
         value = value["list"]
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items()}
-    return {str(p.get("label")): str(p.get("value") or "") for p in value or []
-            if isinstance(p, dict) and p.get("label")}
+    return {
+        str(p.get("label")): str(p.get("value") or "") for p in value or [] if isinstance(p, dict) and p.get("label")
+    }
 
 
 def _tokens(text, contact, ctx):
@@ -194,6 +203,7 @@ def _send_message(kind, key):
         except NotFound:
             return "failed", f"The {kind} {message} does not exist."
         return ("ok", None) if outcome.get("success") else ("failed", str(outcome.get("reason") or outcome))
+
     return send
 
 
@@ -204,8 +214,12 @@ def _send_marketing_message(props, contact, event, ctx):
     message_id = next(iter(a.ids_in(props.get("marketingMessage"))), None)
     message = store.get("message", message_id) if message_id else None
     if message is None:
-        return "failed", "No marketing message chosen." if message_id is None else \
-            f"The marketing message {message_id} does not exist."
+        return (
+            "failed",
+            "No marketing message chosen."
+            if message_id is None
+            else f"The marketing message {message_id} does not exist.",
+        )
     reasons = []
     for channel, content_id in marketing_messages.enabled_channels(message):
         send = getattr(sending, f"send_{channel}", None)
@@ -223,12 +237,17 @@ def _send_marketing_message(props, contact, event, ctx):
     return "failed", "; ".join(reasons) or "The message has no enabled channel."
 
 
-EXTERNAL_ACTIONS = {"campaign.sendwebhook": _webhook, "lead.deletecontact": _delete_contact,
-                    "email.send": _send_message("email", "email"), "sms.send_text_sms": _send_message("sms", "sms"),
-                    "message.send": _send_marketing_message}
+EXTERNAL_ACTIONS = {
+    "campaign.sendwebhook": _webhook,
+    "lead.deletecontact": _delete_contact,
+    "email.send": _send_message("email", "email"),
+    "sms.send_text_sms": _send_message("sms", "sms"),
+    "message.send": _send_marketing_message,
+}
 
 
 # --- entering from source segments, purging ---------------------------------------------------------
+
 
 def enroll(automation):
     """Queue the members of a published automation's source segments for entry, in batches."""
@@ -237,11 +256,17 @@ def enroll(automation):
         return
     members = {}
     for segment in found.get("lists") or []:
-        members.update((row["id"], None) for row in store.iterate(membership.members_kind(segment))
-                       if membership.is_member(row))
+        members.update(
+            (row["id"], None) for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)
+        )
     ordered = sorted(members)
-    queues.send(QUEUE, [{"type": "enroll-batch", "contacts": ordered[i:i + ENROLL_BATCH]}
-                        for i in range(0, len(ordered), ENROLL_BATCH)])
+    queues.send(
+        QUEUE,
+        [
+            {"type": "enroll-batch", "contacts": ordered[i : i + ENROLL_BATCH]}
+            for i in range(0, len(ordered), ENROLL_BATCH)
+        ],
+    )
 
 
 def enroll_batch(contacts):

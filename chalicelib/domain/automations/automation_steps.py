@@ -2,13 +2,13 @@
 decisions matched against the contact's timeline events, and the actions that reach outside
 (a webhook, a message, deleting the contact), which the automations worker runs after a write.
 """
-import fnmatch
 
+import fnmatch
 
 from chalicelib.domain.contacts import contact_actions, contacts, custom_values
 from chalicelib.domain.contacts.custom_fields import definitions
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import addresses, clock
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.points import points_engine
@@ -26,8 +26,14 @@ DECISIONS = {  # decision type: (timeline event type, properties holding the ids
     "email.reply": ("email.replied", "emails", "emailId"),
     "sms.reply": ("sms_reply", "sms", "smsId"),
 }
-COMPARE = {"=": lambda x, y: x == y, "!=": lambda x, y: x != y, "gt": lambda x, y: x > y,
-           "gte": lambda x, y: x >= y, "lt": lambda x, y: x < y, "lte": lambda x, y: x <= y}
+COMPARE = {
+    "=": lambda x, y: x == y,
+    "!=": lambda x, y: x != y,
+    "gt": lambda x, y: x > y,
+    "gte": lambda x, y: x >= y,
+    "lt": lambda x, y: x < y,
+    "lte": lambda x, y: x <= y,
+}
 
 
 def _names(value):
@@ -35,6 +41,7 @@ def _names(value):
 
 
 # --- decisions -------------------------------------------------------------------------------------
+
 
 def decided(decision, automation, event):
     """Whether a timeline event of the contact satisfies a waiting decision (its yes path)."""
@@ -71,6 +78,7 @@ def _url_matches(decision, details):
 
 # --- conditions ------------------------------------------------------------------------------------
 
+
 def condition(event, doc, ctx):
     """True (yes path) / False (no path) for a condition on the contact; None when this service
     cannot evaluate that condition type."""
@@ -82,9 +90,14 @@ def condition(event, doc, ctx):
 def _field_value(props, doc, ctx):
     field = props.get("field")
     types = {f["alias"]: f.get("type") or "text" for f in definitions("lead", ctx)}
-    item = {"glue": "and", "field": field, "object": "lead",
-            "type": types.get(field) or filters.SPECIAL_FIELDS.get(field), "operator": props.get("operator") or "=",
-            "properties": {"filter": props.get("value")}}
+    item = {
+        "glue": "and",
+        "field": field,
+        "object": "lead",
+        "type": types.get(field) or filters.SPECIAL_FIELDS.get(field),
+        "operator": props.get("operator") or "=",
+        "properties": {"filter": props.get("value")},
+    }
     if filters.validate([item], {"lead": types}):
         return None
     subject = membership.subject(doc, ctx, False)
@@ -111,20 +124,24 @@ def _valid_email(props, doc, ctx):
 
 def _in_automations(props, doc, ctx):
     wanted = a.ids_in(props.get("campaigns"))
-    return any(int(k) in wanted and e.get("active") and not e.get("manuallyRemoved")
-               for k, e in (doc.get("automations") or {}).items())
+    return any(
+        int(k) in wanted and e.get("active") and not e.get("manuallyRemoved")
+        for k, e in (doc.get("automations") or {}).items()
+    )
 
 
 CONDITIONS = {
     "lead.field_value": _field_value,
     "lead.points": _points,
     "lead.tags": _tags,
-    "lead.segments": lambda p, d, c: any(membership.is_member((d.get("segments") or {}).get(str(s)))
-                                         for s in a.ids_in(p.get("segments"))),
+    "lead.segments": lambda p, d, c: any(
+        membership.is_member((d.get("segments") or {}).get(str(s))) for s in a.ids_in(p.get("segments"))
+    ),
     "lead.owner": lambda p, d, c: d.get("owner") in a.ids_in(p.get("owner")),
     "lead.campaigns": _in_automations,
-    "lead.dnc": lambda p, d, c: any(e["channel"] in set(a.as_list(p.get("channels") or ["email"]))
-                                    for e in d.get("doNotContact") or []),
+    "lead.dnc": lambda p, d, c: any(
+        e["channel"] in set(a.as_list(p.get("channels") or ["email"])) for e in d.get("doNotContact") or []
+    ),
     "email.validate.address": _valid_email,
     "lead.stages": lambda p, d, c: d.get("stage") in a.ids_in(p.get("stages")),
     "lead.device": lambda p, d, c: False,  # names Matomo brand and OS codes, which devices.py does not give
@@ -133,6 +150,7 @@ CONDITIONS = {
 
 
 # --- actions on the contact document ---------------------------------------------------------------
+
 
 class Passed(Exception):
     """An action that leaves the contact as it is and still passes, with its reason (Mautic's
@@ -155,9 +173,13 @@ def act(event, doc, automation, ctx, actions=None):
 
 def _change_points(props, doc, automation, ctx):
     old = int(doc["values"].get("points") or 0)
-    event = contact_actions.adjust_points(doc, "plus", a.as_int(props.get("points") or 0),
-                                         f"Automation {automation.get('name')}",
-                                         {"action": automation.get("name"), "type": "campaign.event"})
+    event = contact_actions.adjust_points(
+        doc,
+        "plus",
+        a.as_int(props.get("points") or 0),
+        f"Automation {automation.get('name')}",
+        {"action": automation.get("name"), "type": "campaign.event"},
+    )
     if event:
         points_engine.run_triggers(doc, old, [event], ctx)
     return [event] if event else []
@@ -214,10 +236,12 @@ def _change_stage(props, doc, automation, ctx):
 
 ACTIONS = {
     "lead.changepoints": _change_points,
-    "lead.changelist": lambda p, d, auto, c: points_engine.change_segments(d, p.get("addToLists"),
-                                                                           p.get("removeFromLists"), c) and [],
-    "lead.changetags": lambda p, d, auto, c: contacts.change_tags(d, _names(p.get("add_tags")),
-                                                                  _names(p.get("remove_tags")), c),
+    "lead.changelist": lambda p, d, auto, c: (
+        points_engine.change_segments(d, p.get("addToLists"), p.get("removeFromLists"), c) and []
+    ),
+    "lead.changetags": lambda p, d, auto, c: contacts.change_tags(
+        d, _names(p.get("add_tags")), _names(p.get("remove_tags")), c
+    ),
     "lead.updatelead": _update_fields,
     "lead.changeowner": _change_owner,
     "lead.adddnc": _add_dnc,

@@ -1,5 +1,6 @@
 """Automations: the event graph stored with its parent links and validated, sources (segments,
 forms) whose members enter in the background (domain/automations/automation_runs.py), clones."""
+
 import copy
 
 from chalicelib.domain.automations import automation_graph, automation_runs, journeys
@@ -56,13 +57,20 @@ class AutomationHooks(AliasHooks):
         a deleted automation's memberships are purged."""
         if doc is None:
             queues.send(automation_runs.QUEUE, [{"type": "purge", "automation": existing["id"]}])
-        elif doc.get("isPublished", True) and doc.get("lists") and (
-                existing is None or not existing.get("isPublished", True)
-                or set(doc["lists"]) - set(existing.get("lists") or [])):
+        elif (
+            doc.get("isPublished", True)
+            and doc.get("lists")
+            and (
+                existing is None
+                or not existing.get("isPublished", True)
+                or set(doc["lists"]) - set(existing.get("lists") or [])
+            )
+        ):
             queues.send(automation_runs.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
     def link(self, doc, new_ids):
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
+
         def real(ref):
             return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
 
@@ -86,16 +94,19 @@ class AutomationHooks(AliasHooks):
         for event in events:
             parent = by_id.get(event.get("parent"))
             event["parent"] = {k: parent.get(k) for k in LINK_KEYS} if parent else None
-            event["children"] = [{k: c.get(k) for k in LINK_KEYS} for c in doc.get("events") or []
-                                 if c.get("parent") == event["id"]]
+            event["children"] = [
+                {k: c.get(k) for k in LINK_KEYS} for c in doc.get("events") or [] if c.get("parent") == event["id"]
+            ]
 
 
 def clone(automation_id, ctx):
     """A copy of an automation with its whole event graph (new event ids, same links), unpublished."""
     original = service.load(registry.resource("automation"), automation_id)
     events = copy.deepcopy(original.get("events") or [])
-    payload = {key: copy.deepcopy(original.get(key)) for key in ("name", "description", "lists", "forms",
-                                                                   "allowRestart", "category", "removeOnSegmentExit")}
+    payload = {
+        key: copy.deepcopy(original.get(key))
+        for key in ("name", "description", "lists", "forms", "allowRestart", "category", "removeOnSegmentExit")
+    }
     payload["canvasSettings"] = _canvas_refs(original.get("canvasSettings"), {str(e["id"]) for e in events})
     payload.update(isPublished=False, events=[_temporary(e) for e in events])
     return service.create(registry.resource("automation"), payload, ctx)[0]
@@ -130,8 +141,11 @@ def change_member(automation_id, contact_id, added, ctx):
     def attempt():
         existing = service.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
-        changed = journeys.enroll(doc, automation, "manual", ctx) if added else \
-            journeys.leave(doc, automation["id"], True, ctx)
+        changed = (
+            journeys.enroll(doc, automation, "manual", ctx)
+            if added
+            else journeys.leave(doc, automation["id"], True, ctx)
+        )
         if changed:
             service.save_change(CONTACT, existing, doc, ctx, stamp=False)
 
@@ -141,9 +155,15 @@ def change_member(automation_id, contact_id, added, ctx):
 def _db_row(automation_id, row):
     """A row of Mautic's campaign_leads table as its statistics endpoint returns it: strings."""
     added = clock.parse(row["dateAdded"]).strftime("%Y-%m-%d %H:%M:%S")
-    return {"campaign_id": str(automation_id), "lead_id": str(row["id"]), "date_added": added,
-            "manually_removed": "0", "manually_added": "1" if row.get("manuallyAdded") else "0",
-            "date_last_exited": None, "rotation": str(row.get("rotation") or 1)}
+    return {
+        "campaign_id": str(automation_id),
+        "lead_id": str(row["id"]),
+        "date_added": added,
+        "manually_removed": "0",
+        "manually_added": "1" if row.get("manuallyAdded") else "0",
+        "date_last_exited": None,
+        "rotation": str(row.get("rotation") or 1),
+    }
 
 
 def members(automation_id, start, limit, ctx):
@@ -154,6 +174,7 @@ def members(automation_id, start, limit, ctx):
     owner = access.visible_owner(ctx, CONTACT)
     if owner is not None:
         contacts = store.batch_get(CONTACT.kind, [row["id"] for row in rows])
-        rows = [row for row in rows
-                if row["id"] in contacts and access.owner_of(CONTACT, contacts[row["id"]], ctx) == owner]
-    return {"total": len(rows), "contacts": [_db_row(automation["id"], r) for r in rows[start:start + limit]]}
+        rows = [
+            row for row in rows if row["id"] in contacts and access.owner_of(CONTACT, contacts[row["id"]], ctx) == owner
+        ]
+    return {"total": len(rows), "contacts": [_db_row(automation["id"], r) for r in rows[start : start + limit]]}

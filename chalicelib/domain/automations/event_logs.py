@@ -10,13 +10,14 @@ An event is its automation's: listing shows the events of the automations the ca
 event needs its automation's view, a contact's event edit its automation's edit (the route checks
 the contact's).
 """
+
 import copy
 
 from chalicelib.domain.automations import journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, clock, service
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.present import present_one
@@ -48,12 +49,20 @@ def listing(query, ctx):
     if order_by not in ORDER_KEYS:
         raise invalid("orderBy", f"Order by one of {', '.join(ORDER_KEYS)}.")
     text = (query.search or "").strip().lower()
-    found = [e for automation in sorted(_viewable(ctx), key=lambda d: d["id"])
-             for e in _events_of(automation, ctx)
-             if not text or text in f"{e.get('name') or ''} {e.get('type') or ''}".lower()]
-    found.sort(key=lambda e: (e.get(order_by) is None, e.get(order_by) if order_by in ("id", "order")
-                              else str(e.get(order_by) or "").lower()), reverse=query.order_dir == "DESC")
-    return {"total": len(found), "events": found[query.start:query.start + query.limit]}
+    found = [
+        e
+        for automation in sorted(_viewable(ctx), key=lambda d: d["id"])
+        for e in _events_of(automation, ctx)
+        if not text or text in f"{e.get('name') or ''} {e.get('type') or ''}".lower()
+    ]
+    found.sort(
+        key=lambda e: (
+            e.get(order_by) is None,
+            e.get(order_by) if order_by in ("id", "order") else str(e.get(order_by) or "").lower(),
+        ),
+        reverse=query.order_dir == "DESC",
+    )
+    return {"total": len(found), "events": found[query.start : query.start + query.limit]}
 
 
 def _viewable(ctx):
@@ -85,22 +94,41 @@ def _logs(entry, event_id):
     rows = []
     done = (entry.get("done") or {}).get(str(event_id))
     if done:
-        rows.append({"dateTriggered": done["at"], "isScheduled": False, "triggerDate": None,
-                     "nonActionPathTaken": done.get("status") == "no",
-                     "metadata": {"status": done.get("status"), "reason": done.get("reason")},
-                     "rotation": entry.get("rotation") or 1})
+        rows.append(
+            {
+                "dateTriggered": done["at"],
+                "isScheduled": False,
+                "triggerDate": None,
+                "nonActionPathTaken": done.get("status") == "no",
+                "metadata": {"status": done.get("status"), "reason": done.get("reason")},
+                "rotation": entry.get("rotation") or 1,
+            }
+        )
     for due, pending in sorted((entry.get("pending") or {}).items()):
         if pending["event"] == event_id:
-            rows.append({"dateTriggered": None, "isScheduled": True, "triggerDate": pending["dueAt"],
-                         "nonActionPathTaken": pending.get("decision") is not None, "metadata": {},
-                         "rotation": entry.get("rotation") or 1})
+            rows.append(
+                {
+                    "dateTriggered": None,
+                    "isScheduled": True,
+                    "triggerDate": pending["dueAt"],
+                    "nonActionPathTaken": pending.get("decision") is not None,
+                    "metadata": {},
+                    "rotation": entry.get("rotation") or 1,
+                }
+            )
     return rows
 
 
 def _membership(automation, contact, entry):
-    return {"automation": automation["id"], "contact": contact["id"], "dateAdded": entry.get("dateAdded"),
-            "manuallyRemoved": bool(entry.get("manuallyRemoved")), "manuallyAdded": bool(entry.get("manuallyAdded")),
-            "rotation": entry.get("rotation") or 1, "dateLastExited": entry.get("dateLastExited")}
+    return {
+        "automation": automation["id"],
+        "contact": contact["id"],
+        "dateAdded": entry.get("dateAdded"),
+        "manuallyRemoved": bool(entry.get("manuallyRemoved")),
+        "manuallyAdded": bool(entry.get("manuallyAdded")),
+        "rotation": entry.get("rotation") or 1,
+        "dateLastExited": entry.get("dateLastExited"),
+    }
 
 
 def _member_entry(automation, contact):
@@ -117,8 +145,12 @@ def contact_log(automation_id, contact_id, ctx):
     contact = service.load(CONTACT, contact_id)
     entry = _member_entry(automation, contact)
     events = [dict(e, contactLog=_logs(entry, e["id"])) for e in _events_of(automation, ctx)]
-    return {"total": len(events), "events": events, "automation": _automation_ref(automation),
-            "membership": [_membership(automation, contact, entry)]}
+    return {
+        "total": len(events),
+        "events": events,
+        "automation": _automation_ref(automation),
+        "membership": [_membership(automation, contact, entry)],
+    }
 
 
 def _moment(payload, name):
@@ -145,8 +177,11 @@ def edit_contact_event(event_id, contact_id, payload, ctx):
     for due in pending:
         del entry["pending"][due]
     if payload.get("dateTriggered") not in (None, ""):
-        entry["done"][str(event["id"])] = {"at": _moment(payload, "dateTriggered"), "status": "ok",
-                                           "reason": "Marked as triggered through the API."}
+        entry["done"][str(event["id"])] = {
+            "at": _moment(payload, "dateTriggered"),
+            "status": "ok",
+            "reason": "Marked as triggered through the API.",
+        }
     else:
         at = _moment(payload, "triggerDate") if payload.get("triggerDate") not in (None, "") else ctx.now
         journeys.schedule(entry, event["id"], clock.parse(at))
@@ -162,8 +197,10 @@ def _refusal(entry, event, payload, automation, contact):
         return "Event {event} has already been executed for contact {contact}.".format(**ids)
     scheduled = any(p["event"] == event["id"] for p in entry["pending"].values())
     if not scheduled and payload.get("triggerDate") in (None, "") and payload.get("dateTriggered") in (None, ""):
-        return ("Event {event} of automation {automation} is not scheduled for contact {contact}: send triggerDate "
-                "or dateTriggered.").format(**ids)
+        return (
+            "Event {event} of automation {automation} is not scheduled for contact {contact}: send triggerDate "
+            "or dateTriggered."
+        ).format(**ids)
     if payload.get("triggerDate") not in (None, "") and event.get("eventType") == "decision":
         return "Decision {event} of automation {automation} cannot be scheduled.".format(**ids)
     return None

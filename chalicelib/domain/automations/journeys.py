@@ -11,6 +11,7 @@ Each pending entry is mirrored by a due item (`due#<shard>` / due id, the id sor
 and each active membership by `enrolled#<automation>` / contact id, both put or deleted with the
 contact, so nothing scheduled is lost and a schedule never outlives its membership.
 """
+
 import secrets
 from datetime import timedelta
 
@@ -26,7 +27,7 @@ KIND = "automation"
 ROUNDS = 5  # segment and automation changes an action may set off, re-evaluated within one write
 INLINE_MAX = 10  # events run in one contact write (a transaction holds 100 items); the rest: the worker
 PAUSE = timedelta(hours=1)  # an unpublished automation's due events are looked at again after this
-ID_SCALE = 10 ** 6
+ID_SCALE = 10**6
 
 
 def by_id(ctx):
@@ -58,6 +59,7 @@ def _now(ctx):
 
 # --- membership ------------------------------------------------------------------------------------
 
+
 def enroll(doc, automation, source, ctx):
     """Make the contact an active member (roots reached now). Coming back after leaving starts a new
     rotation from the roots when the automation allows restarts, else resumes: what ran stays done."""
@@ -67,10 +69,18 @@ def enroll(doc, automation, source, ctx):
     if old and old["active"]:
         return False
     restart = bool(old) and bool(automation.get("allowRestart"))
-    entry = {"dateAdded": ctx.now, "manuallyAdded": source == "manual", "manuallyRemoved": False, "active": True,
-             "source": source, "rotation": (old["rotation"] + (1 if restart else 0)) if old else 1,
-             "dateLastExited": (old or {}).get("dateLastExited"),
-             "done": {} if restart or not old else old["done"], "waiting": {}, "pending": {}}
+    entry = {
+        "dateAdded": ctx.now,
+        "manuallyAdded": source == "manual",
+        "manuallyRemoved": False,
+        "active": True,
+        "source": source,
+        "rotation": (old["rotation"] + (1 if restart else 0)) if old else 1,
+        "dateLastExited": (old or {}).get("dateLastExited"),
+        "done": {} if restart or not old else old["done"],
+        "waiting": {},
+        "pending": {},
+    }
     entries[key] = entry
     for root in graph.roots(automation):
         reach(entry, automation, root, ctx)
@@ -83,8 +93,14 @@ def leave(doc, automation_id, manual, ctx):
     entry = (doc.get("automations") or {}).get(str(automation_id))
     if not entry or (not entry["active"] and not manual):
         return False
-    entry.update(active=False, dateLastExited=ctx.now, pending={}, waiting={}, ready=[],
-                 manuallyRemoved=bool(manual) or entry.get("manuallyRemoved", False))
+    entry.update(
+        active=False,
+        dateLastExited=ctx.now,
+        pending={},
+        waiting={},
+        ready=[],
+        manuallyRemoved=bool(manual) or entry.get("manuallyRemoved", False),
+    )
     if manual:
         entry["manuallyAdded"] = False
     return True
@@ -96,12 +112,16 @@ def is_active(entry):
 
 # --- routing ---------------------------------------------------------------------------------------
 
+
 def reach(entry, automation, event, ctx):
     """The contact arrives at an event: a decision starts waiting (its no path scheduled), an action
     or condition is ready now or scheduled for its time. Events already done are not reached again."""
     key = str(event["id"])
-    if key in entry["done"] or key in entry["waiting"] or \
-            any(p["event"] == event["id"] and not p.get("decision") for p in entry["pending"].values()):
+    if (
+        key in entry["done"]
+        or key in entry["waiting"]
+        or any(p["event"] == event["id"] and not p.get("decision") for p in entry["pending"].values())
+    ):
         return
     now = _now(ctx)
     if event.get("eventType") == "decision":
@@ -133,13 +153,24 @@ def _record(entry, event_id, status, ctx, reason=None):
 def run_event(automation, event, status, ctx, reason=None):
     """The `campaign.event` timeline event of an event that ran (or was decided) for the contact."""
     label = f"{automation.get('name')}: {event.get('name') or event.get('type')}"
-    return timeline.event("campaign.event", label, {
-        "automationId": automation["id"], "automationName": automation.get("name"), "eventId": event["id"],
-        "eventName": event.get("name"), "type": event.get("type"), "eventType": event.get("eventType"),
-        "status": status, "reason": reason})
+    return timeline.event(
+        "campaign.event",
+        label,
+        {
+            "automationId": automation["id"],
+            "automationName": automation.get("name"),
+            "eventId": event["id"],
+            "eventName": event.get("name"),
+            "type": event.get("type"),
+            "eventType": event.get("eventType"),
+            "status": status,
+            "reason": reason,
+        },
+    )
 
 
 # --- advancing within a contact write --------------------------------------------------------------
+
 
 def advance(doc, events, ctx):
     """Bring the contact's segments and journeys up to date with a change and its timeline `events`:
@@ -283,6 +314,7 @@ def take_due(doc, due, ctx):
 
 # --- what a contact write stores with the contact --------------------------------------------------
 
+
 def _row(entry):
     if not is_active(entry):
         return None
@@ -323,27 +355,54 @@ def changes(doc, existing, ctx):
 
 
 def _due_item(contact_id, key, entry, pending):
-    return {"contact": contact_id, "automation": int(key), "event": pending["event"], "dueAt": pending["dueAt"],
-            "rotation": entry["rotation"]}
+    return {
+        "contact": contact_id,
+        "automation": int(key),
+        "event": pending["event"],
+        "dueAt": pending["dueAt"],
+        "rotation": entry["rotation"],
+    }
 
 
 def _membership_event(automation, entry):
     added = is_active(entry)
     manual = entry.get("manuallyAdded") if added else entry.get("manuallyRemoved")
     verb = "Added to" if added else "Removed from"
-    return timeline.event("campaign_membership", f"{verb} automation {automation.get('name')}", {
-        "automationId": automation["id"], "automationName": automation.get("name"),
-        "action": "added" if added else "removed", "manual": bool(manual), "source": entry.get("source"),
-        "rotation": entry.get("rotation")})
+    return timeline.event(
+        "campaign_membership",
+        f"{verb} automation {automation.get('name')}",
+        {
+            "automationId": automation["id"],
+            "automationName": automation.get("name"),
+            "action": "added" if added else "removed",
+            "manual": bool(manual),
+            "source": entry.get("source"),
+            "rotation": entry.get("rotation"),
+        },
+    )
 
 
 def _scheduled_event(automation, pending, ctx):
     if automation is None or pending.get("decision") is not None or pending["dueAt"] <= ctx.now:
         return []
     event = graph.event(automation, pending["event"])
-    return [timeline.event("campaign.event.scheduled", f"{automation.get('name')}: {event.get('name')}", {
-        "automationId": automation["id"], "eventId": event["id"], "eventName": event.get("name"),
-        "type": event.get("type"), "triggerDate": pending["dueAt"]})] if event else []
+    return (
+        [
+            timeline.event(
+                "campaign.event.scheduled",
+                f"{automation.get('name')}: {event.get('name')}",
+                {
+                    "automationId": automation["id"],
+                    "eventId": event["id"],
+                    "eventName": event.get("name"),
+                    "type": event.get("type"),
+                    "triggerDate": pending["dueAt"],
+                },
+            )
+        ]
+        if event
+        else []
+    )
 
 
 def queue_targets(doc, existing, horizon):
@@ -353,12 +412,16 @@ def queue_targets(doc, existing, horizon):
     found = []
     for key, entry in ((doc or {}).get("automations") or {}).items():
         before = (old.get(key) or {}).get("pending") or {}
-        found += [(doc["id"], int(due), clock.parse(p["dueAt"])) for due, p in (entry.get("pending") or {}).items()
-                  if due not in before and clock.parse(p["dueAt"]) <= horizon]
+        found += [
+            (doc["id"], int(due), clock.parse(p["dueAt"]))
+            for due, p in (entry.get("pending") or {}).items()
+            if due not in before and clock.parse(p["dueAt"]) <= horizon
+        ]
     return found
 
 
 # --- read side -------------------------------------------------------------------------------------
+
 
 def contact_automations(doc, ctx):
     """`{"total", "automations": {id: {...}}}` (compat 1.8): the contact's current memberships."""
@@ -368,10 +431,18 @@ def contact_automations(doc, ctx):
         automation = automations.get(int(key))
         if automation and is_active(entry):
             lists = set(automation.get("lists") or [])
-            found[key] = {"id": automation["id"], "name": automation.get("name"), "dateAdded": entry["dateAdded"],
-                          "manuallyRemoved": False, "manuallyAdded": bool(entry.get("manuallyAdded")),
-                          "listMembership": sorted(int(k) for k, e in (doc.get("segments") or {}).items()
-                                                   if membership.is_member(e) and int(k) in lists)}
+            found[key] = {
+                "id": automation["id"],
+                "name": automation.get("name"),
+                "dateAdded": entry["dateAdded"],
+                "manuallyRemoved": False,
+                "manuallyAdded": bool(entry.get("manuallyAdded")),
+                "listMembership": sorted(
+                    int(k)
+                    for k, e in (doc.get("segments") or {}).items()
+                    if membership.is_member(e) and int(k) in lists
+                ),
+            }
     return {"total": len(found), "automations": found}
 
 

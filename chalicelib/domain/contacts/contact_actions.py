@@ -4,6 +4,7 @@ stages.
 Each action loads the contact, changes it and stores it with its timeline event in one
 transaction (`service.save_change`).
 """
+
 import copy
 from urllib.parse import parse_qsl
 
@@ -14,12 +15,24 @@ from chalicelib.domain.kernel import batching, clock, service, timeline
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.store import port as store
 
-OPERATORS = {"plus": lambda p, d: p + d, "minus": lambda p, d: p - d, "times": lambda p, d: p * d,
-             "divide": lambda p, d: p // d}
+OPERATORS = {
+    "plus": lambda p, d: p + d,
+    "minus": lambda p, d: p - d,
+    "times": lambda p, d: p * d,
+    "divide": lambda p, d: p // d,
+}
 DNC_REASONS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
-UTM_FIELDS = {"utm_campaign": "utmCampaign", "utm_source": "utmSource", "utm_medium": "utmMedium",
-              "utm_content": "utmContent", "utm_term": "utmTerm", "useragent": "userAgent", "url": "url",
-              "referer": "referer", "remotehost": "remoteHost"}
+UTM_FIELDS = {
+    "utm_campaign": "utmCampaign",
+    "utm_source": "utmSource",
+    "utm_medium": "utmMedium",
+    "utm_content": "utmContent",
+    "utm_term": "utmTerm",
+    "useragent": "userAgent",
+    "url": "url",
+    "referer": "referer",
+    "remotehost": "remoteHost",
+}
 
 
 def _param(payload, *names):
@@ -49,9 +62,17 @@ def change_points(resource, contact_id, operator, delta, payload, ctx):
     doc = copy.deepcopy(existing)
     old = int(doc["values"].get("points") or 0)
     doc["values"]["points"] = OPERATORS[operator](old, delta)
-    event = timeline.event("point.gained", _param(payload, "eventName", "eventname") or f"API {operator} {delta}",
-                           {"action": _param(payload, "actionName", "actionname") or "API", "delta": delta,
-                            "operator": operator, "oldPoints": old, "newPoints": doc["values"]["points"]})
+    event = timeline.event(
+        "point.gained",
+        _param(payload, "eventName", "eventname") or f"API {operator} {delta}",
+        {
+            "action": _param(payload, "actionName", "actionname") or "API",
+            "delta": delta,
+            "operator": operator,
+            "oldPoints": old,
+            "newPoints": doc["values"]["points"],
+        },
+    )
     return service.save_change(resource, existing, doc, ctx, [event])
 
 
@@ -79,8 +100,11 @@ def set_dnc(doc, channel, reason, comments, channel_id, ctx, allocate=True):
         entry = {"id": entry_id, "dateAdded": ctx.now, "channel": channel}
         doc["doNotContact"].append(entry)
     entry.update(reason=reason, comments=comments, channelId=channel_id)
-    return timeline.event("lead.donotcontact", f"{channel}: {DNC_REASONS[reason]}",
-                          {"channel": channel, "reason": reason, "comments": comments})
+    return timeline.event(
+        "lead.donotcontact",
+        f"{channel}: {DNC_REASONS[reason]}",
+        {"channel": channel, "reason": reason, "comments": comments},
+    )
 
 
 def remove_dnc(resource, contact_id, channel, payload, ctx):
@@ -115,8 +139,13 @@ def _dnc_entries(value):
         if reason not in (0, *DNC_REASONS):
             raise a.Invalid("The reason should be 0 (contactable), 1 (unsubscribed), 2 (bounced) or 3 (manual).")
         comments = item.get("comments")
-        entries.append((a.as_string(item.get("channel") or "email"), reason,
-                        None if comments in (None, "") else a.as_string(comments)))
+        entries.append(
+            (
+                a.as_string(item.get("channel") or "email"),
+                reason,
+                None if comments in (None, "") else a.as_string(comments),
+            )
+        )
     return entries
 
 
@@ -129,9 +158,12 @@ def dnc_from_payload(doc, write):
         write.errors["doNotContact"] = [str(error)]
         return []
     doc["doNotContact"] = [dict(e) for e in doc.get("doNotContact") or []]
-    events = [clear_dnc(doc, channel) if reason == 0 else
-              set_dnc(doc, channel, reason, comments, None, write.ctx, allocate=False)
-              for channel, reason, comments in entries]
+    events = [
+        clear_dnc(doc, channel)
+        if reason == 0
+        else set_dnc(doc, channel, reason, comments, None, write.ctx, allocate=False)
+        for channel, reason, comments in entries
+    ]
     return [event for event in events if event]
 
 
@@ -170,8 +202,11 @@ def record_utm(doc, entry):
     """Append a UTM record (given its id here) to a contact document; its `lead.utmtagsadded` event."""
     entry["id"] = store.allocate_ids("utmtag")[0]
     doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
-    return timeline.event("lead.utmtagsadded", entry.get("utmCampaign") or entry.get("url") or "UTM tags",
-                          {key: value for key, value in entry.items() if key != "id"})
+    return timeline.event(
+        "lead.utmtagsadded",
+        entry.get("utmCampaign") or entry.get("url") or "UTM tags",
+        {key: value for key, value in entry.items() if key != "id"},
+    )
 
 
 def remove_utm(resource, contact_id, utm_id, ctx):
@@ -225,8 +260,16 @@ def contact_companies(contacts, companies, contact_id, ctx):
     """`{"total", "companies": [company columns + is_primary, date_associated]}` (compat 1.8)."""
     links = service.load(contacts, contact_id).get("companies") or []
     found = store.batch_get(companies.kind, [link["id"] for link in links])
-    rows = [dict(found[link["id"]]["values"], id=link["id"], is_primary=int(link["isPrimary"]),
-                 date_associated=link["dateAdded"]) for link in links if link["id"] in found]
+    rows = [
+        dict(
+            found[link["id"]]["values"],
+            id=link["id"],
+            is_primary=int(link["isPrimary"]),
+            date_associated=link["dateAdded"],
+        )
+        for link in links
+        if link["id"] in found
+    ]
     return {"total": len(rows), "companies": rows}
 
 
@@ -244,8 +287,10 @@ def all_activity(query):
 def _timeline_query(query):
     """(filters, (column, direction), page, limit) of an activity request."""
     filters = query.get("filters") if isinstance(query.get("filters"), dict) else {}
-    filters = {k: (a.as_list(v) if k.endswith("Events") and not isinstance(v, str) else
-                   ([v] if k.endswith("Events") else v)) for k, v in filters.items()}
+    filters = {
+        k: (a.as_list(v) if k.endswith("Events") and not isinstance(v, str) else ([v] if k.endswith("Events") else v))
+        for k, v in filters.items()
+    }
     order = a.as_list(query.get("order")) if isinstance(query.get("order"), (list, dict)) else []
     column = order[0] if order and order[0] in ("timestamp", "eventLabel") else "timestamp"
     direction = str(order[1]).upper() if len(order) > 1 and str(order[1]).upper() in ("ASC", "DESC") else "DESC"
@@ -264,16 +309,18 @@ def adjust_points(doc, operator, delta, label, details):
     if new == old:
         return None
     doc["values"]["points"] = new
-    return timeline.event("point.gained", label, dict(details, delta=delta, operator=operator, oldPoints=old,
-                                                       newPoints=new))
+    return timeline.event(
+        "point.gained", label, dict(details, delta=delta, operator=operator, oldPoints=old, newPoints=new)
+    )
 
 
 def stage_event(stage, origin):
     """The `stage.changed` event of a contact entering or leaving `stage` (a stage document, or at
     least its id): Mautic's stage change-log entry, labelled `<id>: <name>`, `origin` its action."""
     label = f"{stage['id']}: {stage.get('name') or ''}".rstrip()
-    return timeline.event("stage.changed", label, {"log": {"reference": stage["id"], "eventName": label,
-                                                           "actionName": origin}})
+    return timeline.event(
+        "stage.changed", label, {"log": {"reference": stage["id"], "eventName": label, "actionName": origin}}
+    )
 
 
 def set_stage(doc, stage, origin):

@@ -12,6 +12,7 @@ sends and links that still name it), and a `merging` item, written in that same 
 stands for the work left: moving the deleted contact's timeline to the survivor. A worker does
 that move, and re-points the deleted contact's notes; a minute job queues it again if its message was lost.
 """
+
 import copy
 from datetime import timedelta
 
@@ -26,9 +27,14 @@ MERGED = "merged"
 MOVING = "merging"
 QUEUE = "segments"
 LOST_AFTER = timedelta(minutes=5)
-JOINED = {"ipAddresses": lambda e: e.get("ipAddress"), "tags": lambda t: str(t.get("tag")).lower(),
-          "utmtags": lambda u: u.get("id"), "doNotContact": lambda d: d.get("channel"),
-          "companies": lambda c: c.get("id"), "devices": lambda d: d.get("id")}
+JOINED = {
+    "ipAddresses": lambda e: e.get("ipAddress"),
+    "tags": lambda t: str(t.get("tag")).lower(),
+    "utmtags": lambda u: u.get("id"),
+    "doNotContact": lambda d: d.get("channel"),
+    "companies": lambda c: c.get("id"),
+    "devices": lambda d: d.get("id"),
+}
 KEPT = ("owner", "stage", "frequencyRules", "preferredProfileImage")
 
 
@@ -42,8 +48,11 @@ def merge(resource, merge):
     base, folded = (doc, other) if edited_wins else (copy.deepcopy(other), doc)
     survivor = combine(base, folded, newest=doc)
     label = f"Merged with contact {loser['id']}"
-    events = list(merge.events) + [timeline.event("lead.merged", label, {"mergedId": loser["id"]})] + \
-        _points_gained(survivor, folded, label)
+    events = (
+        list(merge.events)
+        + [timeline.event("lead.merged", label, {"mergedId": loser["id"]})]
+        + _points_gained(survivor, folded, label)
+    )
     events += merge.build(survivor) if merge.build else []
     record = {"winner": survivor["id"], "dateAdded": ctx.now}
     marks = [(MERGED, loser["id"], record), (MOVING, loser["id"], record)]
@@ -56,8 +65,15 @@ def _points_gained(survivor, folded, label):
     """The `point.gained` event of the points the other contact brings (point triggers read it)."""
     delta = int((folded.get("values") or {}).get("points") or 0)
     new = survivor["values"]["points"]
-    return [timeline.event("point.gained", label, {"action": "Merge", "delta": delta, "oldPoints": new - delta,
-                                                   "newPoints": new})] if delta else []
+    return (
+        [
+            timeline.event(
+                "point.gained", label, {"action": "Merge", "delta": delta, "oldPoints": new - delta, "newPoints": new}
+            )
+        ]
+        if delta
+        else []
+    )
 
 
 def _older(one, two):
@@ -72,8 +88,9 @@ def combine(base, other, newest):
     older = other if newest is base else base
     values = dict(older.get("values") or {})
     values.update({k: v for k, v in (newest.get("values") or {}).items() if v not in (None, "", [])})
-    values["points"] = int((base.get("values") or {}).get("points") or 0) + \
-        int((other.get("values") or {}).get("points") or 0)
+    values["points"] = int((base.get("values") or {}).get("points") or 0) + int(
+        (other.get("values") or {}).get("points") or 0
+    )
     doc["values"] = values
     doc["groupScores"] = _summed(base.get("groupScores") or {}, other.get("groupScores") or {})
     _times(doc, base, other)
@@ -96,8 +113,9 @@ def _times(doc, base, other):
     active = [d["lastActive"] for d in (base, other) if d.get("lastActive")]
     identified = [d["dateIdentified"] for d in (base, other) if d.get("dateIdentified")]
     doc["lastActive"] = max(active, key=clock.parse) if active else None
-    doc["values"]["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") \
-        if doc["lastActive"] else None
+    doc["values"]["last_active"] = (
+        clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") if doc["lastActive"] else None
+    )
     doc["dateIdentified"] = min(identified, key=clock.parse) if identified else None
 
 
@@ -177,4 +195,3 @@ def resend_lost():
     for item in store.iterate(MOVING):
         if clock.parse(item["dateAdded"]) < limit:
             _queue_move(item["id"], item["winner"])
-

@@ -1,5 +1,6 @@
 """Contacts and companies: custom field values, deduplication on unique fields, tags and IP
 addresses written with the contact, identification on the timeline, representation."""
+
 import ipaddress
 
 from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
@@ -11,8 +12,10 @@ from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import port as store
 
 IDENTIFYING = ("firstname", "lastname", "email", "company")
-IP_DETAILS = {key: "" for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp",
-                                  "organization", "timezone")}
+IP_DETAILS = {
+    key: ""
+    for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp", "organization", "timezone")
+}
 CONTACT_COLUMNS = {"lastActive", "dateIdentified", "points", "owner"}
 
 
@@ -56,8 +59,9 @@ class _Valued(Hooks):
 
     def _aliases(self, ctx):
         """The object's field aliases, once per request (searches ask for every document)."""
-        return ctx.memo(cache_keys.field_aliases(self.object_name),
-                        lambda: {f["alias"] for f in definitions(self.object_name, ctx)})
+        return ctx.memo(
+            cache_keys.field_aliases(self.object_name), lambda: {f["alias"] for f in definitions(self.object_name, ctx)}
+        )
 
     def sort_columns(self, ctx):
         return self._aliases(ctx)
@@ -133,23 +137,29 @@ class ContactHooks(_Valued):
     def summary(self, doc, ctx):
         """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
         score = points(doc)
-        return {"id": doc["id"], "points": score, "color": color(score, ctx),
-                "fields": custom_values.grouped(self.object_name, doc, ctx)}
+        return {
+            "id": doc["id"],
+            "points": score,
+            "color": color(score, ctx),
+            "fields": custom_values.grouped(self.object_name, doc, ctx),
+        }
 
     def command(self, doc, command, ctx):
         values = doc.get("values") or {}
         if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
             return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
         if command.name == "name":
-            return any(search.like(values.get(f), command.value + "%", contains=False)
-                       for f in ("firstname", "lastname"))
+            return any(
+                search.like(values.get(f), command.value + "%", contains=False) for f in ("firstname", "lastname")
+            )
         if command.name == "tag":
             return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
         if command.name == "owner":
             owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
             pattern = command.value if "%" in command.value or command.strict else command.value + "%"
-            return owner is not None and any(search.like(owner.get(k), pattern, contains=False)
-                                             for k in ("username", "firstName", "lastName"))
+            return owner is not None and any(
+                search.like(owner.get(k), pattern, contains=False) for k in ("username", "firstName", "lastName")
+            )
         return super().command(doc, command, ctx)
 
     def email(self, doc):
@@ -182,8 +192,9 @@ def _change_tags(doc, write):
     except a.Invalid as error:
         write.errors["tags"] = [str(error)]
         return
-    doc["tags"] = _tagged(doc.get("tags") or [], [n for n in names if not n.startswith("-")],
-                          [n[1:] for n in names if n.startswith("-")])
+    doc["tags"] = _tagged(
+        doc.get("tags") or [], [n for n in names if not n.startswith("-")], [n[1:] for n in names if n.startswith("-")]
+    )
 
 
 def _tagged(tags, add, remove):
@@ -206,8 +217,9 @@ def _tag_ids(tags, ctx):
         if tag["id"] is None:
             name = tag["tag"].lower()
             if name not in known:
-                known[name] = store.lookup(TAG.kind, "tag", tag["tag"]) or \
-                    service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+                known[name] = (
+                    store.lookup(TAG.kind, "tag", tag["tag"]) or service.create(TAG, {"tag": tag["tag"]}, ctx)[0]["id"]
+                )
             tag["id"] = known[name]
 
 
@@ -250,8 +262,9 @@ def _sync_last_active(doc, write):
     """`lastActive` and the `last_active` field are one value in two formats."""
     values = doc["values"]
     if "lastActive" in write.payload:
-        values["last_active"] = clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") \
-            if doc.get("lastActive") else None
+        values["last_active"] = (
+            clock.parse(doc["lastActive"]).strftime("%Y-%m-%d %H:%M:%S") if doc.get("lastActive") else None
+        )
     elif values.get("last_active"):
         doc["lastActive"] = clock.iso(clock.parse(values["last_active"]))
     else:
@@ -269,16 +282,29 @@ def _points_set(doc, existing):
     old, new = points(existing), points(doc)
     if new == old:
         return []
-    return [timeline.event("point.gained", f"API set {new}", {"action": "API", "delta": new - old, "operator": "set",
-                                                              "oldPoints": old, "newPoints": new})]
+    return [
+        timeline.event(
+            "point.gained",
+            f"API set {new}",
+            {"action": "API", "delta": new - old, "operator": "set", "oldPoints": old, "newPoints": new},
+        )
+    ]
 
 
 def color(score, ctx):
     """The colour of the highest published point trigger on the points (not on a point group) the
     points reach (None below all)."""
-    triggers = ctx.memo(cache_keys.TRIGGER_COLORS, lambda: sorted(
-        ((t.get("points") or 0, t.get("color")) for t in cached.documents("trigger", ctx)
-         if t.get("isPublished") and t.get("color") and t.get("group") is None), reverse=True))
+    triggers = ctx.memo(
+        cache_keys.TRIGGER_COLORS,
+        lambda: sorted(
+            (
+                (t.get("points") or 0, t.get("color"))
+                for t in cached.documents("trigger", ctx)
+                if t.get("isPublished") and t.get("color") and t.get("group") is None
+            ),
+            reverse=True,
+        ),
+    )
     return next((hue for threshold, hue in triggers if score >= threshold), None)
 
 

@@ -1,20 +1,67 @@
 """Custom field definitions for contacts and companies, with Mautic's default fields."""
+
 from chalicelib.domain.kernel import aliases, cache_keys, cached
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import port as store
 
-FIELD_TYPES = ("text", "textarea", "email", "number", "tel", "url", "date", "datetime", "time", "boolean",
-               "select", "multiselect", "lookup", "country", "region", "locale", "timezone", "html")
+FIELD_TYPES = (
+    "text",
+    "textarea",
+    "email",
+    "number",
+    "tel",
+    "url",
+    "date",
+    "datetime",
+    "time",
+    "boolean",
+    "select",
+    "multiselect",
+    "lookup",
+    "country",
+    "region",
+    "locale",
+    "timezone",
+    "html",
+)
 GROUPS = ("core", "social", "personal", "professional")
 OBJECT_KINDS = {"lead": "contactfield", "company": "companyfield"}
 
 _TITLES = {"list": [{"label": t, "value": t} for t in ("Mr", "Mrs", "Miss")]}
-_INDUSTRIES = ("Agriculture", "Apparel", "Banking", "Biotechnology", "Chemicals", "Communications",
-               "Construction", "Education", "Electronics", "Energy", "Engineering", "Entertainment",
-               "Environmental", "Finance", "Food & Beverage", "Government", "Healthcare", "Hospitality",
-               "Insurance", "Machinery", "Manufacturing", "Media", "Not for Profit", "Recreation", "Retail",
-               "Shipping", "Technology", "Telecommunications", "Transportation", "Utilities", "Other")
+_INDUSTRIES = (
+    "Agriculture",
+    "Apparel",
+    "Banking",
+    "Biotechnology",
+    "Chemicals",
+    "Communications",
+    "Construction",
+    "Education",
+    "Electronics",
+    "Energy",
+    "Engineering",
+    "Entertainment",
+    "Environmental",
+    "Finance",
+    "Food & Beverage",
+    "Government",
+    "Healthcare",
+    "Hospitality",
+    "Insurance",
+    "Machinery",
+    "Manufacturing",
+    "Media",
+    "Not for Profit",
+    "Recreation",
+    "Retail",
+    "Shipping",
+    "Technology",
+    "Telecommunications",
+    "Transportation",
+    "Utilities",
+    "Other",
+)
 
 # (alias, label, type, group, extra)
 CONTACT_DEFAULTS = (
@@ -40,9 +87,17 @@ CONTACT_DEFAULTS = (
     ("attribution_date", "Attribution Date", "datetime", "core", {}),
     ("attribution", "Attribution", "number", "core", {"properties": {"scale": 2}}),
     ("website", "Website", "url", "core", {"isFixed": False}),
-) + tuple((alias, label, "text", "social", {"isFixed": False}) for alias, label in (
-    ("facebook", "Facebook"), ("foursquare", "Foursquare"), ("instagram", "Instagram"),
-    ("linkedin", "LinkedIn"), ("skype", "Skype"), ("twitter", "Twitter")))
+) + tuple(
+    (alias, label, "text", "social", {"isFixed": False})
+    for alias, label in (
+        ("facebook", "Facebook"),
+        ("foursquare", "Foursquare"),
+        ("instagram", "Instagram"),
+        ("linkedin", "LinkedIn"),
+        ("skype", "Skype"),
+        ("twitter", "Twitter"),
+    )
+)
 
 COMPANY_DEFAULTS = (
     ("companyaddress1", "Address 1", "text", "core", {}),
@@ -58,8 +113,13 @@ COMPANY_DEFAULTS = (
     ("companynumber_of_employees", "Number of Employees", "number", "professional", {"properties": {"scale": 0}}),
     ("companyfax", "Fax", "tel", "professional", {}),
     ("companyannual_revenue", "Annual Revenue", "number", "professional", {"properties": {"scale": 2}}),
-    ("companyindustry", "Industry", "select", "professional",
-     {"properties": {"list": [{"label": i, "value": i} for i in _INDUSTRIES]}}),
+    (
+        "companyindustry",
+        "Industry",
+        "select",
+        "professional",
+        {"properties": {"list": [{"label": i, "value": i} for i in _INDUSTRIES]}},
+    ),
     ("companydescription", "Description", "text", "professional", {}),
 )
 
@@ -92,8 +152,10 @@ class FieldHooks(Hooks):
 def definitions(object_name, ctx):
     """Field definitions of an object in `order`, from the versioned in-process cache."""
     kind = OBJECT_KINDS[object_name]
-    return ctx.memo(cache_keys.fields(kind), lambda: sorted(cached.documents(kind, ctx),
-                                                     key=lambda f: (f.get("order") or 0, f["id"])))
+    return ctx.memo(
+        cache_keys.fields(kind),
+        lambda: sorted(cached.documents(kind, ctx), key=lambda f: (f.get("order") or 0, f["id"])),
+    )
 
 
 def seed_defaults(create):
@@ -104,8 +166,16 @@ def seed_defaults(create):
         existing = {f.get("alias") for f in store.iterate(OBJECT_KINDS[object_name])}
         for order, (alias, label, type_, group, extra) in enumerate(rows, start=1):
             if alias not in existing:
-                payload = {"alias": alias, "label": label, "type": type_, "group": group, "order": order,
-                           "isPublished": True, "isListable": True, "isVisible": True}
+                payload = {
+                    "alias": alias,
+                    "label": label,
+                    "type": type_,
+                    "group": group,
+                    "order": order,
+                    "isPublished": True,
+                    "isListable": True,
+                    "isVisible": True,
+                }
                 payload.update(extra)
                 create(object_name, payload, payload.pop("isFixed", True))
     store.claim("default-fields")

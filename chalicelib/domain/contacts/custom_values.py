@@ -6,13 +6,14 @@ select and multiselect options, and country, region, locale and timezone against
 
 Values of single-line fields (every type but `textarea` and `html`) lose their control characters on
 write: a line break in a name would otherwise end up in a mail header."""
+
 import re
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import field_choices
 from chalicelib.domain.contacts.custom_fields import GROUPS, definitions
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import addresses, clock
+from chalicelib.domain.kernel import attributes as a
 
 
 def _options(definition):
@@ -63,6 +64,7 @@ def _date_format(fmt):
             return clock.parse(a.as_string(value)).strftime(fmt)
         except (ValueError, OverflowError):
             raise a.Invalid("This value is not a valid date.") from None
+
     return coerce
 
 
@@ -78,11 +80,13 @@ def _select(definition, value, multiple):
 
 def _listed(kind):
     """A coercer taking only the values of Mautic's list for `kind` (country, region, locale, timezone)."""
+
     def coerce(definition, value):
         text = _single_line(value)
         if text not in field_choices.choices(kind):
             raise a.Invalid(f"'{text}' is not a valid {kind}.")
         return text
+
     return coerce
 
 
@@ -169,11 +173,18 @@ def grouped(object_name, doc, ctx):
         alias, value = definition["alias"], values.get(definition["alias"])
         everything[alias] = value
         groups.setdefault(definition.get("group") or "core", {})[alias] = {
-            "id": definition["id"], "label": definition.get("label"), "alias": alias,
-            "type": definition.get("type"), "group": definition.get("group"), "object": object_name,
-            "is_fixed": int(bool(definition.get("isFixed"))), "properties": definition.get("properties") or [],
-            "default_value": definition.get("defaultValue"), "value": value,
-            "normalizedValue": _normalized(definition, value)}
+            "id": definition["id"],
+            "label": definition.get("label"),
+            "alias": alias,
+            "type": definition.get("type"),
+            "group": definition.get("group"),
+            "object": object_name,
+            "is_fixed": int(bool(definition.get("isFixed"))),
+            "properties": definition.get("properties") or [],
+            "default_value": definition.get("defaultValue"),
+            "value": value,
+            "normalizedValue": _normalized(definition, value),
+        }
     out = {group: (fields or []) for group, fields in groups.items()}
     out["all"] = everything
     return out

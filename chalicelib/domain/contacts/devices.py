@@ -23,13 +23,13 @@ moves in the same transaction (a `store.Tally` derived item, when a write adds o
 Writes through `/api/devices` are contact writes: `create`, `edit` and `delete` change the entry
 in the contact document (moving `lead` is two contact writes, the old contact's first).
 """
-from functools import lru_cache
 
 import copy
+from functools import lru_cache
 
 from chalicelib.domain.contacts.of_contact import OfContact
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.store import port as store
@@ -37,13 +37,26 @@ from chalicelib.store import port as store
 TABLETS = ("iPad", "Kindle")
 PLACEHOLDER_BRANDS = ("Generic", "Generic_Android", "Generic_Android_Tablet", "Generic_Inettv", "Spider")
 KIND = "device"
-KEYS = ("id", "lead", "clientInfo", "device", "deviceBrand", "deviceModel", "deviceOsName", "deviceOsShortName",
-        "deviceOsVersion", "deviceOsPlatform", "deviceFingerprint", "dateAdded")
+KEYS = (
+    "id",
+    "lead",
+    "clientInfo",
+    "device",
+    "deviceBrand",
+    "deviceModel",
+    "deviceOsName",
+    "deviceOsShortName",
+    "deviceOsVersion",
+    "deviceOsPlatform",
+    "deviceFingerprint",
+    "dateAdded",
+)
 
 
 @lru_cache(maxsize=256)
 def _parse(user_agent):
     import ua_parser  # loads the uap-core patterns: paid by the first User-Agent only
+
     return ua_parser.parse(user_agent)
 
 
@@ -66,11 +79,17 @@ def parse(user_agent):
     found = _parse(user_agent)
     device, os, client = found.device, found.os, found.user_agent
     known_brand = device is not None and device.brand not in PLACEHOLDER_BRANDS
-    return {"clientInfo": {"name": client.family, "version": _version(client)} if client else {},
-            "device": _device_type(device, os), "deviceBrand": device.brand if known_brand else None,
-            "deviceModel": device.model if device is not None and device.family != "Spider" else None,
-            "deviceOsName": os.family if os else None, "deviceOsShortName": None, "deviceOsVersion": _version(os),
-            "deviceOsPlatform": None, "deviceFingerprint": None}
+    return {
+        "clientInfo": {"name": client.family, "version": _version(client)} if client else {},
+        "device": _device_type(device, os),
+        "deviceBrand": device.brand if known_brand else None,
+        "deviceModel": device.model if device is not None and device.family != "Spider" else None,
+        "deviceOsName": os.family if os else None,
+        "deviceOsShortName": None,
+        "deviceOsVersion": _version(os),
+        "deviceOsPlatform": None,
+        "deviceFingerprint": None,
+    }
 
 
 def _same(entry, parsed):
@@ -83,8 +102,9 @@ def record(doc, user_agent, date_added):
     parsed = parse(str(user_agent))
     if any(_same(entry, parsed) for entry in doc.get("devices") or []):
         return False
-    doc["devices"] = (doc.get("devices") or []) + [dict(parsed, id=store.allocate_ids("device")[0],
-                                                        dateAdded=date_added)]
+    doc["devices"] = (doc.get("devices") or []) + [
+        dict(parsed, id=store.allocate_ids("device")[0], dateAdded=date_added)
+    ]
     return True
 
 
@@ -109,8 +129,9 @@ def mirror_items(doc, existing):
     devices moved by the difference, all in the contact's transaction."""
     new, old = _entries(doc), _entries(existing)
     items = [(KIND, device_id, None) for device_id in old if device_id not in new]
-    items += [(KIND, device_id, _mirror(entry, doc["id"])) for device_id, entry in new.items()
-              if old.get(device_id) != entry]
+    items += [
+        (KIND, device_id, _mirror(entry, doc["id"])) for device_id, entry in new.items() if old.get(device_id) != entry
+    ]
     delta = len(new) - len(old)
     return items + ([(KIND, 0, store.Tally(delta))] if delta else [])
 
@@ -147,6 +168,7 @@ def create(resource, payload, ctx):
         doc["id"] = entry["id"]
         _store_on_contact(_contact(doc["lead"], ctx), lambda rows: rows + [entry], ctx)
         return _mirror(entry, doc["lead"])
+
     return service.retrying(attempt, ctx), True
 
 
@@ -170,14 +192,17 @@ def edit(resource, device_id, payload, ctx, replace):
         else:
             _store_on_contact(_contact(doc["lead"], ctx), lambda rows: _replaced(rows, entry), ctx)
         return _mirror(entry, doc["lead"])
+
     return service.retrying(attempt, ctx), False
 
 
 def delete(resource, device_id, ctx):
     """Remove a device from its contact; the device as it was."""
     existing = service.load(resource, device_id)
-    service.retrying(lambda: _store_on_contact(_contact(existing["lead"], ctx),
-                                               lambda rows: _without(rows, existing["id"]), ctx), ctx)
+    service.retrying(
+        lambda: _store_on_contact(_contact(existing["lead"], ctx), lambda rows: _without(rows, existing["id"]), ctx),
+        ctx,
+    )
     return existing
 
 

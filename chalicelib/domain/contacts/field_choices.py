@@ -2,6 +2,7 @@
 from `data/` (documented in docs/contacts.md): countries and regions are Mautic's own lists
 (CoreBundle/Assets/json), locales the CLDR locale ids (Symfony's Locales, from which Mautic takes
 them), timezones the IANA zones of zone.tab plus UTC (PHP's DateTimeZone::listIdentifiers)."""
+
 import json
 from functools import cache
 from pathlib import Path

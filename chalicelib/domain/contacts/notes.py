@@ -5,6 +5,7 @@ Each note is indexed under its contact, `notes#<contact id>`/<note id>, put, mov
 changes) or deleted in the transaction that writes the note, so a contact's notes are one Query
 of that index and a BatchGetItem away, whatever the number of notes of other contacts.
 """
+
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import search, timeline
 from chalicelib.store import port as store
@@ -34,8 +35,14 @@ def index_changes(doc, existing):
 def _lead_command(node):
     """The `lead:<id>` command the search requires (alone or and-ed with more), or None."""
     nodes = node.nodes if isinstance(node, search.And) else (node,)
-    return next((n for n in nodes if isinstance(n, search.Command) and n.name == "lead"
-                 and n.value.isascii() and n.value.isdigit()), None)
+    return next(
+        (
+            n
+            for n in nodes
+            if isinstance(n, search.Command) and n.name == "lead" and n.value.isascii() and n.value.isdigit()
+        ),
+        None,
+    )
 
 
 class NoteHooks(OfContact):
@@ -44,8 +51,12 @@ class NoteHooks(OfContact):
             doc["dateTime"] = write.ctx.now
         if write.existing is None and doc.get("lead") and not write.errors:
             label = (doc.get("text") or "")[:80]
-            write.events.append(dict(timeline.event("note", label, {"noteId": doc.get("id"), "type": doc.get("type")}),
-                                     contactId=doc["lead"]))
+            write.events.append(
+                dict(
+                    timeline.event("note", label, {"noteId": doc.get("id"), "type": doc.get("type")}),
+                    contactId=doc["lead"],
+                )
+            )
 
     def consequences(self, doc, existing, ctx, events):
         return index_changes(doc, existing), []

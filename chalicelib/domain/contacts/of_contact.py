@@ -1,5 +1,6 @@
 """Documents about one contact (notes, devices), named by their `lead`: for own/other permissions
 they are the contact's."""
+
 from chalicelib.domain.kernel import registry
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.service import referenced

@@ -7,6 +7,7 @@ Everyone else holds the permissions of their role.
 For a level with own/other permissions, a document is the caller's own when its permission user
 (the contact's or company's owner, else whoever created it) is the caller.
 """
+
 from enum import StrEnum
 
 from chalicelib.domain.kernel import cache_keys, cached, permission_catalog
@@ -42,15 +43,17 @@ def _role_of(user, ctx):
     role_id = user["role"] if "role" in user else _stored_role_id(user, ctx)
     if not role_id:
         return None
-    return ctx.memo(cache_keys.role(role_id),
-                    lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id), {}))
+    return ctx.memo(
+        cache_keys.role(role_id), lambda: next((r for r in cached.documents("role", ctx) if r["id"] == role_id), {})
+    )
 
 
 def _stored_role_id(user, ctx):
     """The role of a caller whose credentials do not carry it (tokens issued before roles): read
     from the stored user, never assumed; a user that no longer exists holds NO_ROLE (fail closed)."""
-    return ctx.memo(cache_keys.user_role(user["id"]),
-                    lambda: (store.get("user", int(user["id"])) or {"role": NO_ROLE}).get("role"))
+    return ctx.memo(
+        cache_keys.user_role(user["id"]), lambda: (store.get("user", int(user["id"])) or {"role": NO_ROLE}).get("role")
+    )
 
 
 def unrestricted(ctx):
@@ -104,8 +107,13 @@ def depends_on_owner(ctx, resource, action):
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
-    if level is None or unrestricted(ctx) or action == Action.CREATE or not permission_catalog.extended(level) \
-            or shared(resource):
+    if (
+        level is None
+        or unrestricted(ctx)
+        or action == Action.CREATE
+        or not permission_catalog.extended(level)
+        or shared(resource)
+    ):
         return False
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
@@ -185,8 +193,12 @@ def publishing(ctx, resource, payload, existing):
 
 def owner_indexed(resource):
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
-    return bool(resource.permission) and permission_catalog.extended(resource.permission) \
-        and resource.hooks.owner_indexed and not shared(resource)
+    return (
+        bool(resource.permission)
+        and permission_catalog.extended(resource.permission)
+        and resource.hooks.owner_indexed
+        and not shared(resource)
+    )
 
 
 def _feed_of(resource, user_id):

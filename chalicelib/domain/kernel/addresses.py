@@ -1,6 +1,7 @@
 """Email addresses: syntax only, as Mautic checks them (no DNS, reserved names such as
 `example.test` or `localhost.localdomain` allowed), with email-validator, which loads on first use
 (it compiles its patterns when imported)."""
+
 from functools import cache
 
 
@@ -9,6 +10,7 @@ def _validator():
     """email-validator's check, told to accept special-use domains (its documented switch:
     the module's SPECIAL_USE_DOMAIN_NAMES list)."""
     import email_validator
+
     email_validator.SPECIAL_USE_DOMAIN_NAMES = []
     return email_validator
 

@@ -1,4 +1,5 @@
 """Aliases: cleaned from what the client sent, or generated from a name, unique per kind."""
+
 import re
 
 from chalicelib.domain.kernel.resources import Hooks

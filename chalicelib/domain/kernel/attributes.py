@@ -1,5 +1,7 @@
 """Typed attributes of resources: how a client value is checked and normalised."""
-from dataclasses import dataclass, field as dc_field
+
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Callable
 
 from chalicelib.domain.kernel import clock
@@ -56,7 +58,10 @@ def as_list(value):
     if isinstance(value, list):
         return value
     if isinstance(value, dict):
-        return [value[k] for k in sorted(value, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))]
+        return [
+            value[k]
+            for k in sorted(value, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
+        ]
     raise Invalid("This value should be an array.")
 
 
@@ -97,11 +102,13 @@ def ids_in(value, keep=()):
 
 def one_of(*choices):
     """A coercer accepting only the given strings."""
+
     def coerce(value):
         text = as_string(value)
         if text not in choices:
             raise Invalid(f"'{text}' is not one of: " + ", ".join(choices) + ".")
         return text
+
     coerce.choices = choices  # the API document lists them
     return coerce
 
@@ -124,8 +131,11 @@ class Attr:
     hidden: bool = False  # stored, never shown to clients
 
     def fresh_default(self):
-        return list(self.default) if isinstance(self.default, list) else (
-            dict(self.default) if isinstance(self.default, dict) else self.default)
+        return (
+            list(self.default)
+            if isinstance(self.default, list)
+            else (dict(self.default) if isinstance(self.default, dict) else self.default)
+        )
 
     def clean(self, value):
         """The normalised value, or Invalid. An empty string means 'no value' except for strings."""

@@ -19,6 +19,7 @@ Inside `with batching.prepared(resource, payloads, ctx):` (the batch endpoints):
 Outside such a block `allocate_ids` and `lookup` are the store's. The block is held in a context
 variable: it belongs to the request (thread) that opened it.
 """
+
 import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -57,9 +58,15 @@ def _unique_values(resource, payloads, ctx):
     aliases = resource.hooks.lookup_fields(ctx)
     if not aliases:
         return []
-    return list(dict.fromkeys((alias, payload[alias]) for payload in payloads if isinstance(payload, dict)
-                              for alias in aliases if isinstance(payload.get(alias), (str, int, float))
-                              and str(payload[alias]).strip()))
+    return list(
+        dict.fromkeys(
+            (alias, payload[alias])
+            for payload in payloads
+            if isinstance(payload, dict)
+            for alias in aliases
+            if isinstance(payload.get(alias), (str, int, float)) and str(payload[alias]).strip()
+        )
+    )
 
 
 @contextmanager
@@ -67,8 +74,11 @@ def prepared(resource, payloads, ctx, group=False):
     """Run a batch of creates of `resource` (their payloads) with ids reserved in blocks and unique
     values looked up in one go; with `group`, new documents are stored in groups."""
     found = store.lookup_many(resource.kind, _unique_values(resource, payloads, ctx))
-    batch = _Batch(len(payloads), holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()},
-                   group=group and not resource.cached)
+    batch = _Batch(
+        len(payloads),
+        holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()},
+        group=group and not resource.cached,
+    )
     token = _current.set(batch)
     try:
         yield
@@ -123,7 +133,7 @@ def flush():
 
 
 def allocate_ids(name, n=1):
-    """n ids of the counter `name`: from the batch's block (reserved on first use), else one UpdateItem."""
+    """N ids of the counter `name`: from the batch's block (reserved on first use), else one UpdateItem."""
     batch = _current.get()
     if batch is None:
         return store.allocate_ids(name, n)

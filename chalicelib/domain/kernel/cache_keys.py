@@ -1,6 +1,7 @@
 """The keys of the request cache (`Context.cache`, `Context.memo`), each defined once: what an
 entry holds and who reads it are found here, and two modules that share an entry cannot spell it
 differently (nor two that do not share one collide)."""
+
 from typing import NamedTuple
 
 

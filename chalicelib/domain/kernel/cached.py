@@ -4,11 +4,24 @@ API settings, API clients, revocations), cached in process, with what is compute
 A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
 only when its version moved, so every container sees a write on its next request.
 """
+
 from chalicelib.domain.kernel import cache_keys
 from chalicelib.store import port as store
 
-CACHED_KINDS = ("contactfield", "companyfield", "trigger", "point", "segment", "hook", "setting", "apiclient",
-                "revocation", "automation", "role", "pointgroup")
+CACHED_KINDS = (
+    "contactfield",
+    "companyfield",
+    "trigger",
+    "point",
+    "segment",
+    "hook",
+    "setting",
+    "apiclient",
+    "revocation",
+    "automation",
+    "role",
+    "pointgroup",
+)
 _cache = {}
 _derived = {}
 

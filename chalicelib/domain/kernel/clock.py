@@ -1,4 +1,5 @@
 """Time: the current instant and the ISO 8601 UTC form used in every response."""
+
 from datetime import datetime, timezone
 
 from dateutil import parser as date_parser

@@ -1,5 +1,7 @@
 """The caller of a request and per-request caches."""
-from dataclasses import dataclass, field as dc_field
+
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 from chalicelib.domain.kernel import clock
 

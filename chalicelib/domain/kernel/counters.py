@@ -1,4 +1,5 @@
 """Counters on stored documents: hits, downloads and sends, total and unique per visitor."""
+
 import copy
 
 from chalicelib.domain.kernel.errors import NotFound

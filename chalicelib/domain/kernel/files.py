@@ -1,5 +1,6 @@
 """Uploaded files in the bucket: `images` (with sub-folders) and the assets folder (`assets`, or
 Mautic's newer name `media`). Stored names are random; only allowed extensions are taken."""
+
 import mimetypes
 import posixpath
 import re
@@ -10,8 +11,34 @@ from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.store import files as bucket
 
 FOLDERS = {"images": "images", "assets": "media", "media": "media"}
-ALLOWED_EXTENSIONS = ("csv", "doc", "docx", "epub", "gif", "jpg", "jpeg", "mpg", "mpeg", "mp3", "mp4", "odt", "odp",
-                      "ods", "pdf", "png", "ppt", "pptx", "tif", "tiff", "txt", "webp", "xls", "xlsx", "wav", "zip")
+ALLOWED_EXTENSIONS = (
+    "csv",
+    "doc",
+    "docx",
+    "epub",
+    "gif",
+    "jpg",
+    "jpeg",
+    "mpg",
+    "mpeg",
+    "mp3",
+    "mp4",
+    "odt",
+    "odp",
+    "ods",
+    "pdf",
+    "png",
+    "ppt",
+    "pptx",
+    "tif",
+    "tiff",
+    "txt",
+    "webp",
+    "xls",
+    "xlsx",
+    "wav",
+    "zip",
+)
 SEGMENT = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 
@@ -59,8 +86,9 @@ def upload(directory, subdir, upload_file, base_url):
     prefix = folder(directory, subdir)
     extension = extension_of(filename)
     if extension not in ALLOWED_EXTENSIONS:
-        raise NotAcceptable(f"The extension '{extension or '(none)'}' is not allowed; allowed: "
-                            f"{', '.join(ALLOWED_EXTENSIONS)}.", "file")
+        raise NotAcceptable(
+            f"The extension '{extension or '(none)'}' is not allowed; allowed: {', '.join(ALLOWED_EXTENSIONS)}.", "file"
+        )
     if len(data or b"") > config.UPLOAD_MAX_BYTES:
         raise NotAcceptable(f"The file is larger than {config.UPLOAD_MAX_BYTES} bytes.", "file")
     name = f"{secrets.token_hex(16)}.{extension}"

@@ -2,6 +2,7 @@
 the stored `signingKey`, a random 256-bit secret, the expand step of HKDF, RFC 5869), so a value
 signed for one purpose is worthless for another: OAuth2 access tokens, login-form CSRF nonces,
 click links, visitor tokens."""
+
 import hashlib
 import hmac
 

@@ -4,6 +4,7 @@ Unfiltered lists in id order read only the page (a Query with a limit) and take 
 from the kind's counter; `ids:` searches batch-get their ids; other searches and orders, and
 `where` filters (domain/kernel/where.py), read the kind's partition once (see docs/storage.md for the costs).
 """
+
 from dataclasses import dataclass
 from itertools import islice
 
@@ -28,15 +29,15 @@ class ListQuery:
     after: int | None = None  # continue after this id in key order (a cursor); replaces start
 
 
-MAX_ID = 2 ** 63 - 1
+MAX_ID = 2**63 - 1
 
 
 def list_documents(resource, query, ctx):
     """(total, documents of the page, id the next page starts after or None) for a list query.
-    The last is set when the list is in key order (no search, filter or other order) and more
-    items follow the page; `query.after` continues from it reading only the page. A caller who
-    may see only their own documents gets those (as a GET would allow them: their permission user is
-the caller)."""
+        The last is set when the list is in key order (no search, filter or other order) and more
+        items follow the page; `query.after` continues from it reading only the page. A caller who
+        may see only their own documents gets those (as a GET would allow them: their permission user is
+    the caller)."""
     owner = access.visible_owner(ctx, resource)
     try:
         node = search.parse(query.search)
@@ -48,24 +49,38 @@ the caller)."""
     else:
         column = None if keys else _order_column(resource, query.order_by, ctx)
         descending = query.order_dir == "DESC" and not keys
-    if node is None and clause is None and not keys and not query.published_only and owner is None \
-            and column in (None, *KEY_ORDER_COLUMNS):
+    if (
+        node is None
+        and clause is None
+        and not keys
+        and not query.published_only
+        and owner is None
+        and column in (None, *KEY_ORDER_COLUMNS)
+    ):
         return (store.count(resource.kind), *_key_order_page(resource, query, descending))
     if query.after is not None:
-        raise invalid("after", "A cursor continues only a list in key order (no search, where, order or other orderBy).")
+        raise invalid(
+            "after", "A cursor continues only a list in key order (no search, where, order or other orderBy)."
+        )
     end = query.start + query.limit if query.limit else None
-    candidates = access.own_documents(resource, owner, descending) \
-        if owner is not None and access.owner_indexed(resource) else _candidates(resource, node, ctx, descending)
-    matches = [doc for doc in candidates
-               if (owner is None or access.owner_of(resource, doc, ctx) == owner)
-               and (not query.published_only or is_published(doc, ctx.now))
-               and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
-               and where.matches(clause, lambda col, doc=doc: value(doc, col))]
+    candidates = (
+        access.own_documents(resource, owner, descending)
+        if owner is not None and access.owner_indexed(resource)
+        else _candidates(resource, node, ctx, descending)
+    )
+    matches = [
+        doc
+        for doc in candidates
+        if (owner is None or access.owner_of(resource, doc, ctx) == owner)
+        and (not query.published_only or is_published(doc, ctx.now))
+        and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
+        and where.matches(clause, lambda col, doc=doc: value(doc, col))
+    ]
     for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
         matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
     if column not in (None, *KEY_ORDER_COLUMNS):
         matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(doc, column)), reverse=descending)
-    return len(matches), matches[query.start:end], None
+    return len(matches), matches[query.start : end], None
 
 
 def _key_order_page(resource, query, descending):
@@ -80,7 +95,7 @@ def _key_order_page(resource, query, descending):
     docs = list(islice(store.iterate(resource.kind, descending=descending, limit=end, between=between), start, end))
     if not query.limit or len(docs) <= query.limit:
         return docs, None
-    return docs[:query.limit], docs[query.limit - 1]["id"]
+    return docs[: query.limit], docs[query.limit - 1]["id"]
 
 
 def _where_and_order(resource, query, ctx):
@@ -130,8 +145,15 @@ def _order_column(resource, order_by, ctx):
 def _known_columns(resource, ctx):
     """The columns `where`, `order` and `orderBy` may name: never a hidden attribute (a filter on a
     value the answer does not show would reveal it, a password hash by its prefix)."""
-    known = {x.name for x in resource.all_attrs if not x.hidden} | {"id", "dateAdded", "dateModified", "createdBy",
-                                                    "createdByUser", "modifiedBy", "modifiedByUser"}
+    known = {x.name for x in resource.all_attrs if not x.hidden} | {
+        "id",
+        "dateAdded",
+        "dateModified",
+        "createdBy",
+        "createdByUser",
+        "modifiedBy",
+        "modifiedByUser",
+    }
     return known | resource.hooks.sort_columns(ctx)
 
 
@@ -164,6 +186,7 @@ def _term_matcher(resource, ctx):
         if resource.prefix_terms and contains and "%" not in pattern:
             pattern, contains = pattern + "%", False
         return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(doc))
+
     return match
 
 
@@ -179,6 +202,7 @@ def _command_matcher(resource, ctx):
         if key not in resource.commands:
             return term(doc, search.Term(f"{command.name}:{command.value}", command.strict))
         return _core_command(resource, doc, command, ctx)
+
     return match
 
 
@@ -194,8 +218,10 @@ def _core_command(resource, doc, command, ctx):
             "uncategorized": lambda: not doc.get("category"),
         }[value]()
     if name == "category":
-        aliases = ctx.memo(cache_keys.CATEGORY_ALIASES, lambda: {c["id"]: (c.get("alias") or "").lower()
-                                                        for c in store.iterate("category")})
+        aliases = ctx.memo(
+            cache_keys.CATEGORY_ALIASES,
+            lambda: {c["id"]: (c.get("alias") or "").lower() for c in store.iterate("category")},
+        )
         return aliases.get(doc.get("category")) == value
     if name == "lang":
         return (doc.get("language") or "").lower() == value

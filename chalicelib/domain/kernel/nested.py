@@ -4,6 +4,7 @@ An item with the id of an existing item edits it; any other item (no id, or a cl
 temporary id such as `new1`) is new: it keeps the client's id as a placeholder, which hooks
 may use to link items, until the whole request is valid and it gets an id from the counter. With replace (PUT), existing items absent from the payload go away.
 """
+
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.store import port as store
 

@@ -1,4 +1,5 @@
 """Password hashing with argon2id."""
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 

@@ -6,15 +6,20 @@ No escalation: a restricted caller (not an administrator) may not make or edit a
 role, edit or delete an administrator, give an administrator role, change their own role, or grant
 a permission they do not hold (in a role's permissions or through the role a user is given); the
 write is Forbidden before anything is stored."""
-from chalicelib.domain.kernel import attributes as a
+
 from chalicelib.domain.kernel import access, cache_keys, cached, passwords, permission_catalog, search
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.store import port as store
 
 MIN_PASSWORD = 6
-PROFILE_REQUIRED = {"firstName": "First name is required.", "lastName": "Last name is required.",
-                    "email": "The email entered is invalid.", "role": "A role must be chosen for this user."}
+PROFILE_REQUIRED = {
+    "firstName": "First name is required.",
+    "lastName": "Last name is required.",
+    "email": "The email entered is invalid.",
+    "role": "A role must be chosen for this user.",
+}
 
 
 def _plain_password(value):
@@ -78,7 +83,6 @@ class UserHooks(Hooks):
             return command.value.lower().strip("%") in full
         return None
 
-
     def before_delete(self, doc, ctx):
         if not access.unrestricted(ctx) and administrator(doc, ctx):
             raise Forbidden()
@@ -115,8 +119,12 @@ def _grantable(ctx, granted, before=None):
     """True when the caller holds every permission of `granted` ({level: [permissions]}) that `before`
     did not grant already (`full`: every permission of the level)."""
     before = before or {}
-    return all(_holds(ctx, level, permission) for level, held in granted.items() for permission in held
-               if permission not in (before.get(level) or ()))
+    return all(
+        _holds(ctx, level, permission)
+        for level, held in granted.items()
+        for permission in held
+        if permission not in (before.get(level) or ())
+    )
 
 
 def _holds(ctx, level, permission):
@@ -152,6 +160,9 @@ def _guard_role(doc, write):
     ctx, existing = write.ctx, write.existing or {}
     if access.unrestricted(ctx):
         return
-    if doc.get("isAdmin") or existing.get("isAdmin") or \
-            not _grantable(ctx, doc["permissions"], existing.get("permissions")):
+    if (
+        doc.get("isAdmin")
+        or existing.get("isAdmin")
+        or not _grantable(ctx, doc["permissions"], existing.get("permissions"))
+    ):
         raise Forbidden()

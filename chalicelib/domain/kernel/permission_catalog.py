@@ -7,12 +7,23 @@ into `own` (documents the user created or owns) and `other`. A name asked in the
 read as its synonym (`viewown` of a standard level is `view`, `view` of an extended one is
 `viewown`), and `full` grants everything of its level.
 """
+
 from chalicelib.domain.kernel import attributes as a
 
 STANDARD = ("view", "edit", "create", "delete", "publish", "full")
 STANDARD_NO_PUBLISH = ("view", "edit", "create", "delete", "full")
-EXTENDED = ("viewown", "viewother", "editown", "editother", "create", "deleteown", "deleteother", "publishown",
-            "publishother", "full")
+EXTENDED = (
+    "viewown",
+    "viewother",
+    "editown",
+    "editother",
+    "create",
+    "deleteown",
+    "deleteother",
+    "publishown",
+    "publishother",
+    "full",
+)
 EXTENDED_NO_PUBLISH = tuple(p for p in EXTENDED if not p.startswith("publish"))
 
 # Every level of every bundle, with its permissions (Mautic 5's permission classes).
@@ -71,14 +82,28 @@ CATALOG = {
 
 # What granting a permission brings with it (Mautic's analyzePermissions).
 _IMPLIED = {
-    "editother": ("viewother", "viewown"), "edit": ("view",),
-    "publishother": ("viewother", "viewown"), "publish": ("view",),
-    "deleteother": ("editother", "viewother", "viewown"), "delete": ("edit", "view"),
-    "viewother": ("viewown",), "editown": ("viewown",), "deleteown": ("viewown",), "publishown": ("viewown",),
+    "editother": ("viewother", "viewown"),
+    "edit": ("view",),
+    "publishother": ("viewother", "viewown"),
+    "publish": ("view",),
+    "deleteother": ("editother", "viewother", "viewown"),
+    "delete": ("edit", "view"),
+    "viewother": ("viewown",),
+    "editown": ("viewown",),
+    "deleteown": ("viewown",),
+    "publishown": ("viewown",),
     "create": ("viewown", "view"),
 }
-_SYNONYMS = {"viewown": "view", "viewother": "view", "editown": "edit", "editother": "edit",
-             "deleteown": "delete", "deleteother": "delete", "publishown": "publish", "publishother": "publish"}
+_SYNONYMS = {
+    "viewown": "view",
+    "viewother": "view",
+    "editown": "edit",
+    "editother": "edit",
+    "deleteown": "delete",
+    "deleteother": "delete",
+    "publishown": "publish",
+    "publishother": "publish",
+}
 
 
 def _synonym(level, permission):

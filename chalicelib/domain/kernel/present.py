@@ -5,6 +5,7 @@ segments...) is shown as that document's summary, the object Mautic's serializer
 the category it names as an object too. A referenced document the caller may not view is shown as
 its bare `{"id": N}` (the reference keeps its shape; nothing of the document shows). The documents a
 page references are read together: one BatchGetItem per 100 of them, then one for their categories."""
+
 from chalicelib.domain.kernel import access, cache_keys, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import AUDIT_KEYS
@@ -36,8 +37,13 @@ def _prefetch(resource, docs, ctx):
         if attr.ref:
             wanted.setdefault(attr.ref, []).extend(i for doc in docs for i in _ids(doc.get(attr.name)))
     found = referenced_many(wanted, ctx) if any(wanted.values()) else {}
-    categories = [d.get("category") for kind, docs_of in found.items() if kind != "category"
-                  and "category" in registry.resource(kind).summary for d in docs_of.values() if d.get("category")]
+    categories = [
+        d.get("category")
+        for kind, docs_of in found.items()
+        if kind != "category" and "category" in registry.resource(kind).summary
+        for d in docs_of.values()
+        if d.get("category")
+    ]
     if categories:
         referenced_many({"category": categories}, ctx)
 

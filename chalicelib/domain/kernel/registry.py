@@ -1,6 +1,7 @@
 """The registry: every resource of the API by kind. Each capability declares its own resources;
 `domain/wiring.py` registers them all once, at start-up, and the standard routes, storage kinds
 and list behaviour are driven from the declarations."""
+
 _by_kind = {}
 
 

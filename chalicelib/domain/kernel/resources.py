@@ -1,6 +1,8 @@
 """The resource declaration: what the registry says about each resource of the API."""
+
 import copy
-from dataclasses import dataclass, field, field as dc_field, replace
+from dataclasses import dataclass, field, replace
+from dataclasses import field as dc_field
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.cached import CACHED_KINDS
@@ -8,8 +10,7 @@ from chalicelib.domain.kernel.cached import CACHED_KINDS
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
 
-AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser",
-              "modifiedBy", "modifiedByUser")
+AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser", "modifiedBy", "modifiedByUser")
 
 
 @dataclass

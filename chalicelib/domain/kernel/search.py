@@ -12,6 +12,7 @@ A term is a bare word or a ``"quoted phrase"``; a leading ``+`` makes it strict.
 resource, through the callbacks given to :func:`evaluate`; :func:`like` and :func:`split_ids` help
 with that.
 """
+
 from __future__ import annotations
 
 import re
@@ -75,7 +76,7 @@ def _word(text: str, i: int) -> tuple[str, bool, int]:
         end = text.find('"', i + 1)
         if end < 0:
             raise SearchSyntaxError(f"unterminated quote at position {i}")
-        return text[i + 1:end], True, end + 1
+        return text[i + 1 : end], True, end + 1
     bare = _BARE.match(text, i)
     return bare.group(), False, bare.end()
 

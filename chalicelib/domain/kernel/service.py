@@ -1,9 +1,10 @@
 """The standard operations of every resource: get, list, create, edit (PATCH/PUT), delete."""
+
 import copy
 
+from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
-from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, timeline
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
 from chalicelib.domain.kernel.resources import Merge, Write
@@ -65,8 +66,9 @@ def _validated(resource, doc, payload, ctx, mode, existing=None):
     pending = []
     for spec in resource.nested:
         if spec.name in payload:
-            doc[spec.name], new = nested_items.merge(spec, doc.get(spec.name) or [], payload[spec.name],
-                                                     replace=mode != "patch", errors=errors)
+            doc[spec.name], new = nested_items.merge(
+                spec, doc.get(spec.name) or [], payload[spec.name], replace=mode != "patch", errors=errors
+            )
             pending += new
         elif mode == "put":
             doc[spec.name] = []
@@ -100,8 +102,12 @@ def _check_references(resource, doc, ctx, errors, existing=None):
     document may have gone meanwhile: a deleted stage, cleared from its contacts in the background)."""
     for attr in resource.all_attrs:
         value = doc.get(attr.name)
-        if not attr.ref or attr.name in errors or value in (None, []) or \
-                (existing is not None and existing.get(attr.name) == value):
+        if (
+            not attr.ref
+            or attr.name in errors
+            or value in (None, [])
+            or (existing is not None and existing.get(attr.name) == value)
+        ):
             continue
         wanted = value if isinstance(value, list) else [value]
         found = referenced(attr.ref, wanted, ctx)
@@ -149,8 +155,14 @@ def _stamp(resource, doc, ctx, created):
     if not resource.audit:
         return
     if created:
-        doc.update(dateAdded=ctx.now, createdBy=ctx.user_id, createdByUser=ctx.user_name,
-                   dateModified=None, modifiedBy=None, modifiedByUser=None)
+        doc.update(
+            dateAdded=ctx.now,
+            createdBy=ctx.user_id,
+            createdByUser=ctx.user_name,
+            dateModified=None,
+            modifiedBy=None,
+            modifiedByUser=None,
+        )
     else:
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
@@ -162,12 +174,16 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
     derived, events = _consequences(resource, doc, None, ctx, events)
     derived = derived + list(items) + _announce(resource, doc, None, ctx, events)
     uniques = resource.hooks.uniques(doc)
-    options = dict(email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now),
-                   derived=derived)
+    options = dict(
+        email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now), derived=derived
+    )
     if batching.grouping():
-        batching.defer(dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
-                       uniques, lambda: _after_commit(resource, [(doc, None)], derived, ctx),
-                       lambda error: _domain_error(error, resource))
+        batching.defer(
+            dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
+            uniques,
+            lambda: _after_commit(resource, [(doc, None)], derived, ctx),
+            lambda error: _domain_error(error, resource),
+        )
         return doc
     _store_call(store.create, resource, doc, uniques, **options)
     _after_commit(resource, [(doc, None)], derived, ctx)
@@ -277,9 +293,16 @@ def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=())
     old = resource.hooks.uniques(existing)
     implied, events = _consequences(resource, doc, existing, ctx, events)
     derived = implied + list(derived) + _announce(resource, doc, existing, ctx, events)
-    _store_call(store.replace, resource, doc, old, resource.hooks.uniques(doc),
-                email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now),
-                derived=derived)
+    _store_call(
+        store.replace,
+        resource,
+        doc,
+        old,
+        resource.hooks.uniques(doc),
+        email=resource.hooks.email(doc),
+        extra=timeline.documents(doc["id"], events, ctx.now),
+        derived=derived,
+    )
     _after_commit(resource, [(doc, existing)], derived, ctx)
     return doc
 
@@ -292,12 +315,22 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
     _stamp(resource, doc, ctx, created=False)
     kept, events = _consequences(resource, doc, winner, ctx, events)
     dropped, _ = _consequences(resource, None, loser, ctx, ())
-    derived = _combined(dropped + kept + list(derived)) + _announce(resource, doc, winner, ctx, events) + \
-        _announce(resource, None, loser, ctx, ())
+    derived = (
+        _combined(dropped + kept + list(derived))
+        + _announce(resource, doc, winner, ctx, events)
+        + _announce(resource, None, loser, ctx, ())
+    )
     hooks = resource.hooks
-    _store_call(store.merge, resource, doc, (loser["id"], loser["_rev"], hooks.uniques(loser)),
-                (hooks.uniques(winner), hooks.uniques(doc)), email=hooks.email(doc),
-                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    _store_call(
+        store.merge,
+        resource,
+        doc,
+        (loser["id"], loser["_rev"], hooks.uniques(loser)),
+        (hooks.uniques(winner), hooks.uniques(doc)),
+        email=hooks.email(doc),
+        extra=timeline.documents(doc["id"], events, ctx.now),
+        derived=derived,
+    )
     _after_commit(resource, [(doc, winner), (None, loser)], derived, ctx)
     return doc
 
@@ -323,8 +356,14 @@ def refresh(resource, existing, ctx):
     if not derived and not events:
         return existing
     derived = derived + _announce(resource, doc, existing, ctx, events)
-    _store_call(store.replace, resource, doc, email=resource.hooks.email(doc),
-                extra=timeline.documents(doc["id"], events, ctx.now), derived=derived)
+    _store_call(
+        store.replace,
+        resource,
+        doc,
+        email=resource.hooks.email(doc),
+        extra=timeline.documents(doc["id"], events, ctx.now),
+        derived=derived,
+    )
     _after_commit(resource, [(doc, existing)], derived, ctx)
     return doc
 

@@ -17,6 +17,7 @@ Besides writes, the table names the point-trigger actions one capability runs fo
 (`actions`: type -> handler(doc, item, ctx) -> bool) and the search commands a capability adds
 to another's resource (`commands`: (kind, name) -> Command).
 """
+
 from dataclasses import dataclass, field
 
 

@@ -6,6 +6,7 @@ from one counter; the API's `eventId` is the event type followed by that id (com
 Every event is also in the feed of all contacts' events (the store's feed index, one bucket
 `timeline#<id // 1000>` per 1,000 ids), which `GET /contacts/activity` reads newest first.
 """
+
 import math
 
 from chalicelib.domain.kernel import batching, clock
@@ -13,22 +14,47 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.store import port as store
 
 TYPES = {
-    "asset.download": "Asset downloaded", "campaign.event": "Campaign action triggered",
-    "campaign.event.scheduled": "Campaign event scheduled", "campaign_membership": "Campaign membership change",
-    "segment_membership": "Segment membership change", "lead.source.created": "Contact created by source",
-    "lead.source.identified": "Contact identified by source", "lead.identified": "Contact identified",
+    "asset.download": "Asset downloaded",
+    "campaign.event": "Campaign action triggered",
+    "campaign.event.scheduled": "Campaign event scheduled",
+    "campaign_membership": "Campaign membership change",
+    "segment_membership": "Segment membership change",
+    "lead.source.created": "Contact created by source",
+    "lead.source.identified": "Contact identified by source",
+    "lead.identified": "Contact identified",
     "lead.merged": "Contact merged",
-    "lead.utmtagsadded": "UTM tags recorded", "lead.donotcontact": "Do not contact", "lead.imported": "Imported",
-    "email.read": "Email read", "email.sent": "Email sent", "email.failed": "Email failed",
-    "email.replied": "Email replied", "form.submitted": "Form submitted", "form.action.failed": "Form action failed",
+    "lead.utmtagsadded": "UTM tags recorded",
+    "lead.donotcontact": "Do not contact",
+    "lead.imported": "Imported",
+    "email.read": "Email read",
+    "email.sent": "Email sent",
+    "email.failed": "Email failed",
+    "email.replied": "Email replied",
+    "form.submitted": "Form submitted",
+    "form.action.failed": "Form action failed",
     "page.hit": "Page hit",
-    "page.videohit": "Video view event", "point.gained": "Point gained", "stage.changed": "Stage changed",
-    "sms.sent": "Sent", "sms.failed": "Failed", "sms_reply": "Text message received", "note": "Note",
+    "page.videohit": "Video view event",
+    "point.gained": "Point gained",
+    "stage.changed": "Stage changed",
+    "sms.sent": "Sent",
+    "sms.failed": "Failed",
+    "sms_reply": "Text message received",
+    "note": "Note",
 }
-ICONS = {"point.gained": "fa-calculator", "lead.donotcontact": "fa-ban", "lead.utmtagsadded": "fa-tag",
-         "lead.identified": "fa-user", "note": "fa-file-text", "segment_membership": "fa-pie-chart",
-         "campaign_membership": "fa-clock-o", "email.sent": "fa-envelope", "email.read": "fa-envelope-o",
-         "form.submitted": "fa-pencil-square-o", "page.hit": "fa-link", "asset.download": "fa-download"}
+ICONS = {
+    "point.gained": "fa-calculator",
+    "lead.donotcontact": "fa-ban",
+    "lead.utmtagsadded": "fa-tag",
+    "lead.identified": "fa-user",
+    "note": "fa-file-text",
+    "segment_membership": "fa-pie-chart",
+    "campaign_membership": "fa-clock-o",
+    "email.sent": "fa-envelope",
+    "email.read": "fa-envelope-o",
+    "form.submitted": "fa-pencil-square-o",
+    "page.hit": "fa-link",
+    "asset.download": "fa-download",
+}
 DEFAULT_LIMIT = 25
 FEED_BUCKET = 1000
 
@@ -62,10 +88,18 @@ def _bucket(number):
 
 
 def _present(doc):
-    return {"event": doc["event"], "eventId": f"{doc['event']}{doc['id']}", "eventLabel": doc.get("eventLabel"),
-            "eventType": TYPES.get(doc["event"], doc["event"]), "eventPriority": 0,
-            "icon": ICONS.get(doc["event"], "fa-calendar"), "featured": False, "timestamp": doc["timestamp"],
-            "contactId": doc["contactId"], "details": doc.get("details") or {}}
+    return {
+        "event": doc["event"],
+        "eventId": f"{doc['event']}{doc['id']}",
+        "eventLabel": doc.get("eventLabel"),
+        "eventType": TYPES.get(doc["event"], doc["event"]),
+        "eventPriority": 0,
+        "icon": ICONS.get(doc["event"], "fa-calendar"),
+        "featured": False,
+        "timestamp": doc["timestamp"],
+        "contactId": doc["contactId"],
+        "details": doc.get("details") or {},
+    }
 
 
 def _in_range(doc, date_from, date_to):
@@ -93,18 +127,32 @@ class Filters:
         self.date_to = _date(filters.get("dateTo"), "dateTo")
 
     def match(self, doc):
-        return ((not self.include or doc["event"] in self.include) and doc["event"] not in self.exclude
-                and _in_range(doc, self.date_from, self.date_to)
-                and (not self.search or self.search in (str(doc.get("eventLabel")) + " " + doc["event"]).lower()))
+        return (
+            (not self.include or doc["event"] in self.include)
+            and doc["event"] not in self.exclude
+            and _in_range(doc, self.date_from, self.date_to)
+            and (not self.search or self.search in (str(doc.get("eventLabel")) + " " + doc["event"]).lower())
+        )
 
     def echo(self):
-        return {"search": self.raw.get("search") or "", "includeEvents": sorted(self.include),
-                "excludeEvents": sorted(self.exclude)}
+        return {
+            "search": self.raw.get("search") or "",
+            "includeEvents": sorted(self.include),
+            "excludeEvents": sorted(self.exclude),
+        }
 
 
 def _answer(events, filters, order, page, limit, total):
-    return {"events": [_present(d) for d in events], "filters": filters.echo(), "order": list(order), "types": TYPES,
-            "total": total, "page": page, "limit": limit, "maxPages": max(1, math.ceil(total / limit))}
+    return {
+        "events": [_present(d) for d in events],
+        "filters": filters.echo(),
+        "order": list(order),
+        "types": TYPES,
+        "total": total,
+        "page": page,
+        "limit": limit,
+        "maxPages": max(1, math.ceil(total / limit)),
+    }
 
 
 def read(contact_id, filters, order, page, limit):
@@ -112,10 +160,14 @@ def read(contact_id, filters, order, page, limit):
     wanted = Filters(filters)
     column, direction = order
     events = [d for d in store.iterate(kind(contact_id), descending=True) if wanted.match(d)]
-    key = (lambda d: str(d.get("eventLabel") or "").lower()) if column == "eventLabel" else (lambda d: (d["timestamp"], d["id"]))
+    key = (
+        (lambda d: str(d.get("eventLabel") or "").lower())
+        if column == "eventLabel"
+        else (lambda d: (d["timestamp"], d["id"]))
+    )
     events.sort(key=key, reverse=direction == "DESC")
     start = (page - 1) * limit
-    return _answer(events[start:start + limit], wanted, order, page, limit, len(events))
+    return _answer(events[start : start + limit], wanted, order, page, limit, len(events))
 
 
 def read_all(filters, order, page, limit):
@@ -134,7 +186,7 @@ def read_all(filters, order, page, limit):
             found.append(doc)
             if len(found) > start + limit:
                 break
-    return _answer(found[start:start + limit], wanted, order, page, limit, len(found))
+    return _answer(found[start : start + limit], wanted, order, page, limit, len(found))
 
 
 def contact_events(contact_id, descending=True):
@@ -145,5 +197,5 @@ def contact_events(contact_id, descending=True):
 def all_events(descending=True):
     """Every event in the all-contacts feed, newest (or oldest) first, bucket by bucket."""
     last = store.last_id("timeline") // FEED_BUCKET
-    for number in (range(last, -1, -1) if descending else range(0, last + 1)):
+    for number in range(last, -1, -1) if descending else range(0, last + 1):
         yield from store.feed(_bucket(number), descending)

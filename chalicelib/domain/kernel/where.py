@@ -20,6 +20,7 @@ Semantics, chosen to behave like Mautic's SQL on MySQL:
 * `andX`/`orX` with an empty clause list add no condition (as an empty Doctrine composite).
 * Entries carrying an `internal` key are dropped at every level; `column`/`value` alias `col`/`val`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,9 +41,16 @@ MAX_DEPTH = 32
 
 # Contact columns outside the field values: snake_case name -> document key.
 CONTACT_COLUMNS = {
-    "id": "id", "date_added": "dateAdded", "date_modified": "dateModified", "last_active": "lastActive",
-    "date_identified": "dateIdentified", "owner_id": "owner", "owner": "owner", "is_published": "isPublished",
-    "created_by": "createdBy", "modified_by": "modifiedBy",
+    "id": "id",
+    "date_added": "dateAdded",
+    "date_modified": "dateModified",
+    "last_active": "lastActive",
+    "date_identified": "dateIdentified",
+    "owner_id": "owner",
+    "owner": "owner",
+    "is_published": "isPublished",
+    "created_by": "createdBy",
+    "modified_by": "modifiedBy",
 }
 _AUDIT_COLUMNS = {"id", "dateAdded", "dateModified", "createdBy", "createdByUser", "modifiedBy", "modifiedByUser"}
 CONTACT_TABLE = "l"  # Mautic's alias of the contact table: `l.email`
@@ -207,6 +215,7 @@ def _list_values(value, where):
 
 # --- columns -------------------------------------------------------------------------------------
 
+
 def snake(name):
     """`dateIdentified` -> `date_identified` (the spec's contact orderBy rule)."""
     return re.sub(r"([A-Z])", r"_\1", name).lower()
@@ -262,8 +271,7 @@ def columns_for(resource, known):
         aliases = set(known) - {attr.name for attr in resource.all_attrs} - _AUDIT_COLUMNS
         return (lambda name: contact_column(name, aliases)), contact_value
     known = set(known)
-    return (lambda name: document_column(name, known)), \
-        (lambda doc, column: resource.hooks.sort_value(doc, column))
+    return (lambda name: document_column(name, known)), (lambda doc, column: resource.hooks.sort_value(doc, column))
 
 
 def resolve(clause, column_of):
@@ -301,6 +309,7 @@ def parse_order(raw, column_of):
 
 # --- evaluation ----------------------------------------------------------------------------------
 
+
 def matches(clause, value_of) -> bool:
     """Whether the document behind ``value_of(column)`` satisfies ``clause`` (None matches everything)."""
     if clause is None:
@@ -313,8 +322,9 @@ def matches(clause, value_of) -> bool:
     value = value_of(clause.column)
     if isinstance(clause, Check):
         empty = value is None or value == "" or (isinstance(value, (list, dict)) and not value)
-        return {"isNull": value is None, "isNotNull": value is not None,
-                "isEmpty": empty, "isNotEmpty": not empty}[clause.expr]
+        return {"isNull": value is None, "isNotNull": value is not None, "isEmpty": empty, "isNotEmpty": not empty}[
+            clause.expr
+        ]
     if value is None or isinstance(value, (list, dict)):
         return False
     if isinstance(clause, In):
@@ -332,8 +342,14 @@ def matches(clause, value_of) -> bool:
     order = _compare(value, clause.value)
     if order is None:
         return False
-    return {"eq": order == 0, "neq": order != 0, "lt": order < 0, "lte": order <= 0,
-            "gt": order > 0, "gte": order >= 0}[clause.expr]
+    return {
+        "eq": order == 0,
+        "neq": order != 0,
+        "lt": order < 0,
+        "lte": order <= 0,
+        "gt": order > 0,
+        "gte": order >= 0,
+    }[clause.expr]
 
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")

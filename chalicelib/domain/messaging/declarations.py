@@ -1,58 +1,144 @@
 """The resources of messaging: emails, text messages, dynamic content, notifications, tweets,
 marketing messages."""
+
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref, refs
 from chalicelib.domain.messaging.email_hooks import EmailHooks, MessageHooks
 from chalicelib.domain.messaging.marketing_messages import MarketingMessageHooks, as_channels
 
-
 EMAIL = Resource(
-    kind="email", prefix="emails", singular="email", plural="emails", category="object", permission="email:emails",
-    attrs=(a.text("name", required=True), a.text("subject"), a.text("fromAddress"), a.text("fromName"),
-           a.text("replyToAddress"), a.text("bccAddress"), a.boolean("useOwnerAsMailer"),
-           a.text("preheaderText")) + content(
-        a.integer("readCount"), a.integer("sentCount"), a.integer("revision", default=1), a.text("customHtml"),
-        a.text("plainText"), a.text("template"), a.choice("emailType", "template", "list", default="template"),
-        read_only(a.array("translationChildren")), ref("translationParent", "email"), a.integer("variantSentCount"),
-        a.integer("variantReadCount"), read_only(a.array("variantChildren")), ref("variantParent", "email"),
-        a.array("variantSettings"), a.datetime_("variantStartDate"), ref("unsubscribeForm", "form"),
-        a.array("dynamicContent"), refs("lists", "segment"), refs("assetAttachments", "asset"), a.obj("utmTags"),
-        a.obj("headers"), a.boolean("publicPreview", default=True)),
-    text_columns=("name", "subject"), commands=CONTENT_COMMANDS,
+    kind="email",
+    prefix="emails",
+    singular="email",
+    plural="emails",
+    category="object",
+    permission="email:emails",
+    attrs=(
+        a.text("name", required=True),
+        a.text("subject"),
+        a.text("fromAddress"),
+        a.text("fromName"),
+        a.text("replyToAddress"),
+        a.text("bccAddress"),
+        a.boolean("useOwnerAsMailer"),
+        a.text("preheaderText"),
+    )
+    + content(
+        a.integer("readCount"),
+        a.integer("sentCount"),
+        a.integer("revision", default=1),
+        a.text("customHtml"),
+        a.text("plainText"),
+        a.text("template"),
+        a.choice("emailType", "template", "list", default="template"),
+        read_only(a.array("translationChildren")),
+        ref("translationParent", "email"),
+        a.integer("variantSentCount"),
+        a.integer("variantReadCount"),
+        read_only(a.array("variantChildren")),
+        ref("variantParent", "email"),
+        a.array("variantSettings"),
+        a.datetime_("variantStartDate"),
+        ref("unsubscribeForm", "form"),
+        a.array("dynamicContent"),
+        refs("lists", "segment"),
+        refs("assetAttachments", "asset"),
+        a.obj("utmTags"),
+        a.obj("headers"),
+        a.boolean("publicPreview", default=True),
+    ),
+    text_columns=("name", "subject"),
+    commands=CONTENT_COMMANDS,
     minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"),
-    summary=("id", "name", "subject", "language", "category"), hooks=EmailHooks())
+    summary=("id", "name", "subject", "language", "category"),
+    hooks=EmailHooks(),
+)
 
 SMS = Resource(
-    kind="sms", prefix="smses", singular="sms", plural="smses", category="object", permission="sms:smses",
-    attrs=(a.text("name", required=True), a.text("message"), a.integer("sentCount"),
-           a.text("smsType", default="template")) + content(),
-    commands=CONTENT_COMMANDS, hooks=MessageHooks("sms"))
+    kind="sms",
+    prefix="smses",
+    singular="sms",
+    plural="smses",
+    category="object",
+    permission="sms:smses",
+    attrs=(
+        a.text("name", required=True),
+        a.text("message"),
+        a.integer("sentCount"),
+        a.text("smsType", default="template"),
+    )
+    + content(),
+    commands=CONTENT_COMMANDS,
+    hooks=MessageHooks("sms"),
+)
 
 DYNAMIC_CONTENT = Resource(
-    kind="dynamiccontent", prefix="dynamiccontents", singular="dynamicContent", plural="dynamicContents",
-    category="object", permission="dynamiccontent:dynamiccontents",
-    attrs=(a.text("name", required=True), a.text("description"), a.text("content"), a.integer("sentCount"),
-           read_only(a.array("variantChildren")), ref("variantParent", "dynamiccontent"),
-           ref("translationParent", "dynamiccontent"), a.boolean("isCampaignBased", default=True), a.text("slotName"),
-           a.array("filters"), a.obj("utmTags")) + content(),
-    commands=CONTENT_COMMANDS, minimal_exclude=("content",), summary=("id", "name", "category"))
+    kind="dynamiccontent",
+    prefix="dynamiccontents",
+    singular="dynamicContent",
+    plural="dynamicContents",
+    category="object",
+    permission="dynamiccontent:dynamiccontents",
+    attrs=(
+        a.text("name", required=True),
+        a.text("description"),
+        a.text("content"),
+        a.integer("sentCount"),
+        read_only(a.array("variantChildren")),
+        ref("variantParent", "dynamiccontent"),
+        ref("translationParent", "dynamiccontent"),
+        a.boolean("isCampaignBased", default=True),
+        a.text("slotName"),
+        a.array("filters"),
+        a.obj("utmTags"),
+    )
+    + content(),
+    commands=CONTENT_COMMANDS,
+    minimal_exclude=("content",),
+    summary=("id", "name", "category"),
+)
 
 NOTIFICATION = Resource(
-    kind="notification", prefix="notifications", singular="notification", plural="notifications", category="object",
+    kind="notification",
+    prefix="notifications",
+    singular="notification",
+    plural="notifications",
+    category="object",
     permission="notification:notifications",
-    attrs=(a.text("name", required=True), a.text("heading"), a.text("message"), a.text("url"), a.text("button"),
-           a.boolean("mobile")) + content(a.integer("readCount"), a.integer("sentCount")),
-    commands=CONTENT_COMMANDS)
+    attrs=(
+        a.text("name", required=True),
+        a.text("heading"),
+        a.text("message"),
+        a.text("url"),
+        a.text("button"),
+        a.boolean("mobile"),
+    )
+    + content(a.integer("readCount"), a.integer("sentCount")),
+    commands=CONTENT_COMMANDS,
+)
 
 TWEET = Resource(
-    kind="tweet", prefix="tweets", singular="tweet", plural="tweets", category="object",
+    kind="tweet",
+    prefix="tweets",
+    singular="tweet",
+    plural="tweets",
+    category="object",
     permission="mauticSocial:tweets",
     attrs=(a.text("name", required=True), a.text("text"), a.text("url"), a.text("description")) + content(),
-    commands=CONTENT_COMMANDS)
+    commands=CONTENT_COMMANDS,
+)
 
 MESSAGE = Resource(
-    kind="message", prefix="messages", singular="message", plural="messages", keyed_list=False, category="object",
+    kind="message",
+    prefix="messages",
+    singular="message",
+    plural="messages",
+    keyed_list=False,
+    category="object",
     permission="channel:messages",
     attrs=(a.text("name", required=True), a.text("description"), a.Attr("channels", as_channels, default=[])),
-    commands=CORE_COMMANDS, minimal_exclude=("channels",), summary=("id", "name", "description"),
-    hooks=MarketingMessageHooks())
+    commands=CORE_COMMANDS,
+    minimal_exclude=("channels",),
+    summary=("id", "name", "description"),
+    hooks=MarketingMessageHooks(),
+)

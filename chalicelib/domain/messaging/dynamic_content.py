@@ -1,6 +1,7 @@
 """Dynamic content by slot: `{dwc=slot}` in pages (and emails) resolves, for a contact, to the first
 published filter-based item (`isCampaignBased` false) of that `slotName` whose filters match the
 contact (no filters match everyone); each resolution counts in its `sentCount`."""
+
 from chalicelib.domain.kernel import cache_keys, clock
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
@@ -10,9 +11,14 @@ from chalicelib.store import port as store
 
 
 def _slot_items(ctx):
-    return ctx.memo(cache_keys.DYNAMIC_CONTENT_ITEMS, lambda: [d for d in store.iterate(DYNAMIC_CONTENT.kind)
-                                          if d.get("slotName") and not d.get("isCampaignBased", True)
-                                          and is_published(d, ctx.now)])
+    return ctx.memo(
+        cache_keys.DYNAMIC_CONTENT_ITEMS,
+        lambda: [
+            d
+            for d in store.iterate(DYNAMIC_CONTENT.kind)
+            if d.get("slotName") and not d.get("isCampaignBased", True) and is_published(d, ctx.now)
+        ],
+    )
 
 
 def _matches(item, contact, ctx):

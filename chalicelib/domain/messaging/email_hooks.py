@@ -4,6 +4,7 @@ last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per
 
 An email's `assetAttachments` travel to whoever it is sent to: writing them, and sending an email
 with them, needs the caller's view of each asset."""
+
 from chalicelib.domain.kernel import access, cache_keys, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Hooks

@@ -1,5 +1,6 @@
 """Composing one email for one contact: sender, recipient, per-recipient links (open pixel, web view,
 unsubscribe, signed click redirects), rendered content and attachments, as a `mail.Mail`."""
+
 import base64
 import hashlib
 import hmac
@@ -31,8 +32,10 @@ def sender(email, owner, ctx):
         name = f"{owner.get('firstName') or ''} {owner.get('lastName') or ''}".strip()
         return owner["email"], name
     stored = _settings(ctx)
-    return (email.get("fromAddress") or stored.get("mailerFromEmail") or config.MAILER_FROM_EMAIL,
-            email.get("fromName") or stored.get("mailerFromName") or config.MAILER_FROM_NAME)
+    return (
+        email.get("fromAddress") or stored.get("mailerFromEmail") or config.MAILER_FROM_EMAIL,
+        email.get("fromName") or stored.get("mailerFromName") or config.MAILER_FROM_NAME,
+    )
 
 
 def signature(tracking_hash, url, ctx, legacy=False):
@@ -78,19 +81,26 @@ def owner_of(contact, ctx):
 
 def contact_sources(contact, ctx, tokens=None, links=None):
     """What the tokens of a message to `contact` resolve with: its fields, its primary company's, its owner."""
-    return rendering.Sources(contact=contact.get("values") or {}, company=_primary_company(contact, ctx),
-                             owner=owner_of(contact, ctx) or {}, tokens=rendering.normalise_tokens(tokens),
-                             links=links or rendering.Links())
+    return rendering.Sources(
+        contact=contact.get("values") or {},
+        company=_primary_company(contact, ctx),
+        owner=owner_of(contact, ctx) or {},
+        tokens=rendering.normalise_tokens(tokens),
+        links=links or rendering.Links(),
+    )
 
 
 def sources(contact, tracking_hash, tokens, ctx, pixel=True):
     """The sources of an email: the contact's, and links carrying the tracking hash."""
     base = base_url(ctx)
     links = rendering.Links(
-        unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}", webview=f"{base}/email/view/{tracking_hash}",
+        unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}",
+        webview=f"{base}/email/view/{tracking_hash}",
         pixel=f"{base}/email/{tracking_hash}.gif" if pixel else "",
-        asset=lambda i: _asset_url(i, ctx), page=lambda i: _page_url(i, ctx),
-        dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
+        asset=lambda i: _asset_url(i, ctx),
+        page=lambda i: _page_url(i, ctx),
+        dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx),
+    )
     return contact_sources(contact, ctx, tokens, links)
 
 
@@ -118,8 +128,11 @@ def attachments(asset_ids, ctx):
 
 def headers(email, tracking_hash, unsubscribe, transactional):
     """The email's own headers, plus one-click unsubscribe (RFC 8058) on marketing sends."""
-    extra = {str(k): str(v) for k, v in (email.get("headers") or {}).items()} if isinstance(
-        email.get("headers"), dict) else {}
+    extra = (
+        {str(k): str(v) for k, v in (email.get("headers") or {}).items()}
+        if isinstance(email.get("headers"), dict)
+        else {}
+    )
     extra["X-Mautic-Tracking"] = tracking_hash
     if not transactional:
         extra.update({"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})
@@ -134,6 +147,16 @@ def compose(email, contact, address, tracking_hash, rendered, attached, ctx, tra
     name = f"{values.get('firstname') or ''} {values.get('lastname') or ''}".strip()
     unsubscribe = f"{base_url(ctx)}/email/unsubscribe/{tracking_hash}"
     bcc = [b.strip() for b in str(email.get("bccAddress") or "").split(",") if b.strip()]
-    return Mail(sender=from_address, sender_name=from_name, to=address, to_name=name, subject=rendered.subject,
-                html=rendered.html, text=rendered.text, reply_to=email.get("replyToAddress") or "", bcc=bcc,
-                headers=headers(email, tracking_hash, unsubscribe, transactional), attachments=attached)
+    return Mail(
+        sender=from_address,
+        sender_name=from_name,
+        to=address,
+        to_name=name,
+        subject=rendered.subject,
+        html=rendered.html,
+        text=rendered.text,
+        reply_to=email.get("replyToAddress") or "",
+        bcc=bcc,
+        headers=headers(email, tracking_hash, unsubscribe, transactional),
+        attachments=attached,
+    )

@@ -1,5 +1,6 @@
 """The state of a segment send (`emailrun` / <email id>) and its progress counters; read when an
 email is presented, written by `email_sends`."""
+
 KIND = "emailrun"
 OUTCOMES = ("sent", "failed", "skipped")
 
@@ -18,8 +19,16 @@ def view(state, counts):
     done = {name: counts.get(counter(state["id"], state["generation"], name), 0) for name in OUTCOMES}
     queued = int(state.get("queued") or 0)
     pending = queued - sum(done.values()) if state["status"] == "sending" else 0
-    return {"status": state["status"], "lists": state.get("lists"), "limit": state.get("limit"), "queued": queued,
-            **done, "pending": max(0, pending), "batches": state.get("batches") or 0,
-            "batchesDone": counts.get(counter(state["id"], state["generation"], "batches"), 0),
-            "queuedAt": state.get("queuedAt"), "startedAt": state.get("startedAt"),
-            "finishedAt": state.get("finishedAt")}
+    return {
+        "status": state["status"],
+        "lists": state.get("lists"),
+        "limit": state.get("limit"),
+        "queued": queued,
+        **done,
+        "pending": max(0, pending),
+        "batches": state.get("batches") or 0,
+        "batchesDone": counts.get(counter(state["id"], state["generation"], "batches"), 0),
+        "queuedAt": state.get("queuedAt"),
+        "startedAt": state.get("startedAt"),
+        "finishedAt": state.get("finishedAt"),
+    }

@@ -16,6 +16,7 @@ the dead-letter queue, its contacts still marked `retry`). A record left `sendin
 `sent` if its send record exists, else, once it is older than STUCK_SECONDS, `unknown`: it may have
 gone out, so it is never sent again. Every batch counts its outcomes once (a marker per batch).
 """
+
 from collections import Counter
 from datetime import timedelta
 from itertools import islice
@@ -88,9 +89,20 @@ def start(email_id, payload, ctx):
     generation = store.allocate_ids(email_runs.KIND)[0]
     inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
     outcomes, handled = _send_inline(email, lists, generation, inline, ctx)
-    state = {"id": email["id"], "generation": generation, "status": "queued", "lists": lists, "limit": limit,
-             "inline": handled, "queued": len(handled), "batches": 0, "baseUrl": ctx.base_url, "queuedAt": ctx.now,
-             "startedAt": None, "finishedAt": None}
+    state = {
+        "id": email["id"],
+        "generation": generation,
+        "status": "queued",
+        "lists": lists,
+        "limit": limit,
+        "inline": handled,
+        "queued": len(handled),
+        "batches": 0,
+        "baseUrl": ctx.base_url,
+        "queuedAt": ctx.now,
+        "startedAt": None,
+        "finishedAt": None,
+    }
     store.put(email_runs.KIND, state)
     for outcome, count in outcomes.items():
         store.add(email_runs.counter(email["id"], generation, outcome), count)
@@ -137,11 +149,18 @@ def _recipients(state):
     """The run's contacts not reached yet nor handled in its request, in id order, at most what is
     left of `limit`."""
     inline = set(state.get("inline") or [])
-    members = sorted({row["id"] for segment in state["lists"]
-                      for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)} - inline)
+    members = sorted(
+        {
+            row["id"]
+            for segment in state["lists"]
+            for row in store.iterate(membership.members_kind(segment))
+            if membership.is_member(row)
+        }
+        - inline
+    )
     reached = store.batch_get(record_kind(state["id"]), members) if members else {}
     pending = [c for c in members if (reached.get(c) or {}).get("status") not in REACHED]
-    return pending if state.get("limit") is None else pending[:max(0, state["limit"] - len(inline))]
+    return pending if state.get("limit") is None else pending[: max(0, state["limit"] - len(inline))]
 
 
 def plan(email, generation):
@@ -151,15 +170,24 @@ def plan(email, generation):
         return
     contacts = _recipients(state)
     size = max(1, config.EMAIL_SEND_BATCH)
-    chunks = [contacts[i:i + size] for i in range(0, len(contacts), size)]
-    state.update(status="sending", queued=len(state.get("inline") or []) + len(contacts), batches=len(chunks),
-                 startedAt=clock.now_iso())
+    chunks = [contacts[i : i + size] for i in range(0, len(contacts), size)]
+    state.update(
+        status="sending",
+        queued=len(state.get("inline") or []) + len(contacts),
+        batches=len(chunks),
+        startedAt=clock.now_iso(),
+    )
     try:
         store.replace(email_runs.KIND, state)
     except store.Stale:
         return  # a newer run took over
-    queues.send(QUEUE, [{"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
-                        for n, chunk in enumerate(chunks)])
+    queues.send(
+        QUEUE,
+        [
+            {"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
+            for n, chunk in enumerate(chunks)
+        ],
+    )
     if not chunks:
         _finish(email, generation)
 
@@ -244,8 +272,18 @@ def _write(email, record, doc):
 
 def _claim(email, record, contact_id, stat_id):
     attempts = int((record or {}).get("attempts") or 0) + 1
-    return _write(email, record, {"id": contact_id, "status": "sending", "statId": stat_id, "attempts": attempts,
-                                  "reason": None, "updatedAt": clock.now_iso()})
+    return _write(
+        email,
+        record,
+        {
+            "id": contact_id,
+            "status": "sending",
+            "statId": stat_id,
+            "attempts": attempts,
+            "reason": None,
+            "updatedAt": clock.now_iso(),
+        },
+    )
 
 
 def _settle(email, record, contact_id, status, reason):
@@ -267,8 +305,11 @@ def after_trigger(doc, item, ctx):
 
 
 def _fired(contact_id, event_id):
-    return any(event_id in ((e.get("details") or {}).get("triggerEvents") or [])
-               for e in store.iterate(f"timeline#{int(contact_id)}") if e.get("event") == "point.gained")
+    return any(
+        event_id in ((e.get("details") or {}).get("triggerEvents") or [])
+        for e in store.iterate(f"timeline#{int(contact_id)}")
+        if e.get("event") == "point.gained"
+    )
 
 
 def trigger(email, contact, event):

@@ -7,6 +7,7 @@ is exact however many workers send at once. The tracking hash carries the email 
 id followed by 64 random bits: finding a stat by hash is one GetItem, and the stored hash is
 compared in constant time, so a guessed hash finds nothing.
 """
+
 import hmac
 import re
 import secrets
@@ -71,5 +72,6 @@ def counts(channel, ids):
     """{id: {"sent": n, "read": n}} for a page of emails (or text messages). One BatchGetItem."""
     names = {i: (f"count#{kind(channel, i)}", read_counter(i)) for i in ids}
     found = store.counters([name for pair in names.values() for name in pair]) if names else {}
-    return {i: {"sent": found[sent], "read": found[read] if channel == "email" else 0}
-            for i, (sent, read) in names.items()}
+    return {
+        i: {"sent": found[sent], "read": found[read] if channel == "email" else 0} for i, (sent, read) in names.items()
+    }

@@ -11,8 +11,9 @@ is valid). The response shows `channels` keyed by channel with Mautic's list pro
 `channel`, `channelId`, `channelName` (the referenced item's name, None when the caller may not
 view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
 """
-from chalicelib.domain.kernel import attributes as a
+
 from chalicelib.domain.kernel import access, batching, registry, service
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Hooks
 
@@ -60,8 +61,10 @@ def _merged(given, existing, fill):
     for channel in CHANNELS:
         if channel not in named and not (fill or channel in stored):
             continue
-        base = dict(stored.get(channel) or {"id": None, "channel": channel, "channelId": None, "isEnabled": False,
-                                            "properties": {}})
+        base = dict(
+            stored.get(channel)
+            or {"id": None, "channel": channel, "channelId": None, "isEnabled": False, "properties": {}}
+        )
         if fill and channel not in named:
             base.update(channelId=None, isEnabled=False, properties={})
         base.update(named.get(channel, {}))
@@ -82,8 +85,11 @@ class MarketingMessageHooks(Hooks):
             if entry["channelId"] is not None:
                 wanted.setdefault(entry["channel"], []).append(entry["channelId"])
         found = service.referenced_many(wanted, write.ctx) if wanted else {}
-        missing = [f"{e['channel']}: No {e['channel']} found with id {e['channelId']}." for e in doc["channels"]
-                   if e["channelId"] is not None and e["channelId"] not in found.get(e["channel"], {})]
+        missing = [
+            f"{e['channel']}: No {e['channel']} found with id {e['channelId']}."
+            for e in doc["channels"]
+            if e["channelId"] is not None and e["channelId"] not in found.get(e["channel"], {})
+        ]
         if missing:
             write.errors["channels"] = missing
 
@@ -106,12 +112,18 @@ class MarketingMessageHooks(Hooks):
             return
         shown = {}
         for entry in doc.get("channels") or []:
-            content = service.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"]) \
-                if entry.get("channelId") is not None else None
-            shown[entry["channel"]] = {"id": entry.get("id"), "channel": entry["channel"],
-                                       "channelId": entry.get("channelId"),
-                                       "channelName": _name(entry["channel"], content, ctx),
-                                       "isEnabled": bool(entry.get("isEnabled"))}
+            content = (
+                service.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"])
+                if entry.get("channelId") is not None
+                else None
+            )
+            shown[entry["channel"]] = {
+                "id": entry.get("id"),
+                "channel": entry["channel"],
+                "channelId": entry.get("channelId"),
+                "channelName": _name(entry["channel"], content, ctx),
+                "isEnabled": bool(entry.get("isEnabled")),
+            }
         out["channels"] = shown or []
 
 
@@ -125,5 +137,8 @@ def _name(channel, content, ctx):
 def enabled_channels(message):
     """(channel, content id) of the message's enabled entries naming content, in channel order."""
     entries = {e["channel"]: e for e in message.get("channels") or []}
-    return [(channel, entries[channel]["channelId"]) for channel in CHANNELS
-            if channel in entries and entries[channel].get("isEnabled") and entries[channel].get("channelId")]
+    return [
+        (channel, entries[channel]["channelId"])
+        for channel in CHANNELS
+        if channel in entries and entries[channel].get("isEnabled") and entries[channel].get("channelId")
+    ]

@@ -8,6 +8,7 @@ as given (they come from authenticated users, not from contacts), except `Text` 
 answers), escaped like field values. Everything the renderer needs from outside (links, dynamic
 content) arrives through `Sources`, so this module reads nothing.
 """
+
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,11 +20,29 @@ from chalicelib.domain.kernel import clock
 TOKEN = re.compile(r"(\{|%7B)([^{}\r\n]{1,250}?)(\}|%7D)", re.IGNORECASE)
 LINK = re.compile(r"(<a\b[^>]*?\bhref\s*=\s*)([\"'])(https?://[^\"'\s]+)\2", re.IGNORECASE)
 FORMATS = {"date": "F j, Y", "time": "g:i a", "datetime": "F j, Y g:i a"}
-PHP_DATE = {"Y": "%Y", "y": "%y", "m": "%m", "n": "{n}", "d": "%d", "j": "{j}", "F": "%B", "M": "%b", "D": "%a",
-            "l": "%A", "H": "%H", "G": "{G}", "h": "%I", "g": "{g}", "i": "%M", "s": "%S", "a": "{a}", "A": "%p"}
-UNSUBSCRIBE_TEXT = "<a href=\"{url}\">Unsubscribe</a> to no longer receive emails from us."
-WEBVIEW_TEXT = "<a href=\"{url}\">Having trouble reading this email? Click here.</a>"
-PIXEL = "<img height=\"1\" width=\"1\" src=\"{url}\" alt=\"\" />"
+PHP_DATE = {
+    "Y": "%Y",
+    "y": "%y",
+    "m": "%m",
+    "n": "{n}",
+    "d": "%d",
+    "j": "{j}",
+    "F": "%B",
+    "M": "%b",
+    "D": "%a",
+    "l": "%A",
+    "H": "%H",
+    "G": "{G}",
+    "h": "%I",
+    "g": "{g}",
+    "i": "%M",
+    "s": "%S",
+    "a": "{a}",
+    "A": "%p",
+}
+UNSUBSCRIBE_TEXT = '<a href="{url}">Unsubscribe</a> to no longer receive emails from us.'
+WEBVIEW_TEXT = '<a href="{url}">Having trouble reading this email? Click here.</a>'
+PIXEL = '<img height="1" width="1" src="{url}" alt="" />'
 
 
 @dataclass
@@ -64,8 +83,13 @@ class Rendered:
 
 def php_date(moment, fmt):
     """A datetime in a PHP `date()` format (the letters Mautic's formats use)."""
-    values = {"n": str(moment.month), "j": str(moment.day), "G": str(moment.hour),
-              "g": str(moment.hour % 12 or 12), "a": "am" if moment.hour < 12 else "pm"}
+    values = {
+        "n": str(moment.month),
+        "j": str(moment.day),
+        "G": str(moment.hour),
+        "g": str(moment.hour % 12 or 12),
+        "a": "am" if moment.hour < 12 else "pm",
+    }
     out = []
     for char in fmt:
         code = PHP_DATE.get(char)
@@ -179,8 +203,9 @@ class _Renderer:
 
     def token_unsubscribe_text(self, argument, modifier):
         url = self.sources.links.unsubscribe
-        return self._markup(UNSUBSCRIBE_TEXT.format(url=escape(url)),
-                            f"Unsubscribe to no longer receive emails from us: {url}")
+        return self._markup(
+            UNSUBSCRIBE_TEXT.format(url=escape(url)), f"Unsubscribe to no longer receive emails from us: {url}"
+        )
 
     def token_webview_url(self, argument, modifier):
         return self._plain(self.sources.links.webview)
@@ -233,23 +258,27 @@ def track_links(html, track, keep=(), hosts=None):
     in `keep`, links marked `mautic:disable-tracking` and, when `hosts` is given, links to any other
     host: a link a contact field made (`{contactfield=website}`) stays as it is, never signed, so the
     click redirect cannot send anyone where the stored content does not."""
+
     def replace(match):
         url = unescape(match.group(3))
         tag_end = html.find(">", match.end())
-        if url in keep or "mautic:disable-tracking" in html[match.start():tag_end]:
+        if url in keep or "mautic:disable-tracking" in html[match.start() : tag_end]:
             return match.group(0)
         if hosts is not None and urlsplit(url).netloc.lower() not in hosts:
             return match.group(0)
         return f"{match.group(1)}{match.group(2)}{escape(track(url))}{match.group(2)}"
+
     return LINK.sub(replace, html)
 
 
 def html_to_text(html):
     """A readable plain-text version of HTML: links as `text (url)`, blocks on their own lines."""
     text = re.sub(r"(?is)<(script|style|head)\b.*?</\1>", "", html or "")
-    text = re.sub(r"(?is)<a\b[^>]*href\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</a>",
-                  lambda m: f"{m.group(2)} ({m.group(1)})" if m.group(1) != re.sub("<[^>]+>", "", m.group(2))
-                  else m.group(1), text)
+    text = re.sub(
+        r"(?is)<a\b[^>]*href\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</a>",
+        lambda m: f"{m.group(2)} ({m.group(1)})" if m.group(1) != re.sub("<[^>]+>", "", m.group(2)) else m.group(1),
+        text,
+    )
     text = re.sub(r"(?i)<br\s*/?>", "\n", text)
     text = re.sub(r"(?i)</(p|div|h[1-6]|li|tr|table)>", "\n", text)
     text = unescape(re.sub(r"<[^>]+>", "", text))
@@ -275,8 +304,12 @@ def render_email(email, sources, track=None):
     text_template = email.get("plainText") or ""
     text, used_text = render_text(text_template, sources) if text_template else (html_to_text(html), {})
     if html and track:
-        html = track_links(html, track, keep={sources.links.unsubscribe, sources.links.webview},
-                           hosts=stored_hosts(email.get("customHtml")))
+        html = track_links(
+            html,
+            track,
+            keep={sources.links.unsubscribe, sources.links.webview},
+            hosts=stored_hosts(email.get("customHtml")),
+        )
     if html:
         html = _with_pixel(html, sources.links.pixel)
     return Rendered(subject, html, text, {**used_text, **used_html, **used})

@@ -9,16 +9,16 @@ through `service.save_change` (segment, automation and webhook hooks see them); 
 called before any contact write, and a failed contact write after a send is logged, never retried
 into a second send.
 """
+
 import copy
 import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-
 from chalicelib import config
-from chalicelib.channels import sms as sms_channel
 from chalicelib.channels import mail
+from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import contact_merge
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
@@ -81,8 +81,9 @@ def prepare(email, contact, ctx, tokens=None, attachments=(), transactional=Fals
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
     attached = email_messages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
-    message = email_messages.compose(email, contact, address_of(contact), tracking_hash, rendered, attached, ctx,
-                                    transactional)
+    message = email_messages.compose(
+        email, contact, address_of(contact), tracking_hash, rendered, attached, ctx, transactional
+    )
     return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
 
 
@@ -106,18 +107,48 @@ def _source(source):
 def record_sent(prepared, message_id, source, ctx):
     """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
     email, contact = prepared.email, prepared.contact
-    stat = {"id": prepared.stat_id, "email": {"id": email["id"]}, "lead": {"id": contact["id"]},
-            "emailAddress": prepared.mail.to, "ipAddress": None, "dateSent": prepared.sent_at, "isRead": False,
-            "isFailed": False, "dateRead": None, "retryCount": 0, "source": source[0] if source else None,
-            "sourceId": source[1] if source and len(source) > 1 else None, "openCount": 0, "lastOpened": None,
-            "trackingHash": prepared.tracking_hash, "viewedInBrowser": False, "clickCount": 0, "replied": False,
-            "subject": prepared.rendered.subject, "messageId": message_id, "contentHash": _content_hash(email),
-            "tokens": prepared.rendered.tokens, "sendTokens": prepared.tokens, "headers": prepared.mail.headers}
+    stat = {
+        "id": prepared.stat_id,
+        "email": {"id": email["id"]},
+        "lead": {"id": contact["id"]},
+        "emailAddress": prepared.mail.to,
+        "ipAddress": None,
+        "dateSent": prepared.sent_at,
+        "isRead": False,
+        "isFailed": False,
+        "dateRead": None,
+        "retryCount": 0,
+        "source": source[0] if source else None,
+        "sourceId": source[1] if source and len(source) > 1 else None,
+        "openCount": 0,
+        "lastOpened": None,
+        "trackingHash": prepared.tracking_hash,
+        "viewedInBrowser": False,
+        "clickCount": 0,
+        "replied": False,
+        "subject": prepared.rendered.subject,
+        "messageId": message_id,
+        "contentHash": _content_hash(email),
+        "tokens": prepared.rendered.tokens,
+        "sendTokens": prepared.tokens,
+        "headers": prepared.mail.headers,
+    }
     email_stats.create("email", email["id"], stat)
-    details = {"emailId": email["id"], "statId": stat["id"], "trackingHash": stat["trackingHash"],
-               "subject": stat["subject"], "source": _source(source)}
-    write_contact(contact["id"], lambda doc: [timeline.event("email.sent", stat["subject"], details)] +
-                  points_engine.award(doc, "email.send", email["id"], ctx), ctx)
+    details = {
+        "emailId": email["id"],
+        "statId": stat["id"],
+        "trackingHash": stat["trackingHash"],
+        "subject": stat["subject"],
+        "source": _source(source),
+    }
+    write_contact(
+        contact["id"],
+        lambda doc: (
+            [timeline.event("email.sent", stat["subject"], details)]
+            + points_engine.award(doc, "email.send", email["id"], ctx)
+        ),
+        ctx,
+    )
     return stat
 
 
@@ -130,10 +161,12 @@ def record_failed(channel, message_id, contact_id, reason, ctx):
 def write_contact(contact_id, build, ctx):
     """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
     meanwhile). A contact that cannot be written is logged: the message is already gone."""
+
     def write():
         existing = contact_merge.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
+
     try:
         return service.retrying(write, ctx, attempts=5)
     except (Stale, NotFound):
@@ -202,10 +235,20 @@ def send_sms(sms_id, contact_id, ctx, source=None):
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
     stat_id = email_stats.allocate("sms", message["id"])[0]
-    email_stats.create("sms", message["id"], {
-        "id": stat_id, "sms": {"id": message["id"]}, "lead": {"id": contact["id"]}, "phone": number,
-        "dateSent": ctx.now, "source": source[0] if source else None,
-        "sourceId": source[1] if source and len(source) > 1 else None, "messageId": message_id})
+    email_stats.create(
+        "sms",
+        message["id"],
+        {
+            "id": stat_id,
+            "sms": {"id": message["id"]},
+            "lead": {"id": contact["id"]},
+            "phone": number,
+            "dateSent": ctx.now,
+            "source": source[0] if source else None,
+            "sourceId": source[1] if source and len(source) > 1 else None,
+            "messageId": message_id,
+        },
+    )
     details = {"smsId": message["id"], "content": content}
     write_contact(contact["id"], lambda doc: [timeline.event("sms.sent", message.get("name"), details)], ctx)
     return {"success": True, "statId": stat_id, "content": content}

@@ -10,6 +10,7 @@ that read, else it counts up to that one more row (the page after exists). One r
 most `MAX_EVENTS_READ` events. Tracking hashes are no column: a hash opens the web view and the
 unsubscribe page of its contact as that contact (`docs/views.md`).
 """
+
 import json
 import re
 
@@ -40,33 +41,65 @@ def db_value(value):
 
 def _submission(e):
     d, sub = e["details"], e["details"].get("submission") or {}
-    return {"id": sub.get("id"), "form_id": (d.get("form") or {}).get("id"), "lead_id": e["contactId"],
-            "ip_address": sub.get("ipAddress"), "tracking_id": None, "page_id": None, "referer": sub.get("referer"),
-            "date_submitted": sub.get("dateSubmitted") or e["timestamp"]}
+    return {
+        "id": sub.get("id"),
+        "form_id": (d.get("form") or {}).get("id"),
+        "lead_id": e["contactId"],
+        "ip_address": sub.get("ipAddress"),
+        "tracking_id": None,
+        "page_id": None,
+        "referer": sub.get("referer"),
+        "date_submitted": sub.get("dateSubmitted") or e["timestamp"],
+    }
 
 
 def _hit(e):
     d = e["details"]
-    return {"id": e["id"], "page_id": (d.get("page") or {}).get("id"), "redirect_id": None, "email_id": None,
-            "lead_id": e["contactId"], "date_hit": e["timestamp"], "url": d.get("url"),
-            "url_title": d.get("title") or (d.get("page") or {}).get("title"), "referer": d.get("referer"),
-            "page_language": d.get("language"), "query": d.get("query") or {}}
+    return {
+        "id": e["id"],
+        "page_id": (d.get("page") or {}).get("id"),
+        "redirect_id": None,
+        "email_id": None,
+        "lead_id": e["contactId"],
+        "date_hit": e["timestamp"],
+        "url": d.get("url"),
+        "url_title": d.get("title") or (d.get("page") or {}).get("title"),
+        "referer": d.get("referer"),
+        "page_language": d.get("language"),
+        "query": d.get("query") or {},
+    }
 
 
 def _points(e):
     d = e["details"]
-    return {"id": e["id"], "lead_id": e["contactId"], "type": d.get("type") or "api", "name": e.get("eventLabel"),
-            "action_name": d.get("action") or d.get("operator"), "delta": d.get("newPoints", 0) - d.get("oldPoints", 0),
-            "date_added": e["timestamp"]}
+    return {
+        "id": e["id"],
+        "lead_id": e["contactId"],
+        "type": d.get("type") or "api",
+        "name": e.get("eventLabel"),
+        "action_name": d.get("action") or d.get("operator"),
+        "delta": d.get("newPoints", 0) - d.get("oldPoints", 0),
+        "date_added": e["timestamp"],
+    }
 
 
 def _automation(e):
     d = e["details"]
-    return {"id": e["id"], "event_id": d.get("eventId"), "lead_id": e["contactId"],
-            "campaign_id": d.get("automationId"),
-            "rotation": 1, "date_triggered": e["timestamp"], "is_scheduled": False, "trigger_date": None,
-            "system_triggered": True, "non_action_path_taken": d.get("status") == "no",
-            "metadata": {"status": d.get("status"), "reason": d.get("reason")}, "channel": None, "channel_id": None}
+    return {
+        "id": e["id"],
+        "event_id": d.get("eventId"),
+        "lead_id": e["contactId"],
+        "campaign_id": d.get("automationId"),
+        "rotation": 1,
+        "date_triggered": e["timestamp"],
+        "is_scheduled": False,
+        "trigger_date": None,
+        "system_triggered": True,
+        "non_action_path_taken": d.get("status") == "no",
+        "metadata": {"status": d.get("status"), "reason": d.get("reason")},
+        "channel": None,
+        "channel_id": None,
+    }
 
 
 def _public(details):
@@ -80,15 +113,32 @@ def _public(details):
 
 def _event(e):
     bundle, _, action = e["event"].rpartition(".")
-    return {"id": e["id"], "lead_id": e["contactId"], "bundle": bundle or e["event"], "object": bundle or e["event"],
-            "action": action, "object_id": None, "date_added": e["timestamp"],
-            "properties": _public(e.get("details") or {})}
+    return {
+        "id": e["id"],
+        "lead_id": e["contactId"],
+        "bundle": bundle or e["event"],
+        "object": bundle or e["event"],
+        "action": action,
+        "object_id": None,
+        "date_added": e["timestamp"],
+        "properties": _public(e.get("details") or {}),
+    }
 
 
-EMAIL_COLUMNS = {"id": "id", "email_address": "emailAddress", "date_sent": "dateSent", "is_read": "isRead",
-                 "is_failed": "isFailed", "viewed_in_browser": "viewedInBrowser", "date_read": "dateRead",
-                 "retry_count": "retryCount", "source": "source", "source_id": "sourceId", "open_count": "openCount",
-                 "last_opened": "lastOpened"}  # Mautic's but tracking_hash
+EMAIL_COLUMNS = {
+    "id": "id",
+    "email_address": "emailAddress",
+    "date_sent": "dateSent",
+    "is_read": "isRead",
+    "is_failed": "isFailed",
+    "viewed_in_browser": "viewedInBrowser",
+    "date_read": "dateRead",
+    "retry_count": "retryCount",
+    "source": "source",
+    "source_id": "sourceId",
+    "open_count": "openCount",
+    "last_opened": "lastOpened",
+}  # Mautic's but tracking_hash
 
 
 def _email_stats(events):
@@ -96,8 +146,15 @@ def _email_stats(events):
     keys = [(email_stats.kind("email", e["details"]["emailId"]), e["details"]["statId"]) for e in events]
     found = store.batch_get_keys(keys)
     stats = (found.get((kind, int(stat_id))) for kind, stat_id in keys)
-    return [dict({column: stat.get(key) for column, key in EMAIL_COLUMNS.items()},
-                 email_id=stat["email"]["id"], lead_id=stat["lead"]["id"]) for stat in stats if stat is not None]
+    return [
+        dict(
+            {column: stat.get(key) for column, key in EMAIL_COLUMNS.items()},
+            email_id=stat["email"]["id"],
+            lead_id=stat["lead"]["id"],
+        )
+        for stat in stats
+        if stat is not None
+    ]
 
 
 BATCHED = ("email_stats",)  # tables whose rows are read per chunk of events (the others read nothing more)
@@ -111,19 +168,62 @@ def _each(build):
 # table: (timeline event type or None for all, date column, columns, builder of the rows of some events)
 TABLES = {
     "email_stats": ("email.sent", "date_sent", ("email_id", "lead_id") + tuple(EMAIL_COLUMNS), _email_stats),
-    "form_submissions": ("form.submitted", "date_submitted", ("id", "form_id", "lead_id", "ip_address", "tracking_id",
-                                                              "page_id", "referer", "date_submitted"),
-                         _each(_submission)),
-    "page_hits": ("page.hit", "date_hit", ("id", "page_id", "redirect_id", "email_id", "lead_id", "date_hit", "url",
-                                           "url_title", "referer", "page_language", "query"), _each(_hit)),
-    "lead_points_change_log": ("point.gained", "date_added", ("id", "lead_id", "type", "name", "action_name",
-                                                              "delta", "date_added"), _each(_points)),
-    "campaign_lead_event_log": ("campaign.event", "date_triggered",
-                                ("id", "event_id", "lead_id", "campaign_id", "rotation", "date_triggered",
-                                 "is_scheduled", "trigger_date", "system_triggered", "non_action_path_taken",
-                                 "metadata", "channel", "channel_id"), _each(_automation)),
-    "lead_event_log": (None, "date_added", ("id", "lead_id", "bundle", "object", "action", "object_id", "date_added",
-                                            "properties"), _each(_event)),
+    "form_submissions": (
+        "form.submitted",
+        "date_submitted",
+        ("id", "form_id", "lead_id", "ip_address", "tracking_id", "page_id", "referer", "date_submitted"),
+        _each(_submission),
+    ),
+    "page_hits": (
+        "page.hit",
+        "date_hit",
+        (
+            "id",
+            "page_id",
+            "redirect_id",
+            "email_id",
+            "lead_id",
+            "date_hit",
+            "url",
+            "url_title",
+            "referer",
+            "page_language",
+            "query",
+        ),
+        _each(_hit),
+    ),
+    "lead_points_change_log": (
+        "point.gained",
+        "date_added",
+        ("id", "lead_id", "type", "name", "action_name", "delta", "date_added"),
+        _each(_points),
+    ),
+    "campaign_lead_event_log": (
+        "campaign.event",
+        "date_triggered",
+        (
+            "id",
+            "event_id",
+            "lead_id",
+            "campaign_id",
+            "rotation",
+            "date_triggered",
+            "is_scheduled",
+            "trigger_date",
+            "system_triggered",
+            "non_action_path_taken",
+            "metadata",
+            "channel",
+            "channel_id",
+        ),
+        _each(_automation),
+    ),
+    "lead_event_log": (
+        None,
+        "date_added",
+        ("id", "lead_id", "bundle", "object", "action", "object_id", "date_added", "properties"),
+        _each(_event),
+    ),
 }
 
 
@@ -145,19 +245,24 @@ def _compare(left, right):
 
 
 def _values(value):
-    return value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else \
-        str(value).split(",")
+    return (
+        value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else str(value).split(",")
+    )
 
 
 TESTS = {
-    "eq": lambda v, w: v is not None and _compare(v, w) == 0, "neq": lambda v, w: v is None or _compare(v, w) != 0,
-    "gt": lambda v, w: v is not None and _compare(v, w) > 0, "gte": lambda v, w: v is not None and _compare(v, w) >= 0,
-    "lt": lambda v, w: v is not None and _compare(v, w) < 0, "lte": lambda v, w: v is not None and _compare(v, w) <= 0,
+    "eq": lambda v, w: v is not None and _compare(v, w) == 0,
+    "neq": lambda v, w: v is None or _compare(v, w) != 0,
+    "gt": lambda v, w: v is not None and _compare(v, w) > 0,
+    "gte": lambda v, w: v is not None and _compare(v, w) >= 0,
+    "lt": lambda v, w: v is not None and _compare(v, w) < 0,
+    "lte": lambda v, w: v is not None and _compare(v, w) <= 0,
     "like": lambda v, w: v is not None and patterns.like(str(w))(v),
     "notLike": lambda v, w: v is None or not patterns.like(str(w))(v),
     "in": lambda v, w: v is not None and any(_compare(v, x) == 0 for x in _values(w)),
     "notIn": lambda v, w: v is None or all(_compare(v, x) != 0 for x in _values(w)),
-    "isNull": lambda v, w: v is None, "isNotNull": lambda v, w: v is not None,
+    "isNull": lambda v, w: v is None,
+    "isNotNull": lambda v, w: v is not None,
 }
 
 
@@ -216,8 +321,10 @@ def too_much(start):
     """The refusal (400 naming `where`, and `start` past the first page) of a stats request that would
     read more than MAX_EVENTS_READ events."""
     fields = {"start": [f"Pages past {MAX_EVENTS_READ} events are not read; narrow where."]} if start else {}
-    fields["where"] = [f"Matched too few of the {MAX_EVENTS_READ} events one request may read; narrow it "
-                       "(lead_id eq N reads one contact's events)."]
+    fields["where"] = [
+        f"Matched too few of the {MAX_EVENTS_READ} events one request may read; narrow it "
+        "(lead_id eq N reads one contact's events)."
+    ]
     return ValidationError(fields)
 
 
@@ -233,8 +340,7 @@ def table_rows(table, descending=False, contact_id=None, refusal=None):
     timeline (`contact_id`) or the all-contacts feed, lazily, so a reader stops where it wants;
     `refusal` (default `too_much`) is raised past MAX_EVENTS_READ events."""
     event_type, _, columns, build = TABLES[table]
-    events = timeline.all_events(descending) if contact_id is None else \
-        timeline.contact_events(contact_id, descending)
+    events = timeline.all_events(descending) if contact_id is None else timeline.contact_events(contact_id, descending)
     wanted = (e for e in _bounded(events, refusal or too_much(0)) if event_type in (None, e["event"]))
     for chunk in chunks(wanted, *((10, BATCH) if table in BATCHED else (1, 1))):
         for built in build(chunk):
@@ -256,4 +362,4 @@ def rows(table, start, limit, order, where):
             found.append(row)
             if len(found) > start + limit:
                 break
-    return {"total": len(found), "stats": found[start:start + limit]}
+    return {"total": len(found), "stats": found[start : start + limit]}

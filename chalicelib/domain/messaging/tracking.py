@@ -5,6 +5,7 @@ The send record changes under an optimistic revision (re-read when another open 
 email's `readCount` grows once per record (the first read); the contact's changes and timeline
 events go through `sending.write_contact`.
 """
+
 import copy
 import hmac
 
@@ -63,6 +64,7 @@ def _opened(stat, first, ctx, events=()):
         sending.touch(doc, ctx.now)
         found = [timeline.event("email.read", stat.get("subject"), details)] if first else []
         return found + list(events) + points_engine.award(doc, "email.open", email_id, ctx)
+
     sending.write_contact(stat["lead"]["id"], build, ctx)
 
 
@@ -87,6 +89,7 @@ def web_view(tracking_hash, visit, ctx):
     def change(doc):
         _read(doc, ctx.now, visit.ip)
         doc["viewedInBrowser"] = True
+
     stat, unread = _update_stat(stat, change)
     _opened(stat, unread, ctx)
     visit.contact_id = contact["id"]
@@ -96,8 +99,10 @@ def web_view(tracking_hash, visit, ctx):
 def verify_click(tracking_hash, url, signature, ctx):
     """Whether a click redirect was written by this service."""
     given = str(signature or "")
-    return bool(url) and any(hmac.compare_digest(email_messages.signature(tracking_hash, url, ctx, legacy), given)
-                             for legacy in (False, True))
+    return bool(url) and any(
+        hmac.compare_digest(email_messages.signature(tracking_hash, url, ctx, legacy), given)
+        for legacy in (False, True)
+    )
 
 
 def click(tracking_hash, url, signature, visit, ctx):
@@ -115,6 +120,7 @@ def click(tracking_hash, url, signature, visit, ctx):
     def build(doc):
         sending.touch(doc, ctx.now)
         return [timeline.event("page.hit", url, details)] + points_engine.award(doc, "url.hit", url, ctx)
+
     sending.write_contact(stat["lead"]["id"], build, ctx)
     visit.contact_id = stat["lead"]["id"]
     return url
@@ -129,12 +135,24 @@ def unsubscribe(tracking_hash, ctx):
         entry = next((e for e in doc["doNotContact"] if e["channel"] == "email"), None)
         if entry is not None:
             return []
-        doc["doNotContact"].append({"id": store.allocate_ids("donotcontact")[0], "dateAdded": ctx.now,
-                                    "channel": "email", "reason": UNSUBSCRIBED, "comments": "User unsubscribed.",
-                                    "channelId": email_id})
-        return [timeline.event("lead.donotcontact", f"email: {DNC_REASONS[UNSUBSCRIBED]}",
-                               {"channel": "email", "reason": UNSUBSCRIBED, "comments": "User unsubscribed.",
-                                "emailId": email_id})]
+        doc["doNotContact"].append(
+            {
+                "id": store.allocate_ids("donotcontact")[0],
+                "dateAdded": ctx.now,
+                "channel": "email",
+                "reason": UNSUBSCRIBED,
+                "comments": "User unsubscribed.",
+                "channelId": email_id,
+            }
+        )
+        return [
+            timeline.event(
+                "lead.donotcontact",
+                f"email: {DNC_REASONS[UNSUBSCRIBED]}",
+                {"channel": "email", "reason": UNSUBSCRIBED, "comments": "User unsubscribed.", "emailId": email_id},
+            )
+        ]
+
     sending.write_contact(stat["lead"]["id"], build, ctx)
     return stat
 
@@ -147,8 +165,10 @@ def reply(tracking_hash, ctx):
         doc["replied"] = True
         if not doc.get("isRead"):
             doc.update(isRead=True, dateRead=ctx.now)
+
     stat, unread = _update_stat(stat, change)
-    replied = timeline.event("email.replied", stat.get("subject"), {"emailId": stat["email"]["id"],
-                                                                    "statId": stat["id"]})
+    replied = timeline.event(
+        "email.replied", stat.get("subject"), {"emailId": stat["email"]["id"], "statId": stat["id"]}
+    )
     _opened(stat, unread, ctx, [replied])
     return stat

@@ -1,31 +1,77 @@
 """The resources of points: point actions, point triggers and point groups."""
+
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, ref
 from chalicelib.domain.points.catalog import TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.groups import PointGroupHooks
 from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
 
-
 POINT = Resource(
-    kind="point", prefix="points", singular="point", plural="points", keyed_list=False, category="title",
+    kind="point",
+    prefix="points",
+    singular="point",
+    plural="points",
+    keyed_list=False,
+    category="title",
     permission="point:points",
-    attrs=(a.text("name", required=True), a.text("description"), a.text("type", required=True), a.integer("delta"),
-           a.obj("properties"), a.boolean("repeatable"), ref("group", "pointgroup")),
-    commands=frozenset({"ids"}), hooks=PointActionHooks())
+    attrs=(
+        a.text("name", required=True),
+        a.text("description"),
+        a.text("type", required=True),
+        a.integer("delta"),
+        a.obj("properties"),
+        a.boolean("repeatable"),
+        ref("group", "pointgroup"),
+    ),
+    commands=frozenset({"ids"}),
+    hooks=PointActionHooks(),
+)
 
 TRIGGER = Resource(
-    kind="trigger", prefix="points/triggers", singular="trigger", plural="triggers", keyed_list=False, category="title",
+    kind="trigger",
+    prefix="points/triggers",
+    singular="trigger",
+    plural="triggers",
+    keyed_list=False,
+    category="title",
     permission="point:triggers",
-    attrs=(a.text("name", required=True), a.text("description"), a.Attr("scoreId", a.as_int), a.integer("points"),
-           a.text("color"), a.boolean("triggerExistingLeads"), ref("group", "pointgroup")),
-    nested=(a.Nested("events", "triggerevent",
-                     (a.choice("type", *TRIGGER_EVENT_TYPES, required=True), a.text("name"), a.text("description"),
-                      a.integer("order"), a.obj("properties"))),), commands=frozenset({"ids"}),
-    minimal_exclude=("events",), hooks=TriggerHooks())
+    attrs=(
+        a.text("name", required=True),
+        a.text("description"),
+        a.Attr("scoreId", a.as_int),
+        a.integer("points"),
+        a.text("color"),
+        a.boolean("triggerExistingLeads"),
+        ref("group", "pointgroup"),
+    ),
+    nested=(
+        a.Nested(
+            "events",
+            "triggerevent",
+            (
+                a.choice("type", *TRIGGER_EVENT_TYPES, required=True),
+                a.text("name"),
+                a.text("description"),
+                a.integer("order"),
+                a.obj("properties"),
+            ),
+        ),
+    ),
+    commands=frozenset({"ids"}),
+    minimal_exclude=("events",),
+    hooks=TriggerHooks(),
+)
 
 POINT_GROUP = Resource(
-    kind="pointgroup", prefix="points/groups", singular="pointGroup", plural="pointGroups", audit="A-",
-    keyed_list=False, permission="point:groups",
+    kind="pointgroup",
+    prefix="points/groups",
+    singular="pointGroup",
+    plural="pointGroups",
+    audit="A-",
+    keyed_list=False,
+    permission="point:groups",
     attrs=(a.text("name", required=True), a.text("description")),
-    commands=frozenset({"ids", "is:published", "is:unpublished"}), summary=("id", "name", "description"),
-    hooks=PointGroupHooks())
+    commands=frozenset({"ids", "is:published", "is:unpublished"}),
+    summary=("id", "name", "description"),
+    hooks=PointGroupHooks(),
+)

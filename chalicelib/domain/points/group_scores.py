@@ -6,6 +6,7 @@ the contact's write, with its `point.gained` timeline event (details name the `g
 and `newPoints` are then the group's score) in the same transaction. Point actions and triggers
 that name a group score and fire on it through the points engine (domain/points/points_engine.py).
 """
+
 import copy
 
 from chalicelib.domain.contacts import contact_actions, contacts
@@ -59,9 +60,18 @@ def adjust(doc, found, operator, value, label, details, ctx):
     doc["groupScores"] = dict(kept, **{str(found["id"]): new})
     if new == old:
         return None
-    return timeline.event("point.gained", label, dict(
-        details, group={"id": found["id"], "name": found.get("name")}, delta=new - old, operator=operator,
-        oldPoints=old, newPoints=new))
+    return timeline.event(
+        "point.gained",
+        label,
+        dict(
+            details,
+            group={"id": found["id"], "name": found.get("name")},
+            delta=new - old,
+            operator=operator,
+            oldPoints=old,
+            newPoints=new,
+        ),
+    )
 
 
 def previous(events):
@@ -95,8 +105,9 @@ def change(contact_id, group_id, operator, value, payload, ctx):
     number = contact_actions.operand(operator, value, OPERATORS, "value")
     doc = copy.deepcopy(existing)
     label = _param(payload, "eventName") or "Manual change"
-    event = adjust(doc, found, operator, number, label, {"action": _param(payload, "actionName") or "API",
-                                                          "type": "API"}, ctx)
+    event = adjust(
+        doc, found, operator, number, label, {"action": _param(payload, "actionName") or "API", "type": "API"}, ctx
+    )
     if doc.get("groupScores") != existing.get("groupScores"):
         doc = service.save_change(CONTACT, existing, doc, ctx, [event] if event else [])
     return {"groupScore": shown(doc, found)}

@@ -5,6 +5,7 @@ of the request). Deleting a group deletes the point actions and point triggers n
 Mautic's foreign keys do (ON DELETE CASCADE); the contacts' scores in it are never shown again and
 leave the stored contact on its next group-score write (group ids are never reused).
 """
+
 from chalicelib.domain.kernel import cached, registry, service
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks

@@ -10,6 +10,7 @@ not had yet, in one revision-checked write per contact (re-read and redone when 
 changed meanwhile). The contact's `point.gained` events record the events it had, so a
 redelivered batch, or a second pass, changes nothing.
 """
+
 import copy
 
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -54,8 +55,13 @@ def plan(trigger):
     if _current(trigger, Context()) is None:
         return
     last = store.last_id("contact")
-    queues.send(QUEUE, [{"type": "trigger-batch", "trigger": trigger, "first": first,
-                         "last": min(first + BATCH - 1, last)} for first in range(1, last + 1, BATCH)])
+    queues.send(
+        QUEUE,
+        [
+            {"type": "trigger-batch", "trigger": trigger, "first": first, "last": min(first + BATCH - 1, last)}
+            for first in range(1, last + 1, BATCH)
+        ],
+    )
 
 
 def batch(trigger, first, last):

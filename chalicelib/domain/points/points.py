@@ -1,5 +1,6 @@
 """Point actions and point triggers: action types from the catalogue, trigger colours without '#',
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
+
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.points import point_triggers
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES

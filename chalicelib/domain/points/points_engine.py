@@ -10,6 +10,7 @@ Trigger events of other capabilities (send an email, change automations) run thr
 subscriber table's `actions`. A point action naming a point group scores in that group instead of
 the points, and a trigger naming one fires on that group's score (domain/points/group_scores.py).
 """
+
 import fnmatch
 
 from chalicelib.domain.contacts import contact_actions, contacts
@@ -20,8 +21,13 @@ from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 
-SUBJECT_PROPERTIES = {"form.submit": "forms", "page.hit": "pages", "asset.download": "assets",
-                      "email.open": "emails", "email.send": "emails"}
+SUBJECT_PROPERTIES = {
+    "form.submit": "forms",
+    "page.hit": "pages",
+    "asset.download": "assets",
+    "email.open": "emails",
+    "email.send": "emails",
+}
 
 
 def matches(action, event_type, subject):
@@ -38,12 +44,14 @@ def matches(action, event_type, subject):
 
 def point_actions(ctx):
     """The published point actions (a versioned cached kind: no read on most requests)."""
-    return ctx.memo(cache_keys.POINT_ACTIONS,
-                    lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)])
+    return ctx.memo(
+        cache_keys.POINT_ACTIONS, lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)]
+    )
 
 
 def _history(doc, ctx):
     """(point action ids, trigger event ids) that already happened to the contact."""
+
     def read():
         actions, events = set(), set()
         for event in store.iterate(f"timeline#{int(doc['id'])}"):
@@ -52,6 +60,7 @@ def _history(doc, ctx):
                 actions.add(details.get("pointActionId"))
                 events.update(details.get("triggerEvents") or [])
         return actions, events
+
     return ctx.memo(cache_keys.points_history(doc["id"]), read)
 
 
@@ -73,8 +82,10 @@ def award(doc, event_type, subject, ctx):
 def _score(doc, action, event_type, ctx):
     """Add the action's delta to the contact's points, or to its score in the action's group; the
     `point.gained` event, or None (no change, or the group is gone)."""
-    delta, details = int(action.get("delta") or 0), {"action": action.get("name"), "type": event_type,
-                                                      "pointActionId": action["id"]}
+    delta, details = (
+        int(action.get("delta") or 0),
+        {"action": action.get("name"), "type": event_type, "pointActionId": action["id"]},
+    )
     if action.get("group") is None:
         return contact_actions.adjust_points(doc, "plus", delta, action.get("name"), details)
     found = group_scores.groups(ctx).get(action["group"])
@@ -83,8 +94,11 @@ def _score(doc, action, event_type, ctx):
 
 def crossed(old, new, ctx, group=None):
     """Published triggers on `group` (None: on the points) whose threshold the score just reached."""
-    return [t for t in cached.documents("trigger", ctx)
-            if is_published(t, ctx.now) and t.get("group") == group and old < int(t.get("points") or 0) <= new]
+    return [
+        t
+        for t in cached.documents("trigger", ctx)
+        if is_published(t, ctx.now) and t.get("group") == group and old < int(t.get("points") or 0) <= new
+    ]
 
 
 def run_triggers(doc, old_points, events, ctx):
@@ -131,9 +145,21 @@ def existing_contact(doc, trigger, ctx):
     points = group_scores.score(doc, trigger.get("group"))
     found = group_scores.groups(ctx).get(trigger.get("group"))
     group = {"group": {"id": found["id"], "name": found.get("name")}} if found else {}
-    return timeline.event("point.gained", trigger.get("name"), dict(group, **{
-        "action": "Trigger", "pointTriggerId": trigger["id"], "delta": 0, "oldPoints": points, "newPoints": points,
-        "triggerEvents": fired}))
+    return timeline.event(
+        "point.gained",
+        trigger.get("name"),
+        dict(
+            group,
+            **{
+                "action": "Trigger",
+                "pointTriggerId": trigger["id"],
+                "delta": 0,
+                "oldPoints": points,
+                "newPoints": points,
+                "triggerEvents": fired,
+            },
+        ),
+    )
 
 
 def _fire(doc, item, ctx):
@@ -161,4 +187,3 @@ def change_segments(doc, add, remove, ctx):
     for segment_id in sorted(a.ids_in(remove or [])):
         membership.mark(doc, segment_id, False, ctx.now)
     return True
-

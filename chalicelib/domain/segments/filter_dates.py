@@ -6,6 +6,7 @@ inside, ``gt`` from its end, ``gte`` from its start, ``lt`` before its start, ``
 ``birthday``/``anniversary`` (today's month and day) or an interval from now (``-1 week``, ``+5 days``);
 the ``date`` operator, and ``=`` with an interval, compare whole days.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,20 @@ from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.segments.filter_values import as_instant
 
-DATE_KEYWORDS = ("today", "tomorrow", "yesterday", "week_last", "week_next", "week_this", "month_last",
-                 "month_next", "month_this", "year_last", "year_next", "year_this")
+DATE_KEYWORDS = (
+    "today",
+    "tomorrow",
+    "yesterday",
+    "week_last",
+    "week_next",
+    "week_this",
+    "month_last",
+    "month_next",
+    "month_this",
+    "year_last",
+    "year_next",
+    "year_this",
+)
 YEARLY_KEYWORDS = ("birthday", "anniversary")
 INTERVAL_UNITS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 31, "year": 366}  # in days
 MAX_INTERVAL_DAYS = 366_000
@@ -75,6 +88,7 @@ def date_compare(day_axis, name, when):
     def test(value, now):
         low, high = span(now)
         return relation(value, low, high)
+
     return test
 
 
@@ -129,6 +143,7 @@ def _per_now(compute):
         if last[0] != now:
             last[:] = [now, compute(now)]
         return last[1]
+
     return resolve
 
 
@@ -152,8 +167,12 @@ def _year_range(shift, today):
 
 
 _KEYWORD_RANGES = {
-    "today": partial(_day_range, 0), "tomorrow": partial(_day_range, 1), "yesterday": partial(_day_range, -1),
-    **{f"{unit}_{name}": partial(ranger, shift)
-       for unit, ranger in (("week", _week_range), ("month", _month_range), ("year", _year_range))
-       for name, shift in (("last", -1), ("this", 0), ("next", 1))},
+    "today": partial(_day_range, 0),
+    "tomorrow": partial(_day_range, 1),
+    "yesterday": partial(_day_range, -1),
+    **{
+        f"{unit}_{name}": partial(ranger, shift)
+        for unit, ranger in (("week", _week_range), ("month", _month_range), ("year", _year_range))
+        for name, shift in (("last", -1), ("this", 0), ("next", 1))
+    },
 }

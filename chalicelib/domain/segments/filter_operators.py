@@ -5,6 +5,7 @@ wrapped in ``%..%`` when it has no ``%``); ``contains``/``startsWith``/``endsWit
 ``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value; each negative operator in
 :data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
 """
+
 from __future__ import annotations
 
 import operator as op
@@ -15,9 +16,29 @@ from typing import Any, Callable
 
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.segments.filter_dates import date_compare, date_target
-from chalicelib.domain.segments.filter_values import as_boolean, as_day, as_folded, as_instant, as_integer, as_number, \
-    as_options, as_seconds, as_segment_ids, as_tags, as_text, boolean_target, bounds, listed, number_target, \
-    scalar_text, segment_target, stage_target, tag_target, text_target, time_target
+from chalicelib.domain.segments.filter_values import (
+    as_boolean,
+    as_day,
+    as_folded,
+    as_instant,
+    as_integer,
+    as_number,
+    as_options,
+    as_seconds,
+    as_segment_ids,
+    as_tags,
+    as_text,
+    boolean_target,
+    bounds,
+    listed,
+    number_target,
+    scalar_text,
+    segment_target,
+    stage_target,
+    tag_target,
+    text_target,
+    time_target,
+)
 
 EQUALITY = ("=", "!=")
 ORDER = ("gt", "gte", "lt", "lte")
@@ -112,8 +133,9 @@ def _option_compare(name, option):
 
 def _tag_matcher(name, target):
     tag_id, tag_name = target
-    return lambda tags, now: any((tag_id is not None and tag_id == ident) or (tag_name is not None and tag_name == text)
-                                 for ident, text in tags)
+    return lambda tags, now: any(
+        (tag_id is not None and tag_id == ident) or (tag_name is not None and tag_name == text) for ident, text in tags
+    )
 
 
 _TEXTUAL = frozenset(EQUALITY + EMPTINESS + PATTERNS + LISTS)

@@ -4,6 +4,7 @@ The ``as_*`` readers turn a stored contact or company value into a comparable on
 unusable); the ``*_target`` parsers, :func:`scalar_text`, :func:`listed` and :func:`bounds` read a filter's value
 and raise ValueError when it does not fit.
 """
+
 import math
 import re
 from datetime import date, datetime, timezone
@@ -15,6 +16,7 @@ _TRUTHS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no
 
 
 # --- stored values -------------------------------------------------------------------------------
+
 
 def as_text(value):
     """A value as text, None when missing: booleans are '1'/'0', integral floats lose '.0', lists join with '|'."""
@@ -137,6 +139,7 @@ def as_segment_ids(value):
 
 # --- filter values -------------------------------------------------------------------------------
 
+
 def scalar_text(value):
     """One filter value (text, number or boolean) as text."""
     if value is None:
@@ -168,11 +171,13 @@ def text_target(raw):
 
 def _parsed(read, expected):
     """A filter-value parser: read(raw), or ValueError saying what was expected."""
+
     def parse(raw):
         value = read(raw)
         if value is None:
             raise ValueError(f"'{raw}' is not {expected}.")
         return value
+
     return parse
 
 

@@ -15,6 +15,7 @@ Semantics follow Mautic's segment query builder on MySQL (operators in :mod:`.fi
 * Company filters, and the UTM fields (lists of values), hold when some company (value) satisfies the positive
   operator; their negative operators hold when none does.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,28 +24,62 @@ from functools import partial
 from typing import Any, Callable
 
 from chalicelib.domain.segments.filter_dates import date_target
-from chalicelib.domain.segments.filter_operators import EMPTINESS, LISTS, NEGATIONS, OPERATORS, PATTERNS, RANGES, \
-    kind_of, positive_test
+from chalicelib.domain.segments.filter_operators import (
+    EMPTINESS,
+    LISTS,
+    NEGATIONS,
+    OPERATORS,
+    PATTERNS,
+    RANGES,
+    kind_of,
+    positive_test,
+)
 from chalicelib.domain.segments.filter_values import as_integer, as_utc, bounds, listed
 
 OBJECTS = ("lead", "company")
 GLUES = ("and", "or")
-FIELD_TYPES = ("boolean", "date", "datetime", "email", "country", "locale", "lookup", "number", "tel", "region",
-               "select", "multiselect", "text", "textarea", "time", "timezone", "url", "html")
+FIELD_TYPES = (
+    "boolean",
+    "date",
+    "datetime",
+    "email",
+    "country",
+    "locale",
+    "lookup",
+    "number",
+    "tel",
+    "region",
+    "select",
+    "multiselect",
+    "text",
+    "textarea",
+    "time",
+    "timezone",
+    "url",
+    "html",
+)
 STRUCTURED_TYPES = ("tags", "leadlist")
 TYPES = FIELD_TYPES + STRUCTURED_TYPES + ("lookup_id", "stage")  # lookup_id: owner_id; stage: a stage id
 
 UTM_FIELDS = frozenset(f"utm_{name}" for name in ("campaign", "content", "medium", "source", "term"))
 SPECIAL_FIELDS = {
-    "id": "number", "points": "number", "owner_id": "number", "stage": "stage",
-    "date_added": "datetime", "date_modified": "datetime", "date_identified": "datetime", "last_active": "datetime",
-    "tags": "tags", "leadlist": "leadlist",
+    "id": "number",
+    "points": "number",
+    "owner_id": "number",
+    "stage": "stage",
+    "date_added": "datetime",
+    "date_modified": "datetime",
+    "date_identified": "datetime",
+    "last_active": "datetime",
+    "tags": "tags",
+    "leadlist": "leadlist",
     **{f"dnc_{name}": "boolean" for name in ("unsubscribed", "bounced", "manual", "unsubscribed_sms", "bounced_sms")},
     **{name: "text" for name in UTM_FIELDS},
 }
 
 
 # --- public API ----------------------------------------------------------------------------------
+
 
 def validate(filters, fields) -> dict[str, list[str]]:
     """Errors of a segment's filters keyed like ``filters[2][operator]``; empty when every filter is valid.
@@ -103,6 +138,7 @@ class Matcher:
 
 # --- validation ----------------------------------------------------------------------------------
 
+
 def _problems(item, known):
     """(key suffix, message) pairs for one filter."""
     if not isinstance(item, dict):
@@ -146,6 +182,7 @@ def _type_problem(given, field, field_type):
 
 
 # --- compilation ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Compiled:

@@ -7,6 +7,7 @@ filters cannot add it back). Each row is mirrored by an index item `members#<seg
 <contact id>, put or deleted in the transaction that writes the contact, so a segment's
 members are one Query away and never disagree with the contact.
 """
+
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.subscribers import Command
@@ -14,10 +15,20 @@ from chalicelib.domain.segments import filters
 from chalicelib.store import port as store
 
 KIND = "segment"
-DNC_FLAGS = {("email", 1): "dnc_unsubscribed", ("email", 2): "dnc_bounced", ("email", 3): "dnc_manual",
-             ("sms", 1): "dnc_unsubscribed_sms", ("sms", 2): "dnc_bounced_sms"}
-UTM_KEYS = {"utm_campaign": "utmCampaign", "utm_content": "utmContent", "utm_medium": "utmMedium",
-            "utm_source": "utmSource", "utm_term": "utmTerm"}
+DNC_FLAGS = {
+    ("email", 1): "dnc_unsubscribed",
+    ("email", 2): "dnc_bounced",
+    ("email", 3): "dnc_manual",
+    ("sms", 1): "dnc_unsubscribed_sms",
+    ("sms", 2): "dnc_bounced_sms",
+}
+UTM_KEYS = {
+    "utm_campaign": "utmCampaign",
+    "utm_content": "utmContent",
+    "utm_medium": "utmMedium",
+    "utm_source": "utmSource",
+    "utm_term": "utmTerm",
+}
 
 
 def members_kind(segment_id):
@@ -33,13 +44,18 @@ def mark(doc, segment_id, added, now):
     entries = doc.setdefault("segments", {})
     old = entries.get(str(segment_id))
     kept = is_member(old) and added
-    entries[str(segment_id)] = {"dateAdded": old["dateAdded"] if kept else now, "manuallyAdded": bool(added),
-                                "manuallyRemoved": not added}
+    entries[str(segment_id)] = {
+        "dateAdded": old["dateAdded"] if kept else now,
+        "manuallyAdded": bool(added),
+        "manuallyRemoved": not added,
+    }
 
 
 def _evaluation_order(docs):
     """Published segments with their matchers, each after the segments its filters refer to."""
-    compiled = {d["id"]: (d, filters.compile_filters(d.get("filters") or [])) for d in docs if d.get("isPublished", True)}
+    compiled = {
+        d["id"]: (d, filters.compile_filters(d.get("filters") or [])) for d in docs if d.get("isPublished", True)
+    }
     ordered, seen = [], set()
 
     def visit(segment_id, path):
@@ -67,8 +83,9 @@ def segments_by_id(ctx):
 
 def segment_id(alias, ctx):
     """The id of the segment with this alias (case-insensitive), or None."""
-    by_alias = cached.derived(KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs},
-                              ctx)
+    by_alias = cached.derived(
+        KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs}, ctx
+    )
     return by_alias.get(alias.strip().lower())
 
 
@@ -105,18 +122,28 @@ def _segment_members(value, ctx):
 # Contact search commands (the subscriber table adds them to contacts): `segment:<alias>` from the
 # segment's members index, `common:<a>+<b>` from its segments' members indexes, intersected.
 SEGMENT_COMMAND = Command(_segment_match, _segment_members)
-COMMON_COMMAND = Command(lambda doc, value, ctx: in_all(doc, common_segment_ids(value, ctx)),
-                         lambda value, ctx: members_of_all(common_segment_ids(value, ctx)))
+COMMON_COMMAND = Command(
+    lambda doc, value, ctx: in_all(doc, common_segment_ids(value, ctx)),
+    lambda value, ctx: members_of_all(common_segment_ids(value, ctx)),
+)
 
 
 def subject(doc, ctx, with_companies):
     """The contact as the filter engine sees it: field values and the special fields."""
     values = doc.get("values") or {}
-    lead = dict(values, id=doc.get("id"), points=values.get("points") or 0, owner_id=doc.get("owner"), stage=doc.get("stage"),
-                date_added=doc.get("dateAdded"), date_modified=doc.get("dateModified"),
-                date_identified=doc.get("dateIdentified"), last_active=doc.get("lastActive"),
-                tags=doc.get("tags") or [],
-                leadlist=[int(k) for k, entry in (doc.get("segments") or {}).items() if is_member(entry)])
+    lead = dict(
+        values,
+        id=doc.get("id"),
+        points=values.get("points") or 0,
+        owner_id=doc.get("owner"),
+        stage=doc.get("stage"),
+        date_added=doc.get("dateAdded"),
+        date_modified=doc.get("dateModified"),
+        date_identified=doc.get("dateIdentified"),
+        last_active=doc.get("lastActive"),
+        tags=doc.get("tags") or [],
+        leadlist=[int(k) for k, entry in (doc.get("segments") or {}).items() if is_member(entry)],
+    )
     lead.update({flag: False for flag in DNC_FLAGS.values()})
     for entry in doc.get("doNotContact") or []:
         flag = DNC_FLAGS.get((entry.get("channel"), entry.get("reason")))
@@ -179,10 +206,18 @@ def _event(segment, entry, old):
     added = is_member(entry)
     manual = bool((entry or {}).get("manuallyAdded") if added else (entry or {}).get("manuallyRemoved"))
     verb = "Added to" if added else "Removed from"
-    return timeline.event("segment_membership", f"{verb} segment {segment.get('name')}",
-                          {"segmentId": segment["id"], "segmentName": segment.get("name"),
-                           "segmentAlias": segment.get("alias"), "action": "added" if added else "removed",
-                           "manual": manual, "dateAdded": (entry or old or {}).get("dateAdded")})
+    return timeline.event(
+        "segment_membership",
+        f"{verb} segment {segment.get('name')}",
+        {
+            "segmentId": segment["id"],
+            "segmentName": segment.get("name"),
+            "segmentAlias": segment.get("alias"),
+            "action": "added" if added else "removed",
+            "manual": manual,
+            "dateAdded": (entry or old or {}).get("dateAdded"),
+        },
+    )
 
 
 def contact_segments(doc, ctx):
@@ -192,7 +227,12 @@ def contact_segments(doc, ctx):
     for key, entry in sorted((doc.get("segments") or {}).items(), key=lambda item: int(item[0])):
         segment = known.get(int(key))
         if segment and is_member(entry):
-            lists[key] = {"id": segment["id"], "name": segment.get("name"), "alias": segment.get("alias"),
-                          "dateAdded": entry["dateAdded"], "manuallyAdded": bool(entry.get("manuallyAdded")),
-                          "manuallyRemoved": False}
+            lists[key] = {
+                "id": segment["id"],
+                "name": segment.get("name"),
+                "alias": segment.get("alias"),
+                "dateAdded": entry["dateAdded"],
+                "manuallyAdded": bool(entry.get("manuallyAdded")),
+                "manuallyRemoved": False,
+            }
     return {"total": len(lists), "lists": lists}

@@ -7,6 +7,7 @@ matched segment by segment; ``regexp`` is RE2 (google-re2): no backreferences or
 an expression RE2 refuses is a 400 on save. Both compare case-insensitively, and see at most
 MAX_TEXT characters of a value (MySQL's TEXT, the longest text field Mautic stores).
 """
+
 import re2
 
 MAX_TEXT = 65535
@@ -62,6 +63,7 @@ def like(pattern):
                 return False
             at += len(segment)
         return True
+
     return test
 
 

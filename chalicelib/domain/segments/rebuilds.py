@@ -8,6 +8,7 @@ segment (`service.refresh`, conditional on each contact's revision, so a contact
 the rebuild ends up right) and counts itself done once (a marker per batch). A newer generation
 makes older messages no-ops. A job re-queues rebuilds left queued or stalled (a lost message).
 """
+
 from datetime import timedelta
 
 from chalicelib import config
@@ -28,15 +29,26 @@ def needed(doc, existing):
     """Whether a segment write changes who matches: new, filters changed, or published now."""
     if existing is None:
         return True
-    return doc.get("filters") != existing.get("filters") or \
-        (doc.get("isPublished", True) and not existing.get("isPublished", True))
+    return doc.get("filters") != existing.get("filters") or (
+        doc.get("isPublished", True) and not existing.get("isPublished", True)
+    )
 
 
 def queued(segment_id, now):
     """(derived item, generation): the state of a new rebuild, written with the segment."""
     generation = store.allocate_ids(KIND)[0]
-    return (KIND, segment_id, {"generation": generation, "status": "queued", "queuedAt": now, "startedAt": None,
-                               "finishedAt": None, "batches": 0}), generation
+    return (
+        KIND,
+        segment_id,
+        {
+            "generation": generation,
+            "status": "queued",
+            "queuedAt": now,
+            "startedAt": None,
+            "finishedAt": None,
+            "batches": 0,
+        },
+    ), generation
 
 
 def enqueue(segment_id, generation):
@@ -67,8 +79,13 @@ def plan(segment, generation):
         store.replace(KIND, state)
     except store.Stale:
         return
-    queues.send(QUEUE, [{"type": "batch", "segment": segment, "generation": generation, "first": first,
-                         "last": end} for first, end in ranges])
+    queues.send(
+        QUEUE,
+        [
+            {"type": "batch", "segment": segment, "generation": generation, "first": first, "last": end}
+            for first, end in ranges
+        ],
+    )
     if not ranges:
         _finish(segment, generation)
 
@@ -81,8 +98,10 @@ def batch(segment, generation, first, last):
     ctx = Context()
     for contact in store.iterate("contact", between=(first, last)):
         refresh_contact(contact, ctx)
-    if store.claim(f"rebuilt#{segment}#{generation}#{first}") and \
-            store.add(f"rebuilt#{segment}#{generation}") >= state["batches"]:
+    if (
+        store.claim(f"rebuilt#{segment}#{generation}#{first}")
+        and store.add(f"rebuilt#{segment}#{generation}") >= state["batches"]
+    ):
         _finish(segment, generation)
 
 
@@ -158,15 +177,21 @@ def progress(segment_ids):
     """{segment id: rebuild view} for a page of segments: 1 BatchGetItem each for states and counters."""
     states = store.batch_get(KIND, segment_ids)
     done = store.counters([f"rebuilt#{s['id']}#{s['generation']}" for s in states.values()]) if states else {}
-    return {segment_id: _view(state, done.get(f"rebuilt#{segment_id}#{state['generation']}", 0))
-            for segment_id, state in states.items()}
+    return {
+        segment_id: _view(state, done.get(f"rebuilt#{segment_id}#{state['generation']}", 0))
+        for segment_id, state in states.items()
+    }
 
 
 def _view(state, done):
     finished = state["status"] == "done"
     batches = state.get("batches") or 0
-    return {"status": state["status"], "batches": batches, "batchesDone": batches if finished else min(done, batches),
-            "progress": 1.0 if finished else (round(min(done, batches) / batches, 4) if batches else 0.0),
-            "queuedAt": state.get("queuedAt"), "startedAt": state.get("startedAt"),
-            "finishedAt": state.get("finishedAt")}
-
+    return {
+        "status": state["status"],
+        "batches": batches,
+        "batchesDone": batches if finished else min(done, batches),
+        "progress": 1.0 if finished else (round(min(done, batches) / batches, 4) if batches else 0.0),
+        "queuedAt": state.get("queuedAt"),
+        "startedAt": state.get("startedAt"),
+        "finishedAt": state.get("finishedAt"),
+    }

@@ -1,15 +1,15 @@
 """Membership by hand: add or remove a contact (or several) to a segment, read a contact's segments."""
+
 import copy
 
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, service
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
-from chalicelib.store import port as store
 
 
 def change(segment_id, contact_id, added, ctx):
@@ -46,6 +46,7 @@ def _try_add(segment_id, contact_id, ctx):
         contact = service.load(CONTACT, contact_id)
         access.require(ctx, CONTACT, Action.EDIT, contact)  # one the caller may not edit is a failure
         _mark(segment_id, contact, True, ctx)
+
     try:
         service.retrying(add, ctx)
     except DomainError:
@@ -63,6 +64,8 @@ def user_segments(ctx):
     may view, by name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are
     none). Without `lead:lists:viewother` only their own (Mautic also lists global ones; here a
     GET of those would be refused)."""
-    found = sorted((s for s in access.visible_documents(ctx, SEGMENT) if is_published(s, ctx.now)),
-                   key=lambda s: (str(s.get("name") or "").lower(), s["id"]))
+    found = sorted(
+        (s for s in access.visible_documents(ctx, SEGMENT) if is_published(s, ctx.now)),
+        key=lambda s: (str(s.get("name") or "").lower(), s["id"]),
+    )
     return {str(s["id"]): {"id": s["id"], "name": s.get("name"), "alias": s.get("alias")} for s in found} or []

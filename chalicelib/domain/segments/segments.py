@@ -1,5 +1,6 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
+
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import cache_keys
 from chalicelib.domain.kernel.aliases import AliasHooks
@@ -51,8 +52,11 @@ class SegmentHooks(AliasHooks):
             errors = validate(filters, types)
             write.errors.update(errors)
             for item in [] if errors else filters:
-                item["type"] = item["type"] or types.get(item["object"], {}).get(item["field"]) \
+                item["type"] = (
+                    item["type"]
+                    or types.get(item["object"], {}).get(item["field"])
                     or SPECIAL_FIELDS.get(item["field"])
+                )
 
     def consequences(self, doc, existing, ctx, events):
         if doc is None:

@@ -7,6 +7,7 @@ contact (`on_contact_write`, in the subscriber table of `domain/wiring.py`), so 
 stage are one Query away. Deleting a stage queues the clearing of its contacts' stage (as Mautic's
 `ON DELETE SET NULL`), which the `segments` worker does through the contact write path.
 """
+
 import copy
 from datetime import timedelta
 
@@ -142,8 +143,10 @@ def clear_deleted(id):  # noqa: A002 - the message's key
 
 def _named(value, ctx):
     """Ids of the stages a `stage:<name>` search names (case-insensitive; `%` is a wildcard)."""
-    return ctx.memo(cache_keys.stages_named(value.casefold()), lambda: {
-        s["id"] for s in store.iterate("stage") if search.like(s.get("name"), value, contains=False)})
+    return ctx.memo(
+        cache_keys.stages_named(value.casefold()),
+        lambda: {s["id"] for s in store.iterate("stage") if search.like(s.get("name"), value, contains=False)},
+    )
 
 
 def _staged(value, ctx):

@@ -1,5 +1,6 @@
 """Time charts as Mautic's dashboard widgets draw them (chart.js line charts): buckets of one time
 unit across a range, a label per bucket in Mautic's style, and one dataset per series."""
+
 from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel.errors import invalid
@@ -7,8 +8,13 @@ from chalicelib.domain.views.time_range import DB_FORMAT
 
 MAX_BUCKETS = 1000
 # unit: (bucket key format, label format)
-UNITS = {"Y": ("%Y", "%Y"), "m": ("%Y-%m", "%b %Y"), "W": ("%G-%V", "Week %V"), "d": ("%Y-%m-%d", "%b %d, %y"),
-         "H": ("%Y-%m-%d %H", "%b %d, %H:00")}
+UNITS = {
+    "Y": ("%Y", "%Y"),
+    "m": ("%Y-%m", "%b %Y"),
+    "W": ("%G-%V", "Week %V"),
+    "d": ("%Y-%m-%d", "%b %d, %y"),
+    "H": ("%Y-%m-%d %H", "%b %d, %H:00"),
+}
 COLORS = ((78, 93, 157), (0, 180, 156), (253, 149, 114), (253, 185, 51), (117, 117, 117), (156, 78, 92))
 
 
@@ -48,17 +54,23 @@ def key_of(stamp, time_unit):
 
 def _dataset(index, label, data):
     r, g, b = COLORS[index % len(COLORS)]
-    return {"label": label, "data": data, "backgroundColor": f"rgba({r},{g},{b},0.1)",
-            "borderColor": f"rgba({r},{g},{b},0.8)", "pointHoverBackgroundColor": f"rgba({r},{g},{b},0.75)",
-            "pointHoverBorderColor": f"rgba({r},{g},{b},1)"}
+    return {
+        "label": label,
+        "data": data,
+        "backgroundColor": f"rgba({r},{g},{b},0.1)",
+        "borderColor": f"rgba({r},{g},{b},0.8)",
+        "pointHoverBackgroundColor": f"rgba({r},{g},{b},0.75)",
+        "pointHoverBorderColor": f"rgba({r},{g},{b},1)",
+    }
 
 
 def line(all_buckets, series, height):
     """The widget's template data: `{chartType, chartHeight, chartData: {labels, datasets}}` from
     `series` [(label, {bucket key: value})]."""
     labels = [label for _, label in all_buckets]
-    datasets = [_dataset(i, label, [values.get(key, 0) for key, _ in all_buckets])
-                for i, (label, values) in enumerate(series)]
+    datasets = [
+        _dataset(i, label, [values.get(key, 0) for key, _ in all_buckets]) for i, (label, values) in enumerate(series)
+    ]
     return {"chartType": "line", "chartHeight": height - 80, "chartData": {"labels": labels, "datasets": datasets}}
 
 

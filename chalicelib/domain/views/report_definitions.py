@@ -1,11 +1,27 @@
 """What a stored report definition may hold (Mautic's Report entity): a known source, and columns,
 filters, order, grouping and aggregators over that source's columns. Checked on every write, each
 problem named by its field, so a stored definition always runs."""
+
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.views.report_sources import SOURCES
 
-CONDITIONS = ("eq", "neq", "gt", "gte", "lt", "lte", "like", "notLike", "in", "notIn", "empty", "notEmpty",
-              "startsWith", "endsWith", "contains")
+CONDITIONS = (
+    "eq",
+    "neq",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "like",
+    "notLike",
+    "in",
+    "notIn",
+    "empty",
+    "notEmpty",
+    "startsWith",
+    "endsWith",
+    "contains",
+)
 FUNCTIONS = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 DIRECTIONS = ("ASC", "DESC")
 
@@ -60,16 +76,37 @@ def problems(doc):
     errors = {}
     known = _known(source)
     _check_columns(source, doc, errors)
-    _check_entries(source, doc, "filters", {
-        "column": (known, "Unknown column of the source."),
-        "condition": (CONDITIONS.__contains__, f"Unknown condition; use one of {', '.join(CONDITIONS)}."),
-        "glue": (("and", "or").__contains__, "The glue is and or or.")}, errors)
-    _check_entries(source, doc, "tableOrder", {
-        "column": (known, "Unknown column of the source."),
-        "direction": (DIRECTIONS.__contains__, "The direction is ASC or DESC.")}, errors)
-    _check_entries(source, doc, "aggregators", {
-        "column": (known, "Unknown column of the source."),
-        "function": (FUNCTIONS.__contains__, f"Unknown function; use one of {', '.join(FUNCTIONS)}.")}, errors)
+    _check_entries(
+        source,
+        doc,
+        "filters",
+        {
+            "column": (known, "Unknown column of the source."),
+            "condition": (CONDITIONS.__contains__, f"Unknown condition; use one of {', '.join(CONDITIONS)}."),
+            "glue": (("and", "or").__contains__, "The glue is and or or."),
+        },
+        errors,
+    )
+    _check_entries(
+        source,
+        doc,
+        "tableOrder",
+        {
+            "column": (known, "Unknown column of the source."),
+            "direction": (DIRECTIONS.__contains__, "The direction is ASC or DESC."),
+        },
+        errors,
+    )
+    _check_entries(
+        source,
+        doc,
+        "aggregators",
+        {
+            "column": (known, "Unknown column of the source."),
+            "function": (FUNCTIONS.__contains__, f"Unknown function; use one of {', '.join(FUNCTIONS)}."),
+        },
+        errors,
+    )
     return errors
 
 

@@ -3,13 +3,29 @@ columns (`<prefix>.<column>`, each shown under an alias in the report's rows) an
 come from: contacts and emails from their partitions, the event sources from the statistics tables
 of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order, and
 only rows of documents the caller may view (`guards`; docs/permissions.md)."""
+
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.messaging import stats_tables
 
-CONTACT_FIELDS = ("title", "firstname", "lastname", "email", "company", "position", "phone", "mobile",
-                  "address1", "address2", "city", "state", "zipcode", "country", "website")
+CONTACT_FIELDS = (
+    "title",
+    "firstname",
+    "lastname",
+    "email",
+    "company",
+    "position",
+    "phone",
+    "mobile",
+    "address1",
+    "address2",
+    "city",
+    "state",
+    "zipcode",
+    "country",
+    "website",
+)
 
 
 @dataclass(frozen=True)
@@ -32,9 +48,15 @@ class Source:
 
 def _contact_row(doc):
     values = doc.get("values") or {}
-    row = {"id": doc["id"], "date_added": doc.get("dateAdded"), "date_modified": doc.get("dateModified"),
-           "date_identified": doc.get("dateIdentified"), "last_active": doc.get("lastActive"),
-           "owner_id": doc.get("owner"), "points": values.get("points") or 0}
+    row = {
+        "id": doc["id"],
+        "date_added": doc.get("dateAdded"),
+        "date_modified": doc.get("dateModified"),
+        "date_identified": doc.get("dateIdentified"),
+        "last_active": doc.get("lastActive"),
+        "owner_id": doc.get("owner"),
+        "points": values.get("points") or 0,
+    }
     row.update({name: values.get(name) for name in CONTACT_FIELDS})
     return {key: stats_tables.db_value(value) for key, value in row.items()}
 
@@ -46,11 +68,19 @@ def _contacts(descending, ctx, refusal):
 
 
 def _email_row(doc):
-    row = {"id": doc["id"], "name": doc.get("name"), "subject": doc.get("subject"), "lang": doc.get("language"),
-           "template": doc.get("template"), "sent_count": doc.get("sentCount") or 0,
-           "read_count": doc.get("readCount") or 0, "is_published": doc.get("isPublished"),
-           "date_added": doc.get("dateAdded"), "date_modified": doc.get("dateModified"),
-           "created_by_user": doc.get("createdByUser")}
+    row = {
+        "id": doc["id"],
+        "name": doc.get("name"),
+        "subject": doc.get("subject"),
+        "lang": doc.get("language"),
+        "template": doc.get("template"),
+        "sent_count": doc.get("sentCount") or 0,
+        "read_count": doc.get("readCount") or 0,
+        "is_published": doc.get("isPublished"),
+        "date_added": doc.get("dateAdded"),
+        "date_modified": doc.get("dateModified"),
+        "created_by_user": doc.get("createdByUser"),
+    }
     return {key: stats_tables.db_value(value) for key, value in row.items()}
 
 
@@ -59,8 +89,11 @@ def _emails(descending, ctx, refusal):
 
 
 def _typed(name):
-    if name == "id" or name.endswith("_id") or name in ("points", "delta", "sent_count", "read_count",
-                                                        "open_count", "retry_count", "rotation"):
+    if (
+        name == "id"
+        or name.endswith("_id")
+        or name in ("points", "delta", "sent_count", "read_count", "open_count", "retry_count", "rotation")
+    ):
         return "int"
     if name.startswith("date_") or name in ("last_active", "last_opened"):
         return "datetime"
@@ -76,15 +109,37 @@ def _columns(prefix, names, label):
 def _table(table, prefix, label, guards):
     """A source over one table of the stats API, its columns under Mautic's table prefix."""
     _, date_column, names, _ = stats_tables.TABLES[table]
-    return Source(label, _columns(prefix, names, label), f"{prefix}.{date_column}",
-                  lambda descending, ctx, refusal: stats_tables.table_rows(table, descending, refusal=refusal),
-                  dict(guards, lead_id="contact"))
+    return Source(
+        label,
+        _columns(prefix, names, label),
+        f"{prefix}.{date_column}",
+        lambda descending, ctx, refusal: stats_tables.table_rows(table, descending, refusal=refusal),
+        dict(guards, lead_id="contact"),
+    )
 
 
-CONTACT_COLUMNS = ("id", "date_added", "date_modified", "date_identified", "last_active", "owner_id",
-                   "points") + CONTACT_FIELDS
-EMAIL_COLUMNS = ("id", "name", "subject", "lang", "template", "sent_count", "read_count", "is_published",
-                 "date_added", "date_modified", "created_by_user")
+CONTACT_COLUMNS = (
+    "id",
+    "date_added",
+    "date_modified",
+    "date_identified",
+    "last_active",
+    "owner_id",
+    "points",
+) + CONTACT_FIELDS
+EMAIL_COLUMNS = (
+    "id",
+    "name",
+    "subject",
+    "lang",
+    "template",
+    "sent_count",
+    "read_count",
+    "is_published",
+    "date_added",
+    "date_modified",
+    "created_by_user",
+)
 
 SOURCES = {
     "leads": Source("Contacts", _columns("l", CONTACT_COLUMNS, "Contact"), "l.date_added", _contacts),
@@ -93,6 +148,7 @@ SOURCES = {
     "form.submissions": _table("form_submissions", "fs", "Form submission", {"form_id": "form"}),
     "page.hits": _table("page_hits", "ph", "Page hit", {"page_id": "page"}),
     "lead.pointlog": _table("lead_points_change_log", "lp", "Point change", {}),
-    "campaign_lead.event_log": _table("campaign_lead_event_log", "log", "Campaign event",
-                                      {"campaign_id": "automation"}),
+    "campaign_lead.event_log": _table(
+        "campaign_lead_event_log", "log", "Campaign event", {"campaign_id": "automation"}
+    ),
 }

@@ -5,6 +5,7 @@ A report ordered by time (no order, or first by its source's id or date column) 
 lazily in that order and stops once the page is full plus one row; any other order, and grouping,
 read every row of the range (at most `time_range.MAX_ROWS_READ`) and sort or group them. A caller
 sees only rows of documents they may view (each source's `guards`), and counts only those."""
+
 from chalicelib import config
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.errors import ValidationError
@@ -14,10 +15,14 @@ from chalicelib.domain.views import report_definitions, time_range
 from chalicelib.domain.views.report_sources import SOURCES
 from chalicelib.store import port as store
 
-TESTS = dict(stats_tables.TESTS, empty=lambda v, w: v in (None, ""), notEmpty=lambda v, w: v not in (None, ""),
-             startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),
-             endsWith=lambda v, w: v is not None and str(v).lower().endswith(str(w).lower()),
-             contains=lambda v, w: v is not None and patterns.like(f"%{w}%")(v))
+TESTS = dict(
+    stats_tables.TESTS,
+    empty=lambda v, w: v in (None, ""),
+    notEmpty=lambda v, w: v not in (None, ""),
+    startsWith=lambda v, w: v is not None and str(v).lower().startswith(str(w).lower()),
+    endsWith=lambda v, w: v is not None and str(v).lower().endswith(str(w).lower()),
+    contains=lambda v, w: v is not None and patterns.like(f"%{w}%")(v),
+)
 COUNTED_KINDS = {"leads": "contact", "emails": "email"}  # sources whose total is a stored count
 
 
@@ -69,9 +74,9 @@ def _aggregate(rows, report, source):
     for values, members in groups.items():
         grouped = dict(zip(keys, values))
         for entry in report.get("aggregators") or []:
-            grouped[f"{entry['function']} {entry['column']}"] = _apply(entry["function"],
-                                                                        [m.get(source.alias(entry["column"]))
-                                                                         for m in members])
+            grouped[f"{entry['function']} {entry['column']}"] = _apply(
+                entry["function"], [m.get(source.alias(entry["column"])) for m in members]
+            )
         out.append(grouped)
     return out
 
@@ -100,12 +105,19 @@ def _visible(rows, guarded, ctx):
         yield from rows
         return
     for chunk in stats_tables.chunks(rows):
-        wanted = {resource.kind: [int(row[alias]) for row in chunk if row.get(alias) is not None]
-                  for alias, resource in guarded.items()}
+        wanted = {
+            resource.kind: [int(row[alias]) for row in chunk if row.get(alias) is not None]
+            for alias, resource in guarded.items()
+        }
         docs = service.referenced_many(wanted, ctx)
-        yield from (row for row in chunk if all(
-            row.get(alias) is None or access.viewable(ctx, resource, docs[resource.kind].get(int(row[alias])))
-            for alias, resource in guarded.items()))
+        yield from (
+            row
+            for row in chunk
+            if all(
+                row.get(alias) is None or access.viewable(ctx, resource, docs[resource.kind].get(int(row[alias])))
+                for alias, resource in guarded.items()
+            )
+        )
 
 
 def _read(report, source, span, descending, ctx):
@@ -124,22 +136,27 @@ def _rows(report, source, span, start, limit, ctx):
     if descending is None or grouped:
         rows = [r for r in _read(report, source, span, False, ctx) if keep(r)]
         rows = _aggregate(rows, report, source) if grouped else _sort(rows, report, source)
-        return rows[start:start + limit], len(rows)
+        return rows[start : start + limit], len(rows)
     found = []
     for row in _read(report, source, span, descending, ctx):
         if keep(row):
             found.append(row)
             if len(found) > start + limit:
                 break
-    return found[start:start + limit], _total(report, span, len(found), ctx)
+    return found[start : start + limit], _total(report, span, len(found), ctx)
 
 
 def _total(report, span, counted, ctx):
     """The rows read, or the stored count of a counted source asked without filters or range by a
     caller who sees every document of it."""
     kind = COUNTED_KINDS.get(report["source"])
-    if kind and not report.get("filters") and span.start is None and span.end is None \
-            and access.visible_owner(ctx, registry.resource(kind)) is None:
+    if (
+        kind
+        and not report.get("filters")
+        and span.start is None
+        and span.end is None
+        and access.visible_owner(ctx, registry.resource(kind)) is None
+    ):
         return store.count(kind)
     return counted
 
@@ -162,6 +179,14 @@ def run(report, span, page, limit, ctx):
     aggregators = {f"{e['function']} {e['column']}": e["column"] for e in report.get("aggregators") or []}
     data_columns = dict(aggregators, **{source.alias(column): column for column in source.columns})
     date_from, date_to = span.echo()
-    return {"totalResults": total, "data": [_shown(row, report, source) for row in rows], "dataColumns": data_columns,
-            "limit": limit, "page": page, "dateFrom": date_from, "dateTo": date_to, "debug": [],
-            "aggregatorColumns": aggregators}
+    return {
+        "totalResults": total,
+        "data": [_shown(row, report, source) for row in rows],
+        "dataColumns": data_columns,
+        "limit": limit,
+        "page": page,
+        "dateFrom": date_from,
+        "dateTo": date_to,
+        "debug": [],
+        "aggregatorColumns": aggregators,
+    }

@@ -2,6 +2,7 @@
 the files bucket as `themes/<key>/theme.zip` with their `themes/<key>/config.json` beside it. The
 built-in theme lives in the code; deleting it hides it (`themes/.hidden/<key>`), as Mautic does.
 Emails and pages name a theme by key in `template`; a theme they name is not deleted."""
+
 import io
 import json
 import posixpath
@@ -15,15 +16,44 @@ from chalicelib.store import port as store
 
 PREFIX, HIDDEN = "themes/", "themes/.hidden/"
 REQUIRED = ("config.json", "html/message.html.twig")
-ALLOWED_EXTENSIONS = {"json", "twig", "css", "js", "htm", "html", "txt", "jpg", "jpeg", "png", "gif", "svg", "webp",
-                      "ico", "woff", "woff2", "ttf", "eot", "otf", "map"}
+ALLOWED_EXTENSIONS = {
+    "json",
+    "twig",
+    "css",
+    "js",
+    "htm",
+    "html",
+    "txt",
+    "jpg",
+    "jpeg",
+    "png",
+    "gif",
+    "svg",
+    "webp",
+    "ico",
+    "woff",
+    "woff2",
+    "ttf",
+    "eot",
+    "otf",
+    "map",
+}
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
 UNPACKED_MAX = 5 * config.UPLOAD_MAX_BYTES  # what a theme's files may weigh unpacked (a zip bomb is refused)
 USERS = ("email", "page")  # the kinds whose `template` names a theme
 
-BLANK_HTML = "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
-BUILT_IN = {"blank": {"name": "Blank", "author": "Mautic", "authorUrl": "https://mautic.org",
-                      "features": ["email", "page", "form"], "builder": ["legacy"]}}
+BLANK_HTML = (
+    "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
+)
+BUILT_IN = {
+    "blank": {
+        "name": "Blank",
+        "author": "Mautic",
+        "authorUrl": "https://mautic.org",
+        "features": ["email", "page", "form"],
+        "builder": ["legacy"],
+    }
+}
 
 
 def _built_in_zip(key):
@@ -92,10 +122,16 @@ def _clean_name(name):
     backslash, drive or other colon, empty, `.` or `..` segment, or control character (a name that
     another unzipper could place outside the theme's folder)."""
     segments = name[:-1].split("/") if name.endswith("/") else name.split("/")
-    if "\\" in name or ":" in name or any(ord(c) < 32 or c == "\x7f" for c in name) or \
-            any(segment in ("", ".", "..") for segment in segments):
-        raise invalid("file", f"The theme holds a file named {name!r}: only relative paths without "
-                              "'..', '\\' or ':' are accepted.")
+    if (
+        "\\" in name
+        or ":" in name
+        or any(ord(c) < 32 or c == "\x7f" for c in name)
+        or any(segment in ("", ".", "..") for segment in segments)
+    ):
+        raise invalid(
+            "file",
+            f"The theme holds a file named {name!r}: only relative paths without '..', '\\' or ':' are accepted.",
+        )
     return name
 
 
@@ -144,11 +180,17 @@ def install(upload_file):
     entries = _read_zip(data or b"")
     missing = [name for name in REQUIRED if name not in entries]
     theme_config = _config(entries) if "config.json" in entries else {}
-    missing += [f"html/{str(f).lower()}.html.twig" for f in theme_config.get("features") or []
-                if f"html/{str(f).lower()}.html.twig" not in entries]
+    missing += [
+        f"html/{str(f).lower()}.html.twig"
+        for f in theme_config.get("features") or []
+        if f"html/{str(f).lower()}.html.twig" not in entries
+    ]
     if missing:
-        raise invalid("file", "The theme you tried to install is missing the following required files and "
-                              f"thus could not be installed: {', '.join(missing)}")
+        raise invalid(
+            "file",
+            "The theme you tried to install is missing the following required files and "
+            f"thus could not be installed: {', '.join(missing)}",
+        )
     kept = io.BytesIO()
     with zipfile.ZipFile(kept, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, content in entries.items():

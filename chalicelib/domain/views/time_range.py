@@ -1,5 +1,6 @@
 """Date ranges of the views: parsing `dateFrom`/`dateTo`, and reading rows in time order only as far
 as a range reaches, with a ceiling on the rows one request may read."""
+
 from dataclasses import dataclass
 from datetime import timedelta, timezone
 
@@ -14,8 +15,10 @@ class TooMuch(DomainError):
     """A view would read more rows than MAX_ROWS_READ: ask a shorter range."""
 
     def __init__(self, what):
-        super().__init__(f"{what} would read more than {MAX_ROWS_READ} rows; ask a shorter range "
-                         "(dateFrom, dateTo).", {"dateFrom": [f"More than {MAX_ROWS_READ} rows in the range."]})
+        super().__init__(
+            f"{what} would read more than {MAX_ROWS_READ} rows; ask a shorter range (dateFrom, dateTo).",
+            {"dateFrom": [f"More than {MAX_ROWS_READ} rows in the range."]},
+        )
 
 
 @dataclass(frozen=True)

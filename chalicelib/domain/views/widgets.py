@@ -2,6 +2,7 @@
 and their data over a date range. Time charts count rows per time bucket: timeline events read from
 the all-contacts feed newest first, or contacts read newest first (only the caller's own without
 `lead:leads:viewother`), in both cases only back to the range's start (`time_range.within`)."""
+
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry, timeline
@@ -9,17 +10,28 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging.stats_tables import db_value
 from chalicelib.domain.views import charts, time_range
 
-CATEGORIES = {"core": "Core Widgets", "lead": "Contact Widgets", "email": "Email Widgets", "page": "Page Widgets",
-              "form": "Form Widgets", "point": "Point Widgets", "campaign": "Campaign Widgets",
-              "asset": "Asset Widgets"}
+CATEGORIES = {
+    "core": "Core Widgets",
+    "lead": "Contact Widgets",
+    "email": "Email Widgets",
+    "page": "Page Widgets",
+    "form": "Form Widgets",
+    "point": "Point Widgets",
+    "campaign": "Campaign Widgets",
+    "asset": "Asset Widgets",
+}
 # What a role needs to see a category's widgets (Mautic's dashboard subscribers; all contacts'
 # activity needs the right to see others' contacts).
-PERMISSIONS = {"core": ("lead:leads:viewother",), "lead": ("lead:leads:viewown", "lead:leads:viewother"),
-               "email": ("email:emails:viewown", "email:emails:viewother"),
-               "page": ("page:pages:viewown", "page:pages:viewother"),
-               "form": ("form:forms:viewown", "form:forms:viewother"), "point": ("point:points:view",),
-               "campaign": ("campaign:campaigns:viewown", "campaign:campaigns:viewother"),
-               "asset": ("asset:assets:viewown", "asset:assets:viewother")}
+PERMISSIONS = {
+    "core": ("lead:leads:viewother",),
+    "lead": ("lead:leads:viewown", "lead:leads:viewother"),
+    "email": ("email:emails:viewown", "email:emails:viewother"),
+    "page": ("page:pages:viewown", "page:pages:viewother"),
+    "form": ("form:forms:viewown", "form:forms:viewother"),
+    "point": ("point:points:view",),
+    "campaign": ("campaign:campaigns:viewown", "campaign:campaigns:viewother"),
+    "asset": ("asset:assets:viewown", "asset:assets:viewother"),
+}
 ANY_PERMISSION = tuple(dict.fromkeys(name for names in PERMISSIONS.values() for name in names))
 DEFAULT_DAYS = 30
 RECENT_LIMIT = 10
@@ -48,11 +60,20 @@ def _contact(event):
 # type: (category, name, series)
 TIME_CHARTS = {
     "created.leads.in.time": ("lead", "Created contacts in time", (Series("Created contacts", None),)),
-    "emails.in.time": ("email", "Emails in time", (Series("Sent emails", ("email.sent",)),
-                                                   Series("Read emails", ("email.read",)),
-                                                   Series("Failed emails", ("email.failed",)))),
-    "page.hits.in.time": ("page", "Page visits in time", (Series("Total visits", ("page.hit",)),
-                                                          Series("Unique visits", ("page.hit",), distinct=_contact))),
+    "emails.in.time": (
+        "email",
+        "Emails in time",
+        (
+            Series("Sent emails", ("email.sent",)),
+            Series("Read emails", ("email.read",)),
+            Series("Failed emails", ("email.failed",)),
+        ),
+    ),
+    "page.hits.in.time": (
+        "page",
+        "Page visits in time",
+        (Series("Total visits", ("page.hit",)), Series("Unique visits", ("page.hit",), distinct=_contact)),
+    ),
     "submissions.in.time": ("form", "Submissions in time", (Series("Submission count", ("form.submitted",)),)),
     "points.in.time": ("point", "Points in time", (Series("Points", ("point.gained",), value=_delta),)),
     "events.in.time": ("campaign", "Events triggered in time", (Series("Events triggered", ("campaign.event",)),)),
@@ -81,8 +102,10 @@ def _events(span):
 
 def _contacts(span, ctx):
     """The contacts created in the range that the caller may view, newest first."""
-    rows = ({"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
-            for d in access.visible_documents(ctx, registry.resource("contact"), descending=True))
+    rows = (
+        {"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
+        for d in access.visible_documents(ctx, registry.resource("contact"), descending=True)
+    )
     return (row["event"] for row in time_range.within(rows, "at", span, True, "This widget"))
 
 
@@ -114,8 +137,15 @@ def _time_chart(widget_type, span, time_unit, height, ctx):
 def _recent(span, limit, height):
     logs = []
     for event in _events(span):
-        logs.append({"id": event["id"], "event": event["event"], "eventLabel": event.get("eventLabel"),
-                     "contactId": event.get("contactId"), "timestamp": event["timestamp"]})
+        logs.append(
+            {
+                "id": event["id"],
+                "event": event["event"],
+                "eventLabel": event.get("eventLabel"),
+                "contactId": event.get("contactId"),
+                "timestamp": event["timestamp"],
+            }
+        )
         if len(logs) >= limit:
             break
     return {"height": height, "logs": logs}

@@ -1,5 +1,6 @@
 """Assets: local (a file uploaded to the assets folder of the bucket) or remote (a URL); file facts,
 public download URL, counted downloads, and the local file deleted with its asset."""
+
 import posixpath
 from urllib.parse import urlparse
 
@@ -23,8 +24,9 @@ class AssetHooks(AliasHooks):
             write.errors.setdefault("file", ["File of the asset is required."])
             return
         doc["storageLocation"] = location
-        unchanged = write.existing and write.existing.get("file") == name and write.existing.get("storageLocation") \
-            == location
+        unchanged = (
+            write.existing and write.existing.get("file") == name and write.existing.get("storageLocation") == location
+        )
         if unchanged:
             return
         if location == "remote":
@@ -45,8 +47,9 @@ def _remote_facts(doc, write):
     if parts.scheme not in ("http", "https") or not parts.netloc:
         write.errors["file"] = ["A remote asset needs an http or https URL."]
         return
-    doc.update(extension=files.extension_of(posixpath.basename(parts.path)) or None,
-               mime=files.mime_of(parts.path), size=None)
+    doc.update(
+        extension=files.extension_of(posixpath.basename(parts.path)) or None, mime=files.mime_of(parts.path), size=None
+    )
 
 
 def _local_facts(doc, write):
@@ -55,8 +58,9 @@ def _local_facts(doc, write):
     except NotFound:
         facts = None
     if facts is None:
-        write.errors["file"] = [f"The file '{doc['file']}' is not in the assets folder; upload it first with "
-                                "POST /api/files/assets/new."]
+        write.errors["file"] = [
+            f"The file '{doc['file']}' is not in the assets folder; upload it first with POST /api/files/assets/new."
+        ]
         return
     doc.update(facts)
 
@@ -80,8 +84,18 @@ def download(key, visit, ctx):
     data = None
     if asset.get("storageLocation") == "local":
         data = files.read_asset_file(asset["file"])[0]
-    details = {"asset": {"id": asset["id"], "title": asset.get("title"), "alias": asset.get("alias")},
-               "referer": visit.referer}
-    record_hit(visit, registry.resource("asset"), asset, ("downloadCount", "uniqueDownloadCount"), lambda doc: scored(
-        doc, timeline.event("asset.download", asset.get("title"), details), "asset.download", asset["id"], ctx), ctx)
+    details = {
+        "asset": {"id": asset["id"], "title": asset.get("title"), "alias": asset.get("alias")},
+        "referer": visit.referer,
+    }
+    record_hit(
+        visit,
+        registry.resource("asset"),
+        asset,
+        ("downloadCount", "uniqueDownloadCount"),
+        lambda doc: scored(
+            doc, timeline.event("asset.download", asset.get("title"), details), "asset.download", asset["id"], ctx
+        ),
+        ctx,
+    )
     return asset, data

@@ -7,6 +7,7 @@ serializer does). `cache` is read-only: Mautic keeps its generated content there
 that loads it (`script`): the item's own `html` when it has some, else a headline, tagline and
 link built from `properties.content`, styled from `properties.colors`, with a close button.
 """
+
 import json
 
 from chalicelib.domain.kernel import service
@@ -18,9 +19,9 @@ FOCUS_STYLES = ("bar", "modal", "notification", "page")
 _PLACEMENT = {
     "bar": "left:0;right:0;top:0;padding:10px 40px;text-align:center",
     "modal": "left:50%;top:20%;transform:translateX(-50%);max-width:480px;padding:24px 40px;"
-             "box-shadow:0 4px 24px rgba(0,0,0,.3)",
+    "box-shadow:0 4px 24px rgba(0,0,0,.3)",
     "notification": "right:20px;bottom:20px;max-width:320px;padding:16px 36px 16px 16px;"
-                    "box-shadow:0 2px 12px rgba(0,0,0,.3)",
+    "box-shadow:0 2px 12px rgba(0,0,0,.3)",
     "page": "left:0;right:0;top:0;bottom:0;padding:15% 10%;text-align:center",
 }
 
@@ -66,8 +67,7 @@ _TEMPLATE = """(function (d) {
 
 def _colour(value, fallback):
     text = str(value or "").lstrip("#")
-    return f"#{text}" if text and all(c in "0123456789abcdefABCDEF" for c in text) and len(text) in (3, 6) \
-        else fallback
+    return f"#{text}" if text and all(c in "0123456789abcdefABCDEF" for c in text) and len(text) in (3, 6) else fallback
 
 
 def _item(doc):
@@ -79,14 +79,18 @@ def _item(doc):
     background, text = _colour(colours.get("primary"), "#4e5d9d"), _colour(colours.get("text"), "#ffffff")
     button, button_text = _colour(colours.get("button"), "#fdb933"), _colour(colours.get("button_text"), "#ffffff")
     return {
-        "element": f"mautic-focus-{doc['id']}", "style": style, "html": doc.get("html") or None,
+        "element": f"mautic-focus-{doc['id']}",
+        "style": style,
+        "html": doc.get("html") or None,
         "css": f"position:fixed;z-index:2147483000;box-sizing:border-box;background:{background};"
-               f"color:{text};font-family:sans-serif;{_PLACEMENT[style]}",
-        "headline": content.get("headline") or doc.get("name"), "tagline": content.get("tagline"),
-        "linkText": content.get("link_text"), "linkUrl": content.get("link_url"),
+        f"color:{text};font-family:sans-serif;{_PLACEMENT[style]}",
+        "headline": content.get("headline") or doc.get("name"),
+        "tagline": content.get("tagline"),
+        "linkText": content.get("link_text"),
+        "linkUrl": content.get("link_url"),
         "newWindow": bool(content.get("link_new_window")),
         "buttonCss": f"display:inline-block;padding:6px 14px;background:{button};color:{button_text};"
-                     "text-decoration:none;border-radius:3px",
+        "text-decoration:none;border-radius:3px",
     }
 
 

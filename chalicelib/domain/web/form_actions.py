@@ -10,6 +10,7 @@
 - `download_url`: where `asset.download` sends the visitor once the submission is stored.
 The properties each action needs are checked when the form is saved (domain/web/form_checks.py).
 """
+
 import secrets
 import time
 from urllib.parse import parse_qsl, urlparse
@@ -29,7 +30,7 @@ NOT_OWN_CONSENT = "Only the contact's own browser may change its consent: this e
 FOLLOWUP_TYPES = ("form.repost", "email.send.lead", "email.send.user", "form.email", "lead.scorecontactscompanies")
 FAILED = "form.action.failed"
 NO_INTEGRATION = "No integration is configured in this service: the contact was not pushed."
-ID_SCALE = 10 ** 6  # follow-up ids: nanoseconds since the epoch, then six random digits
+ID_SCALE = 10**6  # follow-up ids: nanoseconds since the epoch, then six random digits
 
 
 def ordered(form):
@@ -47,8 +48,12 @@ def run(form, doc, visit, ctx):
             event = _points_action(doc, action, props)
             events += [event] if event else []
         elif kind_ == "lead.changetags":
-            contacts.change_tags(doc, points_engine.tag_names(props.get("add_tags")),
-                                       points_engine.tag_names(props.get("remove_tags")), ctx)
+            contacts.change_tags(
+                doc,
+                points_engine.tag_names(props.get("add_tags")),
+                points_engine.tag_names(props.get("remove_tags")),
+                ctx,
+            )
         elif kind_ == "lead.changelist":
             points_engine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
         elif kind_ == "lead.remove_do_not_contact" and not visit.owns_contact:
@@ -65,35 +70,55 @@ def run(form, doc, visit, ctx):
 
 def failure_event(form, action, reason, **details):
     """`form.action.failed` on the contact's timeline: the form, the action and why."""
-    return timeline.event(FAILED, action.get("name") or action.get("type"), dict(
-        details, form={"id": form.get("id"), "name": form.get("name")}, reason=reason,
-        action={k: action.get(k) for k in ("id", "type", "name")}))
+    return timeline.event(
+        FAILED,
+        action.get("name") or action.get("type"),
+        dict(
+            details,
+            form={"id": form.get("id"), "name": form.get("name")},
+            reason=reason,
+            action={k: action.get(k) for k in ("id", "type", "name")},
+        ),
+    )
 
 
 def _points_action(doc, action, props):
-    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(props.get("operator"),
-                                                                         props.get("operator") or "plus")
+    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(
+        props.get("operator"), props.get("operator") or "plus"
+    )
     try:
         delta = a.as_int(props.get("points") or 0)
     except a.Invalid:
         delta = 0
     if operator not in contact_actions.OPERATORS:
         return None
-    return contact_actions.adjust_points(doc, operator, delta, action.get("name") or "Form submitted",
-                                        {"action": action.get("name"), "type": "form.submit"})
+    return contact_actions.adjust_points(
+        doc,
+        operator,
+        delta,
+        action.get("name") or "Form submitted",
+        {"action": action.get("name"), "type": "form.submit"},
+    )
 
 
 def _utm_action(doc, visit, ctx):
     query = dict(parse_qsl(urlparse(visit.referer or "").query))
     query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
-    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": visit.referer, "referer": visit.referer,
-             "remoteHost": visit.ip, "userAgent": None}
-    entry.update({key: query.get(name) for name, key in contact_actions.UTM_FIELDS.items()
-                  if name.startswith("utm_")})
+    entry = {
+        "id": None,
+        "dateAdded": ctx.now,
+        "query": query,
+        "url": visit.referer,
+        "referer": visit.referer,
+        "remoteHost": visit.ip,
+        "userAgent": None,
+    }
+    entry.update({key: query.get(name) for name, key in contact_actions.UTM_FIELDS.items() if name.startswith("utm_")})
     return [contact_actions.record_utm(doc, entry)]
 
 
 # --- after the submission: follow-ups and the download --------------------------------------------
+
 
 def followups(form, submission, contact, ctx):
     """The derived items ([(kind, id, item)]) to write in the submission's transaction: one follow-up
@@ -103,10 +128,15 @@ def followups(form, submission, contact, ctx):
         return []
     form_facts = {k: form.get(k) for k in ("id", "name", "alias")}
     form_facts["passwords"] = [f["alias"] for f in form.get("fields") or [] if f.get("type") == "password"]
-    item = {"id": time.time_ns() * ID_SCALE + secrets.randbelow(ID_SCALE), "queuedAt": ctx.now,
-            "baseUrl": ctx.base_url, "actions": actions, "form": form_facts,
-            "submission": {k: submission.get(k) for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")},
-            "contact": {k: contact.get(k) for k in ("id", "owner", "values", "companies")}}
+    item = {
+        "id": time.time_ns() * ID_SCALE + secrets.randbelow(ID_SCALE),
+        "queuedAt": ctx.now,
+        "baseUrl": ctx.base_url,
+        "actions": actions,
+        "form": form_facts,
+        "submission": {k: submission.get(k) for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")},
+        "contact": {k: contact.get(k) for k in ("id", "owner", "values", "companies")},
+    }
     return [(KIND, item["id"], item)]
 
 

@@ -2,9 +2,9 @@
 `actions[<n>][properties][<name>]`): a URL to repost to, an existing asset or email, users to
 notify, recipients with valid addresses, a non-zero whole score. Also the readers of those
 properties that the actions share (addresses, yes/no flags, the chosen email)."""
+
 import re
 from urllib.parse import urlparse
-
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
@@ -72,8 +72,11 @@ def email_of(props):
 def _check_repost(props, ctx):
     url = str(props.get("post_url") or "").strip()
     parts = urlparse(url)
-    errors = {} if parts.scheme in ("http", "https") and parts.hostname else {
-        "post_url": "A URL to post the results to (http or https) is required."}
+    errors = (
+        {}
+        if parts.scheme in ("http", "https") and parts.hostname
+        else {"post_url": "A URL to post the results to (http or https) is required."}
+    )
     header = str(props.get("authorization_header") or "")
     name, colon, _value = header.partition(":")
     if "\r" in header or "\n" in header or (colon and not HEADER_NAME.match(name.strip())):
@@ -99,8 +102,11 @@ def _check_email_to_users(props, ctx):
     wanted = a.ids_in(props.get("user_id"))
     missing = sorted(wanted - set(service.referenced("user", sorted(wanted), ctx)))
     if not wanted or missing:
-        errors["user_id"] = f"No user found with id {', '.join(map(str, missing))}." if missing else \
-            "Choose the users to send the email to (their ids)."
+        errors["user_id"] = (
+            f"No user found with id {', '.join(map(str, missing))}."
+            if missing
+            else "Choose the users to send the email to (their ids)."
+        )
     return errors
 
 
@@ -120,6 +126,11 @@ def _check_score(props, ctx):
     return {} if score else {"score": "A whole number other than 0 is required."}
 
 
-CHECKS = {"form.repost": _check_repost, "asset.download": _check_asset, "email.send.lead": _check_email_to_contact,
-          "email.send.user": _check_email_to_users, "form.email": _check_results_email,
-          "lead.scorecontactscompanies": _check_score}
+CHECKS = {
+    "form.repost": _check_repost,
+    "asset.download": _check_asset,
+    "email.send.lead": _check_email_to_contact,
+    "email.send.user": _check_email_to_users,
+    "form.email": _check_results_email,
+    "lead.scorecontactscompanies": _check_score,
+}

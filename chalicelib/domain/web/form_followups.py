@@ -14,6 +14,7 @@ timeline; one that outlived the retry schedule goes to the dead-letter queue too
 failed for good mails its `failure_email`. `sweep` (every minute) queues again items whose
 message was lost.
 """
+
 import copy
 import logging
 import time
@@ -45,14 +46,26 @@ def fan_out(message):
     if item is None:
         return  # already fanned out (a duplicate message)
     job = {key: item[key] for key in ("form", "submission", "contact", "baseUrl")}
-    queues.send(QUEUE, [{"type": "formaction", "id": f"{item['id']}-{number}", "attempt": 1, "sent": [],
-                         "job": job, "action": action} for number, action in enumerate(item["actions"])])
+    queues.send(
+        QUEUE,
+        [
+            {
+                "type": "formaction",
+                "id": f"{item['id']}-{number}",
+                "attempt": 1,
+                "sent": [],
+                "job": job,
+                "action": action,
+            }
+            for number, action in enumerate(item["actions"])
+        ],
+    )
     store.remove(form_actions.KIND, item["id"])
 
 
 def sweep():
     """Queue again the follow-up items older than STALE_SECONDS (oldest first, SWEEP_MAX a run)."""
-    cutoff = (time.time_ns() - STALE_SECONDS * 10 ** 9) * form_actions.ID_SCALE
+    cutoff = (time.time_ns() - STALE_SECONDS * 10**9) * form_actions.ID_SCALE
     ids = [item["id"] for item in store.iterate(form_actions.KIND, between=(0, cutoff), limit=SWEEP_MAX)]
     queues.send(QUEUE, form_actions.messages(ids))
 
@@ -69,12 +82,18 @@ def attempt(message):
         return
     delay = http.retry_delay(message["attempt"]) if status == "retry" else None
     if delay is not None:
-        queues.send(QUEUE, [dict(message, attempt=message["attempt"] + 1, due=time.time() + delay)],
-                    delay=min(delay, queues.MAX_DELAY))
+        queues.send(
+            QUEUE,
+            [dict(message, attempt=message["attempt"] + 1, due=time.time() + delay)],
+            delay=min(delay, queues.MAX_DELAY),
+        )
         return
     if status == "retry":  # the copy is the next attempt: a redrive claims fresh markers
-        queues.send(QUEUE, [dict(message, attempt=message["attempt"] + 1, error=reason, failedAt=clock.now_iso())],
-                    dead_letter=True)
+        queues.send(
+            QUEUE,
+            [dict(message, attempt=message["attempt"] + 1, error=reason, failedAt=clock.now_iso())],
+            dead_letter=True,
+        )
     _failed(message, reason, ctx)
 
 
@@ -85,12 +104,14 @@ def _failed(message, reason, ctx):
         mails = form_mail.repost_failed_mails(job, action.get("properties") or {}, reason, ctx)
         if form_mail.deliver_each(notice, mails)[0] != "ok":
             log.warning("the failure notice of %s was not sent", message["id"])
-    event = form_actions.failure_event(job["form"], action, reason, submissionId=job["submission"]["id"],
-                                      attempts=message["attempt"])
+    event = form_actions.failure_event(
+        job["form"], action, reason, submissionId=job["submission"]["id"], attempts=message["attempt"]
+    )
     sending.write_contact(job["contact"]["id"], lambda doc: [event], ctx)
 
 
 # --- the actions: (status, reason), status "ok", "retry" (not done: may try again) or "failed" -----
+
 
 def repost_fields(job, props):
     """Mautic's repost body: `mautic_contact[<field>]`, `mautic_form[id|name|url]`, then each result
@@ -98,8 +119,11 @@ def repost_fields(job, props):
     contact, form, submission = job["contact"], job["form"], job["submission"]
     values = dict(contact.get("values") or {}, id=contact["id"])
     pairs = [(f"mautic_contact[{key}]", _form_value(value)) for key, value in values.items() if value not in (None, "")]
-    pairs += [("mautic_form[id]", str(form["id"])), ("mautic_form[name]", form.get("name") or ""),
-              ("mautic_form[url]", submission.get("referer") or "")]
+    pairs += [
+        ("mautic_form[id]", str(form["id"])),
+        ("mautic_form[name]", form.get("name") or ""),
+        ("mautic_form[url]", submission.get("referer") or ""),
+    ]
     results = submission.get("results") or {}
     pairs += [(str(props.get(alias) or alias), str(value)) for alias, value in results.items()]
     return pairs
@@ -127,8 +151,13 @@ def _repost(message, ctx):
         headers["X-Forwarded-For"] = job["submission"]["ipAddress"]
     headers.update(_authorization(props))
     body = urlencode(repost_fields(job, props)).encode()
-    result = http.post(str(props.get("post_url") or ""), body, headers, config.WEBHOOK_TIMEOUT,
-                       http.networks(config.WEBHOOK_ALLOWED_NETWORKS))
+    result = http.post(
+        str(props.get("post_url") or ""),
+        body,
+        headers,
+        config.WEBHOOK_TIMEOUT,
+        http.networks(config.WEBHOOK_ALLOWED_NETWORKS),
+    )
     if result.ok:
         return "ok", None
     return ("retry" if result.retry else "failed"), result.error
@@ -150,11 +179,19 @@ def _email_contact(message, ctx):
     if not store.claim(f"formmail#{message['id']}#{message['attempt']}#contact"):
         return "ok", None  # a duplicate message: this attempt was made
     if not limits.relay():
-        return "failed", (f"Not sent: forms may email at most {config.FORM_RELAY_PER_WINDOW} submitted addresses "
-                          f"every {config.PUBLIC_WINDOW} seconds.")
+        return "failed", (
+            f"Not sent: forms may email at most {config.FORM_RELAY_PER_WINDOW} submitted addresses "
+            f"every {config.PUBLIC_WINDOW} seconds."
+        )
     try:
-        outcome = sending.send_email(email["id"], job["contact"]["id"], ctx, source=("form", job["form"]["id"]),
-                                     tokens=form_mail.form_tokens(job), transactional=True)
+        outcome = sending.send_email(
+            email["id"],
+            job["contact"]["id"],
+            ctx,
+            source=("form", job["form"]["id"]),
+            tokens=form_mail.form_tokens(job),
+            transactional=True,
+        )
     except NotFound:
         return "failed", "The contact no longer exists."
     if outcome["success"]:
@@ -189,6 +226,7 @@ def _score_companies(message, ctx):
 
 def _add_score(company_id, delta, ctx):
     """Add to a company's score (a revisioned write, read again when it changed meanwhile)."""
+
     def write():
         existing = store.get(COMPANY.kind, company_id)
         if existing is None:
@@ -196,11 +234,17 @@ def _add_score(company_id, delta, ctx):
         doc = copy.deepcopy(existing)
         doc["score"] = int(doc.get("score") or 0) + delta
         return service.save_change(COMPANY, existing, doc, ctx, stamp=False)
+
     try:
         service.retrying(write, ctx, attempts=5)
     except Stale:
         log.warning("company %s not scored: it kept changing", company_id)
 
 
-ACTIONS = {"form.repost": _repost, "email.send.lead": _email_contact, "email.send.user": _email_users,
-           "form.email": _email_results, "lead.scorecontactscompanies": _score_companies}
+ACTIONS = {
+    "form.repost": _repost,
+    "email.send.lead": _email_contact,
+    "email.send.user": _email_users,
+    "form.email": _email_results,
+    "lead.scorecontactscompanies": _score_companies,
+}

@@ -1,9 +1,20 @@
 """A form's `cachedHtml`: a plain HTML form that posts `mauticform[...]` to the public submit URL."""
+
 from html import escape
 
-INPUT_TYPES = {"text": "text", "email": "email", "tel": "tel", "url": "url", "number": "number", "date": "date",
-               "datetime": "datetime-local", "hidden": "hidden", "password": "password", "country": "text",
-               "companyLookup": "text"}
+INPUT_TYPES = {
+    "text": "text",
+    "email": "email",
+    "tel": "tel",
+    "url": "url",
+    "number": "number",
+    "date": "date",
+    "datetime": "datetime-local",
+    "hidden": "hidden",
+    "password": "password",
+    "country": "text",
+    "companyLookup": "text",
+}
 CHOICE_TYPES = ("select", "radiogrp", "checkboxgrp")
 NOT_RENDERED = ("captcha", "file", "pagebreak", "plugin.loginSocial")
 
@@ -36,8 +47,10 @@ def _label(field, form_alias):
     if not field.get("showLabel", True) or field["type"] in ("hidden", "button", "freetext", "freehtml"):
         return ""
     marker = ' <span class="mauticform-required">*</span>' if field.get("isRequired") else ""
-    return (f'<label class="mauticform-label" for="mauticform_input_{form_alias}_{field["alias"]}">'
-            f'{escape(field.get("label") or "")}{marker}</label>')
+    return (
+        f'<label class="mauticform-label" for="mauticform_input_{form_alias}_{field["alias"]}">'
+        f"{escape(field.get('label') or '')}{marker}</label>"
+    )
 
 
 def _control(field, form_alias):
@@ -46,29 +59,39 @@ def _control(field, form_alias):
     required = " required" if field.get("isRequired") else ""
     default = field.get("defaultValue") or ""
     if kind == "textarea":
-        return f'<textarea{_attr("id", element_id)}{_attr("name", name)}{required}>{escape(default)}</textarea>'
+        return f"<textarea{_attr('id', element_id)}{_attr('name', name)}{required}>{escape(default)}</textarea>"
     if kind == "select":
-        items = "".join(f'<option{_attr("value", v)}{" selected" if v == default else ""}>{escape(text)}</option>'
-                        for v, text in options(field))
-        return (f'<select{_attr("id", element_id)}{_attr("name", name)}{required}>'
-                f'<option value=""></option>{items}</select>')
+        items = "".join(
+            f"<option{_attr('value', v)}{' selected' if v == default else ''}>{escape(text)}</option>"
+            for v, text in options(field)
+        )
+        return (
+            f"<select{_attr('id', element_id)}{_attr('name', name)}{required}>"
+            f'<option value=""></option>{items}</select>'
+        )
     if kind in ("radiogrp", "checkboxgrp"):
         box, suffix = ("radio", "") if kind == "radiogrp" else ("checkbox", "[]")
-        return "".join(f'<label><input type="{box}"{_attr("name", name + suffix)}{_attr("value", v)}> '
-                       f'{escape(text)}</label>' for v, text in options(field))
+        return "".join(
+            f'<label><input type="{box}"{_attr("name", name + suffix)}{_attr("value", v)}> {escape(text)}</label>'
+            for v, text in options(field)
+        )
     if kind == "button":
         return f'<button type="submit"{_attr("name", name)} value="1">{escape(field.get("label") or "Submit")}</button>'
     if kind in ("freetext", "freehtml"):
         props = field.get("properties") or {}
         text = props.get("text") or field.get("label") or ""
         return text if kind == "freehtml" else f"<p>{escape(text)}</p>"
-    return (f'<input type="{INPUT_TYPES.get(kind, "text")}"{_attr("id", element_id)}{_attr("name", name)}'
-            f'{_attr("value", default)}{required}>')
+    return (
+        f'<input type="{INPUT_TYPES.get(kind, "text")}"{_attr("id", element_id)}{_attr("name", name)}'
+        f"{_attr('value', default)}{required}>"
+    )
 
 
 HONEYPOT = "hp_website"  # a field people never see nor fill: a submission filling it is a bot's
-TRAP = (f'<div style="position:absolute;left:-10000px" aria-hidden="true"><input type="text" '
-        f'name="mauticform[{HONEYPOT}]" value="" tabindex="-1" autocomplete="off"></div>')
+TRAP = (
+    f'<div style="position:absolute;left:-10000px" aria-hidden="true"><input type="text" '
+    f'name="mauticform[{HONEYPOT}]" value="" tabindex="-1" autocomplete="off"></div>'
+)
 
 
 def render(form, base_url):
@@ -78,16 +101,22 @@ def render(form, base_url):
     for field in sorted(form.get("fields") or [], key=lambda f: (f.get("order") or 0, f.get("id") or 0)):
         if field.get("type") in NOT_RENDERED:
             continue
-        help_text = f'<span class="mauticform-helpmessage">{escape(field["helpMessage"])}</span>' \
-            if field.get("helpMessage") else ""
-        rows.append(f'<div class="mauticform-row mauticform-{field["type"]}">'
-                    f'{_label(field, alias)}{_control(field, alias)}{help_text}</div>')
+        help_text = (
+            f'<span class="mauticform-helpmessage">{escape(field["helpMessage"])}</span>'
+            if field.get("helpMessage")
+            else ""
+        )
+        rows.append(
+            f'<div class="mauticform-row mauticform-{field["type"]}">'
+            f"{_label(field, alias)}{_control(field, alias)}{help_text}</div>"
+        )
     if not any(f.get("type") == "button" for f in form.get("fields") or []):
         rows.append('<div class="mauticform-row"><button type="submit">Submit</button></div>')
     action = f"{base_url}/form/submit?formId={form['id']}"
-    return (f'<form autocomplete="false" role="form" method="post"{_attr("action", action)}'
-            f'{_attr("id", "mauticform_" + alias)}{_attr("data-mautic-form", alias)}>'
-            f'<input type="hidden" name="mauticform[formId]"{_attr("value", form["id"])}>'
-            f'<input type="hidden" name="mauticform[formName]"{_attr("value", alias)}>'
-            f'<input type="hidden" name="mauticform[return]" value="">'
-            + "".join(rows) + TRAP + "</form>")
+    return (
+        f'<form autocomplete="false" role="form" method="post"{_attr("action", action)}'
+        f"{_attr('id', 'mauticform_' + alias)}{_attr('data-mautic-form', alias)}>"
+        f'<input type="hidden" name="mauticform[formId]"{_attr("value", form["id"])}>'
+        f'<input type="hidden" name="mauticform[formName]"{_attr("value", alias)}>'
+        f'<input type="hidden" name="mauticform[return]" value="">' + "".join(rows) + TRAP + "</form>"
+    )

@@ -7,6 +7,7 @@ the contact's tokens come from the contact as it was stored with the submission.
 sends each recipient at most once: a marker per message, attempt and address is claimed before
 SES is called, and the addresses reached travel with a retried message.
 """
+
 from html import escape
 
 from chalicelib import config
@@ -29,9 +30,11 @@ def form_tokens(job):
 def results_table(job):
     """The submitted values as an HTML table (password fields hidden)."""
     hidden = set(job["form"].get("passwords") or [])
-    rows = "".join(f"<tr><td style=\"vertical-align: top\"><strong>{escape(alias)}</strong></td>"
-                   f"<td>{escape(HIDDEN if alias in hidden else str(value))}</td></tr>"
-                   for alias, value in (job["submission"].get("results") or {}).items())
+    rows = "".join(
+        f'<tr><td style="vertical-align: top"><strong>{escape(alias)}</strong></td>'
+        f"<td>{escape(HIDDEN if alias in hidden else str(value))}</td></tr>"
+        for alias, value in (job["submission"].get("results") or {}).items()
+    )
     return f"<table>{rows}</table>"
 
 
@@ -42,8 +45,16 @@ def _name(doc):
 
 
 def _mail(sender, to, subject, html, reply_to="", to_name=""):
-    return mail.Mail(sender=sender[0], sender_name=sender[1], to=to, to_name=to_name, subject=subject, html=html,
-                     text=rendering.html_to_text(html), reply_to=reply_to)
+    return mail.Mail(
+        sender=sender[0],
+        sender_name=sender[1],
+        to=to,
+        to_name=to_name,
+        subject=subject,
+        html=html,
+        text=rendering.html_to_text(html),
+        reply_to=reply_to,
+    )
 
 
 def user_mails(email, job, users, ctx):
@@ -51,9 +62,20 @@ def user_mails(email, job, users, ctx):
     contact = job["contact"]
     rendered = rendering.render_email(email, email_messages.contact_sources(contact, ctx, form_tokens(job)))
     sender = email_messages.sender(email, email_messages.owner_of(contact, ctx), ctx)
-    return [mail.Mail(sender=sender[0], sender_name=sender[1], to=user["email"], to_name=_name(user),
-                      subject=rendered.subject, html=rendered.html, text=rendered.text,
-                      reply_to=email.get("replyToAddress") or "") for user in users if user.get("email")]
+    return [
+        mail.Mail(
+            sender=sender[0],
+            sender_name=sender[1],
+            to=user["email"],
+            to_name=_name(user),
+            subject=rendered.subject,
+            html=rendered.html,
+            text=rendered.text,
+            reply_to=email.get("replyToAddress") or "",
+        )
+        for user in users
+        if user.get("email")
+    ]
 
 
 def results_mails(job, props, ctx):
@@ -81,9 +103,11 @@ def repost_failed_mails(job, props, reason, ctx):
     """The notice of a repost that failed, with the results, to `failure_email`."""
     form, submission = job["form"], job["submission"]
     link = f"{email_messages.base_url(ctx)}/api/forms/{form['id']}/submissions/{submission['id']}"
-    html = (f"<p>The results of a submission of the form {escape(str(form.get('name')))} could not be posted to "
-            f"{escape(str(props.get('post_url')))}: {escape(reason or 'unknown error')}.</p>"
-            f"<p>The submission: {escape(link)}</p>" + results_table(job))
+    html = (
+        f"<p>The results of a submission of the form {escape(str(form.get('name')))} could not be posted to "
+        f"{escape(str(props.get('post_url')))}: {escape(reason or 'unknown error')}.</p>"
+        f"<p>The submission: {escape(link)}</p>" + results_table(job)
+    )
     sender = email_messages.sender({}, None, ctx)
     subject = f"Failed to repost the form {form.get('name')}"
     return [_mail(sender, address, subject, html) for address in addresses(props.get("failure_email"))]

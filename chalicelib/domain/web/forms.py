@@ -1,12 +1,24 @@
 """Forms: field aliases unique within the form, generated from labels; known action types and the
 properties they need (domain/web/form_checks.py); the `cachedHtml` rendered for the caller's base URL."""
+
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.web import form_checks, form_html
 
-ACTION_TYPES = ("asset.download", "email.send.user", "email.send.lead", "form.email", "form.repost",
-                "lead.pointschange", "lead.changelist", "lead.changetags", "lead.addutmtags",
-                "lead.remove_do_not_contact", "lead.scorecontactscompanies", "plugin.leadpush")
+ACTION_TYPES = (
+    "asset.download",
+    "email.send.user",
+    "email.send.lead",
+    "form.email",
+    "form.repost",
+    "lead.pointschange",
+    "lead.changelist",
+    "lead.changetags",
+    "lead.addutmtags",
+    "lead.remove_do_not_contact",
+    "lead.scorecontactscompanies",
+    "plugin.leadpush",
+)
 
 
 class FormHooks(AliasHooks):
@@ -24,7 +36,8 @@ class FormHooks(AliasHooks):
         for index, action in enumerate(doc.get("actions") or []):
             if action.get("type") and action["type"] not in ACTION_TYPES:
                 write.errors[f"actions[{index}][type]"] = [
-                    f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."]
+                    f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."
+                ]
         form_checks.check(doc.get("actions"), write.errors, write.ctx)
 
     def present(self, doc, out, ctx):

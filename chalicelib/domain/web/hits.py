@@ -6,9 +6,11 @@ fields, `dateIdentified` null, its IP address, `lastActive`), created in the sam
 events, unless the request is not a person's: no User-Agent, a crawler's User-Agent (`crawlerdetect`'s
 patterns) or a browser's prefetch.
 """
+
 import copy
 import ipaddress
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from functools import lru_cache
 
 from chalicelib.domain.contacts import contact_merge, devices
@@ -23,6 +25,7 @@ from chalicelib.domain.web import limits
 @lru_cache(maxsize=1)
 def _crawlers():
     from crawlerdetect import CrawlerDetect  # compiles its patterns: paid by the first public hit only
+
     return CrawlerDetect()
 
 
@@ -104,6 +107,7 @@ def _recorded(visit, build, ctx, fields=None):
             return write(fields)
         except ValidationError:  # a bad field value is dropped: the visit is still recorded
             return write(None)
+
     contact, created = service.retrying(attempt, ctx)
     visit.contact_id = contact["id"] if contact else None
     return contact, created

@@ -1,6 +1,7 @@
 """Per-source limits of the public endpoints, so one address cannot flood the contact list or turn
 forms into a mail relay: counted per source address (the gateway's, never a client's header) in
 windows of PUBLIC_WINDOW seconds (docs/security.md)."""
+
 from chalicelib import config
 from chalicelib.domain.kernel.errors import TooMany
 from chalicelib.store import window_counters

@@ -1,6 +1,7 @@
 """Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
 contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
 A new visitor becomes an anonymous contact (domain/web/hits.py)."""
+
 import base64
 import json
 from html import escape
@@ -44,19 +45,33 @@ def serve(alias, visit, url, ctx):
         if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
             return page.get("redirectType"), "", page["redirectUrl"]
         raise NotFound()
-    details = {"page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")}, "url": url,
-               "referer": visit.referer, "query": visit.query}
-    contact = record_hit(visit, registry.resource("page"), page, ("hits", "uniqueHits"), lambda doc: scored(
-        doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx) +
-        _utm(doc, visit, url, ctx), ctx)
+    details = {
+        "page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")},
+        "url": url,
+        "referer": visit.referer,
+        "query": visit.query,
+    }
+    contact = record_hit(
+        visit,
+        registry.resource("page"),
+        page,
+        ("hits", "uniqueHits"),
+        lambda doc: (
+            scored(doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx)
+            + _utm(doc, visit, url, ctx)
+        ),
+        ctx,
+    )
     return 200, render(page, contact, ctx), None
 
 
 def render(page, contact, ctx):
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
     filled in, as in emails (domain/messaging/rendering.py)."""
-    html = page.get("customHtml") or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}" \
-                                      f"</title></head><body></body></html>"
+    html = (
+        page.get("customHtml")
+        or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}</title></head><body></body></html>"
+    )
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
     return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
 
@@ -66,8 +81,15 @@ def _utm(doc, visit, url, ctx):
     query = dict(parse_qsl(urlparse(url or "").query))
     if not any(query.get(name) for name in UTM_PARAMS):
         return []
-    entry = {"id": None, "dateAdded": ctx.now, "query": query, "url": url, "referer": visit.referer,
-             "remoteHost": visit.ip, "userAgent": visit.user_agent}
+    entry = {
+        "id": None,
+        "dateAdded": ctx.now,
+        "query": query,
+        "url": url,
+        "referer": visit.referer,
+        "remoteHost": visit.ip,
+        "userAgent": visit.user_agent,
+    }
     entry.update({key: query.get(name) for name, key in contact_actions.UTM_FIELDS.items() if name in UTM_PARAMS})
     return [contact_actions.record_utm(doc, entry)]
 
@@ -84,12 +106,22 @@ def pixel_hit(visit, ctx):
     if not url:
         return None
     title = _first(query, "page_title", "title")
-    details = {"url": url, "title": title, "referer": _first(query, "page_referrer", "referrer") or visit.referer,
-               "language": _first(query, "page_language", "language"),
-               "query": {k: v for k, v in query.items() if k in UTM_PARAMS}}
-    return record_for_contact(visit, lambda doc: scored(
-        doc, timeline.event("page.hit", title or url, details), "url.hit", url, ctx) +
-        _utm(doc, visit, url, ctx), ctx, fields=public_fields(query, ctx))
+    details = {
+        "url": url,
+        "title": title,
+        "referer": _first(query, "page_referrer", "referrer") or visit.referer,
+        "language": _first(query, "page_language", "language"),
+        "query": {k: v for k, v in query.items() if k in UTM_PARAMS},
+    }
+    return record_for_contact(
+        visit,
+        lambda doc: (
+            scored(doc, timeline.event("page.hit", title or url, details), "url.hit", url, ctx)
+            + _utm(doc, visit, url, ctx)
+        ),
+        ctx,
+        fields=public_fields(query, ctx),
+    )
 
 
 def _first(query, *names):

@@ -4,12 +4,13 @@ mappings, the form's actions, the stored submission and `form.submitted` on the 
 Submissions are documents of kind `submission#<form id>` (ids from the `submission` counter),
 so a form's submissions are one Query and one of them one GetItem.
 """
+
 import re
 
 from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import access, registry, service, timeline
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import is_published
@@ -21,8 +22,23 @@ from chalicelib.store import port as store
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
-LEAD_KEYS = ("title", "firstname", "lastname", "company", "position", "email", "phone", "mobile", "address1",
-             "address2", "city", "state", "zipcode", "timezone", "country")
+LEAD_KEYS = (
+    "title",
+    "firstname",
+    "lastname",
+    "company",
+    "position",
+    "email",
+    "phone",
+    "mobile",
+    "address1",
+    "address2",
+    "city",
+    "state",
+    "zipcode",
+    "timezone",
+    "country",
+)
 
 
 def kind(form_id):
@@ -31,15 +47,23 @@ def kind(form_id):
 
 def _type_error(field, value):
     kind_ = field["type"]
-    checks = {"email": _coerces, "url": _coerces, "datetime": _coerces, "tel": lambda k, v: TEL.match(v),
-              "number": lambda k, v: re.match(r"^-?\d+(\.\d+)?$", v),
-              "date": lambda k, v: re.match(r"^\d{4}-\d{2}-\d{2}$", v) and _coerces(k, v)}
+    checks = {
+        "email": _coerces,
+        "url": _coerces,
+        "datetime": _coerces,
+        "tel": lambda k, v: TEL.match(v),
+        "number": lambda k, v: re.match(r"^-?\d+(\.\d+)?$", v),
+        "date": lambda k, v: re.match(r"^\d{4}-\d{2}-\d{2}$", v) and _coerces(k, v),
+    }
     if kind_ in checks and not checks[kind_](kind_, value):
         return f"'{value}' is not a valid {kind_}."
     allowed = {v for v, _ in options(field)}
     if kind_ in ("select", "radiogrp", "checkboxgrp") and allowed:
-        wrong = [v for v in value.split("|") if v not in allowed] if kind_ == "checkboxgrp" else (
-            [value] if value not in allowed else [])
+        wrong = (
+            [v for v in value.split("|") if v not in allowed]
+            if kind_ == "checkboxgrp"
+            else ([value] if value not in allowed else [])
+        )
         if wrong:
             return f"'{wrong[0]}' is not one of the choices."
     return None
@@ -81,8 +105,11 @@ def validate(form, data):
         if field["type"] == "captcha":
             message = _captcha_error(field, value)
         elif value == "":
-            message = (field.get("validationMessage") or f"'{field.get('label')}' is required.") \
-                if field.get("isRequired") else None
+            message = (
+                (field.get("validationMessage") or f"'{field.get('label')}' is required.")
+                if field.get("isRequired")
+                else None
+            )
         else:
             message = _type_error(field, value)
         if message:
@@ -159,15 +186,32 @@ def submit(form_id, data, visit, ctx):
     form = published_form(form_id, ctx)
     limits.submission(visit)
     results, payload = validate(form, data)
-    submission = {"id": store.allocate_ids("submission")[0], "formId": form["id"], "contactId": None,
-                  "ipAddress": visit.ip, "referer": visit.referer, "page": None, "trackingId": None,
-                  "dateSubmitted": ctx.now, "results": results}
+    submission = {
+        "id": store.allocate_ids("submission")[0],
+        "formId": form["id"],
+        "contactId": None,
+        "ipAddress": visit.ip,
+        "referer": visit.referer,
+        "page": None,
+        "trackingId": None,
+        "dateSubmitted": ctx.now,
+        "results": results,
+    }
 
     def build(doc):
         submission["contactId"] = doc["id"]
-        events = [timeline.event("form.submitted", form.get("name"), {
-            "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
-            "submission": {k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")}})]
+        events = [
+            timeline.event(
+                "form.submitted",
+                form.get("name"),
+                {
+                    "form": {"id": form["id"], "name": form.get("name"), "alias": form.get("alias")},
+                    "submission": {
+                        k: submission[k] for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")
+                    },
+                },
+            )
+        ]
         events += form_actions.run(form, doc, visit, ctx)
         events += points_engine.award(doc, "form.submit", form["id"], ctx)
         items[1:] = form_actions.followups(form, submission, doc, ctx)
@@ -179,8 +223,15 @@ def submit(form_id, data, visit, ctx):
     return form, submission, contact
 
 
-ORDER_COLUMNS = {"id": "id", "date_submitted": "dateSubmitted", "datesubmitted": "dateSubmitted",
-                 "referer": "referer", "ip_address": "ipAddress", "ipaddress": "ipAddress", "lead_id": "contactId"}
+ORDER_COLUMNS = {
+    "id": "id",
+    "date_submitted": "dateSubmitted",
+    "datesubmitted": "dateSubmitted",
+    "referer": "referer",
+    "ip_address": "ipAddress",
+    "ipaddress": "ipAddress",
+    "lead_id": "contactId",
+}
 
 
 def _order_key(order_by):
@@ -203,7 +254,7 @@ def listing(form_id, query, ctx, contact_id=None):
     if search:
         rows = [s for s in rows if any(search in str(v).lower() for v in (s.get("results") or {}).values())]
     rows.sort(key=_order_key(query.order_by), reverse=query.order_dir == "DESC")
-    page = rows[query.start:query.start + query.limit] if query.limit else rows[query.start:]
+    page = rows[query.start : query.start + query.limit] if query.limit else rows[query.start :]
     return {"total": len(rows), "submissions": present(form, page, ctx)}
 
 
@@ -222,12 +273,26 @@ def present(form, rows, ctx):
     """Submissions as compat 15.5: the form and the contact in their simplified shapes."""
     contacts = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
     category = form.get("category")
-    form_out = {"id": form["id"], "name": form.get("name"), "alias": form.get("alias"),
-                "category": _category(category, ctx)}
-    return [{"id": s["id"], "ipAddress": {"ip": s.get("ipAddress")}, "form": form_out,
-             "lead": _lead(contacts.get(s.get("contactId")), ctx), "trackingId": s.get("trackingId"),
-             "dateSubmitted": s.get("dateSubmitted"), "referer": s.get("referer"), "page": s.get("page"),
-             "results": s.get("results") or {}} for s in rows]
+    form_out = {
+        "id": form["id"],
+        "name": form.get("name"),
+        "alias": form.get("alias"),
+        "category": _category(category, ctx),
+    }
+    return [
+        {
+            "id": s["id"],
+            "ipAddress": {"ip": s.get("ipAddress")},
+            "form": form_out,
+            "lead": _lead(contacts.get(s.get("contactId")), ctx),
+            "trackingId": s.get("trackingId"),
+            "dateSubmitted": s.get("dateSubmitted"),
+            "referer": s.get("referer"),
+            "page": s.get("page"),
+            "results": s.get("results") or {},
+        }
+        for s in rows
+    ]
 
 
 def _category(category_id, ctx):
@@ -246,5 +311,6 @@ def _lead(contact, ctx):
         return {"id": contact["id"]}
     values = contact.get("values") or {}
     points = int(values.get("points") or 0)
-    return dict({key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points,
-                color=contacts.color(points, ctx))
+    return dict(
+        {key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points, color=contacts.color(points, ctx)
+    )

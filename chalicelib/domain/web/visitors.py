@@ -5,6 +5,7 @@ contact created for it, a contact its own form submission created, or the recipi
 link it followed (click, web view). Mautic's `mtc_id` cookie is still set, holding the bare id for
 scripts that read it, but identity comes from the signed token alone.
 """
+
 from chalicelib.domain.kernel import keys
 
 PURPOSE = "visitor"

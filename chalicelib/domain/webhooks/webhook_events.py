@@ -8,6 +8,7 @@ the raw events, the hook ids) is written in the change's own transaction and que
 it commits; `sweep` queues again the items a crash or an SQS failure left behind, so no committed
 change is lost. The delivery worker (domain/webhooks/webhooks.py) renders the payloads and removes the item.
 """
+
 import secrets
 import time
 
@@ -19,22 +20,30 @@ from chalicelib.store import queues
 
 OUTBOX = "outbox"
 QUEUE = "webhooks"
-ID_SCALE = 10 ** 6  # outbox ids: nanoseconds since the epoch, then six random digits
+ID_SCALE = 10**6  # outbox ids: nanoseconds since the epoch, then six random digits
 STALE_SECONDS = 120  # an outbox item older than this lost its message
 SWEEP_MAX = 1000
-TIMELINE = {"segment_membership": "mautic.lead_list_change", "form.submitted": "mautic.form_on_submit",
-            "page.hit": "mautic.page_on_hit", "email.sent": "mautic.email_on_send",
-            "email.read": "mautic.email_on_open", "sms.sent": "mautic.sms_on_send",
-            "campaign_membership": "mautic.campaign_on_leadchange",
-            "campaign.event": "mautic.campaign_on_event_executed"}
+TIMELINE = {
+    "segment_membership": "mautic.lead_list_change",
+    "form.submitted": "mautic.form_on_submit",
+    "page.hit": "mautic.page_on_hit",
+    "email.sent": "mautic.email_on_send",
+    "email.read": "mautic.email_on_open",
+    "sms.sent": "mautic.sms_on_send",
+    "campaign_membership": "mautic.campaign_on_leadchange",
+    "campaign.event": "mautic.campaign_on_event_executed",
+}
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
 NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "segments", "automations"}
 
 
 def _changed(doc, before):
     """True when a key clients see (not the stamp, memberships or internal `_` keys) changed."""
-    return any(doc.get(key) != before.get(key) for key in set(doc) | set(before)
-               if key not in NOT_CHANGES and not key.startswith("_"))
+    return any(
+        doc.get(key) != before.get(key)
+        for key in set(doc) | set(before)
+        if key not in NOT_CHANGES and not key.startswith("_")
+    )
 
 
 def _points(doc):
@@ -59,19 +68,35 @@ def _contact_events(doc, existing):
     elif doc.get("dateIdentified") and _changed(doc, before):
         events.append({"trigger": "mautic.lead_post_save_update"})
     if _points(doc) != _points(before):
-        events.append({"trigger": "mautic.lead_points_change",
-                       "points": {"old_points": _points(before), "new_points": _points(doc)}})
+        events.append(
+            {
+                "trigger": "mautic.lead_points_change",
+                "points": {"old_points": _points(before), "new_points": _points(doc)},
+            }
+        )
     old, new = _dnc(before), _dnc(doc)
     for channel in dict.fromkeys(list(old) + list(new)):
         was, now = old.get(channel, "contactable"), new.get(channel, "contactable")
         if was != now:
-            events.append({"trigger": "mautic.lead_channel_subscription_changed", "channel": channel,
-                           "old_status": was, "new_status": now})
+            events.append(
+                {
+                    "trigger": "mautic.lead_channel_subscription_changed",
+                    "channel": channel,
+                    "old_status": was,
+                    "new_status": now,
+                }
+            )
     old_links, new_links = _company_ids(before), _company_ids(doc)
-    events += [{"trigger": "mautic.lead_company_change", "added": True, "companyId": c}
-               for c in new_links if c not in old_links]
-    events += [{"trigger": "mautic.lead_company_change", "added": False, "companyId": c}
-               for c in old_links if c not in new_links]
+    events += [
+        {"trigger": "mautic.lead_company_change", "added": True, "companyId": c}
+        for c in new_links
+        if c not in old_links
+    ]
+    events += [
+        {"trigger": "mautic.lead_company_change", "added": False, "companyId": c}
+        for c in old_links
+        if c not in new_links
+    ]
     return events
 
 
@@ -88,8 +113,11 @@ def fired(kind, doc, existing, events=()):
     """The raw events ({"trigger", ...}) of a create (`existing` None), edit or delete (`doc` None)
     of a document of `kind` with its timeline events, in order."""
     found = CHANGES[kind](doc, existing) if kind in CHANGES else []
-    return found + [{"trigger": TIMELINE[e["event"]], "details": e.get("details") or {},
-                     "contactId": e.get("contactId")} for e in events if e.get("event") in TIMELINE]
+    return found + [
+        {"trigger": TIMELINE[e["event"]], "details": e.get("details") or {}, "contactId": e.get("contactId")}
+        for e in events
+        if e.get("event") in TIMELINE
+    ]
 
 
 def _published_hooks(ctx):
@@ -112,8 +140,16 @@ def outbox(resource, doc, existing, events, ctx):
     if not hooks:
         return []
     stored = {k: v for k, v in (doc or existing).items() if not k.startswith("_")}
-    item = {"id": _new_id(), "queuedAt": ctx.now, "baseUrl": ctx.base_url, "kind": resource.kind, "doc": stored,
-            "deleted": doc is None, "events": raw, "hooks": hooks}
+    item = {
+        "id": _new_id(),
+        "queuedAt": ctx.now,
+        "baseUrl": ctx.base_url,
+        "kind": resource.kind,
+        "doc": stored,
+        "deleted": doc is None,
+        "events": raw,
+        "hooks": hooks,
+    }
     return [(OUTBOX, item["id"], item)]
 
 
@@ -134,7 +170,7 @@ def queue(derived):
 
 def sweep():
     """Queue again the outbox items older than STALE_SECONDS (oldest first, SWEEP_MAX a run)."""
-    cutoff = (time.time_ns() - STALE_SECONDS * 10 ** 9) * ID_SCALE
+    cutoff = (time.time_ns() - STALE_SECONDS * 10**9) * ID_SCALE
     ids = [item["id"] for item in store.iterate(OUTBOX, between=(0, cutoff), limit=SWEEP_MAX)]
     queues.send(QUEUE, _messages(ids))
 
@@ -181,8 +217,22 @@ class Payloads:
         return present_one(self.resources[kind], doc, self.ctx)
 
 
-STAT_KEYS = ("id", "emailAddress", "ipAddress", "dateSent", "isRead", "isFailed", "dateRead", "retryCount", "source",
-             "openCount", "lastOpened", "sourceId", "trackingHash", "viewedInBrowser")
+STAT_KEYS = (
+    "id",
+    "emailAddress",
+    "ipAddress",
+    "dateSent",
+    "isRead",
+    "isFailed",
+    "dateRead",
+    "retryCount",
+    "source",
+    "openCount",
+    "lastOpened",
+    "sourceId",
+    "trackingHash",
+    "viewedInBrowser",
+)
 
 
 def _email_stat(details):
@@ -194,10 +244,17 @@ def _email_stat(details):
 def _email_send(p, e):
     details, stat = e["details"], _email_stat(e["details"])
     email = p.entity("email", _ref(details, "email"))
-    return {"email": email, "contact": p.contact(e), "contentHash": stat.get("contentHash"),
-            "idHash": details.get("trackingHash") or details.get("idHash"), "subject": details.get("subject"),
-            "source": details.get("source"), "headers": stat.get("headers"),
-            "content": (email or {}).get("customHtml"), "tokens": stat.get("tokens")}
+    return {
+        "email": email,
+        "contact": p.contact(e),
+        "contentHash": stat.get("contentHash"),
+        "idHash": details.get("trackingHash") or details.get("idHash"),
+        "subject": details.get("subject"),
+        "source": details.get("source"),
+        "headers": stat.get("headers"),
+        "content": (email or {}).get("customHtml"),
+        "tokens": stat.get("tokens"),
+    }
 
 
 def _email_open(p, e):
@@ -239,22 +296,35 @@ RENDER = {
     "mautic.lead_points_change": lambda p, e: {"contact": p.contact(e), "points": e["points"]},
     "mautic.lead_post_delete": lambda p, e: {"id": p.item["doc"]["id"], "contact": p.contact(e)},
     "mautic.lead_channel_subscription_changed": lambda p, e: {
-        "contact": p.contact(e), "channel": e["channel"], "old_status": e["old_status"], "new_status": e["new_status"]},
+        "contact": p.contact(e),
+        "channel": e["channel"],
+        "old_status": e["old_status"],
+        "new_status": e["new_status"],
+    },
     "mautic.lead_company_change": lambda p, e: {
-        "added": e["added"], "contact": p.contact(e), "company": p.entity("company", e["companyId"])},
+        "added": e["added"],
+        "contact": p.contact(e),
+        "company": p.entity("company", e["companyId"]),
+    },
     "mautic.company_post_save": lambda p, e: {"company": p.subject()},
     "mautic.company_post_delete": lambda p, e: {"id": p.item["doc"]["id"], "company": p.subject()},
     "mautic.lead_list_change": _segment,
     "mautic.email_on_send": _email_send,
     "mautic.email_on_open": _email_open,
     "mautic.form_on_submit": _submission,
-    "mautic.campaign_on_leadchange": lambda p, e: dict(_automation(p, e), action=e["details"].get("action"),
-                                                       manual=e["details"].get("manual")),
-    "mautic.campaign_on_event_executed": lambda p, e: dict(_automation(p, e), event={
-        k: e["details"].get(k) for k in ("eventId", "eventName", "type", "eventType", "status", "reason")}),
+    "mautic.campaign_on_leadchange": lambda p, e: dict(
+        _automation(p, e), action=e["details"].get("action"), manual=e["details"].get("manual")
+    ),
+    "mautic.campaign_on_event_executed": lambda p, e: dict(
+        _automation(p, e),
+        event={k: e["details"].get(k) for k in ("eventId", "eventName", "type", "eventType", "status", "reason")},
+    ),
     "mautic.page_on_hit": _hit,
-    "mautic.sms_on_send": lambda p, e: {"smsId": _ref(e["details"], "sms"), "contact": p.contact(e),
-                                        "content": e["details"].get("content")},
+    "mautic.sms_on_send": lambda p, e: {
+        "smsId": _ref(e["details"], "sms"),
+        "contact": p.contact(e),
+        "content": e["details"].get("content"),
+    },
 }
 
 

@@ -7,6 +7,7 @@ the next delay of the retry schedule; when the schedule is exhausted, the receiv
 (the hook is unpublished at once) or the target is refused, the delivery goes to the dead-letter
 queue. A hook whose attempts have all failed for long is unpublished, as Mautic does.
 """
+
 import base64
 import binascii
 import hashlib
@@ -40,7 +41,7 @@ def standard_key(secret):
     if not secret.startswith(STANDARD_PREFIX):
         return None
     try:
-        key = base64.b64decode(secret[len(STANDARD_PREFIX):], validate=True)
+        key = base64.b64decode(secret[len(STANDARD_PREFIX) :], validate=True)
     except (binascii.Error, ValueError):
         return None
     return key if 24 <= len(key) <= 64 else None
@@ -97,9 +98,17 @@ def fan_out(message):
     for hook in hooks:
         payload = grouped(hook, rendered)
         if payload:
-            deliveries.append({"type": "delivery", "id": f"msg_{item['id']}_{hook['id']}", "hook": hook["id"],
-                               "triggers": list(payload), "body": json.dumps(payload, separators=(",", ":")),
-                               "attempt": 1, "baseUrl": item["baseUrl"]})
+            deliveries.append(
+                {
+                    "type": "delivery",
+                    "id": f"msg_{item['id']}_{hook['id']}",
+                    "hook": hook["id"],
+                    "triggers": list(payload),
+                    "body": json.dumps(payload, separators=(",", ":")),
+                    "attempt": 1,
+                    "baseUrl": item["baseUrl"],
+                }
+            )
     queues.send(QUEUE, deliveries)
     store.remove(webhook_events.OUTBOX, item["id"])
 
@@ -113,8 +122,12 @@ def headers(secret, delivery, timestamp):
     `Webhook-Signature` (HMAC-SHA256 of the body), or Standard Webhooks' `webhook-signature` for a
     `whsec_` secret. HTTP header names ignore case, so a delivery carries one of the two."""
     data = delivery["body"].encode()
-    out = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "webhook-id": delivery["id"],
-           "webhook-timestamp": str(timestamp)}
+    out = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "webhook-id": delivery["id"],
+        "webhook-timestamp": str(timestamp),
+    }
     origin = config.BASE_URL or delivery.get("baseUrl")
     if origin:
         out["X-Origin-Base-URL"] = origin
@@ -138,9 +151,13 @@ def attempt(delivery):
     if not hook.get("isPublished"):
         result = http.Result(None, "Not sent: the webhook is unpublished.", 0.0, retry=False)
     else:
-        result = http.post(hook["webhookUrl"], delivery["body"].encode(),
-                           headers(hook.get("secret") or "", delivery, int(time.time())),
-                           config.WEBHOOK_TIMEOUT, http.networks(config.WEBHOOK_ALLOWED_NETWORKS))
+        result = http.post(
+            hook["webhookUrl"],
+            delivery["body"].encode(),
+            headers(hook.get("secret") or "", delivery, int(time.time())),
+            config.WEBHOOK_TIMEOUT,
+            http.networks(config.WEBHOOK_ALLOWED_NETWORKS),
+        )
     _log(hook["id"], delivery, result)
     observe.metrics({"Outcome": "delivered" if result.ok else "failed"}, WebhookDeliveries=1)
     if not result.ok:
@@ -150,11 +167,17 @@ def attempt(delivery):
 def _after_failure(hook, delivery, result):
     delay = http.retry_delay(delivery["attempt"]) if result.retry and result.status != 410 else None
     if delay is None:
-        queues.send(QUEUE, [dict(delivery, statusCode=result.status, error=result.error, failedAt=clock.now_iso())],
-                    dead_letter=True)
+        queues.send(
+            QUEUE,
+            [dict(delivery, statusCode=result.status, error=result.error, failedAt=clock.now_iso())],
+            dead_letter=True,
+        )
     else:
-        queues.send(QUEUE, [dict(delivery, attempt=delivery["attempt"] + 1, due=time.time() + delay)],
-                    delay=min(delay, queues.MAX_DELAY))
+        queues.send(
+            QUEUE,
+            [dict(delivery, attempt=delivery["attempt"] + 1, due=time.time() + delay)],
+            delay=min(delay, queues.MAX_DELAY),
+        )
     if hook.get("isPublished") and (result.status == 410 or _failing_for_long(hook)):
         unpublish(hook["id"])
 
@@ -193,9 +216,19 @@ def _log(hook_id, delivery, result):
     """Append to the hook's delivery log, dropping the entry WEBHOOK_LOG_MAX older."""
     kind = log_kind(hook_id)
     entry_id = store.allocate_ids(kind)[0]
-    store.put(kind, {"id": entry_id, "dateAdded": clock.now_iso(), "messageId": delivery["id"],
-                     "triggers": delivery["triggers"], "attempt": delivery["attempt"], "statusCode": result.status,
-                     "duration": round(result.duration, 3), "error": result.error})
+    store.put(
+        kind,
+        {
+            "id": entry_id,
+            "dateAdded": clock.now_iso(),
+            "messageId": delivery["id"],
+            "triggers": delivery["triggers"],
+            "attempt": delivery["attempt"],
+            "statusCode": result.status,
+            "duration": round(result.duration, 3),
+            "error": result.error,
+        },
+    )
     if entry_id > config.WEBHOOK_LOG_MAX:
         store.remove(kind, entry_id - config.WEBHOOK_LOG_MAX)
 
