@@ -3,9 +3,9 @@ to one contact (written by `sending`, found by `email_stats`, changed by `tracki
 stats API, segment sends and webhook payloads), a text message's, and the per-contact record of a
 segment send.
 
-`Doc` and `JSON` name a stored document and a value of arbitrary JSON; the kernel gives the same
-names (`chalicelib/domain/kernel/types.py`) for every capability, and these stand for them until
-that module is in this package's reach.
+`Doc` and `JSON` name a stored document and a value of arbitrary JSON: the same names, with the
+same meaning, as the kernel's types for every capability; these stand for them here until the
+kernel's are in this package's reach, and then become re-exports of them.
 """
 
 from typing import Any, NotRequired, TypeAlias, TypedDict

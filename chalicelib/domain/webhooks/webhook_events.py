@@ -40,7 +40,7 @@ TIMELINE = {
     "campaign.event": "mautic.campaign_on_event_executed",
 }
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
-NOT_CHANGES: dict[str, Callable[[Doc | None, Doc | None], list[Doc]]] = {
+NOT_CHANGES = {
     "dateModified",
     "modifiedBy",
     "modifiedByUser",
