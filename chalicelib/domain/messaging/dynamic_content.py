@@ -3,14 +3,16 @@ published filter-based item (`isCampaignBased` false) of that `slotName` whose f
 contact (no filters match everyone); each resolution counts in its `sentCount`."""
 
 from chalicelib.domain.kernel import cache_keys, clock
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
+from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.segments import filters, membership
 from chalicelib.store import port as store
 
 
-def _slot_items(ctx):
+def _slot_items(ctx: Context) -> list[Doc]:
     return ctx.memo(
         cache_keys.DYNAMIC_CONTENT_ITEMS,
         lambda: [
@@ -21,7 +23,7 @@ def _slot_items(ctx):
     )
 
 
-def _matches(item, contact, ctx):
+def _matches(item: Doc, contact: Doc | None, ctx: Context) -> bool:
     rules = item.get("filters") or []
     if not rules:
         return True
@@ -34,7 +36,7 @@ def _matches(item, contact, ctx):
     return matcher.matches(membership.subject(contact, ctx, "company" in matcher.objects), clock.parse(ctx.now))
 
 
-def resolve(slot, contact, ctx):
+def resolve(slot: str, contact: Doc | None, ctx: Context) -> str | None:
     """The content for `slot` and the contact (a document or None), counted as sent; None when nothing fits."""
     for item in _slot_items(ctx):
         if item["slotName"] == slot and _matches(item, contact, ctx):

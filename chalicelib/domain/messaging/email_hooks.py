@@ -5,20 +5,24 @@ last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per
 An email's `assetAttachments` travel to whoever it is sent to: writing them, and sending an email
 with them, needs the caller's view of each asset."""
 
+from collections.abc import Iterable, Sequence
+
 from chalicelib.domain.kernel import access, cache_keys, registry, service
 from chalicelib.domain.kernel.access import Action
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.messaging import email_runs, email_stats
+from chalicelib.domain.messaging.records import Doc
 from chalicelib.store import port as store
 
 
 class MessageHooks(Hooks):
     """Counters of a channel (`email` or `sms`) added to the stored counts."""
 
-    def __init__(self, channel):
+    def __init__(self, channel: str) -> None:
         self.channel = channel
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
         """A count a client writes is what it sees: the stored base is that minus the live counter."""
         if write.existing is None or write.errors:
             return
@@ -27,11 +31,13 @@ class MessageHooks(Hooks):
             if name in write.payload and name in doc:
                 doc[name] = int(doc.get(name) or 0) - live[key]
 
-    def prefetch(self, docs, ctx):
+    def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
+        """The send counters of a page of messages, read in one go for `present`."""
         ids = [doc["id"] for doc in docs]
         ctx.cache[cache_keys.send_counts(self.channel)] = email_stats.counts(self.channel, ids)
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """`sentCount` (and `readCount`): what was written plus the live counters."""
         counts = ctx.cache.get(cache_keys.send_counts(self.channel), {}).get(doc.get("id"))
         if counts is None:
             counts = email_stats.counts(self.channel, [doc["id"]])[doc["id"]]
@@ -40,7 +46,7 @@ class MessageHooks(Hooks):
             out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
 
 
-def require_viewable_assets(asset_ids, ctx):
+def require_viewable_assets(asset_ids: Iterable[int] | None, ctx: Context) -> None:
     """Forbidden (403) unless the caller may view every asset of `asset_ids` (an unknown one is left
     to the reference check: its 400)."""
     if not asset_ids or access.unrestricted(ctx):
@@ -53,22 +59,25 @@ def require_viewable_assets(asset_ids, ctx):
 class EmailHooks(MessageHooks):
     """Emails: counters, the progress of the last segment send, attachments the caller may view."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("email")
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The counts, and the caller's view of each newly attached asset (Forbidden otherwise)."""
         super().prepare(doc, write)
         kept = set((write.existing or {}).get("assetAttachments") or [])
         require_viewable_assets([i for i in doc.get("assetAttachments") or [] if i not in kept], write.ctx)
 
-    def prefetch(self, docs, ctx):
+    def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
+        """Also the state and counters of each email's last segment send, in one BatchGetItem each."""
         super().prefetch(docs, ctx)
         states = store.batch_get(email_runs.KIND, [doc["id"] for doc in docs]) if docs else {}
         names = [name for state in states.values() for name in email_runs.counter_names(state)]
         counts = store.counters(names) if names else {}
         ctx.cache[cache_keys.EMAIL_RUNS] = {i: email_runs.view(state, counts) for i, state in states.items()}
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """Also `pendingCount` and `sendProgress`, the last segment send's progress."""
         super().present(doc, out, ctx)
         run = ctx.cache.get(cache_keys.EMAIL_RUNS, {}).get(doc.get("id"))
         out["pendingCount"] = run["pending"] if run else 0

@@ -4,28 +4,34 @@ unsubscribe, signed click redirects), rendered content and attachments, as a `ma
 import base64
 import hashlib
 import hmac
+from collections.abc import Iterable
 from urllib.parse import quote
 
 from chalicelib import config
 from chalicelib.channels.mail import Mail
 from chalicelib.domain.kernel import cache_keys, cached, files, keys
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamic_content, rendering
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.store import port as store
+from chalicelib.store.port import EntityId
+
+Attachment = tuple[str, bytes, str]  # (file name, content, MIME type), as `mail.Mail` takes them
 
 
-def base_url(ctx):
+def base_url(ctx: Context) -> str:
     """The public base URL the links of a message point at."""
     return config.BASE_URL or ctx.base_url or "http://127.0.0.1:8000"
 
 
-def _settings(ctx):
+def _settings(ctx: Context) -> Doc:
     docs = cached.documents("setting", ctx)
     return docs[0] if docs else {}
 
 
-def sender(email, owner, ctx):
+def sender(email: Doc, owner: Doc | None, ctx: Context) -> tuple[str, str]:
     """(address, name) a message is sent from: the owner (`useOwnerAsMailer`), the email's own, or the
     instance's (`mailerFromEmail`/`mailerFromName` settings, else MAILER_FROM_EMAIL/NAME)."""
     if email.get("useOwnerAsMailer") and owner and owner.get("email"):
@@ -38,7 +44,7 @@ def sender(email, owner, ctx):
     )
 
 
-def signature(tracking_hash, url, ctx, legacy=False):
+def signature(tracking_hash: str, url: str, ctx: Context, legacy: bool = False) -> str:
     """The signature of a click redirect: only links the service wrote redirect (no open redirect).
     Signed with the key derived for clicks; `legacy`: with the signing key itself, as links in
     emails sent before the derived keys were."""
@@ -47,39 +53,43 @@ def signature(tracking_hash, url, ctx, legacy=False):
     return base64.urlsafe_b64encode(digest[:18]).decode()
 
 
-def click_url(tracking_hash, url, ctx):
+def click_url(tracking_hash: str, url: str, ctx: Context) -> str:
+    """The signed click redirect of a link in the message with this tracking hash."""
     return f"{base_url(ctx)}/r/{tracking_hash}?url={quote(url, safe='')}&sig={signature(tracking_hash, url, ctx)}"
 
 
-def _document(kind, entity_id, ctx):
+def _document(kind: str, entity_id: EntityId, ctx: Context) -> Doc | None:
     return ctx.memo(cache_keys.document(kind, entity_id), lambda: store.get(kind, entity_id))
 
 
-def _asset_url(asset_id, ctx):
+def _asset_url(asset_id: int, ctx: Context) -> str | None:
     asset = _document("asset", asset_id, ctx)
     if asset is None or not is_published(asset, ctx.now):
         return None
     return f"{base_url(ctx)}/asset/{asset['id']}:{asset.get('alias')}"
 
 
-def _page_url(page_id, ctx):
+def _page_url(page_id: int, ctx: Context) -> str | None:
     page = _document("page", page_id, ctx)
     if page is None or not is_published(page, ctx.now):
         return None
     return f"{base_url(ctx)}/{page.get('alias')}"
 
 
-def _primary_company(contact, ctx):
+def _primary_company(contact: Doc, ctx: Context) -> Doc:
     link = next((c for c in contact.get("companies") or [] if c.get("isPrimary")), None)
     company = _document("company", link["id"], ctx) if link else None
     return (company or {}).get("values") or {}
 
 
-def owner_of(contact, ctx):
+def owner_of(contact: Doc, ctx: Context) -> Doc | None:
+    """The contact's owner (a user document), or None."""
     return _document("user", contact["owner"], ctx) if contact.get("owner") else None
 
 
-def contact_sources(contact, ctx, tokens=None, links=None):
+def contact_sources(
+    contact: Doc, ctx: Context, tokens: JSON = None, links: rendering.Links | None = None
+) -> rendering.Sources:
     """What the tokens of a message to `contact` resolve with: its fields, its primary company's, its owner."""
     return rendering.Sources(
         contact=contact.get("values") or {},
@@ -90,7 +100,7 @@ def contact_sources(contact, ctx, tokens=None, links=None):
     )
 
 
-def sources(contact, tracking_hash, tokens, ctx, pixel=True):
+def sources(contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True) -> rendering.Sources:
     """The sources of an email: the contact's, and links carrying the tracking hash."""
     base = base_url(ctx)
     links = rendering.Links(
@@ -104,15 +114,17 @@ def sources(contact, tracking_hash, tokens, ctx, pixel=True):
     return contact_sources(contact, ctx, tokens, links)
 
 
-def render(email, contact, tracking_hash, tokens, ctx, pixel=True):
+def render(
+    email: Doc, contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True
+) -> rendering.Rendered:
     """The email rendered for the contact, links rewritten through the click redirect."""
     found = sources(contact, tracking_hash, tokens, ctx, pixel)
     return rendering.render_email(email, found, track=lambda url: click_url(tracking_hash, url, ctx))
 
 
-def attachments(asset_ids, ctx):
+def attachments(asset_ids: Iterable[int] | None, ctx: Context) -> list[Attachment]:
     """(name, bytes, MIME type) of the local files of the assets; remote assets are not attached."""
-    found = []
+    found: list[Attachment] = []
     for asset_id in dict.fromkeys(asset_ids or []):
         asset = _document("asset", int(asset_id), ctx)
         if not asset or asset.get("storageLocation") != "local" or not asset.get("file"):
@@ -126,7 +138,7 @@ def attachments(asset_ids, ctx):
     return found
 
 
-def headers(email, tracking_hash, unsubscribe, transactional):
+def headers(email: Doc, tracking_hash: str, unsubscribe: str, transactional: bool) -> dict[str, str]:
     """The email's own headers, plus one-click unsubscribe (RFC 8058) on marketing sends."""
     extra = (
         {str(k): str(v) for k, v in (email.get("headers") or {}).items()}
@@ -139,7 +151,16 @@ def headers(email, tracking_hash, unsubscribe, transactional):
     return extra
 
 
-def compose(email, contact, address, tracking_hash, rendered, attached, ctx, transactional):
+def compose(
+    email: Doc,
+    contact: Doc,
+    address: str,
+    tracking_hash: str,
+    rendered: rendering.Rendered,
+    attached: list[Attachment],
+    ctx: Context,
+    transactional: bool,
+) -> Mail:
     """The `Mail` for one recipient."""
     owner = owner_of(contact, ctx)
     from_address, from_name = sender(email, owner, ctx)

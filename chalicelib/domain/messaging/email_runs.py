@@ -1,20 +1,25 @@
 """The state of a segment send (`emailrun` / <email id>) and its progress counters; read when an
 email is presented, written by `email_sends`."""
 
+from collections.abc import Mapping
+
+from chalicelib.domain.messaging.records import Doc
+
 KIND = "emailrun"
 OUTCOMES = ("sent", "failed", "skipped")
 
 
-def counter(email_id, generation, name):
+def counter(email_id: int | str, generation: int, name: str) -> str:
     """The counter of one outcome (or of `batches` done) of a run."""
     return f"emailrun#{int(email_id)}#{int(generation)}#{name}"
 
 
-def counter_names(state):
+def counter_names(state: Doc) -> list[str]:
+    """The names of every counter of a run: its outcomes, then `batches`."""
     return [counter(state["id"], state["generation"], name) for name in OUTCOMES + ("batches",)]
 
 
-def view(state, counts):
+def view(state: Doc, counts: Mapping[str, int]) -> Doc:
     """What an email shows of its last segment send."""
     done = {name: counts.get(counter(state["id"], state["generation"], name), 0) for name in OUTCOMES}
     queued = int(state.get("queued") or 0)

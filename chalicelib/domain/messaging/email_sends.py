@@ -18,8 +18,10 @@ gone out, so it is never sent again. Every batch counts its outcomes once (a mar
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import timedelta
 from itertools import islice
+from typing import cast
 
 from chalicelib import config, observe
 from chalicelib.channels import mail
@@ -31,9 +33,11 @@ from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.domain.messaging.records import JSON, Doc, RecipientRecord
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import EntityId
 
 QUEUE = "sends"
 STUCK_SECONDS = 900  # longer than a worker may run: a `sending` record this old was interrupted
@@ -45,11 +49,12 @@ class SendLater(Exception):
     """The batch cannot finish now (SES unavailable, a contact held by another worker): SQS retries it."""
 
 
-def record_kind(email_id):
+def record_kind(email_id: EntityId) -> str:
+    """The kind of the per-contact records of one email's segment sends."""
     return f"emailsend#{int(email_id)}"
 
 
-def _lists(payload, email):
+def _lists(payload: Doc, email: Doc) -> list[int]:
     if payload.get("lists") in (None, "", []):
         lists = list(email.get("lists") or [])
     else:
@@ -65,7 +70,7 @@ def _lists(payload, email):
     return lists
 
 
-def _positive(payload, name):
+def _positive(payload: Doc, name: str) -> int | None:
     if payload.get(name) in (None, ""):
         return None
     try:
@@ -77,7 +82,7 @@ def _positive(payload, name):
     return number
 
 
-def start(email_id, payload, ctx):
+def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[str]]:
     """Send a published email to the first contacts of its segments in the request and queue the
     rest; the new run's state and the outcomes of the contacts sent to inline. Forbidden when the
     caller may not view one of the email's attachments."""
@@ -110,10 +115,13 @@ def start(email_id, payload, ctx):
     return state, outcomes
 
 
-def _send_inline(email, lists, generation, size, ctx):
+def _send_inline(
+    email: Doc, lists: Sequence[int], generation: int, size: int, ctx: Context
+) -> tuple[Counter[str], list[int]]:
     """Send to up to `size` contacts not handled for this email yet: their outcomes and ids. A
     contact SES or another worker makes wait is left to the fan-out."""
-    outcomes, handled = Counter(), []
+    outcomes: Counter[str] = Counter()
+    handled: list[int] = []
     run_ctx = Context(base_url=ctx.base_url)
     try:
         for contact_id in _first_pending(email["id"], lists, size):
@@ -124,10 +132,11 @@ def _send_inline(email, lists, generation, size, ctx):
     return outcomes, handled
 
 
-def _first_pending(email_id, lists, size):
+def _first_pending(email_id: int, lists: Sequence[int], size: int) -> list[int]:
     """Up to `size` members of the segments without a record for this email (or one to retry),
     reading the members indexes only as far as needed (a BatchGetItem per 100 members read)."""
-    chosen, seen = [], set()
+    chosen: list[int] = []
+    seen: set[int] = set()
     for segment in lists:
         rows = (row["id"] for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row))
         while len(chosen) < size:
@@ -140,12 +149,12 @@ def _first_pending(email_id, lists, size):
     return chosen[:size]
 
 
-def _current(email_id, generation, status):
+def _current(email_id: int, generation: int, status: str) -> Doc | None:
     state = store.get(email_runs.KIND, email_id)
     return state if state and state["generation"] == generation and state["status"] == status else None
 
 
-def _recipients(state):
+def _recipients(state: Doc) -> list[int]:
     """The run's contacts not reached yet nor handled in its request, in id order, at most what is
     left of `limit`."""
     inline = set(state.get("inline") or [])
@@ -163,7 +172,7 @@ def _recipients(state):
     return pending if state.get("limit") is None else pending[: max(0, state["limit"] - len(inline))]
 
 
-def plan(email, generation):
+def plan(email: int, generation: int) -> None:
     """Split the run's contacts into batches and queue them."""
     state = _current(email, generation, "queued")
     if state is None:
@@ -192,11 +201,11 @@ def plan(email, generation):
         _finish(email, generation)
 
 
-def batch(email, generation, number, contacts):
+def batch(email: int, generation: int, number: int, contacts: Sequence[int]) -> None:
     """Send the run's email to a batch of contacts (each at most once); count the batch once."""
     state = _current(email, generation, "sending")
     doc = store.get(EMAIL.kind, email) if state else None
-    if doc is None:
+    if state is None or doc is None:
         return
     ctx = Context(base_url=state.get("baseUrl") or "")
     outcomes = Counter(_send_once(doc, contact_id, generation, ctx) for contact_id in contacts)
@@ -208,7 +217,7 @@ def batch(email, generation, number, contacts):
         _finish(email, generation)
 
 
-def _finish(email, generation):
+def _finish(email: int, generation: int) -> None:
     state = _current(email, generation, "sending")
     if state is not None:
         state.update(status="done", finishedAt=clock.now_iso())
@@ -218,14 +227,14 @@ def _finish(email, generation):
             pass  # a newer run took over
 
 
-def _send_once(email, contact_id, generation, ctx):
+def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> str:
     """Send to one contact unless its record says it was reached; its outcome for the run's counts."""
     ctx.now = clock.now_iso()
-    record = store.get(record_kind(email["id"]), contact_id)
-    status = (record or {}).get("status")
+    record = cast(RecipientRecord | None, store.get(record_kind(email["id"]), contact_id))
+    status = record.get("status") if record else None
     if status in OUTCOME:
         return OUTCOME[status]
-    if status == "sending":
+    if status == "sending" and record is not None:
         return _interrupted(email, record)
     try:
         contact = service.load(CONTACT, contact_id)
@@ -248,30 +257,30 @@ def _send_once(email, contact_id, generation, ctx):
     return _settle(email, record, contact_id, "sent", None)
 
 
-def _interrupted(email, record):
+def _interrupted(email: Doc, record: RecipientRecord) -> str:
     """A record left `sending`: sent if its send record exists; unknown (never resent) once stuck."""
-    if email_stats.get("email", email["id"], record["statId"]) is not None:
+    if record["statId"] is not None and email_stats.get("email", email["id"], record["statId"]) is not None:
         return _settle(email, record, record["id"], "sent", None)
     if clock.parse(record["updatedAt"]) > clock.now() - timedelta(seconds=STUCK_SECONDS):
         raise SendLater(f"contact {record['id']} is being sent to by another worker")
     return _settle(email, record, record["id"], "unknown", "Interrupted while sending; not sent again.")
 
 
-def _write(email, record, doc):
+def _write(email: Doc, record: RecipientRecord | None, doc: RecipientRecord) -> RecipientRecord:
     """Create or conditionally replace a contact's record; SendLater when another worker got there first."""
     try:
         if record is None:
-            store.create(record_kind(email["id"]), doc)
+            store.create(record_kind(email["id"]), cast(Doc, doc))
         else:
             doc["_rev"] = record["_rev"]
-            store.replace(record_kind(email["id"]), doc)
+            store.replace(record_kind(email["id"]), cast(Doc, doc))
     except (store.Conflict, store.Stale):
         raise SendLater(f"contact {doc['id']} changed under this worker") from None
     return doc
 
 
-def _claim(email, record, contact_id, stat_id):
-    attempts = int((record or {}).get("attempts") or 0) + 1
+def _claim(email: Doc, record: RecipientRecord | None, contact_id: int, stat_id: int) -> RecipientRecord:
+    attempts = int((record.get("attempts") if record else 0) or 0) + 1
     return _write(
         email,
         record,
@@ -286,14 +295,15 @@ def _claim(email, record, contact_id, stat_id):
     )
 
 
-def _settle(email, record, contact_id, status, reason):
+def _settle(email: Doc, record: RecipientRecord | None, contact_id: int, status: str, reason: str | None) -> str:
     base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
-    _write(email, record, dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso()))
+    settled = dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso())
+    _write(email, record, cast(RecipientRecord, settled))
     observe.metrics({"Outcome": status}, EmailSends=1)  # sent, failed, skipped, retry, unknown
     return OUTCOME.get(status, status)
 
 
-def after_trigger(doc, item, ctx):
+def after_trigger(doc: Doc, item: Doc, ctx: Context) -> bool:
     """A point trigger's `email.send` event: queue the email to the contact (sent once the change
     that fired it is stored). False when the event names no email."""
     try:
@@ -304,7 +314,7 @@ def after_trigger(doc, item, ctx):
     return True
 
 
-def _fired(contact_id, event_id):
+def _fired(contact_id: int, event_id: JSON) -> bool:
     return any(
         event_id in ((e.get("details") or {}).get("triggerEvents") or [])
         for e in store.iterate(f"timeline#{int(contact_id)}")
@@ -312,7 +322,7 @@ def _fired(contact_id, event_id):
     )
 
 
-def trigger(email, contact, event):
+def trigger(email: int, contact: int, event: JSON) -> None:
     """Send a point trigger's email once the trigger's firing is stored (else later); at most once."""
     if not _fired(contact, event):
         raise SendLater(f"trigger event {event} is not stored on contact {contact} yet")

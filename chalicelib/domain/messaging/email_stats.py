@@ -11,64 +11,71 @@ compared in constant time, so a guessed hash finds nothing.
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
+from typing import TypeVar, cast
 
+from chalicelib.domain.messaging.records import Doc, SendRecord, SmsRecord
 from chalicelib.store import port as store
 
 HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
 KINDS = {"email": "emailstat", "sms": "smsstat"}
+Record = TypeVar("Record", SendRecord, SmsRecord)
 
 
-def kind(channel, message_id):
+def kind(channel: str, message_id: int | str) -> str:
     """The stats kind of one email or text message."""
     return f"{KINDS[channel]}#{int(message_id)}"
 
 
-def new_hash(message_id, stat_id):
+def new_hash(message_id: int | str, stat_id: int) -> str:
+    """A tracking hash: the email id and the stat id in hex, then 64 random bits."""
     return f"{int(message_id):08x}{int(stat_id):010x}{secrets.token_hex(8)}"
 
 
-def allocate(channel, message_id):
+def allocate(channel: str, message_id: int | str) -> tuple[int, str]:
     """(stat id, tracking hash) for a message about to be sent."""
     stat_id = store.allocate_ids(KINDS[channel])[0]
     return stat_id, new_hash(message_id, stat_id)
 
 
-def create(channel, message_id, stat):
+def create(channel: str, message_id: int | str, stat: Record) -> Record:
     """Store a new stat (and count it as sent)."""
-    store.create(kind(channel, message_id), stat)
+    store.create(kind(channel, message_id), cast(Doc, stat))
     return stat
 
 
-def get(channel, message_id, stat_id):
+def get(channel: str, message_id: int | str, stat_id: int | str) -> Doc | None:
+    """One send record by its message and stat id, or None."""
     return store.get(kind(channel, message_id), stat_id)
 
 
-def find(tracking_hash):
+def find(tracking_hash: str | None) -> SendRecord | None:
     """The email stat of a tracking hash, or None. One GetItem."""
     match = HASH.match(str(tracking_hash or "").lower())
     if not match:
         return None
     stat = store.get(kind("email", int(match.group(1), 16)), int(match.group(2), 16))
-    if stat is None or not hmac.compare_digest(stat.get("trackingHash", ""), tracking_hash.lower()):
+    if stat is None or not hmac.compare_digest(stat.get("trackingHash", ""), str(tracking_hash).lower()):
         return None
-    return stat
+    return cast(SendRecord, stat)
 
 
-def save(stat):
+def save(stat: SendRecord) -> None:
     """Store a changed email stat; `store.Stale` when it changed since it was read."""
-    store.replace(kind("email", stat["email"]["id"]), stat)
+    store.replace(kind("email", stat["email"]["id"]), cast(Doc, stat))
 
 
-def read_counter(email_id):
+def read_counter(email_id: int | str) -> str:
+    """The counter of an email's unique reads."""
     return f"read#email#{int(email_id)}"
 
 
-def count_read(email_id):
+def count_read(email_id: int | str) -> None:
     """One more unique read of an email."""
     store.add(read_counter(email_id))
 
 
-def counts(channel, ids):
+def counts(channel: str, ids: Iterable[int]) -> dict[int, dict[str, int]]:
     """{id: {"sent": n, "read": n}} for a page of emails (or text messages). One BatchGetItem."""
     names = {i: (f"count#{kind(channel, i)}", read_counter(i)) for i in ids}
     found = store.counters([name for pair in names.values() for name in pair]) if names else {}

@@ -12,22 +12,26 @@ is valid). The response shows `channels` keyed by channel with Mautic's list pro
 view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
 """
 
+from collections.abc import Iterable, Sequence
+
 from chalicelib.domain.kernel import access, batching, registry, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.messaging.records import JSON, Doc
 
 CHANNELS = ("email", "sms", "notification", "tweet")  # channel name, also the kind of its content
 ENTRY_KEYS = ("channelId", "isEnabled", "properties")
 
 
-def _entry(channel, value):
+def _entry(channel: str, value: JSON) -> Doc:
     if not isinstance(value, dict):
         raise a.Invalid(f"The entry of channel '{channel}' should be an object.")
-    channel = a.as_string(value.get("channel") or channel)
-    if channel not in CHANNELS:
-        raise a.Invalid(f"'{channel}' is not one of: " + ", ".join(CHANNELS) + ".")
-    entry = {"channel": channel}
+    named = a.as_string(value.get("channel") or channel)
+    if named not in CHANNELS:
+        raise a.Invalid(f"'{named}' is not one of: " + ", ".join(CHANNELS) + ".")
+    entry = {"channel": named}
     if "channelId" in value:
         raw = value["channelId"]
         entry["channelId"] = None if raw in (None, "", 0, "0") else a.as_id(raw)
@@ -38,7 +42,7 @@ def _entry(channel, value):
     return entry
 
 
-def as_channels(value):
+def as_channels(value: JSON) -> list[Doc]:
     """The channel entries a payload gives (only the keys it names), one per channel."""
     if isinstance(value, dict):
         pairs = list(value.items())
@@ -46,14 +50,14 @@ def as_channels(value):
         pairs = [(item.get("channel") if isinstance(item, dict) else None, item) for item in value]
     else:
         raise a.Invalid("This value should be an object keyed by channel.")
-    entries = {}
+    entries: dict[str, Doc] = {}
     for channel, item in pairs:
         entry = _entry(str(channel or ""), item)
         entries[entry["channel"]] = entry
     return [entries[c] for c in CHANNELS if c in entries]
 
 
-def _merged(given, existing, fill):
+def _merged(given: Iterable[Doc], existing: Iterable[Doc] | None, fill: bool) -> list[Doc]:
     """Entries after a write: the stored ones updated by those given; with `fill`, every channel."""
     stored = {e["channel"]: e for e in existing or []}
     named = {e["channel"]: e for e in given}
@@ -75,12 +79,13 @@ def _merged(given, existing, fill):
 class MarketingMessageHooks(Hooks):
     """Channel entries: merged, checked against the content they name, numbered, shown by channel."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Merge the given entries into the stored ones; each `channelId` must name existing content."""
         if "channels" in write.errors:
             return
         given = doc.get("channels") if "channels" in write.payload else []
         doc["channels"] = _merged(given or [], (write.existing or {}).get("channels"), write.mode != "patch")
-        wanted = {}
+        wanted: dict[str, list[int]] = {}
         for entry in doc["channels"]:
             if entry["channelId"] is not None:
                 wanted.setdefault(entry["channel"], []).append(entry["channelId"])
@@ -93,13 +98,15 @@ class MarketingMessageHooks(Hooks):
         if missing:
             write.errors["channels"] = missing
 
-    def finalize(self, doc, write):
+    def finalize(self, doc: Doc, write: Write) -> None:
+        """Number the new entries (ids from the `messagechannel` counter), once the write is valid."""
         new = [entry for entry in doc["channels"] if entry.get("id") is None]
-        for entry, entry_id in zip(new, batching.allocate_ids("messagechannel", len(new)) if new else []):
+        for entry, entry_id in zip(new, batching.allocate_ids("messagechannel", len(new)) if new else [], strict=True):
             entry["id"] = entry_id
 
-    def prefetch(self, docs, ctx):
-        wanted = {}
+    def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
+        """The content the entries of a page name, read in one go for `present`."""
+        wanted: dict[str, list[int]] = {}
         for doc in docs:
             for entry in doc.get("channels") or []:
                 if entry.get("channelId") is not None:
@@ -107,10 +114,11 @@ class MarketingMessageHooks(Hooks):
         if wanted:
             service.referenced_many(wanted, ctx)
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """`channels` keyed by channel, with the name of the content each names."""
         if "channels" not in out:
             return
-        shown = {}
+        shown: dict[str, Doc] = {}
         for entry in doc.get("channels") or []:
             content = (
                 service.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"])
@@ -127,14 +135,14 @@ class MarketingMessageHooks(Hooks):
         out["channels"] = shown or []
 
 
-def _name(channel, content, ctx):
+def _name(channel: str, content: Doc | None, ctx: Context) -> str | None:
     """The content's name, shown only to a caller who may view it (as a reference summary)."""
     if content is None or not access.allowed(ctx, registry.resource(channel), Action.VIEW, content):
         return None
     return content.get("name")
 
 
-def enabled_channels(message):
+def enabled_channels(message: Doc) -> list[tuple[str, int]]:
     """(channel, content id) of the message's enabled entries naming content, in channel order."""
     entries = {e["channel"]: e for e in message.get("channels") or []}
     return [

@@ -10,12 +10,14 @@ content) arrives through `Sources`, so this module reads nothing.
 """
 
 import re
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape, unescape
 from urllib.parse import quote, unquote, urlsplit
 
 from chalicelib.domain.kernel import clock
+from chalicelib.domain.messaging.records import JSON, Doc
 
 TOKEN = re.compile(r"(\{|%7B)([^{}\r\n]{1,250}?)(\}|%7D)", re.IGNORECASE)
 LINK = re.compile(r"(<a\b[^>]*?\bhref\s*=\s*)([\"'])(https?://[^\"'\s]+)\2", re.IGNORECASE)
@@ -43,6 +45,7 @@ PHP_DATE = {
 UNSUBSCRIBE_TEXT = '<a href="{url}">Unsubscribe</a> to no longer receive emails from us.'
 WEBVIEW_TEXT = '<a href="{url}">Having trouble reading this email? Click here.</a>'
 PIXEL = '<img height="1" width="1" src="{url}" alt="" />'
+Piece = tuple[str, bool]  # a token's text for one part, and whether it is already markup
 
 
 @dataclass
@@ -52,9 +55,9 @@ class Links:
     unsubscribe: str = ""
     webview: str = ""
     pixel: str = ""
-    asset: object = lambda asset_id: None
-    page: object = lambda page_id: None
-    dwc: object = lambda slot: None
+    asset: Callable[[int], str | None] = lambda asset_id: None
+    page: Callable[[int], str | None] = lambda page_id: None
+    dwc: Callable[[str], str | None] = lambda slot: None
 
 
 @dataclass
@@ -62,10 +65,10 @@ class Sources:
     """What a template is rendered with: the contact's field values, its primary company's, its owner
     (a user document), the tokens given to the send, the links, the time and the rendered subject."""
 
-    contact: dict = field(default_factory=dict)
-    company: dict = field(default_factory=dict)
-    owner: dict = field(default_factory=dict)
-    tokens: dict = field(default_factory=dict)
+    contact: Doc = field(default_factory=dict)
+    company: Doc = field(default_factory=dict)
+    owner: Doc = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
     links: Links = field(default_factory=Links)
     now: datetime = field(default_factory=clock.now)
     subject: str = ""
@@ -78,10 +81,10 @@ class Rendered:
     subject: str
     html: str
     text: str
-    tokens: dict
+    tokens: dict[str, str]
 
 
-def php_date(moment, fmt):
+def php_date(moment: datetime, fmt: str) -> str:
     """A datetime in a PHP `date()` format (the letters Mautic's formats use)."""
     values = {
         "n": str(moment.month),
@@ -102,7 +105,7 @@ def php_date(moment, fmt):
     return moment.strftime("".join(out))
 
 
-def _formatted(value, modifier):
+def _formatted(value: JSON, modifier: str) -> str:
     try:
         return php_date(clock.parse(str(value)), FORMATS[modifier])
     except (ValueError, OverflowError):
@@ -114,7 +117,7 @@ class Text(str):
     lands in HTML, as any contact field value."""
 
 
-def _text(value):
+def _text(value: JSON) -> str:
     if isinstance(value, Text):
         return value
     if value is None:
@@ -126,7 +129,7 @@ def _text(value):
     return str(value)
 
 
-def normalise_tokens(tokens):
+def normalise_tokens(tokens: JSON) -> dict[str, str]:
     """The `tokens` of a send keyed by token text with braces (`name` and `{name}` both accepted)."""
     if not isinstance(tokens, dict):
         return {}
@@ -136,13 +139,14 @@ def normalise_tokens(tokens):
 class _Renderer:
     """Resolves the tokens of one part (subject, HTML or text) for one recipient."""
 
-    def __init__(self, sources, html):
-        self.sources, self.html, self.used = sources, html, {}
+    def __init__(self, sources: Sources, html: bool) -> None:
+        self.sources, self.html = sources, html
+        self.used: dict[str, str] = {}
 
-    def substitute(self, template):
+    def substitute(self, template: str | None) -> str:
         return TOKEN.sub(self._replace, template or "")
 
-    def _replace(self, match):
+    def _replace(self, match: re.Match[str]) -> str:
         encoded = match.group(1) != "{"
         inner = unquote(match.group(2)) if encoded else match.group(2)
         value = self.resolve(inner)
@@ -151,7 +155,7 @@ class _Renderer:
         self.used["{%s}" % inner] = value[0] if not self.html or value[1] else unescape(value[0])
         return quote(unescape(value[0]) if self.html else value[0], safe="") if encoded else value[0]
 
-    def resolve(self, inner):
+    def resolve(self, inner: str) -> Piece | None:
         """(text for this part, whether it is already markup) for a token, or None if unknown."""
         custom = self.sources.tokens.get("{%s}" % inner)
         if isinstance(custom, Text):
@@ -167,13 +171,15 @@ class _Renderer:
         method = getattr(self, "token_" + name.strip().lower(), None) if name.strip().isidentifier() else None
         return method(argument.strip(), modifier.strip()) if method else None
 
-    def _plain(self, value):
+    def _plain(self, value: str) -> Piece:
         return (escape(value), False) if self.html else (value, False)
 
-    def _markup(self, html, text):
+    def _markup(self, html: str, text: str) -> Piece:
         return (html, True) if self.html else (text, False)
 
-    def _field(self, values, argument, modifier, fallback=None):
+    def _field(
+        self, values: Mapping[str, JSON], argument: str, modifier: str, fallback: Mapping[str, JSON] | None = None
+    ) -> Piece:
         alias = argument.lower()
         value = values.get(alias)
         if value in (None, "") and fallback is not None:
@@ -186,80 +192,82 @@ class _Renderer:
             return self._plain(_formatted(value, modifier))
         return self._plain(_text(value))
 
-    def token_contactfield(self, argument, modifier):
+    def token_contactfield(self, argument: str, modifier: str) -> Piece:
         return self._field(self.sources.contact, argument, modifier, self.sources.company)
 
-    def token_leadfield(self, argument, modifier):
+    def token_leadfield(self, argument: str, modifier: str) -> Piece:
         return self.token_contactfield(argument, modifier)
 
-    def token_ownerfield(self, argument, modifier):
+    def token_ownerfield(self, argument: str, modifier: str) -> Piece:
         owner = {str(k).lower(): v for k, v in (self.sources.owner or {}).items()}
         return self._field(owner, argument, modifier)
 
-    def token_unsubscribe_url(self, argument, modifier):
+    def token_unsubscribe_url(self, argument: str, modifier: str) -> Piece:
         return self._plain(self.sources.links.unsubscribe)
 
     token_dnc_url = token_unsubscribe_url
 
-    def token_unsubscribe_text(self, argument, modifier):
+    def token_unsubscribe_text(self, argument: str, modifier: str) -> Piece:
         url = self.sources.links.unsubscribe
         return self._markup(
             UNSUBSCRIBE_TEXT.format(url=escape(url)), f"Unsubscribe to no longer receive emails from us: {url}"
         )
 
-    def token_webview_url(self, argument, modifier):
+    def token_webview_url(self, argument: str, modifier: str) -> Piece:
         return self._plain(self.sources.links.webview)
 
-    def token_webview_text(self, argument, modifier):
+    def token_webview_text(self, argument: str, modifier: str) -> Piece:
         url = self.sources.links.webview
         return self._markup(WEBVIEW_TEXT.format(url=escape(url)), f"View this email in your browser: {url}")
 
-    def token_tracking_pixel(self, argument, modifier):
+    def token_tracking_pixel(self, argument: str, modifier: str) -> Piece:
         return self._markup(PIXEL.format(url=escape(self.sources.links.pixel)), "")
 
-    def token_signature(self, argument, modifier):
+    def token_signature(self, argument: str, modifier: str) -> Piece:
         signature = str((self.sources.owner or {}).get("signature") or "")
         return self._markup(signature, html_to_text(signature))
 
-    def token_subject(self, argument, modifier):
+    def token_subject(self, argument: str, modifier: str) -> Piece:
         return self._plain(self.sources.subject)
 
-    def token_today(self, argument, modifier):
+    def token_today(self, argument: str, modifier: str) -> Piece:
         return self._plain(php_date(self.sources.now, FORMATS.get(modifier or "date", modifier)))
 
-    def token_assetlink(self, argument, modifier):
+    def token_assetlink(self, argument: str, modifier: str) -> Piece:
         return self._link(self.sources.links.asset, argument)
 
-    def token_pagelink(self, argument, modifier):
+    def token_pagelink(self, argument: str, modifier: str) -> Piece:
         return self._link(self.sources.links.page, argument)
 
-    def _link(self, find, argument):
+    def _link(self, find: Callable[[int], str | None], argument: str) -> Piece:
         return self._plain(find(int(argument)) or "" if argument.isdigit() else "")
 
-    def token_dwc(self, argument, modifier):
+    def token_dwc(self, argument: str, modifier: str) -> Piece:
         content = self.sources.links.dwc(argument) or ""
         return self._markup(content, html_to_text(content))
 
 
-def render_text(template, sources, html=False):
+def render_text(template: str | None, sources: Sources, html: bool = False) -> tuple[str, dict[str, str]]:
     """(rendered template, {token: value used})."""
     renderer = _Renderer(sources, html)
     return renderer.substitute(template), renderer.used
 
 
-def stored_hosts(template):
+def stored_hosts(template: str | None) -> set[str]:
     """The hosts of the literal http(s) links of stored content (a host made by a token is none)."""
     hosts = {urlsplit(unescape(match.group(3))).netloc.lower() for match in LINK.finditer(template or "")}
     return {host for host in hosts if host and "{" not in host}
 
 
-def track_links(html, track, keep=(), hosts=None):
+def track_links(
+    html: str, track: Callable[[str], str], keep: Collection[str] = (), hosts: Collection[str] | None = None
+) -> str:
     """HTML with each http(s) link passed through `track(url)` (the click redirect), except the URLs
     in `keep`, links marked `mautic:disable-tracking` and, when `hosts` is given, links to any other
     host: a link a contact field made (`{contactfield=website}`) stays as it is, never signed, so the
     click redirect cannot send anyone where the stored content does not."""
 
-    def replace(match):
+    def replace(match: re.Match[str]) -> str:
         url = unescape(match.group(3))
         tag_end = html.find(">", match.end())
         if url in keep or "mautic:disable-tracking" in html[match.start() : tag_end]:
@@ -271,7 +279,7 @@ def track_links(html, track, keep=(), hosts=None):
     return LINK.sub(replace, html)
 
 
-def html_to_text(html):
+def html_to_text(html: str | None) -> str:
     """A readable plain-text version of HTML: links as `text (url)`, blocks on their own lines."""
     text = re.sub(r"(?is)<(script|style|head)\b.*?</\1>", "", html or "")
     text = re.sub(
@@ -286,7 +294,7 @@ def html_to_text(html):
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def _with_pixel(html, pixel_url):
+def _with_pixel(html: str, pixel_url: str) -> str:
     """The HTML with the open-tracking pixel appended (before `</body>`) unless the template places it."""
     if not pixel_url or pixel_url in html:
         return html
@@ -295,7 +303,7 @@ def _with_pixel(html, pixel_url):
     return html[:index] + tag + html[index:] if index >= 0 else html + tag
 
 
-def render_email(email, sources, track=None):
+def render_email(email: Mapping[str, JSON], sources: Sources, track: Callable[[str], str] | None = None) -> Rendered:
     """Subject, HTML and plain text of an email document for one recipient. `track(url)` (optional)
     rewrites links for click tracking; the pixel is appended to the HTML."""
     subject, used = render_text(email.get("subject") or "", sources)
@@ -315,6 +323,6 @@ def render_email(email, sources, track=None):
     return Rendered(subject, html, text, {**used_text, **used_html, **used})
 
 
-def render_sms(message, sources):
+def render_sms(message: str | None, sources: Sources) -> str:
     """A text message's content for one recipient (no HTML)."""
     return render_text(message or "", sources)[0]

@@ -13,6 +13,7 @@ into a second send.
 import copy
 import hashlib
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -22,31 +23,35 @@ from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import contact_merge
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
+from chalicelib.domain.messaging.records import JSON, Doc, SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
 from chalicelib.store import window_counters
+from chalicelib.store.port import EntityId
 
 log = logging.getLogger(__name__)
+Source = Sequence[JSON] | None  # what sent a message: (source, id within it), e.g. ("campaign", <event id>)
 
 
 @dataclass
 class Prepared:
     """An email rendered for one contact, with its send record's id and tracking hash."""
 
-    email: dict
-    contact: dict
+    email: Doc
+    contact: Doc
     stat_id: int
     tracking_hash: str
     rendered: rendering.Rendered
     mail: mail.Mail
-    tokens: dict
+    tokens: dict[str, str]
     sent_at: str | None = None
 
 
-def address_of(contact):
+def address_of(contact: Doc) -> str | None:
     """The contact's email address, normalised, or None when it has no valid one."""
     raw = (contact.get("values") or {}).get("email")
     if not raw:
@@ -54,18 +59,18 @@ def address_of(contact):
     return addresses.normalized(raw)
 
 
-def number_of(contact):
+def number_of(contact: Doc) -> str | None:
     """The contact's mobile (else phone) number in E.164, or None."""
     values = contact.get("values") or {}
     return sms_channel.e164(values.get("mobile")) or sms_channel.e164(values.get("phone"))
 
 
-def blocked(contact, channel):
+def blocked(contact: Doc, channel: str) -> bool:
     """Whether the contact is marked do-not-contact on a channel."""
     return any(entry.get("channel") == channel for entry in contact.get("doNotContact") or [])
 
 
-def refusal(email, contact, transactional, now):
+def refusal(email: Doc, contact: Doc, transactional: bool, now: str) -> str | None:
     """Why the email may not go to the contact now, or None."""
     if not transactional and not is_published(email, now):
         return "The email is not published."
@@ -76,18 +81,25 @@ def refusal(email, contact, transactional, now):
     return None
 
 
-def prepare(email, contact, ctx, tokens=None, attachments=(), transactional=False):
+def prepare(
+    email: Doc,
+    contact: Doc,
+    ctx: Context,
+    tokens: JSON = None,
+    attachments: Iterable[int] | None = (),
+    transactional: bool = False,
+) -> Prepared:
     """Render the email for the contact under a new tracking hash."""
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
     attached = email_messages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     message = email_messages.compose(
-        email, contact, address_of(contact), tracking_hash, rendered, attached, ctx, transactional
+        email, contact, address_of(contact) or "", tracking_hash, rendered, attached, ctx, transactional
     )
     return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
 
 
-def deliver(prepared):
+def deliver(prepared: Prepared) -> str:
     """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
     message id. Raises mail.Rejected/Unavailable."""
     moment = window_counters.acquire("email", config.EMAIL_SEND_RATE)
@@ -95,19 +107,19 @@ def deliver(prepared):
     return mail.send(prepared.mail)
 
 
-def _content_hash(email):
+def _content_hash(email: Doc) -> str:
     """Mautic's content hash: the MD5 of the email's HTML template (an identifier, not a secret)."""
     return hashlib.md5((email.get("customHtml") or "").encode(), usedforsecurity=False).hexdigest()
 
 
-def _source(source):
+def _source(source: Source) -> list[JSON] | None:
     return list(source) if source else None
 
 
-def record_sent(prepared, message_id, source, ctx):
+def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Context) -> SendRecord:
     """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
     email, contact = prepared.email, prepared.contact
-    stat = {
+    stat: SendRecord = {
         "id": prepared.stat_id,
         "email": {"id": email["id"]},
         "lead": {"id": contact["id"]},
@@ -152,17 +164,17 @@ def record_sent(prepared, message_id, source, ctx):
     return stat
 
 
-def record_failed(channel, message_id, contact_id, reason, ctx):
+def record_failed(channel: str, message_id: EntityId, contact_id: EntityId, reason: str, ctx: Context) -> None:
     """`email.failed` / `sms.failed` on the contact's timeline."""
     details = {f"{channel}Id": message_id, "reason": reason}
     write_contact(contact_id, lambda doc: [timeline.event(f"{channel}.failed", reason, details)], ctx)
 
 
-def write_contact(contact_id, build, ctx):
+def write_contact(contact_id: EntityId, build: Callable[[Doc], list[Doc]], ctx: Context) -> Doc | None:
     """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
     meanwhile). A contact that cannot be written is logged: the message is already gone."""
 
-    def write():
+    def write() -> Doc:
         existing = contact_merge.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
@@ -174,17 +186,25 @@ def write_contact(contact_id, build, ctx):
         return None
 
 
-def touch(doc, now):
+def touch(doc: Doc, now: str) -> None:
     """Move the contact's last activity to now."""
     doc["lastActive"] = now
     doc.setdefault("values", {})["last_active"] = clock.parse(now).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _failure(reason, retryable=False):
+def _failure(reason: str, retryable: bool = False) -> SendOutcome:
     return {"success": False, "reason": reason, "retryable": retryable}
 
 
-def send_email(email_id, contact_id, ctx, source=None, tokens=None, transactional=False, attachments=None):
+def send_email(
+    email_id: EntityId,
+    contact_id: EntityId,
+    ctx: Context,
+    source: Source = None,
+    tokens: JSON = None,
+    transactional: bool = False,
+    attachments: Iterable[int] | None = None,
+) -> SendOutcome:
     """Send an email to a contact now (do-not-contact respected unless `transactional`).
 
     Returns {"success": True, "statId", "trackingHash"} or {"success": False, "reason", "retryable"};
@@ -206,7 +226,7 @@ def send_email(email_id, contact_id, ctx, source=None, tokens=None, transactiona
     return {"success": True, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
 
 
-def sms_refusal(message, contact, now):
+def sms_refusal(message: Doc, contact: Doc, now: str) -> str | None:
     """Why the text message may not go to the contact now, or None."""
     if not is_published(message, now):
         return "The text message is not published."
@@ -217,7 +237,7 @@ def sms_refusal(message, contact, now):
     return None
 
 
-def send_sms(sms_id, contact_id, ctx, source=None):
+def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Source = None) -> SendOutcome:
     """Send a text message to a contact's mobile number now (do-not-contact on `sms` respected).
 
     Returns {"success": True, "statId", "content"} or {"success": False, "reason", "retryable"};
@@ -235,20 +255,17 @@ def send_sms(sms_id, contact_id, ctx, source=None):
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
     stat_id = email_stats.allocate("sms", message["id"])[0]
-    email_stats.create(
-        "sms",
-        message["id"],
-        {
-            "id": stat_id,
-            "sms": {"id": message["id"]},
-            "lead": {"id": contact["id"]},
-            "phone": number,
-            "dateSent": ctx.now,
-            "source": source[0] if source else None,
-            "sourceId": source[1] if source and len(source) > 1 else None,
-            "messageId": message_id,
-        },
-    )
+    record: SmsRecord = {
+        "id": stat_id,
+        "sms": {"id": message["id"]},
+        "lead": {"id": contact["id"]},
+        "phone": number,
+        "dateSent": ctx.now,
+        "source": source[0] if source else None,
+        "sourceId": source[1] if source and len(source) > 1 else None,
+        "messageId": message_id,
+    }
+    email_stats.create("sms", message["id"], record)
     details = {"smsId": message["id"], "content": content}
     write_contact(contact["id"], lambda doc: [timeline.event("sms.sent", message.get("name"), details)], ctx)
     return {"success": True, "statId": stat_id, "content": content}

@@ -13,20 +13,29 @@ unsubscribe page of its contact as that contact (`docs/views.md`).
 
 import json
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from chalicelib import config
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
 from chalicelib.domain.messaging import email_stats
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.segments import patterns
 from chalicelib.store import port as store
 
 MAX_EVENTS_READ = 50_000  # timeline events one request may read before it is refused (docs/storage.md)
 BATCH = 100  # BatchGetItem's keys
 SECRET = re.compile(r"(hash|secret|token|password)$", re.IGNORECASE)  # detail keys never shown
+T = TypeVar("T")
+Row = dict[str, str | None]  # a row of a table: column -> database string
+Build = Callable[[Sequence[Doc]], list[Doc]]  # the rows (by column, before `db_value`) of some timeline events
+Table = tuple[str | None, str, tuple[str, ...], Build]  # (event type or None for all, date column, columns, build)
+Test = Callable[[JSON, JSON], bool]  # a `where` expression: (row value, given value) -> whether it passes
+Condition = tuple[str, Test, JSON]  # (column, test, given value)
 
 
-def db_value(value):
+def db_value(value: JSON) -> str | None:
     """A value as a database row holds it: strings, 0/1 for booleans, JSON for structures."""
     if value is None or isinstance(value, str) and not re.match(r"^\d{4}-\d\d-\d\dT", value):
         return value
@@ -39,7 +48,7 @@ def db_value(value):
     return str(value)
 
 
-def _submission(e):
+def _submission(e: Doc) -> Doc:
     d, sub = e["details"], e["details"].get("submission") or {}
     return {
         "id": sub.get("id"),
@@ -53,7 +62,7 @@ def _submission(e):
     }
 
 
-def _hit(e):
+def _hit(e: Doc) -> Doc:
     d = e["details"]
     return {
         "id": e["id"],
@@ -70,7 +79,7 @@ def _hit(e):
     }
 
 
-def _points(e):
+def _points(e: Doc) -> Doc:
     d = e["details"]
     return {
         "id": e["id"],
@@ -83,7 +92,7 @@ def _points(e):
     }
 
 
-def _automation(e):
+def _automation(e: Doc) -> Doc:
     d = e["details"]
     return {
         "id": e["id"],
@@ -102,7 +111,7 @@ def _automation(e):
     }
 
 
-def _public(details):
+def _public(details: JSON) -> JSON:
     """Event details without secrets (tracking hashes open a contact's pages as that contact)."""
     if isinstance(details, dict):
         return {k: _public(v) for k, v in details.items() if not SECRET.search(k)}
@@ -111,7 +120,7 @@ def _public(details):
     return details
 
 
-def _event(e):
+def _event(e: Doc) -> Doc:
     bundle, _, action = e["event"].rpartition(".")
     return {
         "id": e["id"],
@@ -141,7 +150,7 @@ EMAIL_COLUMNS = {
 }  # Mautic's but tracking_hash
 
 
-def _email_stats(events):
+def _email_stats(events: Sequence[Doc]) -> list[Doc]:
     """The send records of `email.sent` events: one BatchGetItem for them all (at most BATCH)."""
     keys = [(email_stats.kind("email", e["details"]["emailId"]), e["details"]["statId"]) for e in events]
     found = store.batch_get_keys(keys)
@@ -160,13 +169,13 @@ def _email_stats(events):
 BATCHED = ("email_stats",)  # tables whose rows are read per chunk of events (the others read nothing more)
 
 
-def _each(build):
+def _each(build: Callable[[Doc], Doc]) -> Build:
     """A builder of many rows from one of a row per event."""
     return lambda events: [build(e) for e in events]
 
 
 # table: (timeline event type or None for all, date column, columns, builder of the rows of some events)
-TABLES = {
+TABLES: dict[str, Table] = {
     "email_stats": ("email.sent", "date_sent", ("email_id", "lead_id") + tuple(EMAIL_COLUMNS), _email_stats),
     "form_submissions": (
         "form.submitted",
@@ -227,30 +236,31 @@ TABLES = {
 }
 
 
-def tables():
+def tables() -> Doc:
     """`{"availableTables", "tableColumns"}`: the list answer of `GET /stats`."""
     return {"availableTables": sorted(TABLES), "tableColumns": {name: list(t[2]) for name, t in sorted(TABLES.items())}}
 
 
-def number(value):
+def number(value: JSON) -> float | None:
+    """A value as a number, or None when it is not one (comparisons and sorting)."""
     try:
         return float(value)
     except (TypeError, ValueError):
         return None
 
 
-def _compare(left, right):
+def _compare(left: JSON, right: JSON) -> int:
     a, b = number(left), number(right)
     return (a > b) - (a < b) if a is not None and b is not None else (str(left) > str(right)) - (str(left) < str(right))
 
 
-def _values(value):
+def _values(value: JSON) -> list[JSON]:
     return (
         value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else str(value).split(",")
     )
 
 
-TESTS = {
+TESTS: dict[str, Test] = {
     "eq": lambda v, w: v is not None and _compare(v, w) == 0,
     "neq": lambda v, w: v is None or _compare(v, w) != 0,
     "gt": lambda v, w: v is not None and _compare(v, w) > 0,
@@ -266,12 +276,12 @@ TESTS = {
 }
 
 
-def _conditions(where, columns):
+def _conditions(where: JSON, columns: Sequence[str]) -> list[Condition]:
     """[(column, test, value)] of Mautic's `where[i][col|expr|val]`; a 400 naming the bad entry."""
     entries = list(where.values()) if isinstance(where, dict) else where if isinstance(where, list) else []
     if where not in (None, "") and not entries:
         raise invalid("where", "where is a list of {col, expr, val}.")
-    found = []
+    found: list[Condition] = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or entry.get("col") not in columns:
             raise invalid(f"where[{i}][col]", f"Unknown column; the columns are {', '.join(columns)}.")
@@ -282,7 +292,7 @@ def _conditions(where, columns):
     return found
 
 
-def _direction(order, date_column):
+def _direction(order: JSON, date_column: str) -> bool:
     """True for descending: Mautic's `order[0][col|dir]`, by `id` or the table's date column."""
     entries = list(order.values()) if isinstance(order, dict) else order if isinstance(order, list) else []
     if not entries:
@@ -296,7 +306,7 @@ def _direction(order, date_column):
     return direction == "DESC"
 
 
-def _contact(conditions):
+def _contact(conditions: Iterable[Condition]) -> int | None:
     """The contact id a `lead_id eq N` condition names, or None."""
     for column, test, value in conditions:
         if column == "lead_id" and test is TESTS["eq"] and str(value).isdigit():
@@ -304,10 +314,11 @@ def _contact(conditions):
     return None
 
 
-def chunks(items, first=10, most=BATCH):
+def chunks(items: Iterable[T], first: int = 10, most: int = BATCH) -> Iterator[list[T]]:
     """Lists of consecutive items, `first` long, then twice as long up to `most`: a reader that stops
     early reads little ahead, a long read batches its lookups by BATCH."""
-    chunk, size = [], first
+    chunk: list[T] = []
+    size = first
     for item in items:
         chunk.append(item)
         if len(chunk) == size:
@@ -317,7 +328,7 @@ def chunks(items, first=10, most=BATCH):
         yield chunk
 
 
-def too_much(start):
+def too_much(start: int) -> ValidationError:
     """The refusal (400 naming `where`, and `start` past the first page) of a stats request that would
     read more than MAX_EVENTS_READ events."""
     fields = {"start": [f"Pages past {MAX_EVENTS_READ} events are not read; narrow where."]} if start else {}
@@ -328,14 +339,16 @@ def too_much(start):
     return ValidationError(fields)
 
 
-def _bounded(events, refusal):
+def _bounded(events: Iterable[Doc], refusal: Exception) -> Iterator[Doc]:
     for count, event in enumerate(events, start=1):
         if count > MAX_EVENTS_READ:
             raise refusal
         yield event
 
 
-def table_rows(table, descending=False, contact_id=None, refusal=None):
+def table_rows(
+    table: str, descending: bool = False, contact_id: int | None = None, refusal: Exception | None = None
+) -> Iterator[Row]:
     """The rows of a table in event (time) order, as database strings: read from one contact's
     timeline (`contact_id`) or the all-contacts feed, lazily, so a reader stops where it wants;
     `refusal` (default `too_much`) is raised past MAX_EVENTS_READ events."""
@@ -347,7 +360,7 @@ def table_rows(table, descending=False, contact_id=None, refusal=None):
             yield {k: db_value(built.get(k)) for k in columns}
 
 
-def rows(table, start, limit, order, where):
+def rows(table: str, start: int, limit: int | None, order: JSON, where: JSON) -> Doc:
     """`{"total", "stats": [...]}` of one table (Mautic answers under `stats`, its default items name)."""
     if table not in TABLES:
         raise NotFound(f"No stats table {table}; GET /api/stats lists them.")
@@ -356,7 +369,7 @@ def rows(table, start, limit, order, where):
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
     if start >= MAX_EVENTS_READ:
         raise too_much(start)
-    found = []
+    found: list[Row] = []
     for row in table_rows(table, _direction(order, date_column), _contact(conditions), too_much(start)):
         if all(test(row[col], value) for col, test, value in conditions):
             found.append(row)

@@ -8,20 +8,32 @@ events go through `sending.write_contact`.
 
 import copy
 import hmac
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import email_messages, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.domain.messaging.records import Doc, SendRecord
 from chalicelib.domain.points import points_engine
 from chalicelib.store import port as store
 
 UNSUBSCRIBED = 1
 
 
-def stat_of(tracking_hash):
+class Visitor(Protocol):
+    """What tracking reads and sets of a public visit (`web.hits.Visit`): the client's address, and
+    the contact the browser is shown to be (the recipient of the link it followed)."""
+
+    ip: str | None
+    contact_id: int | None
+
+
+def stat_of(tracking_hash: str) -> SendRecord:
     """The send record of a hash, or NotFound (Mautic's message)."""
     stat = email_stats.find(tracking_hash)
     if stat is None:
@@ -29,7 +41,7 @@ def stat_of(tracking_hash):
     return stat
 
 
-def _update_stat(stat, change):
+def _update_stat(stat: SendRecord, change: Callable[[SendRecord], object]) -> tuple[SendRecord, bool]:
     """Apply change(stat) and store it, re-reading on a concurrent write; (stat, whether it was unread)."""
     for attempt in range(5):
         doc = copy.deepcopy(stat)
@@ -41,18 +53,19 @@ def _update_stat(stat, change):
         except store.Stale:
             if attempt == 4:
                 raise
-            stat = email_stats.find(stat["trackingHash"])
+            stat = stat_of(stat["trackingHash"])  # NotFound when it was removed meanwhile
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _read(doc, now, ip):
+def _read(doc: SendRecord, now: str, ip: str | None) -> None:
     doc["openCount"] = int(doc.get("openCount") or 0) + 1
     doc["lastOpened"] = now
     doc["ipAddress"] = ip or doc.get("ipAddress")
     if not doc.get("isRead"):
-        doc.update(isRead=True, dateRead=now)
+        doc["isRead"], doc["dateRead"] = True, now
 
 
-def _opened(stat, first, ctx, events=()):
+def _opened(stat: SendRecord, first: bool, ctx: Context, events: Iterable[Doc] = ()) -> None:
     """Count a first read on the email; the contact's last activity, `email.read` (first read) and
     `email.open` point actions."""
     email_id = stat["email"]["id"]
@@ -60,7 +73,7 @@ def _opened(stat, first, ctx, events=()):
         email_stats.count_read(email_id)
     details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
 
-    def build(doc):
+    def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
         found = [timeline.event("email.read", stat.get("subject"), details)] if first else []
         return found + list(events) + points_engine.award(doc, "email.open", email_id, ctx)
@@ -68,7 +81,7 @@ def _opened(stat, first, ctx, events=()):
     sending.write_contact(stat["lead"]["id"], build, ctx)
 
 
-def open_pixel(tracking_hash, visit, ctx):
+def open_pixel(tracking_hash: str, visit: Visitor, ctx: Context) -> SendRecord | None:
     """The pixel was loaded: the send record is read (an unknown hash changes nothing)."""
     stat = email_stats.find(tracking_hash)
     if stat is None:
@@ -78,7 +91,7 @@ def open_pixel(tracking_hash, visit, ctx):
     return stat
 
 
-def web_view(tracking_hash, visit, ctx):
+def web_view(tracking_hash: str, visit: Visitor, ctx: Context) -> str:
     """The email as it was sent, rendered again for the browser; counts as an open. The browser holds
     the recipient's link: `visit.contact_id` names the recipient (the visitor cookie's proof)."""
     stat = stat_of(tracking_hash)
@@ -86,7 +99,7 @@ def web_view(tracking_hash, visit, ctx):
     if email is None or contact is None:
         raise NotFound()
 
-    def change(doc):
+    def change(doc: SendRecord) -> None:
         _read(doc, ctx.now, visit.ip)
         doc["viewedInBrowser"] = True
 
@@ -96,16 +109,22 @@ def web_view(tracking_hash, visit, ctx):
     return email_messages.render(email, contact, tracking_hash, stat.get("sendTokens"), ctx, pixel=False).html
 
 
-def verify_click(tracking_hash, url, signature, ctx):
+def verify_click(tracking_hash: str, url: str | None, signature: str | None, ctx: Context) -> bool:
     """Whether a click redirect was written by this service."""
     given = str(signature or "")
-    return bool(url) and any(
+    if not url:
+        return False
+    return any(
         hmac.compare_digest(email_messages.signature(tracking_hash, url, ctx, legacy), given)
         for legacy in (False, True)
     )
 
 
-def click(tracking_hash, url, signature, visit, ctx):
+def _clicked(doc: SendRecord) -> None:
+    doc["clickCount"] = int(doc.get("clickCount") or 0) + 1
+
+
+def click(tracking_hash: str, url: str | None, signature: str | None, visit: Visitor, ctx: Context) -> str | None:
     """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to.
     NotFound when the signature does not match (no open redirect). `visit.contact_id` then names the
     recipient, whose link the browser followed (the visitor cookie's proof)."""
@@ -114,10 +133,10 @@ def click(tracking_hash, url, signature, visit, ctx):
     stat = email_stats.find(tracking_hash)
     if stat is None:
         return url
-    stat, _ = _update_stat(stat, lambda doc: doc.update(clickCount=int(doc.get("clickCount") or 0) + 1))
+    stat, _ = _update_stat(stat, _clicked)
     details = {"emailId": stat["email"]["id"], "statId": stat["id"], "url": url, "source": "email"}
 
-    def build(doc):
+    def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
         return [timeline.event("page.hit", url, details)] + points_engine.award(doc, "url.hit", url, ctx)
 
@@ -126,12 +145,12 @@ def click(tracking_hash, url, signature, visit, ctx):
     return url
 
 
-def unsubscribe(tracking_hash, ctx):
+def unsubscribe(tracking_hash: str, ctx: Context) -> SendRecord:
     """Mark the recipient do-not-contact on email (reason 1, unsubscribed, naming the email)."""
     stat = stat_of(tracking_hash)
     email_id = stat["email"]["id"]
 
-    def build(doc):
+    def build(doc: Doc) -> list[Doc]:
         entry = next((e for e in doc["doNotContact"] if e["channel"] == "email"), None)
         if entry is not None:
             return []
@@ -157,14 +176,14 @@ def unsubscribe(tracking_hash, ctx):
     return stat
 
 
-def reply(tracking_hash, ctx):
+def reply(tracking_hash: str, ctx: Context) -> SendRecord:
     """A reply to a sent email: the send record is replied and read, `email.replied` on the contact."""
     stat = stat_of(tracking_hash)
 
-    def change(doc):
+    def change(doc: SendRecord) -> None:
         doc["replied"] = True
         if not doc.get("isRead"):
-            doc.update(isRead=True, dateRead=ctx.now)
+            doc["isRead"], doc["dateRead"] = True, ctx.now
 
     stat, unread = _update_stat(stat, change)
     replied = timeline.event(

@@ -1,10 +1,12 @@
 """Time charts as Mautic's dashboard widgets draw them (chart.js line charts): buckets of one time
 unit across a range, a label per bucket in Mautic's style, and one dataset per series."""
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.views.time_range import DB_FORMAT
+from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.views.time_range import DB_FORMAT, Range
 
 MAX_BUCKETS = 1000
 # unit: (bucket key format, label format)
@@ -18,7 +20,7 @@ UNITS = {
 COLORS = ((78, 93, 157), (0, 180, 156), (253, 149, 114), (253, 185, 51), (117, 117, 117), (156, 78, 92))
 
 
-def unit(value):
+def unit(value: str | None) -> str:
     """A `timeUnit` parameter (Y by default, as Mautic); a 400 naming it when unknown."""
     value = value or "Y"
     if value not in UNITS:
@@ -26,7 +28,7 @@ def unit(value):
     return value
 
 
-def _step(moment, time_unit):
+def _step(moment: datetime, time_unit: str) -> datetime:
     if time_unit == "Y":
         return moment.replace(year=moment.year + 1, month=1, day=1)
     if time_unit == "m":
@@ -34,25 +36,29 @@ def _step(moment, time_unit):
     return moment + {"W": timedelta(weeks=1), "d": timedelta(days=1), "H": timedelta(hours=1)}[time_unit]
 
 
-def buckets(span, time_unit):
+def buckets(span: Range, time_unit: str) -> list[tuple[str, str]]:
     """[(key, label)] of every bucket from the range's start to its end."""
     key_format, label_format = UNITS[time_unit]
-    found, moment = {}, span.start
-    while moment <= span.end:
+    start, end = span.start, span.end
+    if start is None or end is None:
+        raise ValueError("A chart's range has both ends.")
+    found: dict[str, str] = {}
+    moment = start
+    while moment <= end:
         found.setdefault(moment.strftime(key_format), moment.strftime(label_format))
         if len(found) > MAX_BUCKETS:
             raise invalid("timeUnit", f"The range holds more than {MAX_BUCKETS} buckets of this unit.")
         moment = _step(moment, time_unit)
-    found.setdefault(span.end.strftime(key_format), span.end.strftime(label_format))
+    found.setdefault(end.strftime(key_format), end.strftime(label_format))
     return list(found.items())
 
 
-def key_of(stamp, time_unit):
+def key_of(stamp: str, time_unit: str) -> str:
     """The bucket key of a database date (`Y-m-d H:i:s`)."""
     return datetime.strptime(stamp, DB_FORMAT).replace(tzinfo=timezone.utc).strftime(UNITS[time_unit][0])
 
 
-def _dataset(index, label, data):
+def _dataset(index: int, label: str, data: list[int]) -> Doc:
     r, g, b = COLORS[index % len(COLORS)]
     return {
         "label": label,
@@ -64,7 +70,7 @@ def _dataset(index, label, data):
     }
 
 
-def line(all_buckets, series, height):
+def line(all_buckets: Sequence[tuple[str, str]], series: Iterable[tuple[str, Mapping[str, int]]], height: int) -> Doc:
     """The widget's template data: `{chartType, chartHeight, chartData: {labels, datasets}}` from
     `series` [(label, {bucket key: value})]."""
     labels = [label for _, label in all_buckets]
@@ -74,7 +80,7 @@ def line(all_buckets, series, height):
     return {"chartType": "line", "chartHeight": height - 80, "chartData": {"labels": labels, "datasets": datasets}}
 
 
-def raw(chart):
+def raw(chart: Doc) -> dict[str, dict[str, int]]:
     """Mautic's `dataFormat=raw`: {dataset label: {bucket label: value}}."""
     data = chart["chartData"]
-    return {d["label"]: dict(zip(data["labels"], d["data"])) for d in data["datasets"]}
+    return {d["label"]: dict(zip(data["labels"], d["data"], strict=True)) for d in data["datasets"]}

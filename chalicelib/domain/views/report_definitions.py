@@ -2,8 +2,11 @@
 filters, order, grouping and aggregators over that source's columns. Checked on every write, each
 problem named by its field, so a stored definition always runs."""
 
-from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.domain.views.report_sources import SOURCES
+from collections.abc import Callable, Mapping
+
+from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.views.report_sources import SOURCES, Source
 
 CONDITIONS = (
     "eq",
@@ -24,18 +27,19 @@ CONDITIONS = (
 )
 FUNCTIONS = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 DIRECTIONS = ("ASC", "DESC")
+Errors = dict[str, list[str]]  # messages by field, as a 400 names them
 
 
-def _entries(doc, key):
+def _entries(doc: Doc, key: str) -> list[JSON]:
     return list(doc.get(key) or [])
 
 
-def _known(source):
+def _known(source: Source) -> Callable[[JSON], bool]:
     """A test: is a value one of the source's column names (anything else, lists included, is not)."""
     return lambda value: isinstance(value, str) and value in source.columns
 
 
-def _check_columns(source, doc, errors):
+def _check_columns(source: Source, doc: Doc, errors: Errors) -> None:
     known = _known(source)
     for key in ("columns", "groupBy"):
         for i, column in enumerate(_entries(doc, key)):
@@ -43,7 +47,9 @@ def _check_columns(source, doc, errors):
                 errors[f"{key}[{i}]"] = [f"{column} is not a column of the source {doc['source']}."]
 
 
-def _check_entries(source, doc, key, checks, errors):
+def _check_entries(
+    source: Source, doc: Doc, key: str, checks: Mapping[str, tuple[Callable[[JSON], bool], str]], errors: Errors
+) -> None:
     """Each entry of `key` is an object whose fields pass `checks` {field: (test, message)}."""
     for i, entry in enumerate(_entries(doc, key)):
         if not isinstance(entry, dict):
@@ -54,7 +60,7 @@ def _check_entries(source, doc, key, checks, errors):
                 errors[f"{key}[{i}][{field}]"] = [message]
 
 
-def _normalise(doc):
+def _normalise(doc: Doc) -> None:
     for entry in _entries(doc, "tableOrder"):
         if isinstance(entry, dict):
             entry["direction"] = str(entry.get("direction") or "ASC").upper()
@@ -66,14 +72,14 @@ def _normalise(doc):
             entry["glue"] = str(entry.get("glue") or "and").lower()
 
 
-def problems(doc):
+def problems(doc: Doc) -> Errors:
     """{field: [messages]} of what in a definition is not of its source (none for an unknown source:
     its attribute names that). Also checked when a report runs: a column a source no longer offers
     (`es.tracking_hash`) is refused there too."""
-    source = SOURCES.get(doc.get("source"))
+    source = SOURCES.get(str(doc.get("source")))
     if source is None:
         return {}
-    errors = {}
+    errors: Errors = {}
     known = _known(source)
     _check_columns(source, doc, errors)
     _check_entries(
@@ -113,6 +119,7 @@ def problems(doc):
 class ReportHooks(Hooks):
     """Reports: the definition is checked against its source's columns."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Normalise the definition's entries, then name what in it is not of its source."""
         _normalise(doc)
         write.errors.update(problems(doc))

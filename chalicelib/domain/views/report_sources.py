@@ -4,10 +4,13 @@ come from: contacts and emails from their partitions, the event sources from the
 of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order, and
 only rows of documents the caller may view (`guards`; docs/permissions.md)."""
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import stats_tables
+from chalicelib.domain.messaging.records import Doc
 
 CONTACT_FIELDS = (
     "title",
@@ -27,6 +30,9 @@ CONTACT_FIELDS = (
     "website",
 )
 
+Column = tuple[str, str, str]  # (alias, label, type) of a source's column
+Reader = Callable[[bool, Context, Exception], Iterator[Doc]]  # (descending, ctx, refusal) -> rows in time order
+
 
 @dataclass(frozen=True)
 class Source:
@@ -37,16 +43,17 @@ class Source:
     that kind requires)."""
 
     label: str
-    columns: dict
+    columns: dict[str, Column]
     date_column: str
-    read: object
-    guards: dict = field(default_factory=dict)
+    read: Reader
+    guards: dict[str, str] = field(default_factory=dict)
 
-    def alias(self, column):
+    def alias(self, column: str) -> str:
+        """The name a column is shown under in the report's rows."""
         return self.columns[column][0]
 
 
-def _contact_row(doc):
+def _contact_row(doc: Doc) -> Doc:
     values = doc.get("values") or {}
     row = {
         "id": doc["id"],
@@ -61,13 +68,13 @@ def _contact_row(doc):
     return {key: stats_tables.db_value(value) for key, value in row.items()}
 
 
-def _contacts(descending, ctx, refusal):
+def _contacts(descending: bool, ctx: Context, refusal: Exception) -> Iterator[Doc]:
     """The contacts the caller may view in id order: ids are handed out as contacts are created, so
     also by `date_added`."""
     return (_contact_row(doc) for doc in access.visible_documents(ctx, registry.resource("contact"), descending))
 
 
-def _email_row(doc):
+def _email_row(doc: Doc) -> Doc:
     row = {
         "id": doc["id"],
         "name": doc.get("name"),
@@ -84,11 +91,11 @@ def _email_row(doc):
     return {key: stats_tables.db_value(value) for key, value in row.items()}
 
 
-def _emails(descending, ctx, refusal):
+def _emails(descending: bool, ctx: Context, refusal: Exception) -> Iterator[Doc]:
     return (_email_row(doc) for doc in access.visible_documents(ctx, registry.resource("email"), descending))
 
 
-def _typed(name):
+def _typed(name: str) -> str:
     if (
         name == "id"
         or name.endswith("_id")
@@ -102,11 +109,11 @@ def _typed(name):
     return "string"
 
 
-def _columns(prefix, names, label):
+def _columns(prefix: str, names: Iterable[str], label: str) -> dict[str, Column]:
     return {f"{prefix}.{name}": (name, f"{label}: {name.replace('_', ' ')}", _typed(name)) for name in names}
 
 
-def _table(table, prefix, label, guards):
+def _table(table: str, prefix: str, label: str, guards: dict[str, str]) -> Source:
     """A source over one table of the stats API, its columns under Mautic's table prefix."""
     _, date_column, names, _ = stats_tables.TABLES[table]
     return Source(

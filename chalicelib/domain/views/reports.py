@@ -6,13 +6,20 @@ lazily in that order and stops once the page is full plus one row; any other ord
 read every row of the range (at most `time_range.MAX_ROWS_READ`) and sort or group them. A caller
 sees only rows of documents they may view (each source's `guards`), and counts only those."""
 
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
 from chalicelib import config
 from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import ValidationError
+from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.messaging import stats_tables
+from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.messaging.stats_tables import Condition
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.views import report_definitions, time_range
-from chalicelib.domain.views.report_sources import SOURCES
+from chalicelib.domain.views.report_sources import SOURCES, Source
+from chalicelib.domain.views.time_range import Range
 from chalicelib.store import port as store
 
 TESTS = dict(
@@ -23,12 +30,19 @@ TESTS = dict(
     endsWith=lambda v, w: v is not None and str(v).lower().endswith(str(w).lower()),
     contains=lambda v, w: v is not None and patterns.like(f"%{w}%")(v),
 )
+AGGREGATE: dict[str, Callable[[list[float]], float]] = {
+    "SUM": sum,
+    "MIN": min,
+    "MAX": max,
+    "AVG": lambda n: sum(n) / len(n),
+}
 COUNTED_KINDS = {"leads": "contact", "emails": "email"}  # sources whose total is a stored count
 
 
-def _matches(report, source):
+def _matches(report: Doc, source: Source) -> Callable[[Doc], bool]:
     """Whether a row passes the filters: groups joined by `or`, filters within a group by `and`."""
-    groups, current = [], []
+    groups: list[list[Condition]] = []
+    current: list[Condition] = []
     for entry in report.get("filters") or []:
         if entry.get("glue") == "or" and current:
             groups.append(current)
@@ -39,7 +53,7 @@ def _matches(report, source):
     return lambda row: not groups or any(all(test(row.get(c), v) for c, test, v in g) for g in groups)
 
 
-def _time_order(report, source):
+def _time_order(report: Doc, source: Source) -> bool | None:
     """None when the report needs a sort, else True (newest first) or False: its read order."""
     order = report.get("tableOrder") or []
     if not order:
@@ -51,28 +65,28 @@ def _time_order(report, source):
     return None
 
 
-def _sort_key(value):
+def _sort_key(value: JSON) -> tuple[bool, bool, float, str]:
     """Numbers by value before other text, empty values last."""
     number = stats_tables.number(value)
     return (value in (None, ""), number is None, number or 0, str(value))
 
 
-def _sort(rows, report, source):
+def _sort(rows: list[Doc], report: Doc, source: Source) -> list[Doc]:
     for entry in reversed(report.get("tableOrder") or []):
         alias = source.alias(entry["column"])
         rows.sort(key=lambda r: _sort_key(r.get(alias)), reverse=entry["direction"] == "DESC")
     return rows
 
 
-def _aggregate(rows, report, source):
+def _aggregate(rows: Iterable[Doc], report: Doc, source: Source) -> list[Doc]:
     """One row per group of the `groupBy` columns, with each aggregator as `FUNCTION prefix.column`."""
     keys = [source.alias(c) for c in report.get("groupBy") or []]
-    groups = {}
+    groups: dict[tuple[JSON, ...], list[Doc]] = {}
     for row in rows:
         groups.setdefault(tuple(row.get(k) for k in keys), []).append(row)
     out = []
     for values, members in groups.items():
-        grouped = dict(zip(keys, values))
+        grouped = dict(zip(keys, values, strict=True))
         for entry in report.get("aggregators") or []:
             grouped[f"{entry['function']} {entry['column']}"] = _apply(
                 entry["function"], [m.get(source.alias(entry["column"])) for m in members]
@@ -81,24 +95,24 @@ def _aggregate(rows, report, source):
     return out
 
 
-def _apply(function, values):
+def _apply(function: str, values: Sequence[JSON]) -> str | None:
     if function == "COUNT":
         return str(sum(v is not None for v in values))
     numbers = [float(v) for v in values if stats_tables.number(v) is not None]
     if not numbers:
         return None
-    result = {"SUM": sum, "MIN": min, "MAX": max, "AVG": lambda n: sum(n) / len(n)}[function](numbers)
+    result = AGGREGATE[function](numbers)
     return str(int(result)) if float(result).is_integer() else str(result)
 
 
-def _guarded(source, ctx):
+def _guarded(source: Source, ctx: Context) -> dict[str, Resource]:
     """{alias: resource} of the documents named by a row that the caller may view only some of
     (Forbidden without view on one of them)."""
     guards = {alias: registry.resource(kind) for alias, kind in source.guards.items()}
     return {alias: resource for alias, resource in guards.items() if access.visible_owner(ctx, resource) is not None}
 
 
-def _visible(rows, guarded, ctx):
+def _visible(rows: Iterable[Doc], guarded: Mapping[str, Resource], ctx: Context) -> Iterator[Doc]:
     """The rows whose guarded documents the caller may view, checked per chunk of rows: the documents
     they name read in one BatchGetItem per 100 (none when nothing is guarded)."""
     if not guarded:
@@ -120,7 +134,7 @@ def _visible(rows, guarded, ctx):
         )
 
 
-def _read(report, source, span, descending, ctx):
+def _read(report: Doc, source: Source, span: Range, descending: bool, ctx: Context) -> Iterator[Doc]:
     """The source's rows in the range that the caller may see, in time order."""
     what = f"Report {report['id']}"
     guarded = _guarded(source, ctx)
@@ -128,7 +142,7 @@ def _read(report, source, span, descending, ctx):
     return _visible(time_range.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
 
 
-def _rows(report, source, span, start, limit, ctx):
+def _rows(report: Doc, source: Source, span: Range, start: int, limit: int, ctx: Context) -> tuple[list[Doc], int]:
     """(rows of the page, total): read lazily in time order, or all of the range then sorted/grouped."""
     keep = _matches(report, source)
     descending = _time_order(report, source)
@@ -146,7 +160,7 @@ def _rows(report, source, span, start, limit, ctx):
     return found[start : start + limit], _total(report, span, len(found), ctx)
 
 
-def _total(report, span, counted, ctx):
+def _total(report: Doc, span: Range, counted: int, ctx: Context) -> int:
     """The rows read, or the stored count of a counted source asked without filters or range by a
     caller who sees every document of it."""
     kind = COUNTED_KINDS.get(report["source"])
@@ -161,13 +175,13 @@ def _total(report, span, counted, ctx):
     return counted
 
 
-def _shown(row, report, source):
+def _shown(row: Doc, report: Doc, source: Source) -> Doc:
     if report.get("groupBy") or report.get("aggregators"):
         return row
     return {source.alias(column): row.get(source.alias(column)) for column in report.get("columns") or []}
 
 
-def run(report, span, page, limit, ctx):
+def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) -> Doc:
     """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
     `limit`, `page`, `dateFrom`, `dateTo`, `debug`, `aggregatorColumns`; the rows the caller may see."""
     problems = report_definitions.problems(report)

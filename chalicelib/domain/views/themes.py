@@ -8,9 +8,11 @@ import json
 import posixpath
 import re
 import zipfile
+from collections.abc import Mapping, Sequence
 
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.store import files as bucket
 from chalicelib.store import port as store
 
@@ -56,7 +58,7 @@ BUILT_IN = {
 }
 
 
-def _built_in_zip(key):
+def _built_in_zip(key: str) -> bytes:
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("config.json", json.dumps(BUILT_IN[key], indent=2))
@@ -65,7 +67,7 @@ def _built_in_zip(key):
     return data.getvalue()
 
 
-def _entry(key, theme_config, hidden):
+def _entry(key: str, theme_config: Mapping[str, JSON], hidden: bool) -> Doc:
     """A theme as Mautic lists it: name, key, config (`builder` legacy when unset), visibility of built-ins."""
     theme_config = dict(theme_config)
     if not isinstance(theme_config.get("builder"), list) or not theme_config["builder"]:
@@ -76,7 +78,7 @@ def _entry(key, theme_config, hidden):
     return entry
 
 
-def listing():
+def listing() -> Doc:
     """`{"themes": {key: {...}}}`, by key, hidden built-ins last."""
     folders, _ = bucket.listing(PREFIX)
     _, hidden = bucket.listing(HIDDEN)
@@ -89,7 +91,7 @@ def listing():
     return {"themes": {t["key"]: t for t in ordered}}
 
 
-def archive(key):
+def archive(key: str) -> tuple[bytes, str]:
     """(zip bytes, file name) of a theme, or NotFound."""
     if key in BUILT_IN:
         return _built_in_zip(key), f"{key}.zip"
@@ -99,12 +101,12 @@ def archive(key):
     return found[0], f"{key}.zip"
 
 
-def _valid(key):
+def _valid(key: str) -> bool:
     """Whether `key` can name a stored theme (letters, digits, `-`, `_`)."""
     return bool(key) and KEY.sub("", key) == key
 
 
-def _key_of(filename):
+def _key_of(filename: str | None) -> str:
     base = posixpath.basename(str(filename or "").replace("\\", "/"))
     if not base.lower().endswith(".zip"):
         extension = posixpath.splitext(base)[1].lstrip(".") or "(none)"
@@ -117,7 +119,7 @@ def _key_of(filename):
     return key
 
 
-def _clean_name(name):
+def _clean_name(name: str) -> str:
     """The entry name when it is a clean relative POSIX path, else a 400 naming it: no leading `/`,
     backslash, drive or other colon, empty, `.` or `..` segment, or control character (a name that
     another unzipper could place outside the theme's folder)."""
@@ -135,7 +137,7 @@ def _clean_name(name):
     return name
 
 
-def _read_zip(data):
+def _read_zip(data: bytes) -> dict[str, bytes]:
     """{entry name: bytes} of the allowed files of the zip (every name clean: `_clean_name`); a zip
     that unpacks to more than UNPACKED_MAX bytes is refused, whatever its entries declare."""
     try:
@@ -156,7 +158,7 @@ def _read_zip(data):
         raise invalid("file", "The file is not a valid zip archive.") from None
 
 
-def _config(entries):
+def _config(entries: Mapping[str, bytes]) -> Doc:
     try:
         theme_config = json.loads(entries["config.json"])
     except (KeyError, ValueError, UnicodeDecodeError):
@@ -169,7 +171,7 @@ def _config(entries):
     return theme_config
 
 
-def install(upload_file):
+def install(upload_file: tuple[str, str, bytes] | None) -> Doc:
     """Store an uploaded (filename, content type, bytes) theme zip: `{"success": true}`."""
     if upload_file is None:
         raise invalid("file", "No theme was uploaded (send a multipart part named 'file').")
@@ -200,7 +202,7 @@ def install(upload_file):
     return {"success": True}
 
 
-def _users(key):
+def _users(key: str) -> list[str]:
     """`kind ids` of the emails and pages whose `template` names the theme (reads both kinds)."""
     named = {kind: [doc["id"] for doc in store.iterate(kind) if doc.get("template") == key] for kind in USERS}
     return [f"{kind}s {', '.join(map(str, ids))}" for kind, ids in named.items() if ids]
@@ -209,12 +211,12 @@ def _users(key):
 class InUse(DomainError):
     """A theme that emails or pages name is kept."""
 
-    def __init__(self, key, users):
+    def __init__(self, key: str, users: Sequence[str]) -> None:
         message = f"The theme {key} is used by {' and '.join(users)}; change their template first."
         super().__init__(message, {"theme": [message]})
 
 
-def delete(key):
+def delete(key: str) -> Doc:
     """Delete a theme (hide a built-in one): `{"success": true}`; NotFound, or InUse."""
     if key not in BUILT_IN and (not _valid(key) or bucket.head(f"{PREFIX}{key}/config.json") is None):
         raise NotFound(f"{key} not found!")

@@ -1,11 +1,13 @@
 """Date ranges of the views: parsing `dateFrom`/`dateTo`, and reading rows in time order only as far
 as a range reaches, with a ceiling on the rows one request may read."""
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.errors import DomainError, invalid
+from chalicelib.domain.messaging.records import JSON, Doc
 
 MAX_ROWS_READ = 50_000  # rows one view request may read before it is refused (docs/storage.md)
 DB_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -14,7 +16,7 @@ DB_FORMAT = "%Y-%m-%d %H:%M:%S"
 class TooMuch(DomainError):
     """A view would read more rows than MAX_ROWS_READ: ask a shorter range."""
 
-    def __init__(self, what):
+    def __init__(self, what: str) -> None:
         super().__init__(
             f"{what} would read more than {MAX_ROWS_READ} rows; ask a shorter range (dateFrom, dateTo).",
             {"dateFrom": [f"More than {MAX_ROWS_READ} rows in the range."]},
@@ -25,19 +27,19 @@ class TooMuch(DomainError):
 class Range:
     """An inclusive UTC range; either end may be open (None)."""
 
-    start: object = None
-    end: object = None
+    start: datetime | None = None
+    end: datetime | None = None
 
-    def db(self):
+    def db(self) -> tuple[str | None, ...]:
         """(start, end) as database strings (`Y-m-d H:i:s`), None for an open end."""
         return tuple(m.strftime(DB_FORMAT) if m else None for m in (self.start, self.end))
 
-    def echo(self):
+    def echo(self) -> tuple[str | None, ...]:
         """(dateFrom, dateTo) as ISO 8601 strings for the answer, None for an open end."""
         return tuple(clock.iso(m) if m else None for m in (self.start, self.end))
 
 
-def moment(value, name):
+def moment(value: JSON, name: str) -> datetime | None:
     """A date/time parameter as an aware UTC datetime, None when absent; a 400 naming it otherwise."""
     if value in (None, ""):
         return None
@@ -47,7 +49,7 @@ def moment(value, name):
         raise invalid(name, "This value is not a valid date (Y-m-d H:i:s or ISO 8601).") from None
 
 
-def parse(query, default_days=None):
+def parse(query: Mapping[str, JSON], default_days: int | None = None) -> Range:
     """The Range of `dateFrom`/`dateTo`; with `default_days`, a missing end is now and a missing
     start that many days before the end."""
     start, end = moment(query.get("dateFrom"), "dateFrom"), moment(query.get("dateTo"), "dateTo")
@@ -59,7 +61,9 @@ def parse(query, default_days=None):
     return Range(start, end)
 
 
-def within(rows, date_column, span, descending, what="This view"):
+def within(
+    rows: Iterable[Doc], date_column: str, span: Range, descending: bool, what: str = "This view"
+) -> Iterator[Doc]:
     """The rows (in `date_column` order, newest first when `descending`) inside `span`: rows past
     the far end stop the read, rows before the near end are skipped; at most MAX_ROWS_READ are read."""
     start, end = span.db()

@@ -3,12 +3,16 @@ and their data over a date range. Time charts count rows per time bucket: timeli
 the all-contacts feed newest first, or contacts read newest first (only the caller's own without
 `lead:leads:viewother`), in both cases only back to the range's start (`time_range.within`)."""
 
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
 from chalicelib.domain.views import charts, time_range
+from chalicelib.domain.views.time_range import Range
 
 CATEGORIES = {
     "core": "Core Widgets",
@@ -43,22 +47,22 @@ class Series:
     and `distinct`, when it counts distinct values (contacts) per bucket instead."""
 
     label: str
-    events: tuple | None
-    value: object = field(default=lambda event: 1)
-    distinct: object = None
+    events: tuple[str, ...] | None
+    value: Callable[[Doc], int] = field(default=lambda event: 1)
+    distinct: Callable[[Doc], JSON] | None = None
 
 
-def _delta(event):
+def _delta(event: Doc) -> int:
     details = event.get("details") or {}
     return (details.get("newPoints") or 0) - (details.get("oldPoints") or 0)
 
 
-def _contact(event):
+def _contact(event: Doc) -> JSON:
     return event.get("contactId")
 
 
 # type: (category, name, series)
-TIME_CHARTS = {
+TIME_CHARTS: dict[str, tuple[str, str, tuple[Series, ...]]] = {
     "created.leads.in.time": ("lead", "Created contacts in time", (Series("Created contacts", None),)),
     "emails.in.time": (
         "email",
@@ -80,27 +84,28 @@ TIME_CHARTS = {
     "asset.downloads.in.time": ("asset", "Downloads in time", (Series("Download count", ("asset.download",)),)),
 }
 OTHERS = {"recent.activity": ("core", "Recent activity")}
+WIDGETS = {**{t: (category, name) for t, (category, name, _) in TIME_CHARTS.items()}, **OTHERS}  # (category, name)
 
 
-def _permitted(ctx, category):
+def _permitted(ctx: Context, category: str) -> bool:
     return any(access.has(ctx, name) for name in PERMISSIONS[category])
 
 
-def types(ctx):
+def types(ctx: Context) -> dict[str, dict[str, str]]:
     """`{category label: {type: name}}`: Mautic's widget type list, the categories the caller may see."""
-    listed = {}
-    for widget_type, (category, name, *_) in {**TIME_CHARTS, **OTHERS}.items():
+    listed: dict[str, dict[str, str]] = {}
+    for widget_type, (category, name) in WIDGETS.items():
         if _permitted(ctx, category):
             listed.setdefault(CATEGORIES[category], {})[widget_type] = name
     return listed
 
 
-def _events(span):
+def _events(span: Range) -> Iterator[Doc]:
     rows = ({"at": db_value(e["timestamp"]), "event": e} for e in timeline.all_events(True))
     return (row["event"] for row in time_range.within(rows, "at", span, True, "This widget"))
 
 
-def _contacts(span, ctx):
+def _contacts(span: Range, ctx: Context) -> Iterator[Doc]:
     """The contacts created in the range that the caller may view, newest first."""
     rows = (
         {"at": db_value(d.get("dateAdded")), "event": {"contactId": d["id"], "timestamp": d.get("dateAdded")}}
@@ -109,13 +114,13 @@ def _contacts(span, ctx):
     return (row["event"] for row in time_range.within(rows, "at", span, True, "This widget"))
 
 
-def _count(rows, series, time_unit):
+def _count(rows: Iterable[Doc], series: Sequence[Series], time_unit: str) -> list[tuple[str, dict[str, int]]]:
     """[(label, {bucket key: value})] of each series over the rows."""
-    totals = [{} for _ in series]
-    seen = [set() for _ in series]
+    totals: list[dict[str, int]] = [{} for _ in series]
+    seen: list[set[tuple[str, JSON]]] = [set() for _ in series]
     for event in rows:
-        key = charts.key_of(db_value(event["timestamp"]), time_unit)
-        for s, bucket, distinct in zip(series, totals, seen):
+        key = charts.key_of(db_value(event["timestamp"]) or "", time_unit)
+        for s, bucket, distinct in zip(series, totals, seen, strict=True):
             if s.events is not None and event.get("event") not in s.events:
                 continue
             if s.distinct is not None:
@@ -124,17 +129,17 @@ def _count(rows, series, time_unit):
                     continue
                 distinct.add(marker)
             bucket[key] = bucket.get(key, 0) + s.value(event)
-    return [(s.label, bucket) for s, bucket in zip(series, totals)]
+    return [(s.label, bucket) for s, bucket in zip(series, totals, strict=True)]
 
 
-def _time_chart(widget_type, span, time_unit, height, ctx):
+def _time_chart(widget_type: str, span: Range, time_unit: str, height: int, ctx: Context) -> Doc:
     _, _, series = TIME_CHARTS[widget_type]
     all_buckets = charts.buckets(span, time_unit)
     rows = _contacts(span, ctx) if series[0].events is None else _events(span)
     return charts.line(all_buckets, _count(rows, series, time_unit), height)
 
 
-def _recent(span, limit, height):
+def _recent(span: Range, limit: int, height: int) -> Doc:
     logs = []
     for event in _events(span):
         logs.append(
@@ -151,12 +156,19 @@ def _recent(span, limit, height):
     return {"height": height, "logs": logs}
 
 
-def data(widget_type, query, ctx, raw=False, height=300, limit=RECENT_LIMIT):
+def data(
+    widget_type: str,
+    query: Mapping[str, JSON],
+    ctx: Context,
+    raw: bool = False,
+    height: int = 300,
+    limit: int = RECENT_LIMIT,
+) -> JSON:
     """The widget's data (Mautic's template data; `raw`: {dataset: {bucket: value}}), NotFound, or
     Forbidden without the permissions of the widget's category."""
-    if widget_type not in TIME_CHARTS and widget_type not in OTHERS:
+    if widget_type not in WIDGETS:
         raise NotFound()
-    access.require_any(ctx, PERMISSIONS[{**TIME_CHARTS, **OTHERS}[widget_type][0]])
+    access.require_any(ctx, PERMISSIONS[WIDGETS[widget_type][0]])
     time_unit = charts.unit(query.get("timeUnit"))
     span = time_range.parse(query, default_days=DEFAULT_DAYS)
     if widget_type == "recent.activity":

@@ -6,15 +6,21 @@ from urllib.parse import urlparse
 
 from chalicelib.domain.kernel import files, registry, timeline
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.web.hits import record_hit
+from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.web.hits import Visit, record_hit
 from chalicelib.domain.web.pages import scored
 from chalicelib.store import port as store
 
 
 class AssetHooks(AliasHooks):
-    def prepare(self, doc, write):
+    """Assets: an alias from the title, the facts of the file, its download URL, the local file removed with it."""
+
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The file's facts (extension, MIME type, size) when it changed; a local file must be uploaded first."""
         super().prepare(doc, write)
         location, name = doc.get("storageLocation") or "local", doc.get("file")
         if location not in ("local", "remote"):
@@ -34,15 +40,17 @@ class AssetHooks(AliasHooks):
         else:
             _local_facts(doc, write)
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """`downloadUrl`: the public download address."""
         out["downloadUrl"] = f"{ctx.base_url}/asset/{doc['id']}:{doc.get('alias')}"
 
-    def stored(self, doc, existing, ctx):
-        if doc is None and existing.get("storageLocation") == "local" and existing.get("file"):
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """A deleted local asset's file goes with it."""
+        if doc is None and existing is not None and existing.get("storageLocation") == "local" and existing.get("file"):
             files.delete_asset_file(existing["file"])
 
 
-def _remote_facts(doc, write):
+def _remote_facts(doc: Doc, write: Write) -> None:
     parts = urlparse(doc["file"])
     if parts.scheme not in ("http", "https") or not parts.netloc:
         write.errors["file"] = ["A remote asset needs an http or https URL."]
@@ -52,7 +60,7 @@ def _remote_facts(doc, write):
     )
 
 
-def _local_facts(doc, write):
+def _local_facts(doc: Doc, write: Write) -> None:
     try:
         facts = files.asset_facts(doc["file"])
     except NotFound:
@@ -65,7 +73,7 @@ def _local_facts(doc, write):
     doc.update(facts)
 
 
-def find(key):
+def find(key: str) -> Doc:
     """The asset named by a download key: `<id>:<alias>`, `<id>` or `<alias>`."""
     head = str(key).split(":", 1)[0]
     asset_id = int(head) if head.isdigit() else store.lookup("asset", "alias", key)
@@ -75,7 +83,7 @@ def find(key):
     return asset
 
 
-def download(key, visit, ctx):
+def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
     """Count a download of a published asset (`asset.download` on the visitor's contact, scored).
     Returns (asset, bytes or None for a remote asset)."""
     asset = find(key)

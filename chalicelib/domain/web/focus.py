@@ -11,7 +11,8 @@ link built from `properties.content`, styled from `properties.colors`, with a cl
 import json
 
 from chalicelib.domain.kernel import service
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.messaging.records import JSON, Doc
 
 FOCUS_TYPES = ("form", "notice", "link", "emailList")
 FOCUS_STYLES = ("bar", "modal", "notification", "page")
@@ -65,17 +66,17 @@ _TEMPLATE = """(function (d) {
 """
 
 
-def _colour(value, fallback):
+def _colour(value: JSON, fallback: str) -> str:
     text = str(value or "").lstrip("#")
     return f"#{text}" if text and all(c in "0123456789abcdefABCDEF" for c in text) and len(text) in (3, 6) else fallback
 
 
-def _item(doc):
+def _item(doc: Doc) -> Doc:
     """What the script needs of the item: its content and the CSS of its style."""
     properties = doc.get("properties") or {}
     content = properties.get("content") or {}
     colours = properties.get("colors") or {}
-    style = doc.get("style") if doc.get("style") in _PLACEMENT else "bar"
+    style = str(doc["style"]) if doc.get("style") in _PLACEMENT else "bar"
     background, text = _colour(colours.get("primary"), "#4e5d9d"), _colour(colours.get("text"), "#ffffff")
     button, button_text = _colour(colours.get("button"), "#fdb933"), _colour(colours.get("button_text"), "#ffffff")
     return {
@@ -94,7 +95,7 @@ def _item(doc):
     }
 
 
-def script(doc):
+def script(doc: Doc) -> str:
     """The JavaScript that renders a focus item on the page that loads it."""
     item = json.dumps(_item(doc)).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return _TEMPLATE % {"item": item}
@@ -103,7 +104,8 @@ def script(doc):
 class FocusHooks(Hooks):
     """Focus items: the form a `form` item shows must exist."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The form a `form` item names must exist."""
         form_id = doc.get("form")
         if form_id is not None and "form" not in write.errors and not service.referenced("form", [form_id], write.ctx):
             write.errors["form"] = [f"No form found with id {form_id}."]

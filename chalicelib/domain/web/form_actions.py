@@ -13,16 +13,21 @@ The properties each action needs are checked when the form is saved (domain/web/
 
 import secrets
 import time
+from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, urlparse
 
 from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import email_messages
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.points import points_engine
+from chalicelib.domain.web.hits import Visit
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import Derived
 
 KIND = "formfollowup"
 QUEUE = "webhooks"
@@ -31,16 +36,17 @@ FOLLOWUP_TYPES = ("form.repost", "email.send.lead", "email.send.user", "form.ema
 FAILED = "form.action.failed"
 NO_INTEGRATION = "No integration is configured in this service: the contact was not pushed."
 ID_SCALE = 10**6  # follow-up ids: nanoseconds since the epoch, then six random digits
+OPERATOR_NAMES: dict[JSON, str] = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}  # Mautic's symbols
 
 
-def ordered(form):
+def ordered(form: Doc) -> list[Doc]:
     """The form's actions in their `order`."""
     return sorted(form.get("actions") or [], key=lambda x: x.get("order") or 0)
 
 
-def run(form, doc, visit, ctx):
+def run(form: Doc, doc: Doc, visit: Visit, ctx: Context) -> list[Doc]:
     """Apply the form's submit actions to the contact document; their timeline events."""
-    events = []
+    events: list[Doc] = []
     for action in ordered(form):
         props = action.get("properties") or {}
         kind_ = action.get("type")
@@ -68,7 +74,7 @@ def run(form, doc, visit, ctx):
     return events
 
 
-def failure_event(form, action, reason, **details):
+def failure_event(form: Doc, action: Doc, reason: str | None, **details: JSON) -> Doc:
     """`form.action.failed` on the contact's timeline: the form, the action and why."""
     return timeline.event(
         FAILED,
@@ -82,10 +88,8 @@ def failure_event(form, action, reason, **details):
     )
 
 
-def _points_action(doc, action, props):
-    operator = {"+": "plus", "-": "minus", "*": "times", "/": "divide"}.get(
-        props.get("operator"), props.get("operator") or "plus"
-    )
+def _points_action(doc: Doc, action: Doc, props: Doc) -> Doc | None:
+    operator = OPERATOR_NAMES.get(props.get("operator"), props.get("operator") or "plus")
     try:
         delta = a.as_int(props.get("points") or 0)
     except a.Invalid:
@@ -101,7 +105,7 @@ def _points_action(doc, action, props):
     )
 
 
-def _utm_action(doc, visit, ctx):
+def _utm_action(doc: Doc, visit: Visit, ctx: Context) -> list[Doc]:
     query = dict(parse_qsl(urlparse(visit.referer or "").query))
     query.update({k: v for k, v in visit.query.items() if isinstance(v, str)})
     entry = {
@@ -120,7 +124,7 @@ def _utm_action(doc, visit, ctx):
 # --- after the submission: follow-ups and the download --------------------------------------------
 
 
-def followups(form, submission, contact, ctx):
+def followups(form: Doc, submission: Doc, contact: Doc, ctx: Context) -> list[tuple[str, int, Doc]]:
     """The derived items ([(kind, id, item)]) to write in the submission's transaction: one follow-up
     item with the form's outside actions, the submission and the contact as stored; [] when none."""
     actions = [action for action in ordered(form) if action.get("type") in FOLLOWUP_TYPES]
@@ -128,7 +132,7 @@ def followups(form, submission, contact, ctx):
         return []
     form_facts = {k: form.get(k) for k in ("id", "name", "alias")}
     form_facts["passwords"] = [f["alias"] for f in form.get("fields") or [] if f.get("type") == "password"]
-    item = {
+    item: Doc = {
         "id": time.time_ns() * ID_SCALE + secrets.randbelow(ID_SCALE),
         "queuedAt": ctx.now,
         "baseUrl": ctx.base_url,
@@ -140,17 +144,18 @@ def followups(form, submission, contact, ctx):
     return [(KIND, item["id"], item)]
 
 
-def messages(ids):
+def messages(ids: Iterable[int]) -> list[Doc]:
+    """The queue messages of follow-up items, by id."""
     return [{"type": "formfollowup", "id": item_id} for item_id in ids]
 
 
-def queue(derived):
+def queue(derived: Sequence[Derived]) -> None:
     """After the commit: queue the follow-up items among the derived items. Never raises: if SQS
     fails they stay stored and the sweep queues them."""
     queues.send_stored(QUEUE, derived, KIND, "formfollowup")
 
 
-def download_url(form, ctx):
+def download_url(form: Doc, ctx: Context) -> str | None:
     """The download URL of the published asset of the form's first `asset.download` action, or None."""
     for action in ordered(form):
         if action.get("type") != "asset.download":

@@ -4,27 +4,30 @@ notify, recipients with valid addresses, a non-zero whole score. Also the reader
 properties that the actions share (addresses, yes/no flags, the chosen email)."""
 
 import re
+from collections.abc import Callable, Iterable
 from urllib.parse import urlparse
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.addresses import normalized
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.messaging.records import JSON, Doc
 
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 
-def check(actions, errors, ctx):
+def check(actions: Iterable[Doc] | None, errors: dict[str, list[str]], ctx: Context) -> None:
     """Add to `errors` (keyed `actions[<n>][properties][<name>]`) what the actions' properties lack."""
     for index, action in enumerate(actions or []):
-        checker = CHECKS.get(action.get("type"))
+        checker = CHECKS.get(str(action.get("type")))
         found = checker(action.get("properties") or {}, ctx) if checker else {}
         for name, message in found.items():
             errors[f"actions[{index}][properties][{name}]"] = [message]
 
 
-def addresses(value, strict=False):
+def addresses(value: JSON, strict: bool = False) -> list[str]:
     """The valid addresses of a comma-separated list; with `strict`, ValueError names an invalid one."""
-    found = []
+    found: list[str] = []
     for part in str(value or "").split(","):
         if part.strip():
             address = normalized(part.strip())
@@ -35,8 +38,8 @@ def addresses(value, strict=False):
     return found
 
 
-def _address_errors(props, names):
-    errors = {}
+def _address_errors(props: Doc, names: Iterable[str]) -> dict[str, str]:
+    errors: dict[str, str] = {}
     for name in names:
         try:
             addresses(props.get(name), strict=True)
@@ -45,7 +48,7 @@ def _address_errors(props, names):
     return errors
 
 
-def flag(props, name, default=False):
+def flag(props: Doc, name: str, default: bool = False) -> bool:
     """A yes/no property (true, 1, "yes"...; anything else is no), `default` when absent."""
     if props.get(name) in (None, ""):
         return default
@@ -55,7 +58,7 @@ def flag(props, name, default=False):
         return False
 
 
-def _existing(kind, value, ctx, noun):
+def _existing(kind: str, value: JSON, ctx: Context, noun: str) -> str | None:
     """None when `value` names an existing document of `kind`, else the error message."""
     entity_id = a.id_or_none(value)
     if entity_id is None:
@@ -63,13 +66,13 @@ def _existing(kind, value, ctx, noun):
     return None if service.referenced(kind, [entity_id], ctx) else f"No {noun} found with id {entity_id}."
 
 
-def email_of(props):
+def email_of(props: Doc) -> JSON:
     """The email an email action sends: `useremail.email` (to users) or `email`."""
     chosen = props.get("useremail")
     return chosen.get("email") if isinstance(chosen, dict) else props.get("email")
 
 
-def _check_repost(props, ctx):
+def _check_repost(props: Doc, ctx: Context) -> dict[str, str]:
     url = str(props.get("post_url") or "").strip()
     parts = urlparse(url)
     errors = (
@@ -84,18 +87,18 @@ def _check_repost(props, ctx):
     return dict(errors, **_address_errors(props, ("failure_email",)))
 
 
-def _check_asset(props, ctx):
+def _check_asset(props: Doc, ctx: Context) -> dict[str, str]:
     message = _existing("asset", props.get("asset"), ctx, "asset")
     return {"asset": message} if message else {}
 
 
-def _check_email_to_contact(props, ctx):
+def _check_email_to_contact(props: Doc, ctx: Context) -> dict[str, str]:
     message = _existing("email", props.get("email"), ctx, "email")
     return {"email": message} if message else {}
 
 
-def _check_email_to_users(props, ctx):
-    errors = {}
+def _check_email_to_users(props: Doc, ctx: Context) -> dict[str, str]:
+    errors: dict[str, str] = {}
     message = _existing("email", email_of(props), ctx, "email")
     if message:
         errors["useremail" if isinstance(props.get("useremail"), dict) else "email"] = message
@@ -110,7 +113,7 @@ def _check_email_to_users(props, ctx):
     return errors
 
 
-def _check_results_email(props, ctx):
+def _check_results_email(props: Doc, ctx: Context) -> dict[str, str]:
     errors = _address_errors(props, ("to", "cc", "bcc"))
     named = any(str(props.get(n) or "").strip() for n in ("to", "cc", "bcc"))
     if not named and not flag(props, "copy_lead") and not flag(props, "email_to_owner"):
@@ -118,7 +121,7 @@ def _check_results_email(props, ctx):
     return errors
 
 
-def _check_score(props, ctx):
+def _check_score(props: Doc, ctx: Context) -> dict[str, str]:
     try:
         score = a.as_int(props.get("score"))
     except a.Invalid:
@@ -126,7 +129,7 @@ def _check_score(props, ctx):
     return {} if score else {"score": "A whole number other than 0 is required."}
 
 
-CHECKS = {
+CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
     "form.repost": _check_repost,
     "asset.download": _check_asset,
     "email.send.lead": _check_email_to_contact,

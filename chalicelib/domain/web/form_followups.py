@@ -18,6 +18,7 @@ message was lost.
 import copy
 import logging
 import time
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from chalicelib import config
@@ -29,7 +30,9 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import sending
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.web import form_actions, form_checks, form_mail, limits
+from chalicelib.domain.web.form_mail import Outcome
 from chalicelib.store import port as store
 from chalicelib.store import queues
 
@@ -40,7 +43,7 @@ USER_AGENT = f"Mautic/{config.MAUTIC_VERSION} (form repost)"
 log = logging.getLogger(__name__)
 
 
-def fan_out(message):
+def fan_out(message: Doc) -> None:
     """One `formaction` message per action of a follow-up item; then the item goes."""
     item = store.get(form_actions.KIND, message["id"])
     if item is None:
@@ -63,14 +66,14 @@ def fan_out(message):
     store.remove(form_actions.KIND, item["id"])
 
 
-def sweep():
+def sweep() -> None:
     """Queue again the follow-up items older than STALE_SECONDS (oldest first, SWEEP_MAX a run)."""
     cutoff = (time.time_ns() - STALE_SECONDS * 10**9) * form_actions.ID_SCALE
     ids = [item["id"] for item in store.iterate(form_actions.KIND, between=(0, cutoff), limit=SWEEP_MAX)]
     queues.send(QUEUE, form_actions.messages(ids))
 
 
-def attempt(message):
+def attempt(message: Doc) -> None:
     """Perform one action; then done, queued again for later, or recorded as failed."""
     waiting = message.get("due", 0) - time.time()
     if waiting > 1:
@@ -97,7 +100,7 @@ def attempt(message):
     _failed(message, reason, ctx)
 
 
-def _failed(message, reason, ctx):
+def _failed(message: Doc, reason: str | None, ctx: Context) -> None:
     job, action = message["job"], message["action"]
     if action["type"] == "form.repost":
         notice = dict(message, id=f"{message['id']}-failure", sent=[])
@@ -113,7 +116,7 @@ def _failed(message, reason, ctx):
 # --- the actions: (status, reason), status "ok", "retry" (not done: may try again) or "failed" -----
 
 
-def repost_fields(job, props):
+def repost_fields(job: Doc, props: Doc) -> list[tuple[str, str]]:
     """Mautic's repost body: `mautic_contact[<field>]`, `mautic_form[id|name|url]`, then each result
     under the name `properties` maps its field alias to (default: the alias)."""
     contact, form, submission = job["contact"], job["form"], job["submission"]
@@ -129,13 +132,13 @@ def repost_fields(job, props):
     return pairs
 
 
-def _form_value(value):
+def _form_value(value: JSON) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return "|".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _authorization(props):
+def _authorization(props: Doc) -> dict[str, str]:
     """`authorization_header`: `Name: value` as that header, else the value of Authorization."""
     header = str(props.get("authorization_header") or "").strip()
     name, colon, value = header.partition(":")
@@ -144,7 +147,7 @@ def _authorization(props):
     return {name.strip(): value.strip()} if colon else {"Authorization": header}
 
 
-def _repost(message, ctx):
+def _repost(message: Doc, ctx: Context) -> Outcome:
     job, props = message["job"], message["action"].get("properties") or {}
     headers = {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT}
     if job["submission"].get("ipAddress"):
@@ -163,7 +166,7 @@ def _repost(message, ctx):
     return ("retry" if result.retry else "failed"), result.error
 
 
-def _published_email(email_id, ctx):
+def _published_email(email_id: int | None, ctx: Context) -> tuple[Doc, None] | tuple[None, str]:
     """(email, None) or (None, why it cannot be sent)."""
     email = store.get("email", email_id) if email_id else None
     if email is None:
@@ -171,7 +174,7 @@ def _published_email(email_id, ctx):
     return (email, None) if is_published(email, ctx.now) else (None, "The email is not published.")
 
 
-def _email_contact(message, ctx):
+def _email_contact(message: Doc, ctx: Context) -> Outcome:
     job = message["job"]
     email, reason = _published_email(a.id_or_none((message["action"].get("properties") or {}).get("email")), ctx)
     if email is None:
@@ -199,7 +202,7 @@ def _email_contact(message, ctx):
     return ("retry" if outcome.get("retryable") else "failed"), outcome["reason"]
 
 
-def _email_users(message, ctx):
+def _email_users(message: Doc, ctx: Context) -> Outcome:
     props = message["action"].get("properties") or {}
     email, reason = _published_email(a.id_or_none(form_checks.email_of(props)), ctx)
     if email is None:
@@ -208,12 +211,12 @@ def _email_users(message, ctx):
     return form_mail.deliver_each(message, form_mail.user_mails(email, message["job"], users, ctx))
 
 
-def _email_results(message, ctx):
+def _email_results(message: Doc, ctx: Context) -> Outcome:
     props = message["action"].get("properties") or {}
     return form_mail.deliver_each(message, form_mail.results_mails(message["job"], props, ctx))
 
 
-def _score_companies(message, ctx):
+def _score_companies(message: Doc, ctx: Context) -> Outcome:
     try:
         delta = a.as_int((message["action"].get("properties") or {}).get("score"))
     except a.Invalid:
@@ -224,10 +227,10 @@ def _score_companies(message, ctx):
     return "ok", None
 
 
-def _add_score(company_id, delta, ctx):
+def _add_score(company_id: int, delta: int, ctx: Context) -> None:
     """Add to a company's score (a revisioned write, read again when it changed meanwhile)."""
 
-    def write():
+    def write() -> Doc | None:
         existing = store.get(COMPANY.kind, company_id)
         if existing is None:
             return None
@@ -241,7 +244,7 @@ def _add_score(company_id, delta, ctx):
         log.warning("company %s not scored: it kept changing", company_id)
 
 
-ACTIONS = {
+ACTIONS: dict[str, Callable[[Doc, Context], Outcome]] = {
     "form.repost": _repost,
     "email.send.lead": _email_contact,
     "email.send.user": _email_users,

@@ -2,6 +2,8 @@
 
 from html import escape
 
+from chalicelib.domain.messaging.records import JSON, Doc
+
 INPUT_TYPES = {
     "text": "text",
     "email": "email",
@@ -19,7 +21,7 @@ CHOICE_TYPES = ("select", "radiogrp", "checkboxgrp")
 NOT_RENDERED = ("captcha", "file", "pagebreak", "plugin.loginSocial")
 
 
-def options(field):
+def options(field: Doc) -> list[tuple[str, str]]:
     """The choices of a select/radio/checkbox field as [(value, label)], from Mautic's property shapes."""
     props = field.get("properties") or {}
     raw = props.get("list") or props.get("optionlist") or []
@@ -39,11 +41,11 @@ def options(field):
     return pairs
 
 
-def _attr(name, value):
+def _attr(name: str, value: JSON) -> str:
     return f' {name}="{escape(str(value), quote=True)}"'
 
 
-def _label(field, form_alias):
+def _label(field: Doc, form_alias: str) -> str:
     if not field.get("showLabel", True) or field["type"] in ("hidden", "button", "freetext", "freehtml"):
         return ""
     marker = ' <span class="mauticform-required">*</span>' if field.get("isRequired") else ""
@@ -53,7 +55,7 @@ def _label(field, form_alias):
     )
 
 
-def _control(field, form_alias):
+def _control(field: Doc, form_alias: str) -> str:
     alias, kind = field["alias"], field["type"]
     name, element_id = f"mauticform[{alias}]", f"mauticform_input_{form_alias}_{alias}"
     required = " required" if field.get("isRequired") else ""
@@ -94,7 +96,7 @@ TRAP = (
 )
 
 
-def render(form, base_url):
+def render(form: Doc, base_url: str) -> str:
     """The HTML of a form: labels, required markers and one control per field, posting to our submit URL."""
     alias = form.get("alias") or f"form{form['id']}"
     rows = []

@@ -8,26 +8,30 @@ sends each recipient at most once: a marker per message, attempt and address is 
 SES is called, and the addresses reached travel with a retried message.
 """
 
+from collections.abc import Iterable
 from html import escape
 
 from chalicelib import config
 from chalicelib.channels import mail
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import email_messages, rendering
+from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.web import limits
 from chalicelib.domain.web.form_checks import addresses, flag
 from chalicelib.store import port as store
 from chalicelib.store import window_counters
 
 HIDDEN = "*********"
+Outcome = tuple[str, str | None]  # "ok", "retry" (not done: may try again) or "failed", and why
 
 
-def form_tokens(job):
+def form_tokens(job: Doc) -> dict[str, rendering.Text]:
     """`{formfield=<alias>}` → the submitted value, as plain text."""
     results = job["submission"].get("results") or {}
     return {"{formfield=%s}" % alias: rendering.Text(value) for alias, value in results.items()}
 
 
-def results_table(job):
+def results_table(job: Doc) -> str:
     """The submitted values as an HTML table (password fields hidden)."""
     hidden = set(job["form"].get("passwords") or [])
     rows = "".join(
@@ -38,13 +42,15 @@ def results_table(job):
     return f"<table>{rows}</table>"
 
 
-def _name(doc):
+def _name(doc: Doc) -> str:
     """A user's or a contact's name."""
     first = doc.get("firstName") or doc.get("firstname") or ""
     return f"{first} {doc.get('lastName') or doc.get('lastname') or ''}".strip()
 
 
-def _mail(sender, to, subject, html, reply_to="", to_name=""):
+def _mail(
+    sender: tuple[str, str], to: str, subject: str, html: str, reply_to: str = "", to_name: str = ""
+) -> mail.Mail:
     return mail.Mail(
         sender=sender[0],
         sender_name=sender[1],
@@ -57,7 +63,7 @@ def _mail(sender, to, subject, html, reply_to="", to_name=""):
     )
 
 
-def user_mails(email, job, users, ctx):
+def user_mails(email: Doc, job: Doc, users: Iterable[Doc], ctx: Context) -> list[mail.Mail]:
     """The email rendered for the submitting contact (form tokens too), one message per user."""
     contact = job["contact"]
     rendered = rendering.render_email(email, email_messages.contact_sources(contact, ctx, form_tokens(job)))
@@ -78,7 +84,7 @@ def user_mails(email, job, users, ctx):
     ]
 
 
-def results_mails(job, props, ctx):
+def results_mails(job: Doc, props: Doc, ctx: Context) -> list[mail.Mail]:
     """`form.email`: subject and message (default: the results table) with the contact's and the
     form's tokens, to `to`, `cc`, `bcc`, the owner (`email_to_owner`) and the contact (`copy_lead`,
     within the relay cap of `limits.relay`); replies go to the contact unless `set_replyto` is off."""
@@ -99,7 +105,7 @@ def results_mails(job, props, ctx):
     return mails
 
 
-def repost_failed_mails(job, props, reason, ctx):
+def repost_failed_mails(job: Doc, props: Doc, reason: str | None, ctx: Context) -> list[mail.Mail]:
     """The notice of a repost that failed, with the results, to `failure_email`."""
     form, submission = job["form"], job["submission"]
     link = f"{email_messages.base_url(ctx)}/api/forms/{form['id']}/submissions/{submission['id']}"
@@ -113,10 +119,10 @@ def repost_failed_mails(job, props, reason, ctx):
     return [_mail(sender, address, subject, html) for address in addresses(props.get("failure_email"))]
 
 
-def deliver_each(message, mails):
+def deliver_each(message: Doc, mails: Iterable[mail.Mail]) -> Outcome:
     """Send the mails whose address `message["sent"]` lacks, noting each; ("ok", None), ("retry",
     reason) when SES is unavailable, or ("failed", reasons) when SES refused some."""
-    refused = []
+    refused: list[str] = []
     for item in mails:
         if item.to in message["sent"]:
             continue

@@ -3,6 +3,9 @@ properties they need (domain/web/form_checks.py); the `cachedHtml` rendered for 
 
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.web import form_checks, form_html
 
 ACTION_TYPES = (
@@ -22,7 +25,11 @@ ACTION_TYPES = (
 
 
 class FormHooks(AliasHooks):
-    def prepare(self, doc, write):
+    """Forms: an alias from the name, field aliases, checked actions and the rendered HTML."""
+
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Field aliases unique within the form (from the labels when missing); known action types with
+        the properties they need."""
         super().prepare(doc, write)
         taken = set()
         for field in doc.get("fields") or []:
@@ -40,5 +47,6 @@ class FormHooks(AliasHooks):
                 ]
         form_checks.check(doc.get("actions"), write.errors, write.ctx)
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """`cachedHtml`: the form's HTML for the caller's base URL."""
         out["cachedHtml"] = form_html.render(doc, ctx.base_url)

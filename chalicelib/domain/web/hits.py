@@ -9,27 +9,37 @@ patterns) or a browser's prefetch.
 
 import copy
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from chalicelib.domain.contacts import contact_merge, devices
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.errors import ValidationError
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.web import limits
+
+if TYPE_CHECKING:
+    from crawlerdetect import CrawlerDetect
+
+Build = Callable[[Doc], list[Doc]]  # given the contact about to be stored: may change it, returns its timeline events
 
 
 @lru_cache(maxsize=1)
-def _crawlers():
+def _crawlers() -> "CrawlerDetect":
     from crawlerdetect import CrawlerDetect  # compiles its patterns: paid by the first public hit only
 
     return CrawlerDetect()
 
 
-def is_crawler(user_agent):
+def is_crawler(user_agent: str | None) -> bool:
     """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library."""
     return not (user_agent or "").strip() or _crawlers().is_crawler(user_agent)
 
@@ -42,7 +52,7 @@ class Visit:
 
     ip: str | None = None
     referer: str | None = None
-    query: dict = dc_field(default_factory=dict)
+    query: dict[str, JSON] = dc_field(default_factory=dict)
     contact_id: int | None = None
     user_agent: str | None = None
     prefetch: bool = False
@@ -50,17 +60,17 @@ class Visit:
     source: str | None = None  # the caller's address as the gateway saw it (limits use it)
 
     @property
-    def visitor(self):
+    def visitor(self) -> str:
         """Who counts as one unique visitor: the tracked contact, else the IP address."""
         return f"c{self.contact_id}" if self.contact_id else f"ip{self.ip or '-'}"
 
     @property
-    def trackable(self):
+    def trackable(self) -> bool:
         """Whether a new visitor becomes an anonymous contact: a person's browser, not a bot or a prefetch."""
         return not self.prefetch and not is_crawler(self.user_agent)
 
 
-def _anonymous(visit, ctx):
+def _anonymous(visit: Visit, ctx: Context) -> Doc:
     """The payload of a new visitor's anonymous contact: its last activity and IP address (if valid)."""
     payload = {"lastActive": ctx.now}
     try:
@@ -70,26 +80,39 @@ def _anonymous(visit, ctx):
     return payload
 
 
-def _recorded(visit, build, ctx, fields=None):
+def _with_device(visit: Visit, build: Build, ctx: Context) -> Build:
+    """`build`, after noting the browser's device on the contact (a person's browser, not a bot's)."""
+
+    def with_device(doc: Doc) -> list[Doc]:
+        if not is_crawler(visit.user_agent):
+            devices.record(doc, visit.user_agent, ctx.now)
+        return build(doc)
+
+    return with_device
+
+
+def _admission(visit: Visit) -> Callable[[], bool]:
+    """Whether the visit may have a new anonymous contact, asked of the limits once: the per-address
+    count of new visitors moves once per visit, however often its write is tried again."""
+    admitted: list[bool] = []
+
+    def may_create() -> bool:
+        if not admitted:
+            admitted.append(visit.trackable and limits.new_visitor(visit))
+        return admitted[0]
+
+    return may_create
+
+
+def _recorded(visit: Visit, build: Build, ctx: Context, fields: Doc | None = None) -> tuple[Doc | None, bool]:
     """(contact, created): `build(doc)`'s timeline events (and changes), and the browser's device when
     it is new to the contact, stored on the tracked contact or on a new anonymous contact created
     with them; (None, False) for a bot without a contact. `fields` (contact field values from a
     public request) are written on that contact only, the visitor's own (`own_fields`).
     `visit.contact_id` then names that contact (None if none)."""
+    with_device, may_create = _with_device(visit, build, ctx), _admission(visit)
 
-    def with_device(doc):
-        if not is_crawler(visit.user_agent):
-            devices.record(doc, visit.user_agent, ctx.now)
-        return build(doc)
-
-    admitted = []
-
-    def may_create():  # asked once: the per-address count of new visitors moves once per visit
-        if not admitted:
-            admitted.append(visit.trackable and limits.new_visitor(visit))
-        return admitted[0]
-
-    def write(values):
+    def write(values: Doc | None) -> tuple[Doc | None, bool]:
         existing = contact_merge.tracked(CONTACT, visit.contact_id)
         if existing is not None:
             values = own_fields(values, existing, ctx)
@@ -102,7 +125,7 @@ def _recorded(visit, build, ctx, fields=None):
         payload = dict(own_fields(values, None, ctx), **_anonymous(visit, ctx))
         return service.create(CONTACT, payload, ctx, build=with_device)[0], True
 
-    def attempt():
+    def attempt() -> tuple[Doc | None, bool]:
         try:
             return write(fields)
         except ValidationError:  # a bad field value is dropped: the visit is still recorded
@@ -113,7 +136,7 @@ def _recorded(visit, build, ctx, fields=None):
     return contact, created
 
 
-def own_fields(values, own, ctx):
+def own_fields(values: Doc | None, own: Doc | None, ctx: Context) -> Doc:
     """The field values a visitor may write on its own contact (`own`, None for a new one): a unique
     identifier another contact holds is dropped, so a visitor never edits, merges into or becomes a
     contact by naming its email (Mautic would switch the visitor to that contact)."""
@@ -123,20 +146,22 @@ def own_fields(values, own, ctx):
     return {alias: value for alias, value in values.items() if alias not in unique}
 
 
-def public_fields(query, ctx):
+def public_fields(query: Doc, ctx: Context) -> dict[str, str]:
     """The contact field values a public request names: query keys that are the aliases of publicly
     updatable contact fields (Mautic's `isPubliclyUpdatable`)."""
     allowed = {f["alias"] for f in definitions("lead", ctx) if f.get("isPubliclyUpdatable")}
     return {key: value for key, value in query.items() if key in allowed and isinstance(value, str)}
 
 
-def record_for_contact(visit, build, ctx, fields=None):
+def record_for_contact(visit: Visit, build: Build, ctx: Context, fields: Doc | None = None) -> Doc | None:
     """Store `build(doc)`'s events (and `fields`) on the visitor's contact (see `_recorded`); the
     contact or None."""
     return _recorded(visit, build, ctx, fields)[0]
 
 
-def record_hit(visit, resource, doc, counters, build, ctx):
+def record_hit(
+    visit: Visit, resource: Resource, doc: Doc, counters: tuple[str, str], build: Build, ctx: Context
+) -> Doc | None:
     """A hit on `doc`: recorded on the visitor's contact (`record_for_contact`), then counted with
     `counters` = (total, unique) as that contact. Returns the contact or None."""
     contact, created = _recorded(visit, build, ctx)

@@ -9,24 +9,27 @@ from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import registry, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web.hits import public_fields, record_for_contact, record_hit
+from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
+from chalicelib.store.port import EntityId
 
 RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
 UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
 
 
-def scored(doc, event, event_type, subject, ctx):
+def scored(doc: Doc, event: Doc, event_type: str, subject: JSON, ctx: Context) -> list[Doc]:
     """`event` followed by the point events that `event_type` on `subject` earns (the contact's write
     runs the triggers they cross)."""
     return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
-def by_alias(alias, ctx):
+def by_alias(alias: str, ctx: Context) -> Doc:
     """The page with this alias (published or not), or NotFound."""
     if alias.lower() in RESERVED:
         raise NotFound()
@@ -37,13 +40,13 @@ def by_alias(alias, ctx):
     return page
 
 
-def serve(alias, visit, url, ctx):
+def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int, str, str | None]:
     """(status, html, redirect URL) for a page fetched by alias: the hit recorded on the visitor's
     contact (a new one for a new visitor) and counted, tokens replaced."""
     page = by_alias(alias, ctx)
     if not is_published(page, ctx.now):
         if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
-            return page.get("redirectType"), "", page["redirectUrl"]
+            return page["redirectType"], "", page["redirectUrl"]
         raise NotFound()
     details = {
         "page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")},
@@ -65,7 +68,7 @@ def serve(alias, visit, url, ctx):
     return 200, render(page, contact, ctx), None
 
 
-def render(page, contact, ctx):
+def render(page: Doc, contact: Doc | None, ctx: Context) -> str:
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
     filled in, as in emails (domain/messaging/rendering.py)."""
     html = (
@@ -76,7 +79,7 @@ def render(page, contact, ctx):
     return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
 
 
-def _utm(doc, visit, url, ctx):
+def _utm(doc: Doc, visit: Visit, url: str | None, ctx: Context) -> list[Doc]:
     """A UTM record (and its timeline event) when the URL carries UTM parameters."""
     query = dict(parse_qsl(urlparse(url or "").query))
     if not any(query.get(name) for name in UTM_PARAMS):
@@ -94,7 +97,7 @@ def _utm(doc, visit, url, ctx):
     return [contact_actions.record_utm(doc, entry)]
 
 
-def pixel_hit(visit, ctx):
+def pixel_hit(visit: Visit, ctx: Context) -> Doc | None:
     """The tracking pixel: a `page.hit` by URL for the visitor's contact (a new anonymous one for a new
     visitor), scored by `url.hit` point actions. Mautic's parameters: `page_url` (or the deprecated
     `url`, else the Referer), `page_title`/`title`, `page_referrer`/`referrer`, `page_language`/
@@ -124,11 +127,11 @@ def pixel_hit(visit, ctx):
     )
 
 
-def _first(query, *names):
+def _first(query: Doc, *names: str) -> str | None:
     return next((str(query[name]) for name in names if query.get(name) not in (None, "")), None)
 
 
-def _encoded(value):
+def _encoded(value: JSON) -> dict[str, str]:
     """The parameters mtc.js packs in `d` (base64 of a JSON object); {} when absent or unreadable."""
     try:
         decoded = json.loads(base64.b64decode(unquote(value or ""), validate=False) or b"{}")
@@ -137,6 +140,6 @@ def _encoded(value):
     return {k: v for k, v in decoded.items() if isinstance(v, str)} if isinstance(decoded, dict) else {}
 
 
-def tracked_contact(contact_id):
+def tracked_contact(contact_id: EntityId) -> Doc | None:
     """The contact document of a tracking cookie, or None."""
     return store.get("contact", contact_id)

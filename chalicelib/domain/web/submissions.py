@@ -6,19 +6,24 @@ so a form's submissions are one Query and one of them one GetItem.
 """
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 
 from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
-from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.listing import ListQuery, is_published
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web import form_actions, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
+from chalicelib.domain.web.hits import Build, Visit
 from chalicelib.store import port as store
+from chalicelib.store.port import Derived, EntityId
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
@@ -41,11 +46,12 @@ LEAD_KEYS = (
 )
 
 
-def kind(form_id):
+def kind(form_id: EntityId) -> str:
+    """The kind of one form's submissions."""
     return f"submission#{int(form_id)}"
 
 
-def _type_error(field, value):
+def _type_error(field: Doc, value: str) -> str | None:
     kind_ = field["type"]
     checks = {
         "email": _coerces,
@@ -69,7 +75,7 @@ def _type_error(field, value):
     return None
 
 
-def _coerces(kind_, value):
+def _coerces(kind_: str, value: str) -> bool:
     """Whether a contact field of that type would take the value (one validation for both)."""
     try:
         custom_values.coerce_value({"type": kind_}, value)
@@ -78,7 +84,7 @@ def _coerces(kind_, value):
         return False
 
 
-def _value(field, raw):
+def _value(field: Doc, raw: JSON) -> str:
     if isinstance(raw, dict):
         raw = list(raw.values())
     if isinstance(raw, list):
@@ -87,16 +93,18 @@ def _value(field, raw):
     return "" if raw is None else str(raw).strip()
 
 
-def _captcha_error(field, value):
+def _captcha_error(field: Doc, value: str) -> str | None:
     answer = str((field.get("properties") or {}).get("captcha") or "").strip()
     if answer.lower() != value.lower():
         return field.get("validationMessage") or ("This field must stay empty." if not answer else "Wrong answer.")
     return None
 
 
-def validate(form, data):
+def validate(form: Doc, data: Doc) -> tuple[dict[str, str], Doc]:
     """(results by field alias, contact payload) of a submission; ValidationError naming each bad field."""
-    results, payload, errors = {}, {}, {}
+    results: dict[str, str] = {}
+    payload: Doc = {}
+    errors: dict[str, list[str]] = {}
     for field in form.get("fields") or []:
         if field["type"] in NOT_INPUT:
             continue
@@ -125,7 +133,7 @@ def validate(form, data):
     return results, payload
 
 
-def _mapping(field):
+def _mapping(field: Doc) -> str | None:
     """The contact field alias a form field fills (`mappedObject`/`mappedField`, or legacy `leadField`)."""
     if field.get("mappedObject") == "company":
         return "company" if field.get("mappedField") == "companyname" else None
@@ -134,14 +142,15 @@ def _mapping(field):
     return field.get("leadField") or None
 
 
-def published_form(form_id, ctx):
+def published_form(form_id: EntityId, ctx: Context) -> Doc:
+    """The form, or NotFound when it is missing or not published."""
     form = service.load(FORM, form_id)
     if not is_published(form, ctx.now):
         raise NotFound("This form is not published.")
     return form
 
 
-def _contact(payload, visit, form, ctx, build, items):
+def _contact(payload: Doc, visit: Visit, form: Doc, ctx: Context, build: Build, items: Sequence[Derived]) -> Doc:
     """The submitting contact, created or updated with the mapped values and `build`'s changes, stored
     with `items` in one transaction. The visitor's own contact (its signed token) takes the submission
     when it has no email or its own, or (an anonymous visitor) an email no contact holds; an email of
@@ -165,7 +174,7 @@ def _contact(payload, visit, form, ctx, build, items):
     return contact
 
 
-def _may_take(tracked, email, holder):
+def _may_take(tracked: Doc, email: JSON, holder: Doc | None) -> bool:
     """Whether a submission of `email` belongs to the tracked contact: no email, the contact's own, or
     a contact without one yet (an anonymous visitor) when no other contact holds it."""
     own = (tracked.get("values") or {}).get("email")
@@ -174,13 +183,13 @@ def _may_take(tracked, email, holder):
     return not own and (holder is None or holder["id"] == tracked["id"])
 
 
-def _form_errors(contact_errors, form):
+def _form_errors(contact_errors: Mapping[str, list[str]], form: Doc) -> dict[str, list[str]]:
     """Contact field errors renamed to the form fields that carried the values."""
     by_target = {_mapping(f): f["alias"] for f in form.get("fields") or [] if _mapping(f)}
     return {by_target.get(name, name): messages for name, messages in contact_errors.items()}
 
 
-def submit(form_id, data, visit, ctx):
+def submit(form_id: EntityId, data: Doc, visit: Visit, ctx: Context) -> tuple[Doc, Doc, Doc]:
     """Validate and store a submission with its contact (the form's actions and points applied), in
     one transaction. Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
@@ -198,7 +207,7 @@ def submit(form_id, data, visit, ctx):
         "results": results,
     }
 
-    def build(doc):
+    def build(doc: Doc) -> list[Doc]:
         submission["contactId"] = doc["id"]
         events = [
             timeline.event(
@@ -217,7 +226,7 @@ def submit(form_id, data, visit, ctx):
         items[1:] = form_actions.followups(form, submission, doc, ctx)
         return events
 
-    items = [(kind(form["id"]), submission["id"], submission)]
+    items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
     contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
     form_actions.queue(items)
     return form, submission, contact
@@ -234,7 +243,7 @@ ORDER_COLUMNS = {
 }
 
 
-def _order_key(order_by):
+def _order_key(order_by: str | None) -> Callable[[Doc], JSON]:
     """A sort key for `orderBy`: `s.date_submitted`, `i.ip_address`, `r.<field alias>`... (prefixes of
     Mautic's joined tables); unknown columns are a 400."""
     prefix, _, column = (order_by or "s.id").rpartition(".")
@@ -246,7 +255,7 @@ def _order_key(order_by):
     return lambda s: (s.get(name) is None, s.get(name) if name == "id" else str(s.get(name) or ""))
 
 
-def listing(form_id, query, ctx, contact_id=None):
+def listing(form_id: EntityId, query: ListQuery, ctx: Context, contact_id: int | None = None) -> Doc:
     """`{"total", "submissions"}` of one form (optionally one contact's), ordered and paged."""
     form = service.load(FORM, form_id)
     rows = [s for s in store.iterate(kind(form["id"])) if contact_id is None or s["contactId"] == contact_id]
@@ -258,7 +267,8 @@ def listing(form_id, query, ctx, contact_id=None):
     return {"total": len(rows), "submissions": present(form, page, ctx)}
 
 
-def one(form_id, submission_id, ctx):
+def one(form_id: EntityId, submission_id: JSON, ctx: Context) -> Doc:
+    """One submission of a form as compat 15.5 shows it, or NotFound."""
     form = service.load(FORM, form_id)
     try:
         found = store.get(kind(form["id"]), int(submission_id))
@@ -269,9 +279,9 @@ def one(form_id, submission_id, ctx):
     return present(form, [found], ctx)[0]
 
 
-def present(form, rows, ctx):
+def present(form: Doc, rows: Sequence[Doc], ctx: Context) -> list[Doc]:
     """Submissions as compat 15.5: the form and the contact in their simplified shapes."""
-    contacts = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
+    contacts: dict[JSON, Doc] = store.batch_get("contact", [s["contactId"] for s in rows if s.get("contactId")])
     category = form.get("category")
     form_out = {
         "id": form["id"],
@@ -295,7 +305,7 @@ def present(form, rows, ctx):
     ]
 
 
-def _category(category_id, ctx):
+def _category(category_id: int | None, ctx: Context) -> Doc | None:
     """The form's category; its bare id when the caller may not view it (as any reference)."""
     found = service.referenced("category", [category_id], ctx).get(category_id) if category_id else None
     if found is None or access.allowed(ctx, registry.resource("category"), Action.VIEW, found):
@@ -303,7 +313,7 @@ def _category(category_id, ctx):
     return {"id": found["id"]}
 
 
-def _lead(contact, ctx):
+def _lead(contact: Doc | None, ctx: Context) -> Doc | None:
     """The submitter's contact in compat 15.5's shape; its bare id when the caller may not view it."""
     if contact is None:
         return None

@@ -7,16 +7,18 @@ scripts that read it, but identity comes from the signed token alone.
 """
 
 from chalicelib.domain.kernel import keys
+from chalicelib.domain.kernel.context import Context
+from chalicelib.store.port import EntityId
 
 PURPOSE = "visitor"
 
 
-def token(contact_id, ctx):
+def token(contact_id: EntityId, ctx: Context) -> str:
     """The signed token naming `contact_id`: `<id>.<signature>`."""
     return f"{int(contact_id)}.{keys.sign(PURPOSE, str(int(contact_id)), ctx)}"
 
 
-def contact_of(value, ctx):
+def contact_of(value: str | None, ctx: Context) -> int | None:
     """The contact id a token names, or None when it is missing, malformed or not signed by us."""
     number, _, signature = str(value or "").partition(".")
     if not number.isdigit() or not keys.signed(PURPOSE, number, signature, ctx):

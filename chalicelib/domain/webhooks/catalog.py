@@ -35,7 +35,7 @@ WEBHOOK_TRIGGERS = {
 }
 
 
-def webhook_triggers():
+def webhook_triggers() -> dict[str, dict[str, str]]:
     """{name: {label, description}} sorted by label, case-insensitively."""
     ordered = sorted(WEBHOOK_TRIGGERS.items(), key=lambda item: item[1][0].lower())
     return {name: {"label": label, "description": text} for name, (label, text) in ordered}

@@ -11,12 +11,18 @@ change is lost. The delivery worker (domain/webhooks/webhooks.py) renders the pa
 
 import secrets
 import time
+from collections.abc import Callable, Iterable, Sequence
 
 from chalicelib.domain.kernel import cache_keys, cached, registry
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present_one
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.messaging import email_stats
+from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import Derived
 
 OUTBOX = "outbox"
 QUEUE = "webhooks"
@@ -34,10 +40,16 @@ TIMELINE = {
     "campaign.event": "mautic.campaign_on_event_executed",
 }
 DNC_STATUS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
-NOT_CHANGES = {"dateModified", "modifiedBy", "modifiedByUser", "segments", "automations"}
+NOT_CHANGES = {
+    "dateModified",
+    "modifiedBy",
+    "modifiedByUser",
+    "segments",
+    "automations",
+}
 
 
-def _changed(doc, before):
+def _changed(doc: Doc, before: Doc) -> bool:
     """True when a key clients see (not the stamp, memberships or internal `_` keys) changed."""
     return any(
         doc.get(key) != before.get(key)
@@ -46,23 +58,23 @@ def _changed(doc, before):
     )
 
 
-def _points(doc):
+def _points(doc: Doc) -> int:
     return int((doc.get("values") or {}).get("points") or 0)
 
 
-def _dnc(doc):
+def _dnc(doc: Doc) -> dict[str, str]:
     return {e["channel"]: DNC_STATUS.get(e.get("reason"), "manual") for e in doc.get("doNotContact") or []}
 
 
-def _company_ids(doc):
+def _company_ids(doc: Doc) -> list[int]:
     return [link["id"] for link in doc.get("companies") or []]
 
 
-def _contact_events(doc, existing):
+def _contact_events(doc: Doc | None, existing: Doc | None) -> list[Doc]:
     if doc is None:
         return [{"trigger": "mautic.lead_post_delete"}]
     before = existing or {}
-    events = []
+    events: list[Doc] = []
     if doc.get("dateIdentified") and not before.get("dateIdentified"):
         events.append({"trigger": "mautic.lead_post_save_new"})
     elif doc.get("dateIdentified") and _changed(doc, before):
@@ -100,16 +112,19 @@ def _contact_events(doc, existing):
     return events
 
 
-def _company_events(doc, existing):
+def _company_events(doc: Doc | None, existing: Doc | None) -> list[Doc]:
     if doc is None:
         return [{"trigger": "mautic.company_post_delete"}]
     return [{"trigger": "mautic.company_post_save"}] if existing is None or _changed(doc, existing) else []
 
 
-CHANGES = {"contact": _contact_events, "company": _company_events}
+CHANGES: dict[str, Callable[[Doc | None, Doc | None], list[Doc]]] = {
+    "contact": _contact_events,
+    "company": _company_events,
+}
 
 
-def fired(kind, doc, existing, events=()):
+def fired(kind: str, doc: Doc | None, existing: Doc | None, events: Iterable[Doc] = ()) -> list[Doc]:
     """The raw events ({"trigger", ...}) of a create (`existing` None), edit or delete (`doc` None)
     of a document of `kind` with its timeline events, in order."""
     found = CHANGES[kind](doc, existing) if kind in CHANGES else []
@@ -120,16 +135,18 @@ def fired(kind, doc, existing, events=()):
     ]
 
 
-def _published_hooks(ctx):
+def _published_hooks(ctx: Context) -> list[Doc]:
     """The published hooks (a versioned cached kind: no read on most requests)."""
     return ctx.memo(cache_keys.WEBHOOKS, lambda: [h for h in cached.documents("hook", ctx) if h.get("isPublished")])
 
 
-def _new_id():
+def _new_id() -> int:
     return time.time_ns() * ID_SCALE + secrets.randbelow(ID_SCALE)
 
 
-def outbox(resource, doc, existing, events, ctx):
+def outbox(
+    resource: Resource, doc: Doc | None, existing: Doc | None, events: Iterable[Doc], ctx: Context
+) -> list[tuple[str, int, Doc]]:
     """The derived items ([(kind, id, document)]) a change writes in its transaction: one outbox
     item when a published hook subscribes to a trigger the change fires, else none."""
     raw = fired(resource.kind, doc, existing, events)
@@ -139,8 +156,8 @@ def outbox(resource, doc, existing, events, ctx):
     hooks = [h["id"] for h in _published_hooks(ctx) if triggers & set(h.get("triggers") or [])]
     if not hooks:
         return []
-    stored = {k: v for k, v in (doc or existing).items() if not k.startswith("_")}
-    item = {
+    stored = {k: v for k, v in (doc or existing or {}).items() if not k.startswith("_")}
+    item: Doc = {
         "id": _new_id(),
         "queuedAt": ctx.now,
         "baseUrl": ctx.base_url,
@@ -153,29 +170,29 @@ def outbox(resource, doc, existing, events, ctx):
     return [(OUTBOX, item["id"], item)]
 
 
-def announce(change):
+def announce(change: Change) -> list[tuple[str, int, Doc]]:
     """Subscriber to every write: its outbox item, if a published hook wants what it fires."""
     return outbox(change.resource, change.doc, change.existing, change.events, change.ctx)
 
 
-def _messages(ids):
+def _messages(ids: Iterable[int]) -> list[Doc]:
     return [{"type": "outbox", "id": item_id} for item_id in ids]
 
 
-def queue(derived):
+def queue(derived: Sequence[Derived]) -> None:
     """Queue the outbox items among a committed change's derived items. If SQS fails they stay
     stored: `sweep` sends them."""
     queues.send_stored(QUEUE, derived, OUTBOX, "outbox")
 
 
-def sweep():
+def sweep() -> None:
     """Queue again the outbox items older than STALE_SECONDS (oldest first, SWEEP_MAX a run)."""
     cutoff = (time.time_ns() - STALE_SECONDS * 10**9) * ID_SCALE
     ids = [item["id"] for item in store.iterate(OUTBOX, between=(0, cutoff), limit=SWEEP_MAX)]
     queues.send(QUEUE, _messages(ids))
 
 
-def _ref(details, name):
+def _ref(details: Doc, name: str) -> JSON:
     """The id of the `name` a timeline event refers to: `<name>Id`, `<name>.id` or `<name>`."""
     value = details.get(f"{name}Id", details.get(name))
     return value.get("id") if isinstance(value, dict) else value
@@ -184,26 +201,28 @@ def _ref(details, name):
 class Payloads:
     """Presents the documents an outbox item's events refer to, each once (the API's serializer)."""
 
-    def __init__(self, item, ctx):
+    def __init__(self, item: Doc, ctx: Context) -> None:
         self.item, self.ctx = item, ctx
         self.resources = {r.kind: r for r in registry.resources()}
-        self.memo = {}
+        self.shown: Doc | None = None  # the changed document, presented
+        self.memo: dict[tuple[str, int], Doc | None] = {}
 
-    def subject(self):
+    def subject(self) -> Doc:
         """The changed document (a deleted one with `id` null, as Mautic sends it)."""
-        if "subject" not in self.memo:
-            self.memo["subject"] = self._present(self.item["kind"], self.item["doc"])
+        if self.shown is None:
+            self.shown = self._present(self.item["kind"], self.item["doc"])
             if self.item["deleted"]:
-                self.memo["subject"]["id"] = None
-        return self.memo["subject"]
+                self.shown["id"] = None
+        return self.shown
 
-    def contact(self, event):
+    def contact(self, event: Doc) -> Doc | None:
+        """The contact of an event: the changed document itself when it is that contact, else the one it names."""
         wanted = event.get("contactId")
         if self.item["kind"] == "contact" and wanted in (None, self.item["doc"]["id"]):
             return self.subject()
         return self.entity("contact", wanted)
 
-    def entity(self, kind, entity_id):
+    def entity(self, kind: str, entity_id: JSON) -> Doc | None:
         """The presented document of another kind, or None when it is gone."""
         if entity_id is None:
             return None
@@ -213,7 +232,7 @@ class Payloads:
             self.memo[key] = self._present(kind, doc) if doc else None
         return self.memo[key]
 
-    def _present(self, kind, doc):
+    def _present(self, kind: str, doc: Doc) -> Doc:
         return present_one(self.resources[kind], doc, self.ctx)
 
 
@@ -235,13 +254,13 @@ STAT_KEYS = (
 )
 
 
-def _email_stat(details):
+def _email_stat(details: Doc) -> Doc:
     """The send record an email event names (its `statId`), or {}."""
     email_id, stat_id = _ref(details, "email"), details.get("statId")
     return (email_stats.get("email", email_id, stat_id) if email_id and stat_id else None) or {}
 
 
-def _email_send(p, e):
+def _email_send(p: Payloads, e: Doc) -> Doc:
     details, stat = e["details"], _email_stat(e["details"])
     email = p.entity("email", _ref(details, "email"))
     return {
@@ -257,12 +276,12 @@ def _email_send(p, e):
     }
 
 
-def _email_open(p, e):
+def _email_open(p: Payloads, e: Doc) -> Doc:
     stat = {key: value for key, value in _email_stat(e["details"]).items() if key in STAT_KEYS} or dict(e["details"])
     return {"stat": dict(stat, lead=p.contact(e), email=p.entity("email", _ref(e["details"], "email")))}
 
 
-def _hit(p, e):
+def _hit(p: Payloads, e: Doc) -> Doc:
     details = e["details"]
     hit = dict(details, page=p.entity("page", _ref(details, "page")), lead=p.contact(e))
     if details.get("emailId"):
@@ -270,27 +289,27 @@ def _hit(p, e):
     return {"hit": hit}
 
 
-def _segment(p, e):
+def _segment(p: Payloads, e: Doc) -> Doc:
     details = e["details"]
     found = p.entity("segment", details.get("segmentId"))
     segment = found or {"id": details.get("segmentId"), "name": details.get("segmentName")}
     return {"contact": p.contact(e), "segment": segment, "action": details.get("action")}
 
 
-def _automation(p, e):
+def _automation(p: Payloads, e: Doc) -> Doc:
     details = e["details"]
     found = p.entity("automation", details.get("automationId"))
     automation = {"id": details.get("automationId"), "name": (found or {}).get("name") or details.get("automationName")}
     return {"contact": p.contact(e), "automation": automation}
 
 
-def _submission(p, e):
+def _submission(p: Payloads, e: Doc) -> Doc:
     details = e["details"]
     form = p.entity("form", _ref(details, "form")) or details.get("form")
     return {"submission": dict(details.get("submission") or {}, form=form, lead=p.contact(e))}
 
 
-RENDER = {
+RENDER: dict[str, Callable[[Payloads, Doc], Doc]] = {
     "mautic.lead_post_save_new": lambda p, e: {"contact": p.contact(e)},
     "mautic.lead_post_save_update": lambda p, e: {"contact": p.contact(e)},
     "mautic.lead_points_change": lambda p, e: {"contact": p.contact(e), "points": e["points"]},
@@ -328,7 +347,7 @@ RENDER = {
 }
 
 
-def render(item, ctx):
+def render(item: Doc, ctx: Context) -> list[tuple[str, Doc]]:
     """[(trigger, payload)] of an outbox item: compat 5.3 payloads stamped with the queue time."""
     payloads = Payloads(item, ctx)
     return [(e["trigger"], dict(RENDER[e["trigger"]](payloads, e), timestamp=item["queuedAt"])) for e in item["events"]]

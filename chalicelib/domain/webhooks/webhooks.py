@@ -16,6 +16,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 from urllib.parse import urlparse
 
@@ -24,11 +25,13 @@ from chalicelib.channels import http
 from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import EntityId
 
 QUEUE = webhook_events.QUEUE
 STANDARD_PREFIX = "whsec_"  # a Standard Webhooks secret: the prefix, then 24 to 64 bytes in base64
@@ -36,7 +39,7 @@ USER_AGENT = f"Mautic/{config.MAUTIC_VERSION} (webhooks)"
 log = logging.getLogger(__name__)
 
 
-def standard_key(secret):
+def standard_key(secret: str) -> bytes | None:
     """The key of a Standard Webhooks secret, or None when it is not one."""
     if not secret.startswith(STANDARD_PREFIX):
         return None
@@ -50,7 +53,9 @@ def standard_key(secret):
 class WebhookHooks(Hooks):
     """PATCH adds triggers to the existing ones; PUT and create set them."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """A valid URL and known triggers (a PATCH adds to the stored ones); the secret kept, or made
+        when none is given."""
         url = doc.get("webhookUrl") or ""
         parts = urlparse(url)
         if url and (parts.scheme not in ("http", "https") or not parts.netloc):
@@ -60,34 +65,34 @@ class WebhookHooks(Hooks):
         if unknown:
             write.errors["triggers"] = [f"Unknown trigger '{unknown[0]}'; see /api/hooks/triggers."]
         if write.mode == "patch" and "triggers" in write.payload:
-            triggers = list(dict.fromkeys((write.existing.get("triggers") or []) + triggers))
+            triggers = list(dict.fromkeys(((write.existing or {}).get("triggers") or []) + triggers))
         doc["triggers"] = triggers
         if not doc.get("secret"):
             doc["secret"] = (write.existing or {}).get("secret") or secrets.token_urlsafe(24)
         elif doc["secret"].startswith(STANDARD_PREFIX) and standard_key(doc["secret"]) is None:
             write.errors["secret"] = [f"A Standard Webhooks secret is {STANDARD_PREFIX} then 24 to 64 bytes in base64."]
 
-    def stored(self, doc, existing, ctx):
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """A deleted hook's log is purged in the background (left as is if SQS fails: it is bounded)."""
-        if doc is None:
+        if doc is None and existing is not None:
             try:
                 queues.send(QUEUE, [{"type": "purge", "hook": existing["id"]}])
-            except Exception:  # noqa: BLE001 - the hook is deleted; its log only takes space
+            except Exception:  # the hook is deleted: its log only takes space (logged, not raised)
                 log.warning("delivery log of hook %s not purged", existing["id"], exc_info=True)
 
 
-def grouped(hook, rendered):
+def grouped(hook: Doc, rendered: Iterable[tuple[str, Doc]]) -> dict[str, list[Doc]]:
     """The payload for one hook: its triggers' events keyed by trigger, in its `eventsOrderbyDir`."""
     wanted = [(trigger, payload) for trigger, payload in rendered if trigger in (hook.get("triggers") or [])]
     if hook.get("eventsOrderbyDir") == "DESC":
         wanted.reverse()
-    out = {}
+    out: dict[str, list[Doc]] = {}
     for trigger, payload in wanted:
         out.setdefault(trigger, []).append(payload)
     return out
 
 
-def fan_out(message):
+def fan_out(message: Doc) -> None:
     """One delivery message per published hook of an outbox item; then the item goes."""
     item = store.get(webhook_events.OUTBOX, message["id"])
     if item is None:
@@ -113,11 +118,11 @@ def fan_out(message):
     store.remove(webhook_events.OUTBOX, item["id"])
 
 
-def _signature(key, data):
+def _signature(key: bytes, data: bytes) -> str:
     return base64.b64encode(hmac.new(key, data, hashlib.sha256).digest()).decode()
 
 
-def headers(secret, delivery, timestamp):
+def headers(secret: str, delivery: Doc, timestamp: int) -> dict[str, str]:
     """Content type, origin, Standard Webhooks id and timestamp, and the signature: Mautic's
     `Webhook-Signature` (HMAC-SHA256 of the body), or Standard Webhooks' `webhook-signature` for a
     `whsec_` secret. HTTP header names ignore case, so a delivery carries one of the two."""
@@ -139,7 +144,7 @@ def headers(secret, delivery, timestamp):
     return out
 
 
-def attempt(delivery):
+def attempt(delivery: Doc) -> None:
     """Deliver once; log it; then done, queued again for later, or dead-lettered."""
     waiting = delivery.get("due", 0) - time.time()
     if waiting > 1:
@@ -164,7 +169,7 @@ def attempt(delivery):
         _after_failure(hook, delivery, result)
 
 
-def _after_failure(hook, delivery, result):
+def _after_failure(hook: Doc, delivery: Doc, result: http.Result) -> None:
     delay = http.retry_delay(delivery["attempt"]) if result.retry and result.status != 410 else None
     if delay is None:
         queues.send(
@@ -182,7 +187,7 @@ def _after_failure(hook, delivery, result):
         unpublish(hook["id"])
 
 
-def _failing_for_long(hook):
+def _failing_for_long(hook: Doc) -> bool:
     """Mautic's health check: none of the last WEBHOOK_DISABLE_LIMIT attempts succeeded, and they
     span WEBHOOK_DISABLE_AFTER seconds since the oldest of them and since the hook was last edited."""
     rows = list(store.iterate(log_kind(hook["id"]), descending=True, limit=config.WEBHOOK_DISABLE_LIMIT))
@@ -192,15 +197,15 @@ def _failing_for_long(hook):
     return since <= clock.now() - timedelta(seconds=config.WEBHOOK_DISABLE_AFTER)
 
 
-def _succeeded(row):
+def _succeeded(row: Doc) -> bool:
     return row["statusCode"] is not None and 200 <= row["statusCode"] < 300
 
 
-def unpublish(hook_id):
+def unpublish(hook_id: int) -> None:
     """Unpublish a hook (as the system, not a user)."""
     ctx = Context()
 
-    def run():
+    def run() -> None:
         existing = store.get("hook", hook_id)
         if existing and existing.get("isPublished"):
             service.save_change(registry.resource("hook"), existing, dict(existing, isPublished=False), ctx)
@@ -208,11 +213,12 @@ def unpublish(hook_id):
     service.retrying(run, ctx)
 
 
-def log_kind(hook_id):
+def log_kind(hook_id: EntityId) -> str:
+    """The kind of a hook's delivery log."""
     return f"hooklog#{int(hook_id)}"
 
 
-def _log(hook_id, delivery, result):
+def _log(hook_id: int, delivery: Doc, result: http.Result) -> None:
     """Append to the hook's delivery log, dropping the entry WEBHOOK_LOG_MAX older."""
     kind = log_kind(hook_id)
     entry_id = store.allocate_ids(kind)[0]
@@ -233,7 +239,7 @@ def _log(hook_id, delivery, result):
         store.remove(kind, entry_id - config.WEBHOOK_LOG_MAX)
 
 
-def logs(hook_id, start, limit):
+def logs(hook_id: EntityId, start: int, limit: int) -> Doc:
     """`{"total", "logs"}`: a page of the hook's delivery log, newest first."""
     hook = store.get("hook", int(hook_id)) if str(hook_id).isdigit() else None
     if hook is None:
@@ -243,7 +249,7 @@ def logs(hook_id, start, limit):
     return {"total": min(store.last_id(kind), kept), "logs": rows[start:]}
 
 
-def purge_logs(message):
+def purge_logs(message: Doc) -> None:
     """Drop the delivery log of a deleted hook."""
     kind = log_kind(message["hook"])
     for row in list(store.iterate(kind)):

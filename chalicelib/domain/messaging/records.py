@@ -1,0 +1,90 @@
+"""The shapes of what messaging stores and other capabilities read: the send record of one email
+to one contact (written by `sending`, found by `email_stats`, changed by `tracking`, read by the
+stats API, segment sends and webhook payloads), a text message's, and the per-contact record of a
+segment send.
+
+`Doc` and `JSON` name a stored document and a value of arbitrary JSON: the same names, with the
+same meaning, as the kernel's types for every capability; these stand for them here until the
+kernel's are in this package's reach, and then become re-exports of them.
+"""
+
+from typing import Any, NotRequired, TypeAlias, TypedDict
+
+Doc: TypeAlias = dict[str, Any]  # a stored document (same as the kernel's `Doc`)
+JSON: TypeAlias = Any  # a value of arbitrary JSON (same as the kernel's `JSON`)
+
+
+class Ref(TypedDict):
+    """A reference to another document as the send record nests it (Mautic's shape)."""
+
+    id: int
+
+
+class SendRecord(TypedDict):
+    """One email delivered to one contact (`emailstat#<email id>` / <stat id>, compat 13.2): Mautic's
+    stat properties, the tracking hash that finds it, and what was sent (subject, tokens, headers).
+    `_rev` is the store's revision, present once it was read."""
+
+    id: int
+    email: Ref
+    lead: Ref
+    emailAddress: str
+    ipAddress: str | None
+    dateSent: str | None
+    isRead: bool
+    isFailed: bool
+    dateRead: str | None
+    retryCount: int
+    source: str | None  # what sent it: "api", "segment", "campaign", "trigger", "form"...
+    sourceId: JSON  # the id within that source (an automation event, a run generation...)
+    openCount: int
+    lastOpened: str | None
+    trackingHash: str
+    viewedInBrowser: bool
+    clickCount: int
+    replied: bool
+    subject: str
+    messageId: str
+    contentHash: str
+    tokens: dict[str, str]  # token values the rendering used
+    sendTokens: dict[str, str]  # the `tokens` given to the send (the web view renders with them again)
+    headers: dict[str, str]
+    _rev: NotRequired[int]
+
+
+class SmsRecord(TypedDict):
+    """One text message delivered to one contact (`smsstat#<sms id>` / <stat id>)."""
+
+    id: int
+    sms: Ref
+    lead: Ref
+    phone: str | None
+    dateSent: str
+    source: str | None
+    sourceId: JSON
+    messageId: str
+
+
+class RecipientRecord(TypedDict):
+    """A contact's record in the segment sends of one email (`emailsend#<email id>` / <contact id>):
+    `status` is sending, sent, skipped, failed, retry or unknown (domain/messaging/email_sends.py)."""
+
+    id: int
+    status: str
+    statId: int | None
+    attempts: int
+    reason: str | None
+    updatedAt: str
+    _rev: NotRequired[int]
+
+
+class SendOutcome(TypedDict, total=False):
+    """What `sending.send_email` and `send_sms` answer: success with the send record's `statId` (and
+    `trackingHash` or `content`), or the `reason` it did not go out and whether trying again may help."""
+
+    success: bool
+    statId: int
+    trackingHash: str
+    content: str
+    reason: str
+    retryable: bool
