@@ -2,7 +2,7 @@
 
 Auth sits below the API layer, so it cannot name `api/request.py`'s `ApiRequest`; the `Request`
 Protocol lists what `core.py` and `oauth1.py` use of it. `Doc` and `JSON` are the kernel's
-(`domain/kernel/types.py`), defined here until that module lands.
+(its `types` module), defined here until that module lands.
 """
 
 from collections.abc import Mapping
@@ -16,9 +16,12 @@ class Request(Protocol):
     """The parsed HTTP request as auth sees it (`api/request.py`'s `ApiRequest` is one)."""
 
     method: str
-    headers: Mapping[str, str]
     query: Doc
     raw: Any  # chalice.app.Request: `context`, `query_params`, `raw_body`, `path`
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The request headers, looked up by lowercase name."""
 
     @property
     def content_type(self) -> str:
