@@ -16,7 +16,7 @@ from chalicelib.api.errors import ApiError
 FORM = "application/x-www-form-urlencoded"
 MAX_DEPTH = php_query.MAX_DEPTH  # nesting levels of a JSON body
 MULTIPART = "multipart/form-data"
-File = tuple[str | None, str, bytes]  # (file name, content type, bytes) of a multipart part
+File = tuple[str, str, bytes]  # (file name, content type, bytes) of a multipart part
 
 
 class ApiRequest:
@@ -82,8 +82,9 @@ class ApiRequest:
             name = str(part.get_param("name", header="content-disposition"))
             payload = part.get_payload(decode=True)  # bytes for a part that is not itself multipart
             assert isinstance(payload, bytes)
-            if part.get_filename() is not None:
-                self.files[name] = (part.get_filename(), part.get_content_type(), payload)
+            filename = part.get_filename()
+            if filename is not None:
+                self.files[name] = (filename, part.get_content_type(), payload)
             elif name:
                 pairs.append((name, payload.decode("utf-8", "replace")))
         return _nested(lambda: php_query.parse(pairs))
