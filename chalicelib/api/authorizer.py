@@ -19,6 +19,7 @@ It runs the one auth core (`auth/core.py` `authenticate`) on what a REQUEST auth
 """
 
 import json
+from typing import Any
 
 from chalice.app import Request
 
@@ -32,9 +33,10 @@ from chalicelib.domain.kernel.context import Context
 
 UNAUTHORIZED = "Unauthorized"  # the error message API Gateway turns into its 401
 DEFERRED = "deferred"
+Doc = dict[str, Any]  # a user document, a decision's context (the kernel's types.Doc once it lands)
 
 
-def handler(event, context=None):
+def handler(event: Doc, context: object = None) -> Doc:
     """The authorizer's Lambda handler: the policy document API Gateway expects."""
     observe.begin(
         getattr(context, "aws_request_id", None), apiRequestId=(event.get("requestContext") or {}).get("requestId")
@@ -53,14 +55,14 @@ def handler(event, context=None):
     }
 
 
-def api_resources(method_arn):
+def api_resources(method_arn: str) -> str:
     """Every method under `/api` of the stage: a cached decision serves any route."""
     api, _, _ = method_arn.partition("/")
     stage = method_arn.split("/")[1]
     return f"{api}/{stage}/*/api/*"
 
 
-def decide(event):
+def decide(event: Doc) -> tuple[str, dict[str, Any]]:
     """(effect, context) for an API Gateway REQUEST authorizer event; raises Exception("Unauthorized")."""
     bootstrap.ensure_ready()
     ctx = Context()
@@ -87,25 +89,28 @@ def decide(event):
     }
 
 
-def _body_may_hold_credentials(request, header):
+def _body_may_hold_credentials(request: ApiRequest, header: str) -> bool:
+    """Whether the credential may be in the form body the authorizer cannot see."""
     form = request.method != "GET" and request.content_type == FORM
     return form and (header.startswith("OAuth ") or not (header or request.query.get("access_token")))
 
 
-def _refused(error, credentials):
+def _refused(error: AuthError, credentials: str | None) -> tuple[str, Doc]:
+    """The decision for a refusal: Deny for a 403, `Unauthorized` for no credential, else a refusal the API answers."""
     document = error_body(error.status, error.message, error_type=error.type, with_details=False)
     if error.status == 403:
         return "Deny", {"error": json.dumps(document, separators=(",", ":"))}
     if error.status == 401 and not credentials:
-        raise Exception(UNAUTHORIZED)  # noqa: TRY002 - the exact message API Gateway expects
+        raise Exception(UNAUTHORIZED)
     return "Allow", _refusal(error.status, error.headers, document)
 
 
-def _refusal(status, headers, document):
+def _refusal(status: int, headers: dict[str, str], document: Doc) -> Doc:
+    """The context of a refusal the API function answers as it stands (status, headers, body)."""
     return {"refusal": json.dumps({"status": status, "headers": headers, "body": document})}
 
 
-def caller(request, ctx):
+def caller(request: ApiRequest, ctx: Context) -> Doc:
     """The user of an `/api` request: the authorizer's decision when it made one this function can
     trust, else the in-process check (AuthError/ApiError on refusal).
 
@@ -134,7 +139,9 @@ def caller(request, ctx):
     return json.loads(granted["user"])
 
 
-def _still_valid(granted, request, ctx):
+def _still_valid(granted: Doc, request: ApiRequest, ctx: Context) -> bool:
+    """Whether an Allow decision still holds: same settings and revocations versions, and not an
+    OAuth1a decision made for another request."""
     if granted["scheme"] == "OAuth" and granted.get("requestId") != (request.raw.context or {}).get("requestId"):
         return False
     return str(granted.get("settingsVersion")) == str(settings.version(ctx)) and str(

@@ -73,16 +73,20 @@ HTTP status of batch/edit is 200 as in Mautic.
 
 import logging
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from chalicelib import config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
-from chalicelib.api.routing import METHODS, Contract, Reply, Routes
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.routing import JSON, METHODS, Answer, Contract, Doc, Handler, Reply, Routes
 from chalicelib.domain.kernel import access, batching, cache_keys, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
+from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.wiring import BATCHED
 
 log = logging.getLogger(__name__)
@@ -91,16 +95,18 @@ ID_MISSING = "ID is missing from the payload."
 NOT_FOUND = "Item was not found."
 PATH_NOT_FOUND = NOT_FOUND_PATH["errors"][0]["message"]
 _PHP_INT = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")
+Key = int | str  # an item's key in the request: its index, or the key it was sent with
+ItemCall = Callable[[Context], tuple[Doc, int]]  # one item's operation: (document, status code)
 
 
-def php_key(key):
+def php_key(key: Key) -> Key:
     """A key as PHP holds it in an array: a decimal integer string is an int."""
     if isinstance(key, int):
         return key
     return int(key) if _PHP_INT.match(key) else key
 
 
-def php_array(pairs):
+def php_array(pairs: Iterable[tuple[Key, Any]]) -> list[Any] | dict[str, Any]:
     """(key, value) pairs as PHP's json_encode renders the array: a list if the keys are 0..n-1 in
     order, else an object keyed by the keys as strings."""
     pairs = list(pairs)
@@ -109,15 +115,16 @@ def php_array(pairs):
     return {str(key): value for key, value in pairs}
 
 
-def check_limit(count):
+def check_limit(count: int) -> None:
+    """400 past BATCH_MAX items, before anything is written."""
     if count > config.BATCH_MAX:
         raise ApiError(400, f"A max of {config.BATCH_MAX} entities are supported at a time.")
 
 
-def body_items(body):
+def body_items(body: JSON) -> list[tuple[Key, JSON]]:
     """The (key, item) pairs of a batch body, in order."""
     if isinstance(body, list):
-        pairs = list(enumerate(body))
+        pairs: list[tuple[Key, JSON]] = list(enumerate(body))
     elif isinstance(body, dict) and all(isinstance(value, dict) for value in body.values()):
         pairs = [(php_key(key), value) for key, value in body.items()]
     else:
@@ -130,9 +137,10 @@ def body_items(body):
     return pairs
 
 
-def query_ids(query):
+def query_ids(query: Doc) -> list[tuple[Key, JSON]]:
     """The (key, id) pairs of `ids`: `1,2,3`, `ids[]=1&ids[]=2` or `ids[a]=1`."""
     ids = query.get("ids")
+    pairs: list[tuple[Key, JSON]]
     if ids is None or ids == "":
         pairs = []
     elif isinstance(ids, list):
@@ -145,32 +153,34 @@ def query_ids(query):
     return pairs
 
 
-def api_error(status, message):
+def api_error(status: int, message: str) -> Doc:
     """An id look-up or permission failure of one item."""
     return {"message": message, "code": status, "type": "api"}
 
 
-def item_error(error):
+def item_error(error: DomainError) -> Doc:
+    """The `errors` entry of an item refused by the domain."""
     if isinstance(error, (NotFound, Forbidden)):
         return api_error(error.status, error.message)
     return {"code": error.status, "message": error.message, "details": error.details, "type": None}
 
 
-def without_id(item):
+def without_id(item: JSON) -> JSON:
+    """An item without its `id`, which picks the entity and is never written."""
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
 
 
 class Outcome:
     """The results of a batch, by input key."""
 
-    def __init__(self, resource, ctx):
+    def __init__(self, resource: Resource, ctx: Context) -> None:
         self.resource = resource
         self.ctx = ctx
-        self.docs = []  # (key, document)
-        self.codes = []  # (key, status)
-        self.errors = []  # (key, error entry)
+        self.docs: list[tuple[Key, Doc]] = []  # (key, document)
+        self.codes: list[tuple[Key, int]] = []  # (key, status)
+        self.errors: list[tuple[Key, Doc]] = []  # (key, error entry)
 
-    def item_ctx(self):
+    def item_ctx(self) -> Context:
         """The context an item runs with: the request's, or a fresh one for cached kinds, whose
         writes must be seen by the next item (their definitions are memoised per context)."""
         if self.resource.cached:
@@ -179,7 +189,7 @@ class Outcome:
         self.ctx.cache.pop(cache_keys.ref(self.resource.kind), None)
         return self.ctx
 
-    def run(self, key, call):
+    def run(self, key: Key, call: ItemCall) -> None:
         """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised,
         also when its write was deferred and the store refuses it later."""
         try:
@@ -192,27 +202,30 @@ class Outcome:
             self.docs.append((key, doc))
             self.codes.append((key, status))
 
-    def _error(self, key, error):
+    def _error(self, key: Key, error: BaseException) -> Doc:
+        """The `errors` entry of a failed item (an unexpected failure is logged and a 500)."""
         if isinstance(error, DomainError):
             return item_error(error)
         log.error("batch item %s of %s failed", key, self.resource.kind, exc_info=error)
         return {"code": 500, "message": UNEXPECTED, "details": [], "type": None}
 
-    def fail(self, key, error):
+    def fail(self, key: Key, error: Doc) -> None:
+        """Record an item's failure: its error entry and code."""
         self.errors.append((key, error))
         self.codes.append((key, error["code"]))
 
-    def refuse(self, key, error):
+    def refuse(self, key: Key, error: BaseException) -> None:
         """An item reported done whose deferred write was refused: its error replaces its document."""
         entry = self._error(key, error)
         self.docs = [(k, doc) for k, doc in self.docs if k != key]
         self.codes = [(k, entry["code"] if k == key else code) for k, code in self.codes]
         self.errors.append((key, entry))
 
-    def reply(self, status, codes=True):
+    def reply(self, status: int, codes: bool = True) -> Reply:
+        """The batch answer: the documents, `statusCodes` (unless `codes` is False) and `errors`, by key."""
         ctx = self.item_ctx() if self.resource.cached else self.ctx
         reprs = present(self.resource, [doc for _, doc in self.docs], ctx)
-        body = {self.resource.plural: php_array(zip([key for key, _ in self.docs], reprs))}
+        body: Doc = {self.resource.plural: php_array(zip([key for key, _ in self.docs], reprs, strict=True))}
         if codes:
             body["statusCodes"] = php_array(self.codes)
         if self.errors:
@@ -220,26 +233,32 @@ class Outcome:
         return Reply(body, status)
 
 
-def install(routes, resource):
-    """Register `batch/new` (POST), `batch/edit` (PATCH, and PUT when the resource has it) and
-    `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
+def _batch_new(resource: Resource) -> Handler:
+    """The handler of `batch/new`: one create per item, ids and unique look-ups prepared for all."""
     writes = resource.writes or service
 
-    def batch_new(request, ctx):
+    def batch_new(request: ApiRequest, ctx: Context) -> Answer:
         access.require(ctx, resource, Action.CREATE)
         outcome = Outcome(resource, ctx)
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
         with batching.prepared(resource, [item for _, item in items], ctx, group=True):
             for key, item in items:
 
-                def create(item_ctx, item=item):
+                def create(item_ctx: Context, item: JSON = item) -> tuple[Doc, int]:
                     doc, was_created = writes.create(resource, item, item_ctx)
                     return doc, 201 if was_created else 200
 
                 outcome.run(key, create)
         return outcome.reply(201)
 
-    def batch_edit(request, ctx):
+    return batch_new
+
+
+def _batch_edit(resource: Resource) -> Handler:
+    """The handler of `batch/edit`: one PATCH or PUT per item, each checked against its document."""
+    writes = resource.writes or service
+
+    def batch_edit(request: ApiRequest, ctx: Context) -> Answer:
         replace = request.method == "PUT"
         outcome = Outcome(resource, ctx)
         for key, item in body_items(request.body):
@@ -248,7 +267,7 @@ def install(routes, resource):
                 outcome.fail(key, api_error(400, ID_MISSING))
                 continue
 
-            def edit(item_ctx, item=item, entity_id=entity_id):
+            def edit(item_ctx: Context, item: JSON = item, entity_id: JSON = entity_id) -> tuple[Doc, int]:
                 route_needs.check_document(resource, Action.EDIT, entity_id, item_ctx, request.method)
                 doc, was_created = writes.edit(resource, entity_id, without_id(item), item_ctx, replace=replace)
                 return doc, 201 if was_created else 200
@@ -256,21 +275,35 @@ def install(routes, resource):
             outcome.run(key, edit)
         return outcome.reply(200)
 
-    def batch_delete(request, ctx):
+    return batch_edit
+
+
+def _batch_delete(resource: Resource) -> Handler:
+    """The handler of `batch/delete`: one delete per id of `ids`, each checked against its document."""
+    writes = resource.writes or service
+
+    def batch_delete(request: ApiRequest, ctx: Context) -> Answer:
         outcome = Outcome(resource, ctx)
         for key, entity_id in query_ids(request.query):
 
-            def delete(item_ctx, entity_id=entity_id):
+            def delete(item_ctx: Context, entity_id: JSON = entity_id) -> tuple[Doc, int]:
                 route_needs.check_document(resource, Action.DELETE, entity_id, item_ctx, request.method)
                 return writes.delete(resource, entity_id, item_ctx), 200
 
             outcome.run(key, delete)
         return outcome.reply(200, codes=False)
 
-    actions = {
-        "new": {"POST": batch_new},
+    return batch_delete
+
+
+def install(routes: Routes, resource: Resource) -> None:
+    """Register `batch/new` (POST), `batch/edit` (PATCH, and PUT when the resource has it) and
+    `batch/delete` (DELETE) for the resource, as one route `/<prefix>/batch/{action}`."""
+    batch_edit = _batch_edit(resource)
+    actions: dict[str, dict[str, Handler]] = {
+        "new": {"POST": _batch_new(resource)},
         "edit": dict.fromkeys(("PATCH", "PUT") if resource.put else ("PATCH",), batch_edit),
-        "delete": {"DELETE": batch_delete},
+        "delete": {"DELETE": _batch_delete(resource)},
     }
 
     contract = Contract(
@@ -283,7 +316,8 @@ def install(routes, resource):
         contract=contract,
         access=(route_needs.Need(resource.kind, Action.VIEW),),
     )
-    def batch(request, ctx, action):
+    def batch(request: ApiRequest, ctx: Context, action: str) -> Answer:
+        """Batch create, edit or delete, by the `{action}` segment and the method."""
         if action not in actions:
             raise ApiError(404, PATH_NOT_FOUND)
         handler = actions[action].get(request.method)

@@ -2,10 +2,12 @@
 focus items (with the script that shows one) and marketing messages."""
 
 from chalicelib.api import standard
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.web import focus
 from chalicelib.domain.web.declarations import ASSET, FOCUS, PAGE
@@ -16,7 +18,8 @@ for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET,
 
 
 @routes.route("/focus/{id}/js", "GET", access=(Need("focus", Action.VIEW, "id"),))
-def focus_script(request, ctx, id):
+def focus_script(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """The script that shows the focus item on a page."""
     return {"js": focus.script(service.load(FOCUS, id))}
 
 

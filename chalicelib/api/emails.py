@@ -1,17 +1,20 @@
 """Sending emails and text messages (compat 13.1): to one contact, to an email's segments, replies."""
 
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Reply, Routes
+from chalicelib.api.routing import JSON, Answer, Doc, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.messaging import email_runs, email_sends, sending, tracking
 
 routes = Routes("emails")
 
 
-def _tokens(value):
+def _tokens(value: JSON) -> Doc:
+    """The `tokens` of a send: an object of token names and values ({} when absent); 400 otherwise."""
     if value in (None, "", []):
         return {}
     if not isinstance(value, dict):
@@ -19,7 +22,8 @@ def _tokens(value):
     return value
 
 
-def _attachments(value, ctx):
+def _attachments(value: JSON, ctx: Context) -> list[int]:
+    """The ids of existing assets to attach ([] when absent); 400 naming the unknown ones."""
     if value in (None, "", []):
         return []
     try:
@@ -37,7 +41,7 @@ def _attachments(value, ctx):
     "POST",
     access=(Need("email", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
 )
-def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path parameter's name
+def send_to_contact(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
     """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
     payload = service.payload_object(request.body)
     tokens, attachments = _tokens(payload.get("tokens")), _attachments(payload.get("assetAttachments"), ctx)
@@ -48,7 +52,7 @@ def send_to_contact(request, ctx, id, contact_id):  # noqa: A002 - the path para
 
 
 @routes.route("/emails/{id}/send", "POST", access=(Need("email", Action.VIEW, "id"),))
-def send_to_segments(request, ctx, id):  # noqa: A002
+def send_to_segments(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
     state, outcomes = email_sends.start(id, service.payload_object(request.body), ctx)
@@ -63,7 +67,8 @@ def send_to_segments(request, ctx, id):  # noqa: A002
 
 
 @routes.route("/emails/reply/{hash}", "POST", access=(Need("email", Action.VIEW),))
-def reply(request, ctx, hash):  # noqa: A002
+def reply(request: ApiRequest, ctx: Context, hash: str) -> Answer:
+    """Record a reply to the email sent under a tracking hash (201)."""
     tracking.reply(hash, ctx)
     return Reply({"success": True}, 201)
 
@@ -74,7 +79,7 @@ def reply(request, ctx, hash):  # noqa: A002
     "POST",
     access=(Need("sms", Action.VIEW, "id"), Need("contact", Action.EDIT, "contact_id")),
 )
-def send_sms(request, ctx, id, contact_id):  # noqa: A002
+def send_sms(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
     """Send a text message to a contact's mobile number (compat 13.1's answer)."""
     result = sending.send_sms(id, contact_id, ctx, source=("api", None))
     if result["success"]:

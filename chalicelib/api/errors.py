@@ -1,6 +1,7 @@
 """Errors as JSON: `{"errors": [{"code", "message", "details", "type"}]}` with the HTTP status."""
 
 import json
+from typing import Any
 
 from chalicelib import config
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS
@@ -9,7 +10,15 @@ from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS
 class ApiError(Exception):
     """A failure decided by the HTTP layer (routing, parsing, authentication)."""
 
-    def __init__(self, status, message, details=None, error_type=None, headers=None, with_details=True):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        details: Any = None,
+        error_type: str | None = None,
+        headers: dict[str, str] | None = None,
+        with_details: bool = True,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -19,9 +28,11 @@ class ApiError(Exception):
         self.with_details = with_details
 
 
-def body(status, message, details=None, error_type=None, with_details=True):
+def body(
+    status: int, message: str, details: Any = None, error_type: str | None = None, with_details: bool = True
+) -> dict[str, Any]:
     """The error document for one failure."""
-    item = {"code": status, "message": message}
+    item: dict[str, Any] = {"code": status, "message": message}
     if with_details:
         item["details"] = details if details is not None else []
     item["type"] = error_type
@@ -34,20 +45,21 @@ UNEXPECTED = (
 NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
 
 
-def not_found_path_json():
+def not_found_path_json() -> str:
     """The body answered for an unknown path, locally and by API Gateway (see infra/)."""
     return json.dumps(NOT_FOUND_PATH)
 
 
-def no_credentials_json():
+def no_credentials_json() -> str:
     """The 401 of a request without credentials, locally and by API Gateway (UNAUTHORIZED, see infra/)."""
     return json.dumps(body(401, NO_CREDENTIALS, error_type="access_denied", with_details=False))
 
 
-def challenge():
+def challenge() -> dict[str, str]:
     """The WWW-Authenticate header of that 401."""
     return dict(BEARER_CHALLENGE)
 
 
-def headers():
+def headers() -> dict[str, str]:
+    """The headers of every JSON answer: its type and the Mautic version clients check."""
     return {"Content-Type": "application/json", "Mautic-Version": config.MAUTIC_VERSION}

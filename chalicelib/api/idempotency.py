@@ -9,11 +9,14 @@ docs/api-contract.md.
 """
 
 import hashlib
+from collections.abc import Callable
 
 from chalice import Response
 
 from chalicelib.api.errors import ApiError
 from chalicelib.api.errors import headers as base_headers
+from chalicelib.api.request import ApiRequest
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import idempotency as records
 
 METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -24,7 +27,8 @@ KEPT_HEADERS = ("Content-Type", "Location")
 RETRYABLE = frozenset({409, 429})
 
 
-def _key(request):
+def _key(request: ApiRequest) -> str | None:
+    """The request's `Idempotency-Key` when its method takes one; 400 for a malformed key."""
     key = request.headers.get(HEADER.lower())
     if key is None or request.method not in METHODS:
         return None
@@ -34,9 +38,10 @@ def _key(request):
     return key
 
 
-def _fingerprint(request):
+def _fingerprint(request: ApiRequest) -> str:
+    """A SHA-256 of what makes two requests the same: method, path, path parameters, query and body."""
     raw = request.raw.raw_body or b""
-    parts = [
+    parts: list[str | bytes] = [
         request.method,
         request.raw.path,
         repr(sorted((request.raw.uri_params or {}).items())),
@@ -50,7 +55,7 @@ def _fingerprint(request):
     return digest.hexdigest()
 
 
-def guarded(request, ctx, run):
+def guarded(request: ApiRequest, ctx: Context, run: Callable[[], Response]) -> Response:
     """run() -> Response, once per (credential, key): a replay answers what the first run did."""
     key = _key(request)
     if key is None:
@@ -73,7 +78,8 @@ def guarded(request, ctx, run):
     return response
 
 
-def _replay(found, fingerprint):
+def _replay(found: records.Record, fingerprint: str) -> Response:
+    """The kept first answer: 422 for another request with the key, 409 while the first still runs."""
     if found.fingerprint != fingerprint:
         raise ApiError(422, f"This {HEADER} was already used for another request.")
     if found.answer is None:

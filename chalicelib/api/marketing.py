@@ -2,12 +2,14 @@
 
 from chalicelib.api import standard
 from chalicelib.api.collections import install_nested_delete
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.web import submissions
 from chalicelib.domain.web.declarations import FORM
@@ -20,7 +22,8 @@ install_nested_delete(routes, FORM, "actions")
 
 
 @routes.route("/forms/{id}/submissions", "GET", access=(Need("form", Action.VIEW, "id"),))
-def form_submissions(request, ctx, id):
+def form_submissions(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """The form's submissions, with the list parameters."""
     return submissions.listing(id, standard.list_query(request.query), ctx)
 
 
@@ -29,13 +32,15 @@ def form_submissions(request, ctx, id):
     "GET",
     access=(Need("form", Action.VIEW, "id"), Need("contact", Action.VIEW, "contact_id")),
 )
-def contact_submissions(request, ctx, id, contact_id):
+def contact_submissions(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
+    """The form's submissions by one contact."""
     contact = service.load(CONTACT, contact_id)
     return submissions.listing(id, standard.list_query(request.query), ctx, contact_id=contact["id"])
 
 
 @routes.route("/forms/{id}/submissions/{submission_id}", "GET", access=(Need("form", Action.VIEW, "id"),))
-def one_submission(request, ctx, id, submission_id):
+def one_submission(request: ApiRequest, ctx: Context, id: str, submission_id: str) -> Answer:
+    """One submission of the form."""
     return {"submission": submissions.one(id, submission_id, ctx)}
 
 

@@ -14,9 +14,11 @@ Errors are the JSON error document with the OAuth1 error code as `type`.
 
 from html import escape
 
-from chalicelib.api.routing import Reply, Routes
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.routing import JSON, Answer, Doc, Reply, Routes
 from chalicelib.auth import core, login, oauth1
 from chalicelib.auth.errors import AuthError
+from chalicelib.domain.kernel.context import Context
 
 routes = Routes("oauth1_endpoints", authenticated=False)
 
@@ -43,30 +45,35 @@ VERIFIER_PAGE = """<!DOCTYPE html>
 
 
 @routes.route("/oauth/v1/request_token", "POST")
-def request_token(request, ctx):
+def request_token(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth 1a step 1: a request token for a signed consumer."""
     oauth1.require_mode(ctx)
     return Reply(oauth1.issue_request_token(request, ctx), 200, dict(NO_STORE), TOKEN_TYPE)
 
 
 @routes.route("/oauth/v1/access_token", "POST")
-def access_token(request, ctx):
+def access_token(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth 1a step 3: the access token for an authorized request token and its verifier."""
     oauth1.require_mode(ctx)
     return Reply(oauth1.issue_access_token(request, ctx), 200, dict(NO_STORE), TOKEN_TYPE)
 
 
-def _page(ctx, consumer, token, callback, error=None):
+def _page(ctx: Context, consumer: Doc, token: str | None, callback: str | None, error: str | None = None) -> Reply:
+    """The login page of the authorize step, posting the request token and callback back."""
     html, cookie = login.render(
         ctx, ctx.base_url + AUTHORIZE, {"oauth_token": token, "oauth_callback": callback}, consumer["name"], error
     )
     return Reply(html, 200, dict(PAGE_HEADERS, **{"Set-Cookie": cookie}), HTML)
 
 
-def _text(value):
+def _text(value: JSON) -> str | None:
+    """A parameter that must be a string, or None."""
     return value if isinstance(value, str) else None
 
 
 @routes.route(AUTHORIZE, "GET")
-def authorize_page(request, ctx):
+def authorize_page(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth 1a step 2: the login page for a live request token."""
     oauth1.require_mode(ctx)
     token, callback = _text(request.query.get("oauth_token")), _text(request.query.get("oauth_callback"))
     consumer, _, _ = oauth1.pending_authorization(ctx, token, callback)
@@ -74,7 +81,8 @@ def authorize_page(request, ctx):
 
 
 @routes.route(AUTHORIZE, "POST")
-def authorize_submit(request, ctx):
+def authorize_submit(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth 1a step 2, the login form posted: the verifier by callback or on a page."""
     oauth1.require_mode(ctx)
     form = request.body if request.content_type == TOKEN_TYPE and isinstance(request.body, dict) else {}
     if not login.csrf_ok(ctx, request.headers.get("cookie"), _text(form.get("_csrf"))):
@@ -83,6 +91,7 @@ def authorize_submit(request, ctx):
         )
     token, given = _text(form.get("oauth_token")), _text(form.get("oauth_callback")) or None
     consumer, data, callback = oauth1.pending_authorization(ctx, token, given)
+    assert token is not None  # pending_authorization refuses a missing token
     user = login.check(_text(form.get("username")), _text(form.get("password")), core.source_address(request))
     if user is None:
         return _page(ctx, consumer, token, given, "Invalid username or password.")
@@ -94,7 +103,8 @@ def authorize_submit(request, ctx):
 
 
 @routes.route("/oauth/v1/deauthorize", "POST")
-def deauthorize(request, ctx):
+def deauthorize(request: ApiRequest, ctx: Context) -> Answer:
+    """Give up the access token the request is signed with."""
     oauth1.deauthorize_signed(request, ctx)
     return {"success": 1}
 

@@ -8,9 +8,11 @@ form body; client credentials as parameters or HTTP Basic. GET is refused with 4
 3.2: secrets in a URL end up in logs), although Mautic accepts it.
 """
 
-from chalicelib.api.routing import Reply, Routes
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core, login
 from chalicelib.auth import oauth2_flows as flows
+from chalicelib.domain.kernel.context import Context
 
 routes = Routes("oauth2_endpoints", authenticated=False)
 
@@ -26,14 +28,16 @@ BAD_LOGIN = "Invalid username or password."
 BAD_CSRF = "The login form has expired or was not sent from this page. Reload the page and try again."
 
 
-def _login_page(ctx, authorization, error=None):
+def _login_page(ctx: Context, authorization: flows.AuthorizationRequest, error: str | None = None) -> Reply:
+    """The login page of a validated authorize request (its fields posted back)."""
     html, cookie = login.render(
         ctx, ctx.base_url + AUTHORIZE, authorization.hidden_fields(), authorization.client["name"], error
     )
     return Reply(html, 200, dict(PAGE_HEADERS, **{"Set-Cookie": cookie}), "text/html; charset=utf-8")
 
 
-def _redirect(location):
+def _redirect(location: str) -> Reply:
+    """A 302 to `location` that no cache keeps and no referer follows."""
     return Reply(
         "",
         302,
@@ -43,7 +47,8 @@ def _redirect(location):
 
 
 @routes.route(AUTHORIZE, "GET")
-def authorize_page(request, ctx):
+def authorize_page(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth2 authorize: the login page for a valid client and redirect_uri."""
     flows.check_enabled(ctx)
     try:
         authorization = flows.authorization_request(ctx, request.query)
@@ -53,7 +58,8 @@ def authorize_page(request, ctx):
 
 
 @routes.route(AUTHORIZE, "POST")
-def authorize_submit(request, ctx):
+def authorize_submit(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth2 authorize, the login form posted: a redirect with a code and the state."""
     flows.check_enabled(ctx)
     form = request.body if isinstance(request.body, dict) else {}
     csrf = form.get("_csrf")
@@ -72,7 +78,8 @@ def authorize_submit(request, ctx):
 
 
 @routes.route("/oauth/v2/token", "POST")
-def token(request, ctx):
+def token(request: ApiRequest, ctx: Context) -> Answer:
+    """OAuth2 token endpoint: authorization_code, refresh_token and client_credentials grants."""
     flows.check_enabled(ctx)
     body = flows.token(ctx, request.body, request.headers.get("authorization"))
     return Reply(body, 200, dict(flows.NO_STORE))

@@ -8,10 +8,13 @@ here is written by hand per route, so a new route or attribute shows up by itsel
 """
 
 import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from chalicelib import config
+from chalicelib.api.routing import Contract, Doc, Handler, Routes
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import AUDIT_KEYS
+from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -20,7 +23,7 @@ ERROR_RESPONSE = {
     "description": 'An error: `{"errors": [{"code", "message", "details", "type"}]}`.',
     "content": {"application/json": {"schema": ERROR}},
 }
-_TYPES = {
+_TYPES: dict[Callable[..., Any], Doc] = {
     a.as_string: {"type": "string"},
     a.as_int: {"type": "integer"},
     a.as_bool: {"type": "boolean"},
@@ -32,9 +35,10 @@ _TYPES = {
 }
 
 
-def document(tables, base_url):
+def document(tables: Iterable[tuple[str, Routes]], base_url: str) -> Doc:
     """The OpenAPI document for the route `tables` [(url prefix, Routes)] served at `base_url`."""
-    paths, resources = {}, {}
+    paths: dict[str, Doc] = {}
+    resources: dict[str, Resource] = {}
     for prefix, routes in tables:
         for path, handlers in routes.table.items():
             contract = routes.contracts.get(path)
@@ -64,7 +68,9 @@ def document(tables, base_url):
     }
 
 
-def operations(prefix, path, handlers, contract):
+def operations(
+    prefix: str, path: str, handlers: Mapping[str, Handler], contract: Contract | None
+) -> list[tuple[str, str]]:
     """[(full path, method)] a route answers: a batch route's `{action}` is spelled out per action."""
     if contract is not None and contract.operation == "batch":
         return [
@@ -75,9 +81,10 @@ def operations(prefix, path, handlers, contract):
     return [(prefix + path, method) for method in handlers if method != "HEAD"]
 
 
-def _operation(path, method, handler, contract, authenticated):
+def _operation(path: str, method: str, handler: Handler, contract: Contract | None, authenticated: bool) -> Doc:
+    """The operation object of one (path, method): parameters, body and responses."""
     names = re.findall(r"{(\w+)}", path)
-    op = {
+    op: Doc = {
         "operationId": _operation_id(method, path),
         "summary": _summary(handler, contract, method, path),
         "tags": [_tag(path)],
@@ -108,30 +115,34 @@ def _operation(path, method, handler, contract, authenticated):
     return op
 
 
-def _tag(path):
+def _tag(path: str) -> str:
     """The group of an operation: the resource family under /api, `oauth`, or `public`."""
     parts = path.split("/")
     return parts[2] if parts[1] == "api" else "oauth" if parts[1] == "oauth" else "public"
 
 
-def _operation_id(method, path):
+def _operation_id(method: str, path: str) -> str:
+    """`getContactsId` for GET /api/contacts/{id}: the method and the path's words in camel case."""
     words = [w.strip("{}") for w in re.split(r"[/.]", path) if w and w != "api"]
     return method.lower() + "".join(w[:1].upper() + w[1:] for w in re.sub(r"[^\w/]", "_", "/".join(words)).split("/"))
 
 
-def _summary(handler, contract, method, path):
+def _summary(handler: Handler, contract: Contract | None, method: str, path: str) -> str:
+    """The operation's summary: the standard operation, else the first line of the handler's docstring."""
     if contract is not None:
         return f"{contract.operation.capitalize()} {contract.resource.plural} ({method} {path})"
     doc = (handler.__doc__ or "").strip().split("\n")[0]
     return doc or f"{method} {path}"
 
 
-def _path_parameter(name, contract):
+def _path_parameter(name: str, contract: Contract | None) -> Doc:
+    """A path parameter: an integer id for a standard operation, else a string."""
     schema = {"type": "integer", "minimum": 1} if name == "id" and contract is not None else {"type": "string"}
     return {"name": name, "in": "path", "required": True, "schema": schema}
 
 
-def _standard(op, method, contract):
+def _standard(op: Doc, method: str, contract: Contract) -> None:
+    """Parameters, body and responses of a registry resource's standard operation."""
     resource, ref = contract.resource, _ref(contract.resource)
     single = {"type": "object", "required": [resource.singular], "properties": {resource.singular: ref}}
     if contract.operation == "list":
@@ -159,7 +170,8 @@ def _standard(op, method, contract):
         _batch(op, method, resource)
 
 
-def _batch(op, method, resource):
+def _batch(op: Doc, method: str, resource: Resource) -> None:
+    """Parameters, body and responses of a batch operation."""
     collection = {"type": ["array", "object"]}
     body = {
         "type": "object",
@@ -182,23 +194,28 @@ def _batch(op, method, resource):
     op["responses"][status] = _json("One result per item, keyed by input index.", body, _common_headers())
 
 
-def _ref(resource):
+def _ref(resource: Resource) -> Doc:
+    """A reference to the resource's read schema."""
     return {"$ref": f"#/components/schemas/{_name(resource)}"}
 
 
-def _write_ref(resource, full):
+def _write_ref(resource: Resource, full: bool) -> Doc:
+    """A reference to the resource's create (`full`) or edit schema."""
     return {"$ref": f"#/components/schemas/{_name(resource)}{'Create' if full else 'Edit'}"}
 
 
-def _name(resource):
+def _name(resource: Resource) -> str:
+    """The resource's schema name: its kind in camel case, capitalised."""
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]", resource.kind))
 
 
-def _json(description, schema, headers):
+def _json(description: str, schema: Doc, headers: Doc) -> Doc:
+    """A JSON response object."""
     return {"description": description, "headers": headers, "content": {"application/json": {"schema": schema}}}
 
 
-def _body(schema, required=True):
+def _body(schema: Doc, required: bool = True) -> Doc:
+    """A JSON request body object."""
     return {
         "required": required,
         "description": "JSON; the same fields form-encoded (PHP brackets) are accepted too.",
@@ -206,8 +223,9 @@ def _body(schema, required=True):
     }
 
 
-def _list_schema(resource):
-    items = {"type": "array", "items": _ref(resource)}
+def _list_schema(resource: Resource) -> Doc:
+    """The list envelope: `total`, the collection (keyed by id or an array) and `next`."""
+    items: Doc = {"type": "array", "items": _ref(resource)}
     if resource.keyed_list:
         items = {
             "oneOf": [{"type": "object", "additionalProperties": _ref(resource)}, {"type": "array", "maxItems": 0}]
@@ -223,8 +241,9 @@ def _list_schema(resource):
     }
 
 
-def _schemas(resources):
-    schemas = {
+def _schemas(resources: Mapping[str, Resource]) -> Doc:
+    """The error schema, and the read, create and edit schemas of each resource."""
+    schemas: Doc = {
         "Error": {
             "type": "object",
             "required": ["errors"],
@@ -252,14 +271,16 @@ def _schemas(resources):
     return schemas
 
 
-def _attr_schema(attr):
+def _attr_schema(attr: a.Attr) -> Doc:
+    """The schema of an attribute's values, from the function that coerces them."""
     if attr.ref == "category" or attr.ref and attr.coerce is a.as_id:
         return {}  # presented as the referenced entity or its id, as Mautic does
     choices = getattr(attr.coerce, "choices", None)
     return {"type": "string", "enum": list(choices)} if choices else dict(_TYPES.get(attr.coerce, {}))
 
 
-def _nullable(schema):
+def _nullable(schema: Doc) -> Doc:
+    """The schema also accepting null."""
     if "type" not in schema:
         return schema
     types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
@@ -269,8 +290,9 @@ def _nullable(schema):
     return out
 
 
-def _read_schema(resource):
-    props = {"id": {"type": ["integer", "null"]}}
+def _read_schema(resource: Resource) -> Doc:
+    """What the API answers of a resource: id, audit keys, visible attributes, nested collections."""
+    props: Doc = {"id": {"type": ["integer", "null"]}}
     if resource.audit:
         props.update({key: {} for key in AUDIT_KEYS})
     for attr in resource.all_attrs:
@@ -281,14 +303,15 @@ def _read_schema(resource):
     return {"type": "object", "required": ["id"], "properties": props, "additionalProperties": True}
 
 
-def _write_schema(resource, required):
-    props = {}
+def _write_schema(resource: Resource, required: bool) -> Doc:
+    """What a create (`required`: its required attributes) or an edit accepts."""
+    props: Doc = {}
     for attr in resource.all_attrs:
         if attr.writable and not attr.hidden:
             props[attr.name] = _nullable(_attr_schema(attr)) if attr.nullable else _attr_schema(attr)
     for spec in resource.nested:
         props[spec.name] = {"type": ["array", "object"]}
-    schema = {"type": "object", "properties": props, "additionalProperties": True}
+    schema: Doc = {"type": "object", "properties": props, "additionalProperties": True}
     names = [attr.name for attr in resource.all_attrs if attr.required and attr.writable]
     if required and names:
         schema["required"] = names
@@ -307,8 +330,9 @@ LIST_PARAMETERS = {
 }
 
 
-def _parameters():
-    params = {
+def _parameters() -> Doc:
+    """The shared parameters: the list's, `where`, `order` and `Idempotency-Key`."""
+    params: Doc = {
         name: {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
         for name, (schema, text) in LIST_PARAMETERS.items()
     }
@@ -338,7 +362,8 @@ def _parameters():
     return params
 
 
-def _headers():
+def _headers() -> Doc:
+    """The shared response headers: rate limits, idempotent replay and `Link`."""
     text = {"schema": {"type": "string"}}
     return {
         "RateLimit": dict(
@@ -352,14 +377,16 @@ def _headers():
     }
 
 
-def _common_headers():
+def _common_headers() -> Doc:
+    """References to the headers every /api answer may carry."""
     return {
         name: {"$ref": f"#/components/headers/{name}"}
         for name in ("RateLimit", "RateLimit-Policy", "Idempotent-Replayed")
     }
 
 
-def _security(base_url):
+def _security(base_url: str) -> Doc:
+    """The security schemes: Basic, OAuth2 and OAuth1a."""
     return {
         "basicAuth": {"type": "http", "scheme": "basic", "description": "A user's name and password."},
         "oauth2": {

@@ -10,6 +10,7 @@ parameters, and answers an unknown path with the service's JSON 404.
 """
 
 from functools import lru_cache
+from typing import Any
 
 from chalice import Chalice
 
@@ -19,25 +20,26 @@ from chalicelib.api import errors
 PROXY = "{proxy+}"
 
 
-def _segments(path):
+def _segments(path: str) -> list[str]:
+    """The non-empty segments of a path."""
     return [segment for segment in path.split("/") if segment]
 
 
 @lru_cache(maxsize=1)
-def _by_length(templates):
+def _by_length(templates: tuple[str, ...]) -> dict[int, list[str]]:
     """Route templates grouped by segment count, in API Gateway's precedence (literals first)."""
-    grouped = {}
+    grouped: dict[int, list[str]] = {}
     for template in sorted(templates, key=lambda t: [part.startswith("{") for part in _segments(t)]):
         grouped.setdefault(len(_segments(template)), []).append(template)
     return grouped
 
 
-def match(templates, path):
+def match(templates: tuple[str, ...], path: str) -> tuple[str, dict[str, str]] | None:
     """(route template, path parameters) of `path` among `templates` (a tuple), or None."""
     segments = _segments(path)
     for template in _by_length(templates).get(len(segments), ()):
-        params = {}
-        for part, segment in zip(_segments(template), segments):
+        params: dict[str, str] = {}
+        for part, segment in zip(_segments(template), segments, strict=True):
             if part.startswith("{") and part.endswith("}"):
                 params[part[1:-1]] = segment
             elif part != segment:
@@ -51,7 +53,8 @@ class RoutedApp(Chalice):
     """A Chalice app that also serves requests arriving through a `{proxy+}` resource; each
     invocation's log lines carry its request ids (`observe`)."""
 
-    def __call__(self, event, context):
+    def __call__(self, event: dict[str, Any], context: Any) -> Any:
+        """Handle a Lambda invocation; a `{proxy+}` request is first given its route and parameters."""
         observe.begin(
             getattr(context, "aws_request_id", None), apiRequestId=(event.get("requestContext") or {}).get("requestId")
         )

@@ -1,6 +1,8 @@
 """PHP-style bracket parameters (`where[0][col]=x`, `ids[]=1`) into nested dicts and lists."""
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
 MAX_DEPTH = 32  # bracket levels of one key (PHP's max_input_nesting_level is 64)
@@ -9,12 +11,13 @@ MAX_DEPTH = 32  # bracket levels of one key (PHP's max_input_nesting_level is 64
 class TooDeep(ValueError):
     """A key nests more than MAX_DEPTH levels; `name` is the parameter."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(f"{name} nests more than {MAX_DEPTH} levels.")
         self.name = name
 
 
-def _parts(key):
+def _parts(key: str) -> list[str]:
+    """`a[b][]` -> ["a", "b", ""]; a key that is not bracket notation is one part."""
     head = key.split("[", 1)[0]
     rest = key[len(head) :]
     segments = _SEGMENT.findall(rest)
@@ -25,8 +28,10 @@ def _parts(key):
     return [head] + segments
 
 
-def _assign(node, parts, value):
+def _assign(node: dict[str, Any] | list[Any], parts: list[str], value: str) -> None:
+    """Put `value` at `parts` under `node`, creating the lists and dicts on the way."""
     part, rest = parts[0], parts[1:]
+    child: Any
     if isinstance(node, list):
         child = value if not rest else ([] if rest[0] == "" else {})
         node.append(child)
@@ -41,10 +46,10 @@ def _assign(node, parts, value):
         _assign(child, rest, value)
 
 
-def parse(pairs):
+def parse(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` -> {"a": ["1", "2"]}.
     Raises TooDeep for a key of more than MAX_DEPTH levels."""
-    root = {}
+    root: dict[str, Any] = {}
     for key, value in pairs:
         _assign(root, _parts(key), value)
     return root

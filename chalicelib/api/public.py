@@ -2,12 +2,15 @@
 alias, the tracking pixel, asset downloads and dynamic content. See docs/public-endpoints.md."""
 
 from html import escape
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import config
-from chalicelib.api.routing import Reply, Routes
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
 from chalicelib.domain.kernel import files
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamic_content
 from chalicelib.domain.web import assets, form_actions, form_html, pages, submissions, visitors
@@ -39,7 +42,8 @@ BINARY_TYPES = {
 }
 
 
-def _cookie(request, name):
+def _cookie(request: ApiRequest, name: str) -> str | None:
+    """The value of a request cookie, or None."""
     for part in (request.headers.get("cookie") or "").split(";"):
         key, _, value = part.strip().partition("=")
         if key == name:
@@ -47,7 +51,7 @@ def _cookie(request, name):
     return None
 
 
-def visit(request, ctx):
+def visit(request: ApiRequest, ctx: Context) -> Visit:
     """The visitor: IP (the gateway's source address; a client's X-Forwarded-For is never trusted),
     referer, query, the contact its signed visitor token names, User-Agent, and whether the browser
     only prefetches."""
@@ -64,7 +68,7 @@ def visit(request, ctx):
     )
 
 
-def visitor_cookies(contact_id, ctx):
+def visitor_cookies(contact_id: int | None, ctx: Context) -> dict[str, list[str]]:
     """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
     visit has no contact)."""
     if contact_id is None:
@@ -78,7 +82,8 @@ def visitor_cookies(contact_id, ctx):
     }
 
 
-def _html(title, body, status=200, headers=None):
+def _html(title: str, body: str, status: int = 200, headers: dict[str, Any] | None = None) -> Reply:
+    """A minimal HTML page."""
     page = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}</title></head>'
         f"<body>{body}</body></html>"
@@ -86,17 +91,19 @@ def _html(title, body, status=200, headers=None):
     return Reply(page, status, headers or {}, "text/html; charset=utf-8")
 
 
-def _redirect(url, headers=None, status=302):
+def _redirect(url: str, headers: dict[str, Any] | None = None, status: int = 302) -> Reply:
+    """A redirect to `url` with the given headers (visitor cookies)."""
     return Reply("", status, dict(headers or {}, Location=url), "text/html; charset=utf-8")
 
 
 @routes.route("/form/submit", "POST")
 @routes.route("/form/submit/ajax", "POST")
-def submit_form(request, ctx):
+def submit_form(request: ApiRequest, ctx: Context) -> Answer:
     """Mautic's public form post: `mauticform[...]` fields; an `asset.download` action (the download
     URL) or else the form's postAction decides the answer."""
     body = request.body if isinstance(request.body, dict) else {}
-    data = body.get("mauticform") if isinstance(body.get("mauticform"), dict) else {}
+    fields = body.get("mauticform")
+    data = fields if isinstance(fields, dict) else {}
     form_id = request.query.get("formId") or data.get("formId")
     if form_id in (None, ""):
         raise NotFound("No form was named (formId).")
@@ -129,7 +136,7 @@ def submit_form(request, ctx):
     )
 
 
-def _may_return_to(url, request):
+def _may_return_to(url: object, request: ApiRequest) -> bool:
     """Whether a form may send the browser back to `url`: http(s) on the service's own host or a host
     of FORM_RETURN_HOSTS (a leading dot allows subdomains). Anything else would be an open redirect."""
     parts = urlsplit(str(url))
@@ -146,7 +153,7 @@ def _may_return_to(url, request):
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 
 
-def _binary(data, mime, headers=None):
+def _binary(data: bytes, mime: str, headers: dict[str, Any] | None = None) -> Reply:
     """Bytes as they can travel through API Gateway: binary types as such, text decoded, others as octets."""
     if mime in BINARY_TYPES:
         return Reply(data, 200, headers or {}, mime)
@@ -156,7 +163,7 @@ def _binary(data, mime, headers=None):
 
 
 @routes.route("/mtracking.gif", "GET")
-def tracking_pixel(request, ctx):
+def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
     contact = pages.pixel_hit(visit(request, ctx), ctx)
     headers = dict(visitor_cookies(contact and contact["id"], ctx), **{"Cache-Control": "no-store"})
@@ -164,7 +171,7 @@ def tracking_pixel(request, ctx):
 
 
 @routes.route("/asset/{key}", "GET")
-def download_asset(request, ctx, key):
+def download_asset(request: ApiRequest, ctx: Context, key: str) -> Answer:
     """Serves a local asset's file (or redirects to a remote one) and counts the download."""
     visitor = visit(request, ctx)
     asset, data = assets.download(key, visitor, ctx)
@@ -180,17 +187,19 @@ def download_asset(request, ctx, key):
 
 
 @routes.route("/media/images/{name}", "GET")
-def image(request, ctx, name):
+def image(request: ApiRequest, ctx: Context, name: str) -> Answer:
+    """An image of the files bucket."""
     return _binary(*files.read("images", None, name))
 
 
 @routes.route("/media/images/{subdir}/{name}", "GET")
-def image_in_folder(request, ctx, subdir, name):
+def image_in_folder(request: ApiRequest, ctx: Context, subdir: str, name: str) -> Answer:
+    """An image of a folder of the files bucket."""
     return _binary(*files.read("images", subdir, name))
 
 
 @routes.route("/dwc/{slot}", "GET")
-def dynamic_content_slot(request, ctx, slot):
+def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer:
     """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
     tracked = visit(request, ctx).contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
@@ -198,7 +207,7 @@ def dynamic_content_slot(request, ctx, slot):
 
 
 @routes.route("/{alias}", "GET")
-def landing_page(request, ctx, alias):
+def landing_page(request: ApiRequest, ctx: Context, alias: str) -> Answer:
     """A landing page by alias for the visitor's contact (cookie set); an unpublished one redirects
     (redirectType/redirectUrl) or is a 404."""
     visitor = visit(request, ctx)

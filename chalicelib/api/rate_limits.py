@@ -4,12 +4,13 @@ DynamoDB (`store/window_counters.py`, one UpdateItem per limit and request), ans
 
 from chalicelib import config
 from chalicelib.api.errors import ApiError
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import window_counters
 
 WINDOW = 60
 
 
-def _policies(ctx):
+def _policies(ctx: Context) -> list[tuple[str, str, int]]:
     """[(policy name, counter name, quota)] that apply to the caller."""
     policies = []
     if config.RATE_LIMIT_PER_MINUTE > 0 and ctx.user_id is not None:
@@ -19,7 +20,7 @@ def _policies(ctx):
     return policies
 
 
-def admit(ctx):
+def admit(ctx: Context) -> dict[str, str]:
     """Count the request against the caller's limits: the headers every answer carries, or
     ApiError 429 (with them and `Retry-After`) past a limit. No limits, no headers."""
     policies = _policies(ctx)

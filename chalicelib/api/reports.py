@@ -2,10 +2,12 @@
 `GET /reports/<id>`, which answers the report's data (`dateFrom`, `dateTo`, `page`, `limit`)."""
 
 from chalicelib.api import standard
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.views import reports, time_range
 from chalicelib.domain.views.declarations import REPORT
@@ -15,7 +17,7 @@ standard.install(routes, REPORT, own=("get",))
 
 
 @routes.route("/reports/{id}", "GET", access=(Need("report", Action.VIEW, "id"),))
-def report_data(request, ctx, id):  # noqa: A002 - the path parameter's name
+def report_data(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """The report's rows in the asked range and page, with the definition under `report`."""
     report = service.load(REPORT, id, ctx)
     query = request.query

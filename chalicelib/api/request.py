@@ -1,9 +1,13 @@
 """The parsed HTTP request: query (PHP bracket notation), body (JSON, form-encoded or multipart)."""
 
 import json
+from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import HTTP
+from typing import Any
 from urllib.parse import parse_qsl
+
+from chalice.app import Request
 
 from chalicelib import config
 from chalicelib.api import php_query
@@ -12,34 +16,38 @@ from chalicelib.api.errors import ApiError
 FORM = "application/x-www-form-urlencoded"
 MAX_DEPTH = php_query.MAX_DEPTH  # nesting levels of a JSON body
 MULTIPART = "multipart/form-data"
+File = tuple[str, str, bytes]  # (file name, content type, bytes) of a multipart part
 
 
 class ApiRequest:
     """What a handler needs from the HTTP request."""
 
-    def __init__(self, request):
+    def __init__(self, request: Request) -> None:
         self.raw = request
-        self.method = request.method
+        self.method: str = request.method
         self.headers = request.headers
-        params = request.query_params or {}
-        self.query = _nested(lambda: php_query.parse((k, v) for k in params for v in params.getlist(k)))
-        self.files = {}
-        self._body = None
+        params = request.query_params
+        pairs = [(k, v) for k in params for v in params.getlist(k)] if params else []
+        self.query: dict[str, Any] = _nested(lambda: php_query.parse(pairs))
+        self.files: dict[str, File] = {}  # multipart parts with a file name, by field name
+        self._body: Any = None
         self._parsed = False
 
     @property
-    def content_type(self):
+    def content_type(self) -> str:
+        """The media type of the body, lowercased, without parameters."""
         return (self.headers.get("content-type") or "").split(";")[0].strip().lower()
 
     @property
-    def body(self):
+    def body(self) -> Any:
         """The request body as Python data; {} when empty."""
         if not self._parsed:
             self._body = self._parse_body()
             self._parsed = True
         return self._body
 
-    def _parse_body(self):
+    def _parse_body(self) -> Any:
+        """The body as Python data by its content type; ApiError 400/415 when it cannot be read."""
         raw = self.raw.raw_body or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
@@ -63,34 +71,38 @@ class ApiRequest:
             raise ApiError(400, too_deep, {"body": [too_deep]})
         return data
 
-    def _multipart(self, raw):
+    def _multipart(self, raw: bytes) -> dict[str, Any]:
+        """The fields of a multipart body; its files go to `self.files`."""
         header = f"Content-Type: {self.headers.get('content-type')}\r\n\r\n".encode()
         message = BytesParser(policy=HTTP).parsebytes(header + raw)
         if not message.is_multipart():
             raise ApiError(400, "The multipart body could not be read.")
         pairs = []
         for part in message.iter_parts():
-            name = part.get_param("name", header="content-disposition")
-            if part.get_filename() is not None:
-                self.files[name] = (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
+            name = str(part.get_param("name", header="content-disposition"))
+            payload = part.get_payload(decode=True)  # bytes for a part that is not itself multipart
+            assert isinstance(payload, bytes)
+            filename = part.get_filename()
+            if filename is not None:
+                self.files[name] = (filename, part.get_content_type(), payload)
             elif name:
-                pairs.append((name, part.get_payload(decode=True).decode("utf-8", "replace")))
+                pairs.append((name, payload.decode("utf-8", "replace")))
         return _nested(lambda: php_query.parse(pairs))
 
-    def form_field(self, name):
+    def form_field(self, name: str) -> str | None:
         """A field of a form-encoded body (not for GET), or None; never raises."""
         if self.method == "GET" or self.content_type != FORM:
             return None
         value = self.body.get(name) if isinstance(self.body, dict) else None
         return value if isinstance(value, str) else None
 
-    def url(self):
+    def url(self) -> str:
         """The absolute URL the client called, without the query string (OAuth1 signatures)."""
         path = (self.raw.context or {}).get("path") or self.raw.path
         host = self.headers.get("host") or "127.0.0.1"
         return f"{self.headers.get('x-forwarded-proto') or 'http'}://{host}{path}"
 
-    def base_url(self):
+    def base_url(self) -> str:
         """The public base URL of the service (no trailing slash)."""
         if config.BASE_URL:
             return config.BASE_URL
@@ -101,7 +113,7 @@ class ApiRequest:
         return f"{scheme}://{host}{suffix}"
 
 
-def _nested(parse):
+def _nested(parse: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run a bracket-notation parse; a key nested too deep is a 400 naming the parameter."""
     try:
         return parse()
@@ -109,7 +121,7 @@ def _nested(parse):
         raise ApiError(400, str(error), {error.name: [str(error)]}) from None
 
 
-def _depth(data):
+def _depth(data: Any) -> int:
     """Levels of nested arrays and objects in parsed JSON, counted without recursion; stops
     counting one past MAX_DEPTH."""
     deepest, stack = 0, [(data, 0)]

@@ -11,17 +11,23 @@ user). Batch routes check each item (`api/batch.py`), lists show what the caller
 (`domain/kernel/listing.py`; docs/permissions.md).
 """
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.resources import Resource
 
-OPEN = ()
+OPEN: tuple[()] = ()
 
 
 @dataclass(frozen=True)
 class Need:
+    """The permission to `action` on the registry resource `kind`; with `param`, on the document whose
+    id is that path parameter."""
+
     kind: str
     action: Action
     param: str | None = None
@@ -30,11 +36,11 @@ class Need:
 class Holds:
     """Any one of the `bundle:level:permission` names."""
 
-    def __init__(self, *names):
+    def __init__(self, *names: str) -> None:
         self.names = names
 
 
-def check(needs, params, ctx, method):
+def check(needs: Iterable[Need | Holds], params: Mapping[str, str], ctx: Context, method: str) -> None:
     """Forbidden (403) unless the caller meets every need of the route."""
     for need in needs:
         if isinstance(need, Holds):
@@ -43,7 +49,8 @@ def check(needs, params, ctx, method):
             _check_need(need, params, ctx, method)
 
 
-def _check_need(need, params, ctx, method):
+def _check_need(need: Need, params: Mapping[str, str], ctx: Context, method: str) -> None:
+    """Forbidden (403) unless the caller meets one `Need`."""
     resource = registry.resource(need.kind)
     if need.param is None:
         access.require(ctx, resource, need.action)
@@ -51,7 +58,7 @@ def _check_need(need, params, ctx, method):
         check_document(resource, need.action, params.get(need.param), ctx, method)
 
 
-def check_document(resource, action, entity_id, ctx, method):
+def check_document(resource: Resource, action: Action, entity_id: object, ctx: Context, method: str) -> None:
     """Forbidden (403) unless the caller may `action` on the document `entity_id` of `resource`
     (read only when the answer depends on whose it is; an unknown id is a 404, or needs `create`
     for a PUT, which creates it)."""

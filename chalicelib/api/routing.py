@@ -8,10 +8,13 @@ request, maps failures to the error document and stamps `Mautic-Version` on ever
 
 import json
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from typing import Any, TypeAlias
 
 from chalice import Blueprint, Response
+from chalice.app import Request
 
 from chalicelib import bootstrap, observe
 from chalicelib.api import idempotency, rate_limits, route_needs
@@ -24,18 +27,23 @@ from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
+from chalicelib.domain.kernel.resources import Resource
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 log = logging.getLogger(__name__)
+
+# The kernel's `types.Doc` and `types.JSON` once that module lands.
+Doc: TypeAlias = dict[str, Any]  # a JSON object: a document, a response body
+JSON: TypeAlias = Any  # any JSON value
 
 
 @dataclass
 class Reply:
     """A handler's answer: JSON body, status and extra headers."""
 
-    body: object
+    body: JSON
     status: int = 200
-    headers: dict = dc_field(default_factory=dict)
+    headers: dict[str, Any] = dc_field(default_factory=dict)  # a value may be a list (several Set-Cookie)
     content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
@@ -46,26 +54,33 @@ class Contract:
     `actions` maps each action of the `{action}` segment to its methods."""
 
     operation: str
-    resource: object
-    actions: tuple = ()
+    resource: Resource
+    actions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (action, its methods)
+
+
+Answer: TypeAlias = Reply | JSON  # what a handler returns: a Reply, or a JSON body answered 200
+Handler: TypeAlias = Callable[..., Answer]  # handler(request: ApiRequest, ctx: Context, **path parameters)
+Needs: TypeAlias = tuple[route_needs.Need | route_needs.Holds, ...]  # all required (api/route_needs.py)
 
 
 class Routes:
     """Collects (path, method) handlers of one family and installs them on a Blueprint."""
 
-    def __init__(self, name, authenticated=True):
+    def __init__(self, name: str, authenticated: bool = True) -> None:
         self.name = name
         self.authenticated = authenticated
-        self.table = {}
-        self.contracts = {}  # path -> Contract, for the API document
-        self.needs = {}  # path -> {method: what the caller's role needs (api/route_needs.py)}
+        self.table: dict[str, dict[str, Handler]] = {}  # path -> {method: handler}
+        self.contracts: dict[str, Contract] = {}  # path -> Contract, for the API document
+        self.needs: dict[str, dict[str, Needs]] = {}  # path -> {method: what the caller's role needs}
 
-    def route(self, path, *methods, contract=None, access=None):
+    def route(
+        self, path: str, *methods: str, contract: Contract | None = None, access: Needs | None = None
+    ) -> Callable[[Handler], Handler]:
         """Register a handler of `path` for `methods`; an authenticated route declares its `access`."""
         if self.authenticated and access is None:
             raise ValueError(f"{path} declares no access (api/route_needs.py)")
 
-        def register(handler):
+        def register(handler: Handler) -> Handler:
             for method in methods:
                 if method in self.table.setdefault(path, {}):
                     raise ValueError(f"{method} {path} is registered twice")
@@ -77,25 +92,35 @@ class Routes:
 
         return register
 
-    def blueprint(self):
+    def blueprint(self) -> Blueprint:
         """A Chalice Blueprint with one all-methods view per collected path."""
         bp = Blueprint(f"chalicelib.api.{self.name}")
         for path, handlers in self.table.items():
             bp.route(path, methods=METHODS, content_types=["*/*"])(self._view(bp, handlers, self.needs[path]))
         return bp
 
-    def _view(self, bp, handlers, needs):
-        def view(**params):
+    def _view(
+        self, bp: Blueprint, handlers: Mapping[str, Handler], needs: Mapping[str, Needs]
+    ) -> Callable[..., Response]:
+        """The Chalice view of one path: dispatches the current request with its path parameters."""
+
+        def view(**params: str) -> Response:
             return dispatch(bp.current_request, handlers, params, self.authenticated, needs)
 
         return view
 
 
-def dispatch(request, handlers, params, authenticated, needs):
+def dispatch(
+    request: Request,
+    handlers: Mapping[str, Handler],
+    params: dict[str, str],
+    authenticated: bool,
+    needs: Mapping[str, Needs],
+) -> Response:
     """Run the handler for the request's method and render its reply or failure. After
     authentication, the caller's rate limits are counted (their headers go on every answer), the
     route's needs are checked, and an `Idempotency-Key` may replay a first answer."""
-    limit_headers = {}
+    limit_headers: dict[str, str] = {}
     try:
         handler = handlers.get(request.method)
         if handler is None:
@@ -112,7 +137,7 @@ def dispatch(request, handlers, params, authenticated, needs):
         limit_headers = rate_limits.admit(ctx)
         recheck = _check_first(needs[request.method], params, ctx, request.method)
 
-        def run():
+        def run() -> Answer:
             if recheck:
                 route_needs.check(needs[request.method], params, ctx, request.method)
             return handler(api_request, ctx, **params)
@@ -124,7 +149,7 @@ def dispatch(request, handlers, params, authenticated, needs):
     return response
 
 
-def _check_first(needs, params, ctx, method):
+def _check_first(needs: Needs, params: Mapping[str, str], ctx: Context, method: str) -> bool:
     """Check the route's needs before an `Idempotency-Key` may replay a first answer, so a caller
     who lost the right replays nothing (Forbidden). True when the document a need names is gone
     (the first run may have deleted it): its replay answers, and a run checks again (404)."""
@@ -135,11 +160,11 @@ def _check_first(needs, params, ctx, method):
     return False
 
 
-def _answer(request, run, ctx):
+def _answer(request: Request, run: Callable[[], Answer], ctx: Context) -> Response:
     """The handler's reply as a Response, its failure as the error document."""
     try:
         reply = service.retrying(run, ctx)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:  # noqa: BLE001 - every failure of a handler becomes its JSON error
         return failure(request, error)
     if not isinstance(reply, Reply):
         reply = Reply(reply)
@@ -150,7 +175,7 @@ def _answer(request, run, ctx):
     return render(reply.status, reply.body, reply.headers)
 
 
-def failure(request, error):
+def failure(request: Request, error: BaseException) -> Response:
     """The error document of a failure (500 for the unexpected, logged)."""
     if isinstance(error, DomainError):
         return render(error.status, error_body(error.status, error.message, error.details), error.headers)
@@ -170,14 +195,14 @@ def failure(request, error):
     return render(500, error_body(500, UNEXPECTED))
 
 
-def render(status, payload, extra_headers=None):
+def render(status: int, payload: JSON, extra_headers: Mapping[str, Any] | None = None) -> Response:
     """A JSON response with the service headers; internal keys (a leading `_`) never leave."""
-    headers = base_headers()
+    headers: dict[str, Any] = base_headers()
     headers.update(extra_headers or {})
     return Response(body=json.dumps(public(payload), separators=(",", ":")), status_code=status, headers=headers)
 
 
-def public(value):
+def public(value: JSON) -> JSON:
     """`value` without the internal keys (`_rev`...: a leading underscore) of any object in it."""
     if isinstance(value, dict):
         return {key: public(item) for key, item in value.items() if not str(key).startswith("_")}

@@ -1,9 +1,11 @@
 """Stages, and contacts put in and taken out of a stage."""
 
 from chalicelib.api import standard
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.stages import stages
 from chalicelib.domain.stages.declarations import STAGE
 
@@ -16,7 +18,7 @@ standard.install(routes, STAGE)
     "POST",
     access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")),
 )
-def add_contact(request, ctx, id, contact_id):
+def add_contact(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
     """Put the contact in the stage: `{"success": 1}`; 404 for an unknown stage or contact."""
     stages.add_contact(id, contact_id, ctx)
     return {"success": 1}
@@ -27,7 +29,7 @@ def add_contact(request, ctx, id, contact_id):
     "POST",
     access=(Need("stage", Action.VIEW), Need("contact", Action.EDIT, "contact_id")),
 )
-def remove_contact(request, ctx, id, contact_id):
+def remove_contact(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
     """Take the contact out of the stage: `{"success": 1}`, also when it was not in it."""
     stages.remove_contact(id, contact_id, ctx)
     return {"success": 1}

@@ -1,26 +1,33 @@
 """The six standard operations, installed for a resource from its registry declaration."""
 
 import base64
+from collections.abc import Collection, Mapping
 from dataclasses import replace
+from typing import Any
 from urllib.parse import urlencode
 
 from chalicelib import config
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Contract, Reply
+from chalicelib.api.routing import Answer, Contract, Doc, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import ListQuery, list_documents
 from chalicelib.domain.kernel.present import present, present_one
+from chalicelib.domain.kernel.resources import Resource
 
 
-def single(resource, doc, ctx, status=200, headers=None):
+def single(
+    resource: Resource, doc: Doc, ctx: Context, status: int = 200, headers: dict[str, Any] | None = None
+) -> Reply:
     """`{"<singular>": {...}}`."""
     return Reply({resource.singular: present_one(resource, doc, ctx)}, status, headers or {})
 
 
-def collection(resource, reprs):
+def collection(resource: Resource, reprs: list[Doc]) -> list[Doc] | dict[str, Doc]:
     """The list collection: an object keyed by id, or an array, as the resource's clients expect."""
     if not resource.keyed_list:
         return reprs
@@ -29,7 +36,7 @@ def collection(resource, reprs):
     return {str(r["id"]): r for r in reprs}
 
 
-def created(resource, doc, ctx, was_created=True):
+def created(resource: Resource, doc: Doc, ctx: Context, was_created: bool = True) -> Reply:
     """201 with `Location` for a new entity; 200 when an existing one was updated instead."""
     if not was_created:
         return single(resource, doc, ctx)
@@ -40,7 +47,8 @@ def created(resource, doc, ctx, was_created=True):
 MAX_INT = 2**31 - 1
 
 
-def int_param(query, name, default, minimum=0):
+def int_param(query: Mapping[str, Any], name: str, default: int, minimum: int = 0) -> int:
+    """An integer query parameter of at least `minimum` (capped at MAX_INT), `default` when absent; 400 otherwise."""
     value = query.get(name)
     if value in (None, ""):
         return default
@@ -53,7 +61,8 @@ def int_param(query, name, default, minimum=0):
     return min(number, MAX_INT)
 
 
-def _flag_param(query, *names):
+def _flag_param(query: Mapping[str, Any], *names: str) -> bool:
+    """The first of `names` given, as a boolean (400 when it is not one); False when none is."""
     for name in names:
         if query.get(name) not in (None, ""):
             try:
@@ -63,12 +72,12 @@ def _flag_param(query, *names):
     return False
 
 
-def _cursor(resource, after_id):
+def _cursor(resource: Resource, after_id: int) -> str:
     """The opaque cursor of a position in a resource's key order."""
     return base64.urlsafe_b64encode(f"{resource.kind}:{after_id}".encode()).decode().rstrip("=")
 
 
-def _after(resource, query):
+def _after(resource: Resource, query: Mapping[str, Any]) -> int | None:
     """The id a cursor (`after`) continues after, or None without one; 400 for a cursor of
     another list or none at all."""
     value = query.get("after")
@@ -84,7 +93,7 @@ def _after(resource, query):
     return number
 
 
-def list_query(query):
+def list_query(query: Mapping[str, Any]) -> ListQuery:
     """ListQuery from `search`, `start`, `limit`, `orderBy`, `orderByDir`, `publishedOnly`/`published`, `minimal`,
     and `where`/`order` passed raw (domain/kernel/where.py parses them)."""
     direction = str(query.get("orderByDir") or "ASC").upper()
@@ -107,27 +116,25 @@ def list_query(query):
     )
 
 
-def list_reply(resource, request, ctx):
+def list_reply(resource: Resource, request: ApiRequest, ctx: Context) -> Reply:
     """`{"total", "<plural>"}`, with `next` (and a `Link` header) when more items follow the page in
     key order."""
     query = replace(list_query(request.query), after=_after(resource, request.query))
     total, docs, next_after = list_documents(resource, query, ctx)
     reprs = present(resource, docs, ctx, minimal=query.minimal)
-    body = {"total": total, resource.plural: collection(resource, reprs)}
+    body: Doc = {"total": total, resource.plural: collection(resource, reprs)}
     if next_after is None:
         return Reply(body)
     body["next"] = _cursor(resource, next_after)
-    params = [
-        (k, v)
-        for k in request.raw.query_params or {}
-        if k not in ("start", "after")
-        for v in request.raw.query_params.getlist(k)
-    ]
+    raw_params = request.raw.query_params  # a MultiDict, or None without a query
+    params = (
+        [(k, v) for k in raw_params if k not in ("start", "after") for v in raw_params.getlist(k)] if raw_params else []
+    )
     link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode(params + [('after', body['next'])])}"
     return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
 
 
-def install(routes, resource, own=()):
+def install(routes: Routes, resource: Resource, own: Collection[str] = ()) -> None:
     """Register get, list, create, PATCH/PUT edit and delete for the resource, but the operations
     named in `own` (the resource's module installs its own)."""
     base = f"/{resource.prefix}"
@@ -136,11 +143,11 @@ def install(routes, resource, own=()):
     kind = resource.kind
 
     @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, Action.VIEW),))
-    def list_(request, ctx):
+    def list_(request: ApiRequest, ctx: Context) -> Answer:
         return list_reply(resource, request, ctx)
 
     @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, Action.CREATE),))
-    def create(request, ctx):
+    def create(request: ApiRequest, ctx: Context) -> Answer:
         doc, was_created = writes.create(resource, request.body, ctx)
         return created(resource, doc, ctx, was_created)
 
@@ -149,7 +156,7 @@ def install(routes, resource, own=()):
         @routes.route(
             f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, Action.VIEW, "id"),)
         )
-        def get(request, ctx, id):
+        def get(request: ApiRequest, ctx: Context, id: str) -> Answer:
             return single(resource, service.load(resource, id, ctx), ctx)
 
     @routes.route(
@@ -158,7 +165,7 @@ def install(routes, resource, own=()):
         contract=Contract("edit", resource),
         access=(Need(kind, Action.EDIT, "id"),),
     )
-    def edit(request, ctx, id):
+    def edit(request: ApiRequest, ctx: Context, id: str) -> Answer:
         doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
         return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
@@ -168,7 +175,7 @@ def install(routes, resource, own=()):
         contract=Contract("delete", resource),
         access=(Need(kind, Action.DELETE, "id"),),
     )
-    def delete(request, ctx, id):
+    def delete(request: ApiRequest, ctx: Context, id: str) -> Answer:
         doc = writes.delete(resource, id, ctx)
         reply = single(resource, doc, ctx)
         reply.body[resource.singular]["id"] = None

@@ -2,8 +2,10 @@
 `start`, `limit`, `order[i][col|dir]` and `where[i][col|expr|val]` (domain/messaging/stats_tables.py)."""
 
 from chalicelib.api import standard
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Holds
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import stats_tables
 
 routes = Routes("stats")
@@ -11,12 +13,14 @@ DEFAULT_LIMIT = 100  # Mautic's
 
 
 @routes.route("/stats", "GET", access=(Holds("lead:leads:viewother"),))
-def tables(request, ctx):
+def tables(request: ApiRequest, ctx: Context) -> Answer:
+    """The stats tables and their columns."""
     return stats_tables.tables()
 
 
 @routes.route("/stats/{table}", "GET", access=(Holds("lead:leads:viewother"),))
-def table_rows(request, ctx, table):
+def table_rows(request: ApiRequest, ctx: Context, table: str) -> Answer:
+    """A stats table's rows, with `start`, `limit`, `order` and `where`."""
     query = standard.list_query(
         dict(request.query, limit=request.query.get("limit") or DEFAULT_LIMIT, where=None, order=None)
     )

@@ -4,7 +4,9 @@ unsubscribe and signed click redirects, each addressed by a send record's tracki
 from html import escape
 
 from chalicelib.api.public import PIXEL, visit, visitor_cookies
-from chalicelib.api.routing import Reply, Routes
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.routing import Answer, Reply, Routes
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import tracking
 
@@ -13,7 +15,7 @@ HTML = "text/html; charset=utf-8"
 
 
 @routes.route("/email/{name}", "GET")
-def open_pixel(request, ctx, name):
+def open_pixel(request: ApiRequest, ctx: Context, name: str) -> Answer:
     """`/email/<hash>.gif`: records the open; always the 1x1 GIF."""
     if not name.endswith(".gif"):
         raise NotFound()
@@ -22,7 +24,7 @@ def open_pixel(request, ctx, name):
 
 
 @routes.route("/email/view/{hash}", "GET")
-def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
+def web_view(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     """The email in the browser; the browser becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)
     html = tracking.web_view(hash, visitor, ctx)
@@ -30,7 +32,7 @@ def web_view(request, ctx, hash):  # noqa: A002 - the path parameter's name
 
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")
-def unsubscribe(request, ctx, hash):  # noqa: A002
+def unsubscribe(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     """Unsubscribes the recipient (GET from the link, POST from mail clients' one-click button)."""
     stat = tracking.unsubscribe(hash, ctx)
     page = (
@@ -41,7 +43,7 @@ def unsubscribe(request, ctx, hash):  # noqa: A002
 
 
 @routes.route("/r/{hash}", "GET")
-def click(request, ctx, hash):  # noqa: A002
+def click(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     """A tracked link: records the click, then redirects (only to URLs this service signed); the browser
     becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)

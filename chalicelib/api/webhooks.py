@@ -2,9 +2,11 @@
 
 from chalicelib import config
 from chalicelib.api import standard
+from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.webhooks import webhooks
 from chalicelib.domain.webhooks.catalog import webhook_triggers
 from chalicelib.domain.webhooks.declarations import WEBHOOK
@@ -14,12 +16,13 @@ standard.install(routes, WEBHOOK)
 
 
 @routes.route("/hooks/triggers", "GET", access=(Need("hook", Action.VIEW),))
-def triggers(request, ctx):
+def triggers(request: ApiRequest, ctx: Context) -> Answer:
+    """The events a webhook may subscribe to."""
     return {"triggers": webhook_triggers()}
 
 
 @routes.route("/hooks/{id}/logs", "GET", access=(Need("hook", Action.VIEW, "id"),))
-def logs(request, ctx, id):
+def logs(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """`start` and `limit` (at most WEBHOOK_LOG_MAX, the entries kept) page the log, newest first."""
     query = standard.list_query(request.query)
     return webhooks.logs(id, query.start, min(query.limit or config.WEBHOOK_LOG_MAX, config.WEBHOOK_LOG_MAX))

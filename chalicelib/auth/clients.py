@@ -11,22 +11,26 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from chalicelib.auth import settings
+from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cache_keys, cached, clock
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import port as store
 
 KIND = "apiclient"
 REVOCATIONS = "revocation"
 
 
-def _hash(secret):
+def _hash(secret: str) -> str:
+    """The SHA-256 hex digest kept in place of a secret."""
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def consumer_secret(ctx, public_id):
+def consumer_secret(ctx: Context, public_id: str) -> str:
     """The OAuth1a consumer secret of a consumer key (derived, never stored)."""
     key = settings.signing_key(ctx).encode()
     return hmac.new(key, f"consumer:{public_id}".encode(), hashlib.sha256).hexdigest()
@@ -36,7 +40,15 @@ GRANTS = ("authorization_code", "refresh_token", "client_credentials")
 DEFAULT_GRANTS = ("authorization_code", "refresh_token")
 
 
-def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAULT_GRANTS, user_id=None):
+def create(
+    ctx: Context,
+    name: str,
+    redirect_uris: Iterable[str] = (),
+    mode: str = "2",
+    creator_id: int | None = None,
+    grants: Iterable[str] = DEFAULT_GRANTS,
+    user_id: int | None = None,
+) -> tuple[Doc, str]:
     """A new client; returns (client document, secret). The secret is shown only here. An OAuth2
     client may use only its `grants`; `client_credentials` needs `user_id`, the user its tokens act as."""
     if "client_credentials" in grants and user_id is None:
@@ -65,7 +77,7 @@ def create(ctx, name, redirect_uris=(), mode="2", creator_id=None, grants=DEFAUL
     return doc, secret
 
 
-def _check_redirect_uri(uri):
+def _check_redirect_uri(uri: str) -> None:
     """An OAuth2 redirect URI is https, or http on a loopback host, without a fragment (RFC 9700
     2.1, 4.1.3); ValueError otherwise."""
     parts = urlsplit(uri)
@@ -74,21 +86,22 @@ def _check_redirect_uri(uri):
         raise ValueError(f"redirect URI {uri!r} must be https (or http on a loopback host) without a fragment")
 
 
-def all_clients(ctx):
+def all_clients(ctx: Context) -> list[Doc]:
+    """Every client, revoked ones included, from the in-process cache of the kind."""
     return cached.documents(KIND, ctx)
 
 
-def by_public_id(ctx, public_id):
+def by_public_id(ctx: Context, public_id: str) -> Doc | None:
     """The live (not revoked) client with this public id, or None."""
     return next((c for c in all_clients(ctx) if c["publicId"] == public_id and not c.get("revoked")), None)
 
 
-def verify_secret(client, secret):
+def verify_secret(client: Doc, secret: str | None) -> bool:
     """Constant-time check of an OAuth2 client secret."""
     return bool(client.get("secretHash")) and hmac.compare_digest(client["secretHash"], _hash(secret or ""))
 
 
-def revoke(ctx, entity_id):
+def revoke(ctx: Context, entity_id: int | str) -> Doc | None:
     """Revoke a client: its tokens stop working on every container's next request."""
     doc = store.get(KIND, entity_id)
     if doc is None:
@@ -99,7 +112,7 @@ def revoke(ctx, entity_id):
     return doc
 
 
-def revoke_subject(ctx, subject, seconds=None):
+def revoke_subject(ctx: Context, subject: str, seconds: int | None = None) -> None:
     """Add `client:<public id>`, `family:<id>` or `user:<id>` to the revocation list, for good or,
     with `seconds`, until everything it could cover has expired. Expired entries are dropped."""
     until = clock.iso(clock.now() + timedelta(seconds=seconds)) if seconds else None
@@ -114,34 +127,34 @@ def revoke_subject(ctx, subject, seconds=None):
     )
 
 
-def _latest_revocations(ctx):
+def _latest_revocations(ctx: Context) -> dict[str, float]:
     """{subject: when it was last revoked (Unix seconds)} of the revocations in force."""
-    latest = {}
+    latest: dict[str, float] = {}
     for revocation in cached.documents(REVOCATIONS, ctx):
         if not revocation.get("until") or revocation["until"] > ctx.now:
             latest[revocation["subject"]] = max(latest.get(revocation["subject"], 0), revocation.get("at", 0))
     return latest
 
 
-def revoked(ctx, *subjects):
+def revoked(ctx: Context, *subjects: str) -> bool:
     """True when any of the subjects is revoked."""
     listed = ctx.memo(cache_keys.REVOKED_SUBJECTS, lambda: _latest_revocations(ctx))
     return any(subject in listed for subject in subjects)
 
 
-def revocations_version(ctx):
+def revocations_version(ctx: Context) -> int:
     """The write version of the revocation list as this request sees it (no read of its own)."""
     return cached.version(REVOCATIONS, ctx)
 
 
-def revoked_before(ctx, subject, issued):
+def revoked_before(ctx: Context, subject: str, issued: float | None) -> bool:
     """True when `subject` was revoked at or after `issued` (Unix seconds; None: long ago): what a
     user revocation does to the tokens issued before it."""
     revoked_at = ctx.memo(cache_keys.REVOKED_SUBJECTS, lambda: _latest_revocations(ctx)).get(subject)
     return revoked_at is not None and (issued or 0) <= revoked_at
 
 
-def public(client):
+def public(client: Doc) -> Doc:
     """What `clients list` shows: never a secret or its hash."""
     return {
         "id": client["id"],
@@ -156,6 +169,6 @@ def public(client):
     }
 
 
-def grants(client):
+def grants(client: Doc) -> list[str]:
     """The OAuth2 grants a client may use (clients stored before grants existed: the default ones)."""
     return list(client.get("grants") or DEFAULT_GRANTS)

@@ -15,10 +15,12 @@ import time
 
 from chalicelib.auth import clients, settings, users
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
+from chalicelib.auth.protocols import Doc, Request
+from chalicelib.domain.kernel.context import Context
 
 CACHE_SECONDS = 60
 PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
-_verified = {}
+_verified: dict[str, tuple[float, Doc, float]] = {}  # SHA-256 of the header: (valid until, user, verified at)
 
 
 def forget_verified() -> None:
@@ -26,7 +28,7 @@ def forget_verified() -> None:
     _verified.clear()
 
 
-def authenticate(request, ctx):
+def authenticate(request: Request, ctx: Context) -> Doc:
     """The user document for the request's credentials, or AuthError (400/401/403)."""
     current = settings.current(ctx)
     require_api(current)
@@ -52,17 +54,18 @@ def authenticate(request, ctx):
     raise AuthError(401, NO_CREDENTIALS, headers=dict(BEARER_CHALLENGE))
 
 
-def public_user(user):
+def public_user(user: Doc) -> Doc:
     """The fields of a user the API trusts from the authorizer (never the password hash)."""
     return {name: user[name] for name in PUBLIC_USER if name in user}
 
 
-def source_address(request):
+def source_address(request: Request) -> str | None:
     """The caller's address as the gateway saw it (never a client-supplied X-Forwarded-For)."""
     return ((request.raw.context or {}).get("identity") or {}).get("sourceIp")
 
 
-def _basic(encoded, current, source, ctx):
+def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
+    """The user of Basic credentials, remembered for CACHE_SECONDS once verified."""
     if not current["basicAuthEnabled"]:
         raise AuthError(
             403,

@@ -7,10 +7,13 @@ HMAC (instance signing key) in a hidden form field; a post must carry both, matc
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from html import escape
 
 from chalicelib.auth import users
+from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import keys
+from chalicelib.domain.kernel.context import Context
 
 COOKIE = "mautic_login_csrf"
 
@@ -29,11 +32,14 @@ PAGE = """<!DOCTYPE html>
 """
 
 
-def _sign(ctx, value):
+def _sign(ctx: Context, value: str) -> str:
+    """The HMAC of a CSRF nonce (a key derived for the login form)."""
     return hmac.new(keys.derived("login-form", ctx), value.encode(), hashlib.sha256).hexdigest()
 
 
-def render(ctx, action, hidden, client_name, error=None):
+def render(
+    ctx: Context, action: str, hidden: Mapping[str, object], client_name: str, error: str | None = None
+) -> tuple[str, str]:
     """(html, Set-Cookie header value) of the login form posting `hidden` fields back to `action`.
 
     The cookie is `Secure` when the form posts to an https URL."""
@@ -52,13 +58,15 @@ def render(ctx, action, hidden, client_name, error=None):
     return html, cookie
 
 
-def csrf_ok(ctx, cookie_header, field_value):
+def csrf_ok(ctx: Context, cookie_header: str | None, field_value: object) -> bool:
     """Whether the posted `_csrf` field matches the CSRF cookie."""
     cookies = dict(part.strip().split("=", 1) for part in (cookie_header or "").split(";") if "=" in part)
     nonce = cookies.get(COOKIE)
-    return bool(nonce and field_value) and hmac.compare_digest(_sign(ctx, nonce), str(field_value))
+    if not nonce or not field_value:
+        return False
+    return hmac.compare_digest(_sign(ctx, nonce), str(field_value))
 
 
-def check(username, password, source):
+def check(username: str | None, password: str | None, source: str | None) -> Doc | None:
     """The user with these credentials, or None; AuthError 429 after too many failures."""
     return users.check_password(username or "", password or "", source)

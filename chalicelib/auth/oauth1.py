@@ -37,11 +37,15 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Iterable
+from typing import overload
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError, require_api
+from chalicelib.auth.protocols import JSON, Doc, Request
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import tokens
 
 WINDOW = 600  # seconds a timestamp may differ from the server's clock
@@ -66,9 +70,10 @@ ERRORS = {
     "signature_invalid": (401, "The signature is invalid."),
 }
 CHALLENGE = {"WWW-Authenticate": 'OAuth realm="Service"'}
+Pairs = list[tuple[str, str]]  # (name, value) parameters in the order sent
 
 
-def error(code, detail=""):
+def error(code: str, detail: str = "") -> AuthError:
     """The AuthError of an OAuth1 error code (status and message of compat section 4.6)."""
     status, message = ERRORS[code]
     return AuthError(status, message.format(detail), code, dict(CHALLENGE) if status == 401 else None)
@@ -77,7 +82,7 @@ def error(code, detail=""):
 # ---- settings -------------------------------------------------------------------------------
 
 
-def require_mode(ctx):
+def require_mode(ctx: Context) -> None:
     """For the /oauth/v1 endpoints: the API is on and the instance uses OAuth 1a (403 otherwise)."""
     current = settings.current(ctx)
     require_api(current)
@@ -85,19 +90,20 @@ def require_mode(ctx):
         raise AuthError(403, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied")
 
 
-def _secret(ctx, kind, token):
+def _secret(ctx: Context, kind: str, token: str) -> str:
     """The secret of a request or access token: derived from the signing key, never stored."""
     return hmac.new(settings.signing_key(ctx).encode(), f"{kind}:{token}".encode(), hashlib.sha256).hexdigest()
 
 
-def _digest(value):
+def _digest(value: str) -> str:
+    """The SHA-256 hex digest kept in place of a verifier."""
     return hashlib.sha256(value.encode()).hexdigest()
 
 
 # ---- signed requests ------------------------------------------------------------------------
 
 
-def _header_params(request):
+def _header_params(request: Request) -> Pairs:
     """The Authorization header's parameters, percent-decoded (realm dropped)."""
     from oauthlib.oauth1.rfc5849 import utils  # oauthlib loads on the first OAuth1a request
 
@@ -111,12 +117,15 @@ def _header_params(request):
     return [(name, utils.unescape(value)) for name, value in pairs if name != "realm"]
 
 
-def _query_pairs(request):
-    params = request.raw.query_params or {}
+def _query_pairs(request: Request) -> Pairs:
+    """The query string's pairs as sent (repeated names repeated)."""
+    params = request.raw.query_params  # chalice's MultiDict, or None without a query
+    if not params:
+        return []
     return [(name, value) for name in params for value in params.getlist(name)]
 
 
-def _body_pairs(request):
+def _body_pairs(request: Request) -> Pairs:
     """The pairs of a form-encoded body as sent; [] for any other body (JSON is not signed)."""
     from oauthlib.common import urldecode
 
@@ -130,7 +139,7 @@ def _body_pairs(request):
         raise error("parameter_rejected", "The form-encoded body is malformed.") from None
 
 
-def _flatten(name, value):
+def _flatten(name: str, value: JSON) -> Pairs:
     """(name, leaf) pairs of a PHP-parsed value: nested values repeat the top-level name."""
     if isinstance(value, dict):
         return [pair for child in value.values() for pair in _flatten(name, child)]
@@ -139,7 +148,7 @@ def _flatten(name, value):
     return [(name, "" if value is None else str(value))]
 
 
-def _collections(request, header, query, body):
+def _collections(request: Request, header: Pairs, query: Pairs, body: Pairs) -> list[Pairs]:
     """The candidate parameter lists of the base string (RFC 5849 first, then the spec's)."""
     rfc = [pair for pair in header if pair[0] != "oauth_signature"] + query + body
     merged = dict(header)
@@ -150,7 +159,8 @@ def _collections(request, header, query, body):
     return [rfc] if spec == rfc else [rfc, spec]
 
 
-def _signature_ok(request, header, oauth, secrets_pair):
+def _signature_ok(request: Request, header: Pairs, oauth: dict[str, str], secrets_pair: tuple[str, str | None]) -> bool:
+    """Whether the signature matches one of the candidate parameter collections."""
     from oauthlib.common import Request as SignedRequest
     from oauthlib.oauth1.rfc5849 import signature
 
@@ -169,14 +179,8 @@ def _signature_ok(request, header, oauth, secrets_pair):
     return False
 
 
-def verify(request, ctx, token_kind=None, required=()):
-    """Check a signed request; returns (consumer, token data or None, oauth parameters).
-
-    Order: parameters, signature method, version, timestamp, consumer, token, signature,
-    nonce; the first failure is raised as an AuthError with its OAuth1 error code.
-    """
-    header = _header_params(request)
-    oauth = dict(header)
+def _check_parameters(oauth: dict[str, str], required: Iterable[str], now: float) -> None:
+    """The first checks of `verify`: required parameters, signature method, version, timestamp."""
     for name in REQUIRED + tuple(required):
         if not oauth.get(name):
             raise error("parameter_absent", name)
@@ -185,19 +189,48 @@ def verify(request, ctx, token_kind=None, required=()):
     if oauth.get("oauth_version", "1.0") != "1.0":
         raise error("version_rejected")
     stamp = oauth["oauth_timestamp"]
-    now = time.time()
     if not (stamp.isascii() and stamp.isdigit()) or abs(now - int(stamp)) > WINDOW:
         raise error("timestamp_refused")
+
+
+def _token(ctx: Context, token_kind: str, oauth: dict[str, str]) -> tuple[Doc, str]:
+    """(data, secret) of the live, unused token of `token_kind` the request names for its consumer."""
+    data, used = tokens.get(token_kind, oauth["oauth_token"])
+    if data is None or used or data.get("consumer") != oauth["oauth_consumer_key"]:
+        raise error("token_rejected")
+    return data, _secret(ctx, token_kind, oauth["oauth_token"])
+
+
+@overload
+def verify(
+    request: Request, ctx: Context, token_kind: None = None, required: Iterable[str] = ()
+) -> tuple[Doc, None, dict[str, str]]: ...
+
+
+@overload
+def verify(
+    request: Request, ctx: Context, token_kind: str, required: Iterable[str] = ()
+) -> tuple[Doc, Doc, dict[str, str]]: ...
+
+
+def verify(
+    request: Request, ctx: Context, token_kind: str | None = None, required: Iterable[str] = ()
+) -> tuple[Doc, Doc | None, dict[str, str]]:
+    """Check a signed request; returns (consumer, token data or None, oauth parameters).
+
+    Order: parameters, signature method, version, timestamp, consumer, token, signature,
+    nonce; the first failure is raised as an AuthError with its OAuth1 error code.
+    """
+    header = _header_params(request)
+    oauth = dict(header)
+    now = time.time()
+    _check_parameters(oauth, required, now)
+    stamp = oauth["oauth_timestamp"]
     key = oauth["oauth_consumer_key"]
     consumer = clients.by_public_id(ctx, key)
     if consumer is None or consumer.get("mode") != "1a" or clients.revoked(ctx, f"client:{key}"):
         raise error("consumer_key_unknown")
-    data, token_secret = None, None
-    if token_kind:
-        data, used = tokens.get(token_kind, oauth["oauth_token"])
-        if data is None or used or data.get("consumer") != key:
-            raise error("token_rejected")
-        token_secret = _secret(ctx, token_kind, oauth["oauth_token"])
+    data, token_secret = _token(ctx, token_kind, oauth) if token_kind else (None, None)
     if not _signature_ok(request, header, oauth, (clients.consumer_secret(ctx, key), token_secret)):
         raise error("signature_invalid")
     keep = max(NONCE_SECONDS, int(stamp) + WINDOW - int(now) + 1)
@@ -206,7 +239,7 @@ def verify(request, ctx, token_kind=None, required=()):
     return consumer, data, oauth
 
 
-def authenticate(request, ctx, current):
+def authenticate(request: Request, ctx: Context, current: Doc) -> Doc:
     """The user of an OAuth1-signed /api request, or AuthError (400/401)."""
     if current["oauthMode"] != "1a":
         raise AuthError(401, "OAuth 1a is disabled: this instance uses OAuth 2.", "access_denied", dict(CHALLENGE))
@@ -221,12 +254,13 @@ def authenticate(request, ctx, current):
 # ---- callbacks ------------------------------------------------------------------------------
 
 
-def _without_query(url):
+def _without_query(url: str) -> str:
+    """The URL without its query and fragment."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
-def callback_allowed(consumer, callback, bound=None):
+def callback_allowed(consumer: Doc, callback: str, bound: str | None = None) -> bool:
     """Whether a callback may receive the verifier: `oob`; a registered callback of the consumer
     (exactly, or with a query string the client added); without registered callbacks, any
     http(s) URL at request-token time (`bound` None) and only the bound one afterwards."""
@@ -241,7 +275,7 @@ def callback_allowed(consumer, callback, bound=None):
     return bound is None or callback == bound
 
 
-def with_verifier(callback, token, verifier):
+def with_verifier(callback: str, token: str, verifier: str) -> str:
     """The callback URL with `oauth_token` and `oauth_verifier` added to its query."""
     parts = urlsplit(callback)
     query = "&".join(filter(None, [parts.query, urlencode({"oauth_token": token, "oauth_verifier": verifier})]))
@@ -251,7 +285,7 @@ def with_verifier(callback, token, verifier):
 # ---- the flow -------------------------------------------------------------------------------
 
 
-def issue_request_token(request, ctx):
+def issue_request_token(request: Request, ctx: Context) -> str:
     """Step 1 (`POST /oauth/v1/request_token`): the form-encoded response body."""
     consumer, _, oauth = verify(request, ctx)
     registered = consumer.get("redirectUris") or []
@@ -275,7 +309,7 @@ def issue_request_token(request, ctx):
     )
 
 
-def pending_authorization(ctx, token, callback=None):
+def pending_authorization(ctx: Context, token: str | None, callback: str | None = None) -> tuple[Doc, Doc, str]:
     """Step 2: (consumer, request token data, effective callback) for a request token that is
     live and not yet authorized; AuthError otherwise (401 token_rejected, 400 bad callback)."""
     data, used = tokens.get(REQUEST_KIND, token) if token else (None, False)
@@ -289,7 +323,7 @@ def pending_authorization(ctx, token, callback=None):
     return consumer, data, callback or data["callback"]
 
 
-def authorize(ctx, token, data, user):
+def authorize(ctx: Context, token: str, data: Doc, user: Doc) -> str:
     """Step 2, after the user logged in: bind the user to the request token; returns the verifier."""
     verifier = secrets.token_urlsafe(24)
     remaining = data["expires"] - int(time.time())
@@ -300,7 +334,7 @@ def authorize(ctx, token, data, user):
     return verifier
 
 
-def issue_access_token(request, ctx):
+def issue_access_token(request: Request, ctx: Context) -> str:
     """Step 3 (`POST /oauth/v1/access_token`): the form-encoded response body."""
     consumer, data, oauth = verify(request, ctx, REQUEST_KIND, ("oauth_token", "oauth_verifier"))
     if not data.get("user") or not hmac.compare_digest(data.get("verifier", ""), _digest(oauth["oauth_verifier"])):
@@ -317,14 +351,14 @@ def issue_access_token(request, ctx):
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 
 
-def deauthorize_signed(request, ctx):
+def deauthorize_signed(request: Request, ctx: Context) -> bool:
     """The client (for its user) gives up the access token the request is signed with."""
     require_mode(ctx)
     _, _, oauth = verify(request, ctx, ACCESS_KIND, ("oauth_token",))
     return deauthorize(ctx, oauth["oauth_token"])
 
 
-def deauthorize(ctx, token, user_id=None):
+def deauthorize(ctx: Context, token: str | None, user_id: int | None = None) -> bool:
     """Deauthorize an access token (of `user_id` when given); True when there was one to remove."""
     data, _ = tokens.get(ACCESS_KIND, token or "")
     if data is None or (user_id is not None and data["user"]["id"] != user_id):

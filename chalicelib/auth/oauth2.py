@@ -12,14 +12,16 @@ import time
 
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
+from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import keys
+from chalicelib.domain.kernel.context import Context
 
 ISSUER = "mautic"
 KEY_PURPOSE = "oauth2-access-token"
 USER_CLAIMS = ("username", "firstName", "lastName", "role")
 
 
-def issue_access_token(ctx, client, user, family):
+def issue_access_token(ctx: Context, client: Doc, user: Doc, family: str) -> tuple[str, int]:
     """A signed access token for `user` via `client`; returns (token, lifetime in seconds)."""
     import jwt  # PyJWT loads on the first OAuth2 request
 
@@ -39,11 +41,12 @@ def issue_access_token(ctx, client, user, family):
     return jwt.encode(claims, keys.derived(KEY_PURPOSE, ctx), algorithm="HS256"), lifetime
 
 
-def _invalid():
+def _invalid() -> AuthError:
+    """The one answer for a token that is malformed, forged, revoked or of a revoked client."""
     return AuthError(401, "The access token provided is invalid.", "invalid_grant")
 
 
-def authenticate(token, ctx, current):
+def authenticate(token: str, ctx: Context, current: Doc) -> Doc:
     """The user an access token stands for, or AuthError (401)."""
     import jwt
 

@@ -20,12 +20,15 @@ import binascii
 import re
 import secrets
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.auth.errors import AuthError, require_api
+from chalicelib.auth.protocols import JSON, Doc
 from chalicelib.domain.kernel.basics import USER
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import port as store
 from chalicelib.store import tokens
 
@@ -42,12 +45,12 @@ INVALID_REFRESH = "Invalid refresh token"
 INVALID_GRANT_TYPE = "Invalid grant_type parameter or parameter missing"
 
 
-def error(message, error_type, status=400):
+def error(message: str, error_type: str, status: int = 400) -> AuthError:
     """A token/authorize endpoint error (never cached by the client or a proxy)."""
     return AuthError(status, message, error_type, dict(NO_STORE))
 
 
-def check_enabled(ctx):
+def check_enabled(ctx: Context) -> Doc:
     """403 unless the API is on and the instance uses OAuth2 (not OAuth1a)."""
     current = settings.current(ctx)
     require_api(current, dict(NO_STORE))
@@ -56,7 +59,7 @@ def check_enabled(ctx):
     return current
 
 
-def _param(params, name):
+def _param(params: JSON, name: str) -> str | None:
     """A single string parameter, or None; anything else (arrays) is a malformed request."""
     value = params.get(name) if isinstance(params, dict) else None
     if value is None or value == "":
@@ -66,13 +69,14 @@ def _param(params, name):
     return value
 
 
-def new_secret():
+def new_secret() -> str:
+    """A random code, refresh token or family id of TOKEN_LENGTH characters."""
     from oauthlib.common import generate_token  # oauthlib loads on the first OAuth2 flow
 
     return generate_token(TOKEN_LENGTH)
 
 
-def with_query(uri, params):
+def with_query(uri: str, params: Iterable[tuple[str, str | None]]) -> str:
     """`uri` with params appended to its query, the existing query kept byte for byte."""
     parts = urlsplit(uri)
     extra = urlencode([(k, v) for k, v in params if v is not None])
@@ -83,7 +87,7 @@ def with_query(uri, params):
 class Redirect(Exception):
     """An authorization error reported to the client at its (validated) redirect_uri."""
 
-    def __init__(self, location):
+    def __init__(self, location: str) -> None:
         super().__init__(location)
         self.location = location
 
@@ -98,7 +102,7 @@ class AuthorizationRequest:
     challenge: str | None
     challenge_method: str | None
 
-    def hidden_fields(self):
+    def hidden_fields(self) -> dict[str, str | None]:
         """What the login form posts back."""
         return {
             "client_id": self.client["publicId"],
@@ -109,7 +113,8 @@ class AuthorizationRequest:
             "code_challenge_method": self.challenge_method,
         }
 
-    def error_redirect(self, error_type, description):
+    def error_redirect(self, error_type: str, description: str) -> Redirect:
+        """The redirect reporting `error_type` to the client, with the request's state."""
         return Redirect(
             with_query(
                 self.redirect_uri, [("error", error_type), ("error_description", description), ("state", self.state)]
@@ -117,12 +122,25 @@ class AuthorizationRequest:
         )
 
 
-def authorization_request(ctx, params):
+def authorization_request(ctx: Context, params: JSON) -> AuthorizationRequest:
     """Validate an authorize request's parameters.
 
     Unknown, revoked or non-OAuth2 client, or a redirect_uri that is not exactly one of the
     client's registered URIs: AuthError (a JSON 400, never a redirect). Other errors, once the
     redirect_uri is known to be the client's: Redirect with `error` and the unchanged `state`."""
+    client, redirect_uri = _client_and_redirect_uri(ctx, params)
+    request = AuthorizationRequest(client, redirect_uri, _param(params, "state"), None, None)
+    if _param(params, "response_type") != "code":
+        raise request.error_redirect("unsupported_response_type", "Invalid response type.")
+    if _param(params, "scope") is not None:
+        raise request.error_redirect("invalid_scope", "An unsupported scope was requested.")
+    _check_challenge(request, params)
+    return request
+
+
+def _client_and_redirect_uri(ctx: Context, params: JSON) -> tuple[Doc, str]:
+    """The live OAuth2 client of an authorize request and its redirect_uri, exactly one the client
+    registered; AuthError (a JSON 400) otherwise."""
     client_id = _param(params, "client_id")
     if client_id is None:
         raise error("No client id supplied", "invalid_request")
@@ -138,11 +156,11 @@ def authorization_request(ctx, params):
         for registered in client.get("redirectUris") or []
     ):
         raise error("The redirect URI provided does not match registered URI(s).", "redirect_uri_mismatch")
-    request = AuthorizationRequest(client, redirect_uri, _param(params, "state"), None, None)
-    if _param(params, "response_type") != "code":
-        raise request.error_redirect("unsupported_response_type", "Invalid response type.")
-    if _param(params, "scope") is not None:
-        raise request.error_redirect("invalid_scope", "An unsupported scope was requested.")
+    return client, redirect_uri
+
+
+def _check_challenge(request: AuthorizationRequest, params: JSON) -> None:
+    """Record the request's PKCE challenge (S256 only); a Redirect with the error otherwise."""
     challenge, method = _param(params, "code_challenge"), _param(params, "code_challenge_method")
     if challenge is None and method is not None:
         raise request.error_redirect("invalid_request", "Code challenge required.")
@@ -152,10 +170,9 @@ def authorization_request(ctx, params):
         if not PKCE_VALUE.match(challenge):
             raise request.error_redirect("invalid_request", "The code challenge is malformed.")
         request.challenge, request.challenge_method = challenge, method
-    return request
 
 
-def issue_code(ctx, request, user):
+def issue_code(ctx: Context, request: AuthorizationRequest, user: Doc) -> str:
     """Store a new authorization code for `user`; returns the URL to redirect the browser to."""
     code = new_secret()
     tokens.put(
@@ -177,7 +194,7 @@ def issue_code(ctx, request, user):
 # --- token endpoint -------------------------------------------------------------------------
 
 
-def _basic_credentials(authorization):
+def _basic_credentials(authorization: str | None) -> tuple[str, str] | None:
     """(client_id, client_secret) from an HTTP Basic header (RFC 6749 2.3.1), or None."""
     scheme, _, encoded = (authorization or "").strip().partition(" ")
     if scheme.lower() != "basic" or not encoded.strip():
@@ -192,7 +209,7 @@ def _basic_credentials(authorization):
     return unquote_plus(client_id), unquote_plus(client_secret)
 
 
-def authenticate_client(ctx, params, authorization):
+def authenticate_client(ctx: Context, params: JSON, authorization: str | None) -> Doc:
     """The OAuth2 client whose credentials came as parameters or by HTTP Basic (not both)."""
     client_id, client_secret = _param(params, "client_id"), _param(params, "client_secret")
     basic = _basic_credentials(authorization)
@@ -209,12 +226,13 @@ def authenticate_client(ctx, params, authorization):
     return client
 
 
-def _live_user(user_id):
+def _live_user(user_id: int | None) -> Doc | None:
+    """The published user of an id, or None."""
     user = store.get(USER.kind, user_id) if user_id is not None else None
     return user if user is not None and user.get("isPublished", True) else None
 
 
-def _client_user(client):
+def _client_user(client: Doc) -> Doc:
     """The user a client_credentials token acts as: the one named when the client was created."""
     user = _live_user(client.get("userId"))
     if user is None:
@@ -222,7 +240,7 @@ def _client_user(client):
     return user
 
 
-def _response(ctx, client, user, family, refresh=True):
+def _response(ctx: Context, client: Doc, user: Doc, family: str, refresh: bool = True) -> Doc:
     """The token response (compat 4.2), storing a new refresh token of the family when asked."""
     access_token, lifetime = oauth2.issue_access_token(ctx, client, user, family)
     body = {"access_token": access_token, "expires_in": lifetime, "token_type": "bearer", "scope": None}
@@ -240,13 +258,14 @@ def _response(ctx, client, user, family, refresh=True):
     return body
 
 
-def revoke_family(ctx, family):
+def revoke_family(ctx: Context, family: str) -> None:
     """Revoke a token family until its longest-lived token (a refresh token) has expired."""
     days = int(settings.current(ctx)["refreshTokenDays"])
     clients.revoke_subject(ctx, f"family:{family}", seconds=days * 86400)
 
 
-def _authorization_code(ctx, client, params):
+def _authorization_code(ctx: Context, client: Doc, params: Doc) -> Doc:
+    """The `authorization_code` grant: a single-use code, its redirect_uri and PKCE verifier."""
     code = _param(params, "code")
     if code is None:
         raise error('Missing parameter: "code" is required.', "invalid_request")
@@ -276,7 +295,8 @@ def _authorization_code(ctx, client, params):
     return _response(ctx, client, user, data["family"])
 
 
-def _refresh_token(ctx, client, params):
+def _refresh_token(ctx: Context, client: Doc, params: Doc) -> Doc:
+    """The `refresh_token` grant: a single-use refresh token rotated into a new one."""
     refresh_token = _param(params, "refresh_token")
     if refresh_token is None:
         raise error('Missing parameter: "refresh_token" is required.', "invalid_request")
@@ -298,11 +318,12 @@ def _refresh_token(ctx, client, params):
     return _response(ctx, client, user, data["family"])
 
 
-def _client_credentials(ctx, client, params):
+def _client_credentials(ctx: Context, client: Doc, params: Doc) -> Doc:
+    """The `client_credentials` grant: a token for the client's user, without a refresh token."""
     return _response(ctx, client, _client_user(client), new_secret(), refresh=False)
 
 
-def token(ctx, params, authorization=None):
+def token(ctx: Context, params: JSON, authorization: str | None = None) -> Doc:
     """Run a token request (parameters from the body, or the query on GET); returns the response body."""
     params = params if isinstance(params, dict) else {}
     grant_type = _param(params, "grant_type")
@@ -315,7 +336,7 @@ def token(ctx, params, authorization=None):
         raise error("The grant type is unauthorized for this client_id", "unauthorized_client")
     if _param(params, "scope") is not None:
         raise error("An unsupported scope was requested.", "invalid_scope")
-    grant = {
+    grant: Callable[[Context, Doc, Doc], Doc] = {
         "authorization_code": _authorization_code,
         "refresh_token": _refresh_token,
         "client_credentials": _client_credentials,

@@ -8,14 +8,17 @@ the local stage, off elsewhere); what an administrator sets is stored and wins.
 import secrets
 
 from chalicelib import config
+from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cached
+from chalicelib.domain.kernel.context import Context
 from chalicelib.store import port as store
 
 KIND = "setting"
 PUBLIC = ("apiEnabled", "basicAuthEnabled", "oauthMode", "accessTokenMinutes", "refreshTokenDays")
 
 
-def defaults():
+def defaults() -> Doc:
+    """The settings before an administrator changed any: from the environment."""
     return {
         "apiEnabled": config.API_ENABLED,
         "basicAuthEnabled": config.BASIC_AUTH_ENABLED,
@@ -25,7 +28,7 @@ def defaults():
     }
 
 
-def ensure():
+def ensure() -> None:
     """Create the settings document with a fresh signing key on the first start."""
     if store.get(KIND, 1) is None:
         try:
@@ -34,32 +37,34 @@ def ensure():
             pass  # a concurrent first start created it
 
 
-def _document(ctx):
+def _document(ctx: Context) -> Doc:
     docs = cached.documents(KIND, ctx)
     if docs:
         return docs[0]
     ensure()
-    return store.get(KIND, 1)
+    doc = store.get(KIND, 1)
+    assert doc is not None  # ensure() created it, or a concurrent first start did
+    return doc
 
 
-def current(ctx):
+def current(ctx: Context) -> Doc:
     """The public settings (no secrets)."""
     doc = _document(ctx)
     return {name: doc.get(name, defaults()[name]) for name in PUBLIC}
 
 
-def version(ctx):
+def version(ctx: Context) -> int:
     """The write version of the settings as this request sees them (no read of its own)."""
     return cached.version(KIND, ctx)
 
 
-def signing_key(ctx):
+def signing_key(ctx: Context) -> str:
     """The instance's master secret: the keys of access tokens, login forms, click links and visitor
     tokens derive from it (`kernel/keys.py`); OAuth1 consumer and token secrets are HMACs of it."""
     return _document(ctx)["signingKey"]
 
 
-def update(ctx, changes):
+def update(ctx: Context, changes: Doc) -> Doc:
     """Store changed settings; returns the public settings."""
     unknown = set(changes) - set(PUBLIC)
     if unknown:

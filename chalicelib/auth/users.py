@@ -1,10 +1,12 @@
 """Users: the API's owners, who authenticate with their username and password."""
 
 import time
+from collections.abc import Iterable
 
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
+from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cached, passwords, service
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
@@ -13,7 +15,13 @@ from chalicelib.store import port as store
 from chalicelib.store import window_counters
 
 
-def create_user(username, password, first_name=None, last_name=None, email=None):
+def create_user(
+    username: str,
+    password: str,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    email: str | None = None,
+) -> Doc:
     """Store a new administrator with an argon2id password hash; returns the user document."""
     ctx = Context()
     payload = {
@@ -28,7 +36,7 @@ def create_user(username, password, first_name=None, last_name=None, email=None)
     return doc
 
 
-def administrator_role(ctx):
+def administrator_role(ctx: Context) -> Doc:
     """The first role with `isAdmin`, created ("Administrator") when there is none."""
     found = next((role for role in cached.documents(ROLE.kind, ctx) if role.get("isAdmin")), None)
     if found is None:
@@ -38,20 +46,20 @@ def administrator_role(ctx):
     return found
 
 
-def by_username(username):
+def by_username(username: str) -> Doc | None:
     """The user document for a username (case-insensitive), or None. Two GetItems."""
     user_id = store.lookup(USER.kind, "username", username)
     return store.get(USER.kind, user_id) if user_id is not None else None
 
 
-def change(username, ctx, enabled=None, password=None):
+def change(username: str, ctx: Context, enabled: bool | None = None, password: str | None = None) -> Doc | None:
     """Enable or disable a user, or set a new password (argon2id). Disabling and a new password
     revoke the tokens issued to the user before. Returns the user document, or None."""
     user = by_username(username)
     if user is None:
         return None
 
-    def build(doc):
+    def build(doc: Doc) -> list[Doc]:
         if enabled is not None:
             doc["isPublished"] = enabled
         if password is not None:
@@ -64,7 +72,7 @@ def change(username, ctx, enabled=None, password=None):
     return doc
 
 
-def revoke_tokens(user, ctx):
+def revoke_tokens(user: Doc, ctx: Context) -> None:
     """Make every token issued to the user until now fail (OAuth2 access and refresh, OAuth1)."""
     current = settings.current(ctx)
     lifetimes = [
@@ -75,16 +83,17 @@ def revoke_tokens(user, ctx):
     clients.revoke_subject(ctx, f"user:{user['id']}", seconds=None if 0 in lifetimes else max(lifetimes))
 
 
-def active():
+def active() -> list[Doc]:
     """Published users in id order (one Query)."""
     return [u for u in store.iterate(USER.kind) if u.get("isPublished", True)]
 
 
-def count():
+def count() -> int:
+    """How many users there are (the counter item, not a read of them)."""
     return store.count(USER.kind)
 
 
-def _throttled(counters):
+def _throttled(counters: Iterable[tuple[str, int]]) -> None:
     """AuthError 429 when a (username, address) pair or an address has failed too often in the
     current window."""
     for name, allowed in counters:
@@ -98,7 +107,7 @@ def _throttled(counters):
             )
 
 
-def _slowed(counter):
+def _slowed(counter: str) -> None:
     """Wait SIGN_IN_DELAY seconds when the username failed SIGN_IN_FAILURES_PER_USER times in the
     window from any addresses: guessing from many addresses slows down, and the owner, wherever
     they sign in from, waits a moment instead of being refused."""
@@ -107,7 +116,7 @@ def _slowed(counter):
         time.sleep(config.SIGN_IN_DELAY)
 
 
-def check_password(username, password, source=None):
+def check_password(username: str, password: str, source: str | None = None) -> Doc | None:
     """The published user with these credentials, or None (argon2id verification; as slow for an
     unknown username). Failures count per (username, source address), per address and per
     username: past the allowance of the first two the attempt is refused with AuthError 429
@@ -130,7 +139,7 @@ def check_password(username, password, source=None):
     return user
 
 
-def edit_user(user_id, payload, ctx, replace):
+def edit_user(user_id: int | str, payload: Doc, ctx: Context, replace: bool) -> tuple[Doc, bool]:
     """PATCH or PUT a user through the API (service.edit); a user disabled, given a new password or
     another role loses the tokens issued before (they carry the role). Returns (document, created)."""
     try:
@@ -148,7 +157,7 @@ def edit_user(user_id, payload, ctx, replace):
     return doc, created
 
 
-def delete_user(user_id, ctx):
+def delete_user(user_id: int | str, ctx: Context) -> Doc:
     """Delete a user and revoke every token issued to them. Returns the document as it was."""
     doc = service.delete(USER, user_id, ctx)
     revoke_tokens(doc, ctx)
