@@ -6,7 +6,9 @@ each active membership by `enrolled#<automation>` / contact id, both put or dele
 (`journeys.changes`); `event_logs.py` and `automation_runs.py` read and complete the same entries.
 """
 
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, cast
+
+from chalicelib.domain.contacts.contact_document import Contact
 
 
 class DoneEvent(TypedDict):
@@ -39,3 +41,20 @@ class JourneyEntry(TypedDict):
     waiting: dict[str, str]  # decision id -> reached at: decisions waiting for the contact's activity
     pending: dict[str, PendingEvent]  # by due id
     ready: NotRequired[list[int]]  # event ids to run within the current write (none once it is stored)
+
+
+def entries(doc: Contact | None) -> dict[str, JourneyEntry]:
+    """The contact document's journey entries by automation id (a new empty dict, not kept in the
+    document, when it has none)."""
+    return cast("dict[str, JourneyEntry]", (doc or {}).get("automations") or {})
+
+
+def kept_entries(doc: Contact) -> dict[str, JourneyEntry]:
+    """The contact document's journey entries by automation id, created in it when missing (to add one)."""
+    return cast("dict[str, JourneyEntry]", doc.setdefault("automations", {}))
+
+
+def done_status(entry: JourneyEntry, event_id: object) -> str | None:
+    """How the event ran for the contact (`done[<event id>].status`), None when it has not run."""
+    done = entry["done"].get(str(event_id))
+    return done.get("status") if done else None

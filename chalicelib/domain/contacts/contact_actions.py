@@ -179,7 +179,7 @@ def dnc_from_payload(doc: Contact, write: Write) -> Events:
 def dnc_ids(doc: Contact) -> None:
     """Give the new do-not-contact entries of a valid write their ids (a batch reserves them in a block)."""
     new = [entry for entry in doc.get("doNotContact") or [] if entry["id"] is None]
-    for entry, entry_id in zip(new, batching.allocate_ids("donotcontact", len(new)) if new else []):
+    for entry, entry_id in zip(new, batching.allocate_ids("donotcontact", len(new)) if new else [], strict=True):
         entry["id"] = entry_id
 
 

@@ -82,6 +82,8 @@ class ContactHooks(_Valued):
     object_name = "lead"
 
     def prepare(self, doc: Doc, write: Write) -> None:
+        """Field values, then what a contact write adds: points, last activity, identification, tags,
+        IP address, do-not-contact entries and the stage event."""
         super().prepare(doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
@@ -104,20 +106,23 @@ class ContactHooks(_Valued):
         _tag_ids(doc["tags"], write.ctx)
         contact_actions.dnc_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
-        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
+        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else [], strict=True):
             entry["id"] = entry_id
 
     def _unique_fields(self, ctx: Context) -> list[str]:
         return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
 
     def lookup_fields(self, ctx: Context) -> list[str]:
+        """The unique-identifier fields: a batch looks up their values in one go."""
         return self._unique_fields(ctx)
 
     def uniques(self, doc: Doc) -> dict[str, JSON]:
+        """The contact's values of the fields that were unique identifiers when it was written."""
         values = doc.get("values") or {}
         return {alias: values.get(alias) for alias in doc.get("uniqueFields") or []}
 
     def duplicate_of(self, doc: Doc, ctx: Context) -> Doc | None:
+        """The stored contact holding one of this contact's unique-identifier values, or None."""
         values = doc.get("values") or {}
         for alias in self._unique_fields(ctx):
             if values.get(alias) not in (None, ""):
@@ -134,9 +139,11 @@ class ContactHooks(_Valued):
         return devices.mirror_items(doc, existing), []
 
     def merge(self, merge: Merge) -> Doc:
+        """Two contacts that are one person are stored as one (contacts/contact_merge.py)."""
         return contact_merge.merge(self.resource, merge)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """The fields, plus the points and the colour of the highest trigger they reach."""
         super().present(doc, out, ctx)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
@@ -152,6 +159,7 @@ class ContactHooks(_Valued):
         }
 
     def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
+        """The contact search commands: `is:anonymous`, `is:unowned`, `name:`, `tag:`, `owner:`, then fields."""
         values = doc.get("values") or {}
         if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
             return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
@@ -170,6 +178,7 @@ class ContactHooks(_Valued):
         return super().command(doc, command, ctx)
 
     def email(self, doc: Doc) -> str | None:
+        """The contact's email (the index of `email:` searches)."""
         return (doc.get("values") or {}).get("email")
 
     def fast_ids(self, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
@@ -181,6 +190,7 @@ class ContactHooks(_Valued):
         return store.ids_by_email(self.resource.kind, node.value.rstrip("%"))
 
     def sort_columns(self, ctx: Context) -> AbstractSet[str]:
+        """Field aliases and the contact columns orderBy accepts."""
         return super().sort_columns(ctx) | CONTACT_COLUMNS
 
 

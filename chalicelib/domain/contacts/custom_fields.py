@@ -136,6 +136,7 @@ class FieldHooks(Hooks):
         self.object_name = object_name
 
     def prepare(self, doc: Doc, write: Write) -> None:
+        """The object comes from the path; type and group are known ones; the alias is set once."""
         doc["object"] = self.object_name
         errors, existing = write.errors, write.existing
         if doc.get("type") not in FIELD_TYPES and "type" not in errors:
@@ -150,6 +151,7 @@ class FieldHooks(Hooks):
             doc["alias"] = existing["alias"]
 
     def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """A fixed field (Mautic's core fields) cannot be deleted."""
         if doc.get("isFixed"):
             raise invalid("alias", f"The field '{doc['alias']}' is fixed and cannot be deleted.")
 

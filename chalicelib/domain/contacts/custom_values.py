@@ -136,28 +136,33 @@ def apply(object_name: str, values: dict[str, JSON], write: Write, overwrite_bla
     Create and PUT fill missing fields with their defaults and let blanks overwrite (PUT) or
     fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank."""
     for definition in definitions(object_name, write.ctx):
-        alias = definition["alias"]
-        if alias not in write.payload:
-            if write.mode != "patch":
-                values[alias] = _default(definition)
-            continue
-        try:
-            value = coerce_value(definition, write.payload[alias])
-        except a.Invalid as error:
-            write.errors[alias] = [str(error)]
-            continue
-        blank = value is None or (definition.get("type") == "number" and value == 0)
-        if blank and not overwrite_blank and write.mode == "patch":
-            continue
-        if value is None and not overwrite_blank and write.mode == "create":
-            value = _default(definition)
-        values[alias] = value
-        if definition.get("isRequired") and value in (None, ""):
-            write.errors[alias] = ["A value is required."]
+        _apply_one(definition, values, write, overwrite_blank)
     if write.mode != "patch":
         for definition in definitions(object_name, write.ctx):
             if definition.get("isRequired") and values.get(definition["alias"]) in (None, ""):
                 write.errors.setdefault(definition["alias"], ["A value is required."])
+
+
+def _apply_one(definition: Doc, values: dict[str, JSON], write: Write, overwrite_blank: bool) -> None:
+    """`apply` for one field definition."""
+    alias = definition["alias"]
+    if alias not in write.payload:
+        if write.mode != "patch":
+            values[alias] = _default(definition)
+        return
+    try:
+        value = coerce_value(definition, write.payload[alias])
+    except a.Invalid as error:
+        write.errors[alias] = [str(error)]
+        return
+    blank = value is None or (definition.get("type") == "number" and value == 0)
+    if blank and not overwrite_blank and write.mode == "patch":
+        return
+    if value is None and not overwrite_blank and write.mode == "create":
+        value = _default(definition)
+    values[alias] = value
+    if definition.get("isRequired") and value in (None, ""):
+        write.errors[alias] = ["A value is required."]
 
 
 def _normalized(definition: Doc, value: JSON) -> JSON:

@@ -232,6 +232,7 @@ class DeviceHooks(OfContact):
     """Devices: `contact` names the contact when `lead` does not (Mautic's DeviceApiController)."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
+        """`contact` names the contact when `lead` does not; one of them is required."""
         if doc.get("lead") is None and write.payload.get("contact") not in (None, ""):
             try:
                 doc["lead"] = a.as_id(write.payload["contact"])

@@ -20,6 +20,7 @@ NOTE_TYPES = ("general", "email", "call", "meeting")
 
 
 def index_kind(contact_id: EntityId) -> str:
+    """The notes index of a contact: `notes#<contact id>` / note id."""
     return f"notes#{int(contact_id)}"
 
 
@@ -54,7 +55,10 @@ def _lead_command(node: search.Node | None) -> search.Command | None:
 
 
 class NoteHooks(OfContact):
+    """Notes: written at now unless dated, put on their contact's timeline, indexed under it."""
+
     def prepare(self, doc: Doc, write: Write) -> None:
+        """The time defaults to now; a new note is a `note` event on its contact's timeline."""
         if not doc.get("dateTime"):
             doc["dateTime"] = write.ctx.now
         if write.existing is None and doc.get("lead") and not write.errors:
@@ -69,6 +73,7 @@ class NoteHooks(OfContact):
     def consequences(
         self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
     ) -> tuple[list[Derived], Events]:
+        """The note's index entry under its contact, moved with `lead`."""
         return index_changes(doc, existing), []
 
     def fast_ids(self, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
@@ -77,6 +82,7 @@ class NoteHooks(OfContact):
         return None if lead is None else [row["id"] for row in store.iterate(index_kind(lead.value))]
 
     def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
+        """`lead:<id>`: the notes about that contact."""
         if command.name == "lead":
             return str(doc.get("lead")) == command.value
         return None

@@ -9,6 +9,8 @@ from chalicelib.domain.kernel.service import referenced
 
 
 class OfContact(Hooks):
+    """Hooks of documents about one contact: their permission user is their contact's."""
+
     owner_indexed = False  # whose they are follows their contact's owner, not their own writes
 
     def permission_user(self, doc: Doc, ctx: Context) -> JSON:

@@ -2,8 +2,8 @@
 
 Text compares case-insensitively and ``=`` ignores surrounding whitespace; ``like`` is SQL LIKE (``%``, ``_``,
 wrapped in ``%..%`` when it has no ``%``); ``contains``/``startsWith``/``endsWith`` take the value literally;
-``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value; each negative operator in
-:data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
+``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value;
+each negative operator in :data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
 """
 
 from __future__ import annotations

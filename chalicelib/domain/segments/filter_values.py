@@ -60,6 +60,7 @@ def as_number(value: Any) -> float | None:
 
 
 def as_integer(value: Any) -> int | None:
+    """An integral number (int or a string of one), else None."""
     number = as_number(value)
     return int(number) if number is not None and number.is_integer() else None
 
@@ -110,6 +111,7 @@ def as_instant(value: Any) -> datetime | None:
 
 
 def as_day(value: Any) -> date | None:
+    """The day of a stored date or date-time, else None."""
     moment = as_instant(value)
     return moment.date() if moment else None
 
@@ -153,6 +155,7 @@ def scalar_text(value: Any) -> str:
 
 
 def listed(value: Any) -> list[Any]:
+    """The values of an `in` filter: a non-empty list, or one scalar; ValueError otherwise."""
     if isinstance(value, (list, tuple)) and value:
         return list(value)
     if value is None or isinstance(value, (dict, list, tuple)):
@@ -161,6 +164,7 @@ def listed(value: Any) -> list[Any]:
 
 
 def bounds(value: Any) -> tuple[Any, ...]:
+    """The two values of a `between` filter: `[from, to]` or `{"from", "to"}`; ValueError otherwise."""
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return tuple(value)
     if isinstance(value, dict) and "from" in value and "to" in value:
@@ -169,6 +173,7 @@ def bounds(value: Any) -> tuple[Any, ...]:
 
 
 def text_target(raw: Any) -> str:
+    """A text filter value, folded for comparison ("" when blank)."""
     return as_folded(scalar_text(raw)) or ""
 
 

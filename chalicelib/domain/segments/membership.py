@@ -38,10 +38,12 @@ UTM_KEYS = {
 
 
 def members_kind(segment_id: EntityId) -> str:
+    """The members index of a segment: `members#<segment id>` / contact id."""
     return f"members#{int(segment_id)}"
 
 
 def is_member(entry: Mapping[str, Any] | None) -> bool:
+    """Whether a membership row counts (present, and not removed by hand)."""
     return bool(entry and not entry.get("manuallyRemoved"))
 
 

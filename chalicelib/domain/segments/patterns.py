@@ -1,8 +1,8 @@
-"""Text patterns of segment filters, matched in time linear in the text: every contact write (public
+r"""Text patterns of segment filters, matched in time linear in the text: every contact write (public
 form posts and pixel hits included) evaluates every published segment, so no pattern a client
 saves may backtrack.
 
-``like`` is SQL LIKE (``%`` any run, ``_`` one character, ``\\`` escapes the next character),
+``like`` is SQL LIKE (``%`` any run, ``_`` one character, ``\`` escapes the next character),
 matched segment by segment; ``regexp`` is RE2 (google-re2): no backreferences or lookarounds, and
 an expression RE2 refuses is a 400 on save. Both compare case-insensitively, and see at most
 MAX_TEXT characters of a value (MySQL's TEXT, the longest text field Mautic stores).

@@ -55,6 +55,7 @@ def queued(segment_id: int, now: str) -> tuple[tuple[str, int, Doc], int]:
 
 
 def enqueue(segment_id: int, generation: int) -> None:
+    """Queue the plan of a rebuild generation."""
     queues.send(QUEUE, [{"type": "plan", "segment": segment_id, "generation": generation}])
 
 

@@ -45,6 +45,7 @@ class SegmentHooks(AliasHooks):
     matches queues a rebuild (see domain/segments/rebuilds.py)."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
+        """Filters in Mautic's shape, checked against the fields, each with its field's type."""
         super().prepare(doc, write)
         raw_filters = doc.get("filters") or []
         filters: list[Doc] = []
@@ -68,6 +69,7 @@ class SegmentHooks(AliasHooks):
     def consequences(
         self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
     ) -> tuple[list[Derived], Events]:
+        """The rebuild state written with the segment (queued on a change of who matches, gone on delete)."""
         if doc is None:
             assert existing is not None  # a delete names the document it removes
             return [(rebuilds.KIND, existing["id"], None)], []
@@ -77,6 +79,7 @@ class SegmentHooks(AliasHooks):
         return [item], []
 
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """After the commit: queue the rebuild's plan, or the purge of a deleted segment's members."""
         if doc is None:
             assert existing is not None  # a delete names the document it removes
             rebuilds.purge(existing["id"])
@@ -84,15 +87,18 @@ class SegmentHooks(AliasHooks):
             rebuilds.enqueue(doc["id"], ctx.cache.pop(cache_keys.rebuild(doc["id"])))
 
     def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """Read the rebuild's progress first: the response shows the segment as it was."""
         self.prefetch([doc], ctx)  # the response shows the segment as it was
 
     def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
+        """The rebuild progress of a page of segments, in one batch read."""
         wanted = [d["id"] for d in docs if cache_keys.progress(d["id"]) not in ctx.cache]
         if wanted:
             found = rebuilds.progress(wanted)
             ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """Filters with their legacy keys, and the rebuild's progress."""
         out["filters"] = [_shown(item) for item in out.get("filters") or []]
         out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"
