@@ -18,6 +18,7 @@ from chalicelib.domain.contacts.declarations import (
 )
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
+from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.messaging import email_sends
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import points_engine
@@ -32,7 +33,7 @@ from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 # The resources with the standard routes, in route order (users and notes have routes of their own).
-RESOURCES = (
+RESOURCES: tuple[Resource, ...] = (
     CONTACT,
     WEBHOOK,
     AUTOMATION,

@@ -5,16 +5,20 @@ its children down a `yes` or `no` path (`decisionPath`); an action's children fo
 (no parent) start when a contact enters the automation.
 """
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.automations.catalog import AUTOMATION_EVENT_TYPES
+from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.kernel import clock
 
 UNITS = {"i": "minutes", "h": "hours", "d": "days", "m": "months", "y": "years"}
 BRANCHING = ("decision", "condition")
 
 
-def problems(events, name_of):
+def problems(events: Sequence[Doc], name_of: Callable[[Doc], str]) -> dict[str, list[str]]:
     """{`<name_of(event)>[key]`: [message]}: unknown types, branches without a yes/no path, timing,
     cycles. Parents may still be temporary ids (`new1`)."""
     errors = {}
@@ -40,7 +44,7 @@ def problems(events, name_of):
     return errors
 
 
-def _timing_problems(event, key):
+def _timing_problems(event: Doc, key: str) -> dict[str, list[str]]:
     mode = event.get("triggerMode") or "immediate"
     if event.get("eventType") == "decision" or mode == "immediate":
         return {}
@@ -51,7 +55,7 @@ def _timing_problems(event, key):
     return {}
 
 
-def _in_cycle(event, by_id):
+def _in_cycle(event: Doc, by_id: Mapping[str | None, Doc]) -> bool:
     seen, current = set(), by_id.get(_key(event.get("parent")))
     while current is not None and id(current) not in seen:
         if current is event:
@@ -61,16 +65,16 @@ def _in_cycle(event, by_id):
     return False
 
 
-def _key(ref):
+def _key(ref: JSON) -> str | None:
     return None if ref is None else str(ref)
 
 
-def roots(automation):
+def roots(automation: Doc) -> list[Doc]:
     """The events that start when a contact enters, in order."""
     return _ordered(e for e in automation.get("events") or [] if e.get("parent") is None)
 
 
-def children(automation, event_id, path=None):
+def children(automation: Doc, event_id: JSON, path: str | None = None) -> list[Doc]:
     """The events following `event_id`; with `path` (`yes`/`no`) only those on that path."""
     return _ordered(
         e
@@ -79,16 +83,16 @@ def children(automation, event_id, path=None):
     )
 
 
-def event(automation, event_id):
+def event(automation: Doc, event_id: JSON) -> Doc | None:
     """The event with that id, or None."""
     return next((e for e in automation.get("events") or [] if e["id"] == event_id), None)
 
 
-def _ordered(events):
+def _ordered(events: Iterable[Doc]) -> list[Doc]:
     return sorted(events, key=lambda e: (e.get("order") or 0, e["id"]))
 
 
-def due_at(event, reached):
+def due_at(event: Doc, reached: datetime) -> datetime:
     """When an action or condition reached at `reached` (a datetime) runs: at once, after its
     interval, or at its date (at once when that date has passed)."""
     mode = event.get("triggerMode") or "immediate"

@@ -12,18 +12,22 @@
 
 import copy
 import json
-from datetime import timedelta
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
-from chalicelib.domain.automations import journeys
+from chalicelib.domain.automations import journey_entry, journeys
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store
@@ -36,17 +40,20 @@ SWEEP_MAX = 1000
 ENROLL_BATCH = 100
 MARKS = "duemark"
 
+Outcome = tuple[str, str | None]  # (status ok | failed, reason)
+ExternalAction = Callable[[Doc, Doc, Doc, Context], Outcome]  # action(properties, contact, event, ctx)
 
-def _contact_kind():
+
+def _contact_kind() -> Resource:
     return CONTACT
 
 
 # --- telling the worker ----------------------------------------------------------------------------
 
 
-def _send(targets, now):
+def _send(targets: Iterable[tuple[int, int, datetime]], now: datetime) -> None:
     """Queue fire messages for [(contact id, due id, due at)], each delayed until its time."""
-    by_delay = {}
+    by_delay: dict[int, list[Doc]] = {}
     for contact_id, due, at in targets:
         delay = int(min(max((at - now).total_seconds(), 0), queues.MAX_DELAY))
         by_delay.setdefault(delay, []).append({"type": "fire", "contact": contact_id, "due": due})
@@ -54,13 +61,13 @@ def _send(targets, now):
         queues.send(QUEUE, bodies, delay=delay)
 
 
-def on_contact_stored(change):
+def on_contact_stored(change: Change) -> None:
     """Subscriber to stored contact writes: queue the events the write scheduled to run soon."""
     if change.doc is not None:
         queue_due(change.doc, change.existing)
 
 
-def queue_due(doc, existing):
+def queue_due(doc: Contact, existing: Contact | None) -> None:
     """After a contact write: queue the events it scheduled that fall due soon (the rest wait for
     `dispatch`). If SQS fails, the due items are still stored and `dispatch` sweeps them."""
     now = clock.now()
@@ -70,7 +77,7 @@ def queue_due(doc, existing):
         pass
 
 
-def dispatch():
+def dispatch() -> None:
     """Queue the events falling due soon, shard by shard, and those whose message was lost."""
     now = clock.now()
     horizon = journeys.due_id_floor(now + LOOKAHEAD)
@@ -88,12 +95,12 @@ def dispatch():
 # --- firing a due event ----------------------------------------------------------------------------
 
 
-def fire(contact, due):
+def fire(contact: int, due: int) -> None:
     """Run the pending event `due` of a contact (a no-op when it is gone: done, cancelled, retried)."""
     ctx = Context()
     contacts = _contact_kind()
 
-    def attempt():
+    def attempt() -> tuple[str, list[tuple[int, int]]]:
         ctx.cache[cache_keys.JOURNEYS_EXTERNAL] = []
         existing = store.get(contacts.kind, contact)
         if existing is None:
@@ -115,27 +122,27 @@ def fire(contact, due):
         run_external(contact, automation_id, event_id)
 
 
-def run_external(contact_id, automation_id, event_id):
+def run_external(contact_id: int, automation_id: int, event_id: int) -> None:
     """Perform a claimed outside action, then record its outcome (children reached on success)."""
     ctx = Context()
     automation = journeys.by_id(ctx).get(automation_id)
     event = graph.event(automation, event_id) if automation else None
     contact = store.get(_contact_kind().kind, contact_id)
-    if event is None or contact is None:
+    if automation is None or event is None or contact is None:
         return
     status, reason = EXTERNAL_ACTIONS[event["type"]](event.get("properties") or {}, contact, event, ctx)
     if event["type"] != "lead.deletecontact" or status != "ok":
         _complete(contact_id, automation, event, status, reason, ctx)
 
 
-def _complete(contact_id, automation, event, status, reason, ctx):
+def _complete(contact_id: int, automation: Doc, event: Doc, status: str, reason: str | None, ctx: Context) -> None:
     contacts = _contact_kind()
 
-    def attempt():
+    def attempt() -> None:
         existing = service.load(contacts, contact_id)
         doc = copy.deepcopy(existing)
-        entry = (doc.get("automations") or {}).get(str(automation["id"]))
-        if entry is None or (entry["done"].get(str(event["id"])) or {}).get("status") != "running":
+        entry = journey_entry.entries(doc).get(str(automation["id"]))
+        if entry is None or journey_entry.done_status(entry, event["id"]) != "running":
             return
         events = journeys.complete(entry, automation, event, status, reason, ctx)
         service.save_change(contacts, existing, doc, ctx, events, stamp=False)
@@ -149,7 +156,7 @@ def _complete(contact_id, automation, event, status, reason, ctx):
 # --- outside actions -------------------------------------------------------------------------------
 
 
-def _pairs(value):
+def _pairs(value: JSON) -> dict[str, str]:
     """Key/value pairs from Mautic's `{"list": [{"label", "value"}]}`, a list of those, or an object."""
     if isinstance(value, dict) and "list" in value:
         value = value["list"]
@@ -160,11 +167,11 @@ def _pairs(value):
     }
 
 
-def _tokens(text, contact, ctx):
+def _tokens(text: str, contact: Doc, ctx: Context) -> str:
     return rendering.render_text(text, email_messages.contact_sources(contact, ctx))[0]
 
 
-def _webhook(props, contact, event, ctx):
+def _webhook(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     """`campaign.sendwebhook` (compat 5.4): GET sends the data as a query string; other methods send
     JSON when a JSON content type is configured, else a form; only 200 and 201 count as success."""
     method = str(props.get("method") or "post").upper()
@@ -185,7 +192,7 @@ def _webhook(props, contact, event, ctx):
     return "failed", result.error or f"HTTP {result.status}"
 
 
-def _delete_contact(props, contact, event, ctx):
+def _delete_contact(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     try:
         service.delete(_contact_kind(), contact["id"], ctx)
     except NotFound:
@@ -193,8 +200,8 @@ def _delete_contact(props, contact, event, ctx):
     return "ok", None
 
 
-def _send_message(kind, key):
-    def send(props, contact, event, ctx):
+def _send_message(kind: str, key: str) -> ExternalAction:
+    def send(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
         message = next(iter(a.ids_in(props.get(key))), None)
         if message is None:
             return "failed", f"No {kind} chosen."
@@ -207,7 +214,7 @@ def _send_message(kind, key):
     return send
 
 
-def _send_marketing_message(props, contact, event, ctx):
+def _send_marketing_message(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     """`message.send` (`marketingMessage`): the message's first enabled channel that reaches the
     contact (email, then text message: one refused for do-not-contact, a missing address... falls
     through to the next); web notifications and tweets cannot be sent here."""
@@ -249,12 +256,12 @@ EXTERNAL_ACTIONS = {
 # --- entering from source segments, purging ---------------------------------------------------------
 
 
-def enroll(automation):
+def enroll(automation: int) -> None:
     """Queue the members of a published automation's source segments for entry, in batches."""
     found = journeys.by_id(Context()).get(automation)
     if found is None:
         return
-    members = {}
+    members: dict[int, None] = {}  # an ordered set
     for segment in found.get("lists") or []:
         members.update(
             (row["id"], None) for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row)
@@ -269,14 +276,14 @@ def enroll(automation):
     )
 
 
-def enroll_batch(contacts):
+def enroll_batch(contacts: Sequence[int]) -> None:
     """Bring these contacts' journeys up to date (those in a source segment enter)."""
     ctx = Context()
     for doc in store.batch_get(_contact_kind().kind, contacts).values():
         rebuilds.refresh_contact(doc, ctx)
 
 
-def purge(automation):
+def purge(automation: int) -> None:
     """After an automation is deleted: drop its memberships and scheduled events from its members."""
     ctx = Context()
     for row in list(store.iterate(journeys.enrolled_kind(automation))):

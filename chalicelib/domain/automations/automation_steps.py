@@ -4,20 +4,30 @@ decisions matched against the contact's timeline events, and the actions that re
 """
 
 import fnmatch
+from collections.abc import Callable, Mapping
 
 from chalicelib.domain.contacts import contact_actions, contacts, custom_values
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event, Events
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.stages import stages
 
+# An action on the contact document: step(properties, contact, automation, ctx) -> its timeline events
+# (None: none); raises Passed, or a.Invalid, DomainError or ValueError (the action failed).
+Step = Callable[[Doc, Contact, Doc, Context], Events | None]
+Condition = Callable[[Doc, Contact, Context], bool | None]  # check(properties, contact, ctx)
+
 EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact", "message.send"})
 UNAVAILABLE = "This event type is not available in this service."
-DECISIONS = {  # decision type: (timeline event type, properties holding the ids it is limited to, detail)
+DECISIONS: dict[
+    str | None, tuple[str, str, str]
+] = {  # decision type: (timeline event type, properties holding the ids it is limited to, detail)
     "form.submit": ("form.submitted", "forms", "form"),
     "page.pagehit": ("page.hit", "pages", "page"),
     "asset.download": ("asset.download", "assets", "asset"),
@@ -36,14 +46,14 @@ COMPARE = {
 }
 
 
-def _names(value):
+def _names(value: JSON) -> list[str]:
     return points_engine.tag_names(value)
 
 
 # --- decisions -------------------------------------------------------------------------------------
 
 
-def decided(decision, automation, event):
+def decided(decision: Doc, automation: Doc, event: Event) -> bool:
     """Whether a timeline event of the contact satisfies a waiting decision (its yes path)."""
     wanted = DECISIONS.get(decision.get("type"))
     if wanted is None or event.get("event") != wanted[0]:
@@ -62,14 +72,14 @@ def decided(decision, automation, event):
     return _url_matches(decision, details)
 
 
-def _parent_email(decision, automation):
+def _parent_email(decision: Doc, automation: Doc) -> set[int | str]:
     parent = next((e for e in automation.get("events") or [] if e["id"] == decision.get("parent")), None)
     if not parent or parent.get("type") != "email.send":
         return set()
     return a.ids_in((parent.get("properties") or {}).get("email"))
 
 
-def _url_matches(decision, details):
+def _url_matches(decision: Doc, details: Doc) -> bool:
     pattern = str((decision.get("properties") or {}).get("url") or "").strip()
     if decision["type"] != "page.pagehit" or not pattern:
         return True
@@ -79,7 +89,7 @@ def _url_matches(decision, details):
 # --- conditions ------------------------------------------------------------------------------------
 
 
-def condition(event, doc, ctx):
+def condition(event: Doc, doc: Contact, ctx: Context) -> bool | None:
     """True (yes path) / False (no path) for a condition on the contact; None when this service
     cannot evaluate that condition type."""
     props = event.get("properties") or {}
@@ -87,14 +97,14 @@ def condition(event, doc, ctx):
     return None if check is None else check(props, doc, ctx)
 
 
-def _field_value(props, doc, ctx):
+def _field_value(props: Doc, doc: Contact, ctx: Context) -> bool | None:
     field = props.get("field")
     types = {f["alias"]: f.get("type") or "text" for f in definitions("lead", ctx)}
     item = {
         "glue": "and",
         "field": field,
         "object": "lead",
-        "type": types.get(field) or filters.SPECIAL_FIELDS.get(field),
+        "type": (types.get(field) or filters.SPECIAL_FIELDS.get(field)) if isinstance(field, str) else None,
         "operator": props.get("operator") or "=",
         "properties": {"filter": props.get("value")},
     }
@@ -104,7 +114,7 @@ def _field_value(props, doc, ctx):
     return filters.compile_filters([item]).matches(subject, clock.parse(ctx.now))
 
 
-def _points(props, doc, ctx):
+def _points(props: Doc, doc: Contact, ctx: Context) -> bool | None:
     compare = COMPARE.get(props.get("operator") or "gte")
     try:
         score = a.as_int(props.get("score", props.get("points", 0)) or 0)
@@ -113,16 +123,16 @@ def _points(props, doc, ctx):
     return None if compare is None else compare(int(doc["values"].get("points") or 0), score)
 
 
-def _tags(props, doc, ctx):
+def _tags(props: Doc, doc: Contact, ctx: Context) -> bool:
     wanted = {str(t).lower() for t in a.as_list(props.get("tags") or [])}
     return any(str(t["id"]) in wanted or t["tag"].lower() in wanted for t in doc.get("tags") or [])
 
 
-def _valid_email(props, doc, ctx):
+def _valid_email(props: Doc, doc: Contact, ctx: Context) -> bool:
     return addresses.normalized(doc["values"].get("email") or "") is not None
 
 
-def _in_automations(props, doc, ctx):
+def _in_automations(props: Doc, doc: Contact, ctx: Context) -> bool:
     wanted = a.ids_in(props.get("campaigns"))
     return any(
         int(k) in wanted and e.get("active") and not e.get("manuallyRemoved")
@@ -130,7 +140,7 @@ def _in_automations(props, doc, ctx):
     )
 
 
-CONDITIONS = {
+CONDITIONS: dict[str | None, Condition] = {
     "lead.field_value": _field_value,
     "lead.points": _points,
     "lead.tags": _tags,
@@ -157,7 +167,9 @@ class Passed(Exception):
     `passWithError`: the journey goes on)."""
 
 
-def act(event, doc, automation, ctx, actions=None):
+def act(
+    event: Doc, doc: Contact, automation: Doc, ctx: Context, actions: Mapping[str | None, Step] | None = None
+) -> tuple[str, str | None, Events]:
     """Apply an action to the contact document: (status `ok`/`failed`, reason, timeline events).
     `actions` adds to ACTIONS (the journey moves of `journeys`)."""
     action = (actions or {}).get(event.get("type")) or ACTIONS.get(event.get("type"))
@@ -171,7 +183,7 @@ def act(event, doc, automation, ctx, actions=None):
         return "failed", str(error) or type(error).__name__, []
 
 
-def _change_points(props, doc, automation, ctx):
+def _change_points(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
     old = int(doc["values"].get("points") or 0)
     event = contact_actions.adjust_points(
         doc,
@@ -185,7 +197,7 @@ def _change_points(props, doc, automation, ctx):
     return [event] if event else []
 
 
-def _update_fields(props, doc, automation, ctx):
+def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
     known = {f["alias"]: f for f in definitions("lead", ctx)}
     for alias, value in props.items():
         if alias in known and value not in (None, "") and alias != "points":
@@ -195,27 +207,27 @@ def _update_fields(props, doc, automation, ctx):
                 raise a.Invalid(f"{alias}: {error}") from None
 
 
-def _change_owner(props, doc, automation, ctx):
+def _change_owner(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
     owner = a.id_or_none(props.get("owner"))
     if owner is None or not referenced("user", [owner], ctx):
         raise a.Invalid(f"No user with id {props.get('owner')}.")
     doc["owner"] = owner
 
 
-def _channels(props):
+def _channels(props: Doc) -> list[str]:
     return [str(c) for c in a.as_list(props.get("channels") or ["email"])]
 
 
-def _add_dnc(props, doc, automation, ctx):
+def _add_dnc(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
     comment = props.get("reason") or f"Automation {automation.get('name')}"
     return [contact_actions.set_dnc(doc, channel, 3, comment, None, ctx) for channel in _channels(props)]
 
 
-def _remove_dnc(props, doc, automation, ctx):
+def _remove_dnc(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
     return [e for e in (contact_actions.clear_dnc(doc, channel) for channel in _channels(props)) if e]
 
 
-def _add_to_company(props, doc, automation, ctx):
+def _add_to_company(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
     company_id = a.id_or_none(props.get("company"))
     company = referenced("company", [company_id], ctx).get(company_id) if company_id else None
     if company is None:
@@ -223,7 +235,7 @@ def _add_to_company(props, doc, automation, ctx):
     contact_actions.link_company(doc, company, ctx)
 
 
-def _change_stage(props, doc, automation, ctx):
+def _change_stage(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
     """Mautic's `stage.change`: into the stage `stage` unless it is gone or unpublished, the contact
     is in it, or in a stage of higher weight (each passes with its reason)."""
     stage_id = a.id_or_none(props.get("stage"))
@@ -231,14 +243,19 @@ def _change_stage(props, doc, automation, ctx):
     reason = stages.refusal(doc, stage, ctx)
     if reason:
         raise Passed(reason)
-    return [contact_actions.set_stage(doc, stage, f"Automation {automation.get('name')}")]
+    assert stage is not None  # refusal() names a missing stage
+    event = contact_actions.set_stage(doc, stage, f"Automation {automation.get('name')}")
+    return [event] if event else []  # refusal() names the stage the contact is in: an event
 
 
-ACTIONS = {
+def _change_segments(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
+    points_engine.change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+    return []
+
+
+ACTIONS: dict[str | None, Step] = {
     "lead.changepoints": _change_points,
-    "lead.changelist": lambda p, d, auto, c: (
-        points_engine.change_segments(d, p.get("addToLists"), p.get("removeFromLists"), c) and []
-    ),
+    "lead.changelist": _change_segments,
     "lead.changetags": lambda p, d, auto, c: contacts.change_tags(
         d, _names(p.get("add_tags")), _names(p.get("remove_tags")), c
     ),

@@ -2,29 +2,35 @@
 forms) whose members enter in the background (domain/automations/automation_runs.py), clones."""
 
 import copy
+from collections.abc import Callable, Collection, Mapping
 
 from chalicelib.domain.automations import automation_graph, automation_runs, journeys
+from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Write
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import EntityId
 
 LINK_KEYS = ("id", "name", "type", "eventType", "order", "decisionPath")
 
 
-def as_ref(value):
+def as_ref(value: JSON) -> JSON:
     """An event reference as sent: an id, a temporary id (`new1`) or an object with `id`."""
     if isinstance(value, dict):
         value = value.get("id")
     return None if value in (None, "") else str(value)
 
 
-def as_refs(value):
+def as_refs(value: JSON) -> list[JSON]:
+    """The event references of a value that holds one or a list of them (ids, temporary ids, objects)."""
     return [as_ref(v) for v in (value if isinstance(value, list) else [value]) if as_ref(v) is not None]
 
 
-def _namer(sent):
+def _namer(sent: list[JSON]) -> Callable[[Doc], str]:
     """Error keys for events: `events[i]` by their index in the request, else by their id."""
     index_of = {str(raw.get("id")): i for i, raw in enumerate(sent) if isinstance(raw, dict) and raw.get("id")}
     return lambda event: f"events[{index_of.get(str(event.get('id')), event.get('id'))}]"
@@ -33,7 +39,8 @@ def _namer(sent):
 class AutomationHooks(AliasHooks):
     """Parents may name events by real or temporary id; `children` is derived from parents."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Parents named by a parent's `children`, and checks: known parents, then the graph's problems."""
         super().prepare(doc, write)
         events = doc.get("events") or []
         by_ref = {str(e["id"]): e for e in events if e.get("id") is not None}
@@ -52,10 +59,11 @@ class AutomationHooks(AliasHooks):
         if not write.errors:
             write.errors.update(automation_graph.problems(events, _namer(sent)))
 
-    def stored(self, doc, existing, ctx):
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """Members of the source segments enter when the automation is published or gets new sources;
         a deleted automation's memberships are purged."""
         if doc is None:
+            assert existing is not None  # a delete names the document it removes
             queues.send(automation_runs.QUEUE, [{"type": "purge", "automation": existing["id"]}])
         elif (
             doc.get("isPublished", True)
@@ -68,10 +76,10 @@ class AutomationHooks(AliasHooks):
         ):
             queues.send(automation_runs.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
-    def link(self, doc, new_ids):
+    def link(self, doc: Doc, new_ids: Mapping[tuple[str, str], int]) -> None:
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
 
-        def real(ref):
+        def real(ref: JSON) -> JSON:
             return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
 
         for event in doc.get("events") or []:
@@ -88,7 +96,8 @@ class AutomationHooks(AliasHooks):
                 if isinstance(line, dict) and ("events", str(line.get(end))) in new_ids:
                     line[end] = str(real(line[end]))
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """Each event's `parent` and `children` shown as Mautic's links (id, name, ...), not ids."""
         events = out["events"]
         by_id = {e["id"]: e for e in doc.get("events") or []}
         for event in events:
@@ -99,7 +108,7 @@ class AutomationHooks(AliasHooks):
             ]
 
 
-def clone(automation_id, ctx):
+def clone(automation_id: EntityId, ctx: Context) -> Doc:
     """A copy of an automation with its whole event graph (new event ids, same links), unpublished."""
     original = service.load(registry.resource("automation"), automation_id)
     events = copy.deepcopy(original.get("events") or [])
@@ -112,7 +121,7 @@ def clone(automation_id, ctx):
     return service.create(registry.resource("automation"), payload, ctx)[0]
 
 
-def _temporary(event):
+def _temporary(event: Doc) -> Doc:
     """A copy of an event for a clone: its own id, its parent and its jump target as temporary ids."""
     copied = dict(event, id=f"new{event['id']}", parent=f"new{event['parent']}" if event.get("parent") else None)
     target = (event.get("properties") or {}).get("jumpToEvent")
@@ -121,7 +130,7 @@ def _temporary(event):
     return copied
 
 
-def _canvas_refs(canvas, event_ids):
+def _canvas_refs(canvas: Doc | None, event_ids: Collection[str]) -> Doc:
     """A copy of a canvas whose event references are temporary ids again (`new<old id>`)."""
     canvas = copy.deepcopy(canvas or {})
     for node in canvas.get("nodes") or []:
@@ -134,11 +143,11 @@ def _canvas_refs(canvas, event_ids):
     return canvas
 
 
-def change_member(automation_id, contact_id, added, ctx):
+def change_member(automation_id: EntityId, contact_id: EntityId, added: bool, ctx: Context) -> None:
     """Add (or remove) one contact by hand: 404 for an unknown automation or contact."""
     automation = service.load(registry.resource("automation"), automation_id)
 
-    def attempt():
+    def attempt() -> None:
         existing = service.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         changed = (
@@ -152,7 +161,7 @@ def change_member(automation_id, contact_id, added, ctx):
     service.retrying(attempt, ctx)
 
 
-def _db_row(automation_id, row):
+def _db_row(automation_id: int, row: Doc) -> dict[str, str | None]:
     """A row of Mautic's campaign_leads table as its statistics endpoint returns it: strings."""
     added = clock.parse(row["dateAdded"]).strftime("%Y-%m-%d %H:%M:%S")
     return {
@@ -166,7 +175,7 @@ def _db_row(automation_id, row):
     }
 
 
-def members(automation_id, start, limit, ctx):
+def members(automation_id: EntityId, start: int, limit: int, ctx: Context) -> Doc:
     """`{"total", "contacts": [...]}` of the automation's current members (compat 1.8), by contact id;
     a caller who may see only their own contacts gets those (their documents read to know whose)."""
     automation = service.load(registry.resource("automation"), automation_id)

@@ -2,7 +2,7 @@
 
 # Automation event types by `eventType` (compat 10.1). Each is accepted on save; docs/automations.md
 # says which ones run (automations/automation_steps.py) and which are recorded as failed ("not available").
-AUTOMATION_EVENT_TYPES = {
+AUTOMATION_EVENT_TYPES: dict[str | None, frozenset[str]] = {
     "action": frozenset(
         {
             "lead.changepoints",

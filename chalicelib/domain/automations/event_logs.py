@@ -13,14 +13,19 @@ the contact's).
 
 import copy
 
-from chalicelib.domain.automations import journeys
+from chalicelib.domain.automations import journey_entry, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
+from chalicelib.domain.automations.journey_entry import JourneyEntry
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
+from chalicelib.domain.kernel.listing import ListQuery
 from chalicelib.domain.kernel.present import present_one
+from chalicelib.store.port import EntityId
 
 ORDER_KEYS = ("id", "name", "type", "eventType", "order")
 NOT_MEMBER = "Contact {contact} is not part of automation {automation}."
@@ -32,17 +37,17 @@ class Refused(DomainError):
     status = 409
 
 
-def _automation_ref(automation):
+def _automation_ref(automation: Doc) -> Doc:
     return {k: automation.get(k) for k in ("id", "name", "description", "isPublished")}
 
 
-def _events_of(automation, ctx):
+def _events_of(automation: Doc, ctx: Context) -> list[Doc]:
     """The automation's events as its answer presents them, each with its automation."""
     ref = _automation_ref(automation)
     return [dict(e, automation=ref) for e in present_one(AUTOMATION, automation, ctx).get("events") or []]
 
 
-def listing(query, ctx):
+def listing(query: ListQuery, ctx: Context) -> Doc:
     """`{"total", "events": [...]}` of every automation's events: `search` (name or type), `start`,
     `limit`, `orderBy` (id, name, type, eventType, order), `orderByDir`."""
     order_by = query.order_by or "id"
@@ -62,15 +67,16 @@ def listing(query, ctx):
         ),
         reverse=query.order_dir == "DESC",
     )
-    return {"total": len(found), "events": found[query.start : query.start + query.limit]}
+    end = query.start + query.limit if query.limit is not None else None
+    return {"total": len(found), "events": found[query.start : end]}
 
 
-def _viewable(ctx):
+def _viewable(ctx: Context) -> list[Doc]:
     """The automations whose events the caller may see."""
     return [doc for doc in journeys.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, Action.VIEW, doc)]
 
 
-def _find(event_id, ctx):
+def _find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
     """(automation, presented event) of an event id, or NotFound."""
     try:
         wanted = a.as_int(event_id)
@@ -83,13 +89,14 @@ def _find(event_id, ctx):
     raise NotFound()
 
 
-def one(event_id, ctx):
+def one(event_id: JSON, ctx: Context) -> Doc:
+    """`{"event"}`: one event with its automation; 404 unknown, 403 without the automation's view."""
     automation, event = _find(event_id, ctx)
     access.require(ctx, AUTOMATION, Action.VIEW, automation)
     return {"event": event}
 
 
-def _logs(entry, event_id):
+def _logs(entry: JourneyEntry, event_id: int) -> list[Doc]:
     """The contact's log rows of one event: done, then pending runs."""
     rows = []
     done = (entry.get("done") or {}).get(str(event_id))
@@ -104,7 +111,7 @@ def _logs(entry, event_id):
                 "rotation": entry.get("rotation") or 1,
             }
         )
-    for due, pending in sorted((entry.get("pending") or {}).items()):
+    for _due, pending in sorted((entry.get("pending") or {}).items()):
         if pending["event"] == event_id:
             rows.append(
                 {
@@ -119,7 +126,7 @@ def _logs(entry, event_id):
     return rows
 
 
-def _membership(automation, contact, entry):
+def _membership(automation: Doc, contact: Contact, entry: JourneyEntry) -> Doc:
     return {
         "automation": automation["id"],
         "contact": contact["id"],
@@ -131,14 +138,14 @@ def _membership(automation, contact, entry):
     }
 
 
-def _member_entry(automation, contact):
-    entry = (contact.get("automations") or {}).get(str(automation["id"]))
-    if not journeys.is_active(entry):
+def _member_entry(automation: Doc, contact: Contact) -> JourneyEntry:
+    entry = journey_entry.entries(contact).get(str(automation["id"]))
+    if entry is None or not journeys.is_active(entry):
         raise Refused(NOT_MEMBER.format(contact=contact["id"], automation=automation["id"]))
     return entry
 
 
-def contact_log(automation_id, contact_id, ctx):
+def contact_log(automation_id: EntityId, contact_id: EntityId, ctx: Context) -> Doc:
     """`{"total", "events": [event with its contactLog], "automation", "membership"}` of one contact in
     one automation; 404 for an unknown one, 409 when the contact is not a member."""
     automation = service.load(AUTOMATION, automation_id)
@@ -153,14 +160,14 @@ def contact_log(automation_id, contact_id, ctx):
     }
 
 
-def _moment(payload, name):
+def _moment(payload: Doc, name: str) -> str:
     try:
         return clock.iso(clock.parse(payload[name]))
     except (ValueError, TypeError, OverflowError):
         raise invalid(name, "This value is not a valid date.") from None
 
 
-def edit_contact_event(event_id, contact_id, payload, ctx):
+def edit_contact_event(event_id: JSON, contact_id: EntityId, payload: JSON, ctx: Context) -> tuple[Doc, bool]:
     """Reschedule (`triggerDate`; none: now), trigger now or record as triggered (`dateTriggered`) the
     contact's run of an event (EventLogModel::updateContactEvent). Returns (answer, created): created
     when the event had no run for the contact and one is scheduled."""
@@ -190,7 +197,7 @@ def edit_contact_event(event_id, contact_id, payload, ctx):
     return {"event": answer}, not pending
 
 
-def _refusal(entry, event, payload, automation, contact):
+def _refusal(entry: JourneyEntry, event: Doc, payload: Doc, automation: Doc, contact: Contact) -> str | None:
     """Mautic's 409 reasons, or None."""
     ids = {"automation": automation["id"], "event": event["id"], "contact": contact["id"]}
     if str(event["id"]) in (entry.get("done") or {}):

@@ -6,14 +6,19 @@ transaction (`service.save_change`).
 """
 
 import copy
+from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
 from chalicelib import config
 from chalicelib.domain.contacts import devices
+from chalicelib.domain.contacts.contact_document import JSON, CompanyLink, Contact, Doc, Event, Events
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock, service, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
+from chalicelib.domain.kernel.resources import Resource, Write
 from chalicelib.store import port as store
+from chalicelib.store.port import EntityId
 
 OPERATORS = {
     "plus": lambda p, d: p + d,
@@ -35,11 +40,11 @@ UTM_FIELDS = {
 }
 
 
-def _param(payload, *names):
+def _param(payload: Doc, *names: str) -> JSON:
     return next((payload[n] for n in names if payload.get(n) not in (None, "")), None)
 
 
-def operand(operator, value, operators, field):
+def operand(operator: str, value: JSON, operators: Iterable[str], field: str) -> int:
     """The integer `value` of a points change by `operator` (one of `operators`); 400 naming
     `operator` or `field` (not an integer, a division by zero)."""
     if operator not in operators:
@@ -53,7 +58,9 @@ def operand(operator, value, operators, field):
     return number
 
 
-def change_points(resource, contact_id, operator, delta, payload, ctx):
+def change_points(
+    resource: Resource, contact_id: EntityId, operator: str, delta: JSON, payload: Doc, ctx: Context
+) -> Doc:
     """plus/minus/times/divide the contact's points; records `point.gained`. 0 changes nothing."""
     delta = operand(operator, delta, OPERATORS, "points")
     existing = service.load(resource, contact_id)
@@ -76,7 +83,7 @@ def change_points(resource, contact_id, operator, delta, payload, ctx):
     return service.save_change(resource, existing, doc, ctx, [event])
 
 
-def add_dnc(resource, contact_id, channel, payload, ctx):
+def add_dnc(resource: Resource, contact_id: EntityId, channel: str | None, payload: Doc, ctx: Context) -> Doc:
     """Mark the contact not contactable on a channel (reason 1 unsubscribed, 2 bounced, 3 manual)."""
     channel = str(payload.get("channel") or channel or "email")
     try:
@@ -91,7 +98,9 @@ def add_dnc(resource, contact_id, channel, payload, ctx):
     return service.save_change(resource, existing, doc, ctx, [event])
 
 
-def set_dnc(doc, channel, reason, comments, channel_id, ctx, allocate=True):
+def set_dnc(
+    doc: Contact, channel: str, reason: int, comments: str | None, channel_id: JSON, ctx: Context, allocate: bool = True
+) -> Event:
     """Mark a contact document not contactable on a channel; its `lead.donotcontact` event. With
     `allocate` False a new entry's id stays None (`dnc_ids` gives it one once the write is valid)."""
     entry = next((e for e in doc["doNotContact"] if e["channel"] == channel), None)
@@ -107,7 +116,7 @@ def set_dnc(doc, channel, reason, comments, channel_id, ctx, allocate=True):
     )
 
 
-def remove_dnc(resource, contact_id, channel, payload, ctx):
+def remove_dnc(resource: Resource, contact_id: EntityId, channel: str | None, payload: Doc, ctx: Context) -> Doc:
     """Make the contact contactable again on a channel."""
     channel = str(payload.get("channel") or channel or "email")
     existing = service.load(resource, contact_id)
@@ -116,7 +125,7 @@ def remove_dnc(resource, contact_id, channel, payload, ctx):
     return service.save_change(resource, existing, doc, ctx, [event]) if event else existing
 
 
-def clear_dnc(doc, channel):
+def clear_dnc(doc: Contact, channel: str) -> Event | None:
     """Make a contact document contactable on a channel; its event, or None when it already was."""
     kept = [e for e in doc["doNotContact"] if e["channel"] != channel]
     if len(kept) == len(doc["doNotContact"]):
@@ -125,7 +134,7 @@ def clear_dnc(doc, channel):
     return timeline.event("lead.donotcontact", f"{channel}: contactable", {"channel": channel, "reason": 0})
 
 
-def _dnc_entries(value):
+def _dnc_entries(value: JSON) -> list[tuple[str, int, str | None]]:
     """The `doNotContact` entries of a contact payload as (channel, reason, comments), or Invalid.
     As Mautic: the channel defaults to email and the reason to 3 (manual); reason 0 removes."""
     entries = []
@@ -149,7 +158,7 @@ def _dnc_entries(value):
     return entries
 
 
-def dnc_from_payload(doc, write):
+def dnc_from_payload(doc: Contact, write: Write) -> Events:
     """Apply a contact payload's `doNotContact` entries to the document being written (compat 8.5);
     their timeline events. A bad entry is an error of the write, and nothing is applied."""
     try:
@@ -167,20 +176,20 @@ def dnc_from_payload(doc, write):
     return [event for event in events if event]
 
 
-def dnc_ids(doc):
+def dnc_ids(doc: Contact) -> None:
     """Give the new do-not-contact entries of a valid write their ids (a batch reserves them in a block)."""
     new = [entry for entry in doc.get("doNotContact") or [] if entry["id"] is None]
-    for entry, entry_id in zip(new, batching.allocate_ids("donotcontact", len(new)) if new else []):
+    for entry, entry_id in zip(new, batching.allocate_ids("donotcontact", len(new)) if new else [], strict=True):
         entry["id"] = entry_id
 
 
-def _utm_query(value):
+def _utm_query(value: JSON) -> Doc:
     if isinstance(value, str):
         return dict(parse_qsl(value.lstrip("?")))
     return value if isinstance(value, dict) else {}
 
 
-def add_utm(resource, contact_id, payload, ctx):
+def add_utm(resource: Resource, contact_id: EntityId, payload: Doc, ctx: Context) -> Doc:
     """Record UTM tags; `lastActive` moves the contact's last activity; `useragent` adds the device
     it names unless the contact has it (domain/contacts/devices.py)."""
     existing = service.load(resource, contact_id)
@@ -198,7 +207,7 @@ def add_utm(resource, contact_id, payload, ctx):
     return service.save_change(resource, existing, doc, ctx, [record_utm(doc, entry)])
 
 
-def record_utm(doc, entry):
+def record_utm(doc: Contact, entry: Doc) -> Event:
     """Append a UTM record (given its id here) to a contact document; its `lead.utmtagsadded` event."""
     entry["id"] = store.allocate_ids("utmtag")[0]
     doc["utmtags"] = (doc.get("utmtags") or []) + [entry]
@@ -209,7 +218,7 @@ def record_utm(doc, entry):
     )
 
 
-def remove_utm(resource, contact_id, utm_id, ctx):
+def remove_utm(resource: Resource, contact_id: EntityId, utm_id: EntityId, ctx: Context) -> Doc:
     """Remove one UTM record; 404 when the contact has none with that id."""
     existing = service.load(resource, contact_id)
     doc = copy.deepcopy(existing)
@@ -219,7 +228,9 @@ def remove_utm(resource, contact_id, utm_id, ctx):
     return service.save_change(resource, existing, doc, ctx)
 
 
-def add_to_company(contacts, companies, company_id, contact_id, ctx):
+def add_to_company(
+    contacts: Resource, companies: Resource, company_id: EntityId, contact_id: EntityId, ctx: Context
+) -> Doc:
     """Link the contact to a company; the first company is primary and names the `company` field."""
     company = service.load(companies, company_id)
     existing = service.load(contacts, contact_id)
@@ -227,19 +238,21 @@ def add_to_company(contacts, companies, company_id, contact_id, ctx):
     return service.save_change(contacts, existing, doc, ctx) if link_company(doc, company, ctx) else existing
 
 
-def link_company(doc, company, ctx):
+def link_company(doc: Contact, company: Doc, ctx: Context) -> bool:
     """Link a contact document to a company (the first one is primary); False when already linked."""
     if any(link["id"] == company["id"] for link in doc.get("companies") or []):
         return False
     primary = not doc.get("companies")
-    link = {"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}
+    link: CompanyLink = {"id": company["id"], "dateAdded": ctx.now, "isPrimary": primary}
     doc["companies"] = (doc.get("companies") or []) + [link]
     if primary:
         doc["values"]["company"] = company["values"].get("companyname")
     return True
 
 
-def remove_from_company(contacts, companies, company_id, contact_id, ctx):
+def remove_from_company(
+    contacts: Resource, companies: Resource, company_id: EntityId, contact_id: EntityId, ctx: Context
+) -> Doc:
     """Unlink the contact; when the primary company goes, the next linked one becomes primary."""
     company = service.load(companies, company_id)
     existing = service.load(contacts, contact_id)
@@ -252,11 +265,12 @@ def remove_from_company(contacts, companies, company_id, contact_id, ctx):
     doc["companies"] = links
     if doc["values"].get("company") == company["values"].get("companyname"):
         primary = next((link["id"] for link in links if link["isPrimary"]), None)
-        doc["values"]["company"] = store.get(companies.kind, primary)["values"].get("companyname") if primary else None
+        found = store.get(companies.kind, primary) if primary else None  # None: that company is gone
+        doc["values"]["company"] = found["values"].get("companyname") if found else None
     return service.save_change(contacts, existing, doc, ctx)
 
 
-def contact_companies(contacts, companies, contact_id, ctx):
+def contact_companies(contacts: Resource, companies: Resource, contact_id: EntityId, ctx: Context) -> Doc:
     """`{"total", "companies": [company columns + is_primary, date_associated]}` (compat 1.8)."""
     links = service.load(contacts, contact_id).get("companies") or []
     found = store.batch_get(companies.kind, [link["id"] for link in links])
@@ -273,20 +287,21 @@ def contact_companies(contacts, companies, contact_id, ctx):
     return {"total": len(rows), "companies": rows}
 
 
-def activity(resource, contact_id, query):
+def activity(resource: Resource, contact_id: EntityId, query: Doc) -> Doc:
     """The contact's timeline with the spec's filters (`filters[...]`, `order`, `page`, `limit`)."""
     service.load(resource, contact_id)
     return timeline.read(contact_id, *_timeline_query(query))
 
 
-def all_activity(query):
+def all_activity(query: Doc) -> Doc:
     """All contacts' events with the same filters and paging (compat 9.1, `GET /contacts/activity`)."""
     return timeline.read_all(*_timeline_query(query))
 
 
-def _timeline_query(query):
+def _timeline_query(query: Doc) -> tuple[Doc, tuple[str, str], int, int]:
     """(filters, (column, direction), page, limit) of an activity request."""
-    filters = query.get("filters") if isinstance(query.get("filters"), dict) else {}
+    raw = query.get("filters")
+    filters: Doc = raw if isinstance(raw, dict) else {}
     filters = {
         k: (a.as_list(v) if k.endswith("Events") and not isinstance(v, str) else ([v] if k.endswith("Events") else v))
         for k, v in filters.items()
@@ -302,7 +317,7 @@ def _timeline_query(query):
     return filters, (column, direction), page, limit
 
 
-def adjust_points(doc, operator, delta, label, details):
+def adjust_points(doc: Contact, operator: str, delta: int, label: str | None, details: Doc) -> Event | None:
     """Change the points of a contact document; the `point.gained` event, or None when nothing changed."""
     old = int(doc["values"].get("points") or 0)
     new = OPERATORS[operator](old, delta) if not (operator == "divide" and delta == 0) else old
@@ -314,7 +329,7 @@ def adjust_points(doc, operator, delta, label, details):
     )
 
 
-def stage_event(stage, origin):
+def stage_event(stage: Doc, origin: str) -> Event:
     """The `stage.changed` event of a contact entering or leaving `stage` (a stage document, or at
     least its id): Mautic's stage change-log entry, labelled `<id>: <name>`, `origin` its action."""
     label = f"{stage['id']}: {stage.get('name') or ''}".rstrip()
@@ -323,7 +338,7 @@ def stage_event(stage, origin):
     )
 
 
-def set_stage(doc, stage, origin):
+def set_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:
     """Put a contact document in `stage` (a stage document); its `stage.changed` event, or None when
     the contact is in that stage already."""
     if doc.get("stage") == stage["id"]:
@@ -332,7 +347,7 @@ def set_stage(doc, stage, origin):
     return stage_event(stage, origin)
 
 
-def clear_stage(doc, stage, origin):
+def clear_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:
     """Take a contact document out of `stage`; the event naming the stage it left, or None when the
     contact is not in that stage."""
     if doc.get("stage") != stage["id"]:

@@ -14,14 +14,19 @@ that move, and re-points the deleted contact's notes; a minute job queues it aga
 """
 
 import copy
+from collections.abc import Callable, Hashable, Mapping
 from datetime import timedelta
+from typing import Any
 
 from chalicelib.domain.contacts import notes
+from chalicelib.domain.contacts.contact_document import Contact, Doc, Events
 from chalicelib.domain.kernel import clock, registry, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.resources import Merge, Resource
 from chalicelib.store import port as store
 from chalicelib.store import queues
+from chalicelib.store.port import EntityId
 
 MERGED = "merged"
 MOVING = "merging"
@@ -38,7 +43,7 @@ JOINED = {
 KEPT = ("owner", "stage", "frequencyRules", "preferredProfileImage")
 
 
-def merge(resource, merge):
+def merge(resource: Resource, merge: Merge) -> Doc:
     """A `Merge`: its `doc` (the edited `existing`) claims a unique value its `other` holds: store the
     two as one and return the survivor (`build` and `items` as for `service.create`, applied to the
     survivor)."""
@@ -61,7 +66,7 @@ def merge(resource, merge):
     return stored
 
 
-def _points_gained(survivor, folded, label):
+def _points_gained(survivor: Contact, folded: Contact, label: str) -> Events:
     """The `point.gained` event of the points the other contact brings (point triggers read it)."""
     delta = int((folded.get("values") or {}).get("points") or 0)
     new = survivor["values"]["points"]
@@ -76,12 +81,12 @@ def _points_gained(survivor, folded, label):
     )
 
 
-def _older(one, two):
+def _older(one: Contact, two: Contact) -> bool:
     """Whether `one` was created before `two` (ids break ties)."""
     return (one.get("dateAdded") or "", one["id"]) <= (two.get("dateAdded") or "", two["id"])
 
 
-def combine(base, other, newest):
+def combine(base: Doc, other: Doc, newest: Doc) -> Doc:
     """The survivor's document: `base` (the survivor) with `other` folded in; `newest` (one of the
     two) is the contact whose non-blank values win."""
     doc = copy.deepcopy(base)
@@ -104,12 +109,12 @@ def combine(base, other, newest):
     return doc
 
 
-def _summed(first, second):
+def _summed(first: Mapping[str, int], second: Mapping[str, int]) -> dict[str, int]:
     """Point-group scores of two contacts added up, group by group."""
     return {k: int(first.get(k) or 0) + int(second.get(k) or 0) for k in {**second, **first}}
 
 
-def _times(doc, base, other):
+def _times(doc: Doc, base: Doc, other: Doc) -> None:
     active = [d["lastActive"] for d in (base, other) if d.get("lastActive")]
     identified = [d["dateIdentified"] for d in (base, other) if d.get("dateIdentified")]
     doc["lastActive"] = max(active, key=clock.parse) if active else None
@@ -119,12 +124,12 @@ def _times(doc, base, other):
     doc["dateIdentified"] = min(identified, key=clock.parse) if identified else None
 
 
-def _joined(first, second, key):
+def _joined(first: list[Any], second: list[Any], key: Callable[[Any], Hashable]) -> list[Any]:
     seen = {key(item) for item in first}
     return [copy.deepcopy(item) for item in first] + [copy.deepcopy(item) for item in second if key(item) not in seen]
 
 
-def _one_primary(links):
+def _one_primary(links: list[Any]) -> None:
     primary = [link for link in links if link.get("isPrimary")]
     for link in primary[1:]:
         link["isPrimary"] = False
@@ -132,7 +137,7 @@ def _one_primary(links):
         links[0]["isPrimary"] = True
 
 
-def current_id(contact_id):
+def current_id(contact_id: EntityId) -> int | None:
     """The id a contact id now lives under: itself, or the survivor of the merges it went through
     (None when there is no such contact)."""
     for _ in range(10):
@@ -145,7 +150,7 @@ def current_id(contact_id):
     return None
 
 
-def load(resource, contact_id):
+def load(resource: Resource, contact_id: EntityId) -> Doc:
     """The stored contact of an id, following merges (NotFound when there is none)."""
     try:
         return service.load(resource, contact_id)
@@ -156,7 +161,7 @@ def load(resource, contact_id):
         return service.load(resource, survivor)
 
 
-def tracked(resource, contact_id):
+def tracked(resource: Resource, contact_id: EntityId | None) -> Doc | None:
     """The contact a tracking cookie names, following merges; None when there is none."""
     try:
         return load(resource, contact_id) if contact_id else None
@@ -164,11 +169,11 @@ def tracked(resource, contact_id):
         return None
 
 
-def _queue_move(loser_id, winner_id):
+def _queue_move(loser_id: EntityId, winner_id: EntityId) -> None:
     queues.send(QUEUE, [{"type": "merge", "loser": loser_id, "winner": winner_id}])
 
 
-def move(loser, winner):
+def move(loser: EntityId, winner: EntityId) -> None:
     """Move a merged contact's timeline to its survivor (the event ids stay: they are unique across
     contacts, so a repeated move puts the same events again), then drop the pending item."""
     survivor = current_id(winner) or winner
@@ -179,7 +184,7 @@ def move(loser, winner):
     store.remove(MOVING, loser)
 
 
-def _move_notes(loser, survivor):
+def _move_notes(loser: EntityId, survivor: EntityId) -> None:
     """Notes about the merged contact become notes about the survivor (their index follows)."""
     note_resource = registry.resource("note")
     ctx = Context()
@@ -189,7 +194,7 @@ def _move_notes(loser, survivor):
             service.save_change(note_resource, note, dict(note, lead=survivor), ctx, stamp=False)
 
 
-def resend_lost():
+def resend_lost() -> None:
     """Queue again the moves still pending well after their merge (a lost message)."""
     limit = clock.now() - LOST_AFTER
     for item in store.iterate(MOVING):

@@ -2,14 +2,19 @@
 addresses written with the contact, identification on the timeline, representation."""
 
 import ipaddress
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Events, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Hooks, Merge, Write
 from chalicelib.store import port as store
+from chalicelib.store.port import Derived, EntityId
 
 IDENTIFYING = ("firstname", "lastname", "email", "company")
 IP_DETAILS = {
@@ -19,7 +24,7 @@ IP_DETAILS = {
 CONTACT_COLUMNS = {"lastActive", "dateIdentified", "points", "owner"}
 
 
-def _overwrite_blank(write):
+def _overwrite_blank(write: Write) -> bool:
     try:
         return a.as_bool(write.payload.get("overwriteWithBlank", False))
     except a.Invalid:
@@ -27,7 +32,7 @@ def _overwrite_blank(write):
         return False
 
 
-def _field_command(doc, command, aliases):
+def _field_command(doc: Doc, command: search.Command, aliases: AbstractSet[str]) -> bool | None:
     if command.name not in aliases:
         return None
     pattern = command.value if "%" in command.value or command.strict else command.value + "%"
@@ -39,34 +44,34 @@ class _Valued(Hooks):
 
     object_name = "lead"
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
         doc["values"] = dict(doc.get("values") or {}) if write.mode == "patch" else {}
         custom_values.apply(self.object_name, doc["values"], write, _overwrite_blank(write))
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         out["fields"] = custom_values.grouped(self.object_name, doc, ctx)
 
-    def permission_user(self, doc, ctx):
+    def permission_user(self, doc: Doc, ctx: Context) -> JSON:
         """The owner, else whoever created it (Mautic's Lead and Company permission user)."""
         return doc.get("owner") or doc.get("createdBy")
 
-    def command(self, doc, command, ctx):
+    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
         return _field_command(doc, command, self._aliases(ctx))
 
-    def term_values(self, doc):
+    def term_values(self, doc: Doc) -> list[JSON]:
         values = doc.get("values") or {}
         return [values.get(column) for column in self.resource.text_columns]
 
-    def _aliases(self, ctx):
+    def _aliases(self, ctx: Context) -> set[str]:
         """The object's field aliases, once per request (searches ask for every document)."""
         return ctx.memo(
             cache_keys.field_aliases(self.object_name), lambda: {f["alias"] for f in definitions(self.object_name, ctx)}
         )
 
-    def sort_columns(self, ctx):
+    def sort_columns(self, ctx: Context) -> AbstractSet[str]:
         return self._aliases(ctx)
 
-    def sort_value(self, doc, column):
+    def sort_value(self, doc: Doc, column: str) -> JSON:
         values = doc.get("values") or {}
         return values[column] if column in values else doc.get(column)
 
@@ -76,7 +81,9 @@ class ContactHooks(_Valued):
 
     object_name = "lead"
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Field values, then what a contact write adds: points, last activity, identification, tags,
+        IP address, do-not-contact entries and the stage event."""
         super().prepare(doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
@@ -94,25 +101,28 @@ class ContactHooks(_Valued):
             write.events += contact_actions.dnc_from_payload(doc, write)
         write.events += _stage_changed(doc, write)
 
-    def finalize(self, doc, write):
+    def finalize(self, doc: Doc, write: Write) -> None:
         """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
         contact_actions.dnc_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
-        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else []):
+        for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else [], strict=True):
             entry["id"] = entry_id
 
-    def _unique_fields(self, ctx):
+    def _unique_fields(self, ctx: Context) -> list[str]:
         return [f["alias"] for f in definitions("lead", ctx) if f.get("isUniqueIdentifier")]
 
-    def lookup_fields(self, ctx):
+    def lookup_fields(self, ctx: Context) -> list[str]:
+        """The unique-identifier fields: a batch looks up their values in one go."""
         return self._unique_fields(ctx)
 
-    def uniques(self, doc):
+    def uniques(self, doc: Doc) -> dict[str, JSON]:
+        """The contact's values of the fields that were unique identifiers when it was written."""
         values = doc.get("values") or {}
         return {alias: values.get(alias) for alias in doc.get("uniqueFields") or []}
 
-    def duplicate_of(self, doc, ctx):
+    def duplicate_of(self, doc: Doc, ctx: Context) -> Doc | None:
+        """The stored contact holding one of this contact's unique-identifier values, or None."""
         values = doc.get("values") or {}
         for alias in self._unique_fields(ctx):
             if values.get(alias) not in (None, ""):
@@ -122,19 +132,23 @@ class ContactHooks(_Valued):
                     return found
         return None
 
-    def consequences(self, doc, existing, ctx, events):
+    def consequences(
+        self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
+    ) -> tuple[list[Derived], Events]:
         """The `device` entities mirroring the contact's devices (domain/contacts/devices.py)."""
         return devices.mirror_items(doc, existing), []
 
-    def merge(self, merge):
+    def merge(self, merge: Merge) -> Doc:
+        """Two contacts that are one person are stored as one (contacts/contact_merge.py)."""
         return contact_merge.merge(self.resource, merge)
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """The fields, plus the points and the colour of the highest trigger they reach."""
         super().present(doc, out, ctx)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
 
-    def summary(self, doc, ctx):
+    def summary(self, doc: Doc, ctx: Context) -> Doc:
         """A contact where another resource names it (a note's `lead`): id, points, color, fields."""
         score = points(doc)
         return {
@@ -144,7 +158,8 @@ class ContactHooks(_Valued):
             "fields": custom_values.grouped(self.object_name, doc, ctx),
         }
 
-    def command(self, doc, command, ctx):
+    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
+        """The contact search commands: `is:anonymous`, `is:unowned`, `name:`, `tag:`, `owner:`, then fields."""
         values = doc.get("values") or {}
         if command.name == "is" and command.value.lower() in ("anonymous", "unowned"):
             return not doc.get("dateIdentified") if command.value.lower() == "anonymous" else not doc.get("owner")
@@ -162,10 +177,11 @@ class ContactHooks(_Valued):
             )
         return super().command(doc, command, ctx)
 
-    def email(self, doc):
+    def email(self, doc: Doc) -> str | None:
+        """The contact's email (the index of `email:` searches)."""
         return (doc.get("values") or {}).get("email")
 
-    def fast_ids(self, node, ctx):
+    def fast_ids(self, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
         """Candidates an `email:` command then filters: from the email index (a prefix query)."""
         if not isinstance(node, search.Command) or node.name != "email":
             return None
@@ -173,18 +189,19 @@ class ContactHooks(_Valued):
             return None
         return store.ids_by_email(self.resource.kind, node.value.rstrip("%"))
 
-    def sort_columns(self, ctx):
+    def sort_columns(self, ctx: Context) -> AbstractSet[str]:
+        """Field aliases and the contact columns orderBy accepts."""
         return super().sort_columns(ctx) | CONTACT_COLUMNS
 
 
-def _tag_names(raw):
+def _tag_names(raw: JSON) -> list[str]:
     names = raw.split(",") if isinstance(raw, str) else a.as_list(raw)
     if not all(isinstance(name, str) for name in names):
         raise a.Invalid("Tags are names (strings); prefix a name with '-' to remove it.")
     return [name.strip() for name in names if name.strip() not in ("", "-")]
 
 
-def _change_tags(doc, write):
+def _change_tags(doc: Contact, write: Write) -> None:
     """Add the named tags, remove those prefixed with '-'; the others stay (compat 8.5). New tags
     get their ids in `finalize`, once the whole write is valid."""
     try:
@@ -197,7 +214,7 @@ def _change_tags(doc, write):
     )
 
 
-def _tagged(tags, add, remove):
+def _tagged(tags: list[TagEntry], add: Iterable[str], remove: Iterable[str]) -> list[TagEntry]:
     """The tag list with the `remove` names gone and the `add` names there (new ones without an id)."""
     removed = {name.strip().lower() for name in remove}
     kept = [t for t in tags if t["tag"].lower() not in removed]
@@ -209,7 +226,7 @@ def _tagged(tags, add, remove):
     return kept
 
 
-def _tag_ids(tags, ctx):
+def _tag_ids(tags: list[TagEntry], ctx: Context) -> None:
     """Give tags without an id the id of the tag of that name, creating it if needed (looked up
     once per context: a worker batch tagging many contacts reads it once)."""
     known = ctx.cache.setdefault(cache_keys.TAG_IDS, {})
@@ -223,7 +240,7 @@ def _tag_ids(tags, ctx):
             tag["id"] = known[name]
 
 
-def change_tags(doc, add, remove, ctx):
+def change_tags(doc: Contact, add: Iterable[JSON] | None, remove: Iterable[JSON] | None, ctx: Context) -> None:
     """Add and remove tags (names) on a contact document before it is stored (form actions, point
     triggers); missing tags are created."""
     names = [str(name).strip() for name in add or [] if str(name).strip()]
@@ -231,7 +248,7 @@ def change_tags(doc, add, remove, ctx):
     _tag_ids(doc["tags"], ctx)
 
 
-def _add_ip_address(doc, write):
+def _add_ip_address(doc: Contact, write: Write) -> None:
     try:
         address = str(ipaddress.ip_address(str(write.payload["ipAddress"]).strip()))
     except ValueError:
@@ -242,7 +259,7 @@ def _add_ip_address(doc, write):
         doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
 
 
-def _stage_changed(doc, write):
+def _stage_changed(doc: Contact, write: Write) -> Events:
     """A PUT without `stage` keeps the contact's stage (as Mautic's API); the `stage.changed` event
     of a payload that moves the contact (none when the stage it names does not exist: a 400)."""
     old = (write.existing or {}).get("stage")
@@ -258,7 +275,7 @@ def _stage_changed(doc, write):
     return [contact_actions.stage_event(stage or {"id": old}, "API")]
 
 
-def _sync_last_active(doc, write):
+def _sync_last_active(doc: Contact, write: Write) -> None:
     """`lastActive` and the `last_active` field are one value in two formats."""
     values = doc["values"]
     if "lastActive" in write.payload:
@@ -271,12 +288,12 @@ def _sync_last_active(doc, write):
         doc["lastActive"] = None
 
 
-def points(doc):
+def points(doc: Contact | None) -> int:
     """The contact document's points (0 for none, or no document)."""
     return int(((doc or {}).get("values") or {}).get("points") or 0)
 
 
-def _points_set(doc, existing):
+def _points_set(doc: Contact, existing: Contact | None) -> Events:
     """The `point.gained` event of points an API payload writes (`existing` None on a create): a
     list of it, empty when they stay as they were."""
     old, new = points(existing), points(doc)
@@ -291,7 +308,7 @@ def _points_set(doc, existing):
     ]
 
 
-def color(score, ctx):
+def color(score: int, ctx: Context) -> str | None:
     """The colour of the highest published point trigger on the points (not on a point group) the
     points reach (None below all)."""
     triggers = ctx.memo(

@@ -1,8 +1,12 @@
 """Custom field definitions for contacts and companies, with Mautic's default fields."""
 
+from collections.abc import Callable
+
+from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.kernel import aliases, cache_keys, cached
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.store import port as store
 
 FIELD_TYPES = (
@@ -64,7 +68,8 @@ _INDUSTRIES = (
 )
 
 # (alias, label, type, group, extra)
-CONTACT_DEFAULTS = (
+FieldRow = tuple[str, str, str, str, Doc]  # (alias, label, type, group, extra)
+CONTACT_DEFAULTS: tuple[FieldRow, ...] = (
     ("title", "Title", "lookup", "core", {"properties": _TITLES}),
     ("firstname", "First Name", "text", "core", {}),
     ("lastname", "Last Name", "text", "core", {}),
@@ -99,7 +104,7 @@ CONTACT_DEFAULTS = (
     )
 )
 
-COMPANY_DEFAULTS = (
+COMPANY_DEFAULTS: tuple[FieldRow, ...] = (
     ("companyaddress1", "Address 1", "text", "core", {}),
     ("companyaddress2", "Address 2", "text", "core", {}),
     ("companyemail", "Company Email", "email", "core", {}),
@@ -127,10 +132,11 @@ COMPANY_DEFAULTS = (
 class FieldHooks(Hooks):
     """Custom field definitions: object fixed by the path, alias unique and immutable, known types."""
 
-    def __init__(self, object_name):
+    def __init__(self, object_name: str) -> None:
         self.object_name = object_name
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The object comes from the path; type and group are known ones; the alias is set once."""
         doc["object"] = self.object_name
         errors, existing = write.errors, write.existing
         if doc.get("type") not in FIELD_TYPES and "type" not in errors:
@@ -144,12 +150,13 @@ class FieldHooks(Hooks):
         else:
             doc["alias"] = existing["alias"]
 
-    def before_delete(self, doc, ctx):
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """A fixed field (Mautic's core fields) cannot be deleted."""
         if doc.get("isFixed"):
             raise invalid("alias", f"The field '{doc['alias']}' is fixed and cannot be deleted.")
 
 
-def definitions(object_name, ctx):
+def definitions(object_name: str, ctx: Context) -> list[Doc]:
     """Field definitions of an object in `order`, from the versioned in-process cache."""
     kind = OBJECT_KINDS[object_name]
     return ctx.memo(
@@ -158,7 +165,7 @@ def definitions(object_name, ctx):
     )
 
 
-def seed_defaults(create):
+def seed_defaults(create: Callable[[str, Doc, bool], object]) -> None:
     """Create the default fields once; `create(object, payload, fixed)` stores one definition."""
     if store.marked("default-fields"):
         return
@@ -166,7 +173,7 @@ def seed_defaults(create):
         existing = {f.get("alias") for f in store.iterate(OBJECT_KINDS[object_name])}
         for order, (alias, label, type_, group, extra) in enumerate(rows, start=1):
             if alias not in existing:
-                payload = {
+                payload: Doc = {
                     "alias": alias,
                     "label": label,
                     "type": type_,

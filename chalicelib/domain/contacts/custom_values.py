@@ -8,22 +8,28 @@ Values of single-line fields (every type but `textarea` and `html`) lose their c
 write: a line break in a name would otherwise end up in a mail header."""
 
 import re
+from collections.abc import Callable
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import field_choices
+from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.custom_fields import GROUPS, definitions
 from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Write
+
+Coercer = Callable[[Doc, JSON], JSON]  # (field definition, payload value) -> stored value, or a.Invalid
 
 
-def _options(definition):
+def _options(definition: Doc) -> dict[str, JSON]:
     listed = (definition.get("properties") or {}).get("list") or []
     if isinstance(listed, str):
         listed = [{"label": v, "value": v} for v in listed.split("|")]
     return {str(o.get("value")): o.get("label") for o in listed if isinstance(o, dict)}
 
 
-def _number(definition, value):
+def _number(definition: Doc, value: JSON) -> float | int:
     scale = int((definition.get("properties") or {}).get("scale") or 0)
     try:
         number = float(value) if not isinstance(value, bool) else None
@@ -38,19 +44,19 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 MULTI_LINE = ("textarea", "html")
 
 
-def _single_line(value):
+def _single_line(value: JSON) -> str:
     """The text with each run of control characters (line breaks, tabs...) made one space."""
     return CONTROL.sub(" ", a.as_string(value)).strip()
 
 
-def _email(value):
+def _email(value: JSON) -> str:
     text = _single_line(value)
     if addresses.normalized(text) is None:
         raise a.Invalid("A valid email is required.")
     return text
 
 
-def _url(value):
+def _url(value: JSON) -> str:
     text = _single_line(value)
     parts = urlparse(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -58,8 +64,8 @@ def _url(value):
     return text
 
 
-def _date_format(fmt):
-    def coerce(value):
+def _date_format(fmt: str) -> Callable[[JSON], str]:
+    def coerce(value: JSON) -> str:
         try:
             return clock.parse(a.as_string(value)).strftime(fmt)
         except (ValueError, OverflowError):
@@ -68,7 +74,7 @@ def _date_format(fmt):
     return coerce
 
 
-def _select(definition, value, multiple):
+def _select(definition: Doc, value: JSON, multiple: bool) -> str:
     options = _options(definition)
     chosen = value if isinstance(value, list) else (a.as_string(value).split("|") if multiple else [value])
     chosen = [a.as_string(v) for v in chosen]
@@ -78,10 +84,10 @@ def _select(definition, value, multiple):
     return "|".join(chosen)
 
 
-def _listed(kind):
+def _listed(kind: str) -> Coercer:
     """A coercer taking only the values of Mautic's list for `kind` (country, region, locale, timezone)."""
 
-    def coerce(definition, value):
+    def coerce(definition: Doc, value: JSON) -> str:
         text = _single_line(value)
         if text not in field_choices.choices(kind):
             raise a.Invalid(f"'{text}' is not a valid {kind}.")
@@ -107,16 +113,16 @@ _COERCE = {
 }
 
 
-def coerce_value(definition, value):
+def coerce_value(definition: Doc, value: JSON) -> JSON:
     """A field value normalised for its definition's type, or Invalid."""
     if value is None or value == "":
         return None
     if definition.get("type") in MULTI_LINE:
         return a.as_string(value)
-    return _COERCE.get(definition.get("type"), lambda d, v: _single_line(v))(definition, value)
+    return _COERCE.get(str(definition.get("type")), lambda d, v: _single_line(v))(definition, value)
 
 
-def _default(definition):
+def _default(definition: Doc) -> JSON:
     default = definition.get("defaultValue")
     try:
         return coerce_value(definition, default)
@@ -124,37 +130,42 @@ def _default(definition):
         return default
 
 
-def apply(object_name, values, write, overwrite_blank):
+def apply(object_name: str, values: dict[str, JSON], write: Write, overwrite_blank: bool) -> None:
     """Write the payload's field aliases into `values` (alias -> value).
 
     Create and PUT fill missing fields with their defaults and let blanks overwrite (PUT) or
     fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank."""
     for definition in definitions(object_name, write.ctx):
-        alias = definition["alias"]
-        if alias not in write.payload:
-            if write.mode != "patch":
-                values[alias] = _default(definition)
-            continue
-        try:
-            value = coerce_value(definition, write.payload[alias])
-        except a.Invalid as error:
-            write.errors[alias] = [str(error)]
-            continue
-        blank = value is None or (definition.get("type") == "number" and value == 0)
-        if blank and not overwrite_blank and write.mode == "patch":
-            continue
-        if value is None and not overwrite_blank and write.mode == "create":
-            value = _default(definition)
-        values[alias] = value
-        if definition.get("isRequired") and value in (None, ""):
-            write.errors[alias] = ["A value is required."]
+        _apply_one(definition, values, write, overwrite_blank)
     if write.mode != "patch":
         for definition in definitions(object_name, write.ctx):
             if definition.get("isRequired") and values.get(definition["alias"]) in (None, ""):
                 write.errors.setdefault(definition["alias"], ["A value is required."])
 
 
-def _normalized(definition, value):
+def _apply_one(definition: Doc, values: dict[str, JSON], write: Write, overwrite_blank: bool) -> None:
+    """`apply` for one field definition."""
+    alias = definition["alias"]
+    if alias not in write.payload:
+        if write.mode != "patch":
+            values[alias] = _default(definition)
+        return
+    try:
+        value = coerce_value(definition, write.payload[alias])
+    except a.Invalid as error:
+        write.errors[alias] = [str(error)]
+        return
+    blank = value is None or (definition.get("type") == "number" and value == 0)
+    if blank and not overwrite_blank and write.mode == "patch":
+        return
+    if value is None and not overwrite_blank and write.mode == "create":
+        value = _default(definition)
+    values[alias] = value
+    if definition.get("isRequired") and value in (None, ""):
+        write.errors[alias] = ["A value is required."]
+
+
+def _normalized(definition: Doc, value: JSON) -> JSON:
     if definition.get("type") == "boolean" and value is not None:
         props = definition.get("properties") or {}
         return props.get("yes", "Yes") if value else props.get("no", "No")
@@ -164,10 +175,10 @@ def _normalized(definition, value):
     return value
 
 
-def grouped(object_name, doc, ctx):
+def grouped(object_name: str, doc: Doc, ctx: Context) -> dict[str, JSON]:
     """The `fields` view: one map per group (an empty group is []) plus `all`, alias -> value."""
     values = doc.get("values") or {}
-    groups = {group: {} for group in GROUPS}
+    groups: dict[str, dict[str, Doc]] = {group: {} for group in GROUPS}
     everything = {"id": doc.get("id")}
     for definition in definitions(object_name, ctx):
         alias, value = definition["alias"], values.get(definition["alias"])
@@ -185,6 +196,6 @@ def grouped(object_name, doc, ctx):
             "value": value,
             "normalizedValue": _normalized(definition, value),
         }
-    out = {group: (fields or []) for group, fields in groups.items()}
+    out: dict[str, JSON] = {group: (fields or []) for group, fields in groups.items()}
     out["all"] = everything
     return out

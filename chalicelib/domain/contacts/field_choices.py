@@ -11,12 +11,12 @@ DATA = Path(__file__).parent / "data"
 
 
 @cache
-def _choices():
+def _choices() -> dict[str, list[str]]:
     return json.loads((DATA / "choices.json").read_text(encoding="utf-8"))
 
 
 @cache
-def choices(kind):
+def choices(kind: str) -> frozenset[str]:
     """The allowed values of a field type: `country`, `region`, `locale` or `timezone`."""
     if kind == "region":
         regions = json.loads((DATA / "regions.json").read_text(encoding="utf-8"))

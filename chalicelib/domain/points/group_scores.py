@@ -8,23 +8,27 @@ that name a group score and fire on it through the points engine (domain/points/
 """
 
 import copy
+from collections.abc import Iterable
 
 from chalicelib.domain.contacts import contact_actions, contacts
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, service, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.store.port import EntityId
 
 OPERATORS = dict(contact_actions.OPERATORS, set=lambda old, value: value)
 GROUP_KEYS = ("id", "name", "description")  # a group as a score shows it (Mautic's pointGroupDetails)
 
 
-def groups(ctx):
+def groups(ctx: Context) -> dict[int, Doc]:
     """{id: group} of every point group (a cached kind: no read on most requests)."""
     return ctx.memo(cache_keys.POINT_GROUPS, lambda: {g["id"]: g for g in cached.documents("pointgroup", ctx)})
 
 
-def group(group_id, ctx):
+def group(group_id: JSON, ctx: Context) -> Doc:
     """The group with that id, or NotFound."""
     try:
         found = groups(ctx).get(a.as_int(group_id))
@@ -35,21 +39,23 @@ def group(group_id, ctx):
     return found
 
 
-def score(doc, group_id=None):
+def score(doc: Contact | None, group_id: EntityId | None = None) -> int:
     """The contact document's score in a group (0 without one); its points for `group_id` None."""
     if group_id is None:
         return contacts.points(doc)
     return int(((doc or {}).get("groupScores") or {}).get(str(group_id)) or 0)
 
 
-def shown(doc, found):
+def shown(doc: Contact, found: Doc) -> Doc | None:
     """`{"score", "group"}` of a contact's score in a group, or None when it has none."""
     if str(found["id"]) not in (doc.get("groupScores") or {}):
         return None
     return {"score": score(doc, found["id"]), "group": {key: found.get(key) for key in GROUP_KEYS}}
 
 
-def adjust(doc, found, operator, value, label, details, ctx):
+def adjust(
+    doc: Contact, found: Doc, operator: str, value: int, label: str | None, details: Doc, ctx: Context
+) -> Event | None:
     """Apply `operator` with `value` to the contact document's score in the group `found` (the score
     exists from then on, 0 at first; scores of deleted groups go). The `point.gained` event, or None
     when the score stayed as it was."""
@@ -74,9 +80,9 @@ def adjust(doc, found, operator, value, label, details, ctx):
     )
 
 
-def previous(events):
+def previous(events: Iterable[Event]) -> dict[int, int]:
     """{group id: score before the change} of the groups whose `point.gained` events are in `events`."""
-    before = {}
+    before: dict[int, int] = {}
     for event in events:
         group_id = ((event.get("details") or {}).get("group") or {}).get("id")
         if event["event"] == "point.gained" and group_id is not None:
@@ -84,20 +90,20 @@ def previous(events):
     return before
 
 
-def of_contact(contact_id, ctx):
+def of_contact(contact_id: EntityId, ctx: Context) -> Doc:
     """`{"total", "groupScores": [{"score", "group"}]}`: the contact's scores, in group id order."""
     doc = service.load(CONTACT, contact_id)
     rows = [row for row in (shown(doc, g) for _, g in sorted(groups(ctx).items())) if row is not None]
     return {"total": len(rows), "groupScores": rows}
 
 
-def one(contact_id, group_id, ctx):
+def one(contact_id: EntityId, group_id: JSON, ctx: Context) -> Doc:
     """`{"groupScore": {"score", "group"} or None}`."""
     doc = service.load(CONTACT, contact_id)
     return {"groupScore": shown(doc, group(group_id, ctx))}
 
 
-def change(contact_id, group_id, operator, value, payload, ctx):
+def change(contact_id: EntityId, group_id: JSON, operator: str, value: JSON, payload: JSON, ctx: Context) -> Doc:
     """plus/minus/times/divide/set the contact's score in a group, as `POST .../{operator}/{value}`
     (404 for an unknown contact or group, then 400 for a bad operator or value); `{"groupScore"}`."""
     existing = service.load(CONTACT, contact_id)
@@ -113,6 +119,6 @@ def change(contact_id, group_id, operator, value, payload, ctx):
     return {"groupScore": shown(doc, found)}
 
 
-def _param(payload, name):
+def _param(payload: JSON, name: str) -> str | None:
     value = payload.get(name) if isinstance(payload, dict) else None
     return str(value) if value not in (None, "") else None

@@ -6,7 +6,9 @@ Mautic's foreign keys do (ON DELETE CASCADE); the contacts' scores in it are nev
 leave the stored contact on its next group-score write (group ids are never reused).
 """
 
+from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.kernel import cached, registry, service
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks
 
@@ -14,14 +16,17 @@ NAMING_KINDS = ("point", "trigger")  # the kinds whose documents may name a grou
 
 
 class PointGroupHooks(Hooks):
-    def stored(self, doc, existing, ctx):
+    """Point groups: deleting one deletes what names it."""
+
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """After a delete: delete the point actions and triggers that named the group."""
         if doc is None:
+            assert existing is not None  # a delete names the document it removes
             for kind in NAMING_KINDS:
                 _delete_naming(kind, existing["id"], ctx)
 
 
-def _delete_naming(kind, group_id, ctx):
+def _delete_naming(kind: str, group_id: int, ctx: Context) -> None:
     for item in [d for d in cached.documents(kind, ctx) if d.get("group") == group_id]:
         try:
             service.delete(registry.resource(kind), item["id"], ctx)

@@ -13,6 +13,7 @@ redelivered batch, or a second pass, changes nothing.
 
 import copy
 
+from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
@@ -26,11 +27,11 @@ QUEUE = "segments"
 BATCH = 100  # contacts per batch message: each due contact costs a timeline Query and a write
 
 
-def _applies(doc, now):
+def _applies(doc: Doc, now: str) -> bool:
     return bool(doc.get("triggerExistingLeads")) and is_published(doc, now)
 
 
-def needed(doc, existing, now):
+def needed(doc: Doc, existing: Doc | None, now: str) -> bool:
     """Whether a trigger save can make existing contacts due for its events."""
     if not _applies(doc, now):
         return False
@@ -40,17 +41,18 @@ def needed(doc, existing, now):
     return int(doc.get("points") or 0) < int(existing.get("points") or 0) or bool(new_events)
 
 
-def enqueue(trigger_id):
+def enqueue(trigger_id: int) -> None:
+    """Queue the plan of a trigger's pass over the existing contacts."""
     queues.send(QUEUE, [{"type": "trigger-plan", "trigger": trigger_id}])
 
 
-def _current(trigger_id, ctx):
+def _current(trigger_id: int, ctx: Context) -> Doc | None:
     """The trigger as it is now, if it still applies to existing contacts."""
     found = next((t for t in cached.documents("trigger", ctx) if t["id"] == trigger_id), None)
     return found if found is not None and _applies(found, ctx.now) else None
 
 
-def plan(trigger):
+def plan(trigger: int) -> None:
     """Split the contact ids into ranges and queue one batch message per range."""
     if _current(trigger, Context()) is None:
         return
@@ -64,7 +66,7 @@ def plan(trigger):
     )
 
 
-def batch(trigger, first, last):
+def batch(trigger: int, first: int, last: int) -> None:
     """Give the contacts with ids first..last at or above the threshold the events they have not had."""
     ctx = Context()
     if _current(trigger, ctx) is None:
@@ -73,11 +75,11 @@ def batch(trigger, first, last):
         _give(contact, trigger, ctx)
 
 
-def _give(contact, trigger_id, ctx):
+def _give(contact: Doc, trigger_id: int, ctx: Context) -> None:
     """One contact's write, when it is at or above the threshold and has events due."""
     docs = [contact]
 
-    def attempt():
+    def attempt() -> None:
         existing = docs.pop() if docs else service.load(CONTACT, contact["id"])
         current = _current(trigger_id, ctx)
         if current is None or group_scores.score(existing, current.get("group")) < int(current.get("points") or 0):

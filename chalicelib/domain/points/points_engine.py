@@ -12,14 +12,20 @@ the points, and a trigger naming one fires on that group's score (domain/points/
 """
 
 import fnmatch
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from chalicelib.domain.contacts import contact_actions, contacts
+from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event, Events
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
+from chalicelib.store.port import Derived
 
 SUBJECT_PROPERTIES = {
     "form.submit": "forms",
@@ -30,7 +36,7 @@ SUBJECT_PROPERTIES = {
 }
 
 
-def matches(action, event_type, subject):
+def matches(action: Doc, event_type: str, subject: JSON) -> bool:
     """Whether a point action of `event_type` scores `subject` (an entity id, or a URL for url.hit)."""
     if action.get("type") != event_type:
         return False
@@ -42,18 +48,19 @@ def matches(action, event_type, subject):
     return not wanted or int(subject) in wanted
 
 
-def point_actions(ctx):
+def point_actions(ctx: Context) -> list[Doc]:
     """The published point actions (a versioned cached kind: no read on most requests)."""
     return ctx.memo(
         cache_keys.POINT_ACTIONS, lambda: [p for p in cached.documents("point", ctx) if is_published(p, ctx.now)]
     )
 
 
-def _history(doc, ctx):
+def _history(doc: Contact, ctx: Context) -> tuple[set[JSON], set[JSON]]:
     """(point action ids, trigger event ids) that already happened to the contact."""
 
-    def read():
-        actions, events = set(), set()
+    def read() -> tuple[set[JSON], set[JSON]]:
+        actions: set[JSON] = set()
+        events: set[JSON] = set()
         for event in store.iterate(f"timeline#{int(doc['id'])}"):
             if event.get("event") == "point.gained":
                 details = event.get("details") or {}
@@ -64,7 +71,7 @@ def _history(doc, ctx):
     return ctx.memo(cache_keys.points_history(doc["id"]), read)
 
 
-def award(doc, event_type, subject, ctx):
+def award(doc: Contact, event_type: str, subject: JSON, ctx: Context) -> Events:
     """Apply the point actions that `event_type` on `subject` earns; returns their timeline events."""
     events = []
     for action in point_actions(ctx):
@@ -79,7 +86,7 @@ def award(doc, event_type, subject, ctx):
     return events
 
 
-def _score(doc, action, event_type, ctx):
+def _score(doc: Contact, action: Doc, event_type: str, ctx: Context) -> Event | None:
     """Add the action's delta to the contact's points, or to its score in the action's group; the
     `point.gained` event, or None (no change, or the group is gone)."""
     delta, details = (
@@ -92,7 +99,7 @@ def _score(doc, action, event_type, ctx):
     return group_scores.adjust(doc, found, "plus", delta, action.get("name"), details, ctx) if found else None
 
 
-def crossed(old, new, ctx, group=None):
+def crossed(old: int, new: int, ctx: Context, group: int | None = None) -> list[Doc]:
     """Published triggers on `group` (None: on the points) whose threshold the score just reached."""
     return [
         t
@@ -101,7 +108,7 @@ def crossed(old, new, ctx, group=None):
     ]
 
 
-def run_triggers(doc, old_points, events, ctx):
+def run_triggers(doc: Contact, old_points: int, events: Sequence[Event], ctx: Context) -> list[JSON]:
     """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
     events fired are noted on the last `point.gained` event of `events`. The triggers on a group
     whose score `events` change fire as its score crosses them. Running it again on the same change
@@ -117,7 +124,7 @@ def run_triggers(doc, old_points, events, ctx):
     return fired
 
 
-def fire_events(doc, triggers, ctx):
+def fire_events(doc: Contact, triggers: Iterable[Doc], ctx: Context) -> list[JSON]:
     """Apply the events of `triggers` the contact has not had yet, in order; their ids."""
     done, fired = _history(doc, ctx)[1], []
     for trigger in triggers:
@@ -128,7 +135,7 @@ def fire_events(doc, triggers, ctx):
     return fired
 
 
-def on_contact_write(change):
+def on_contact_write(change: Change) -> tuple[list[Derived], Events]:
     """Subscriber to contact writes: run the triggers crossed by the points change its
     `point.gained` events record (a no-op for a change whose caller ran them already)."""
     if change.doc is not None:
@@ -136,14 +143,15 @@ def on_contact_write(change):
     return [], []
 
 
-def existing_contact(doc, trigger, ctx):
+def existing_contact(doc: Contact, trigger: Doc, ctx: Context) -> Event | None:
     """Give a contact already at or above a trigger's threshold the trigger's events it has not had
     (`triggerExistingLeads`); the `point.gained` event (delta 0) noting them, or None."""
     fired = fire_events(doc, [trigger], ctx)
     if not fired:
         return None
     points = group_scores.score(doc, trigger.get("group"))
-    found = group_scores.groups(ctx).get(trigger.get("group"))
+    group_id = trigger.get("group")
+    found = group_scores.groups(ctx).get(group_id) if group_id is not None else None
     group = {"group": {"id": found["id"], "name": found.get("name")}} if found else {}
     return timeline.event(
         "point.gained",
@@ -162,7 +170,7 @@ def existing_contact(doc, trigger, ctx):
     )
 
 
-def _fire(doc, item, ctx):
+def _fire(doc: Contact, item: Doc, ctx: Context) -> bool:
     """Apply one trigger event to the contact document; False for types this service cannot run yet."""
     props = item.get("properties") or {}
     if item["type"] == "lead.changetags":
@@ -171,16 +179,17 @@ def _fire(doc, item, ctx):
     if item["type"] == "lead.changelists":
         return change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
     handler = subscribers.action(item["type"])
-    return bool(handler and handler(doc, item, ctx))
+    return bool(handler and handler(cast(Doc, doc), item, ctx))  # the handlers take any document
 
 
-def tag_names(value):
+def tag_names(value: JSON) -> list[str]:
+    """Tag names of a trigger or action property: a comma-separated string or a list."""
     if isinstance(value, str):
         return [n for n in value.split(",") if n.strip()]
     return [str(n) for n in a.as_list(value or [])] if isinstance(value, (list, dict)) else []
 
 
-def change_segments(doc, add, remove, ctx):
+def change_segments(doc: Contact, add: JSON, remove: JSON, ctx: Context) -> bool:
     """Manually add the contact to / remove it from segments (ids), as recorded by the membership module."""
     for segment_id in sorted(a.ids_in(add or [])):
         membership.mark(doc, segment_id, True, ctx.now)

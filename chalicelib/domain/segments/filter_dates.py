@@ -13,10 +13,14 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
+from typing import Any, Callable
 
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.segments.filter_values import as_instant
+
+Test = Callable[[Any, datetime], bool]  # test(stored value as read, now)
+Span = tuple[date, date]  # a half-open range of days, or of instants (datetimes) on the instant axis
 
 DATE_KEYWORDS = (
     "today",
@@ -51,11 +55,11 @@ class _When:
     moment: datetime | None = None
 
     @property
-    def relative(self):
+    def relative(self) -> bool:
         return self.moment is None
 
 
-def date_target(raw):
+def date_target(raw: Any) -> _When:
     """Parse a date filter value; ValueError when it is none of the accepted forms."""
     text = raw.strip() if isinstance(raw, str) else ""
     lowered = text.lower()
@@ -70,13 +74,13 @@ def date_target(raw):
     return _When(moment=moment)
 
 
-def _delta(sign, amount, unit):
+def _delta(sign: str, amount: str, unit: str) -> relativedelta:
     if int(amount) * INTERVAL_UNITS[unit] > MAX_INTERVAL_DAYS:
         raise ValueError(f"The interval '{sign}{amount} {unit}' is too large.")
     return relativedelta(**{f"{unit}s": int(f"{sign}{amount}")})
 
 
-def date_compare(day_axis, name, when):
+def date_compare(day_axis: bool, name: str, when: _When) -> Test:
     """``test(read value, now)`` comparing a stored date (``day_axis``) or instant with a date filter value."""
     if when.keyword in YEARLY_KEYWORDS:
         if name not in ("=", "date"):
@@ -85,7 +89,7 @@ def date_compare(day_axis, name, when):
     relation = _SPAN_RELATIONS[name]
     span = _span(when, day_axis, whole_day=name == "date" or (name == "=" and when.delta is not None))
 
-    def test(value, now):
+    def test(value: Any, now: datetime) -> bool:
         low, high = span(now)
         return relation(value, low, high)
 
@@ -102,25 +106,28 @@ _SPAN_RELATIONS = {
 }
 
 
-def _same_day_of_year(value, now):
+def _same_day_of_year(value: date, now: datetime) -> bool:
     return value.month == now.month and value.day == now.day
 
 
-def _span(when, day_axis, whole_day):
+def _span(when: _When, day_axis: bool, whole_day: bool) -> Callable[[datetime], Span]:
     """``now -> (start, end)``: the half-open range a date filter value stands for on the comparison axis."""
     if when.keyword:
         bounds = _KEYWORD_RANGES[when.keyword]
         return _per_now(lambda now: _on_axis(bounds(now.date()), day_axis))
     if when.delta is not None:
-        return _per_now(lambda now: _around(now + when.delta, day_axis, whole_day))
+        delta = when.delta
+        return _per_now(lambda now: _around(now + delta, day_axis, whole_day))
+    moment = when.moment
+    assert moment is not None  # neither a keyword nor an interval: an instant
     try:
-        fixed = _around(when.moment, day_axis, whole_day)
+        fixed = _around(moment, day_axis, whole_day)
     except OverflowError:
-        raise ValueError(f"'{when.moment.isoformat()}' is out of range.") from None
+        raise ValueError(f"'{moment.isoformat()}' is out of range.") from None
     return lambda now: fixed
 
 
-def _around(moment, day_axis, whole_day):
+def _around(moment: datetime, day_axis: bool, whole_day: bool) -> Span:
     """The range of one instant: its day on the day axis or when ``whole_day``, else the instant itself."""
     if day_axis:
         return moment.date(), moment.date() + DAY
@@ -129,17 +136,18 @@ def _around(moment, day_axis, whole_day):
     return moment, moment + TICK
 
 
-def _on_axis(days, day_axis):
+def _on_axis(days: tuple[date, date], day_axis: bool) -> Span:
     if day_axis:
         return days
-    return tuple(datetime.combine(day, time(), timezone.utc) for day in days)
+    start, end = days
+    return datetime.combine(start, time(), timezone.utc), datetime.combine(end, time(), timezone.utc)
 
 
-def _per_now(compute):
+def _per_now(compute: Callable[[datetime], Span]) -> Callable[[datetime], Span]:
     """``compute(now)``, remembered for the last ``now`` (a rebuild evaluates every contact at one instant)."""
-    last = [None, None]
+    last: list[Any] = [None, None]  # [now, its span]
 
-    def resolve(now):
+    def resolve(now: datetime) -> Span:
         if last[0] != now:
             last[:] = [now, compute(now)]
         return last[1]
@@ -147,22 +155,22 @@ def _per_now(compute):
     return resolve
 
 
-def _day_range(shift, today):
+def _day_range(shift: int, today: date) -> tuple[date, date]:
     start = today + timedelta(days=shift)
     return start, start + DAY
 
 
-def _week_range(shift, today):
+def _week_range(shift: int, today: date) -> tuple[date, date]:
     start = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
     return start, start + timedelta(weeks=1)
 
 
-def _month_range(shift, today):
+def _month_range(shift: int, today: date) -> tuple[date, date]:
     start = today.replace(day=1) + relativedelta(months=shift)
     return start, start + relativedelta(months=1)
 
 
-def _year_range(shift, today):
+def _year_range(shift: int, today: date) -> tuple[date, date]:
     return date(today.year + shift, 1, 1), date(today.year + shift + 1, 1, 1)
 
 

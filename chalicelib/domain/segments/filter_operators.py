@@ -2,8 +2,8 @@
 
 Text compares case-insensitively and ``=`` ignores surrounding whitespace; ``like`` is SQL LIKE (``%``, ``_``,
 wrapped in ``%..%`` when it has no ``%``); ``contains``/``startsWith``/``endsWith`` take the value literally;
-``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value; each negative operator in
-:data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
+``regexp`` searches, case-insensitively (both in linear time: `patterns`). A test is false on a missing value;
+each negative operator in :data:`NEGATIONS` is left to the caller as the negation of its positive counterpart.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import operator as op
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from chalicelib.domain.segments import patterns
-from chalicelib.domain.segments.filter_dates import date_compare, date_target
+from chalicelib.domain.segments.filter_dates import Test, date_compare, date_target
 from chalicelib.domain.segments.filter_values import (
     as_boolean,
     as_day,
@@ -62,11 +62,11 @@ class _Kind:
     operators: frozenset
     read: Callable[[Any], Any]
     target: Callable[[Any], Any]
-    compare: Callable[[str, Any], Callable[[Any, datetime], bool]]
+    compare: Callable[[str, Any], Callable[[Any, datetime], bool]] | None  # None: only `in` (with `among`)
     among: Callable[[frozenset], Callable[[Any, datetime], bool]] | None = None
 
 
-def positive_test(kind, operator, value):
+def positive_test(kind: _Kind, operator: str, value: Any) -> Test:
     """``test(stored value, now)`` for a positive operator; ValueError when the filter value does not fit."""
     if operator == "!empty":
         return _filled
@@ -77,34 +77,40 @@ def positive_test(kind, operator, value):
         if kind.among:
             test = kind.among(frozenset(targets))
         else:
-            test = partial(_any_of, [kind.compare("=", target) for target in targets])
+            test = partial(_any_of, [_compared(kind, "=", target) for target in targets])
     elif operator == "between":
         low, high = bounds(value)
-        test = partial(_all_of, [kind.compare("gte", kind.target(low)), kind.compare("lte", kind.target(high))])
+        test = partial(_all_of, [_compared(kind, "gte", kind.target(low)), _compared(kind, "lte", kind.target(high))])
     else:
-        test = kind.compare(operator, kind.target(value))
+        test = _compared(kind, operator, kind.target(value))
     return partial(_reading, kind.read, test)
 
 
-def _reading(read, test, value, now):
+def _compared(kind: _Kind, name: str, target: Any) -> Test:
+    """The kind's test for `name` (=, gt, gte, lt, lte, date) and a parsed target."""
+    assert kind.compare is not None  # a kind without one (leadlist) takes only `in`, with `among`
+    return kind.compare(name, target)
+
+
+def _reading(read: Callable[[Any], Any], test: Test, value: Any, now: datetime) -> bool:
     """``test`` on the stored value as ``read`` sees it; false when it is missing."""
     comparable = read(value)
     return comparable is not None and test(comparable, now)
 
 
-def _any_of(tests, value, now):
+def _any_of(tests: Iterable[Test], value: Any, now: datetime) -> bool:
     return any(test(value, now) for test in tests)
 
 
-def _all_of(tests, value, now):
+def _all_of(tests: Iterable[Test], value: Any, now: datetime) -> bool:
     return all(test(value, now) for test in tests)
 
 
-def _filled(value, now):
+def _filled(value: Any, now: datetime) -> bool:
     return not (value is None or value == "" or (isinstance(value, (list, tuple, dict)) and not value))
 
 
-def _pattern(operator, text):
+def _pattern(operator: str, text: str) -> Test:
     """Test of the stored value's text for like/startsWith/endsWith/contains/regexp (case-insensitive)."""
     folded = text.casefold()
     if operator in ("regexp", "like"):
@@ -114,24 +120,24 @@ def _pattern(operator, text):
     return lambda value, now: method(value.casefold(), folded)
 
 
-def _ordered(name, target):
+def _ordered(name: str, target: Any) -> Test:
     relation = {"=": op.eq, "gt": op.gt, "gte": op.ge, "lt": op.lt, "lte": op.le}[name]
     return lambda value, now: relation(value, target)
 
 
-def _member(targets):
+def _member(targets: frozenset[Any]) -> Test:
     return lambda value, now: value in targets
 
 
-def _overlap(targets):
+def _overlap(targets: frozenset[Any]) -> Test:
     return lambda value, now: not value.isdisjoint(targets)
 
 
-def _option_compare(name, option):
+def _option_compare(name: str, option: Any) -> Test:
     return lambda options, now: option in options
 
 
-def _tag_matcher(name, target):
+def _tag_matcher(name: str, target: tuple[int | None, str | None]) -> Test:
     tag_id, tag_name = target
     return lambda tags, now: any(
         (tag_id is not None and tag_id == ident) or (tag_name is not None and tag_name == text) for ident, text in tags
@@ -157,6 +163,6 @@ _KINDS = {
 }
 
 
-def kind_of(type_name):
+def kind_of(type_name: str) -> _Kind:
     """The comparison rules of a filter type: the text ones for every text-like or unknown type."""
     return _KINDS.get(type_name, _TEXT)

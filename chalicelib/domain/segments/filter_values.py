@@ -9,6 +9,9 @@ import math
 import re
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _TIME = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?", re.ASCII)
@@ -18,7 +21,7 @@ _TRUTHS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no
 # --- stored values -------------------------------------------------------------------------------
 
 
-def as_text(value):
+def as_text(value: Any) -> str | None:
     """A value as text, None when missing: booleans are '1'/'0', integral floats lose '.0', lists join with '|'."""
     if value is None or isinstance(value, str):
         return value or None
@@ -34,7 +37,7 @@ def as_text(value):
         return None
 
 
-def as_folded(value):
+def as_folded(value: Any) -> str | None:
     """Text for equality: stripped and case-folded, None when blank."""
     text = as_text(value)
     if text is None:
@@ -42,7 +45,7 @@ def as_folded(value):
     return text.strip().casefold() or None
 
 
-def as_number(value):
+def as_number(value: Any) -> float | None:
     """A finite number from a number or a decimal string, else None (booleans are not numbers)."""
     if isinstance(value, str):
         if not _NUMBER.fullmatch(value.strip()):
@@ -56,12 +59,13 @@ def as_number(value):
     return number if math.isfinite(number) else None
 
 
-def as_integer(value):
+def as_integer(value: Any) -> int | None:
+    """An integral number (int or a string of one), else None."""
     number = as_number(value)
     return int(number) if number is not None and number.is_integer() else None
 
 
-def as_boolean(value):
+def as_boolean(value: Any) -> bool | None:
     """True/False from 1/0, true/false, yes/no (as booleans, numbers or strings), else None."""
     if isinstance(value, bool):
         return value
@@ -71,7 +75,7 @@ def as_boolean(value):
     return bool(number) if number in (0.0, 1.0) else None
 
 
-def as_seconds(value):
+def as_seconds(value: Any) -> int | None:
     """Seconds since midnight of an ``HH:MM[:SS]`` time, else None."""
     match = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
     if not match:
@@ -80,7 +84,7 @@ def as_seconds(value):
     return hours * 3600 + minutes * 60 + seconds if hours < 24 and minutes < 60 and seconds < 60 else None
 
 
-def as_utc(moment):
+def as_utc(moment: datetime) -> datetime | None:
     """An aware UTC datetime (naive is UTC), None when out of range."""
     if moment.tzinfo is timezone.utc:
         return moment
@@ -92,7 +96,7 @@ def as_utc(moment):
         return None
 
 
-def as_instant(value):
+def as_instant(value: Any) -> datetime | None:
     """A stored date or date-time (ISO 8601, ``Y-m-d H:i:s``, ``Y-m-d``) as an aware UTC datetime, else None."""
     if isinstance(value, datetime):
         return as_utc(value)
@@ -106,18 +110,19 @@ def as_instant(value):
         return None
 
 
-def as_day(value):
+def as_day(value: Any) -> date | None:
+    """The day of a stored date or date-time, else None."""
     moment = as_instant(value)
     return moment.date() if moment else None
 
 
-def as_options(value):
+def as_options(value: Any) -> frozenset[str] | None:
     """A multiselect value (list or '|'-joined string) as a set of folded options, None when empty."""
     items = value if isinstance(value, (list, tuple)) else (as_text(value) or "").split("|")
     return frozenset(filter(None, map(as_folded, items))) or None
 
 
-def as_tags(value):
+def as_tags(value: Any) -> list[tuple[int | None, str | None]] | None:
     """The contact's tags as (id, folded name) pairs, None when it has none."""
     if not isinstance(value, (list, tuple)):
         return None
@@ -125,22 +130,22 @@ def as_tags(value):
     return [pair for pair in pairs if pair != (None, None)] or None
 
 
-def _tag(item):
+def _tag(item: Any) -> tuple[int | None, str | None]:
     if isinstance(item, dict):
         return as_integer(item.get("id")), as_folded(item.get("tag"))
     return as_integer(item), as_folded(item)
 
 
-def as_segment_ids(value):
+def as_segment_ids(value: Any) -> frozenset[int] | None:
     """Segment ids the contact belongs to, None when none."""
     items = value if isinstance(value, (list, tuple, set, frozenset)) else (value,)
-    return frozenset(filter(lambda segment: segment is not None, map(as_integer, items))) or None
+    return frozenset(segment for segment in map(as_integer, items) if segment is not None) or None
 
 
 # --- filter values -------------------------------------------------------------------------------
 
 
-def scalar_text(value):
+def scalar_text(value: Any) -> str:
     """One filter value (text, number or boolean) as text."""
     if value is None:
         raise ValueError("A value is required.")
@@ -149,7 +154,8 @@ def scalar_text(value):
     return as_text(value) or ""
 
 
-def listed(value):
+def listed(value: Any) -> list[Any]:
+    """The values of an `in` filter: a non-empty list, or one scalar; ValueError otherwise."""
     if isinstance(value, (list, tuple)) and value:
         return list(value)
     if value is None or isinstance(value, (dict, list, tuple)):
@@ -157,7 +163,8 @@ def listed(value):
     return [value]
 
 
-def bounds(value):
+def bounds(value: Any) -> tuple[Any, ...]:
+    """The two values of a `between` filter: `[from, to]` or `{"from", "to"}`; ValueError otherwise."""
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return tuple(value)
     if isinstance(value, dict) and "from" in value and "to" in value:
@@ -165,14 +172,15 @@ def bounds(value):
     raise ValueError('Two bounds are expected: [from, to] or {"from": .., "to": ..}.')
 
 
-def text_target(raw):
+def text_target(raw: Any) -> str:
+    """A text filter value, folded for comparison ("" when blank)."""
     return as_folded(scalar_text(raw)) or ""
 
 
-def _parsed(read, expected):
+def _parsed(read: Callable[[Any], T | None], expected: str) -> Callable[[Any], T]:
     """A filter-value parser: read(raw), or ValueError saying what was expected."""
 
-    def parse(raw):
+    def parse(raw: Any) -> T:
         value = read(raw)
         if value is None:
             raise ValueError(f"'{raw}' is not {expected}.")
@@ -188,7 +196,7 @@ segment_target = _parsed(as_integer, "a segment id")
 stage_target = _parsed(as_integer, "a stage id")
 
 
-def tag_target(raw):
+def tag_target(raw: Any) -> tuple[int | None, str | None]:
     """A tag reference: an id (int), or a name that is also an id when numeric."""
     if isinstance(raw, int) and not isinstance(raw, bool):
         return raw, None

@@ -21,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.segments.filter_dates import date_target
 from chalicelib.domain.segments.filter_operators import (
     EMPTINESS,
@@ -35,6 +36,9 @@ from chalicelib.domain.segments.filter_operators import (
     positive_test,
 )
 from chalicelib.domain.segments.filter_values import as_integer, as_utc, bounds, listed
+
+# A contact as the engine sees it: {"lead": {alias or special field: value}, "companies": [{alias: value}]}
+Subject = Mapping[str, Any]
 
 OBJECTS = ("lead", "company")
 GLUES = ("and", "or")
@@ -81,7 +85,7 @@ SPECIAL_FIELDS = {
 # --- public API ----------------------------------------------------------------------------------
 
 
-def validate(filters, fields) -> dict[str, list[str]]:
+def validate(filters: Iterable[Any] | None, fields: Mapping[str, Mapping[str, str]] | None) -> dict[str, list[str]]:
     """Errors of a segment's filters keyed like ``filters[2][operator]``; empty when every filter is valid.
 
     ``fields`` maps each object to its custom fields' ``{alias: type}``; the special lead fields are added here.
@@ -95,7 +99,7 @@ def validate(filters, fields) -> dict[str, list[str]]:
     return errors
 
 
-def compile_filters(filters) -> Matcher:
+def compile_filters(filters: Sequence[Doc]) -> Matcher:
     """A :class:`Matcher` for filters that passed :func:`validate` (regexes, numbers and dates parsed once).
 
     Each filter compares by its ``type``; without one, special lead fields use their own and others text.
@@ -124,22 +128,23 @@ class Matcher:
 
     __slots__ = ("_groups", "relative", "segments", "objects")
 
-    def __init__(self, groups, relative: bool, segments: set[int], objects: set[str]):
+    def __init__(self, groups: list[list[_Compiled]], relative: bool, segments: set[int], objects: set[str]) -> None:
         self._groups = groups
         self.relative = relative
         self.segments = segments
         self.objects = objects
 
-    def matches(self, subject, now: datetime) -> bool:
+    def matches(self, subject: Subject, now: datetime) -> bool:
         """Whether the contact ``subject`` is in the segment at ``now`` (an aware datetime; naive is UTC)."""
-        now = as_utc(now)
-        return any(all(item.holds(subject, now) for item in group) for group in self._groups)
+        at = as_utc(now)
+        assert at is not None  # the clock's instant is in range
+        return any(all(item.holds(subject, at) for item in group) for group in self._groups)
 
 
 # --- validation ----------------------------------------------------------------------------------
 
 
-def _problems(item, known):
+def _problems(item: Any, known: Mapping[str, Mapping[str, str]]) -> Iterator[tuple[str, str]]:
     """(key suffix, message) pairs for one filter."""
     if not isinstance(item, dict):
         yield "", "This value should be an object."
@@ -165,12 +170,12 @@ def _problems(item, known):
         yield "[operator]", f"Operator '{operator}' does not apply to type '{type_name}'."
     else:
         try:
-            positive_test(kind_of(type_name), NEGATIONS.get(operator, operator), _value(item))
+            positive_test(kind_of(type_name), _positive(operator), _value(item))
         except ValueError as exc:
             yield "[properties][filter]", str(exc)
 
 
-def _type_problem(given, field, field_type):
+def _type_problem(given: str | None, field: str, field_type: str) -> str | None:
     """Why the filter's explicit ``type`` is wrong, or None."""
     if not given:
         return None
@@ -189,31 +194,36 @@ class _Compiled:
     """One filter: ``test`` (the positive operator) on the values ``values`` picks, negated when ``negate``."""
 
     glue: str
-    values: Callable[[Any], tuple | list]
+    values: Callable[[Subject], Sequence[Any]]
     test: Callable[[Any, datetime], bool]
     negate: bool
 
-    def holds(self, subject, now):
+    def holds(self, subject: Subject, now: datetime) -> bool:
         return any(self.test(value, now) for value in self.values(subject)) != self.negate
 
 
-def _compile(item):
+def _compile(item: Doc) -> _Compiled:
     operator = item["operator"]
-    test = positive_test(kind_of(_type_of(item)), NEGATIONS.get(operator, operator), _value(item))
+    test = positive_test(kind_of(_type_of(item)), _positive(operator), _value(item))
     return _Compiled(item.get("glue") or "and", _values_picker(item), test, operator in NEGATIONS)
 
 
-def _type_of(item):
+def _positive(operator: str) -> str:
+    """The positive counterpart of a negative operator; a positive one itself."""
+    return NEGATIONS.get(operator, operator)
+
+
+def _type_of(item: Doc) -> str:
     special = SPECIAL_FIELDS.get(item["field"]) if (item.get("object") or "lead") == "lead" else None
     return item.get("type") or special or "text"
 
 
-def _value(item):
+def _value(item: Doc) -> Any:
     properties = item.get("properties")
     return properties.get("filter") if isinstance(properties, dict) else None
 
 
-def _values_picker(item):
+def _values_picker(item: Doc) -> Callable[[Subject], Sequence[Any]]:
     """The function giving the values a filter tests: one per company, per UTM record, or the lead's value."""
     field = item["field"]
     if (item.get("object") or "lead") == "company":
@@ -221,24 +231,24 @@ def _values_picker(item):
     return partial(_utm_values if field in UTM_FIELDS else _lead_value, field)
 
 
-def _lead_value(field, subject):
+def _lead_value(field: str, subject: Subject) -> tuple[Any]:
     lead = subject.get("lead")
     return (lead.get(field) if isinstance(lead, dict) else None,)
 
 
-def _utm_values(field, subject):
+def _utm_values(field: str, subject: Subject) -> Sequence[Any]:
     (value,) = _lead_value(field, subject)
     return value if isinstance(value, (list, tuple)) else (value,)
 
 
-def _company_values(field, subject):
+def _company_values(field: str, subject: Subject) -> Sequence[Any]:
     companies = subject.get("companies")
     if not isinstance(companies, list):
         return ()
     return [company.get(field) if isinstance(company, dict) else None for company in companies]
 
 
-def _is_relative(item):
+def _is_relative(item: Doc) -> bool:
     """Whether the filter compares with a date that depends on now."""
     operator = item["operator"]
     if _type_of(item) not in ("date", "datetime") or operator in EMPTINESS + PATTERNS:
@@ -246,13 +256,13 @@ def _is_relative(item):
     return any(date_target(raw).relative for raw in _value_items(operator, _value(item)))
 
 
-def _segments_of(item):
+def _segments_of(item: Doc) -> set[int]:
     if _type_of(item) != "leadlist" or item["operator"] not in LISTS:
         return set()
-    return {as_integer(raw) for raw in listed(_value(item))} - {None}
+    return {number for number in map(as_integer, listed(_value(item))) if number is not None}
 
 
-def _value_items(operator, value):
+def _value_items(operator: str, value: Any) -> list[Any]:
     """The individual filter values an operator compares with."""
     if operator in LISTS:
         return listed(value)

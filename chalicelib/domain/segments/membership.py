@@ -8,14 +8,20 @@ filters cannot add it back). Each row is mirrored by an index item `members#<seg
 members are one Query away and never disagree with the contact.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from chalicelib.domain.contacts.contact_document import Contact, Doc, Event, Events
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.service import referenced
-from chalicelib.domain.kernel.subscribers import Command
+from chalicelib.domain.kernel.subscribers import Change, Command
 from chalicelib.domain.segments import filters
 from chalicelib.store import port as store
+from chalicelib.store.port import Derived, EntityId
 
 KIND = "segment"
-DNC_FLAGS = {
+DNC_FLAGS: dict[tuple[Any, Any], str] = {  # (channel, reason) -> the special field
     ("email", 1): "dnc_unsubscribed",
     ("email", 2): "dnc_bounced",
     ("email", 3): "dnc_manual",
@@ -31,34 +37,36 @@ UTM_KEYS = {
 }
 
 
-def members_kind(segment_id):
+def members_kind(segment_id: EntityId) -> str:
+    """The members index of a segment: `members#<segment id>` / contact id."""
     return f"members#{int(segment_id)}"
 
 
-def is_member(entry):
-    return bool(entry) and not entry.get("manuallyRemoved")
+def is_member(entry: Mapping[str, Any] | None) -> bool:
+    """Whether a membership row counts (present, and not removed by hand)."""
+    return bool(entry and not entry.get("manuallyRemoved"))
 
 
-def mark(doc, segment_id, added, now):
+def mark(doc: Contact, segment_id: EntityId, added: bool, now: str) -> None:
     """Record on a contact document that it was added to (or removed from) a segment by hand."""
     entries = doc.setdefault("segments", {})
     old = entries.get(str(segment_id))
     kept = is_member(old) and added
     entries[str(segment_id)] = {
-        "dateAdded": old["dateAdded"] if kept else now,
+        "dateAdded": old["dateAdded"] if kept and old else now,
         "manuallyAdded": bool(added),
         "manuallyRemoved": not added,
     }
 
 
-def _evaluation_order(docs):
+def _evaluation_order(docs: Iterable[Doc]) -> list[tuple[Doc, filters.Matcher]]:
     """Published segments with their matchers, each after the segments its filters refer to."""
     compiled = {
         d["id"]: (d, filters.compile_filters(d.get("filters") or [])) for d in docs if d.get("isPublished", True)
     }
     ordered, seen = [], set()
 
-    def visit(segment_id, path):
+    def visit(segment_id: int, path: frozenset[int]) -> None:
         if segment_id in seen or segment_id in path or segment_id not in compiled:
             return
         for needed in sorted(compiled[segment_id][1].segments):
@@ -71,17 +79,17 @@ def _evaluation_order(docs):
     return ordered
 
 
-def published(ctx):
+def published(ctx: Context) -> list[tuple[Doc, filters.Matcher]]:
     """[(segment, matcher)] of the published segments, in evaluation order (cached per version)."""
     return cached.derived(KIND, "evaluation", _evaluation_order, ctx)
 
 
-def segments_by_id(ctx):
+def segments_by_id(ctx: Context) -> dict[int, Doc]:
     """Every segment (published or not) by id."""
     return cached.derived(KIND, "by-id", lambda docs: {d["id"]: d for d in docs}, ctx)
 
 
-def segment_id(alias, ctx):
+def segment_id(alias: str, ctx: Context) -> int | None:
     """The id of the segment with this alias (case-insensitive), or None."""
     by_alias = cached.derived(
         KIND, "by-alias", lambda docs: {(d.get("alias") or "").lower(): d["id"] for d in docs}, ctx
@@ -89,20 +97,20 @@ def segment_id(alias, ctx):
     return by_alias.get(alias.strip().lower())
 
 
-def common_segment_ids(value, ctx):
+def common_segment_ids(value: str, ctx: Context) -> list[int] | None:
     """The segments a `common:<aliasA>+<aliasB>` search names, by id; None when it names none or an
     unknown alias (nobody is in all of them)."""
     ids = [segment_id(alias, ctx) for alias in value.split("+") if alias.strip()]
-    return None if not ids or None in ids else ids
+    return None if not ids or None in ids else [i for i in ids if i is not None]
 
 
-def in_all(doc, segment_ids):
+def in_all(doc: Contact, segment_ids: Iterable[EntityId] | None) -> bool:
     """Whether the contact document is a member of every segment listed (None: of none)."""
     entries = doc.get("segments") or {}
     return segment_ids is not None and all(is_member(entries.get(str(i))) for i in segment_ids)
 
 
-def members_of_all(segment_ids):
+def members_of_all(segment_ids: Sequence[EntityId] | None) -> list[int]:
     """Ids of the contacts in every segment listed: their members indexes, intersected."""
     if not segment_ids:
         return []
@@ -110,11 +118,11 @@ def members_of_all(segment_ids):
     return sorted(set.intersection(*found))
 
 
-def _segment_match(doc, value, ctx):
+def _segment_match(doc: Contact, value: str, ctx: Context) -> bool:
     return is_member((doc.get("segments") or {}).get(str(segment_id(value, ctx))))
 
 
-def _segment_members(value, ctx):
+def _segment_members(value: str, ctx: Context) -> list[int]:
     found = segment_id(value, ctx)
     return [] if found is None else [row["id"] for row in store.iterate(members_kind(found)) if is_member(row)]
 
@@ -128,7 +136,7 @@ COMMON_COMMAND = Command(
 )
 
 
-def subject(doc, ctx, with_companies):
+def subject(doc: Contact, ctx: Context, with_companies: bool) -> Doc:
     """The contact as the filter engine sees it: field values and the special fields."""
     values = doc.get("values") or {}
     lead = dict(
@@ -158,7 +166,7 @@ def subject(doc, ctx, with_companies):
     return {"lead": lead, "companies": companies}
 
 
-def evaluate(doc, ctx):
+def evaluate(doc: Contact, ctx: Context) -> None:
     """Bring the contact document's filter-based memberships up to date (manual rows stay as they are)."""
     known = segments_by_id(ctx)
     entries = {k: v for k, v in (doc.get("segments") or {}).items() if int(k) in known}
@@ -180,19 +188,22 @@ def evaluate(doc, ctx):
         view["lead"]["leadlist"] = [int(k) for k, e in entries.items() if is_member(e)]
 
 
-def on_contact_write(change):
+def on_contact_write(change: Change) -> tuple[list[Derived], Events]:
     """Subscriber to contact writes: the membership index rows and events of the change."""
     return changes(change.doc, change.existing, change.ctx)
 
 
-def changes(doc, existing, ctx):
+def changes(doc: Contact | None, existing: Contact | None, ctx: Context) -> tuple[list[Derived], Events]:
     """(derived index items, timeline events) between the stored memberships and the new ones;
     `doc` None means the contact is deleted (its index items go)."""
-    old = (existing or {}).get("segments") or {}
-    new = (doc or {}).get("segments") or {}
-    contact_id = (doc or existing)["id"]
+    old: Mapping[str, Any] = (existing or {}).get("segments") or {}
+    new: Mapping[str, Any] = (doc or {}).get("segments") or {}
+    contact = doc or existing
+    assert contact is not None  # a write has a document, a delete the one it removes
+    contact_id = contact["id"]
     names = segments_by_id(ctx)
-    derived, events = [], []
+    derived: list[Derived] = []
+    events: Events = []
     for key in sorted(set(old) | set(new), key=int):
         if old.get(key) == new.get(key):
             continue
@@ -202,7 +213,7 @@ def changes(doc, existing, ctx):
     return derived, events
 
 
-def _event(segment, entry, old):
+def _event(segment: Doc, entry: Mapping[str, Any] | None, old: Mapping[str, Any] | None) -> Event:
     added = is_member(entry)
     manual = bool((entry or {}).get("manuallyAdded") if added else (entry or {}).get("manuallyRemoved"))
     verb = "Added to" if added else "Removed from"
@@ -220,7 +231,7 @@ def _event(segment, entry, old):
     )
 
 
-def contact_segments(doc, ctx):
+def contact_segments(doc: Contact, ctx: Context) -> Doc:
     """`{"total", "lists": {id: {...}}}` of compat 1.8: the contact's segments, hand-removed ones excluded."""
     known = segments_by_id(ctx)
     lists = {}

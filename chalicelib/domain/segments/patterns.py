@@ -1,22 +1,27 @@
-"""Text patterns of segment filters, matched in time linear in the text: every contact write (public
+r"""Text patterns of segment filters, matched in time linear in the text: every contact write (public
 form posts and pixel hits included) evaluates every published segment, so no pattern a client
 saves may backtrack.
 
-``like`` is SQL LIKE (``%`` any run, ``_`` one character, ``\\`` escapes the next character),
+``like`` is SQL LIKE (``%`` any run, ``_`` one character, ``\`` escapes the next character),
 matched segment by segment; ``regexp`` is RE2 (google-re2): no backreferences or lookarounds, and
 an expression RE2 refuses is a 400 on save. Both compare case-insensitively, and see at most
 MAX_TEXT characters of a value (MySQL's TEXT, the longest text field Mautic stores).
 """
 
+from collections.abc import Callable
+
 import re2
 
 MAX_TEXT = 65535
 ANY = None  # `_` in a LIKE segment
+Segment = tuple[str | None, ...]  # the characters of a LIKE segment, ANY for `_`
 
 
-def _segments(pattern):
+def _segments(pattern: str) -> list[Segment]:
     """The `%`-separated segments of a LIKE pattern: tuples of characters, ANY for `_`."""
-    segments, current, chars = [], [], iter(pattern.casefold())
+    segments: list[Segment] = []
+    current: list[str | None] = []
+    chars = iter(pattern.casefold())
     for char in chars:
         if char == "\\":
             current.append(next(chars, "\\"))
@@ -29,27 +34,27 @@ def _segments(pattern):
     return segments
 
 
-def _fits(segment, text, at):
+def _fits(segment: Segment, text: str, at: int) -> bool:
     return at + len(segment) <= len(text) and all(c is ANY or c == text[at + i] for i, c in enumerate(segment))
 
 
-def _find(segment, text, start, end):
+def _find(segment: Segment, text: str, start: int, end: int) -> int:
     """The first position >= start where `segment` fits wholly before `end`, or -1."""
     if ANY not in segment:
-        return text.find("".join(segment), start, end)
+        return text.find("".join(c for c in segment if c is not ANY), start, end)  # none is
     for at in range(start, end - len(segment) + 1):  # the range keeps the segment before `end`
         if _fits(segment, text, at):
             return at
     return -1
 
 
-def like(pattern):
+def like(pattern: str) -> Callable[[str], bool]:
     """The test of SQL ``value LIKE pattern`` (case-insensitive): each middle segment at its leftmost
     place, which never loses a match, so the work is linear in the text for a given pattern."""
     first, *middle = _segments(pattern)
     last = middle.pop() if middle else None
 
-    def test(value):
+    def test(value: str) -> bool:
         text = value[:MAX_TEXT].casefold()
         if last is None:
             return len(text) == len(first) and _fits(first, text, 0)
@@ -67,7 +72,7 @@ def like(pattern):
     return test
 
 
-def regexp(expression):
+def regexp(expression: str) -> Callable[[str], bool]:
     """The test of ``value REGEXP expression`` (a search, case-insensitive), or ValueError when RE2
     cannot compile it."""
     options = re2.Options()

@@ -9,13 +9,16 @@ the rebuild ends up right) and counts itself done once (a marker per batch). A n
 makes older messages no-ops. A job re-queues rebuilds left queued or stalled (a lost message).
 """
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from chalicelib import config
+from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -25,7 +28,7 @@ QUEUE = "segments"
 STUCK = {"queued": timedelta(minutes=2), "building": timedelta(minutes=15)}
 
 
-def needed(doc, existing):
+def needed(doc: Doc, existing: Doc | None) -> bool:
     """Whether a segment write changes who matches: new, filters changed, or published now."""
     if existing is None:
         return True
@@ -34,7 +37,7 @@ def needed(doc, existing):
     )
 
 
-def queued(segment_id, now):
+def queued(segment_id: int, now: str) -> tuple[tuple[str, int, Doc], int]:
     """(derived item, generation): the state of a new rebuild, written with the segment."""
     generation = store.allocate_ids(KIND)[0]
     return (
@@ -51,23 +54,24 @@ def queued(segment_id, now):
     ), generation
 
 
-def enqueue(segment_id, generation):
+def enqueue(segment_id: int, generation: int) -> None:
+    """Queue the plan of a rebuild generation."""
     queues.send(QUEUE, [{"type": "plan", "segment": segment_id, "generation": generation}])
 
 
-def start(segment_id, now):
+def start(segment_id: int, now: str) -> None:
     """Rebuild a segment now (relative dates moved, company values changed)."""
     item, generation = queued(segment_id, now)
     store.put(KIND, dict(item[2], id=segment_id))
     enqueue(segment_id, generation)
 
 
-def _current(segment_id, generation):
+def _current(segment_id: int, generation: int) -> Doc | None:
     state = store.get(KIND, segment_id)
     return state if state and state["generation"] == generation and state["status"] != "done" else None
 
 
-def plan(segment, generation):
+def plan(segment: int, generation: int) -> None:
     """Split the contacts into id ranges and queue one batch message per range."""
     state = _current(segment, generation)
     if state is None:
@@ -90,7 +94,7 @@ def plan(segment, generation):
         _finish(segment, generation)
 
 
-def batch(segment, generation, first, last):
+def batch(segment: int, generation: int, first: int, last: int) -> None:
     """Re-evaluate the contacts with ids first..last; count the batch done (once)."""
     state = _current(segment, generation)
     if state is None:
@@ -105,11 +109,11 @@ def batch(segment, generation, first, last):
         _finish(segment, generation)
 
 
-def refresh_contact(contact, ctx):
+def refresh_contact(contact: Doc, ctx: Context) -> None:
     """Store the contact's memberships if they changed, re-reading it when it changed meanwhile."""
     docs = [contact]
 
-    def attempt():
+    def attempt() -> None:
         service.refresh(CONTACT, docs.pop() if docs else service.load(CONTACT, contact["id"]), ctx)
 
     try:
@@ -118,7 +122,7 @@ def refresh_contact(contact, ctx):
         pass  # deleted meanwhile
 
 
-def _finish(segment, generation):
+def _finish(segment: int, generation: int) -> None:
     state = _current(segment, generation)
     if state is not None:
         state.update(status="done", finishedAt=clock.now_iso())
@@ -128,12 +132,12 @@ def _finish(segment, generation):
             pass  # a newer rebuild took over
 
 
-def purge(segment_id):
+def purge(segment_id: int) -> None:
     """After a segment is deleted: queue the removal of its membership rows."""
     queues.send(QUEUE, [{"type": "purge", "segment": segment_id}])
 
 
-def purge_members(segment):
+def purge_members(segment: int) -> None:
     """Drop a deleted segment's rows from its members' documents and its index."""
     ctx = Context()
     for row in list(store.iterate(membership.members_kind(segment))):
@@ -144,7 +148,7 @@ def purge_members(segment):
             refresh_contact(contact, ctx)
 
 
-def resend_stuck():
+def resend_stuck() -> None:
     """Queue again the rebuilds whose messages were lost (queued or building for too long)."""
     now = clock.now()
     for state in store.iterate(KIND):
@@ -153,7 +157,7 @@ def resend_stuck():
             enqueue(state["id"], state["generation"])
 
 
-def refresh_relative():
+def refresh_relative() -> None:
     """Rebuild the published segments whose filters use dates relative to now."""
     ctx = Context()
     for segment, matcher in membership.published(ctx):
@@ -161,19 +165,19 @@ def refresh_relative():
             start(segment["id"], ctx.now)
 
 
-def on_company_stored(change):
+def on_company_stored(change: Change) -> None:
     """Subscriber to stored company writes."""
     companies_changed(change.ctx)
 
 
-def companies_changed(ctx):
+def companies_changed(ctx: Context) -> None:
     """A company changed: rebuild the published segments that filter on company fields."""
     for segment, matcher in membership.published(ctx):
         if "company" in matcher.objects:
             start(segment["id"], ctx.now)
 
 
-def progress(segment_ids):
+def progress(segment_ids: Sequence[int]) -> dict[int, Doc]:
     """{segment id: rebuild view} for a page of segments: 1 BatchGetItem each for states and counters."""
     states = store.batch_get(KIND, segment_ids)
     done = store.counters([f"rebuilt#{s['id']}#{s['generation']}" for s in states.values()]) if states else {}
@@ -183,7 +187,7 @@ def progress(segment_ids):
     }
 
 
-def _view(state, done):
+def _view(state: Doc, done: int) -> Doc:
     finished = state["status"] == "done"
     batches = state.get("batches") or 0
     return {

@@ -2,30 +2,33 @@
 
 import copy
 
+from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
+from chalicelib.store.port import EntityId
 
 
-def change(segment_id, contact_id, added, ctx):
+def change(segment_id: EntityId, contact_id: EntityId, added: bool, ctx: Context) -> None:
     """Add (or remove) one contact by hand: 404 for an unknown segment or contact."""
     segment = service.load(SEGMENT, segment_id)
     _mark(segment["id"], service.load(CONTACT, contact_id), added, ctx)
 
 
-def _mark(segment_id, contact, added, ctx):
+def _mark(segment_id: int, contact: Doc, added: bool, ctx: Context) -> None:
     doc = copy.deepcopy(contact)
     membership.mark(doc, segment_id, added, ctx.now)
     if doc.get("segments") != contact.get("segments"):
         service.save_change(CONTACT, contact, doc, ctx, stamp=False)
 
 
-def add_many(segment_id, payload, ctx):
+def add_many(segment_id: EntityId, payload: JSON, ctx: Context) -> dict[str, dict[str, bool]]:
     """Add the contacts of `{"ids": [...]}`; {id: {"success": bool}} per requested id."""
     segment = service.load(SEGMENT, segment_id)
     ids = payload.get("ids") if isinstance(payload, dict) else None
@@ -41,8 +44,8 @@ def add_many(segment_id, payload, ctx):
     return details
 
 
-def _try_add(segment_id, contact_id, ctx):
-    def add():
+def _try_add(segment_id: int, contact_id: JSON, ctx: Context) -> bool:
+    def add() -> None:
         contact = service.load(CONTACT, contact_id)
         access.require(ctx, CONTACT, Action.EDIT, contact)  # one the caller may not edit is a failure
         _mark(segment_id, contact, True, ctx)
@@ -54,12 +57,12 @@ def _try_add(segment_id, contact_id, ctx):
     return True
 
 
-def of_contact(contact_id, ctx):
+def of_contact(contact_id: EntityId, ctx: Context) -> Doc:
     """The contact's segments view (compat 1.8); 404 for an unknown contact."""
     return membership.contact_segments(service.load(CONTACT, contact_id), ctx)
 
 
-def user_segments(ctx):
+def user_segments(ctx: Context) -> dict[str, Doc] | list[Doc]:
     """The segments a user may add contacts to (`GET /contacts/list/segments`): the published ones they
     may view, by name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are
     none). Without `lead:lists:viewother` only their own (Mautic also lists global ones; here a

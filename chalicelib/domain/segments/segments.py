@@ -1,16 +1,22 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
 
+from collections.abc import Sequence
+
+from chalicelib.domain.contacts.contact_document import Doc, Events
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import cache_keys
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
+from chalicelib.store.port import Derived
 
 FILTER_KEYS = ("glue", "field", "object", "type", "operator")
 
 
-def _normalised(raw, first):
+def _normalised(raw: Doc, first: bool) -> Doc:
     """Mautic's shape: legacy top-level `filter`/`display` move into `properties`; first glue is `and`."""
     properties = dict(raw.get("properties") or {})
     for legacy in ("filter", "display"):
@@ -23,14 +29,14 @@ def _normalised(raw, first):
     return item
 
 
-def _shown(item):
+def _shown(item: Doc) -> Doc:
     """A stored filter as Mautic serializes it: `properties` as sent, plus the legacy top-level
     `filter` and `display` read from them (null when absent)."""
     properties = item.get("properties") or {}
     return dict(item, filter=properties.get("filter"), display=properties.get("display"))
 
 
-def _field_types(ctx):
+def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
     return {name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")}
 
 
@@ -38,9 +44,11 @@ class SegmentHooks(AliasHooks):
     """Filters are checked (400 naming the filter) and carry their field's type; a change of who
     matches queues a rebuild (see domain/segments/rebuilds.py)."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Filters in Mautic's shape, checked against the fields, each with its field's type."""
         super().prepare(doc, write)
-        raw_filters, filters = doc.get("filters") or [], []
+        raw_filters = doc.get("filters") or []
+        filters: list[Doc] = []
         for index, raw in enumerate(raw_filters):
             if not isinstance(raw, dict):
                 write.errors[f"filters[{index}]"] = ["This value should be an object."]
@@ -58,30 +66,39 @@ class SegmentHooks(AliasHooks):
                     or SPECIAL_FIELDS.get(item["field"])
                 )
 
-    def consequences(self, doc, existing, ctx, events):
+    def consequences(
+        self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
+    ) -> tuple[list[Derived], Events]:
+        """The rebuild state written with the segment (queued on a change of who matches, gone on delete)."""
         if doc is None:
+            assert existing is not None  # a delete names the document it removes
             return [(rebuilds.KIND, existing["id"], None)], []
         if not rebuilds.needed(doc, existing):
             return [], []
         item, ctx.cache[cache_keys.rebuild(doc["id"])] = rebuilds.queued(doc["id"], ctx.now)
         return [item], []
 
-    def stored(self, doc, existing, ctx):
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """After the commit: queue the rebuild's plan, or the purge of a deleted segment's members."""
         if doc is None:
+            assert existing is not None  # a delete names the document it removes
             rebuilds.purge(existing["id"])
         elif cache_keys.rebuild(doc["id"]) in ctx.cache:
             rebuilds.enqueue(doc["id"], ctx.cache.pop(cache_keys.rebuild(doc["id"])))
 
-    def before_delete(self, doc, ctx):
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """Read the rebuild's progress first: the response shows the segment as it was."""
         self.prefetch([doc], ctx)  # the response shows the segment as it was
 
-    def prefetch(self, docs, ctx):
+    def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
+        """The rebuild progress of a page of segments, in one batch read."""
         wanted = [d["id"] for d in docs if cache_keys.progress(d["id"]) not in ctx.cache]
         if wanted:
             found = rebuilds.progress(wanted)
             ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
+        """Filters with their legacy keys, and the rebuild's progress."""
         out["filters"] = [_shown(item) for item in out.get("filters") or []]
         out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"
