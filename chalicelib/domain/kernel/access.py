@@ -8,14 +8,25 @@ For a level with own/other permissions, a document is the caller's own when its 
 (the contact's or company's owner, else whoever created it) is the caller.
 """
 
-from enum import StrEnum
+from collections.abc import Iterable, Iterator, Sequence
+from enum import Enum, StrEnum
+from typing import Final, Literal
 
 from chalicelib.domain.kernel import cache_keys, cached, permission_catalog
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
-ANY = object()  # no document: any of the own/other variants will do
+
+class _Any(Enum):
+    """The type of `ANY` (a one-member enum, so a check `owner is ANY` narrows it away)."""
+
+    ANY = "any"
+
+
+ANY: Final = _Any.ANY  # no document: any of the own/other variants will do
 PUBLISH_KEYS = ("isPublished", "publishUp", "publishDown")
 NO_ROLE = -1  # the id of no role: a caller holding it is granted nothing
 
@@ -32,12 +43,13 @@ class Action(StrEnum):
     PUBLISH = "publish"
 
 
-def role(ctx):
+def role(ctx: Context) -> Doc | None:
     """The caller's role document ({} for a role, or a user, that no longer exists), or None without one."""
     return _role_of(ctx.user, ctx)
 
 
-def _role_of(user, ctx):
+def _role_of(user: Doc | None, ctx: Context) -> Doc | None:
+    """The role document of `user` ({} for one that no longer exists), or None without one."""
     if user is None:
         return None
     role_id = user["role"] if "role" in user else _stored_role_id(user, ctx)
@@ -48,7 +60,7 @@ def _role_of(user, ctx):
     )
 
 
-def _stored_role_id(user, ctx):
+def _stored_role_id(user: Doc, ctx: Context) -> JSON:
     """The role of a caller whose credentials do not carry it (tokens issued before roles): read
     from the stored user, never assumed; a user that no longer exists holds NO_ROLE (fail closed)."""
     return ctx.memo(
@@ -56,7 +68,7 @@ def _stored_role_id(user, ctx):
     )
 
 
-def unrestricted(ctx):
+def unrestricted(ctx: Context) -> bool:
     """True for the system and administrators."""
     if ctx.user is None:
         return True
@@ -64,12 +76,15 @@ def unrestricted(ctx):
     return held is None or bool(held.get("isAdmin"))
 
 
-def has(ctx, name):
+def has(ctx: Context, name: str) -> bool:
     """True when the caller holds `name` (`bundle:level:permission`)."""
-    return unrestricted(ctx) or permission_catalog.granted(role(ctx).get("permissions") or {}, name)
+    if unrestricted(ctx):
+        return True
+    held = role(ctx) or {}  # a restricted caller has a role
+    return permission_catalog.granted(held.get("permissions") or {}, name)
 
 
-def may(ctx, level, action, owner=ANY):
+def may(ctx: Context, level: str | None, action: Action, owner: int | None | Literal[_Any.ANY] = ANY) -> bool:
     """True when the caller may `action` (an `Action`: view, edit, create, delete, publish) at `level`
     (`bundle:level`) on a document whose permission user is `owner` (ANY: on some document).
     No level declared grants nothing to a restricted caller (fail closed)."""
@@ -84,18 +99,18 @@ def may(ctx, level, action, owner=ANY):
     return has(ctx, f"{level}:{action}{'own' if owner == ctx.user_id else 'other'}")
 
 
-def owner_of(resource, doc, ctx):
+def owner_of(resource: Resource, doc: Doc, ctx: Context) -> JSON:
     """The permission user of a document of `resource`."""
     return resource.hooks.permission_user(doc, ctx)
 
 
-def shared(resource):
+def shared(resource: Resource) -> bool:
     """True for documents nobody owns (tags, addresses: no creator, not a contact's): Mautic checks
     the level's plain permission on them, any of its own/other variants."""
     return not resource.audit and resource.hooks.owner_indexed
 
 
-def allowed(ctx, resource, action, doc=None):
+def allowed(ctx: Context, resource: Resource, action: Action, doc: Doc | None = None) -> bool:
     """True when the caller may `action` on `doc` of `resource` (None: on some document of it)."""
     if unrestricted(ctx):
         return True
@@ -103,7 +118,7 @@ def allowed(ctx, resource, action, doc=None):
     return may(ctx, resource.permission, action, owner)
 
 
-def depends_on_owner(ctx, resource, action):
+def depends_on_owner(ctx: Context, resource: Resource, action: Action) -> bool:
     """True when the caller's right to `action` on a document of `resource` depends on whose it is
     (the role grants the `own` variant or the `other` one, not both)."""
     level = resource.permission
@@ -118,13 +133,13 @@ def depends_on_owner(ctx, resource, action):
     return has(ctx, f"{level}:{action}own") != has(ctx, f"{level}:{action}other")
 
 
-def require(ctx, resource, action, doc=None):
+def require(ctx: Context, resource: Resource, action: Action, doc: Doc | None = None) -> None:
     """Forbidden (403) unless `allowed`."""
     if not allowed(ctx, resource, action, doc):
         raise Forbidden()
 
 
-def require_keeps(ctx, resource, doc, existing=None):
+def require_keeps(ctx: Context, resource: Resource, doc: Doc, existing: Doc | None = None) -> None:
     """Forbidden (403) when a write hands the document to another permission user (an owner given
     or changed, a note moved to another contact) the caller may not edit documents of: the result
     must be one the caller may edit whenever its owner is not what it was (the caller, for a new
@@ -137,7 +152,7 @@ def require_keeps(ctx, resource, doc, existing=None):
         require(ctx, resource, Action.EDIT, result)
 
 
-def require_merge(ctx, resource, winner, loser):
+def require_merge(ctx: Context, resource: Resource, winner: Doc, loser: Doc) -> None:
     """Forbidden (403) unless the caller may edit both documents a merge joins and delete the one
     that goes, whichever path found the second (an edit's unique value, a create's duplicate)."""
     require(ctx, resource, Action.EDIT, winner)
@@ -145,13 +160,13 @@ def require_merge(ctx, resource, winner, loser):
     require(ctx, resource, Action.DELETE, loser)
 
 
-def require_any(ctx, names):
+def require_any(ctx: Context, names: Iterable[str]) -> None:
     """Forbidden (403) unless the caller holds one of `names`."""
     if not any(has(ctx, name) for name in names):
         raise Forbidden()
 
 
-def checked(user, names, ctx):
+def checked(user: Doc | None, names: Sequence[str], ctx: Context) -> dict[str, bool]:
     """{name: granted} of the `bundle:level:permission` names for `user` (an administrator is
     granted every name, as in Mautic); ValidationError on `permissions` for an unknown name."""
     held = _role_of(user, ctx)
@@ -163,7 +178,7 @@ def checked(user, names, ctx):
     return {name: permission_catalog.granted(held.get("permissions") or {}, name) for name in names}
 
 
-def visible_owner(ctx, resource):
+def visible_owner(ctx: Context, resource: Resource) -> int | None:
     """None when the caller may see every document of `resource`; the caller's id when only their
     own (Mautic's forced filter without `viewother`); Forbidden when none."""
     if unrestricted(ctx):
@@ -175,7 +190,7 @@ def visible_owner(ctx, resource):
     return ctx.user_id
 
 
-def publishing(ctx, resource, payload, existing):
+def publishing(ctx: Context, resource: Resource, payload: Doc, existing: Doc | None) -> tuple[Doc, Doc]:
     """(payload, values to force): without the publishing keys when the caller may not publish
     (Mautic drops them silently); a new document is then created unpublished, an edited one
     keeps its publishing values."""
@@ -191,7 +206,7 @@ def publishing(ctx, resource, payload, existing):
     return kept, {key: existing[key] for key in PUBLISH_KEYS if key in existing}
 
 
-def owner_indexed(resource):
+def owner_indexed(resource: Resource) -> bool:
     """True when documents of `resource` are indexed by their permission user (own/other levels)."""
     return (
         bool(resource.permission)
@@ -201,11 +216,12 @@ def owner_indexed(resource):
     )
 
 
-def _feed_of(resource, user_id):
+def _feed_of(resource: Resource, user_id: JSON) -> str:
+    """The name of the feed of `user_id`'s documents of `resource`."""
     return f"owned#{resource.kind}#{int(user_id)}"
 
 
-def owner_feed(resource, doc, ctx):
+def owner_feed(resource: Resource, doc: Doc, ctx: Context) -> str | None:
     """The feed (store's FeedIndex) listing the documents of `resource` whose permission user is
     `doc`'s, or None (no such user, or a resource not indexed so)."""
     if not owner_indexed(resource):
@@ -214,7 +230,7 @@ def owner_feed(resource, doc, ctx):
     return _feed_of(resource, owner) if owner else None
 
 
-def index_owner(resource, doc, ctx):
+def index_owner(resource: Resource, doc: Doc, ctx: Context) -> None:
     """Name the document's owner feed on it before it is stored (the item's feed attribute)."""
     feed = owner_feed(resource, doc, ctx)
     if feed:
@@ -223,13 +239,13 @@ def index_owner(resource, doc, ctx):
         doc.pop(store.FEED, None)
 
 
-def own_documents(resource, user_id, descending):
+def own_documents(resource: Resource, user_id: JSON, descending: bool) -> list[Doc]:
     """The documents of `resource` whose permission user is `user_id`, in id order: a Query of their
     feed and a BatchGetItem per 100 (O(their number), not the kind's)."""
     return list(store.feed(_feed_of(resource, user_id), descending=descending))
 
 
-def reindex_owners(resources):
+def reindex_owners(resources: Iterable[Resource]) -> int:
     """Put every stored document of `resources` in its owner feed (documents stored before the feed
     existed); returns how many moved. One Query per 1 MB of each kind, one UpdateItem per move."""
     moved = 0
@@ -243,7 +259,7 @@ def reindex_owners(resources):
     return moved
 
 
-def visible_documents(ctx, resource, descending=False):
+def visible_documents(ctx: Context, resource: Resource, descending: bool = False) -> Iterator[Doc]:
     """The documents of `resource` the caller may view, lazily in id order: every one, or only their
     own (their owner feed: a Query and a BatchGetItem per 100, however many others there are);
     Forbidden (at once) without view."""
@@ -255,7 +271,7 @@ def visible_documents(ctx, resource, descending=False):
     return (doc for doc in store.iterate(resource.kind, descending=descending) if owner_of(resource, doc, ctx) == owner)
 
 
-def viewable(ctx, resource, doc):
+def viewable(ctx: Context, resource: Resource, doc: Doc | None) -> bool:
     """True when the caller may view `doc` of `resource`; a document that no longer exists (None) is
     nobody's, so only callers who see every document see what refers to it."""
     if doc is None:

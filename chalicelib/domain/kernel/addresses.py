@@ -3,10 +3,12 @@
 (it compiles its patterns when imported)."""
 
 from functools import cache
+from types import ModuleType
+from typing import Any
 
 
 @cache
-def _validator():
+def _validator() -> ModuleType:
     """email-validator's check, told to accept special-use domains (its documented switch:
     the module's SPECIAL_USE_DOMAIN_NAMES list)."""
     import email_validator
@@ -15,10 +17,11 @@ def _validator():
     return email_validator
 
 
-def normalized(address):
+def normalized(address: Any) -> str | None:
     """The address in normal form, or None when it is not a valid email address."""
     validator = _validator()
     try:
-        return validator.validate_email(str(address), check_deliverability=False).normalized
+        checked: str = validator.validate_email(str(address), check_deliverability=False).normalized
+        return checked
     except validator.EmailNotValidError:
         return None

@@ -2,17 +2,18 @@
 
 import re
 
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Resource, Write
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
 
-def clean(text, separator="-"):
+def clean(text: str | None, separator: str = "-") -> str:
     """Lower-case letters and digits joined by `separator`."""
     words = re.findall(r"[a-z0-9]+", (text or "").lower())
     return separator.join(words)
 
 
-def unique_alias(kind, field, wanted, own_id, separator="-"):
+def unique_alias(kind: str, field: str, wanted: str, own_id: JSON, separator: str = "-") -> str:
     """`wanted`, or `wanted<sep>2`, `<sep>3`... : the first not held by another entity of the kind."""
     candidate, number = wanted, 1
     while True:
@@ -23,7 +24,7 @@ def unique_alias(kind, field, wanted, own_id, separator="-"):
         candidate = f"{wanted}{separator}{number}"
 
 
-def assign(resource, doc, source, field="alias", separator="-"):
+def assign(resource: Resource, doc: Doc, source: str, field: str = "alias", separator: str = "-") -> None:
     """Fill doc[field] from itself or doc[source], unique among the resource's documents."""
     base = clean(doc.get(field) or doc.get(source), separator) or resource.kind
     doc[field] = unique_alias(resource.kind, field, base, doc.get("id"), separator)
@@ -32,14 +33,16 @@ def assign(resource, doc, source, field="alias", separator="-"):
 class AliasHooks(Hooks):
     """Resources whose `alias` is generated from another attribute and unique per kind."""
 
-    def __init__(self, source="name", separator="-"):
+    def __init__(self, source: str = "name", separator: str = "-") -> None:
         self.source = source
         self.separator = separator
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Keep the stored alias when the edit leaves it blank; make it unique."""
         if write.existing is not None and not doc.get("alias"):
             doc["alias"] = write.existing.get("alias")
         assign(self.resource, doc, self.source, separator=self.separator)
 
-    def uniques(self, doc):
+    def uniques(self, doc: Doc) -> dict[str, JSON]:
+        """The alias is its unique value."""
         return {"alias": doc.get("alias")}

@@ -1,10 +1,14 @@
 """Typed attributes of resources: how a client value is checked and normalised."""
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from typing import Any, Callable
+from typing import Any, TypeAlias
 
 from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel.types import JSON
+
+Coerce: TypeAlias = Callable[[JSON], JSON]  # a client value -> the value stored, or Invalid
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no", ""}
@@ -14,7 +18,8 @@ class Invalid(ValueError):
     """A value does not fit its attribute; the message says why."""
 
 
-def as_string(value):
+def as_string(value: JSON) -> str:
+    """The value as a string (numbers in their decimal form, booleans `1`/`0`)."""
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, (str, int, float)):
@@ -22,7 +27,8 @@ def as_string(value):
     raise Invalid("This value should be a string.")
 
 
-def as_int(value):
+def as_int(value: JSON) -> int:
+    """The value as an integer (whole floats and digit strings too)."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
@@ -37,7 +43,8 @@ def as_int(value):
     raise Invalid("This value should be an integer.")
 
 
-def as_bool(value):
+def as_bool(value: JSON) -> bool:
+    """The value as a boolean (`1`/`0`, `true`/`false`, `on`/`off`, `yes`/`no`)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and value in (0, 1):
@@ -47,14 +54,16 @@ def as_bool(value):
     raise Invalid("This value should be a boolean.")
 
 
-def as_datetime(value):
+def as_datetime(value: JSON) -> str:
+    """The date and time as ISO 8601 in UTC."""
     try:
         return clock.iso(clock.parse(value))
     except (ValueError, OverflowError, TypeError):
         raise Invalid("This value is not a valid date and time.") from None
 
 
-def as_list(value):
+def as_list(value: JSON) -> list[JSON]:
+    """The value as a list: a PHP-style object keyed `0`, `1`... gives its values in key order."""
     if isinstance(value, list):
         return value
     if isinstance(value, dict):
@@ -65,7 +74,8 @@ def as_list(value):
     raise Invalid("This value should be an array.")
 
 
-def as_object(value):
+def as_object(value: JSON) -> dict[str, JSON]:
+    """The value as an object (`[]`, how PHP clients send an empty one, is `{}`)."""
     if isinstance(value, dict):
         return value
     if value == []:
@@ -73,7 +83,8 @@ def as_object(value):
     raise Invalid("This value should be an object.")
 
 
-def as_id(value):
+def as_id(value: JSON) -> int:
+    """A positive id, given as itself or as an object with `id`."""
     if isinstance(value, dict) and "id" in value:
         value = value["id"]
     number = as_int(value)
@@ -82,7 +93,7 @@ def as_id(value):
     return number
 
 
-def id_or_none(value):
+def id_or_none(value: JSON) -> int | None:
     """`as_id`, or None for what is not an id."""
     try:
         return as_id(value)
@@ -90,30 +101,42 @@ def id_or_none(value):
         return None
 
 
-def ids_in(value, keep=()):
+def ids_in(value: JSON, keep: Collection[str] = ()) -> set[int | str]:
     """The ids a property holds (a list, one id or an id-keyed object), invalid entries left out;
     the words in `keep` (such as `this`) are kept as they are."""
     try:
         items = as_list(value) if value not in (None, "") else []
     except Invalid:
         items = [value]
-    return {item if item in keep else id_or_none(item) for item in items} - {None}
+    found: set[int | str] = set()
+    for item in items:
+        value = item if item in keep else id_or_none(item)
+        if value is not None:
+            found.add(value)
+    return found
 
 
-def one_of(*choices):
-    """A coercer accepting only the given strings."""
+class OneOf:
+    """A coercer accepting only the given strings; `choices` are listed by the API document."""
 
-    def coerce(value):
+    def __init__(self, choices: tuple[str, ...]) -> None:
+        self.choices = choices
+
+    def __call__(self, value: JSON) -> str:
+        """The value as a string, or Invalid when it is not one of the choices."""
         text = as_string(value)
-        if text not in choices:
-            raise Invalid(f"'{text}' is not one of: " + ", ".join(choices) + ".")
+        if text not in self.choices:
+            raise Invalid(f"'{text}' is not one of: " + ", ".join(self.choices) + ".")
         return text
 
-    coerce.choices = choices  # the API document lists them
-    return coerce
+
+def one_of(*choices: str) -> OneOf:
+    """A coercer accepting only the given strings."""
+    return OneOf(choices)
 
 
-def id_list(value):
+def id_list(value: JSON) -> list[int]:
+    """A list of positive ids (each an id or an object with `id`)."""
     return [as_id(item) for item in as_list(value)]
 
 
@@ -122,22 +145,23 @@ class Attr:
     """One attribute of a resource document."""
 
     name: str
-    coerce: Callable[[Any], Any] = as_string
-    default: Any = None
+    coerce: Coerce = as_string
+    default: JSON = None
     required: bool = False
     writable: bool = True
     nullable: bool = True
     ref: str | None = None  # kind of the referenced entities (single id or id list)
     hidden: bool = False  # stored, never shown to clients
 
-    def fresh_default(self):
+    def fresh_default(self) -> JSON:
+        """The default, a copy of it when it is a list or an object (never shared between documents)."""
         return (
             list(self.default)
             if isinstance(self.default, list)
             else (dict(self.default) if isinstance(self.default, dict) else self.default)
         )
 
-    def clean(self, value):
+    def clean(self, value: JSON) -> JSON:
         """The normalised value, or Invalid. An empty string means 'no value' except for strings."""
         if value == "" and self.coerce not in (as_string, as_bool):
             value = None
@@ -154,36 +178,43 @@ class Nested:
 
     name: str
     id_kind: str
-    attrs: tuple = dc_field(default_factory=tuple)
+    attrs: tuple[Attr, ...] = dc_field(default_factory=tuple)
 
 
-def text(name, **kw):
+def text(name: str, **kw: Any) -> Attr:
+    """A string attribute."""
     return Attr(name, as_string, **kw)
 
 
-def integer(name, **kw):
+def integer(name: str, **kw: Any) -> Attr:
+    """An integer attribute (0 by default)."""
     kw.setdefault("default", 0)
     return Attr(name, as_int, **kw)
 
 
-def boolean(name, **kw):
+def boolean(name: str, **kw: Any) -> Attr:
+    """A boolean attribute (False by default)."""
     kw.setdefault("default", False)
     return Attr(name, as_bool, **kw)
 
 
-def datetime_(name, **kw):
+def datetime_(name: str, **kw: Any) -> Attr:
+    """A date and time attribute (ISO 8601, UTC)."""
     return Attr(name, as_datetime, **kw)
 
 
-def array(name, **kw):
+def array(name: str, **kw: Any) -> Attr:
+    """A list attribute (empty by default)."""
     kw.setdefault("default", [])
     return Attr(name, as_list, **kw)
 
 
-def obj(name, **kw):
+def obj(name: str, **kw: Any) -> Attr:
+    """An object attribute (empty by default)."""
     kw.setdefault("default", {})
     return Attr(name, as_object, **kw)
 
 
-def choice(name, *choices, **kw):
+def choice(name: str, *choices: str, **kw: Any) -> Attr:
+    """A string attribute taking only one of `choices`."""
     return Attr(name, one_of(*choices), **kw)

@@ -20,40 +20,54 @@ Outside such a block `allocate_ids` and `lookup` are the store's. The block is h
 variable: it belongs to the request (thread) that opened it.
 """
 
+from __future__ import annotations
+
 import contextvars
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON
 from chalicelib.store import port as store
 
 GROUP = 50  # deferred documents stored together
-_current = contextvars.ContextVar("batch", default=None)
+UniqueKey = tuple[str, str, str]  # (kind, field, value key) of a unique value
+Refused = Callable[[Exception], object]  # told the exception a refused write comes to
+_current: contextvars.ContextVar[_Batch | None] = contextvars.ContextVar("batch", default=None)
 
 
 @dataclass
 class _Deferred:
-    entry: dict  # the arguments of store.create
-    keys: set  # (kind, field, value key) of its unique values
-    stored: Callable  # follow-up work once stored
-    refused: Callable  # told the store's exception
+    """A new document's write waiting for its group: the arguments of `store.create`, and what
+    happens once the group is stored."""
+
+    entry: dict[str, Any]  # the arguments of store.create
+    keys: set[UniqueKey]  # (kind, field, value key) of its unique values
+    stored: Callable[[], object]  # follow-up work once stored
+    refused: Callable[[Exception], object]  # told the store's exception
 
 
 @dataclass
 class _Batch:
+    """The state of one batch of creates (see the module docstring)."""
+
     size: int
-    ids: dict = field(default_factory=dict)  # counter name -> ids reserved, not handed out yet
-    holders: dict = field(default_factory=dict)  # (kind, field, value key) -> id or None, each taken once
+    ids: dict[str, list[int]] = field(default_factory=dict)  # counter name -> ids reserved, not handed out yet
+    holders: dict[UniqueKey, int | None] = field(default_factory=dict)  # id or None, each taken once
     group: bool = False
-    refused: Callable = None  # the running item's handler of a refused deferred write
-    deferred: list = field(default_factory=list)
+    refused: Refused | None = None  # the running item's handler of a refused deferred write
+    deferred: list[_Deferred] = field(default_factory=list)
 
 
-def _value_key(value):
+def _value_key(value: JSON) -> str:
+    """A unique value as its holder is looked up (trimmed, case-insensitive)."""
     return str(value).strip().lower()
 
 
-def _unique_values(resource, payloads, ctx):
+def _unique_values(resource: Resource, payloads: Sequence[JSON], ctx: Context) -> list[tuple[str, JSON]]:
     """The (field, value) pairs of the unique-identifier fields the payloads carry."""
     aliases = resource.hooks.lookup_fields(ctx)
     if not aliases:
@@ -70,7 +84,7 @@ def _unique_values(resource, payloads, ctx):
 
 
 @contextmanager
-def prepared(resource, payloads, ctx, group=False):
+def prepared(resource: Resource, payloads: Sequence[JSON], ctx: Context, group: bool = False) -> Iterator[None]:
     """Run a batch of creates of `resource` (their payloads) with ids reserved in blocks and unique
     values looked up in one go; with `group`, new documents are stored in groups."""
     found = store.lookup_many(resource.kind, _unique_values(resource, payloads, ctx))
@@ -88,7 +102,7 @@ def prepared(resource, payloads, ctx, group=False):
 
 
 @contextmanager
-def item(refused):
+def item(refused: Refused) -> Iterator[None]:
     """Run one item of the batch: `refused(error)` is called if its deferred write is refused."""
     batch = _current.get()
     if batch is None:
@@ -101,17 +115,23 @@ def item(refused):
         batch.refused = None
 
 
-def grouping():
+def grouping() -> bool:
     """Whether a new document's write may be deferred (see `defer`)."""
     batch = _current.get()
     return batch is not None and batch.group and batch.refused is not None
 
 
-def defer(entry, uniques, stored, refused):
+def defer(
+    entry: dict[str, Any],
+    uniques: Mapping[str, JSON] | None,
+    stored: Callable[[], object],
+    refused: Callable[[Exception], Exception],
+) -> None:
     """Store a new document with the group: `entry` holds the arguments of store.create, `uniques`
     its {field: value}; `stored()` runs once it is stored, else `refused(error)` maps the store's
     exception to the one the item's handler is told."""
     batch = _current.get()
+    assert batch is not None and batch.refused is not None  # called only while `grouping()`
     handler = batch.refused
     keys = {(entry["kind"], f, _value_key(v)) for f, v in (uniques or {}).items() if v not in (None, "")}
     batch.deferred.append(_Deferred(entry, keys, stored, lambda error: handler(refused(error))))
@@ -119,20 +139,20 @@ def defer(entry, uniques, stored, refused):
         flush()
 
 
-def flush():
+def flush() -> None:
     """Store the deferred documents, then run their follow-up work (or report their refusal)."""
     batch = _current.get()
     if batch is None or not batch.deferred:
         return
     deferred, batch.deferred = batch.deferred, []
-    for waiting, error in zip(deferred, store.create_many([d.entry for d in deferred])):
+    for waiting, error in zip(deferred, store.create_many([d.entry for d in deferred]), strict=True):
         if error is None:
             waiting.stored()
         else:
             waiting.refused(error)
 
 
-def allocate_ids(name, n=1):
+def allocate_ids(name: str, n: int = 1) -> list[int]:
     """N ids of the counter `name`: from the batch's block (reserved on first use), else one UpdateItem."""
     batch = _current.get()
     if batch is None:
@@ -145,7 +165,7 @@ def allocate_ids(name, n=1):
     return taken
 
 
-def lookup(kind, field_name, value):
+def lookup(kind: str, field_name: str, value: JSON) -> int | None:
     """Id of the entity holding a unique value, or None: the batch's answer the first time, else a GetItem."""
     batch = _current.get()
     key = (kind, field_name, _value_key(value))

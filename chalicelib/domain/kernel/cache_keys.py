@@ -2,14 +2,17 @@
 entry holds and who reads it are found here, and two modules that share an entry cannot spell it
 differently (nor two that do not share one collide)."""
 
+from collections.abc import Hashable
 from typing import NamedTuple
+
+from chalicelib.domain.kernel.types import JSON
 
 
 class CacheKey(NamedTuple):
     """An entry of the request cache: what it holds (`space`), of what (`of`; None for one entry)."""
 
     space: str
-    of: object = None
+    of: Hashable = None
 
 
 # One entry per request.
@@ -28,56 +31,56 @@ WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
 JOURNEYS_EXTERNAL = CacheKey("journeys-external")  # the automation worker's claimed external actions
 
 
-def ref(kind):
+def ref(kind: str) -> CacheKey:
     """{id: document or None} of `kind` read by id in the request (kernel/service.py)."""
     return CacheKey("ref", kind)
 
 
-def role(role_id):
+def role(role_id: JSON) -> CacheKey:
     """The role document of `role_id` (kernel/access.py)."""
     return CacheKey("role", role_id)
 
 
-def user_role(user_id):
+def user_role(user_id: JSON) -> CacheKey:
     """The role id stored on user `user_id`, for credentials that do not carry it (kernel/access.py)."""
     return CacheKey("user-role", user_id)
 
 
-def field_aliases(object_name):
+def field_aliases(object_name: str) -> CacheKey:
     """The custom field aliases of `lead` or `company` (contacts)."""
     return CacheKey("aliases", object_name)
 
 
-def fields(kind):
+def fields(kind: str) -> CacheKey:
     """The field definitions of `kind`, ordered (contacts)."""
     return CacheKey("fields", kind)
 
 
-def send_counts(channel):
+def send_counts(channel: str) -> CacheKey:
     """{id: counts} of the send records of a page of `channel` documents (messaging)."""
     return CacheKey("send-counts", channel)
 
 
-def document(kind, entity_id):
+def document(kind: str, entity_id: JSON) -> CacheKey:
     """One document read for rendering (messaging tokens)."""
     return CacheKey("document", (kind, entity_id))
 
 
-def points_history(contact_id):
+def points_history(contact_id: JSON) -> CacheKey:
     """The point history of a contact (points)."""
     return CacheKey("points-history", contact_id)
 
 
-def rebuild(segment_id):
+def rebuild(segment_id: JSON) -> CacheKey:
     """The rebuild queued by a segment's write, sent once stored (segments)."""
     return CacheKey("rebuild", segment_id)
 
 
-def progress(segment_id):
+def progress(segment_id: JSON) -> CacheKey:
     """A segment's rebuild progress, read for a page of segments (segments)."""
     return CacheKey("progress", segment_id)
 
 
-def stages_named(name):
+def stages_named(name: str) -> CacheKey:
     """The stages whose name is `name`, case-folded (stages)."""
     return CacheKey("stages-named", name)

@@ -5,8 +5,15 @@ A request reads the versions of every cached kind once (one BatchGetItem) and re
 only when its version moved, so every container sees a write on its next request.
 """
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from chalicelib.domain.kernel import cache_keys
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
+
+T = TypeVar("T")
 
 CACHED_KINDS = (
     "contactfield",
@@ -22,11 +29,11 @@ CACHED_KINDS = (
     "role",
     "pointgroup",
 )
-_cache = {}
-_derived = {}
+_cache: dict[str, tuple[int, list[Doc]]] = {}  # kind -> (version, documents)
+_derived: dict[tuple[str, str], tuple[list[Doc], Any]] = {}  # (kind, name) -> (documents, what was computed)
 
 
-def documents(kind, ctx):
+def documents(kind: str, ctx: Context) -> list[Doc]:
     """Every document of a cached kind, in id order."""
     current = version(kind, ctx)
     hit = _cache.get(kind)
@@ -35,12 +42,12 @@ def documents(kind, ctx):
     return hit[1]
 
 
-def version(kind, ctx):
+def version(kind: str, ctx: Context) -> int:
     """The write version of a cached kind as this request sees it (the request's one BatchGetItem)."""
     return ctx.memo(cache_keys.VERSIONS, lambda: store.versions(CACHED_KINDS))[kind]
 
 
-def derived(kind, name, compute, ctx):
+def derived(kind: str, name: str, compute: Callable[[list[Doc]], T], ctx: Context) -> T:
     """compute(documents of kind), recomputed only when the kind's documents changed."""
     docs = documents(kind, ctx)
     hit = _derived.get((kind, name))
@@ -49,7 +56,7 @@ def derived(kind, name, compute, ctx):
     return hit[1]
 
 
-def forget():
+def forget() -> None:
     """Drop the cache (tests restore older table states)."""
     _cache.clear()
     _derived.clear()

@@ -5,24 +5,26 @@ from datetime import datetime, timezone
 from dateutil import parser as date_parser
 
 
-def now():
+def now() -> datetime:
+    """The current instant in UTC, to the second."""
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
-def iso(moment):
+def iso(moment: datetime) -> str:
     """`2024-10-24T15:54:35+00:00`: ISO 8601 with offset, in UTC."""
     return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def now_iso():
+def now_iso() -> str:
+    """The current instant as `iso` writes it."""
     return iso(now())
 
 
-def parse(text):
+def parse(text: object) -> datetime:
     """Parse a date/time string (ISO 8601, `Y-m-d H:i:s`, ...); naive values are UTC. Raises ValueError."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError("not a date")
-    value = date_parser.parse(text.strip())
+    value: datetime = date_parser.parse(text.strip())
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value

@@ -3,19 +3,29 @@
 import copy
 
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
 
-def count_hit(resource, doc, total, unique=None, visitor=None, new_visitor=False):
+def count_hit(
+    resource: Resource,
+    doc: Doc,
+    total: str,
+    unique: str | None = None,
+    visitor: JSON = None,
+    new_visitor: bool = False,
+) -> Doc:
     """Add one to a document's `total` counter, and to `unique` the first time `visitor` comes
     (`new_visitor`: known to be the first time). The document is rewritten without an audit stamp
     (optimistic revision, reloaded when stale)."""
     marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
     first = bool(unique) and (new_visitor or not store.marked(marker))
     for attempt in range(5):
-        doc = copy.deepcopy(doc) if attempt == 0 else store.get(resource.kind, doc["id"])
-        if doc is None:
+        fresh = copy.deepcopy(doc) if attempt == 0 else store.get(resource.kind, doc["id"])
+        if fresh is None:
             raise NotFound()
+        doc = fresh
         doc[total] = int(doc.get(total) or 0) + 1
         if unique:
             doc[unique] = int(doc.get(unique) or 0) + (1 if first else 0)

@@ -1,13 +1,16 @@
 """Domain failures, mapped to HTTP statuses by the API layer."""
 
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
 
 class DomainError(Exception):
     """Base of the failures a client can cause."""
 
-    status = 400
-    headers = {}
+    status: ClassVar[int] = 400
+    headers: dict[str, str] = {}  # none by default; TooMany sets its own per instance
 
-    def __init__(self, message, details=None):
+    def __init__(self, message: str, details: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details if details is not None else []
@@ -16,16 +19,18 @@ class DomainError(Exception):
 class ValidationError(DomainError):
     """Invalid input: `fields` maps each field name to its messages."""
 
-    def __init__(self, fields, message=None):
+    def __init__(self, fields: Mapping[str, Iterable[str]], message: str | None = None) -> None:
         self.fields = {name: list(messages) for name, messages in fields.items()}
         message = message or ", ".join(f"{name}: {msg}" for name, msgs in self.fields.items() for msg in msgs)
         super().__init__(message, self.fields)
 
 
 class NotFound(DomainError):
+    """The item does not exist (or the path names none)."""
+
     status = 404
 
-    def __init__(self, message="Item was not found."):
+    def __init__(self, message: str = "Item was not found.") -> None:
         super().__init__(message)
 
 
@@ -34,14 +39,16 @@ class Stale(DomainError):
 
     status = 409
 
-    def __init__(self, message="The item was changed by another request at the same time; try again."):
+    def __init__(self, message: str = "The item was changed by another request at the same time; try again.") -> None:
         super().__init__(message)
 
 
 class Forbidden(DomainError):
+    """The caller may not do this."""
+
     status = 403
 
-    def __init__(self, message="You do not have access to the requested area/action."):
+    def __init__(self, message: str = "You do not have access to the requested area/action.") -> None:
         super().__init__(message)
 
 
@@ -50,11 +57,11 @@ class TooMany(DomainError):
 
     status = 429
 
-    def __init__(self, message, retry_after):
+    def __init__(self, message: str, retry_after: int | float | str) -> None:
         super().__init__(message)
         self.headers = {"Retry-After": str(retry_after)}
 
 
-def invalid(field, message):
+def invalid(field: str, message: str) -> ValidationError:
     """A ValidationError for one field."""
     return ValidationError({field: [message]})

@@ -8,6 +8,7 @@ import secrets
 
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import files as bucket
 
 FOLDERS = {"images": "images", "assets": "media", "media": "media"}
@@ -47,11 +48,11 @@ class NotAcceptable(DomainError):
 
     status = 406
 
-    def __init__(self, message, field):
+    def __init__(self, message: str, field: str) -> None:
         super().__init__(message, {field: [message]})
 
 
-def folder(directory, subdir=None):
+def folder(directory: JSON, subdir: JSON = None) -> str:
     """The bucket prefix ("images/flags/") of `dir` (dots name sub-folders: `images.flags`) and `subdir`."""
     head, *rest = str(directory).split(".")
     if head not in FOLDERS:
@@ -64,21 +65,25 @@ def folder(directory, subdir=None):
     return "/".join([FOLDERS[head]] + parts) + "/"
 
 
-def listing(directory, subdir=None):
+def listing(directory: JSON, subdir: JSON = None) -> dict[str, dict[str, str]]:
     """`{"files": {"2": name, ...}}`: sub-folders then files, keyed from 2 as Mautic's scandir listing."""
     folders, names = bucket.listing(folder(directory, subdir))
     return {"files": {str(index): name for index, name in enumerate(folders + names, start=2)}}
 
 
-def extension_of(filename):
+def extension_of(filename: JSON) -> str:
+    """The lower-case extension of a file name ('' without one)."""
     return posixpath.splitext(str(filename or ""))[1].lstrip(".").lower()
 
 
-def mime_of(name):
+def mime_of(name: str) -> str:
+    """The content type a file name implies."""
     return mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
-def upload(directory, subdir, upload_file, base_url):
+def upload(
+    directory: JSON, subdir: JSON, upload_file: tuple[str, str | None, bytes | None] | None, base_url: str
+) -> dict[str, dict[str, str]]:
     """Store an uploaded (filename, content type, bytes) under a random name; the `file` record."""
     if upload_file is None:
         raise NotAcceptable("No file was uploaded (send a multipart part named 'file').", "file")
@@ -99,7 +104,8 @@ def upload(directory, subdir, upload_file, base_url):
     return {"file": record}
 
 
-def delete(directory, subdir, name):
+def delete(directory: JSON, subdir: JSON, name: JSON) -> dict[str, bool]:
+    """Delete a stored file, or NotFound."""
     key = folder(directory, subdir) + _plain(name)
     if bucket.head(key) is None:
         raise NotFound("File does not exist")
@@ -107,14 +113,15 @@ def delete(directory, subdir, name):
     return {"success": True}
 
 
-def _plain(name):
-    name = str(name or "")
-    if not name or "/" in name or name.startswith("."):
+def _plain(name: JSON) -> str:
+    """A file name without a folder in it, or NotFound."""
+    plain = str(name or "")
+    if not plain or "/" in plain or plain.startswith("."):
         raise NotFound("File does not exist")
-    return name
+    return plain
 
 
-def read(directory, subdir, name):
+def read(directory: JSON, subdir: JSON, name: JSON) -> tuple[bytes, str]:
     """(bytes, mime) of a stored file, or NotFound."""
     found = bucket.get(folder(directory, subdir) + _plain(name))
     if found is None:
@@ -122,7 +129,7 @@ def read(directory, subdir, name):
     return found[0], mime_of(name)
 
 
-def asset_facts(name):
+def asset_facts(name: JSON) -> Doc | None:
     """{size, extension, mime} of an uploaded asset file, or None when it is not in the assets folder."""
     found = bucket.head(folder("media") + _plain(name))
     if found is None:
@@ -130,9 +137,11 @@ def asset_facts(name):
     return {"size": found["size"], "extension": extension_of(name), "mime": mime_of(name)}
 
 
-def delete_asset_file(name):
+def delete_asset_file(name: JSON) -> None:
+    """Delete an uploaded asset's file from the assets folder."""
     bucket.delete(folder("media") + _plain(name))
 
 
-def read_asset_file(name):
+def read_asset_file(name: JSON) -> tuple[bytes, str]:
+    """(bytes, mime) of an uploaded asset's file, or NotFound."""
     return read("media", None, name)

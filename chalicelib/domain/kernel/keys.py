@@ -7,20 +7,21 @@ import hashlib
 import hmac
 
 from chalicelib.domain.kernel import cached
+from chalicelib.domain.kernel.context import Context
 
 
-def derived(purpose, ctx):
+def derived(purpose: str, ctx: Context) -> bytes:
     """The key of `purpose` (bytes)."""
     docs = cached.documents("setting", ctx)
     master = str((docs[0] if docs else {}).get("signingKey") or "").encode()
     return hmac.new(master, f"purpose:{purpose}".encode(), hashlib.sha256).digest()
 
 
-def sign(purpose, value, ctx):
+def sign(purpose: str, value: str, ctx: Context) -> str:
     """A URL- and cookie-safe signature of `value` for `purpose`."""
     return hmac.new(derived(purpose, ctx), value.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def signed(purpose, value, signature, ctx):
+def signed(purpose: str, value: str, signature: object, ctx: Context) -> bool:
     """Whether `signature` is the signature of `value` for `purpose` (constant-time)."""
     return hmac.compare_digest(sign(purpose, value, ctx), str(signature or ""))

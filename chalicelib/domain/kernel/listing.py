@@ -5,18 +5,28 @@ from the kind's counter; `ids:` searches batch-get their ids; other searches and
 `where` filters (domain/kernel/where.py), read the kind's partition once (see docs/storage.md for the costs).
 """
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 
 from chalicelib.domain.kernel import access, cache_keys, search, subscribers, where
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON, Doc, EntityId
 from chalicelib.store import port as store
+
+ValueOf = Callable[[Doc, str], JSON]  # a document's value for a `where`/`order` column
+SortKeys = list[tuple[str, bool]]  # [(column, descending)] of an `order` parameter
 
 KEY_ORDER_COLUMNS = {"id", "dateAdded", "date_added"}
 
 
 @dataclass
 class ListQuery:
+    """What a list request asks: Mautic's search, paging (offset or cursor), ordering and filters."""
+
     search: str | None = None
     start: int = 0
     limit: int | None = 30
@@ -24,15 +34,15 @@ class ListQuery:
     order_dir: str = "ASC"
     published_only: bool = False
     minimal: bool = False
-    where: object = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/kernel/where.py
-    order: object = None  # raw `order[n][col|dir]` parameter; overrides order_by
+    where: JSON = None  # raw `where[n][col|expr|val]` parameter, parsed by domain/kernel/where.py
+    order: JSON = None  # raw `order[n][col|dir]` parameter; overrides order_by
     after: int | None = None  # continue after this id in key order (a cursor); replaces start
 
 
 MAX_ID = 2**63 - 1
 
 
-def list_documents(resource, query, ctx):
+def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[int, list[Doc], int | None]:
     """(total, documents of the page, id the next page starts after or None) for a list query.
         The last is set when the list is in key order (no search, filter or other order) and more
         items follow the page; `query.after` continues from it reading only the page. A caller who
@@ -44,6 +54,7 @@ def list_documents(resource, query, ctx):
     except search.SearchSyntaxError as error:
         raise invalid("search", str(error)) from None
     clause, keys, value = _where_and_order(resource, query, ctx)
+    column: str | None
     if len(keys) == 1 and keys[0][0] in KEY_ORDER_COLUMNS:  # id order: as orderBy=id
         column, descending, keys = keys[0][0], keys[0][1], []
     else:
@@ -74,16 +85,16 @@ def list_documents(resource, query, ctx):
         if (owner is None or access.owner_of(resource, doc, ctx) == owner)
         and (not query.published_only or is_published(doc, ctx.now))
         and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
-        and where.matches(clause, lambda col, doc=doc: value(doc, col))
+        and where.matches(clause, partial(value, doc))
     ]
     for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
         matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
-    if column not in (None, *KEY_ORDER_COLUMNS):
+    if column is not None and column not in KEY_ORDER_COLUMNS:
         matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(doc, column)), reverse=descending)
     return len(matches), matches[query.start : end], None
 
 
-def _key_order_page(resource, query, descending):
+def _key_order_page(resource: Resource, query: ListQuery, descending: bool) -> tuple[list[Doc], int | None]:
     """(documents of the page, id the next page starts after or None): one Query of the page plus
     one item (after a cursor), or of the items before it too (an offset)."""
     start, between = query.start, None
@@ -98,24 +109,34 @@ def _key_order_page(resource, query, descending):
     return docs[: query.limit], docs[query.limit - 1]["id"]
 
 
-def _where_and_order(resource, query, ctx):
+def _where_and_order(
+    resource: Resource, query: ListQuery, ctx: Context
+) -> tuple[where.Group | None, SortKeys, ValueOf]:
     """(resolved where clause or None, [(column, descending)] of `order`, value(doc, column))."""
     if not query.where and not query.order:
-        return None, [], None
+        return None, [], _key_value
     column_of, value = where.columns_for(resource, _known_columns(resource, ctx))
     clause = where.resolve(where.parse(query.where), column_of)
     return clause, where.parse_order(query.order, column_of), value
 
 
-def _fast_ids(resource, node, ctx):
+def _key_value(doc: Doc, column: str) -> JSON:
+    """A document's value of a column: its key (a list without `where` or `order` reads none)."""
+    return doc.get(column)
+
+
+def _fast_ids(resource: Resource, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
     """Candidate ids of a search AST from the command's own index, or None (read the kind)."""
-    added = subscribers.command(resource.kind, node.name) if isinstance(node, search.Command) else None
-    if added is not None and added.candidates is not None:
-        return added.candidates(node.value, ctx)
+    if isinstance(node, search.Command):
+        added = subscribers.command(resource.kind, node.name)
+        if added is not None and added.candidates is not None:
+            return added.candidates(node.value, ctx)
     return resource.hooks.fast_ids(node, ctx)
 
 
-def _candidates(resource, node, ctx, descending):
+def _candidates(resource: Resource, node: search.Node | None, ctx: Context, descending: bool) -> Iterable[Doc]:
+    """The documents a search may match, in id order: those its command's index or `ids:` names, else
+    every document of the kind."""
     ids = _fast_ids(resource, node, ctx)
     if ids is None and isinstance(node, search.Command) and node.name == "ids":
         ids = _ids(node.value)
@@ -125,14 +146,16 @@ def _candidates(resource, node, ctx, descending):
     return [found[i] for i in sorted(found, reverse=descending)]
 
 
-def _ids(value):
+def _ids(value: str) -> list[int]:
+    """The ids of an `ids:` command, or a 400 naming `search`."""
     try:
         return search.split_ids(value)
     except search.SearchSyntaxError as error:
         raise invalid("search", str(error)) from None
 
 
-def _order_column(resource, order_by, ctx):
+def _order_column(resource: Resource, order_by: str | None, ctx: Context) -> str | None:
+    """The column `orderBy` names (its last dotted part, snake_case accepted), or a 400."""
     if not order_by:
         return None
     column = order_by.split(",")[0].strip().split(".")[-1]
@@ -142,7 +165,7 @@ def _order_column(resource, order_by, ctx):
     return column if column in known else _camel(column)
 
 
-def _known_columns(resource, ctx):
+def _known_columns(resource: Resource, ctx: Context) -> set[str]:
     """The columns `where`, `order` and `orderBy` may name: never a hidden attribute (a filter on a
     value the answer does not show would reveal it, a password hash by its prefix)."""
     known = {x.name for x in resource.all_attrs if not x.hidden} | {
@@ -157,12 +180,14 @@ def _known_columns(resource, ctx):
     return known | resource.hooks.sort_columns(ctx)
 
 
-def _camel(name):
+def _camel(name: str) -> str:
+    """`date_added` -> `dateAdded`."""
     head, *rest = name.split("_")
     return head + "".join(part.capitalize() for part in rest)
 
 
-def _sortable(value):
+def _sortable(value: JSON) -> tuple[int, int, JSON]:
+    """An orderBy key: numbers and booleans, then text case-insensitively, empty values last."""
     if value is None or value == "":
         return (1, 0, "")
     if isinstance(value, bool):
@@ -172,7 +197,7 @@ def _sortable(value):
     return (0, 1, str(value).lower())
 
 
-def is_published(doc, now):
+def is_published(doc: Doc, now: str) -> bool:
     """Published now: isPublished and inside publishUp/publishDown when they are set."""
     if not doc.get("isPublished", True):
         return False
@@ -180,8 +205,10 @@ def is_published(doc, now):
     return (not up or up <= now) and (not down or down > now)
 
 
-def _term_matcher(resource, ctx):
-    def match(doc, term):
+def _term_matcher(resource: Resource, ctx: Context) -> Callable[[Doc, search.Term], bool]:
+    """Whether a document matches a free-text term: any of its term values is LIKE it."""
+
+    def match(doc: Doc, term: search.Term) -> bool:
         pattern, contains = term.text, not term.strict
         if resource.prefix_terms and contains and "%" not in pattern:
             pattern, contains = pattern + "%", False
@@ -190,10 +217,12 @@ def _term_matcher(resource, ctx):
     return match
 
 
-def _command_matcher(resource, ctx):
+def _command_matcher(resource: Resource, ctx: Context) -> Callable[[Doc, search.Command], bool]:
+    """Whether a document matches a search command: one another capability added, the resource's own,
+    a core command, else the command's text as a term."""
     term = _term_matcher(resource, ctx)
 
-    def match(doc, command):
+    def match(doc: Doc, command: search.Command) -> bool:
         added = subscribers.command(resource.kind, command.name)
         special = added.match(doc, command.value, ctx) if added else resource.hooks.command(doc, command, ctx)
         if special is not None:
@@ -206,17 +235,19 @@ def _command_matcher(resource, ctx):
     return match
 
 
-def _core_command(resource, doc, command, ctx):
+def _core_command(resource: Resource, doc: Doc, command: search.Command, ctx: Context) -> bool:
+    """The core commands: `ids:`, `is:published|unpublished|mine|uncategorized`, `category:`, `lang:`."""
     name, value = command.name, command.value.lower()
     if name == "ids":
         return doc["id"] in _ids(command.value)
     if name == "is":
-        return {
+        checks: dict[str, Callable[[], bool]] = {
             "published": lambda: bool(doc.get("isPublished", True)),
             "unpublished": lambda: not doc.get("isPublished", True),
             "mine": lambda: doc.get("createdBy") == ctx.user_id,
             "uncategorized": lambda: not doc.get("category"),
-        }[value]()
+        }
+        return checks[value]()
     if name == "category":
         aliases = ctx.memo(
             cache_keys.CATEGORY_ALIASES,

@@ -7,11 +7,17 @@ role, edit or delete an administrator, give an administrator role, change their 
 a permission they do not hold (in a role's permissions or through the role a user is given); the
 write is Forbidden before anything is stored."""
 
+from collections.abc import Mapping, Sequence
+
 from chalicelib.domain.kernel import access, cache_keys, cached, passwords, permission_catalog, search
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
+
+Permissions = Mapping[str, Sequence[str]]  # {bundle:level: [permissions]}
 
 MIN_PASSWORD = 6
 PROFILE_REQUIRED = {
@@ -22,7 +28,7 @@ PROFILE_REQUIRED = {
 }
 
 
-def _plain_password(value):
+def _plain_password(value: JSON) -> str:
     """The password of a `plainPassword` ({password, confirm} or a string); a.Invalid when they
     differ or it is too short."""
     if isinstance(value, dict):
@@ -41,7 +47,8 @@ def _plain_password(value):
 class UserHooks(Hooks):
     """Users: `plainPassword` is hashed (required on create, never stored or shown in clear)."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Check what a restricted caller may not do, the profile and the password (hashed)."""
         if write.ctx.user is not None:
             _guard_user(doc, write)
             self._require_profile(doc, write)
@@ -55,11 +62,12 @@ class UserHooks(Hooks):
         if doc.get("email") and "@" not in str(doc["email"]):
             write.errors["email"] = ["The email entered is invalid."]
 
-    def taken(self, field):
+    def taken(self, field: str) -> str:
+        """Mautic's message for a username in use."""
         return "Username is already in use. Please select another."  # Mautic's words
 
     @staticmethod
-    def _require_profile(doc, write):
+    def _require_profile(doc: Doc, write: Write) -> None:
         """What Mautic's user form requires of a user written through the API (the command line
         and the first start may leave names and email empty); the username stays as it was."""
         if write.existing is not None:
@@ -68,14 +76,15 @@ class UserHooks(Hooks):
             if doc.get(name) in (None, ""):
                 write.errors[name] = [message]
 
-    def command(self, doc, command, ctx):
+    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
+        """`is:active|inactive|admin`, `role:`, `email:`, `username:`, `position:`, `name:`."""
         if command.name == "is" and command.value.lower() in ("active", "inactive"):
             return bool(doc.get("isPublished", True)) == (command.value.lower() == "active")
         if command.name == "is" and command.value.lower() == "admin":
             return administrator(doc, ctx)
         if command.name == "role":
             role = _roles(ctx).get(doc.get("role"))
-            return bool(role) and (role.get("name") or "").lower() == command.value.lower()
+            return role is not None and bool(role) and (role.get("name") or "").lower() == command.value.lower()
         if command.name in ("email", "username", "position"):
             return search.like(doc.get(command.name), command.value, contains=not command.strict)
         if command.name == "name":
@@ -83,22 +92,24 @@ class UserHooks(Hooks):
             return command.value.lower().strip("%") in full
         return None
 
-    def before_delete(self, doc, ctx):
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """Only an unrestricted caller deletes an administrator."""
         if not access.unrestricted(ctx) and administrator(doc, ctx):
             raise Forbidden()
 
 
-def _roles(ctx):
+def _roles(ctx: Context) -> dict[JSON, Doc]:
+    """{id: role} of every role, once per request."""
     return ctx.memo(cache_keys.ROLES_BY_ID, lambda: {r["id"]: r for r in cached.documents("role", ctx)})
 
 
-def administrator(user, ctx):
+def administrator(user: Doc, ctx: Context) -> bool:
     """True for a user whose role `isAdmin`, or who has none (stored before roles existed)."""
     role = _roles(ctx).get(user.get("role"))
     return user.get("role") is None or bool(role and role.get("isAdmin"))
 
 
-def _guard_user(doc, write):
+def _guard_user(doc: Doc, write: Write) -> None:
     """Forbidden when a restricted caller edits an administrator, changes their own role, or gives a
     role that is an administrator's or grants more than they hold."""
     ctx, existing = write.ctx, write.existing
@@ -115,7 +126,7 @@ def _guard_user(doc, write):
         raise Forbidden()
 
 
-def _grantable(ctx, granted, before=None):
+def _grantable(ctx: Context, granted: Permissions, before: Permissions | None = None) -> bool:
     """True when the caller holds every permission of `granted` ({level: [permissions]}) that `before`
     did not grant already (`full`: every permission of the level)."""
     before = before or {}
@@ -127,7 +138,8 @@ def _grantable(ctx, granted, before=None):
     )
 
 
-def _holds(ctx, level, permission):
+def _holds(ctx: Context, level: str, permission: str) -> bool:
+    """True when the caller holds `permission` of `level` (`full`: every other one of the level)."""
     if access.has(ctx, f"{level}:{permission}"):
         return True
     others = [p for p in permission_catalog.CATALOG[level] if p != "full"]
@@ -138,23 +150,26 @@ class RoleHooks(Hooks):
     """Roles: what `rawPermissions` grant with what they imply (kept as `permissions`); a role held
     by users stays; `is:admin`."""
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Keep what `rawPermissions` imply as `permissions`; refuse an escalation."""
         doc["permissions"] = {} if doc.get("isAdmin") else permission_catalog.implied(doc.get("rawPermissions") or {})
         _guard_role(doc, write)
 
-    def before_delete(self, doc, ctx):
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """Only an unrestricted caller deletes an administrator role; a role users hold stays."""
         if not access.unrestricted(ctx) and doc.get("isAdmin"):
             raise Forbidden()
         if any(user.get("role") == doc["id"] for user in store.iterate("user")):
             raise ValidationError({"role": ["This role is assigned to users; assign them another role first."]})
 
-    def command(self, doc, command, ctx):
+    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
+        """`is:admin`."""
         if command.name == "is" and command.value.lower() == "admin":
             return bool(doc.get("isAdmin"))
         return None
 
 
-def _guard_role(doc, write):
+def _guard_role(doc: Doc, write: Write) -> None:
     """Forbidden when a restricted caller writes an administrator role (or makes one) or adds to a
     role a permission they do not hold; what the role granted before may stay."""
     ctx, existing = write.ctx, write.existing or {}

@@ -8,7 +8,10 @@ read as its synonym (`viewown` of a standard level is `view`, `view` of an exten
 `viewown`), and `full` grants everything of its level.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
+
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.types import JSON
 
 STANDARD = ("view", "edit", "create", "delete", "publish", "full")
 STANDARD_NO_PUBLISH = ("view", "edit", "create", "delete", "full")
@@ -106,7 +109,7 @@ _SYNONYMS = {
 }
 
 
-def _synonym(level, permission):
+def _synonym(level: str, permission: str) -> str | None:
     """The name of `permission` in the shape `level` declares (as Mautic's getSynonym)."""
     offered = CATALOG[level]
     if permission in offered:
@@ -118,7 +121,7 @@ def _synonym(level, permission):
     return None
 
 
-def canonical(raw):
+def canonical(raw: JSON) -> dict[str, list[str]]:
     """{level: [permissions]} of a role's `rawPermissions` as given ({"email:emails": ["viewown"]},
     the same with a comma-separated string, or a list of "bundle:level:permission" names);
     a.Invalid naming the first unknown name."""
@@ -130,7 +133,7 @@ def canonical(raw):
         pairs = [(level, permission) for level, permissions in raw.items() for permission in _names(permissions)]
     else:
         raise a.Invalid("This value should be an object of permission lists by bundle:level.")
-    granted = {}
+    granted: dict[str, list[str]] = {}
     for level, permission in pairs:
         if level not in CATALOG or permission not in CATALOG[level]:
             raise a.Invalid(f"{level}:{permission} is not a permission.")
@@ -140,19 +143,21 @@ def canonical(raw):
     return granted
 
 
-def implied(raw):
+def implied(raw: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
     """The canonical `raw` permissions with those each one implies (Mautic's analyzePermissions)."""
     return {level: sorted(_with_implied(level, permissions)) for level, permissions in raw.items()}
 
 
-def _split(name):
+def _split(name: JSON) -> tuple[str, str]:
+    """(`bundle:level`, permission) of a `bundle:level:permission` name, or a.Invalid."""
     if not isinstance(name, str) or name.count(":") != 2:
         raise a.Invalid(f"{name} is not a bundle:level:permission name.")
     bundle, level, permission = name.split(":")
     return f"{bundle}:{level}", permission
 
 
-def _names(permissions):
+def _names(permissions: JSON) -> list[str]:
+    """The permissions of one level: a list, or a comma-separated string; else a.Invalid."""
     if isinstance(permissions, str):
         return [p.strip() for p in permissions.split(",") if p.strip()]
     if isinstance(permissions, list) and all(isinstance(p, str) for p in permissions):
@@ -160,7 +165,8 @@ def _names(permissions):
     raise a.Invalid("Each bundle:level should list its permissions.")
 
 
-def _with_implied(level, permissions):
+def _with_implied(level: str, permissions: Iterable[str]) -> set[str]:
+    """The permissions with every one they imply, transitively, in the level's shape."""
     found = set(permissions)
     pending = list(permissions)
     while pending:
@@ -172,13 +178,13 @@ def _with_implied(level, permissions):
     return found
 
 
-def known(name):
+def known(name: str) -> bool:
     """True when `name` is a `bundle:level:permission` of the catalog (synonyms included)."""
     level, _, permission = name.rpartition(":")
     return offers(level, permission)
 
 
-def granted(permissions, name):
+def granted(permissions: Mapping[str, Sequence[str]], name: str) -> bool:
     """True when the normalized `permissions` grant `name` (`bundle:level:permission`)."""
     level, _, permission = name.rpartition(":")
     held = permissions.get(level) or ()
@@ -187,11 +193,11 @@ def granted(permissions, name):
     return "full" in held or _synonym(level, permission) in held
 
 
-def offers(level, permission):
+def offers(level: str, permission: str) -> bool:
     """True when `level` has `permission` in some shape (`publish` for `publishown`...)."""
     return level in CATALOG and _synonym(level, permission) is not None
 
 
-def extended(level):
+def extended(level: str | None) -> bool:
     """True for a level with own/other permissions."""
-    return "viewown" in CATALOG.get(level, ())
+    return level is not None and "viewown" in CATALOG.get(level, ())

@@ -6,15 +6,19 @@ the category it names as an object too. A referenced document the caller may not
 its bare `{"id": N}` (the reference keeps its shape; nothing of the document shows). The documents a
 page references are read together: one BatchGetItem per 100 of them, then one for their categories."""
 
+from collections.abc import Iterable, Sequence
+
 from chalicelib.domain.kernel import access, cache_keys, registry
 from chalicelib.domain.kernel.access import Action
-from chalicelib.domain.kernel.resources import AUDIT_KEYS
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
 from chalicelib.domain.kernel.service import referenced_many
+from chalicelib.domain.kernel.types import JSON, Doc
 
 CATEGORY_KEYS = ("id", "title", "alias", "description", "color", "bundle")
 
 
-def present(resource, docs, ctx, minimal=False):
+def present(resource: Resource, docs: Iterable[Doc], ctx: Context, minimal: bool = False) -> list[Doc]:
     """Representations of documents, in order; what they reference (and what hooks prefetch, such
     as the rebuild progress of segments) fetched once for the whole page."""
     docs = list(docs)
@@ -23,16 +27,19 @@ def present(resource, docs, ctx, minimal=False):
     return [_one(resource, doc, ctx, minimal) for doc in docs]
 
 
-def present_one(resource, doc, ctx):
+def present_one(resource: Resource, doc: Doc, ctx: Context) -> Doc:
+    """The representation of one document."""
     return present(resource, [doc], ctx)[0]
 
 
-def _ids(value):
+def _ids(value: JSON) -> list[JSON]:
+    """The ids a reference holds: a list of them, one, or none."""
     return value if isinstance(value, list) else ([] if value is None else [value])
 
 
-def _prefetch(resource, docs, ctx):
-    wanted = {}
+def _prefetch(resource: Resource, docs: Sequence[Doc], ctx: Context) -> None:
+    """Read what the documents reference, then the categories of those, into the request's cache."""
+    wanted: dict[str, list[JSON]] = {}
     for attr in resource.all_attrs:
         if attr.ref:
             wanted.setdefault(attr.ref, []).extend(i for doc in docs for i in _ids(doc.get(attr.name)))
@@ -48,12 +55,14 @@ def _prefetch(resource, docs, ctx):
         referenced_many({"category": categories}, ctx)
 
 
-def _cached(kind, entity_id, ctx):
+def _cached(kind: str, entity_id: JSON, ctx: Context) -> Doc | None:
+    """A document of `kind` the request read already, or None."""
     return ctx.cache.get(cache_keys.ref(kind), {}).get(entity_id) if entity_id is not None else None
 
 
-def _one(resource, doc, ctx, minimal):
-    out = {}
+def _one(resource: Resource, doc: Doc, ctx: Context, minimal: bool) -> Doc:
+    """The representation of one document (audit keys, id, attributes, nested items, hooks' additions)."""
+    out: Doc = {}
     if resource.audit:
         out.update({key: doc.get(key) for key in AUDIT_KEYS})
     out["id"] = doc.get("id")
@@ -73,14 +82,16 @@ def _one(resource, doc, ctx, minimal):
     return out
 
 
-def _reference(kind, value, ctx):
+def _reference(kind: str, value: JSON, ctx: Context) -> Doc | list[Doc] | None:
     """The summary (or summaries, for a list) of what `value` references; a vanished one is left out."""
     if isinstance(value, list):
         return [s for s in (_summary(kind, _cached(kind, i, ctx), ctx) for i in value) if s is not None]
     return _summary(kind, _cached(kind, value, ctx), ctx)
 
 
-def _summary(kind, doc, ctx):
+def _summary(kind: str, doc: Doc | None, ctx: Context) -> Doc | None:
+    """What a reference shows of `doc`: its summary (category nested), its bare id if the caller may
+    not view it, None when it is gone."""
     if doc is None:
         return None
     referenced = registry.resource(kind)
@@ -92,13 +103,13 @@ def _summary(kind, doc, ctx):
     return out
 
 
-def _viewable(kind, doc, ctx):
+def _viewable(kind: str, doc: Doc, ctx: Context) -> bool:
     """True when the caller may view the referenced `doc`: else only its id shows, whatever path
     presents it (a note's contact, an email's assets, a contact's owner...)."""
     return access.allowed(ctx, registry.resource(kind), Action.VIEW, doc)
 
 
-def _category(category, style, ctx):
+def _category(category: Doc | None, style: str, ctx: Context) -> JSON:
     """The category as `style` shows it; one the caller may not view is its bare id (or, shown by
     title, None: a title is all that style has)."""
     if category is None:

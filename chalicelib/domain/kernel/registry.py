@@ -2,20 +2,24 @@
 `domain/wiring.py` registers them all once, at start-up, and the standard routes, storage kinds
 and list behaviour are driven from the declarations."""
 
-_by_kind = {}
+from collections.abc import Iterable
+
+from chalicelib.domain.kernel.resources import Resource
+
+_by_kind: dict[str, Resource] = {}
 
 
 class NotInstalled(LookupError):
     """A resource was looked up before `domain.wiring` registered the declarations."""
 
 
-def install(resources):
+def install(resources: Iterable[Resource]) -> None:
     """Register the declarations (in route order); registering the same tuple again is a no-op."""
     for resource in resources:
         _by_kind[resource.kind] = resource
 
 
-def resource(kind):
+def resource(kind: str) -> Resource:
     """The declaration of `kind`."""
     try:
         return _by_kind[kind]
@@ -23,6 +27,6 @@ def resource(kind):
         raise NotInstalled(f"no resource {kind!r}: import chalicelib.domain.wiring first") from None
 
 
-def resources():
+def resources() -> tuple[Resource, ...]:
     """Every declaration, in registration order."""
     return tuple(_by_kind.values())

@@ -1,11 +1,19 @@
 """The resource declaration: what the registry says about each resource of the API."""
 
+from __future__ import annotations
+
 import copy
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from dataclasses import field as dc_field
+from typing import Any, Protocol
 
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import search
 from chalicelib.domain.kernel.cached import CACHED_KINDS
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Events, Items
 
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
@@ -18,12 +26,12 @@ class Write:
     """One create or edit in progress: mode is `create` (also a PUT that creates), `patch` or `put`;
     `existing` is the stored document being edited (None for a new entity)."""
 
-    payload: dict
+    payload: Doc
     mode: str
-    existing: dict | None
-    errors: dict
-    ctx: object
-    events: list = field(default_factory=list)  # timeline events of the change (contacts)
+    existing: Doc | None
+    errors: dict[str, list[str]]
+    ctx: Context
+    events: Events = field(default_factory=list)  # timeline events of the change (contacts)
 
 
 @dataclass(frozen=True)
@@ -31,13 +39,13 @@ class Merge:
     """An edit that gives `doc` (the edited `existing`) a unique value the stored `other` holds, with
     its timeline `events`; `build` and `items` as for `service.create`, applied to the survivor."""
 
-    doc: dict
-    existing: dict
-    other: dict
-    ctx: object
-    events: list
-    build: object = None
-    items: tuple = ()
+    doc: Doc
+    existing: Doc
+    other: Doc
+    ctx: Context
+    events: Events
+    build: Build | None = None
+    items: Sequence[Derived] = ()
 
 
 class Hooks:
@@ -46,95 +54,117 @@ class Hooks:
     Each `Resource` holds its own copy, bound to it (`bind`): a method reads its resource as
     `self.resource`, so callers write `resource.hooks.uniques(doc)`."""
 
-    resource = None  # the Resource these hooks are bound to
+    resource: Resource  # the Resource these hooks are bound to (set by `bind`)
 
-    def bind(self, resource):
+    def bind(self, resource: Resource) -> Hooks:
         """A copy of these hooks bound to `resource` (one instance shared by two declarations, or a
         declaration copied by `dataclasses.replace`, still gives each resource its own)."""
         bound = copy.copy(self)
         bound.resource = resource
         return bound
 
-    def prepare(self, doc, write):
+    def prepare(self, doc: Doc, write: Write) -> None:
         """Apply payload keys the attribute table does not cover; add messages to `write.errors`."""
 
-    def finalize(self, doc, write):
+    def finalize(self, doc: Doc, write: Write) -> None:
         """After validation passed, before the store: work that writes (e.g. create missing tags)."""
 
-    def link(self, doc, new_ids):
+    def link(self, doc: Doc, new_ids: Mapping[tuple[str, str], int]) -> None:
         """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
 
-    def prefetch(self, docs, ctx):
+    def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
         """Before presenting a page of documents: fetch what they reference in one go."""
 
-    def present(self, doc, out, ctx):
+    def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         """Add computed properties to the response representation `out`."""
 
-    def summary(self, doc, ctx):
+    def summary(self, doc: Doc, ctx: Context) -> Doc:
         """What a reference from another resource shows of `doc` (its `summary` keys)."""
         return {key: doc.get(key) for key in self.resource.summary}
 
-    def uniques(self, doc):
+    def uniques(self, doc: Doc) -> dict[str, JSON]:
         """Unique values held by the document, as {field: value}."""
         return {name: doc.get(name) for name in self.resource.uniques}
 
-    def taken(self, field):
+    def taken(self, field: str) -> str:
         """The message of a unique value another document holds."""
         return "This value is already used."
 
-    def email(self, doc):
+    def email(self, doc: Doc) -> str | None:
         """The email address to index for look-ups by email, or None."""
         return None
 
-    def lookup_fields(self, ctx):
+    def lookup_fields(self, ctx: Context) -> list[str]:
         """The unique fields a create looks for a duplicate by (contacts), read ahead by batches."""
         return []
 
-    def duplicate_of(self, doc, ctx):
+    def duplicate_of(self, doc: Doc, ctx: Context) -> Doc | None:
         """An existing document that a create should update instead (contacts), or None."""
         return None
 
-    def merge(self, merge):
+    def merge(self, merge: Merge) -> Doc:
         """Store the two documents of a `Merge` as one; only resources whose `duplicate_of` finds
         documents (contacts) merge them. Returns the survivor."""
         raise NotImplementedError(f"{self.resource.kind} documents do not merge")
 
-    def before_delete(self, doc, ctx):
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
         """Refuse (raise) or prepare a delete."""
 
-    def consequences(self, doc, existing, ctx, events):
+    def consequences(
+        self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
+    ) -> tuple[Items, Events]:
         """Just before a create, edit or delete (`doc` None) with its timeline `events` is stored:
         ([(kind, id, document or None)] derived items to put or delete, [further timeline events])
         written in the same transaction (segment and automation membership)."""
         return [], []
 
-    def stored(self, doc, existing, ctx):
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
     owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
 
-    def permission_user(self, doc, ctx):
+    def permission_user(self, doc: Doc, ctx: Context) -> JSON:
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""
         return doc.get("createdBy")
 
-    def fast_ids(self, node, ctx):
+    def fast_ids(self, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
         """Ids answering a search AST without reading the whole kind, or None."""
         return None
 
-    def command(self, doc, command, ctx):
+    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
         """True/False for a resource-specific search command, None when unknown."""
         return None
 
-    def term_values(self, doc):
+    def term_values(self, doc: Doc) -> list[JSON]:
         """Values a free-text term is matched against."""
         return [doc.get(column) for column in self.resource.text_columns]
 
-    def sort_value(self, doc, column):
+    def sort_value(self, doc: Doc, column: str) -> JSON:
+        """The value a document is ordered by for `column` (`orderBy`, `order`, `where`)."""
         return doc.get(column)
 
-    def sort_columns(self, ctx):
+    def sort_columns(self, ctx: Context) -> AbstractSet[str]:
         """Extra column names accepted by orderBy."""
         return set()
+
+
+class Writes(Protocol):
+    """The create, edit and delete of a resource whose documents live inside another's (a module such as
+    `contacts/devices.py`), with the signatures of the kernel's `service` (which is one too)."""
+
+    def create(self, resource: Resource, payload: JSON, ctx: Context, /) -> tuple[Doc, bool]:
+        """Create from a payload: (document, created)."""
+        ...
+
+    def edit(
+        self, resource: Resource, entity_id: EntityId, payload: JSON, ctx: Context, /, replace: bool
+    ) -> tuple[Doc, bool]:
+        """PATCH (`replace` False) or PUT: (document, created)."""
+        ...
+
+    def delete(self, resource: Resource, entity_id: EntityId, ctx: Context, /) -> Doc:
+        """Delete and return the document as it was."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,36 +175,40 @@ class Resource:
     prefix: str
     singular: str
     plural: str
-    attrs: tuple
+    attrs: tuple[a.Attr, ...]
     audit: str | None = "A"
     keyed_list: bool = True
     empty_list_object: bool = False
-    nested: tuple = ()
+    nested: tuple[a.Nested, ...] = ()
     put: bool = True
     category: str | None = None
-    text_columns: tuple = ("name",)
+    text_columns: tuple[str, ...] = ("name",)
     prefix_terms: bool = False  # free text matches the start of a column (contacts), else anywhere
-    commands: frozenset = CORE_COMMANDS
-    minimal_exclude: tuple = ()
-    uniques: tuple = ()
-    summary: tuple = ("id", "name")  # what another resource's reference to this one shows (Mautic's list group)
+    commands: frozenset[str] = CORE_COMMANDS
+    minimal_exclude: tuple[str, ...] = ()
+    uniques: tuple[str, ...] = ()
+    summary: tuple[str, ...] = (
+        "id",
+        "name",
+    )  # what another resource's reference to this one shows (Mautic's list group)
     permission: str | None = None  # the `bundle:level` of Mautic's permissions guarding it (domain/kernel/access.py)
     hooks: Hooks = dc_field(default_factory=Hooks)
     # create/edit/delete with the signatures of the kernel's service, for a resource whose documents
     # live inside another's (devices in their contact); None: the kernel's service.
-    writes: object = None
+    writes: Writes | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "hooks", self.hooks.bind(self))
 
     @property
-    def cached(self):
+    def cached(self) -> bool:
         """Small kind read on many requests: cached in process, its writes bump a version."""
         return self.kind in CACHED_KINDS
 
     @property
-    def all_attrs(self):
-        audit = []
+    def all_attrs(self) -> tuple[a.Attr, ...]:
+        """The attributes of its documents: the audit set's and the category's, then its own."""
+        audit: list[a.Attr] = []
         if self.audit:
             audit.append(a.boolean("isPublished", default=True, nullable=False))
         if self.audit == "A":
@@ -184,23 +218,23 @@ class Resource:
         return tuple(audit) + self.attrs
 
 
-def ref(name, kind, **kw):
+def ref(name: str, kind: str, **kw: Any) -> a.Attr:
     """An attribute holding the id of a document of `kind` (checked on write; written as an id or an
     object with `id`; shown as that document's `summary`, as Mautic's serializer nests it)."""
     return a.Attr(name, a.as_id, ref=kind, **kw)
 
 
-def refs(name, kind):
+def refs(name: str, kind: str) -> a.Attr:
     """An attribute holding a list of ids of documents of `kind` (checked on write; shown as a list of
     their summaries)."""
     return a.Attr(name, a.id_list, default=[], ref=kind)
 
 
-def read_only(attr):
+def read_only(attr: a.Attr) -> a.Attr:
     """The attribute, shown but never written by clients."""
     return replace(attr, writable=False)
 
 
-def content(*extra):
+def content(*extra: a.Attr) -> tuple[a.Attr, ...]:
     """The attributes of translatable content: `language`, then `extra`."""
     return (a.text("language", default="en"),) + extra

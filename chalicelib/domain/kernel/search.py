@@ -16,8 +16,11 @@ with that.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, TypeVar
+
+D = TypeVar("D")  # the document a search is evaluated against
 
 
 class SearchSyntaxError(ValueError):
@@ -52,14 +55,14 @@ class Not:
 class And:
     """All of ``nodes`` (at least two) must match."""
 
-    nodes: tuple
+    nodes: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
 class Or:
     """Any of ``nodes`` (at least two) must match."""
 
-    nodes: tuple
+    nodes: tuple[Node, ...]
 
 
 Node = Term | Command | Not | And | Or
@@ -78,10 +81,11 @@ def _word(text: str, i: int) -> tuple[str, bool, int]:
             raise SearchSyntaxError(f"unterminated quote at position {i}")
         return text[i + 1 : end], True, end + 1
     bare = _BARE.match(text, i)
+    assert bare is not None  # the pattern matches the empty string anywhere
     return bare.group(), False, bare.end()
 
 
-def _tokens(text: str):
+def _tokens(text: str) -> Iterator[tuple[str, Node | None]]:
     """Yield (kind, node) pairs: kind is '(', ')', '!', 'OR', 'AND' or 'NODE' (node set)."""
     i = 0
     while i < len(text):
@@ -110,7 +114,7 @@ def _tokens(text: str):
         yield (keyword, None) if keyword else ("NODE", Term(word, strict))
 
 
-def _group(cls: type, nodes: list) -> Node:
+def _group(cls: type[And] | type[Or], nodes: Sequence[Node]) -> Node:
     """Build ``cls(nodes)``, flattening children of the same type; a single node is returned as is."""
     flat = [child for node in nodes for child in (node.nodes if isinstance(node, cls) else (node,))]
     return flat[0] if len(flat) == 1 else cls(tuple(flat))
@@ -119,14 +123,16 @@ def _group(cls: type, nodes: list) -> Node:
 class _Parser:
     """Recursive-descent parser over the token list, following the grammar in the module docstring."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.tokens = list(_tokens(text))
         self.pos = 0
 
     def peek(self) -> str | None:
+        """The kind of the next token, None at the end."""
         return self.tokens[self.pos][0] if self.pos < len(self.tokens) else None
 
     def expr(self, depth: int) -> Node:
+        """`conj ( OR conj )*`, at `depth` parentheses."""
         nodes = [self.conj(depth)]
         while self.peek() == "OR":
             self.pos += 1
@@ -134,6 +140,7 @@ class _Parser:
         return _group(Or, nodes)
 
     def conj(self, depth: int) -> Node:
+        """`unary ( [AND] unary )*`."""
         nodes = [self.unary(depth)]
         while self.peek() not in (None, ")", "OR"):
             self.pos += self.peek() == "AND"
@@ -141,12 +148,14 @@ class _Parser:
         return _group(And, nodes)
 
     def unary(self, depth: int) -> Node:
+        """`!* ( "(" expr ")" | term | command )`."""
         negated = False
         while self.peek() == "!":
             negated, self.pos = not negated, self.pos + 1
         kind = self.peek()
         if kind == "NODE":
             node = self.tokens[self.pos][1]
+            assert node is not None  # a NODE token carries its node
             self.pos += 1
         elif kind == "(":
             if depth >= _MAX_DEPTH:
@@ -187,9 +196,9 @@ def parse(text: str | None) -> Node | None:
 
 def evaluate(
     node: Node | None,
-    doc,
-    on_term: Callable[[object, Term], bool],
-    on_command: Callable[[object, Command], bool],
+    doc: D,
+    on_term: Callable[[D, Term], bool],
+    on_command: Callable[[D, Command], bool],
 ) -> bool:
     """Whether ``doc`` matches ``node`` (None matches everything); leaves are decided by the callbacks."""
     if node is None:
@@ -206,7 +215,7 @@ def evaluate(
     return all(results) if isinstance(node, And) else any(results)
 
 
-def like(value, pattern: str, *, contains: bool) -> bool:
+def like(value: Any, pattern: str, *, contains: bool) -> bool:
     """Case-insensitive SQL-LIKE match where '%' matches any run of characters.
 
     Without '%' in the pattern: substring match if ``contains`` else equality. None never matches;

@@ -1,17 +1,24 @@
 """The standard operations of every resource: get, list, create, edit (PATCH/PUT), delete."""
 
 import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
-from chalicelib.domain.kernel.resources import Merge, Write
+from chalicelib.domain.kernel.resources import Merge, Resource, Write
+from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Event, Events, Items
 from chalicelib.store import port as store
 
+T = TypeVar("T")
+Errors = dict[str, list[str]]  # messages by field
 
-def load(resource, entity_id, ctx=None):
+
+def load(resource: Resource, entity_id: JSON, ctx: Context | None = None) -> Doc:
     """The stored document, or NotFound. With the request's `ctx`, one it already read (a route's
     permission check) is not read again, and what is read is remembered."""
     try:
@@ -28,14 +35,14 @@ def load(resource, entity_id, ctx=None):
     return doc
 
 
-def blank(resource):
+def blank(resource: Resource) -> Doc:
     """A document holding every attribute's default."""
     doc = {attr.name: attr.fresh_default() for attr in resource.all_attrs}
     doc.update({n.name: [] for n in resource.nested})
     return doc
 
 
-def payload_object(payload):
+def payload_object(payload: JSON) -> Doc:
     """The request body as a dict: `[]` (how PHP clients send nothing) is an empty object."""
     if payload is None or payload == [] or payload == "":
         return {}
@@ -44,17 +51,19 @@ def payload_object(payload):
     return payload
 
 
-def _apply(resource, doc, payload, ctx, mode, existing=None):
+def _apply(resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, existing: Doc | None = None) -> Write:
     """Validate the payload into `doc`, check the caller may leave it so, then finalize (which may write)."""
     write, pending = _validated(resource, doc, payload, ctx, mode, existing)
     _finish(resource, doc, write, pending)
     return write
 
 
-def _validated(resource, doc, payload, ctx, mode, existing=None):
+def _validated(
+    resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, existing: Doc | None = None
+) -> tuple[Write, nested_items.Pending]:
     """(Write, new nested items) of a payload applied to `doc`, nothing stored yet: ValidationError
     naming the fields, Forbidden when the result is a document the caller may not leave so."""
-    errors = {}
+    errors: Errors = {}
     payload, forced = access.publishing(ctx, resource, payload, existing)
     for attr in resource.all_attrs:
         if attr.writable and attr.name in payload:
@@ -63,7 +72,7 @@ def _validated(resource, doc, payload, ctx, mode, existing=None):
             except a.Invalid as error:
                 errors[attr.name] = [str(error)]
     doc.update(forced)
-    pending = []
+    pending: nested_items.Pending = []
     for spec in resource.nested:
         if spec.name in payload:
             doc[spec.name], new = nested_items.merge(
@@ -84,20 +93,23 @@ def _validated(resource, doc, payload, ctx, mode, existing=None):
     return write, pending
 
 
-def _finish(resource, doc, write, pending):
+def _finish(resource: Resource, doc: Doc, write: Write, pending: nested_items.Pending) -> None:
+    """After validation: the resource's finalize hook, then ids for the new nested items (linked by its hook)."""
     resource.hooks.finalize(doc, write)
     if pending:
         resource.hooks.link(doc, nested_items.assign_ids(pending))
 
 
-def validated(resource, doc, payload, ctx, mode, existing=None):
+def validated(
+    resource: Resource, doc: Doc, payload: JSON, ctx: Context, mode: str, existing: Doc | None = None
+) -> Write:
     """Apply a payload to `doc` as a create (`mode` create) or edit (`patch`, `put` of `existing`)
     does, storing nothing: ValidationError naming the fields, else the Write (for resources whose
     documents live inside another's, such as devices in their contact)."""
     return _apply(resource, doc, payload_object(payload), ctx, mode, existing)
 
 
-def _check_references(resource, doc, ctx, errors, existing=None):
+def _check_references(resource: Resource, doc: Doc, ctx: Context, errors: Errors, existing: Doc | None = None) -> None:
     """Each reference the write sets must exist; one it keeps as stored is not checked again (its
     document may have gone meanwhile: a deleted stage, cleared from its contacts in the background)."""
     for attr in resource.all_attrs:
@@ -116,30 +128,31 @@ def _check_references(resource, doc, ctx, errors, existing=None):
             errors[attr.name] = [_missing_message(attr.ref, missing)]
 
 
-def _missing_message(kind, missing):
+def _missing_message(kind: str, missing: Sequence[str]) -> str:
+    """What a write is told of references to documents that do not exist."""
     if kind == "category":
         return f"Category {', '.join(missing)} does not exist"  # Mautic's words
     return f"No {kind} found with id {', '.join(missing)}."
 
 
-def _sole_message(errors):
+def _sole_message(errors: Errors) -> str | None:
     """Mautic answers an unknown category with its own sentence as the whole message."""
     if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
         return errors["category"][0]
     return None
 
 
-def remember(kind, doc, ctx):
+def remember(kind: str, doc: Doc, ctx: Context) -> None:
     """A document the request already read: references to it are shown without reading it again."""
     ctx.cache.setdefault(cache_keys.ref(kind), {})[doc["id"]] = doc
 
 
-def referenced(kind, ids, ctx):
+def referenced(kind: str, ids: Iterable[JSON], ctx: Context) -> dict[JSON, Doc]:
     """Documents of another kind by id, memoised for the request."""
     return referenced_many({kind: ids}, ctx)[kind]
 
 
-def referenced_many(wanted, ctx):
+def referenced_many(wanted: Mapping[str, Iterable[JSON]], ctx: Context) -> dict[str, dict[JSON, Doc]]:
     """Documents of several kinds by id ({kind: ids} -> {kind: {id: doc}}), memoised per kind for
     the request: the ones not read yet in one BatchGetItem per 100, whatever their kinds."""
     caches = {kind: ctx.cache.setdefault(cache_keys.ref(kind), {}) for kind in wanted}
@@ -151,7 +164,8 @@ def referenced_many(wanted, ctx):
     return {kind: {i: caches[kind][i] for i in ids if caches[kind].get(i) is not None} for kind, ids in wanted.items()}
 
 
-def _stamp(resource, doc, ctx, created):
+def _stamp(resource: Resource, doc: Doc, ctx: Context, created: bool) -> None:
+    """The audit stamp of a create or an edit (none for resources without an audit set)."""
     if not resource.audit:
         return
     if created:
@@ -167,7 +181,16 @@ def _stamp(resource, doc, ctx, created):
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
 
-def _save_new(resource, doc, ctx, events=(), build=None, items=()):
+def _save_new(
+    resource: Resource,
+    doc: Doc,
+    ctx: Context,
+    events: Sequence[Event] = (),
+    build: Build | None = None,
+    items: Iterable[Derived] = (),
+) -> Doc:
+    """Store a new document with an id of its kind's counter, its consequences and announcements, in one
+    transaction (deferred to the batch's group when grouping), then its follow-up work."""
     doc["id"] = batching.allocate_ids(resource.kind)[0]
     _stamp(resource, doc, ctx, created=True)
     events = list(events) + (build(doc) if build else [])
@@ -190,7 +213,9 @@ def _save_new(resource, doc, ctx, events=(), build=None, items=()):
     return doc
 
 
-def _consequences(resource, doc, existing, ctx, events):
+def _consequences(
+    resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Event]
+) -> tuple[Items, Events]:
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
     then the `write` subscribers of its kind (point triggers, journeys, segment membership); the
     document is put in the feed of its permission user (`access.index_owner`)."""
@@ -201,12 +226,16 @@ def _consequences(resource, doc, existing, ctx, events):
     return derived + items, list(events) + more + further
 
 
-def _announce(resource, doc, existing, ctx, events):
+def _announce(
+    resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Event]
+) -> Items:
     """Items announcing the change (webhook outbox), stored in its transaction."""
     return subscribers.announce(subscribers.Change(resource, doc, existing, ctx, list(events)))
 
 
-def _after_commit(resource, writes, derived, ctx):
+def _after_commit(
+    resource: Resource, writes: Iterable[tuple[Doc | None, Doc | None]], derived: Sequence[Derived], ctx: Context
+) -> None:
     """Follow-up work of the stored (doc, existing) `writes`: hooks, then subscribers."""
     for doc, existing in writes:
         resource.hooks.stored(doc, existing, ctx)
@@ -214,7 +243,7 @@ def _after_commit(resource, writes, derived, ctx):
     subscribers.committed(derived)
 
 
-def _domain_error(error, resource):
+def _domain_error(error: Exception, resource: Resource) -> Exception:
     """The domain's error for a store exception (others are returned as they are)."""
     if isinstance(error, store.Conflict):
         return ValidationError({f: [resource.hooks.taken(f)] for f in error.fields})
@@ -225,25 +254,34 @@ def _domain_error(error, resource):
     return error
 
 
-def _store_call(operation, resource, doc, *uniques, **options):
+def _store_call(
+    operation: Callable[..., None], resource: Resource, doc: Doc | EntityId, *uniques: Any, **options: Any
+) -> None:
+    """A store write of the resource's kind, its store exceptions raised as the domain's."""
     try:
         operation(resource.kind, doc, *uniques, versioned=resource.cached, **options)
     except (store.Conflict, store.Missing, store.Stale) as error:
         raise _domain_error(error, resource) from None
 
 
-def retrying(operation, ctx, attempts=3):
+def retrying(operation: Callable[[], T], ctx: Context, attempts: int = 3) -> T:
     """operation(), run again on fresh reads while an entity it edits changed under it (Stale)."""
-    for attempt in range(attempts):
+    for _ in range(attempts - 1):
         try:
             return operation()
         except Stale:
-            if attempt == attempts - 1:
-                raise
             ctx.cache.clear()
+    return operation()
 
 
-def create(resource, payload, ctx, system=None, build=None, items=()):
+def create(
+    resource: Resource,
+    payload: JSON,
+    ctx: Context,
+    system: Doc | None = None,
+    build: Build | None = None,
+    items: Sequence[Derived] = (),
+) -> tuple[Doc, bool]:
     """Create from a payload. Returns (document, created); created is False when a duplicate was updated.
 
     `system` holds attributes set by the service itself (never by clients), such as `isFixed`. `build(doc)`
@@ -262,7 +300,17 @@ def create(resource, payload, ctx, system=None, build=None, items=()):
     return _save_new(resource, doc, ctx, write.events, build, items), True
 
 
-def _edit_existing(resource, existing, payload, ctx, mode, build=None, items=()):
+def _edit_existing(
+    resource: Resource,
+    existing: Doc,
+    payload: Doc,
+    ctx: Context,
+    mode: str,
+    build: Build | None = None,
+    items: Sequence[Derived] = (),
+) -> Doc:
+    """PATCH (`mode` patch: from the stored document) or PUT (`put`: from defaults) of `existing`; a
+    unique value another document holds merges the two (contacts)."""
     if mode == "put":
         doc = blank(resource)
         doc.update({k: existing.get(k) for k in ("id", "_rev", "dateAdded", "createdBy", "createdByUser")})
@@ -278,14 +326,22 @@ def _edit_existing(resource, existing, payload, ctx, mode, build=None, items=())
     return save_change(resource, existing, doc, ctx, events, derived=items)
 
 
-def _holder_of_new_uniques(resource, doc, existing, ctx):
+def _holder_of_new_uniques(resource: Resource, doc: Doc, existing: Doc, ctx: Context) -> Doc | None:
     """Another document already holding a unique value the edit gives `doc` (contacts then merge)."""
     if resource.hooks.uniques(doc) == resource.hooks.uniques(existing):
         return None
     return resource.hooks.duplicate_of(doc, ctx)
 
 
-def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=()):
+def save_change(
+    resource: Resource,
+    existing: Doc,
+    doc: Doc,
+    ctx: Context,
+    events: Sequence[Event] = (),
+    stamp: bool = True,
+    derived: Iterable[Derived] = (),
+) -> Doc:
     """Store an edited document (audit stamp unless `stamp` is False, unique values moved, timeline
     events, further `derived` items), in one transaction."""
     if stamp:
@@ -307,7 +363,15 @@ def save_change(resource, existing, doc, ctx, events=(), stamp=True, derived=())
     return doc
 
 
-def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
+def save_merge(
+    resource: Resource,
+    winner: Doc,
+    doc: Doc,
+    loser: Doc,
+    ctx: Context,
+    events: Sequence[Event] = (),
+    derived: Iterable[Derived] = (),
+) -> Doc:
     """Store `doc`, the union of the stored documents `winner` and `loser`, and delete `loser`, in one
     transaction (both revision-checked): the timeline events, memberships and webhooks of both, and
     the `derived` items given."""
@@ -335,10 +399,10 @@ def save_merge(resource, winner, doc, loser, ctx, events=(), derived=()):
     return doc
 
 
-def _combined(items):
+def _combined(items: Iterable[Derived]) -> Items:
     """Derived items of two writes as one transaction's: the later of two on the same item wins,
     tallies of a count add up."""
-    combined = {}
+    combined: dict[tuple[str, int], Derived] = {}
     for kind, item_id, item in items:
         key = (kind, int(item_id))
         earlier = combined.get(key, (None, None, None))[2]
@@ -348,7 +412,7 @@ def _combined(items):
     return list(combined.values())
 
 
-def refresh(resource, existing, ctx):
+def refresh(resource: Resource, existing: Doc, ctx: Context) -> Doc:
     """Re-derive what a stored document implies (segment and automation membership) and store it
     only if that changed, without an edit stamp. Returns the current document."""
     doc = copy.deepcopy(existing)
@@ -368,7 +432,15 @@ def refresh(resource, existing, ctx):
     return doc
 
 
-def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
+def edit(
+    resource: Resource,
+    entity_id: JSON,
+    payload: JSON,
+    ctx: Context,
+    replace: bool,
+    build: Build | None = None,
+    items: Sequence[Derived] = (),
+) -> tuple[Doc, bool]:
     """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing); `build` and
     `items` as for `create`. Returns (document, created)."""
     payload = payload_object(payload)
@@ -384,13 +456,20 @@ def edit(resource, entity_id, payload, ctx, replace, build=None, items=()):
     return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch", build, items), False
 
 
-def update(resource, existing, payload, ctx, build=None, items=()):
+def update(
+    resource: Resource,
+    existing: Doc,
+    payload: JSON,
+    ctx: Context,
+    build: Build | None = None,
+    items: Sequence[Derived] = (),
+) -> Doc:
     """PATCH a document the caller already loaded (`existing`), as `edit` does after its read; `build`
     and `items` as for `create`. Returns the stored document."""
     return _edit_existing(resource, existing, payload_object(payload), ctx, "patch", build, items)
 
 
-def delete(resource, entity_id, ctx):
+def delete(resource: Resource, entity_id: JSON, ctx: Context) -> Doc:
     """Delete and return the document as it was."""
     doc = load(resource, entity_id, ctx)
     resource.hooks.before_delete(doc, ctx)
@@ -401,7 +480,7 @@ def delete(resource, entity_id, ctx):
     return doc
 
 
-def remove_nested(resource, entity_id, collection, ids, ctx):
+def remove_nested(resource: Resource, entity_id: JSON, collection: str, ids: JSON, ctx: Context) -> Doc:
     """Delete the listed items of a nested collection (form fields, trigger events...)."""
     doc = load(resource, entity_id)
     try:

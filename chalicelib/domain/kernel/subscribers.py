@@ -18,18 +18,26 @@ Besides writes, the table names the point-trigger actions one capability runs fo
 to another's resource (`commands`: (kind, name) -> Command).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import Derived, Doc, Events, Items
 
 
 @dataclass
 class Change:
     """One document write: `doc` None deletes `existing`; `existing` None creates `doc`."""
 
-    resource: object
-    doc: dict | None
-    existing: dict | None
-    ctx: object
-    events: list = field(default_factory=list)
+    resource: Resource
+    doc: Doc | None
+    existing: Doc | None
+    ctx: Context
+    events: Events = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -37,37 +45,45 @@ class Command:
     """A search command: match(doc, value, ctx) -> bool, and candidates(value, ctx) -> ids to
     filter instead of reading the whole kind (None when it has none)."""
 
-    match: object
-    candidates: object = None
+    match: Callable[[Doc, str, Context], bool | None]
+    candidates: Callable[[str, Context], Iterable[int] | None] | None = None
+
+
+WriteHandler: TypeAlias = Callable[[Change], tuple[Items, Events]]  # (derived items, further events)
+AnnounceHandler: TypeAlias = Callable[[Change], Iterable[Derived]]  # items for the change's transaction
+StoredHandler: TypeAlias = Callable[[Change], object]  # queues follow-up work; what it returns is ignored
+CommittedHandler: TypeAlias = Callable[[Sequence[Derived]], object]  # every item one transaction stored
+TriggerAction: TypeAlias = Callable[[Doc, Doc, Context], bool]  # a point trigger's event (item) run on a contact
 
 
 @dataclass(frozen=True)
 class Table:
     """What each capability subscribes to (see the module docstring)."""
 
-    write: dict = field(default_factory=dict)
-    announce: tuple = ()
-    stored: dict = field(default_factory=dict)
-    committed: tuple = ()
-    actions: dict = field(default_factory=dict)
-    commands: dict = field(default_factory=dict)
+    write: Mapping[str, Sequence[WriteHandler]] = field(default_factory=dict)
+    announce: Sequence[AnnounceHandler] = ()
+    stored: Mapping[str, Sequence[StoredHandler]] = field(default_factory=dict)
+    committed: Sequence[CommittedHandler] = ()
+    actions: Mapping[str, TriggerAction] = field(default_factory=dict)
+    commands: Mapping[tuple[str, str], Command] = field(default_factory=dict)
 
 
 _installed = [Table()]
 
 
-def install(table):
+def install(table: Table) -> None:
     """Make `table` the one the standard operations consult."""
     _installed[0] = table
 
 
-def _table():
+def _table() -> Table:
     return _installed[0]
 
 
-def write(change):
+def write(change: Change) -> tuple[Items, Events]:
     """(derived items, further events) of the `write` subscribers of the change's kind."""
-    items, events = [], []
+    items: Items = []
+    events: Events = []
     for handler in _table().write.get(change.resource.kind, ()):
         more_items, more_events = handler(change)
         items += more_items
@@ -75,28 +91,28 @@ def write(change):
     return items, events
 
 
-def announce(change):
+def announce(change: Change) -> Items:
     """Items announcing the change (webhook outbox), stored in its transaction."""
     return [item for handler in _table().announce for item in handler(change)]
 
 
-def stored(change):
+def stored(change: Change) -> None:
     """After the commit: the `stored` subscribers of the change's kind."""
     for handler in _table().stored.get(change.resource.kind, ()):
         handler(change)
 
 
-def committed(derived):
+def committed(derived: Sequence[Derived]) -> None:
     """Once per transaction, after its commit: every item it stored."""
     for handler in _table().committed:
         handler(derived)
 
 
-def action(item_type):
+def action(item_type: str) -> TriggerAction | None:
     """The handler another capability registered for a point-trigger event type, or None."""
     return _table().actions.get(item_type)
 
 
-def command(kind, name):
+def command(kind: str, name: str) -> Command | None:
     """The search command another capability added to `kind`, or None."""
     return _table().commands.get((kind, name))

@@ -8,10 +8,15 @@ Every event is also in the feed of all contacts' events (the store's feed index,
 """
 
 import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from chalicelib.domain.kernel import batching, clock
 from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.types import JSON, Doc, Event
 from chalicelib.store import port as store
+
+Order = tuple[str, str]  # (column, ASC or DESC)
 
 TYPES = {
     "asset.download": "Asset downloaded",
@@ -59,35 +64,41 @@ DEFAULT_LIMIT = 25
 FEED_BUCKET = 1000
 
 
-def event(event_type, label=None, details=None):
+def event(event_type: str, label: str | None = None, details: Doc | None = None) -> Event:
     """An event for `Write.events` or `record`: its type id, label and details."""
     return {"event": event_type, "eventLabel": label or TYPES.get(event_type, event_type), "details": details or {}}
 
 
-def kind(contact_id):
+def kind(contact_id: JSON) -> str:
+    """The storage kind of a contact's events (one partition per contact)."""
     return f"timeline#{int(contact_id)}"
 
 
-def documents(contact_id, events, now):
+def documents(contact_id: JSON, events: Sequence[Event], now: str) -> list[tuple[str, Doc]]:
     """(kind, document) pairs for events, with ids from the timeline counter. An event belongs to
     `contact_id` (the changed contact) unless it names its own `contactId` (a note's contact)."""
     if not events:
         return []
     ids = batching.allocate_ids("timeline", len(events))
-    owned = [dict(e, id=i, timestamp=now, contactId=int(e.get("contactId") or contact_id)) for i, e in zip(ids, events)]
+    owned = [
+        dict(e, id=i, timestamp=now, contactId=int(e.get("contactId") or contact_id))
+        for i, e in zip(ids, events, strict=True)
+    ]
     return [(kind(e["contactId"]), in_feed(e)) for e in owned]
 
 
-def in_feed(doc):
+def in_feed(doc: Doc) -> Doc:
     """The event document as stored: named in its bucket of the all-contacts feed."""
     return dict(doc, **{store.FEED: _bucket(doc["id"] // FEED_BUCKET)})
 
 
-def _bucket(number):
+def _bucket(number: int) -> str:
+    """The feed of the events whose ids fall in bucket `number`."""
     return f"timeline#{number}"
 
 
-def _present(doc):
+def _present(doc: Doc) -> Doc:
+    """An event as the timeline API shows it."""
     return {
         "event": doc["event"],
         "eventId": f"{doc['event']}{doc['id']}",
@@ -102,12 +113,14 @@ def _present(doc):
     }
 
 
-def _in_range(doc, date_from, date_to):
+def _in_range(doc: Doc, date_from: str | None, date_to: str | None) -> bool:
+    """True when the event happened between the two dates (either may be open)."""
     stamp = doc["timestamp"]
     return (not date_from or stamp >= date_from) and (not date_to or stamp <= date_to)
 
 
-def _date(value, name):
+def _date(value: JSON, name: str) -> str | None:
+    """The `filters[name]` date as ISO 8601, None when absent, or a 400 naming it."""
     if not value:
         return None
     try:
@@ -119,14 +132,15 @@ def _date(value, name):
 class Filters:
     """The timeline filters of compat 9.1: search, includeEvents, excludeEvents, dateFrom, dateTo."""
 
-    def __init__(self, filters):
+    def __init__(self, filters: Doc) -> None:
         self.raw = filters
         self.search = (filters.get("search") or "").strip().lower()
         self.include, self.exclude = set(filters.get("includeEvents") or []), set(filters.get("excludeEvents") or [])
         self.date_from = _date(filters.get("dateFrom"), "dateFrom")
         self.date_to = _date(filters.get("dateTo"), "dateTo")
 
-    def match(self, doc):
+    def match(self, doc: Doc) -> bool:
+        """True when the event passes every filter."""
         return (
             (not self.include or doc["event"] in self.include)
             and doc["event"] not in self.exclude
@@ -134,7 +148,8 @@ class Filters:
             and (not self.search or self.search in (str(doc.get("eventLabel")) + " " + doc["event"]).lower())
         )
 
-    def echo(self):
+    def echo(self) -> Doc:
+        """The filters as the answer repeats them."""
         return {
             "search": self.raw.get("search") or "",
             "includeEvents": sorted(self.include),
@@ -142,7 +157,8 @@ class Filters:
         }
 
 
-def _answer(events, filters, order, page, limit, total):
+def _answer(events: Sequence[Doc], filters: Filters, order: Order, page: int, limit: int, total: int) -> Doc:
+    """The timeline object of compat 9.1 for a page of events."""
     return {
         "events": [_present(d) for d in events],
         "filters": filters.echo(),
@@ -155,12 +171,12 @@ def _answer(events, filters, order, page, limit, total):
     }
 
 
-def read(contact_id, filters, order, page, limit):
+def read(contact_id: JSON, filters: Doc, order: Order, page: int, limit: int) -> Doc:
     """The timeline object of compat 9.1: filtered, ordered, paged events of one contact."""
     wanted = Filters(filters)
     column, direction = order
     events = [d for d in store.iterate(kind(contact_id), descending=True) if wanted.match(d)]
-    key = (
+    key: Callable[[Doc], Any] = (
         (lambda d: str(d.get("eventLabel") or "").lower())
         if column == "eventLabel"
         else (lambda d: (d["timestamp"], d["id"]))
@@ -170,7 +186,7 @@ def read(contact_id, filters, order, page, limit):
     return _answer(events[start : start + limit], wanted, order, page, limit, len(events))
 
 
-def read_all(filters, order, page, limit):
+def read_all(filters: Doc, order: Order, page: int, limit: int) -> Doc:
     """The timeline object of all contacts' events, by time (`order` on `timestamp` only). The feed is
     read from the newest (or oldest) event until the page is full and one more event matches, so
     the cost grows with the page, not with the number of events; `total` is exact when the feed
@@ -189,12 +205,12 @@ def read_all(filters, order, page, limit):
     return _answer(found[start : start + limit], wanted, order, page, limit, len(found))
 
 
-def contact_events(contact_id, descending=True):
+def contact_events(contact_id: JSON, descending: bool = True) -> Iterator[Doc]:
     """One contact's events in id (time) order: a Query of its partition."""
     return store.iterate(kind(contact_id), descending=descending)
 
 
-def all_events(descending=True):
+def all_events(descending: bool = True) -> Iterator[Doc]:
     """Every event in the all-contacts feed, newest (or oldest) first, bucket by bucket."""
     last = store.last_id("timeline") // FEED_BUCKET
     for number in range(last, -1, -1) if descending else range(0, last + 1):

@@ -25,11 +25,19 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from typing import Any, TypeAlias
 
 from chalicelib.domain.kernel.errors import ValidationError
+from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.search import like
+from chalicelib.domain.kernel.types import JSON, Doc
+
+Scalar: TypeAlias = str | int | float | bool | None  # a value a clause compares with
+ColumnOf: TypeAlias = Callable[[str], "str | None"]  # a name in a request -> the resource's column, or None
+ValueOf: TypeAlias = Callable[[Doc, str], JSON]  # a document's value of a column
 
 COMPARISONS = ("eq", "neq", "lt", "lte", "gt", "gte", "like", "notLike")
 LISTS = ("in", "notIn")
@@ -62,21 +70,25 @@ class Compare:
 
     column: str
     expr: str
-    value: object
+    value: Scalar
 
 
 @dataclass(frozen=True)
 class In:
+    """``column`` among ``values`` (`in`), or not (`notIn`, ``negate``)."""
+
     column: str
-    values: tuple
+    values: tuple[Scalar, ...]
     negate: bool
 
 
 @dataclass(frozen=True)
 class Between:
+    """``column`` between ``low`` and ``high``, both included (`between`), or not (`notBetween`, ``negate``)."""
+
     column: str
-    low: object
-    high: object
+    low: Scalar
+    high: Scalar
     negate: bool
 
 
@@ -92,19 +104,21 @@ class Check:
 class Group:
     """`andX` (``any_=False``; also the top level) or `orX` of ``clauses``."""
 
-    clauses: tuple
+    clauses: tuple[Clause, ...]
     any_: bool = False
 
 
 Clause = Compare | In | Between | Check | Group
 
 
-def _error(field, where, message):
+def _error(field: str, where: str | None, message: str) -> ValidationError:
+    """A 400 on `field` naming the entry at `where`."""
     return ValidationError({field: [f"{where}: {message}" if where else message]})
 
 
-def _entries(raw, path, field="where"):
+def _entries(raw: JSON, path: str, field: str = "where") -> list[tuple[str, JSON]]:
     """[(path of entry, entry)] of an array parameter, as a list or a PHP `{"0": ..}` object."""
+    pairs: list[tuple[object, JSON]]
     if isinstance(raw, list):
         pairs = list(enumerate(raw))
     elif isinstance(raw, dict):
@@ -115,7 +129,7 @@ def _entries(raw, path, field="where"):
     return [(f"{path}[{key}]", entry) for key, entry in pairs]
 
 
-def parse(raw) -> Group | None:
+def parse(raw: JSON) -> Group | None:
     """The clause tree of a `where` parameter, None when it is absent or empty.
 
     Raises ValidationError({"where": [...]}) naming the bad entry, e.g. `where[1]: expression 'foo' is not ...`.
@@ -126,7 +140,8 @@ def parse(raw) -> Group | None:
     return group if group.clauses else None
 
 
-def _group(raw, path, depth, any_=False):
+def _group(raw: JSON, path: str, depth: int, any_: bool = False) -> Group:
+    """The clauses of an array parameter at `path`, `depth` composites deep."""
     if depth > MAX_DEPTH:
         raise _error("where", path, f"clauses are nested deeper than {MAX_DEPTH} levels.")
     clauses = []
@@ -139,12 +154,9 @@ def _group(raw, path, depth, any_=False):
     return Group(tuple(clauses), any_)
 
 
-def _clause(entry, where, depth):
-    expr = entry.get("expr")
-    if expr is None:
-        raise _error("where", where, "the clause has no `expr`.")
-    if not isinstance(expr, str) or expr not in EXPRESSIONS:
-        raise _error("where", where, f"expression {expr!r} is not one of {', '.join(EXPRESSIONS)}.")
+def _clause(entry: Doc, where: str, depth: int) -> Clause:
+    """One clause of the `where` parameter (`where` names its entry in messages)."""
+    expr = _expression(entry, where)
     has_value = "val" in entry or "value" in entry
     value = entry["val"] if "val" in entry else entry.get("value")
     if expr in COMPOSITES:
@@ -156,6 +168,21 @@ def _clause(entry, where, depth):
         return Check(column, expr)
     if not has_value:
         raise _error("where", where, f"'{expr}' needs a `val`.")
+    return _valued(column, expr, value, where)
+
+
+def _expression(entry: Doc, where: str) -> str:
+    """The `expr` of a clause, one of EXPRESSIONS."""
+    expr = entry.get("expr")
+    if expr is None:
+        raise _error("where", where, "the clause has no `expr`.")
+    if not isinstance(expr, str) or expr not in EXPRESSIONS:
+        raise _error("where", where, f"expression {expr!r} is not one of {', '.join(EXPRESSIONS)}.")
+    return expr
+
+
+def _valued(column: str, expr: str, value: JSON, where: str) -> Clause:
+    """A clause comparing `column` with its `val`: a list (`in`), a range (`between`) or one value."""
     if expr in LISTS:
         values = _list_values(value, where)
         if len(values) == 1:
@@ -171,7 +198,8 @@ def _clause(entry, where, depth):
     return Compare(column, expr, value)
 
 
-def _column(entry, where):
+def _column(entry: Doc, where: str) -> str:
+    """The sanitized column name of a clause."""
     raw = entry["col"] if "col" in entry else entry.get("column")
     if raw is None:
         raise _error("where", where, "the clause has no `col`.")
@@ -183,23 +211,26 @@ def _column(entry, where):
     return column
 
 
-def sanitize(name):
+def sanitize(name: str) -> str:
     """Keep letters, digits, `_` and `.` of a column name (as Mautic does)."""
     return re.sub(r"[^A-Za-z0-9_.]", "", name)
 
 
-def _scalar(value):
+def _scalar(value: JSON) -> bool:
+    """True for a single value (no array or object)."""
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-def _scalars(value, where):
+def _scalars(value: JSON, where: str) -> tuple[Scalar, ...]:
+    """The single values of an array `val`."""
     items = [item for _, item in _entries(value, where)]
     if not all(_scalar(item) for item in items):
         raise _error("where", where, "`val` items should be single values.")
     return tuple(items)
 
 
-def _list_values(value, where):
+def _list_values(value: JSON, where: str) -> tuple[Scalar, ...]:
+    """The values of an `in`/`notIn` `val`: an array, or a CSV string."""
     if isinstance(value, (list, dict)):
         return _scalars(value, where)
     if not _scalar(value):
@@ -216,17 +247,18 @@ def _list_values(value, where):
 # --- columns -------------------------------------------------------------------------------------
 
 
-def snake(name):
+def snake(name: str) -> str:
     """`dateIdentified` -> `date_identified` (the spec's contact orderBy rule)."""
     return re.sub(r"([A-Z])", r"_\1", name).lower()
 
 
-def camel(name):
+def camel(name: str) -> str:
+    """`date_identified` -> `dateIdentified`."""
     head, *rest = name.split("_")
     return head + "".join(part.capitalize() for part in rest)
 
 
-def contact_column(name, aliases):
+def contact_column(name: str, aliases: Collection[str]) -> str | None:
     """The column a contact `where`/`order` name means, or None: a key of CONTACT_COLUMNS' values for the
     columns outside the fields, else a field alias. Accepts an `l.` prefix, camelCase and any case."""
     if "." in name:
@@ -242,14 +274,14 @@ def contact_column(name, aliases):
     return None
 
 
-def contact_value(doc, column):
+def contact_value(doc: Doc, column: str) -> JSON:
     """A contact's value for a column from :func:`contact_column`: `values[alias]` or a top-level key."""
     if column in CONTACT_COLUMNS.values():
         return doc.get(column)
     return (doc.get("values") or {}).get(column)
 
 
-def document_column(name, known):
+def document_column(name: str, known: Collection[str]) -> str | None:
     """A column among ``known`` names for another resource (a `.` prefix dropped, camel/snake, any case)."""
     name = name.rsplit(".", 1)[-1]
     lowered = {k.lower(): k for k in known}
@@ -261,7 +293,7 @@ def document_column(name, known):
     return None
 
 
-def columns_for(resource, known):
+def columns_for(resource: Resource, known: Iterable[str]) -> tuple[ColumnOf, ValueOf]:
     """(name -> column or None, value(doc, column)) for a resource; ``known``: its orderBy columns.
 
     Contacts: :func:`contact_column` (CONTACT_COLUMNS and the field aliases among ``known``, i.e. those that
@@ -274,23 +306,31 @@ def columns_for(resource, known):
     return (lambda name: document_column(name, known)), (lambda doc, column: resource.hooks.sort_value(doc, column))
 
 
-def resolve(clause, column_of):
+def resolve(clause: Group | None, column_of: ColumnOf) -> Group | None:
     """The clause with each column name replaced by ``column_of(name)``; unknown -> 400 naming `where`."""
-    if clause is None:
-        return None
+    return None if clause is None else _resolved_group(clause, column_of)
+
+
+def _resolved_group(group: Group, column_of: ColumnOf) -> Group:
+    """`resolve` of a group: each of its clauses resolved."""
+    return Group(tuple(_resolved(c, column_of) for c in group.clauses), group.any_)
+
+
+def _resolved(clause: Clause, column_of: ColumnOf) -> Clause:
+    """`resolve` of one clause."""
     if isinstance(clause, Group):
-        return Group(tuple(resolve(c, column_of) for c in clause.clauses), clause.any_)
+        return _resolved_group(clause, column_of)
     column = column_of(clause.column)
     if column is None:
         raise _error("where", None, f"'{clause.column}' is not a column of this resource.")
     return replace(clause, column=column)
 
 
-def parse_order(raw, column_of):
+def parse_order(raw: JSON, column_of: ColumnOf) -> list[tuple[str, bool]]:
     """[(column, descending)] from `order[n][col]`, `order[n][dir]` (dir `asc` by default); [] when absent."""
     if raw is None or raw == "" or raw == [] or raw == {}:
         return []
-    keys = []
+    keys: list[tuple[str, bool]] = []
     for where, entry in _entries(raw, "order", field="order"):
         if not isinstance(entry, dict):
             raise _error("order", where, "an entry should be an object with `col` and `dir`.")
@@ -310,7 +350,7 @@ def parse_order(raw, column_of):
 # --- evaluation ----------------------------------------------------------------------------------
 
 
-def matches(clause, value_of) -> bool:
+def matches(clause: Clause | None, value_of: Callable[[str], JSON]) -> bool:
     """Whether the document behind ``value_of(column)`` satisfies ``clause`` (None matches everything)."""
     if clause is None:
         return True
@@ -319,7 +359,11 @@ def matches(clause, value_of) -> bool:
             return True
         results = (matches(c, value_of) for c in clause.clauses)
         return any(results) if clause.any_ else all(results)
-    value = value_of(clause.column)
+    return _holds(clause, value_of(clause.column))
+
+
+def _holds(clause: Compare | In | Between | Check, value: JSON) -> bool:
+    """Whether a document's `value` of the column satisfies a clause that is not a group."""
     if isinstance(clause, Check):
         empty = value is None or value == "" or (isinstance(value, (list, dict)) and not value)
         return {"isNull": value is None, "isNotNull": value is not None, "isEmpty": empty, "isNotEmpty": not empty}[
@@ -335,6 +379,11 @@ def matches(clause, value_of) -> bool:
         if low is None or high is None:
             return False
         return (low >= 0 and high <= 0) != clause.negate
+    return _compared(clause, value)
+
+
+def _compared(clause: Compare, value: JSON) -> bool:
+    """Whether a value that is not NULL satisfies a comparison (`like` and `notLike` included)."""
     if clause.expr in ("like", "notLike"):
         if clause.value is None:
             return False
@@ -357,7 +406,8 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d
 _BOOLS = {"true": 1, "false": 0}
 
 
-def _number(value):
+def _number(value: JSON) -> int | float | None:
+    """The value as a number (booleans 1/0, decimal strings), or None."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, (int, float)):
@@ -367,7 +417,8 @@ def _number(value):
     return None
 
 
-def _instant(value):
+def _instant(value: JSON) -> datetime | None:
+    """The value as a UTC instant (ISO 8601 date or date-time; naive is UTC), or None."""
     if not isinstance(value, str) or not _DATE.fullmatch(value.strip()):
         return None
     try:
@@ -377,10 +428,13 @@ def _instant(value):
     return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
-def comparable(value):
+def comparable(value: JSON) -> tuple[int, Any] | None:
     """(rank, key): numbers before instants before text; text case-folded. None for NULL."""
-    if value is None:
-        return None
+    return None if value is None else _comparable(value)
+
+
+def _comparable(value: JSON) -> tuple[int, Any]:
+    """`comparable` of a value that is not NULL: the key is a number (rank 0), a datetime (1) or a string (2)."""
     number = _number(value)
     if number is not None:
         return (0, number)
@@ -390,27 +444,29 @@ def comparable(value):
     return (2, str(value).casefold())
 
 
-def _compare(left, right):
+def _compare(left: JSON, right: JSON) -> int | None:
     """-1/0/1 of a document value against a `val`, None when either is NULL."""
     if left is None or right is None:
         return None
     if isinstance(left, bool) and isinstance(right, str) and right.strip().lower() in _BOOLS:
         right = _BOOLS[right.strip().lower()]
-    a, b = comparable(left), comparable(right)
+    a, b = _comparable(left), _comparable(right)
     if a[0] != b[0]:  # different kinds: compare the texts, as SQL would compare strings
         a, b = (2, _text(left)), (2, _text(right))
-    return (a[1] > b[1]) - (a[1] < b[1])
+    order: int = (a[1] > b[1]) - (a[1] < b[1])
+    return order
 
 
-def _text(value):
+def _text(value: JSON) -> str:
+    """The value as text compared case-insensitively (booleans `1`/`0`)."""
     return (("1" if value else "0") if isinstance(value, bool) else str(value)).casefold()
 
 
-def sort_key(value):
+def sort_key(value: JSON) -> tuple[int, int, Any]:
     """A key ordering values as :func:`comparable`, NULL and '' last (as the list's orderBy does)."""
     if value is None or value == "" or isinstance(value, (list, dict)):
         return (1, 0, 0)
-    rank, key = comparable(value)
+    rank, key = _comparable(value)
     if rank == 1:
         key = key.timestamp()
     return (0, rank, key)
