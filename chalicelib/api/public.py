@@ -166,7 +166,7 @@ def _binary(data: bytes, mime: str, headers: dict[str, Any] | None = None) -> Re
 def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
     contact = pages.pixel_hit(visit(request, ctx), ctx)
-    headers = dict(visitor_cookies(contact and contact["id"], ctx), **{"Cache-Control": "no-store"})
+    headers = dict(visitor_cookies(contact["id"] if contact else None, ctx), **{"Cache-Control": "no-store"})
     return Reply(PIXEL, 200, headers, "image/gif")
 
 

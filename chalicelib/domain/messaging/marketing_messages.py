@@ -31,7 +31,7 @@ def _entry(channel: str, value: JSON) -> Doc:
     named = a.as_string(value.get("channel") or channel)
     if named not in CHANNELS:
         raise a.Invalid(f"'{named}' is not one of: " + ", ".join(CHANNELS) + ".")
-    entry = {"channel": named}
+    entry: Doc = {"channel": named}
     if "channelId" in value:
         raw = value["channelId"]
         entry["channelId"] = None if raw in (None, "", 0, "0") else a.as_id(raw)

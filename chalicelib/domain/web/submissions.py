@@ -164,8 +164,9 @@ def _contact(payload: Doc, visit: Visit, form: Doc, ctx: Context, build: Build, 
     takes = tracked is not None and _may_take(tracked, payload.get("email"), holder)
     visit.owns_contact = takes or holder is None
     try:
-        if takes or holder is not None:  # both documents are read already: no second look-up
-            contact = service.update(CONTACT, tracked if takes else holder, payload, ctx, build, items)
+        chosen = tracked if takes else holder
+        if chosen is not None:  # both documents are read already: no second look-up
+            contact = service.update(CONTACT, chosen, payload, ctx, build, items)
         else:
             contact = service.create(CONTACT, payload, ctx, build=build, items=items)[0]
     except ValidationError as error:
