@@ -30,10 +30,10 @@ from chalicelib.api.request import FORM, ApiRequest
 from chalicelib.auth import clients, core, settings
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 UNAUTHORIZED = "Unauthorized"  # the error message API Gateway turns into its 401
 DEFERRED = "deferred"
-Doc = dict[str, Any]  # a user document, a decision's context (the kernel's types.Doc once it lands)
 
 
 def handler(event: Doc, context: object = None) -> Doc:

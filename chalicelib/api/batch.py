@@ -80,13 +80,14 @@ from chalicelib import config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.request import ApiRequest
-from chalicelib.api.routing import JSON, METHODS, Answer, Contract, Doc, Handler, Reply, Routes
+from chalicelib.api.routing import METHODS, Answer, Contract, Handler, Reply, Routes
 from chalicelib.domain.kernel import access, batching, cache_keys, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.wiring import BATCHED
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,9 @@ from functools import lru_cache
 
 from chalicelib.api import openapi
 from chalicelib.api.request import ApiRequest
-from chalicelib.api.routing import Answer, Doc, Routes
+from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 
 def install(tables: Iterable[tuple[str, Routes]]) -> tuple[Routes, Callable[[str], Doc]]:

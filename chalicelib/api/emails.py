@@ -2,12 +2,13 @@
 
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import JSON, Answer, Doc, Reply, Routes
+from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_runs, email_sends, sending, tracking
 
 routes = Routes("emails")

@@ -15,10 +15,11 @@ Errors are the JSON error document with the OAuth1 error code as `type`.
 from html import escape
 
 from chalicelib.api.request import ApiRequest
-from chalicelib.api.routing import JSON, Answer, Doc, Reply, Routes
+from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core, login, oauth1
 from chalicelib.auth.errors import AuthError
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import JSON, Doc
 
 routes = Routes("oauth1_endpoints", authenticated=False)
 

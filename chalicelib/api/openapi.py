@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from chalicelib import config
-from chalicelib.api.routing import Contract, Doc, Handler, Routes
+from chalicelib.api.routing import Contract, Handler, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
+from chalicelib.domain.kernel.types import Doc
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 ERROR = {"$ref": "#/components/schemas/Error"}

@@ -28,13 +28,10 @@ from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 log = logging.getLogger(__name__)
-
-# The kernel's `types.Doc` and `types.JSON` once that module lands.
-Doc: TypeAlias = dict[str, Any]  # a JSON object: a document, a response body
-JSON: TypeAlias = Any  # any JSON value
 
 
 @dataclass

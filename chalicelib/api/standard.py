@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from chalicelib import config
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
-from chalicelib.api.routing import Answer, Contract, Doc, Reply, Routes
+from chalicelib.api.routing import Answer, Contract, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
@@ -18,6 +18,7 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import ListQuery, list_documents
 from chalicelib.domain.kernel.present import present, present_one
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import Doc
 
 
 def single(

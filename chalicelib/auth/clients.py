@@ -16,9 +16,9 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from chalicelib.auth import settings
-from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cache_keys, cached, clock
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
 
 KIND = "apiclient"

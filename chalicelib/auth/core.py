@@ -15,8 +15,9 @@ import time
 
 from chalicelib.auth import clients, settings, users
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
-from chalicelib.auth.protocols import Doc, Request
+from chalicelib.auth.protocols import Request
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 CACHE_SECONDS = 60
 PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from html import escape
 
 from chalicelib.auth import users
-from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import keys
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 COOKIE = "mautic_login_csrf"
 

@@ -44,8 +44,9 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError, require_api
-from chalicelib.auth.protocols import JSON, Doc, Request
+from chalicelib.auth.protocols import Request
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import tokens
 
 WINDOW = 600  # seconds a timestamp may differ from the server's clock

@@ -12,9 +12,9 @@ import time
 
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import keys
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 ISSUER = "mautic"
 KEY_PURPOSE = "oauth2-access-token"

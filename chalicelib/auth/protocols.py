@@ -1,15 +1,13 @@
 """What auth reads of an HTTP request, and the names of its JSON values.
 
 Auth sits below the API layer, so it cannot name `api/request.py`'s `ApiRequest`; the `Request`
-Protocol lists what `core.py` and `oauth1.py` use of it. `Doc` and `JSON` are the kernel's
-(its `types` module), defined here until that module lands.
+Protocol lists what `core.py` and `oauth1.py` use of it.
 """
 
 from collections.abc import Mapping
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol
 
-Doc: TypeAlias = dict[str, Any]  # a stored document or a JSON object (same as the kernel's types.Doc)
-JSON: TypeAlias = Any  # any JSON value (same as the kernel's types.JSON)
+from chalicelib.domain.kernel.types import JSON, Doc
 
 
 class Request(Protocol):

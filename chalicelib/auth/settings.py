@@ -8,9 +8,9 @@ the local stage, off elsewhere); what an administrator sets is stored and wins.
 import secrets
 
 from chalicelib import config
-from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cached
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
 
 KIND = "setting"

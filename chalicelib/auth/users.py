@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.auth.protocols import Doc
 from chalicelib.domain.kernel import cached, passwords, service
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
 from chalicelib.store import window_counters
 

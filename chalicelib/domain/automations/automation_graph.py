@@ -11,8 +11,8 @@ from datetime import datetime
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.automations.catalog import AUTOMATION_EVENT_TYPES
-from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.kernel import clock
+from chalicelib.domain.kernel.types import JSON, Doc
 
 UNITS = {"i": "minutes", "h": "hours", "d": "days", "m": "months", "y": "years"}
 BRANCHING = ("decision", "condition")

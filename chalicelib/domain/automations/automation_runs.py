@@ -20,7 +20,7 @@ from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import journey_entry, journeys
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, clock, service
@@ -28,6 +28,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store

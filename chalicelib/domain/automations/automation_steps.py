@@ -7,13 +7,14 @@ import fnmatch
 from collections.abc import Callable, Mapping
 
 from chalicelib.domain.contacts import contact_actions, contacts, custom_values
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.stages import stages

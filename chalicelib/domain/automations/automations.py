@@ -5,12 +5,12 @@ import copy
 from collections.abc import Callable, Collection, Mapping
 
 from chalicelib.domain.automations import automation_graph, automation_runs, journeys
-from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from chalicelib.store.port import EntityId

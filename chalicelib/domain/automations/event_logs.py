@@ -16,7 +16,7 @@ import copy
 from chalicelib.domain.automations import journey_entry, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.automations.journey_entry import JourneyEntry
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, service
 from chalicelib.domain.kernel import attributes as a
@@ -25,6 +25,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.listing import ListQuery
 from chalicelib.domain.kernel.present import present_one
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store.port import EntityId
 
 ORDER_KEYS = ("id", "name", "type", "eventType", "order")

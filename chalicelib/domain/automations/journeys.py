@@ -22,12 +22,13 @@ from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import automation_steps as steps
 from chalicelib.domain.automations import journey_entry
 from chalicelib.domain.automations.journey_entry import JourneyEntry
-from chalicelib.domain.contacts.contact_document import Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.subscribers import Change
+from chalicelib.domain.kernel.types import Doc, Event, Events
 from chalicelib.domain.segments import membership
 from chalicelib.store.port import Derived, EntityId
 

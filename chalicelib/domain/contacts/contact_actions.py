@@ -11,12 +11,13 @@ from urllib.parse import parse_qsl
 
 from chalicelib import config
 from chalicelib.domain.contacts import devices
-from chalicelib.domain.contacts.contact_document import JSON, CompanyLink, Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import CompanyLink, Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.resources import Resource, Write
+from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 

@@ -5,17 +5,11 @@ Its keys are fixed by the `contact` declaration (contacts/declarations.py), the 
 capabilities that keep their state in it (`segments`, `automations`, `groupScores`); `values` holds the
 custom field values by alias, whose names are chosen at run time. Every key is optional
 (`total=False`): a document under construction, or one written before a key existed, may lack it.
-
-`Doc`, `JSON`, `Event` and `Events` are the names the kernel's `types` module gives the same shapes
-(written in parallel in issue 31); they are defined here until it lands, then imported from there.
 """
 
-from typing import Any, TypeAlias, TypedDict
+from typing import TypeAlias, TypedDict
 
-Doc: TypeAlias = dict[str, Any]  # a stored document or a JSON object (as the kernel's)
-JSON: TypeAlias = Any  # a value decoded from JSON: arbitrary by nature (as the kernel's)
-Event: TypeAlias = Doc  # a timeline event (kernel/timeline.py)
-Events: TypeAlias = list[Event]  # the timeline events of one change
+from chalicelib.domain.kernel.types import JSON, Doc
 
 
 class SegmentEntry(TypedDict):

@@ -19,11 +19,12 @@ from datetime import timedelta
 from typing import Any
 
 from chalicelib.domain.contacts import notes
-from chalicelib.domain.contacts.contact_document import Contact, Doc, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import clock, registry, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Merge, Resource
+from chalicelib.domain.kernel.types import Doc, Events
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from chalicelib.store.port import EntityId

@@ -6,13 +6,14 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
 from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Events, TagEntry
+from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Merge, Write
+from chalicelib.domain.kernel.types import JSON, Doc, Events
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 

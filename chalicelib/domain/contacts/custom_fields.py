@@ -2,11 +2,11 @@
 
 from collections.abc import Callable
 
-from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.kernel import aliases, cache_keys, cached
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
 
 FIELD_TYPES = (

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import field_choices
-from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.custom_fields import GROUPS, definitions
 from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.kernel.types import JSON, Doc
 
 Coercer = Callable[[Doc, JSON], JSON]  # (field definition, payload value) -> stored value, or a.Invalid
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel import attributes as a
@@ -39,6 +39,7 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource, Write
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 

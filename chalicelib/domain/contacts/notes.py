@@ -8,11 +8,11 @@ of that index and a BatchGetItem away, whatever the number of notes of other con
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.contacts.contact_document import Doc, Events
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import search, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.kernel.types import Doc, Events
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 

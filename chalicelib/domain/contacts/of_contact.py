@@ -1,11 +1,11 @@
 """Documents about one contact (notes, devices), named by their `lead`: for own/other permissions
 they are the contact's."""
 
-from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.kernel import registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.types import JSON, Doc
 
 
 class OfContact(Hooks):

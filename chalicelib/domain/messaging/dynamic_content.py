@@ -6,8 +6,8 @@ from chalicelib.domain.kernel import cache_keys, clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
-from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.segments import filters, membership
 from chalicelib.store import port as store
 

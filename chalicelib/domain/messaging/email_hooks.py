@@ -11,8 +11,8 @@ from chalicelib.domain.kernel import access, cache_keys, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_runs, email_stats
-from chalicelib.domain.messaging.records import Doc
 from chalicelib.store import port as store
 
 

@@ -13,8 +13,8 @@ from chalicelib.domain.kernel import cache_keys, cached, files, keys
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, rendering
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 

@@ -3,7 +3,7 @@ email is presented, written by `email_sends`."""
 
 from collections.abc import Mapping
 
-from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.kernel.types import Doc
 
 KIND = "emailrun"
 OUTCOMES = ("sent", "failed", "skipped")

@@ -31,9 +31,10 @@ from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
-from chalicelib.domain.messaging.records import JSON, Doc, RecipientRecord
+from chalicelib.domain.messaging.records import RecipientRecord
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 from chalicelib.store import queues

@@ -14,7 +14,8 @@ import secrets
 from collections.abc import Iterable
 from typing import TypeVar, cast
 
-from chalicelib.domain.messaging.records import Doc, SendRecord, SmsRecord
+from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.messaging.records import SendRecord, SmsRecord
 from chalicelib.store import port as store
 
 HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")

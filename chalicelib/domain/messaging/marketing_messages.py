@@ -19,7 +19,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 
 CHANNELS = ("email", "sms", "notification", "tweet")  # channel name, also the kind of its content
 ENTRY_KEYS = ("channelId", "isEnabled", "properties")

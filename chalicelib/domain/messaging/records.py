@@ -2,16 +2,11 @@
 to one contact (written by `sending`, found by `email_stats`, changed by `tracking`, read by the
 stats API, segment sends and webhook payloads), a text message's, and the per-contact record of a
 segment send.
-
-`Doc` and `JSON` name a stored document and a value of arbitrary JSON: the same names, with the
-same meaning, as the kernel's types for every capability; these stand for them here until the
-kernel's are in this package's reach, and then become re-exports of them.
 """
 
-from typing import Any, NotRequired, TypeAlias, TypedDict
+from typing import NotRequired, TypedDict
 
-Doc: TypeAlias = dict[str, Any]  # a stored document (same as the kernel's `Doc`)
-JSON: TypeAlias = Any  # a value of arbitrary JSON (same as the kernel's `JSON`)
+from chalicelib.domain.kernel.types import JSON
 
 
 class Ref(TypedDict):

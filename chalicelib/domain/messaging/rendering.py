@@ -17,7 +17,7 @@ from html import escape, unescape
 from urllib.parse import quote, unquote, urlsplit
 
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 
 TOKEN = re.compile(r"(\{|%7B)([^{}\r\n]{1,250}?)(\}|%7D)", re.IGNORECASE)
 LINK = re.compile(r"(<a\b[^>]*?\bhref\s*=\s*)([\"'])(https?://[^\"'\s]+)\2", re.IGNORECASE)

@@ -26,9 +26,10 @@ from chalicelib.domain.kernel import addresses, clock, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
-from chalicelib.domain.messaging.records import JSON, Doc, SendOutcome, SendRecord, SmsRecord
+from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
 from chalicelib.store import window_counters
 from chalicelib.store.port import EntityId

@@ -19,8 +19,8 @@ from typing import TypeVar
 from chalicelib import config
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.segments import patterns
 from chalicelib.store import port as store
 

@@ -16,9 +16,10 @@ from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_messages, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
-from chalicelib.domain.messaging.records import Doc, SendRecord
+from chalicelib.domain.messaging.records import SendRecord
 from chalicelib.domain.points import points_engine
 from chalicelib.store import port as store
 

@@ -11,12 +11,13 @@ import copy
 from collections.abc import Iterable
 
 from chalicelib.domain.contacts import contact_actions, contacts
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.types import JSON, Doc, Event
 from chalicelib.store.port import EntityId
 
 OPERATORS = dict(contact_actions.OPERATORS, set=lambda old, value: value)

@@ -6,11 +6,11 @@ Mautic's foreign keys do (ON DELETE CASCADE); the contacts' scores in it are nev
 leave the stored contact on its next group-score write (group ids are never reused).
 """
 
-from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.kernel import cached, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.types import Doc
 
 NAMING_KINDS = ("point", "trigger")  # the kinds whose documents may name a group
 

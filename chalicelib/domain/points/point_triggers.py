@@ -13,12 +13,12 @@ redelivered batch, or a second pass, changes nothing.
 
 import copy
 
-from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.store import port as store
 from chalicelib.store import queues

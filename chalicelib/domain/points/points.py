@@ -1,9 +1,9 @@
 """Point actions and point triggers: action types from the catalogue, trigger colours without '#',
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
 
-from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.points import point_triggers
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
 

@@ -16,12 +16,13 @@ from collections.abc import Iterable, Sequence
 from typing import cast
 
 from chalicelib.domain.contacts import contact_actions, contacts
-from chalicelib.domain.contacts.contact_document import JSON, Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.subscribers import Change
+from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store

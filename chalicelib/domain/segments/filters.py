@@ -23,7 +23,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from chalicelib.domain.contacts.contact_document import Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.segments.filter_dates import date_target
 from chalicelib.domain.segments.filter_operators import (
     EMPTINESS,

@@ -11,11 +11,12 @@ members are one Query away and never disagree with the contact.
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from chalicelib.domain.contacts.contact_document import Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.subscribers import Change, Command
+from chalicelib.domain.kernel.types import Doc, Event, Events
 from chalicelib.domain.segments import filters
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId

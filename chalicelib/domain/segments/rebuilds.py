@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from chalicelib import config
-from chalicelib.domain.contacts.contact_document import Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.subscribers import Change
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 from chalicelib.store import queues

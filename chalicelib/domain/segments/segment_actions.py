@@ -2,7 +2,6 @@
 
 import copy
 
-from chalicelib.domain.contacts.contact_document import JSON, Doc
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, service
 from chalicelib.domain.kernel import attributes as a
@@ -10,6 +9,7 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.segments import membership
 from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.store.port import EntityId

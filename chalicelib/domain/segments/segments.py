@@ -3,12 +3,12 @@ the filters change, and the rebuild's progress in the representation."""
 
 from collections.abc import Sequence
 
-from chalicelib.domain.contacts.contact_document import Doc, Events
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import cache_keys
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
+from chalicelib.domain.kernel.types import Doc, Events
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
 from chalicelib.store.port import Derived

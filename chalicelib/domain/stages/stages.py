@@ -14,7 +14,7 @@ from datetime import timedelta
 from functools import partial
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.contacts.contact_document import Contact, Doc, Event, Events
+from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import cache_keys, clock, registry, search, service
 from chalicelib.domain.kernel.context import Context
@@ -22,6 +22,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.subscribers import Change, Command
+from chalicelib.domain.kernel.types import Doc, Event, Events
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from chalicelib.store.port import Derived, EntityId

@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel.errors import invalid
-from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.views.time_range import DB_FORMAT, Range
 
 MAX_BUCKETS = 1000

@@ -5,7 +5,7 @@ problem named by its field, so a stored definition always runs."""
 from collections.abc import Callable, Mapping
 
 from chalicelib.domain.kernel.resources import Hooks, Write
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.views.report_sources import SOURCES, Source
 
 CONDITIONS = (

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import stats_tables
-from chalicelib.domain.messaging.records import Doc
 
 CONTACT_FIELDS = (
     "title",

@@ -13,8 +13,8 @@ from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import Condition
 from chalicelib.domain.segments import patterns
 from chalicelib.domain.views import report_definitions, time_range

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import files as bucket
 from chalicelib.store import port as store
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.errors import DomainError, invalid
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 
 MAX_ROWS_READ = 50_000  # rows one view request may read before it is refused (docs/storage.md)
 DB_FORMAT = "%Y-%m-%d %H:%M:%S"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from chalicelib.domain.kernel import access, registry, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
 from chalicelib.domain.views import charts, time_range
 from chalicelib.domain.views.time_range import Range

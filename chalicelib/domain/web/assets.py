@@ -10,7 +10,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.web.hits import Visit, record_hit
 from chalicelib.domain.web.pages import scored
 from chalicelib.store import port as store

@@ -12,7 +12,7 @@ import json
 
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.resources import Hooks, Write
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 
 FOCUS_TYPES = ("form", "notice", "link", "emailList")
 FOCUS_STYLES = ("bar", "modal", "notification", "page")

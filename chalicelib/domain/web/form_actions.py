@@ -21,8 +21,8 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web.hits import Visit
 from chalicelib.store import port as store

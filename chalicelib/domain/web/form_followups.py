@@ -29,8 +29,8 @@ from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import sending
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.web import form_actions, form_checks, form_mail, limits
 from chalicelib.domain.web.form_mail import Outcome
 from chalicelib.store import port as store

@@ -2,7 +2,7 @@
 
 from html import escape
 
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 
 INPUT_TYPES = {
     "text": "text",

@@ -14,8 +14,8 @@ from html import escape
 from chalicelib import config
 from chalicelib.channels import mail
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_messages, rendering
-from chalicelib.domain.messaging.records import Doc
 from chalicelib.domain.web import limits
 from chalicelib.domain.web.form_checks import addresses, flag
 from chalicelib.store import port as store

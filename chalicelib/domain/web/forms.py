@@ -5,7 +5,7 @@ from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.web import form_checks, form_html
 
 ACTION_TYPES = (

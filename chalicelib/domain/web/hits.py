@@ -23,7 +23,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.web import limits
 
 if TYPE_CHECKING:

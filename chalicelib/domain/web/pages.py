@@ -12,8 +12,8 @@ from chalicelib.domain.kernel import registry, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store

@@ -16,7 +16,7 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
-from chalicelib.domain.messaging.records import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web import form_actions, limits
 from chalicelib.domain.web.declarations import FORM

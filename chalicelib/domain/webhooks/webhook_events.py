@@ -18,8 +18,8 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
-from chalicelib.domain.messaging.records import JSON, Doc
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from chalicelib.store.port import Derived

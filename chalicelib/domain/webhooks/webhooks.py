@@ -26,7 +26,7 @@ from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Hooks, Write
-from chalicelib.domain.messaging.records import Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
 from chalicelib.store import port as store
