@@ -36,7 +36,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 class Sink(Protocol):
     """Where captured records go (the journal): each call's records in one `append`."""
 
-    def append(self, records: list[Record]) -> None: ...
+    def append(self, records: list[Record]) -> None:
+        """Keep one call's records."""
 
 
 def marked(function: F, **marks: Any) -> F:
