@@ -20,9 +20,22 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.common import (
+    FEED,
+    INTERNAL,
+    TRANSACTION_ITEMS,
+    Conflict,
+    Derived,
+    Document,
+    EntityId,
+    Extra,
+    Loser,
+    Missing,
+    Stale,
+    Tally,
+    Uniques,
+)
 from chalicelib.store.models import Counter, Entity, Unique
-from chalicelib.store.port import Derived, Document, EntityId, Extra, Loser, Uniques
 
 Build = Callable[[TransactWrite], None]  # adds a write's items to its transaction
 Counts = dict[str, int]  # counter name -> amount added in one transaction

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from chalicelib import aws
-from chalicelib.store.port import Derived
+from chalicelib.store.common import Derived
 from chalicelib.store.schema import queue_name
 
 BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
