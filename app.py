@@ -3,13 +3,18 @@ the REQUEST authorizer of the /api routes, and the background workers (one SQS c
 queue, in batches with partial failures, and the periodic jobs). On AWS its REST API is three
 proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`)."""
 
+from typing import Any
+
 from chalice import Rate
+from chalice.app import CloudWatchEvent, SQSEvent
 
 from chalicelib import workers
 from chalicelib.api import authorizer
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.api.path_routing import RoutedApp
 from chalicelib.store.schema import queue_name
+
+BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (ReportBatchItemFailures)
 
 app = RoutedApp(app_name="mautic")
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
@@ -20,35 +25,42 @@ for _blueprint in PUBLIC_BLUEPRINTS:
 
 
 @app.on_sqs_message(queue=queue_name("segments"), **workers.SOURCES["segments"])
-def segments_worker(event):
+def segments_worker(event: SQSEvent) -> BatchAnswer:
+    """The `segments` queue's messages, a batch at a time."""
     return workers.on_batch("segments", event)
 
 
 @app.on_sqs_message(queue=queue_name("webhooks"), **workers.SOURCES["webhooks"])
-def webhooks_worker(event):
+def webhooks_worker(event: SQSEvent) -> BatchAnswer:
+    """The `webhooks` queue's messages, a batch at a time."""
     return workers.on_batch("webhooks", event)
 
 
 @app.on_sqs_message(queue=queue_name("automations"), **workers.SOURCES["automations"])
-def automations_worker(event):
+def automations_worker(event: SQSEvent) -> BatchAnswer:
+    """The `automations` queue's messages, a batch at a time."""
     return workers.on_batch("automations", event)
 
 
 @app.on_sqs_message(queue=queue_name("sends"), **workers.SOURCES["sends"])
-def sends_worker(event):
+def sends_worker(event: SQSEvent) -> BatchAnswer:
+    """The `sends` queue's messages, a batch at a time."""
     return workers.on_batch("sends", event)
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))
-def every_minute(event):
+def every_minute(event: CloudWatchEvent) -> None:
+    """The jobs that run every minute (`workers.JOBS`)."""
     workers.run_jobs("minute", event.context)
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS))
-def every_hour(event):
+def every_hour(event: CloudWatchEvent) -> None:
+    """The jobs that run every hour (`workers.JOBS`)."""
     workers.run_jobs("hour", event.context)
 
 
 @app.lambda_function(name="api_authorizer")
-def api_authorizer(event, context):
+def api_authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The REQUEST authorizer of the /api routes (API Gateway calls it with its own event and context)."""
     return authorizer.handler(event, context)

@@ -1,6 +1,7 @@
 """First start: Mautic's default custom fields, the API settings and the administrator."""
 
 import secrets
+from typing import Any
 
 from chalicelib.auth import settings, users
 from chalicelib.domain.contacts import custom_fields
@@ -8,33 +9,33 @@ from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 
-_ready = []
+_ready: list[bool] = []
 
 
-def seed_fields():
+def seed_fields() -> None:
     """Create the default contact and company fields if they were never created."""
     kinds = {"lead": CONTACT_FIELD, "company": COMPANY_FIELD}
 
-    def create(object_name, payload, fixed):
+    def create(object_name: str, payload: dict[str, Any], fixed: bool) -> None:
         service.create(kinds[object_name], payload, Context(), system={"isFixed": fixed})
 
     custom_fields.seed_defaults(create)
 
 
-def first_start():
+def first_start() -> None:
     """Default fields and settings (with the signing key), if they do not exist yet."""
     seed_fields()
     settings.ensure()
 
 
-def ensure_ready():
+def ensure_ready() -> None:
     """Run the first-start checks once per process (two GetItems on a cold start once seeded)."""
     if not _ready:
         first_start()
         _ready.append(True)
 
 
-def ensure_admin(username, password=None):
+def ensure_admin(username: str, password: str | None = None) -> str | None:
     """Create the administrator when no user exists. Returns the generated password, if one was made."""
     if users.count() > 0:
         return None

@@ -20,18 +20,28 @@ through DATA_DIR (and PORT, when given); otherwise on the AWS tables named by RE
 Clients are OAuth2 clients while the OAuth mode is 2 and OAuth1a consumers while it is 1a.
 """
 
+from __future__ import annotations
+
 import argparse
 import getpass
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported when a command runs, after the local stack's endpoint is set
+    from chalicelib.domain.kernel.context import Context
+
+Doc = dict[str, Any]  # a stored or presented document, as JSON
+Result = Doc | list[Doc]  # what a command prints
 
 
 class CliError(Exception):
     """A failure to report in one line, exit status 1."""
 
 
-def _attach_local_stack():
+def _attach_local_stack() -> None:
     """Point AWS clients at the running local stack, or fail with a hint."""
     path = os.path.join(os.path.abspath(os.environ.get("DATA_DIR", ".data")), "local-aws.json")
     try:
@@ -39,7 +49,9 @@ def _attach_local_stack():
             record = json.load(handle)
         os.kill(record["pid"], 0)
     except (OSError, ValueError, KeyError):
-        raise CliError(f"no local service is running for DATA_DIR={os.path.dirname(path)} (start it with make run)")
+        raise CliError(
+            f"no local service is running for DATA_DIR={os.path.dirname(path)} (start it with make run)"
+        ) from None
     if os.environ.get("PORT") and str(record.get("port")) != os.environ["PORT"]:
         raise CliError(
             f"the local service of that DATA_DIR listens on port {record.get('port')}, not {os.environ['PORT']}"
@@ -53,13 +65,14 @@ def _attach_local_stack():
         os.environ.setdefault(name, value)
 
 
-def _on_off(value):
+def _on_off(value: str) -> bool:
+    """An on/off option as a bool."""
     if value not in ("on", "off"):
         raise argparse.ArgumentTypeError("use on or off")
     return value == "on"
 
 
-def _json_option():
+def _json_option() -> argparse.ArgumentParser:
     """`--json` after a subcommand too (`clients create --name x --json`); SUPPRESS keeps a subcommand
     from resetting a `--json` given before it."""
     option = argparse.ArgumentParser(add_help=False)
@@ -67,8 +80,9 @@ def _json_option():
     return option
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="python -m chalicelib.cli", description=__doc__.split("\n\n")[0])
+def _parser() -> argparse.ArgumentParser:
+    """The command line: groups (users, settings, clients, permissions) and their actions."""
+    parser = argparse.ArgumentParser(prog="python -m chalicelib.cli", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
     common = [_json_option()]
     groups = parser.add_subparsers(dest="group", required=True)
@@ -108,7 +122,8 @@ def _parser():
     return parser
 
 
-def _users(args, ctx):
+def _users(args: argparse.Namespace, ctx: Context) -> Result:
+    """`users create|list|disable|enable|revoke-tokens|password`: the user(s) concerned."""
     from chalicelib.auth import users
     from chalicelib.domain.kernel.basics import USER
     from chalicelib.domain.kernel.present import present
@@ -135,7 +150,7 @@ def _users(args, ctx):
     return present(USER, [user], ctx)[0]
 
 
-def _new_password():
+def _new_password() -> str:
     """A new password from a prompt (typed twice) or, when stdin is not a terminal, its first line."""
     if sys.stdin.isatty():
         password = getpass.getpass("New password: ")
@@ -148,7 +163,8 @@ def _new_password():
     return password
 
 
-def _settings(args, ctx):
+def _settings(args: argparse.Namespace, ctx: Context) -> Result:
+    """`settings show|set`: the API settings (after the change)."""
     from chalicelib.auth import settings
 
     if args.action == "show":
@@ -167,7 +183,8 @@ def _settings(args, ctx):
     return settings.update(ctx, changes)
 
 
-def _clients(args, ctx):
+def _clients(args: argparse.Namespace, ctx: Context) -> Result:
+    """`clients create|list|revoke`: the client(s) concerned; a new client with its secret, shown once."""
     from chalicelib.auth import clients, settings
 
     if args.action == "create":
@@ -194,13 +211,15 @@ def _clients(args, ctx):
     return clients.public(doc)
 
 
-def _permissions(args, ctx):
+def _permissions(args: argparse.Namespace, ctx: Context) -> Result:
+    """`permissions reindex`: how many documents moved to their owner's feed."""
     from chalicelib.domain.kernel import access, registry
 
     return {"moved": access.reindex_owners(registry.resources())}
 
 
-def _user_id(username):
+def _user_id(username: str | None) -> int | None:
+    """The id of the user named `username` (None for no name); CliError when there is none."""
     from chalicelib.auth import users
 
     if username is None:
@@ -211,7 +230,8 @@ def _user_id(username):
     return user["id"]
 
 
-def _print(result, as_json):
+def _print(result: Result, as_json: bool) -> None:
+    """The result as indented JSON, or one `key=value` line per document."""
     if as_json:
         print(json.dumps(result, indent=2))
         return
@@ -219,7 +239,8 @@ def _print(result, as_json):
         print("  ".join(f"{key}={value}" for key, value in row.items()))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the exit status (1 with a one-line error on stderr)."""
     args = _parser().parse_args(argv)
     try:
         if os.environ.get("STAGE", "local") == "local":
@@ -229,8 +250,9 @@ def main(argv=None):
         from chalicelib.domain.kernel.context import Context
 
         bootstrap.ensure_ready()
-        handler = {"users": _users, "settings": _settings, "clients": _clients, "permissions": _permissions}[args.group]
-        _print(handler(args, Context()), args.json)
+        handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
+        handlers = {"users": _users, "settings": _settings, "clients": _clients, "permissions": _permissions}
+        _print(handlers[args.group](args, Context()), args.json)
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

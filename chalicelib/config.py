@@ -5,7 +5,8 @@ import os
 MAUTIC_VERSION = "5.1.0"
 
 
-def _flag(name, default):
+def _flag(name: str, default: bool) -> bool:
+    """A yes/no setting: 1, true, on or yes (any case) mean yes; unset or empty, the default."""
     value = os.environ.get(name)
     if value is None or value == "":
         return default
@@ -47,7 +48,7 @@ AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # par
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 
-def _list(name, default):
+def _list(name: str, default: str) -> tuple[str, ...]:
     """A comma-separated setting as a tuple of stripped, non-empty strings."""
     return tuple(part.strip() for part in os.environ.get(name, default).split(",") if part.strip())
 

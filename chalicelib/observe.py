@@ -13,26 +13,30 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
 from chalicelib import config
 
 NAMESPACE = "Mautic"
 UNITS = {"QueueLag": "Milliseconds"}  # the rest are counts
 ON_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
-_invocation = contextvars.ContextVar("invocation", default={})
+_OUTSIDE: Mapping[str, Any] = MappingProxyType({})  # the log fields outside an invocation: none
+_invocation: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("invocation", default=_OUTSIDE)
 
 
-def begin(request_id, **fields):
+def begin(request_id: str | None, **fields: Any) -> None:
     """Start an invocation's log context (the request id, and e.g. the API request's id)."""
     _invocation.set({"requestId": request_id, **{k: v for k, v in fields.items() if v}})
 
 
-def identify(caller):
+def identify(caller: Mapping[str, Any]) -> None:
     """Name the caller (`{"user": ..., "client": ...}`) in the rest of the invocation's log lines."""
     _invocation.set({**_invocation.get(), "caller": caller})
 
 
-def context():
+def context() -> dict[str, Any]:
     """The current invocation's log fields."""
     return dict(_invocation.get())
 
@@ -40,7 +44,8 @@ def context():
 class JsonFormatter(logging.Formatter):
     """One JSON object per log record, with the invocation's fields."""
 
-    def format(self, record):
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one JSON line: time, level, logger, message, the invocation's fields, any traceback."""
         line = {
             "time": self.formatTime(record),
             "level": record.levelname,
@@ -53,7 +58,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
-def install():
+def install() -> None:
     """On Lambda, format the runtime's log handlers as JSON lines at INFO."""
     root = logging.getLogger()
     for handler in root.handlers:
@@ -61,29 +66,30 @@ def install():
     root.setLevel(logging.INFO)
 
 
-def metrics(dimensions, **values):
+def metrics(dimensions: Mapping[str, str], **values: float) -> None:
     """Write values (e.g. `Messages=10, QueueLag=1200`) as one EMF record under the stack and the
     given dimensions (e.g. `{"Queue": "sends"}`)."""
-    dimensions = {"Stack": config.RESOURCE_PREFIX.rstrip("-"), **dimensions}
+    named = {"Stack": config.RESOURCE_PREFIX.rstrip("-"), **dimensions}
     record = {
         "_aws": {
             "Timestamp": int(time.time() * 1000),
             "CloudWatchMetrics": [
                 {
                     "Namespace": NAMESPACE,
-                    "Dimensions": [list(dimensions)],
+                    "Dimensions": [list(named)],
                     "Metrics": [{"Name": name, "Unit": UNITS.get(name, "Count")} for name in values],
                 }
             ],
         },
-        **dimensions,
+        **named,
         **values,
         **_invocation.get(),
     }
     _write(json.dumps(record, default=str))
 
 
-def _write(line):
+def _write(line: str) -> None:
+    """Print a line to the function's log on Lambda (CloudWatch reads stdout); nothing elsewhere."""
     if ON_LAMBDA:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()

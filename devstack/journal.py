@@ -16,6 +16,8 @@ snapshot in another process at the lowest CPU priority, so the server never paus
 runs when the open segment outgrew COMPACT_BYTES and the newest snapshot (`Journal.due`).
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import os
@@ -23,20 +25,25 @@ import re
 import sys
 import threading
 import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]  # one journal record (above)
+Identity = tuple[str, ...]  # what a record is about (`identity`)
 
 COMPACT_BYTES = 32 * 1024 * 1024
 _NAME = re.compile(r"^(journal|snapshot)-(\d+)\.(log|jsonl)$")
 log = logging.getLogger(__name__)
 
 
-def encode(record):
+def encode(record: Record) -> bytes:
     """One journal line: the CRC-32 of the JSON text, a space, the JSON text, a newline."""
     text = json.dumps(record, separators=(",", ":")).encode()
     return b"%08x %s\n" % (zlib.crc32(text), text)
 
 
-def decode(line):
+def decode(line: bytes) -> Record | None:
     """The record of a journal line, or None if the line is torn or corrupt."""
     if not line.endswith(b"\n") or len(line) < 10 or line[8:9] != b" ":
         return None
@@ -49,7 +56,7 @@ def decode(line):
         return None
 
 
-def identity(record):
+def identity(record: Record) -> Identity:
     """What a record is about: later records about the same thing replace earlier ones."""
     if "d" in record:
         return ("d", record["d"], json.dumps(record["k"], sort_keys=True))
@@ -58,13 +65,14 @@ def identity(record):
     return ("q", record["m"])  # a message lives in one queue: moving it to its DLQ re-adds it
 
 
-def _deletes(record):
+def _deletes(record: Record) -> bool:
+    """Whether the record says its item, object or message is gone."""
     return (record["i"] if "d" in record else record["b"]) is None
 
 
-def files(directory):
+def files(directory: str | os.PathLike[str]) -> dict[tuple[str, int], Path]:
     """{("journal"|"snapshot", n): path} of the journal directory."""
-    found = {}
+    found: dict[tuple[str, int], Path] = {}
     for path in Path(directory).glob("*-*.*"):
         match = _NAME.match(path.name)
         if match:
@@ -72,7 +80,7 @@ def files(directory):
     return found
 
 
-def _records(path):
+def _records(path: Path) -> Iterator[Record]:
     """The records of a journal segment, up to the first torn or corrupt line."""
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
@@ -85,13 +93,13 @@ def _records(path):
             yield record
 
 
-def fold(directory, upto=None):
+def fold(directory: str | os.PathLike[str], upto: int | None = None) -> dict[Identity, Record]:
     """{identity: record} of the newest snapshot folded with the later segments (up to `upto`),
     deletions dropped."""
     found = files(directory)
     snapshots = sorted(n for kind, n in found if kind == "snapshot" and (upto is None or n <= upto))
     base = snapshots[-1] if snapshots else 0
-    state = {}
+    state: dict[Identity, Record] = {}
     if snapshots:
         with open(found[("snapshot", base)], "rb") as handle:
             for line in handle:
@@ -106,7 +114,8 @@ def fold(directory, upto=None):
     return state
 
 
-def _fsync_directory(directory):
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in the directory durable."""
     descriptor = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(descriptor)
@@ -114,23 +123,23 @@ def _fsync_directory(directory):
         os.close(descriptor)
 
 
-def write_snapshot(directory, number, records):
+def write_snapshot(directory: str | os.PathLike[str], number: int, records: Iterable[Record]) -> None:
     """Write snapshot n (temporary file, fsync, rename), then remove the files it replaces."""
-    directory = Path(directory)
-    temporary = directory / f"snapshot-{number:06d}.jsonl.tmp"
+    folder = Path(directory)
+    temporary = folder / f"snapshot-{number:06d}.jsonl.tmp"
     with open(temporary, "wb") as handle:
         for record in records:
             handle.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(temporary, directory / f"snapshot-{number:06d}.jsonl")
-    _fsync_directory(directory)
-    for (kind, n), path in files(directory).items():
+    os.replace(temporary, folder / f"snapshot-{number:06d}.jsonl")
+    _fsync_directory(folder)
+    for (kind, n), path in files(folder).items():
         if n < number or (kind == "journal" and n == number):
             path.unlink(missing_ok=True)
 
 
-def compact(directory, upto):
+def compact(directory: str | os.PathLike[str], upto: int) -> int:
     """Fold the files up to segment `upto` into snapshot `upto`. Returns the number of records."""
     state = fold(directory, upto)
     write_snapshot(directory, upto, state.values())
@@ -140,7 +149,7 @@ def compact(directory, upto):
 class Journal:
     """The open segment of a journal directory: appends, fsync before answers, rotation."""
 
-    def __init__(self, directory):
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         for stale in self.directory.glob("*.tmp"):
@@ -150,11 +159,12 @@ class Journal:
         self._descriptor = self._open()
         self._written = self._synced = 0
 
-    def _open(self):
+    def _open(self) -> int:
+        """The descriptor of the open segment, for appends."""
         path = self.directory / f"journal-{self.number:06d}.log"
         return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
-    def append(self, records):
+    def append(self, records: Iterable[Record]) -> None:
         """Write records in one write(2) call; they survive a crash of this process from now on."""
         data = b"".join(encode(record) for record in records)
         if data:
@@ -162,20 +172,20 @@ class Journal:
                 os.write(self._descriptor, data)
                 self._written += len(data)
 
-    def sync(self):
+    def sync(self) -> None:
         """Fsync what was appended (power-loss safety); cheap when nothing is new."""
         with self._lock:
             if self._synced != self._written:
                 os.fsync(self._descriptor)
                 self._synced = self._written
 
-    def due(self):
+    def due(self) -> bool:
         """Whether the open segment is worth folding into a new snapshot: it outgrew COMPACT_BYTES
         and the newest snapshot (so rewriting the snapshot costs at most what was appended)."""
         sizes = [path.stat().st_size for (kind, _), path in files(self.directory).items() if kind == "snapshot"]
         return self._written > max([COMPACT_BYTES, *sizes])
 
-    def rotate(self):
+    def rotate(self) -> int:
         """Close the open segment and open the next one; the closed segment's number."""
         with self._lock:
             os.fsync(self._descriptor)
@@ -185,13 +195,14 @@ class Journal:
             self._written = self._synced = 0
             return closed
 
-    def close(self):
+    def close(self) -> None:
+        """Fsync and close the open segment (the server's stop)."""
         with self._lock:
             os.fsync(self._descriptor)
             os.close(self._descriptor)
 
 
-def main(argv):
+def main(argv: Sequence[str]) -> int:
     """`compact DIR N`: fold the journal directory's files up to segment N into a snapshot."""
     if len(argv) != 3 or argv[0] != "compact":
         print("usage: python -m devstack.journal compact DIR N", file=sys.stderr)

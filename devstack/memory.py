@@ -165,20 +165,24 @@ class MemoryStore:
     # --- reads ---------------------------------------------------------------------------------
 
     def get(self, kind: str, entity_id: EntityId) -> Document | None:
+        """One document (with `_rev`, and `_feed` when it names one), or None."""
         item = self.items.get((kind, int(entity_id)))
         return _read(item) if item else None
 
     def batch_get(self, kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
+        """Documents of one kind by id (missing ids absent)."""
         found = ((int(i), self.items.get((kind, int(i)))) for i in ids)
         return {i: _read(item) for i, item in found if item}
 
     def batch_get_keys(self, keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
+        """Documents of any kinds by (kind, id) (missing keys absent)."""
         found = (((kind, int(i)), self.items.get((kind, int(i)))) for kind, i in keys)
         return {key: _read(item) for key, item in found if item}
 
     def iterate(
         self, kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
     ) -> Iterator[Document]:
+        """Documents of a kind in id order; `between` an inclusive id range."""
         ids = sorted(
             (i for k, i in self.items if k == kind and (not between or between[0] <= i <= between[1])),
             reverse=descending,
@@ -189,6 +193,7 @@ class MemoryStore:
                 yield _read(item)
 
     def feed(self, name: str, descending: bool = True) -> Iterator[Document]:
+        """Documents (any kinds) that name the feed `name`, in id order."""
         keys = sorted(
             (key for key, item in self.items.items() if item.feed == name),
             key=lambda key: (key[1], key[0]),
@@ -200,6 +205,7 @@ class MemoryStore:
                 yield _read(item)
 
     def ids_by_email(self, kind: str, prefix: str) -> list[int]:
+        """Ids of documents written with an email starting with `prefix` (case-insensitive)."""
         found = [
             (item.email, i)
             for (k, i), item in self.items.items()
@@ -208,37 +214,47 @@ class MemoryStore:
         return [i for _, i in sorted(found)]
 
     def count(self, kind: str) -> int:
+        """Number of documents of a kind (its `count#<kind>` counter)."""
         return self.counter_values.get(f"count#{kind}", 0)
 
     def counters(self, names: Sequence[str]) -> dict[str, int]:
+        """Current values of counters (0 when absent)."""
         return {name: self.counter_values.get(name, 0) for name in names}
 
     def versions(self, kinds: Sequence[str]) -> dict[str, int]:
+        """Write versions of versioned kinds."""
         return {k: self.counter_values.get(f"version#{k}", 0) for k in kinds}
 
     def last_id(self, kind: str) -> int:
+        """The highest id handed out for a kind (0 when none)."""
         return self.counter_values.get(f"id#{kind}", 0)
 
     def lookup(self, kind: str, field: str, value: Any) -> int | None:
+        """Id of the entity holding a unique value (compared trimmed, case-insensitive), or None."""
         return self.uniques.get(unique_key(kind, field, value))
 
     def lookup_many(self, kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, Any], int | None]:
+        """`lookup` of many (field, value) pairs."""
         return {(field, value): self.lookup(kind, field, value) for field, value in pairs}
 
     def marked(self, marker: str) -> bool:
+        """Whether a one-time marker is set."""
         return marker in self.markers
 
     # --- counters and markers ------------------------------------------------------------------
 
     def add(self, name: str, n: int = 1) -> int:
+        """Add n to a counter; its new value."""
         self.counter_values[name] = self.counter_values.get(name, 0) + n
         return self.counter_values[name]
 
     def allocate_ids(self, name: str, n: int = 1) -> list[int]:
+        """N consecutive new ids from the counter `id#<name>`."""
         last = self.add(f"id#{name}", n)
         return list(range(last - n + 1, last + 1))
 
     def claim(self, marker: str) -> bool:
+        """Set a one-time marker; True when this call set it."""
         if marker in self.markers:
             return False
         self.markers.add(marker)
@@ -309,6 +325,8 @@ class MemoryStore:
         extra: Iterable[Extra] | None = None,
         derived: Iterable[Derived] | None = None,
     ) -> None:
+        """Store a new document, count it, claim its unique values and write `extra` and `derived`
+        items, all or nothing."""
         tx = Transaction(self)
         self._create_items(tx, kind, doc, uniques, versioned, email, extra, derived)
         try:
@@ -353,6 +371,8 @@ class MemoryStore:
         extra: Iterable[Extra] | None = None,
         derived: Iterable[Derived] | None = None,
     ) -> None:
+        """Overwrite an existing document (`Missing`, `Stale`) and move its unique values
+        (`Conflict`), all or nothing."""
         removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
         entity_id, rev = int(doc["id"]), doc.get("_rev")
         tx = Transaction(self)
@@ -376,6 +396,7 @@ class MemoryStore:
         versioned: bool = False,
         derived: Iterable[Derived] | None = None,
     ) -> None:
+        """Remove a document, uncount it and release its unique values, all or nothing."""
         entity_id = int(entity_id)
         tx = Transaction(self)
         tx.drop((kind, entity_id), _present)
@@ -400,6 +421,7 @@ class MemoryStore:
         extra: Iterable[Extra] | None = None,
         derived: Iterable[Derived] | None = None,
     ) -> None:
+        """Store the survivor of two entities and delete the other, both only if unchanged since read."""
         removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
         loser_id, loser_rev, loser_uniques = int(loser[0]), loser[1], loser[2]
         handed = {unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
@@ -428,6 +450,7 @@ class MemoryStore:
         doc["_rev"] = (rev or 0) + 1
 
     def put(self, kind: str, doc: Document) -> None:
+        """Write a document nothing refers to, unconditionally (its revision moves on)."""
         tx = Transaction(self)
         tx.overwrite((kind, int(doc["id"])), doc)
         tx.commit()
@@ -441,6 +464,7 @@ class MemoryStore:
         self.items[key] = copied(item, feed=name or None)
 
     def remove(self, kind: str, entity_id: EntityId) -> None:
+        """Delete a document nothing refers to."""
         self.items.pop((kind, int(entity_id)), None)
 
 

@@ -18,6 +18,8 @@ a pin.
 - `RELIED_ON`: private attributes read or set without replacing a function.
 """
 
+from __future__ import annotations
+
 import collections
 import copy
 import importlib
@@ -25,8 +27,17 @@ import inspect
 import re
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from devstack import capture, query
+
+if TYPE_CHECKING:
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import Table
+
+# (table, hash key, range key or None, a copy of the stored item or None): what a transaction saved
+Saved = tuple["Table", "DynamoType", "DynamoType | None", Any]
 
 # The versions the entries below were written and checked against (requirements*.txt pin them).
 PINS = {"moto": "5.2.5", "botocore": "1.44.5", "chalice": "1.34.0", "pynamodb": "6.1.0"}
@@ -186,7 +197,7 @@ RELIED_ON = (
 )
 
 
-def resolve(target):
+def resolve(target: str) -> tuple[Any, str]:
     """(owner, attribute name) of a dotted target: the longest importable module, then attributes."""
     parts = target.split(".")
     for cut in range(len(parts) - 1, 0, -1):
@@ -200,7 +211,7 @@ def resolve(target):
     raise ImportError(target)
 
 
-def present(target):
+def present(target: str) -> bool:
     """Whether the target exists: an attribute, a class annotation, or set on instances in its
     class's source (`self.<name>`)."""
     owner, name = resolve(target)
@@ -209,7 +220,7 @@ def present(target):
     return inspect.isclass(owner) and re.search(rf"self\.{name}\s*[:=]", inspect.getsource(owner)) is not None
 
 
-def parameters(target):
+def parameters(target: str) -> str:
     """The names of the target function's parameters, space-separated."""
     owner, name = resolve(target)
     return " ".join(inspect.signature(getattr(owner, name)).parameters)
@@ -218,7 +229,8 @@ def parameters(target):
 _state = threading.local()
 
 
-def _key(table, key):
+def _key(table: Table, key: dict[str, Any]) -> tuple[DynamoType, DynamoType | None]:
+    """The (hash, range or None) DynamoTypes of an item's key attributes."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     hash_value = DynamoType(key[table.hash_key_attr])
@@ -226,22 +238,23 @@ def _key(table, key):
     return hash_value, range_value
 
 
-def _saved(table, hash_value, range_value):
+def _saved(table: Table, hash_value: DynamoType, range_value: DynamoType | None) -> Saved:
     """(table, keys, a copy of the stored item or None)."""
-    partition = table.items.get(hash_value)
+    partition: Any = table.items.get(hash_value)
     if range_value is not None:
         partition = (partition or {}).get(range_value)
     return table, hash_value, range_value, copy.deepcopy(partition)
 
 
-def _restore(table, hash_value, range_value, item):
+def _restore(table: Table, hash_value: DynamoType, range_value: DynamoType | None, item: Any) -> None:
+    """Put back what `_saved` copied (None: the item did not exist, so it is removed)."""
     if range_value is None:
         if item is None:
             table.items.pop(hash_value, None)
         else:
             table.items[hash_value] = item
         return
-    partition = table.items.setdefault(hash_value, {})
+    partition: Any = table.items.setdefault(hash_value, {})
     if item is None:
         partition.pop(range_value, None)
         if not partition:
@@ -250,7 +263,8 @@ def _restore(table, hash_value, range_value, item):
         partition[range_value] = item
 
 
-def _table_deepcopy(table, memo):
+def _table_deepcopy(table: Table, memo: dict[int, Any]) -> Table:
+    """A table's deep copy, except inside a transaction (which saved its items itself)."""
     if getattr(_state, "in_transaction", False):
         return table  # the transaction saved its items itself
     clone = copy.copy(table)
@@ -258,13 +272,14 @@ def _table_deepcopy(table, memo):
     return clone
 
 
-def _cache_condition_tokens():
+def _cache_condition_tokens() -> None:
+    """Lex each condition expression text once (a bounded cache of its tokens)."""
     from moto.dynamodb.comparisons import ConditionExpressionParser
 
     lex = ConditionExpressionParser._lex_condition_expression
-    tokens = {}
+    tokens: dict[str | None, tuple[Any, ...]] = {}
 
-    def cached(self):
+    def cached(self: ConditionExpressionParser) -> collections.deque[Any]:
         text = self.condition_expression
         if text not in tokens:
             if len(tokens) >= 4096:
@@ -272,10 +287,10 @@ def _cache_condition_tokens():
             tokens[text] = tuple(lex(self))
         return collections.deque(tokens[text])
 
-    ConditionExpressionParser._lex_condition_expression = cached
+    capture.replace(ConditionExpressionParser, "_lex_condition_expression", cached)
 
 
-def install():
+def install() -> None:
     """Apply `PATCHES` (idempotent): serialize calls and capture writes, cache condition tokens,
     light transaction backups, ordered-key Query."""
     from moto.dynamodb.models import DynamoDBBackend
@@ -287,8 +302,8 @@ def install():
     _cache_condition_tokens()
     original = DynamoDBBackend.transact_write_items
 
-    def transact_write_items(self, transact_items):
-        saved = []
+    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        saved: list[Saved] = []
         for entry in transact_items:
             operation = next(iter(entry.values()))
             table = self.tables.get(operation.get("TableName"))
@@ -304,7 +319,6 @@ def install():
         finally:
             _state.in_transaction = False
 
-    transact_write_items.light_backup = True
-    DynamoDBBackend.transact_write_items = transact_write_items
-    Table.__deepcopy__ = _table_deepcopy
+    capture.replace(DynamoDBBackend, "transact_write_items", capture.marked(transact_write_items, light_backup=True))
+    capture.replace(Table, "__deepcopy__", _table_deepcopy)
     query.install()

@@ -10,12 +10,33 @@ count, 1 MB limit, projection and filter. Shapes not handled here (multi-attribu
 QueryFilter, binary keys, odd values) are left to moto's method.
 """
 
+from __future__ import annotations
+
 import copy
 import threading
 import weakref
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from sortedcontainers import SortedList
+
+from devstack.capture import marked, replace
+
+if TYPE_CHECKING:
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import SecondaryIndex, Table
+
+# (hash attribute, range attribute or None, moto's sort attributes, their DynamoDB types)
+Shape: TypeAlias = tuple[str, "str | None", tuple[str, ...], tuple[str, ...]]
+Cast: TypeAlias = Any  # a key value as moto casts it: str, Decimal (or bytes)
+Ids: TypeAlias = tuple[Cast, ...]  # an item's primary key (hash, range or None), cast
+Item: TypeAlias = Any  # a moto Item (moto's annotations of a table's items say dict)
+Conditions: TypeAlias = Any  # moto's [(attribute, value)] key conditions, as it passes them
+Primary: TypeAlias = tuple["DynamoType", "DynamoType | None", Ids]  # its key as DynamoTypes, and cast
+Entry: TypeAlias = tuple[Any, ...]  # (*cast sort values, (hash, range) DynamoTypes)
+Touched: TypeAlias = list[tuple["Table", "Primary | None"]]  # items a write may move (None: unclear)
 
 RESULT_SIZE_LIMIT = 1_000_000  # moto's page size limit
 MAX_ITEM_SIZE = 405_000  # moto refuses to store a bigger item (LimitedSizeDict)
@@ -35,36 +56,37 @@ _OPERATORS = {
 }
 _KEY_TYPES = ("S", "N")
 
-_states = weakref.WeakKeyDictionary()  # moto Table -> {index name or None: _Keys}
+_states: weakref.WeakKeyDictionary[Table, dict[str | None, _Keys]] = weakref.WeakKeyDictionary()
 _local = threading.local()
 
 
 class _Top:
     """Sorts after any value: closes a bisection on a key prefix."""
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> bool:
         return False
 
-    def __gt__(self, other):
+    def __gt__(self, other: object) -> bool:
         return True
 
 
 _TOP = _Top()
 
 
-def _shape(table, index):
+def _shape(table: Table, index: SecondaryIndex | None) -> Shape | None:
     """(hash attribute, range attribute or None, moto's sort attributes, their types), or None."""
     from moto.dynamodb.models.table import GlobalSecondaryIndex
 
     if index is None:
         hash_attr, range_attr = table.hash_key_attr, table.range_key_attr
-        hash_attrs, range_attrs = [hash_attr], [range_attr]
+        hash_attrs: list[Any] = [hash_attr]
+        range_attrs: list[Any] = [range_attr]
     else:
         hashes = [k["AttributeName"] for k in index.schema if k["KeyType"] == "HASH"]
         ranges = [k["AttributeName"] for k in index.schema if k["KeyType"] == "RANGE"]
         if len(hashes) != 1 or len(ranges) > 1:
             return None
-        hash_attr, range_attr = hashes[0], (ranges or [None])[0]
+        hash_attr, range_attr = hashes[0], (ranges[0] if ranges else None)
         hash_attrs = [hash_attr, table.hash_key_attr]
         if range_attr:
             range_attrs = [range_attr, table.range_key_attr]
@@ -74,24 +96,24 @@ def _shape(table, index):
             range_attrs = [table.hash_key_attr, table.range_key_attr]
     sort_attrs = tuple(table._generate_attr_to_sort_by(hash_attrs, range_attrs))
     declared = {a["AttributeName"]: a["AttributeType"] for a in table.attr}
-    types = tuple(declared.get(attr) for attr in sort_attrs)
+    types = tuple(declared.get(attr, "") for attr in sort_attrs)  # "": undeclared, left to moto
     if any(kind not in _KEY_TYPES for kind in types):
         return None
     return hash_attr, range_attr, sort_attrs, types
 
 
-def _cast(value):
+def _cast(value: DynamoType) -> Cast:
     """Moto's cast_value of a string or number (or binary) DynamoType, without its detours."""
     return Decimal(value.value) if value.type == "N" else value.value
 
 
-def _primary(hash_value, range_value):
+def _primary(hash_value: DynamoType, range_value: DynamoType | None) -> Primary:
     """The key of an item in the table as (hash, range) DynamoTypes and their cast values."""
     ids = (_cast(hash_value), None if range_value is None else _cast(range_value))
     return hash_value, range_value, ids
 
 
-def _stored(table, hash_value, range_value):
+def _stored(table: Table, hash_value: DynamoType, range_value: DynamoType | None) -> Item | None:
     """The item stored under these keys, or None."""
     partition = table.items.get(hash_value)
     if range_value is None or partition is None:
@@ -99,7 +121,8 @@ def _stored(table, hash_value, range_value):
     return partition.get(range_value)
 
 
-def _table_items(table):
+def _table_items(table: Table) -> Iterator[Item]:
+    """Every item of a moto table (a copy of its partitions: a write may follow)."""
     for stored in list(table.items.values()):
         if table.range_key_attr:
             yield from list(stored.values())
@@ -110,11 +133,11 @@ def _table_items(table):
 class _Keys:
     """The sort keys of one table or index, ordered per partition."""
 
-    def __init__(self, table, shape):
+    def __init__(self, table: Table, shape: Shape) -> None:
         self.shape = shape
-        self.entries = {}  # cast primary key -> (cast hash value, entry)
-        self.odd = set()  # cast primary keys of items whose key values this cannot order
-        unsorted = {}
+        self.entries: dict[Ids, tuple[Cast, Entry]] = {}  # cast primary key -> (cast hash value, entry)
+        self.odd: set[Ids] = set()  # cast primary keys of items whose key values this cannot order
+        unsorted: dict[Cast, list[Entry]] = {}
         for item in _table_items(table):
             placed = self._entry(table, item)
             if placed:
@@ -122,7 +145,7 @@ class _Keys:
         # cast hash value -> SortedList of entries (*cast sort values, (hash, range) DynamoTypes)
         self.partitions = {value: SortedList(entries) for value, entries in unsorted.items()}
 
-    def _entry(self, table, item):
+    def _entry(self, table: Table, item: Item) -> tuple[Cast, Entry] | None:
         """Record `item` and return (cast hash value, entry), or None if it is not in here."""
         _, _, sort_attrs, types = self.shape
         values = [item.attrs.get(attr) for attr in sort_attrs]
@@ -130,14 +153,14 @@ class _Keys:
             return None
         primary = (item.hash_key, item.range_key if table.range_key_attr else None)
         ids = tuple(None if key is None else _cast(key) for key in primary)
-        if any(value.type != kind for value, kind in zip(values, types)):
+        if any(value.type != kind for value, kind in zip(values, types, strict=True)):
             self.odd.add(ids)
             return None
         entry = (*map(_cast, values), primary)
         self.entries[ids] = (entry[0], entry)
         return entry[0], entry
 
-    def move(self, table, hash_value, range_value, ids):
+    def move(self, table: Table, hash_value: DynamoType, range_value: DynamoType | None, ids: Ids) -> None:
         """Put the item stored under these keys (if any) where it now sorts."""
         self.odd.discard(ids)
         old = self.entries.pop(ids, None)
@@ -152,7 +175,7 @@ class _Keys:
             self.partitions.setdefault(placed[0], SortedList()).add(placed[1])
 
 
-def _keys(table, index):
+def _keys(table: Table, index: SecondaryIndex | None) -> _Keys | None:
     """The up-to-date _Keys of the table or index, or None if its shape is left to moto."""
     shape = _shape(table, index)
     if shape is None:
@@ -165,24 +188,24 @@ def _keys(table, index):
     return None if keys.odd else keys
 
 
-def _typed(value, kind):
+def _typed(value: Any, kind: str) -> Cast:
     """The cast value of a DynamoType (or DynamoDB JSON) of this type, or None."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     try:
-        value = DynamoType(value)
-        return value.cast_value if value.type == kind else None
-    except Exception:
+        typed = DynamoType(value)
+        return typed.cast_value if typed.type == kind else None
+    except Exception:  # noqa: BLE001 - a value moto's types cannot read: the query is left to moto
         return None
 
 
-def _successor(prefix):
+def _successor(prefix: str) -> str | None:
     """The smallest string after every string that starts with `prefix` (None: no such string)."""
-    prefix = prefix.rstrip(chr(0x10FFFF))
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else None
+    stem = prefix.rstrip(chr(0x10FFFF))
+    return stem[:-1] + chr(ord(stem[-1]) + 1) if stem else None
 
 
-def _bounds(partition, head, operator, values):
+def _bounds(partition: SortedList, head: Cast, operator: str | None, values: Sequence[Cast]) -> tuple[int, int]:
     """[lo, hi) of the partition's entries whose range value satisfies the condition."""
     size = len(partition)
     if operator is None:
@@ -201,7 +224,15 @@ def _bounds(partition, head, operator, values):
     return low, size if following is None else partition.bisect_left((head, following))
 
 
-def _condition(keys, hash_key, hash_key_conditions, range_comparison, range_objs, range_key_conditions, is_index):
+def _condition(
+    keys: _Keys,
+    hash_key: Any,
+    hash_key_conditions: Conditions,
+    range_comparison: str | None,
+    range_objs: Sequence[Any],
+    range_key_conditions: Conditions,
+    is_index: bool,
+) -> tuple[Cast, str | None, list[Cast]] | None:
     """(cast hash value, operator, cast range values) of a query shape handled here, or None."""
     hash_attr, range_attr, _, types = keys.shape
     if is_index:
@@ -226,18 +257,20 @@ def _condition(keys, hash_key, hash_key_conditions, range_comparison, range_objs
     return None if None in values else (head, operator, values)
 
 
-def _start_after(keys, exclusive_start_key):
+def _start_after(keys: _Keys, exclusive_start_key: Any) -> tuple[Cast, ...] | None:
     """The ExclusiveStartKey as a sort tuple, () if none, or None if moto's rule may differ."""
     if exclusive_start_key is None:
         return ()
     if not isinstance(exclusive_start_key, dict):
         return None
     _, _, sort_attrs, types = keys.shape
-    values = tuple(_typed(exclusive_start_key.get(attr) or {}, kind) for attr, kind in zip(sort_attrs, types))
+    values = tuple(
+        _typed(exclusive_start_key.get(attr) or {}, kind) for attr, kind in zip(sort_attrs, types, strict=True)
+    )
     return None if None in values else values
 
 
-def _candidates(partition, lo, hi, start, forward):
+def _candidates(partition: SortedList, lo: int, hi: int, start: tuple[Cast, ...], forward: bool) -> tuple[range, range]:
     """Indexes of the matching entries, then of the entries after them, from the start key."""
     size = len(partition)
     if forward:
@@ -248,21 +281,21 @@ def _candidates(partition, lo, hi, start, forward):
 
 
 def fast_query(
-    table,
-    hash_key,
-    range_comparison,
-    range_objs,
-    limit,
-    exclusive_start_key,
-    scan_index_forward,
-    projection_expressions,
-    index_name=None,
-    consistent_read=False,
-    filter_expression=None,
-    hash_key_conditions=None,
-    range_key_conditions=None,
-    **filter_kwargs,
-):
+    table: Table,
+    hash_key: Any,
+    range_comparison: str | None,
+    range_objs: Sequence[Any],
+    limit: int | None,
+    exclusive_start_key: Any,
+    scan_index_forward: bool,
+    projection_expressions: Any,
+    index_name: str | None = None,
+    consistent_read: bool = False,
+    filter_expression: Any = None,
+    hash_key_conditions: Conditions = None,
+    range_key_conditions: Conditions = None,
+    **filter_kwargs: Any,
+) -> tuple[list[Item], int, dict[str, Any] | None] | None:
     """Moto's answer to this Table.query from the ordered keys, or None for a shape left to moto."""
     if (
         filter_kwargs
@@ -275,14 +308,19 @@ def fast_query(
         index = {i.name: i for i in table.all_indexes()}.get(index_name)
         if index is None or (consistent_read and index in table.global_indexes):
             return None
-    keys = _keys(table, index)
-    condition = keys and _condition(
-        keys, hash_key, hash_key_conditions, range_comparison, range_objs, range_key_conditions, index is not None
+    plan = _plan(
+        table,
+        index,
+        exclusive_start_key,
+        hash_key,
+        hash_key_conditions,
+        range_comparison,
+        range_objs,
+        range_key_conditions,
     )
-    start = condition and _start_after(keys, exclusive_start_key)
-    if not condition or start is None:
+    if plan is None:
         return None
-    head, operator, values = condition
+    keys, (head, operator, values), start = plan
     partition = keys.partitions.get(head) or SortedList()
     lo, hi = _bounds(partition, head, operator, values)
     matching, after = _candidates(partition, lo, hi, start, scan_index_forward)
@@ -293,7 +331,7 @@ def fast_query(
     results, last_evaluated_key = page
     answer = copy.deepcopy(results)
     if index is not None:
-        answer = [table.get_index(index_name).project(item) for item in answer]
+        answer = [table.get_index(index.name).project(item) for item in answer]
     if filter_expression is not None:
         answer = [item for item in answer if filter_expression.expr(item)]
     if projection_expressions:
@@ -301,9 +339,35 @@ def fast_query(
     return answer, len(results), last_evaluated_key
 
 
-def _page(table, partition, matching, after, limit, index_name):
+def _plan(
+    table: Table,
+    index: SecondaryIndex | None,
+    exclusive_start_key: Any,
+    hash_key: Any,
+    hash_key_conditions: Conditions,
+    range_comparison: str | None,
+    range_objs: Sequence[Any],
+    range_key_conditions: Conditions,
+) -> tuple[_Keys, tuple[Cast, str | None, list[Cast]], tuple[Cast, ...]] | None:
+    """The ordered keys, key condition and start of a query shape handled here, or None."""
+    keys = _keys(table, index)
+    if keys is None:
+        return None
+    condition = _condition(
+        keys, hash_key, hash_key_conditions, range_comparison, range_objs, range_key_conditions, index is not None
+    )
+    start = _start_after(keys, exclusive_start_key) if condition else None
+    if not condition or start is None:
+        return None
+    return keys, condition, start
+
+
+def _page(
+    table: Table, partition: SortedList, matching: range, after: range, limit: int | None, index_name: str | None
+) -> tuple[list[Item], dict[str, Any] | None] | None:
     """(items, LastEvaluatedKey) as moto's loop finds them, or None if an entry is stale."""
-    results, size = [], 0
+    results: list[Item] = []
+    size = 0
     for position in matching:
         item = _stored(table, *partition[position][-1])
         if item is None:
@@ -327,7 +391,7 @@ def _page(table, partition, matching, after, limit, index_name):
     return results, None
 
 
-def _key_of(table, attrs):
+def _key_of(table: Table, attrs: dict[str, Any]) -> tuple[Table, Primary | None]:
     """(table, primary key) of the item these attributes name, or (table, None) if unclear."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
@@ -335,52 +399,62 @@ def _key_of(table, attrs):
         hash_value = DynamoType(attrs[table.hash_key_attr])
         range_value = DynamoType(attrs[table.range_key_attr]) if table.range_key_attr else None
         return table, _primary(hash_value, range_value)
-    except Exception:
+    except Exception:  # noqa: BLE001 - attributes moto will refuse: the table's keys are forgotten
         return table, None
 
 
-def _table_put(table, item_attrs, *args, **kwargs):
+def _table_put(table: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Touched:
+    """The item a Table.put_item may move."""
     return [_key_of(table, item_attrs)]
 
 
-def _table_delete(table, hash_key, range_key, *args, **kwargs):
+def _table_delete(
+    table: Table, hash_key: DynamoType, range_key: DynamoType | None, *args: Any, **kwargs: Any
+) -> Touched:
+    """The item a Table.delete_item may move."""
     try:
         return [(table, _primary(hash_key, range_key if table.range_key_attr else None))]
-    except Exception:
+    except Exception:  # noqa: BLE001 - keys moto will refuse: the table's keys are forgotten
         return [(table, None)]
 
 
-def _backend_table(backend, name):
+def _backend_table(backend: DynamoDBBackend, name: Any) -> Table | None:
+    """The backend's table of that name, or None (moto will answer the error)."""
     try:
         return backend.get_table(name)
-    except Exception:
+    except Exception:  # noqa: BLE001 - moto's own call raises the error the client gets
         return None
 
 
-def _backend_update(backend, table_name, key, *args, **kwargs):
+def _backend_update(
+    backend: DynamoDBBackend, table_name: str, key: dict[str, Any], *args: Any, **kwargs: Any
+) -> Touched:
+    """The item an UpdateItem may move."""
     table = _backend_table(backend, table_name)
     return [] if table is None else [_key_of(table, key)]
 
 
-def _backend_transact(backend, transact_items, *args, **kwargs):
-    touched = []
+def _backend_transact(backend: DynamoDBBackend, transact_items: Any, *args: Any, **kwargs: Any) -> Touched:
+    """The items a TransactWriteItems may move."""
+    touched: Touched = []
     for entry in transact_items if isinstance(transact_items, list) else []:
         operation = next(iter(entry.values()), None) if isinstance(entry, dict) else None
         table = isinstance(operation, dict) and _backend_table(backend, operation.get("TableName"))
-        if table:
+        if table and isinstance(operation, dict):
             touched.append(_key_of(table, operation.get("Key") or operation.get("Item") or {}))
     return touched
 
 
-def _tracking(method, touched_by):
+def _tracking(method: Callable[..., Any], touched_by: Callable[..., Touched]) -> Callable[..., Any]:
     """`method`, moving the ordered keys of the items it may write (outermost call only)."""
 
-    def tracked(*args, **kwargs):
+    def tracked(*args: Any, **kwargs: Any) -> Any:
         if getattr(_local, "depth", 0):
             return method(*args, **kwargs)
+        touched: Touched | None
         try:
             touched = [(t, key) for t, key in touched_by(*args, **kwargs) if t in _states]
-        except Exception:
+        except Exception:  # noqa: BLE001 - unsure what the write touches: every ordered key is forgotten
             touched = None
         _local.depth = 1
         try:
@@ -392,22 +466,22 @@ def _tracking(method, touched_by):
             for table, key in touched or ():
                 _moved(table, key)
 
-    tracked.ordered_keys = True
-    return tracked
+    return marked(tracked, ordered_keys=True)
 
 
-def _moved(table, key):
+def _moved(table: Table, key: Primary | None) -> None:
     """Move the item's entries in the table's ordered keys (forget them all if unsure)."""
     try:
-        for keys in _states.get(table, {}).values() if key is not None else ():
-            keys.move(table, *key)
-    except Exception:
+        if key is not None:
+            for keys in _states.get(table, {}).values():
+                keys.move(table, *key)
+    except Exception:  # noqa: BLE001 - unsure where the item sorts now: the table's keys are forgotten
         key = None
     if key is None:
         _states.pop(table, None)
 
 
-def install():
+def install() -> None:
     """Make moto's Table.query answer from ordered keys, kept up to date by every write (idempotent)."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.table import Table
@@ -416,14 +490,12 @@ def install():
         return
     original = Table.query
 
-    def query(self, *args, **kwargs):
+    def query(self: Table, *args: Any, **kwargs: Any) -> Any:
         answer = fast_query(self, *args, **kwargs)
         return original(self, *args, **kwargs) if answer is None else answer
 
-    query.ordered_keys = True
-    query.original = original
-    Table.query = query
-    Table.put_item = _tracking(Table.put_item, _table_put)
-    Table.delete_item = _tracking(Table.delete_item, _table_delete)
-    DynamoDBBackend.update_item = _tracking(DynamoDBBackend.update_item, _backend_update)
-    DynamoDBBackend.transact_write_items = _tracking(DynamoDBBackend.transact_write_items, _backend_transact)
+    replace(Table, "query", marked(query, ordered_keys=True, original=original))
+    replace(Table, "put_item", _tracking(Table.put_item, _table_put))
+    replace(Table, "delete_item", _tracking(Table.delete_item, _table_delete))
+    replace(DynamoDBBackend, "update_item", _tracking(DynamoDBBackend.update_item, _backend_update))
+    replace(DynamoDBBackend, "transact_write_items", _tracking(DynamoDBBackend.transact_write_items, _backend_transact))

@@ -9,6 +9,8 @@ embedded AWS is also served on a loopback port recorded in DATA_DIR/local-aws.js
 (the admin CLI) act on the running stack.
 """
 
+from __future__ import annotations
+
 import collections
 import gc
 import json
@@ -20,7 +22,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
 
 for _name, _value in (
     ("STAGE", "local"),
@@ -34,16 +38,25 @@ from chalice.config import Config  # noqa: E402
 from chalice.local import ChaliceRequestHandler  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
+if TYPE_CHECKING:
+    import socket
+
+    from chalice.app import Chalice
+    from werkzeug.serving import BaseWSGIServer
+
+    from devstack.gateway import ApiGateway
+    from devstack.journal import Journal
+
 COMPACT_CHECK_SECONDS = 5.0
 GC_IDLE_SECONDS = 2.0
 SECRET_PARAMETER = re.compile(
     r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*"
 )
 log = logging.getLogger("devserver")
-_activity = collections.deque(maxlen=1)  # when the last request came (monotonic seconds)
+_activity: collections.deque[float] = collections.deque(maxlen=1)  # when the last request came (monotonic seconds)
 
 
-def redact(text):
+def redact(text: str) -> str:
     """The text with the values of secret query parameters hidden (access log lines)."""
     return SECRET_PARAMETER.sub(r"\1=[hidden]", text)
 
@@ -51,17 +64,18 @@ def redact(text):
 class Synced:
     """A gateway whose answers leave only after the journal is on disk."""
 
-    def __init__(self, gateway, journal):
+    def __init__(self, gateway: ApiGateway, journal: Journal) -> None:
         self.gateway, self.journal = gateway, journal
 
-    def handle_request(self, **request):
+    def handle_request(self, **request: Any) -> dict[str, Any]:
+        """The gateway's answer, once the writes it made are on disk."""
         _activity.append(time.monotonic())
         response = self.gateway.handle_request(**request)
         self.journal.sync()
         return response
 
 
-def _collect_when_idle(stop):
+def _collect_when_idle(stop: threading.Event) -> None:
     """Python's full garbage collections scan every object, the stored items included (seconds
     at 100k contacts, with every thread stopped), so they are off during work and run here once
     no request came for GC_IDLE_SECONDS."""
@@ -78,32 +92,45 @@ class Handler(ChaliceRequestHandler):
 
     disable_nagle_algorithm = True
 
-    def __init__(self, request, client_address, server, app_object, config, journal):
+    def __init__(
+        self,
+        request: socket.socket,
+        client_address: tuple[str, int],
+        server: Server,
+        app_object: Chalice,
+        config: Config,
+        journal: Journal,
+    ) -> None:
         from devstack.gateway import ApiGateway
 
-        self.local_gateway = Synced(ApiGateway(app_object, config), journal)
+        # Synced stands in for the LocalGateway: it answers `handle_request`, all the handler calls
+        self.local_gateway = Synced(ApiGateway(app_object, config), journal)  # type: ignore[assignment]
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
-    def log_message(self, format, *args):  # noqa: A002 - BaseHTTPRequestHandler's signature
+    def log_message(self, format: str, *args: Any) -> None:  # `format`: BaseHTTPRequestHandler's name
+        """The access log line, secrets redacted (off with ACCESS_LOG=0)."""
         if os.environ.get("ACCESS_LOG", "1") != "0":
             super().log_message(format, *(redact(str(a)) for a in args))
 
 
 class Server(ThreadingHTTPServer):
+    """The API's HTTP server: a thread per request, daemon threads, the port reusable at once."""
+
     daemon_threads = True
     allow_reuse_address = True
 
-    def handle_error(self, request, client_address):
+    def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up is not an error of the server (no traceback for it)."""
         if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
             super().handle_error(request, client_address)
 
 
-def _per_thread_requests(app):
+def _per_thread_requests(app: Chalice) -> Chalice:
     """Let requests run in parallel threads: Chalice keeps the current request on the app."""
     state = threading.local()
 
-    def slot(name):
+    def slot(name: str) -> property:
+        """An attribute of the app kept per thread."""
         return property(lambda self: getattr(state, name, None), lambda self, value: setattr(state, name, value))
 
     app.__class__ = type(
@@ -114,7 +141,7 @@ def _per_thread_requests(app):
     return app
 
 
-def start_stack(data_dir, admin_user, admin_password):
+def start_stack(data_dir: str, admin_user: str, admin_password: str | None) -> tuple[Journal, str | None]:
     """Create the embedded AWS resources, load the journal, start journaling, seed.
     Returns (the journal, a generated password or None)."""
     from chalicelib import bootstrap, config
@@ -135,7 +162,7 @@ def start_stack(data_dir, admin_user, admin_password):
     return writes, generated
 
 
-def _serve_aws(data_dir, port, journal):
+def _serve_aws(data_dir: str, port: int, journal: Journal) -> BaseWSGIServer:
     """Serve the embedded AWS on 127.0.0.1 for tools; each request holds it like an app call."""
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
@@ -144,7 +171,7 @@ def _serve_aws(data_dir, port, journal):
 
     backend = DomainDispatcherApplication(create_backend_app)
 
-    def locked(environ, start_response):
+    def locked(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         with capture.serialized():
             answer = list(backend(environ, start_response))
         journal.sync()
@@ -159,7 +186,7 @@ def _serve_aws(data_dir, port, journal):
     return server
 
 
-def _compact(journal, upto):
+def _compact(journal: Journal, upto: int) -> None:
     """Fold the closed segments up to `upto` into a snapshot, in another process."""
     done = subprocess.run(
         [sys.executable, "-m", "devstack.journal", "compact", str(journal.directory), str(upto)],
@@ -170,7 +197,7 @@ def _compact(journal, upto):
         log.error("journal compaction failed: %s", done.stderr.strip())
 
 
-def _compaction_loop(journal, stop):
+def _compaction_loop(journal: Journal, stop: threading.Event) -> None:
     """Compact the segments start-up loaded, then each segment once it is due (`Journal.due`)."""
     from devstack.journal import files
 
@@ -181,7 +208,7 @@ def _compaction_loop(journal, stop):
             _compact(journal, journal.rotate())
 
 
-def serve(port, data_dir, admin_user, admin_password):
+def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None) -> None:
     """Run until SIGINT/SIGTERM."""
     from devstack import capture, patches
 
@@ -194,7 +221,9 @@ def serve(port, data_dir, admin_user, admin_password):
         _per_thread_requests(app)
         server = Server(
             ("127.0.0.1", port),
-            lambda *a: Handler(*a, app_object=app, journal=writes, config=Config.create(chalice_stage="local")),
+            lambda request, address, server: Handler(
+                request, address, server, app_object=app, journal=writes, config=Config.create(chalice_stage="local")
+            ),
         )
         stop = threading.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -219,7 +248,8 @@ def serve(port, data_dir, admin_user, admin_password):
         print("Stopped; data saved.", flush=True)
 
 
-def main():
+def main() -> int:
+    """`make run`: serve DATA_DIR on PORT (environment, with the local defaults) until stopped."""
     data_dir = os.path.abspath(os.environ.get("DATA_DIR", ".data"))
     os.makedirs(data_dir, exist_ok=True)
     serve(

@@ -6,18 +6,29 @@ format (one JSON file per table under DATA_DIR/dynamodb, objects under DATA_DIR/
 rewritten once as the first snapshot.
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import math
+import os
 import shutil
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chalicelib import config
 from devstack import capture, journal
 
+if TYPE_CHECKING:
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.s3.models import S3Backend
+    from moto.sqs.models import SQSBackend
 
-def _backends():
+
+def _backends() -> tuple[DynamoDBBackend, S3Backend, SQSBackend]:
+    """The DynamoDB, S3 and SQS backends of moto for the service's account and region."""
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
     from moto.s3.models import s3_backends
@@ -30,7 +41,7 @@ def _backends():
     )
 
 
-def _load(records):
+def _load(records: Iterable[journal.Record]) -> None:
     """Put folded journal records into moto (no capture: they are already on disk)."""
     dynamodb, s3, sqs = _backends()
     now = time.time() * 1000
@@ -45,7 +56,7 @@ def _load(records):
             sqs.send_message(record["q"], record["b"], delay_seconds=delay).id = record["m"]
 
 
-def _legacy_records(root):
+def _legacy_records(root: Path) -> Iterator[journal.Record]:
     """Records of the earlier format's files (tables as JSON lists, objects as files)."""
     dynamodb, _, _ = _backends()
     for path in sorted((root / "dynamodb").glob("*.json")):
@@ -61,7 +72,8 @@ def _legacy_records(root):
         }
 
 
-def _migrate(root, directory):
+def _migrate(root: Path, directory: Path) -> None:
+    """Rewrite the earlier format's files as the first snapshot, then remove them."""
     directory.mkdir(parents=True)
     journal.write_snapshot(directory, 0, _legacy_records(root))
     for name in ("dynamodb", "s3"):
@@ -69,7 +81,7 @@ def _migrate(root, directory):
     (root / "s3-index.json").unlink(missing_ok=True)
 
 
-def restore(data_dir):
+def restore(data_dir: str | os.PathLike[str]) -> int:
     """Load DATA_DIR's journal into the embedded AWS. Returns the number of records loaded."""
     root = Path(data_dir)
     directory = root / "journal"

@@ -6,6 +6,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from chalicelib import workers
 from chalicelib.store import queues
@@ -15,7 +16,7 @@ PERIODS = {"minute": 60, "hour": 3600}
 log = logging.getLogger("workers")
 
 
-def _step(queue, raise_errors, after=None):
+def _step(queue: str, raise_errors: bool, after: Callable[[], None] | None = None) -> int:
     """Receive one batch of a queue and consume it as its worker function would; acknowledge the
     messages it did not give back. The number of messages received."""
     messages = queues.receive(queue)
@@ -32,7 +33,7 @@ def _step(queue, raise_errors, after=None):
     return len(messages)
 
 
-def drain(raise_errors=True, rounds=10000):
+def drain(raise_errors: bool = True, rounds: int = 10000) -> int:
     """Handle queued messages of every queue until all are empty; the number handled."""
     handled = 0
     for _ in range(rounds):
@@ -43,13 +44,15 @@ def drain(raise_errors=True, rounds=10000):
     raise RuntimeError("queues did not drain")
 
 
-def _poll(stop, after):
+def _poll(stop: threading.Event, after: Callable[[], None]) -> None:
+    """Consume every queue until `stop`, resting POLL_SECONDS when all are empty."""
     while not stop.is_set():
         if not sum(_step(queue, False, after) for queue in workers.HANDLERS):
             stop.wait(POLL_SECONDS)
 
 
-def _clock(stop, after):
+def _clock(stop: threading.Event, after: Callable[[], None]) -> None:
+    """Run each period's jobs when it falls due, until `stop`."""
     due = {period: time.monotonic() + seconds for period, seconds in PERIODS.items()}
     while not stop.wait(1.0):
         for period, seconds in PERIODS.items():
@@ -57,12 +60,12 @@ def _clock(stop, after):
                 due[period] += seconds
                 try:
                     workers.run_jobs(period)
-                except Exception:  # noqa: BLE001 - the next tick tries again
+                except Exception:  # logged; the next tick tries again
                     log.exception("jobs of the %s failed", period)
                 after()
 
 
-def start(stop, after):
+def start(stop: threading.Event, after: Callable[[], None]) -> None:
     """Start the queue poller and the job clock as daemon threads; `after()` follows each piece of work."""
     for target in (_poll, _clock):
         threading.Thread(target=target, args=(stop, after), daemon=True).start()

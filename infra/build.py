@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from infra import compact, lean, runtime
@@ -28,7 +29,7 @@ CHALICE = "import sys; from chalice.cli import main; sys.exit(main())"
 LAMBDA_ARCHITECTURES = {machine: name for name, (machine, _) in runtime.MACHINES.items()}
 
 
-def run(code, *args, cwd):
+def run(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`python -c code args` in `cwd`, with a region and no AWS endpoint or profile."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AWS_PROFILE", "AWS_ENDPOINT_URL")}
     env.setdefault("AWS_DEFAULT_REGION", "us-east-1")  # chalice needs a region for service principals only
@@ -37,7 +38,7 @@ def run(code, *args, cwd):
     )
 
 
-def chalice_package(folder):
+def chalice_package(folder: str | Path) -> Path:
     """`chalice package --stage prod --merge-template infra/resources.json` of a copy of the
     application in `folder`, with no requirements; the output folder (sam.json, deployment.zip)."""
     project = Path(folder)
@@ -54,7 +55,7 @@ def chalice_package(folder):
     return project / "out"
 
 
-def target_python(version=None):
+def target_python(version: str | None = None) -> str:
     """The path of an interpreter of the target's version (`infra/python.sh`)."""
     script = ROOT / "infra" / "python.sh"
     return subprocess.run(
@@ -62,7 +63,9 @@ def target_python(version=None):
     ).stdout.strip()
 
 
-def pip_install(folder, requirements, architecture=runtime.ARCHITECTURE, version=None):
+def pip_install(
+    folder: Path, requirements: Sequence[str], architecture: str = runtime.ARCHITECTURE, version: str | None = None
+) -> None:
     """Install requirements (pip arguments) into `folder` as the target runtime loads them."""
     platforms = [f"--platform={tag}" for tag in runtime.platforms(architecture)]
     subprocess.run(
@@ -88,7 +91,7 @@ def pip_install(folder, requirements, architecture=runtime.ARCHITECTURE, version
     )
 
 
-def add_folder(zip_path, folder):
+def add_folder(zip_path: Path, folder: Path) -> None:
     """Add an installed folder's libraries to the package (not the scripts pip puts in `bin`)."""
     with zipfile.ZipFile(zip_path, "a", zipfile.ZIP_DEFLATED) as package:
         for path in sorted(Path(folder).rglob("*")):
@@ -97,7 +100,7 @@ def add_folder(zip_path, folder):
                 package.write(path, relative.as_posix())
 
 
-def native_distributions(folder):
+def native_distributions(folder: Path) -> list[str]:
     """`name==version` of each installed distribution that ships a shared object."""
     pinned = []
     for record in sorted(Path(folder).glob("*.dist-info/RECORD")):
@@ -111,20 +114,22 @@ def native_distributions(folder):
     return pinned
 
 
-def host_natives(wheels, folder):
+def host_natives(wheels: Path, folder: Path) -> Path | None:
     """When this machine is not the target's architecture: the same native distributions built
     for this machine, in `folder`, for the import check (the target's cannot load here)."""
     host = LAMBDA_ARCHITECTURES.get(platform.machine())
+    if host is None:
+        raise SystemExit(f"no Lambda architecture builds for this machine ({platform.machine()})")
     if host == runtime.ARCHITECTURE:
         return None
     pip_install(folder, ["--no-deps", *native_distributions(wheels)], host)
     return folder
 
 
-def build(out):
+def build(out: str | Path) -> None:
     """Write `out`/sam.json and `out`/deployment.zip for the target; prints the package's sizes."""
-    out = Path(out)
-    work = out.with_name(out.name + ".work")
+    target = Path(out)
+    work = target.with_name(target.name + ".work")
     shutil.rmtree(work, ignore_errors=True)
     packaged = chalice_package(work / "project")
     python = target_python()
@@ -138,9 +143,9 @@ def build(out):
     if foreign:
         raise SystemExit(f"native libraries not built for {runtime.RUNTIME} on {runtime.ARCHITECTURE}: {foreign}")
     lean.check(packaged / "deployment.zip", python, host_natives(work / "wheels", work / "host"))
-    out.mkdir(parents=True, exist_ok=True)
+    target.mkdir(parents=True, exist_ok=True)
     for name in ("sam.json", "deployment.zip"):
-        shutil.move(packaged / name, out / name)
+        shutil.move(packaged / name, target / name)
     shutil.rmtree(work)
     print(
         json.dumps(

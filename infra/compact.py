@@ -10,12 +10,14 @@ for the service policy, and runs on the runtime and architecture of `infra/runti
 event source points at the queue of `infra/resources.json` (`<prefix>segments` -> `SegmentsQueue`)
 and reports partial batch failures (the workers answer which messages failed, `workers.on_batch`).
 chalice writes every route as a path with one integration per method: past 300 resources (path
-segments) API Gateway refuses the API, which is why the routes are served through the proxies. `make package` (`infra/build.py`) and the
-packaging tests run this.
+segments) API Gateway refuses the API, which is why the routes are served through the proxies.
+`make package` (`infra/build.py`) and the packaging tests run this.
 """
 
 import json
+import os
 import sys
+from typing import Any
 
 from infra import runtime
 
@@ -23,16 +25,17 @@ AUTHORIZER = "ApiAuthorizer"
 GUARDED_PREFIX = "/api/"  # as devstack/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
+Template = dict[str, Any]  # a CloudFormation (SAM) template as JSON
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
 
 
-def _queue_resource(arn):
+def _queue_resource(arn: str | dict[str, str]) -> str:
     """`arn:...:<prefix>segments` -> `SegmentsQueue`."""
     name = arn["Fn::Sub"] if isinstance(arn, dict) else arn
     return name.rsplit(":", 1)[-1].rsplit("-", 1)[-1].capitalize() + "Queue"
 
 
-def wire(template):
+def wire(template: Template) -> Template:
     """Give every function the service environment, policy, runtime and architecture; point SQS
     events at our queues, with partial batch responses."""
     for resource in template["Resources"].values():
@@ -49,7 +52,7 @@ def wire(template):
     return template
 
 
-def proxy(template):
+def proxy(template: Template) -> Template:
     """Serve every route through three resources: `/api/{proxy+}`, `/{proxy+}` and the open paths,
     each with the API function's integration (chalice's path per route would outgrow API Gateway's
     300 resources per API; the function routes by path itself, chalicelib/api/path_routing.py)."""
@@ -73,7 +76,7 @@ def proxy(template):
     return template
 
 
-def guard(template):
+def guard(template: Template) -> Template:
     """Put the REQUEST authorizer on every operation of every path under /api but OPEN_PATHS."""
     paths = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
     for path, operations in paths.items():
@@ -83,12 +86,13 @@ def guard(template):
     return template
 
 
-def finish(template):
+def finish(template: Template) -> Template:
     """The template with everything above done."""
     return guard(proxy(wire(template)))
 
 
-def compact(path):
+def compact(path: str | os.PathLike[str]) -> None:
+    """Finish the template in the file at `path`, in place, written without whitespace."""
     with open(path) as handle:
         template = finish(json.load(handle))
     with open(path, "w") as handle:

@@ -19,6 +19,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+PathLike = str | os.PathLike[str]
+
 # Top-level modules of the Lambda Python runtime's AWS SDK and its dependencies (docs/deploy.md).
 RUNTIME_PROVIDED = frozenset({"boto3", "botocore", "s3transfer", "jmespath", "urllib3", "dateutil", "six"})
 DISTRIBUTION_MODULES = {"python_dateutil": "dateutil"}  # distribution names that differ from their module
@@ -27,7 +29,7 @@ ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
 EXTENSION_TAG = re.compile(r"\.(cpython-\d+-[a-z0-9_]+|abi3)(-linux-gnu)?\.so$")
 
 
-def runtime_provided(name):
+def runtime_provided(name: str) -> bool:
     """Whether a path of the package belongs to a library the runtime provides."""
     top = name.split("/")[0]
     if top.endswith((".dist-info", ".data")):
@@ -38,7 +40,7 @@ def runtime_provided(name):
     return module in RUNTIME_PROVIDED
 
 
-def compile_all(folder, python=sys.executable):
+def compile_all(folder: PathLike, python: str = sys.executable) -> None:
     """Compile every module under `folder` with `python` (unchecked-hash `.pyc`, valid whatever the
     file times), so the bytecode is the one that interpreter's version loads."""
     subprocess.run(
@@ -48,7 +50,7 @@ def compile_all(folder, python=sys.executable):
     )
 
 
-def slim(zip_path, python=sys.executable):
+def slim(zip_path: PathLike, python: str = sys.executable) -> tuple[int, int]:
     """Rewrite the package without the runtime's libraries and with `python`'s bytecode; (before,
     after) sizes."""
     before = os.path.getsize(zip_path)
@@ -63,7 +65,7 @@ def slim(zip_path, python=sys.executable):
     return before, os.path.getsize(zip_path)
 
 
-def elf_machine(data):
+def elf_machine(data: bytes) -> str | int | None:
     """The machine an ELF file's header names (`x86_64`, `aarch64`, or the e_machine number)."""
     if data[:4] != b"\x7fELF":
         return None
@@ -72,7 +74,7 @@ def elf_machine(data):
     return ELF_MACHINES.get(machine, machine)
 
 
-def foreign_libraries(zip_path, version, machine):
+def foreign_libraries(zip_path: PathLike, version: str, machine: str) -> list[tuple[str, str]]:
     """The shared objects of a package not built for Python `version` (`3.13`) on `machine`
     (`aarch64`), each as (name, what it is built for): its ELF header's machine, and for a Python
     extension its file name's tag (`cpython-313-aarch64`; `abi3` suits every version). A library
@@ -92,17 +94,22 @@ def foreign_libraries(zip_path, version, machine):
     return foreign
 
 
-def runtime_folder(folder):
+def runtime_folder(folder: str) -> str:
     """A folder holding only links to the build environment's copies of the runtime's libraries
     (pure Python: the target's interpreter imports them as well)."""
     for module in sorted(RUNTIME_PROVIDED):
-        origin = Path(importlib.util.find_spec(module).origin)
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise SystemExit(f"{module}, a library the Lambda runtime provides, is not installed here")
+        origin = Path(spec.origin)
         source = origin.parent if origin.name == "__init__.py" else origin
         (Path(folder) / source.name).symlink_to(source)
     return folder
 
 
-def imports_alone(package_folder, python=sys.executable, native=None):
+def imports_alone(
+    package_folder: PathLike, python: str = sys.executable, native: PathLike | None = None
+) -> subprocess.CompletedProcess[str]:
     """Import `app` from an unpacked package with `python`, with nothing but the standard library
     and the runtime's libraries on the path (`-I -S`; `-B`: nothing written). `native`: a folder of
     this machine's builds of the package's native distributions, put first when the package is for
@@ -115,7 +122,7 @@ def imports_alone(package_folder, python=sys.executable, native=None):
         return subprocess.run([python, "-I", "-S", "-B", "-c", code], env=env, capture_output=True, text=True)
 
 
-def check(zip_path, python=sys.executable, native=None):
+def check(zip_path: PathLike, python: str = sys.executable, native: PathLike | None = None) -> None:
     """Unpack the package and import it alone; raises SystemExit with the error when it fails."""
     with tempfile.TemporaryDirectory() as folder:
         with zipfile.ZipFile(zip_path) as package:

@@ -32,17 +32,17 @@ MACHINES = {"x86_64": ("x86_64", 62), "arm64": ("aarch64", 183)}
 GLIBC = "2_34"  # Amazon Linux 2023's: manylinux wheels up to manylinux_2_34 load there
 
 
-def version(runtime=RUNTIME):
+def version(runtime: str = RUNTIME) -> str:
     """`python3.13` -> `3.13`."""
     return runtime.removeprefix("python")
 
 
-def lifecycle(runtime=RUNTIME):
+def lifecycle(runtime: str = RUNTIME) -> tuple[datetime.date, ...]:
     """The runtime's (deprecation, block create, block update) dates."""
     return tuple(datetime.date.fromisoformat(day) for day in LIFECYCLE[runtime])
 
 
-def platforms(architecture=ARCHITECTURE):
+def platforms(architecture: str = ARCHITECTURE) -> list[str]:
     """The wheel platform tags pip may install for the architecture on Amazon Linux 2023."""
     machine = MACHINES[architecture][0]
     return [f"manylinux2014_{machine}", f"manylinux_2_28_{machine}", f"manylinux_{GLIBC}_{machine}"]

@@ -27,9 +27,9 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
 
-import pytest  # noqa: E402
+import pytest
 
-from tests import motostate  # noqa: E402
+from tests import motostate
 
 ADMIN = ("admin", "admin-secret")
 TESTS = Path(__file__).parent
@@ -137,7 +137,7 @@ def fresh(seeded):
 
 @pytest.fixture
 def drain(fresh):
-    """drain(): run the workers on everything queued until the queues are empty (as SQS would)."""
+    """A function that runs the workers on everything queued until the queues are empty (as SQS would)."""
     from devstack import workers as local
 
     return local.drain
@@ -198,7 +198,7 @@ def local_http(chalice_app):
 
 @pytest.fixture
 def source_ip(monkeypatch):
-    """source_ip(address): the caller's address the local gateway reports from now on (API
+    """A setter, called with an address: the caller's address the local gateway reports from now on (API
     Gateway's `sourceIp`; clients cannot set it, unlike X-Forwarded-For)."""
     from chalice.local import LambdaEventConverter
 

@@ -1,5 +1,6 @@
 """How a send through SES or SNS fails: refused for good, or unavailable for now."""
 
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -14,7 +15,7 @@ class Unavailable(Exception):
 
 
 @contextmanager
-def translated(permanent):
+def translated(permanent: Collection[str]) -> Iterator[None]:
     """Turn boto errors into Rejected (an error code in `permanent`) or Unavailable."""
     try:
         yield

@@ -14,10 +14,15 @@ import random
 import socket
 import ssl
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 from urllib.parse import urlsplit
 
 from chalicelib import config
+
+Address: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 METADATA = frozenset(
     ipaddress.ip_address(a)
@@ -28,7 +33,7 @@ LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: translated ins
 COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible IPv6 addresses (::a.b.c.d)
 JITTER = 0.2  # each retry delay is the schedule's value ±20%
 READ_LIMIT = 1024  # bytes of the response read before closing
-_tls = []
+_tls: list[ssl.SSLContext] = []
 
 
 class Refused(Exception):
@@ -46,20 +51,22 @@ class Result:
     retry: bool = True
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
+        """Whether the target answered 2xx."""
         return self.status is not None and 200 <= self.status < 300
 
 
-def networks(cidrs):
+def networks(cidrs: Iterable[str]) -> tuple[Network, ...]:
     """Parsed allow-list networks."""
     return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
 
 
-def _embedded(ip):
+def _embedded(ip: Address) -> Address:
     """The IPv4 address an IPv6 address carries (mapped, 6to4, Teredo, NAT64), else the address."""
-    if ip.version == 6:
-        if ip.ipv4_mapped or ip.sixtofour:
-            return ip.ipv4_mapped or ip.sixtofour
+    if isinstance(ip, ipaddress.IPv6Address):
+        carried = ip.ipv4_mapped or ip.sixtofour
+        if carried:
+            return carried
         if ip.teredo:
             return ip.teredo[1]
         if ip in NAT64 or (ip in COMPATIBLE and int(ip) > 1):  # `::` and `::1` are IPv6's own
@@ -67,7 +74,7 @@ def _embedded(ip):
     return ip
 
 
-def refusal(address, allowed=()):
+def refusal(address: str, allowed: Iterable[Network] = ()) -> str | None:
     """Why an address may not be reached ("a loopback address"...), or None when it may."""
     ip = _embedded(ipaddress.ip_address(address.split("%", 1)[0]))
     if ip in METADATA:
@@ -87,7 +94,7 @@ def refusal(address, allowed=()):
     return None if ip.is_global else "not a public address"
 
 
-def resolve(host, port, allowed=()):
+def resolve(host: str, port: int, allowed: Iterable[Network] = ()) -> str:
     """The address to connect to: the first of the host's addresses, all of which must be allowed."""
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -95,7 +102,7 @@ def resolve(host, port, allowed=()):
         raise Refused(f"{host} is not a valid host name.") from None
     except socket.gaierror as error:
         raise OSError(f"cannot resolve {host} ({error.strerror})") from None  # may be passing: retried
-    addresses = list(dict.fromkeys(info[4][0] for info in found))
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
     for address in addresses:
         reason = refusal(address, allowed)
         if reason:
@@ -106,11 +113,12 @@ def resolve(host, port, allowed=()):
 class _PinnedHTTP(http.client.HTTPConnection):
     """Connects to a resolved address; the Host header still names the host."""
 
-    def __init__(self, host, port, address, timeout):
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
         super().__init__(host, port, timeout=timeout)
         self.address = address
 
-    def connect(self):
+    def connect(self) -> None:
+        """Open the TCP connection to the pinned address, not to what the host resolves to now."""
         self.sock = socket.create_connection((self.address, self.port), self.timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -120,14 +128,16 @@ class _PinnedHTTPS(_PinnedHTTP):
 
     default_port = 443
 
-    def connect(self):
+    def connect(self) -> None:
+        """Open the TCP connection, then TLS over it, verified against the host name."""
         super().connect()
         if not _tls:
             _tls.append(ssl.create_default_context())
         self.sock = _tls[0].wrap_socket(self.sock, server_hostname=self.host)
 
 
-def _target(url):
+def _target(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path with query) of an http or https URL; `Refused` otherwise."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise Refused("The URL is not an http or https URL.")
@@ -139,7 +149,14 @@ def _target(url):
     return parts.scheme, parts.hostname, port, path
 
 
-def _exchange(connection, method, path, body, headers, deadline):
+def _exchange(
+    connection: _PinnedHTTP,
+    method: str,
+    path: str,
+    body: bytes | None,
+    headers: Mapping[str, str],
+    deadline: float,
+) -> int:
     """Send the request and read the status within the deadline; returns the status."""
     connection.connect()
     connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
@@ -152,12 +169,19 @@ def _exchange(connection, method, path, body, headers, deadline):
     return response.status
 
 
-def post(url, body, headers, timeout, allowed=()):
+def post(url: str, body: bytes, headers: Mapping[str, str], timeout: float, allowed: Iterable[Network] = ()) -> Result:
     """POST `body` (bytes) to `url` once. Never raises: the outcome is a Result."""
     return request("POST", url, body, headers, timeout, allowed)
 
 
-def request(method, url, body, headers, timeout, allowed=()):
+def request(
+    method: str,
+    url: str,
+    body: bytes | None,
+    headers: Mapping[str, str],
+    timeout: float,
+    allowed: Iterable[Network] = (),
+) -> Result:
     """Send one `method` request with `body` (bytes or None) to `url`. Never raises: the outcome is a Result."""
     started = time.monotonic()
     connection = None
@@ -180,7 +204,7 @@ def request(method, url, body, headers, timeout, allowed=()):
             connection.close()
 
 
-def retry_delay(failed_attempt):
+def retry_delay(failed_attempt: int) -> float | None:
     """Seconds before the attempt after `failed_attempt` (1 = the first), jittered; None when the
     schedule is exhausted."""
     delays = config.WEBHOOK_RETRY_DELAYS

@@ -24,6 +24,9 @@ PERMANENT = {
 }
 
 
+Attachment = tuple[str, bytes, str | None]  # (file name, bytes, MIME type: None for octet-stream)
+
+
 @dataclass
 class Mail:
     """One message to one recipient. `attachments`: (file name, bytes, MIME type)."""
@@ -36,12 +39,12 @@ class Mail:
     html: str
     text: str
     reply_to: str = ""
-    bcc: list = field(default_factory=list)
-    headers: dict = field(default_factory=dict)
-    attachments: list = field(default_factory=list)
+    bcc: list[str] = field(default_factory=list)
+    headers: dict[str, object] = field(default_factory=dict)  # each sent as str(value)
+    attachments: list[Attachment] = field(default_factory=list)
 
 
-def mime(mail):
+def mime(mail: Mail) -> bytes:
     """The message as RFC 5322 bytes: text and HTML alternatives, then the attachments."""
     message = EmailMessage()
     message["From"] = formataddr((mail.sender_name or "", mail.sender))
@@ -62,7 +65,7 @@ def mime(mail):
     return message.as_bytes()
 
 
-def send(mail):
+def send(mail: Mail) -> str:
     """Send through SES; returns SES's message id. Raises Rejected (also for a message that cannot be
     built, such as a header value with a line break) or Unavailable."""
     try:
@@ -82,14 +85,14 @@ def send(mail):
     return message_id
 
 
-def _unverified(error):
+def _unverified(error: Exception) -> bool:
     """Whether SES refused the message because an address is not a verified identity (SES: "Email
     address is not verified"; the embedded SES: "Did not have authority to send from email")."""
     reason = str(error).lower()
     return "not verified" in reason or "did not have authority" in reason
 
 
-def _unverified_message(mail, error):
+def _unverified_message(mail: Mail, error: Exception) -> str:
     """The failure of an unverified identity: the address and how to verify it. SES names the
     identities that failed; a sandbox account also checks the recipients."""
     reason = str(error)
@@ -103,7 +106,8 @@ def _unverified_message(mail, error):
     )
 
 
-def _send_raw(mail, raw):
+def _send_raw(mail: Mail, raw: bytes) -> str:
+    """One SendRawEmail of the built message to the recipient and the Bcc addresses; SES's message id."""
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
         answer = aws.client("ses").send_raw_email(
@@ -115,6 +119,6 @@ def _send_raw(mail, raw):
     return answer["MessageId"]
 
 
-def verify_sender(address):
+def verify_sender(address: str) -> None:
     """Ask SES to verify a sender address (the local stack does it for the configured sender)."""
     aws.client("ses").verify_email_identity(EmailAddress=address)

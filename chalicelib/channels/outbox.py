@@ -7,7 +7,7 @@ import time
 from chalicelib import config
 
 
-def write(message_id, extension, data):
+def write(message_id: object, extension: str, data: bytes | str) -> str | None:
     """Store one sent message as `<time>-<message id>.<extension>`; nothing when no outbox is set."""
     if not config.OUTBOX_DIR:
         return None

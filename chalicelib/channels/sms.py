@@ -12,7 +12,7 @@ E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
 PERMANENT = {"InvalidParameter", "InvalidParameterValue", "OptedOut", "AuthorizationError"}
 
 
-def e164(number):
+def e164(number: object) -> str | None:
     """The number in E.164 (`+` and 7 to 15 digits; spaces, dots, dashes, brackets and a leading 00
     allowed), or None."""
     digits = re.sub(r"[\s().\-/]", "", str(number or ""))
@@ -21,7 +21,7 @@ def e164(number):
     return digits if E164.match(digits) else None
 
 
-def send(number, text):
+def send(number: str, text: str) -> str:
     """Publish a transactional SMS; returns SNS's message id. Raises Rejected or Unavailable."""
     attributes = {"AWS.SNS.SMS.SMSType": {"DataType": "String", "StringValue": "Transactional"}}
     if config.SMS_SENDER_ID:

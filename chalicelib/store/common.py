@@ -3,7 +3,9 @@ the `Tally` derived item, and the keys of a read document that are not stored in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 FEED = "_feed"  # a document's feed (FeedIndex), kept beside the document, not in it
 INTERNAL = ("_rev", FEED)  # keys of a read document that are not stored in it
@@ -32,3 +34,13 @@ class Tally:
     (documents written as derived items of another's write, such as a contact's devices)."""
 
     n: int
+
+
+# The types of what crosses the port (`store/port.py` re-exports them), here so that an
+# implementation does not import the port that loads it.
+Document: TypeAlias = dict[str, Any]
+EntityId: TypeAlias = int | str  # ids arrive as ints or digit strings; stores key them as ints
+Uniques: TypeAlias = Mapping[str, Any]  # {field: value} unique values of a document
+Extra: TypeAlias = tuple[str, Document]  # (kind, new document) written with a change
+Derived: TypeAlias = tuple[str, EntityId, Document | Tally | None]  # put, count or delete with a change
+Loser: TypeAlias = tuple[EntityId, int | None, Uniques | None]  # (id, revision, unique values) of a merge

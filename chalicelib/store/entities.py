@@ -11,21 +11,41 @@ read on many requests (field definitions, point triggers) are "versioned": each 
 """
 
 import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
+from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.common import (
+    FEED,
+    INTERNAL,
+    TRANSACTION_ITEMS,
+    Conflict,
+    Derived,
+    Document,
+    EntityId,
+    Extra,
+    Loser,
+    Missing,
+    Stale,
+    Tally,
+    Uniques,
+)
 from chalicelib.store.models import Counter, Entity, Unique
 
-_connection = []
+Build = Callable[[TransactWrite], None]  # adds a write's items to its transaction
+Counts = dict[str, int]  # counter name -> amount added in one transaction
+
+_connection: list[Connection] = []
 
 
-def _doc(item):
+def _doc(item: Entity) -> Document:
     """The document of an item, with its revision and feed (kept when it is written back)."""
-    doc = json.loads(item.doc)
+    doc: Document = json.loads(item.doc)
     if item.rev is not None:
         doc["_rev"] = int(item.rev)
     if item.feed:
@@ -33,11 +53,11 @@ def _doc(item):
     return doc
 
 
-def _stored(doc):
+def _stored(doc: Mapping[str, Any]) -> str:
     return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
 
 
-def _item(kind, doc, email):
+def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
     """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
     return Entity(
         kind,
@@ -49,16 +69,16 @@ def _item(kind, doc, email):
     )
 
 
-def ids_by_email(kind, prefix):
+def ids_by_email(kind: str, prefix: str) -> list[int]:
     """Ids whose email starts with `prefix` (case-insensitive). A Query on the email index."""
     return [int(item.id) for item in Entity.by_email.query(kind, Entity.email.startswith(prefix.lower()))]
 
 
-def _unique_key(kind, field, value):
+def _unique_key(kind: str, field: str, value: Any) -> str:
     return f"{kind}#{field}#{str(value).strip().lower()}"
 
 
-def get(kind, entity_id):
+def get(kind: str, entity_id: EntityId) -> Document | None:
     """One document, or None. One GetItem."""
     try:
         return _doc(Entity.get(kind, int(entity_id)))
@@ -66,20 +86,22 @@ def get(kind, entity_id):
         return None
 
 
-def batch_get(kind, ids):
+def batch_get(kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
     """Documents for the given ids, keyed by id (missing ids absent). BatchGetItem per 100 ids."""
     keys = [(kind, int(i)) for i in dict.fromkeys(ids)]
     return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
 
 
-def batch_get_keys(keys):
+def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
     """Documents of any kinds by (kind, id), keyed by (kind, id) (missing keys absent).
     BatchGetItem per 100 keys."""
     keys = list(dict.fromkeys((kind, int(i)) for kind, i in keys))
     return {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)}
 
 
-def iterate(kind, descending=False, limit=None, between=None):
+def iterate(
+    kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
+) -> Iterator[Document]:
     """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
     paged by DynamoDB (1 MB per call)."""
     page = min(limit, 1000) if limit else None
@@ -88,7 +110,7 @@ def iterate(kind, descending=False, limit=None, between=None):
         yield _doc(item)
 
 
-def feed(name, descending=True):
+def feed(name: str, descending: bool = True) -> Iterator[Document]:
     """The documents of a feed (FeedIndex), by id: a Query per page of keys, then 1 BatchGetItem per
     100 documents. Documents gone since they were indexed are skipped."""
     keys = []
@@ -100,12 +122,12 @@ def feed(name, descending=True):
     yield from _in_order(keys)
 
 
-def _in_order(keys):
+def _in_order(keys: list[tuple[str, int]]) -> list[Document]:
     found = {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)} if keys else {}
     return [found[key] for key in keys if key in found]
 
 
-def count(kind):
+def count(kind: str) -> int:
     """Number of entities of a kind. One GetItem."""
     try:
         return int(Counter.get(f"count#{kind}").value)
@@ -113,31 +135,31 @@ def count(kind):
         return 0
 
 
-def allocate_ids(name, n=1):
+def allocate_ids(name: str, n: int = 1) -> list[int]:
     """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem."""
     last = add(f"id#{name}", n)
     return list(range(last - n + 1, last + 1))
 
 
-def add(name, n=1):
+def add(name: str, n: int = 1) -> int:
     """Add n to a counter; its new value. One UpdateItem."""
     counter = Counter(name)
     counter.update(actions=[Counter.value.add(n)])
     return int(counter.value)
 
 
-def last_id(kind):
+def last_id(kind: str) -> int:
     """The highest id handed out for a kind (0 when none). One GetItem."""
     return counters([f"id#{kind}"])[f"id#{kind}"]
 
 
-def counters(names):
+def counters(names: Sequence[str]) -> dict[str, int]:
     """Current values of counters, {name: int} (0 when absent). One BatchGetItem per 100."""
     found = {item.name: int(item.value) for item in Counter.batch_get(list(dict.fromkeys(names)))}
     return {name: found.get(name, 0) for name in names}
 
 
-def lookup(kind, field, value):
+def lookup(kind: str, field: str, value: Any) -> int | None:
     """Id of the entity holding a unique value, or None. One GetItem."""
     try:
         return int(Unique.get(_unique_key(kind, field, value)).id)
@@ -145,7 +167,7 @@ def lookup(kind, field, value):
         return None
 
 
-def lookup_many(kind, pairs):
+def lookup_many(kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, Any], int | None]:
     """Ids of the entities holding unique values, {(field, value): id or None} for the given
     (field, value) pairs. One BatchGetItem per 100 distinct values."""
     keys = list(dict.fromkeys(_unique_key(kind, field, value) for field, value in pairs))
@@ -153,7 +175,7 @@ def lookup_many(kind, pairs):
     return {(field, value): found.get(_unique_key(kind, field, value)) for field, value in pairs}
 
 
-def _put_uniques(tx, kind, entity_id, uniques):
+def _put_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
         tx.save(
             Unique(_unique_key(kind, field, value), id=entity_id),
@@ -161,29 +183,33 @@ def _put_uniques(tx, kind, entity_id, uniques):
         )
 
 
-def _delete_uniques(tx, kind, entity_id, uniques):
+def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
         tx.delete(Unique(_unique_key(kind, field, value)), condition=Unique.id == entity_id)
 
 
-def _claimable(uniques):
+def _claimable(uniques: Uniques | None) -> dict[str, Any]:
     """Unique values worth claiming: blanks hold nothing."""
     return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
 
 
-def _unique_changes(old, new):
+def _unique_changes(old: Uniques, new: Uniques) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The unique values `old` holds that `new` gives up (removed), and those `new` claims (added)."""
     removed = {f: v for f, v in old.items() if _unique_key("", f, v) != _unique_key("", f, new.get(f))}
     added = {f: v for f, v in new.items() if _unique_key("", f, v) != _unique_key("", f, old.get(f))}
     return removed, added
 
 
-def _transaction():
+def _transaction() -> TransactWrite:
     if not _connection:
         _connection.append(Connection(region=config.AWS_REGION))
     return TransactWrite(connection=_connection[0])
 
 
-def _commit(kind, entity_id, build, claimed, creating=False, rev=None):
+def _commit(
+    kind: str, entity_id: int, build: Build, claimed: Uniques, creating: bool = False, rev: int | None = None
+) -> None:
+    """Run a write's transaction; a refusal becomes `Conflict`, `Missing` or `Stale` by what is stored now."""
     try:
         with _transaction() as tx:
             build(tx)
@@ -201,38 +227,50 @@ def _commit(kind, entity_id, build, claimed, creating=False, rev=None):
         raise
 
 
-def _bump_version(tx, kind, versioned):
+def _bump_version(tx: TransactWrite, kind: str, versioned: bool) -> None:
     if versioned:
         tx.update(Counter(f"version#{kind}"), actions=[Counter.value.add(1)])
 
 
-def versions(kinds):
+def versions(kinds: Sequence[str]) -> dict[str, int]:
     """Current write versions of versioned kinds, {kind: int}. One BatchGetItem."""
     found = counters([f"version#{k}" for k in kinds])
     return {k: found[f"version#{k}"] for k in kinds}
 
 
-def _overwrite(doc):
+def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
     """UpdateItem actions that set a document whatever was stored, its revision still moving on
     (and its feed, when it names one)."""
-    actions = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
+    actions: list[Action] = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
     return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
 
 
-def _put_extra(tx, extra, derived, counts):
+def _put_extra(
+    tx: TransactWrite, extra: Iterable[Extra] | None, derived: Iterable[Derived] | None, counts: Counts
+) -> None:
     """Put `extra` documents, put or delete `derived` items; tallies are added to `counts`."""
     for kind, doc in extra or ():
         tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
-    for kind, entity_id, doc in derived or ():
-        if isinstance(doc, Tally):
-            counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + doc.n
-        elif doc is None:
+    for kind, entity_id, item in derived or ():
+        if isinstance(item, Tally):
+            counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
+        elif item is None:
             tx.delete(Entity(kind, int(entity_id)))
         else:
-            tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(doc, id=int(entity_id))))
+            tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(item, id=int(entity_id))))
 
 
-def _create_items(tx, counts, kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
+def _create_items(
+    tx: TransactWrite,
+    counts: Counts,
+    kind: str,
+    doc: Document,
+    uniques: Uniques | None = None,
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """The items of a new document (see `create`); its counters are added to `counts`."""
     tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
     _put_extra(tx, extra, derived, counts)
@@ -242,38 +280,46 @@ def _create_items(tx, counts, kind, doc, uniques=None, versioned=False, email=No
         counts[f"version#{kind}"] = counts.get(f"version#{kind}", 0) + 1
 
 
-def _add_counts(tx, counts):
+def _add_counts(tx: TransactWrite, counts: Counts) -> None:
     for name, n in counts.items():
         if n:
             tx.update(Counter(name), actions=[Counter.value.add(n)])
 
 
-def create(kind, doc, uniques=None, versioned=False, email=None, extra=None, derived=None):
+def create(
+    kind: str,
+    doc: Document,
+    uniques: Uniques | None = None,
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Store a new document, count it and claim its unique values, in one transaction.
 
     `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version;
     `extra` lists (kind, document) pairs written as new documents in the same transaction
     (timeline events of the change); `derived` lists (kind, id, document or None) items put or
     deleted with it (index entries such as segment members)."""
-    options = dict(uniques=uniques, versioned=versioned, email=email, extra=extra, derived=derived)
 
-    def build(tx):
-        counts = {}
-        _create_items(tx, counts, kind, doc, **options)
+    def build(tx: TransactWrite) -> None:
+        counts: Counts = {}
+        _create_items(tx, counts, kind, doc, uniques, versioned, email, extra, derived)
         _add_counts(tx, counts)
 
     _commit(kind, int(doc["id"]), build, _claimable(uniques), creating=True)
     doc["_rev"] = 1
 
 
-def _size(entry):
+def _size(entry: Mapping[str, Any]) -> int:
     """Transaction items of a `create_many` entry, its counters aside."""
     return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(_claimable(entry.get("uniques")))
 
 
-def _chunks(entries):
+def _chunks(entries: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
     """Runs of entries whose items fit one transaction with their (at most two) counters."""
-    chunk, size = [], 0
+    chunk: list[Mapping[str, Any]] = []
+    size = 0
     for entry in entries:
         if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
             yield chunk
@@ -284,11 +330,11 @@ def _chunks(entries):
         yield chunk
 
 
-def _create_chunk(chunk):
+def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
     """Create the chunk's documents in one transaction; if it is refused, one by one."""
     try:
         with _transaction() as tx:
-            counts = {}
+            counts: Counts = {}
             for entry in chunk:
                 _create_items(tx, counts, **entry)
             _add_counts(tx, counts)
@@ -299,7 +345,8 @@ def _create_chunk(chunk):
     return [None] * len(chunk)
 
 
-def _outcome(operation, **arguments):
+def _outcome(operation: Callable[..., None], **arguments: Any) -> Exception | None:
+    """None when the operation succeeds, else the exception it raised."""
     try:
         operation(**arguments)
     except Exception as error:  # noqa: BLE001 - handed back to the entry's owner
@@ -307,14 +354,23 @@ def _outcome(operation, **arguments):
     return None
 
 
-def create_many(entries):
+def create_many(entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
     """Store new documents, each entry the arguments of `create` (kind, doc, uniques...), in as
     few transactions as their items fit (counters added up). The entries of a refused transaction
     are then stored one by one. Returns, per entry, None or the exception its `create` raised."""
     return [result for chunk in _chunks(entries) for result in _create_chunk(chunk)]
 
 
-def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, email=None, extra=None, derived=None):
+def replace(
+    kind: str,
+    doc: Document,
+    old_uniques: Uniques | None = None,
+    new_uniques: Uniques | None = None,
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Overwrite an existing document and move its unique values, in one transaction; when the
     document carries `_rev`, only if that is still the stored revision (else `Stale`)."""
     removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
@@ -322,9 +378,9 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
     rev = doc.get("_rev")
     condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
 
-    def build(tx):
+    def build(tx: TransactWrite) -> None:
         tx.save(_item(kind, doc, email), condition=condition)
-        counts = {}
+        counts: Counts = {}
         _put_extra(tx, extra, derived, counts)
         _add_counts(tx, counts)
         _delete_uniques(tx, kind, entity_id, removed)
@@ -335,24 +391,39 @@ def replace(kind, doc, old_uniques=None, new_uniques=None, versioned=False, emai
     doc["_rev"] = (rev or 0) + 1
 
 
-def delete(kind, entity_id, uniques=None, versioned=False, derived=None):
+def delete(
+    kind: str,
+    entity_id: EntityId,
+    uniques: Uniques | None = None,
+    versioned: bool = False,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Remove a document, uncount it and release its unique values (and put or delete `derived`
     items, as `create`), in one transaction."""
-    uniques = _claimable(uniques)
-    entity_id = int(entity_id)
+    claimed = _claimable(uniques)
+    key = int(entity_id)
 
-    def build(tx):
-        tx.delete(Entity(kind, entity_id), condition=Entity.id.exists())
+    def build(tx: TransactWrite) -> None:
+        tx.delete(Entity(kind, key), condition=Entity.id.exists())
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
         _add_counts(tx, counts)
-        _delete_uniques(tx, kind, entity_id, uniques)
+        _delete_uniques(tx, kind, key, claimed)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, entity_id, build, {})
+    _commit(kind, key, build, {})
 
 
-def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, derived=None):
+def merge(
+    kind: str,
+    doc: Document,
+    loser: Loser,
+    uniques: tuple[Uniques | None, Uniques | None],
+    versioned: bool = False,
+    email: str | None = None,
+    extra: Iterable[Extra] | None = None,
+    derived: Iterable[Derived] | None = None,
+) -> None:
     """Store the survivor `doc` of two entities and delete `loser` = (id, revision, unique values),
     in one transaction: both only if unchanged since read (else `Stale`). `uniques` is the
     survivor's (old, new) unique values; a value the loser held and the survivor now claims
@@ -367,7 +438,7 @@ def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, de
     }
     entity_id, rev = int(doc["id"]), doc.get("_rev")
 
-    def build(tx):
+    def build(tx: TransactWrite) -> None:
         tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
         tx.delete(Entity(kind, int(loser_id)), condition=Entity.rev == loser_rev)
         counts = {f"count#{kind}": -1}
@@ -389,24 +460,24 @@ def merge(kind, doc, loser, uniques, versioned=False, email=None, extra=None, de
     doc["_rev"] = (rev or 0) + 1
 
 
-def put(kind, doc):
+def put(kind: str, doc: Document) -> None:
     """Write a document that nothing else refers to (no count, no unique values), unconditionally;
     its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
     Entity(kind, int(doc["id"])).update(actions=_overwrite(doc))
 
 
-def set_feed(kind, entity_id, name):
+def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:
     """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
     action = Entity.feed.set(name) if name else Entity.feed.remove()
     Entity(kind, int(entity_id)).update(actions=[action], condition=Entity.id.exists())
 
 
-def remove(kind, entity_id):
+def remove(kind: str, entity_id: EntityId) -> None:
     """Delete a document that nothing else refers to. One DeleteItem."""
     Entity(kind, int(entity_id)).delete()
 
 
-def claim(marker):
+def claim(marker: str) -> bool:
     """Set a one-time marker; True when this call set it (conditional PutItem)."""
     try:
         Unique(f"marker#{marker}", id=0).save(condition=Unique.key.does_not_exist())
@@ -415,7 +486,7 @@ def claim(marker):
         return False
 
 
-def marked(marker):
+def marked(marker: str) -> bool:
     """Whether a one-time marker is set. One GetItem."""
     try:
         Unique.get(f"marker#{marker}")

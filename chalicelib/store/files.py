@@ -1,20 +1,30 @@
 """S3: the files bucket (uploaded images and the files of assets). The only code that knows S3."""
 
+from typing import TypedDict
+
 from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
 
 
-def _missing(error):
+class Head(TypedDict):
+    """What `head` tells of an object."""
+
+    size: int
+    contentType: str | None
+
+
+def _missing(error: ClientError) -> bool:
+    """Whether S3 refused because the object is not there."""
     return error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound")
 
 
-def put(key, data, content_type):
+def put(key: str, data: bytes, content_type: str) -> None:
     """Store an object. One PutObject."""
     aws.client("s3").put_object(Bucket=config.FILES_BUCKET, Key=key, Body=data, ContentType=content_type)
 
 
-def get(key):
+def get(key: str) -> tuple[bytes, str] | None:
     """(bytes, content type) of an object, or None. One GetObject."""
     try:
         found = aws.client("s3").get_object(Bucket=config.FILES_BUCKET, Key=key)
@@ -25,7 +35,7 @@ def get(key):
     return found["Body"].read(), found.get("ContentType") or "application/octet-stream"
 
 
-def head(key):
+def head(key: str) -> Head | None:
     """{size, contentType} of an object, or None. One HeadObject."""
     try:
         found = aws.client("s3").head_object(Bucket=config.FILES_BUCKET, Key=key)
@@ -36,14 +46,15 @@ def head(key):
     return {"size": found["ContentLength"], "contentType": found.get("ContentType")}
 
 
-def delete(key):
+def delete(key: str) -> None:
     """Delete an object (S3 deletes are idempotent). One DeleteObject."""
     aws.client("s3").delete_object(Bucket=config.FILES_BUCKET, Key=key)
 
 
-def listing(prefix):
+def listing(prefix: str) -> tuple[list[str], list[str]]:
     """(sub-folder names, file names) directly under `prefix` ("a/b/"), sorted. ListObjectsV2 pages."""
-    folders, names = [], []
+    folders: list[str] = []
+    names: list[str] = []
     paginator = aws.client("s3").get_paginator("list_objects_v2")
     pages = paginator.paginate(Bucket=config.FILES_BUCKET, Prefix=prefix, Delimiter="/")
     for page in pages:

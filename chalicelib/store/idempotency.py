@@ -13,6 +13,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TypeAlias
 
 from pynamodb.exceptions import DoesNotExist, PutError
 
@@ -20,6 +21,7 @@ from chalicelib.store.models import Token
 
 RUNNING, DONE = 0, 1
 MAX_STORED = 300 * 1024  # compressed answer bytes that fit an item (400 KB) with room to spare
+Answer: TypeAlias = tuple[int, dict[str, str], bytes]  # status, kept headers, body
 
 
 @dataclass
@@ -28,18 +30,20 @@ class Record:
     once done, None while it runs."""
 
     fingerprint: str
-    answer: tuple | None
+    answer: Answer | None
 
 
-def _key(scope, key):
+def _key(scope: str, key: str) -> str:
+    """The item key of (scope, key), hashed: keys are the caller's and may be long."""
     return "idem#" + hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()
 
 
-def _at(seconds):
+def _at(seconds: float) -> datetime:
+    """The time `seconds` from now (an item's expiry)."""
     return datetime.fromtimestamp(time.time() + seconds, tz=timezone.utc)
 
 
-def claim(scope, key, fingerprint, lease):
+def claim(scope: str, key: str, fingerprint: str, lease: float) -> Record | None:
     """Take the key for a first request (one conditional PutItem): None when taken, else the
     Record already there (one more GetItem)."""
     item = Token(_key(scope, key), data=json.dumps({"fingerprint": fingerprint}), used=RUNNING, expires=_at(lease))
@@ -60,7 +64,9 @@ def claim(scope, key, fingerprint, lease):
     return Record(data["fingerprint"], (data["status"], data["headers"], body))
 
 
-def finish(scope, key, fingerprint, status, headers, body, keep):
+def finish(
+    scope: str, key: str, fingerprint: str, status: int, headers: dict[str, str], body: bytes, keep: float
+) -> bool:
     """Store the answer for `keep` seconds (one PutItem); an answer too large to store releases
     the key instead (a retry then runs again). True when stored."""
     packed = base64.b64encode(zlib.compress(body)).decode("ascii")
@@ -72,6 +78,6 @@ def finish(scope, key, fingerprint, status, headers, body, keep):
     return True
 
 
-def release(scope, key):
+def release(scope: str, key: str) -> None:
     """Forget the key (one DeleteItem): its request failed in a way a retry may fix."""
     Token(_key(scope, key)).delete()

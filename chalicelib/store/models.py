@@ -12,7 +12,7 @@ from chalicelib import config
 _LOADER = botocore.loaders.create_loader()
 
 
-def _session():
+def _session() -> botocore.session.Session:
     """A botocore session for PynamoDB, which opens one per model, transaction and thread, sharing
     the process's one data loader: the DynamoDB service model is parsed once, not once per client
     (a cold start's first request made three clients at ~70 ms each)."""
@@ -29,10 +29,13 @@ class _Meta:
     billing_mode = "PAY_PER_REQUEST"
 
 
-class EmailIndex(GlobalSecondaryIndex):
+# pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.
+class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]
     """Entities of a kind by lower-cased email: exact and prefix (`begins_with`) look-ups."""
 
     class Meta:
+        """PynamoDB's settings of the index: its name and what it projects (keys only)."""
+
         index_name = "email"
         projection = KeysOnlyProjection()
 
@@ -40,11 +43,13 @@ class EmailIndex(GlobalSecondaryIndex):
     email = UnicodeAttribute(range_key=True)
 
 
-class FeedIndex(GlobalSecondaryIndex):
+class FeedIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]  # see EmailIndex
     """Entities in a feed (`feed` = `<name>#<bucket>`, ids in order): the timeline events of all
     contacts, newest last, a bucket per 1,000 consecutive event ids."""
 
     class Meta:
+        """PynamoDB's settings of the index: its name and what it projects (keys only)."""
+
         index_name = "feed"
         projection = KeysOnlyProjection()
 
@@ -56,6 +61,8 @@ class Entity(Model):
     """Every resource document: partition per resource kind, items ordered by integer id."""
 
     class Meta(_Meta):
+        """PynamoDB's settings of the table: its name in this stage, region and billing."""
+
         table_name = f"{config.RESOURCE_PREFIX}entities"
 
     kind = UnicodeAttribute(hash_key=True)
@@ -72,6 +79,8 @@ class Counter(Model):
     """Atomic counters: next ids (`id#<kind>`) and row counts (`count#<kind>`)."""
 
     class Meta(_Meta):
+        """PynamoDB's settings of the table: its name in this stage, region and billing."""
+
         table_name = f"{config.RESOURCE_PREFIX}counters"
 
     name = UnicodeAttribute(hash_key=True)
@@ -82,6 +91,8 @@ class Unique(Model):
     """Unique values (`<kind>#<field>#<value>`) pointing at the entity that holds them."""
 
     class Meta(_Meta):
+        """PynamoDB's settings of the table: its name in this stage, region and billing."""
+
         table_name = f"{config.RESOURCE_PREFIX}uniques"
 
     key = UnicodeAttribute(hash_key=True)
@@ -93,6 +104,8 @@ class Token(Model):
     nonces, login CSRF. DynamoDB deletes them after `expires` (TTL)."""
 
     class Meta(_Meta):
+        """PynamoDB's settings of the table: its name in this stage, region and billing."""
+
         table_name = f"{config.RESOURCE_PREFIX}tokens"
 
     key = UnicodeAttribute(hash_key=True)

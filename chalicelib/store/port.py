@@ -16,18 +16,27 @@ replace of a document carrying one succeeds only while it is still the stored re
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol
 
-from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.common import (
+    FEED,
+    INTERNAL,
+    TRANSACTION_ITEMS,
+    Conflict,
+    Derived,
+    Document,
+    EntityId,
+    Extra,
+    Loser,
+    Missing,
+    Stale,
+    Tally,
+    Uniques,
+)
 
-__all__ = ["FEED", "INTERNAL", "TRANSACTION_ITEMS", "Conflict", "Missing", "Stale", "Tally"]  # re-exported for callers
-
-Document: TypeAlias = dict[str, Any]
-EntityId: TypeAlias = int | str  # ids arrive as ints or digit strings; stores key them as ints
-Uniques: TypeAlias = Mapping[str, Any]  # {field: value} unique values of a document
-Extra: TypeAlias = tuple[str, Document]  # (kind, new document) written with a change
-Derived: TypeAlias = tuple[str, EntityId, "Document | Tally | None"]  # put, count or delete with a change
-Loser: TypeAlias = tuple[EntityId, "int | None", "Uniques | None"]  # (id, revision, unique values) of a merge
+# re-exported for callers: the exceptions, markers and the types of what crosses the port
+__all__ = ["FEED", "INTERNAL", "TRANSACTION_ITEMS", "Conflict", "Missing", "Stale", "Tally"]
+__all__ += ["Derived", "Document", "EntityId", "Extra", "Loser", "Uniques"]
 
 
 class EntityStore(Protocol):

@@ -2,13 +2,16 @@
 
 import json
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 from chalicelib import aws
+from chalicelib.store.common import Derived
 from chalicelib.store.schema import queue_name
 
 BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
 MAX_DELAY = 900  # DelaySeconds maximum
-_urls = {}
+_urls: dict[str, str] = {}
 log = logging.getLogger(__name__)
 
 
@@ -16,7 +19,7 @@ class QueueError(Exception):
     """SQS refused a message."""
 
 
-def url(queue, dead_letter=False):
+def url(queue: str, dead_letter: bool = False) -> str:
     """The queue's URL (one GetQueueUrl per process)."""
     name = queue_name(queue) + ("-dlq" if dead_letter else "")
     if name not in _urls:
@@ -24,21 +27,21 @@ def url(queue, dead_letter=False):
     return _urls[name]
 
 
-def send(queue, bodies, delay=0, dead_letter=False):
+def send(queue: str, bodies: Iterable[Any], delay: float = 0, dead_letter: bool = False) -> None:
     """Queue JSON messages (to the queue's DLQ with `dead_letter`), up to ten per SendMessageBatch
     call; `delay` seconds, at most MAX_DELAY. Raises QueueError if any is refused."""
-    bodies = list(bodies)
-    for start in range(0, len(bodies), BATCH):
+    messages = list(bodies)
+    for start in range(0, len(messages), BATCH):
         entries = [
             {"Id": str(i), "MessageBody": json.dumps(body), "DelaySeconds": int(delay)}
-            for i, body in enumerate(bodies[start : start + BATCH])
+            for i, body in enumerate(messages[start : start + BATCH])
         ]
         failed = aws.client("sqs").send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
 
 
-def send_stored(queue, derived, kind, message_type):
+def send_stored(queue: str, derived: Iterable[Derived], kind: str, message_type: str) -> None:
     """After a commit: one `{"type": message_type, "id"}` message per derived item of `kind` the
     change stored (outbox items). Never raises: if SQS fails the items stay stored and the
     owner's sweep queues them."""
@@ -47,11 +50,13 @@ def send_stored(queue, derived, kind, message_type):
         return
     try:
         send(queue, [{"type": message_type, "id": item_id} for item_id in ids])
-    except Exception:  # noqa: BLE001 - the change and its items are stored; the sweep queues them
+    except (
+        Exception
+    ):  # logged with its traceback (so no BLE001): the change and its items are stored; the sweep queues them
         log.warning("%s items kept for the sweep", kind, exc_info=True)
 
 
-def receive(queue, dead_letter=False, limit=BATCH):
+def receive(queue: str, dead_letter: bool = False, limit: int = BATCH) -> list[tuple[str, Any, int]]:
     """Up to `limit` visible messages as (receipt handle, body, receive count); no waiting."""
     messages = (
         aws.client("sqs")
@@ -65,6 +70,6 @@ def receive(queue, dead_letter=False, limit=BATCH):
     ]
 
 
-def delete(queue, receipt, dead_letter=False):
+def delete(queue: str, receipt: str, dead_letter: bool = False) -> None:
     """Acknowledge a received message."""
     aws.client("sqs").delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)

@@ -10,11 +10,12 @@ from chalicelib.store.models import MODELS
 QUEUES = ("webhooks", "segments", "automations", "sends")
 
 
-def queue_name(queue):
+def queue_name(queue: str) -> str:
+    """The SQS name of a queue of `QUEUES` in this stage."""
     return f"{config.RESOURCE_PREFIX}{queue}"
 
 
-def ensure_resources():
+def ensure_resources() -> None:
     """Create every table, queue (with its dead-letter queue) and the bucket if missing."""
     for model in MODELS:
         if not model.exists():

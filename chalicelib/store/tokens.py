@@ -8,21 +8,24 @@ import hashlib
 import json
 import time
 from datetime import datetime, timezone
+from typing import Any
 
 from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 
 from chalicelib.store.models import Token
 
 
-def _key(kind, secret):
+def _key(kind: str, secret: str) -> str:
+    """The item key of a secret: its kind and SHA-256, never the secret itself."""
     return f"{kind}#{hashlib.sha256(secret.encode()).hexdigest()}"
 
 
-def _expiry(seconds):
+def _expiry(seconds: float | None) -> datetime | None:
+    """When an item stored now for `seconds` expires (None: never)."""
     return datetime.fromtimestamp(time.time() + seconds, tz=timezone.utc) if seconds else None
 
 
-def put(kind, secret, data, seconds=None, only_new=False):
+def put(kind: str, secret: str, data: Any, seconds: float | None = None, only_new: bool = False) -> bool:
     """Store data under (kind, secret). With only_new, False when the key already exists."""
     item = Token(_key(kind, secret), data=json.dumps(data), expires=_expiry(seconds))
     try:
@@ -34,7 +37,7 @@ def put(kind, secret, data, seconds=None, only_new=False):
         raise
 
 
-def get(kind, secret):
+def get(kind: str, secret: str) -> tuple[Any, bool]:
     """(data, used) for a live key, or (None, False)."""
     try:
         item = Token.get(_key(kind, secret), consistent_read=True)
@@ -45,7 +48,7 @@ def get(kind, secret):
     return json.loads(item.data), bool(item.used)
 
 
-def use(kind, secret):
+def use(kind: str, secret: str) -> bool:
     """Mark a key used; True only for the first call (an atomic conditional update)."""
     try:
         Token(_key(kind, secret)).update(
@@ -56,5 +59,6 @@ def use(kind, secret):
         return False
 
 
-def delete(kind, secret):
+def delete(kind: str, secret: str) -> None:
+    """Forget a secret (one DeleteItem), used or not."""
     Token(_key(kind, secret)).delete()

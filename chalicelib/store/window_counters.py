@@ -9,23 +9,27 @@ the same way (`count#<name>#<window>`) and read back before the next one is let 
 
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from chalicelib.store.models import Token
 
+Clock = Callable[[], float]  # Unix seconds now (time.time, or a test's clock)
 
-def _window(per_second):
+
+def _window(per_second: float) -> tuple[int, int]:
     """(window length in seconds, messages allowed per window) for a rate."""
     length = 1 if per_second >= 1 else math.ceil(1 / per_second)
     return length, max(1, int(per_second * length))
 
 
-def _window_key(name, window, clock):
+def _window_key(name: str, window: int, clock: Clock) -> tuple[str, int]:
+    """(counter key of the current window of `window` seconds, the time it ends)."""
     start = int(clock() // window) * window
     return f"count#{name}#{start}", start + window
 
 
-def counted(name, window, clock=time.time):
+def counted(name: str, window: int, clock: Clock = time.time) -> tuple[int, int]:
     """(events counted for `name` in the current window of `window` seconds, seconds left in it).
     One GetItem."""
     key, end = _window_key(name, window, clock)
@@ -35,7 +39,7 @@ def counted(name, window, clock=time.time):
         return 0, max(1, math.ceil(end - clock()))
 
 
-def count(name, window, clock=time.time):
+def count(name: str, window: int, clock: Clock = time.time) -> tuple[int, int]:
     """Count one event for `name` in the current window: (the count with it, seconds left in the
     window). One UpdateItem."""
     key, end = _window_key(name, window, clock)
@@ -44,7 +48,9 @@ def count(name, window, clock=time.time):
     return int(item.used), max(1, math.ceil(end - clock()))
 
 
-def acquire(name, per_second, sleep=time.sleep, clock=time.time):
+def acquire(
+    name: str, per_second: float, sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time
+) -> float:
     """Wait until one more `name` message fits the rate (messages per second; 0 or less: no limit).
     Returns the time (Unix seconds) of the window the message was let through in."""
     if per_second <= 0:

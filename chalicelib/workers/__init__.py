@@ -5,9 +5,13 @@ batches (SOURCES), and the jobs run from its `schedule` handlers; locally `devst
 very same `consume` in threads (and `drain` runs it synchronously in tests).
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
@@ -19,15 +23,29 @@ from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, segments, sends, webhooks
 
+if TYPE_CHECKING:
+    from chalice.app import SQSEvent
+
 log = logging.getLogger(__name__)
 
-HANDLERS = {
+Handler = Callable[[dict[str, Any]], None]  # one message's JSON body
+
+
+class EventSource(TypedDict, total=False):
+    """The settings of a queue's SQS event source: keyword arguments of Chalice's `on_sqs_message`."""
+
+    batch_size: int
+    maximum_batching_window_in_seconds: int
+    maximum_concurrency: int
+
+
+HANDLERS: dict[str, Handler] = {
     "segments": segments.handle,
     "webhooks": webhooks.handle,
     "automations": automations.handle,
     "sends": sends.handle,
 }
-JOBS = {
+JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
         rebuilds.resend_stuck,
         webhook_events.sweep,
@@ -43,7 +61,7 @@ JOBS = {
 # SEGMENT_REBUILD_BATCH contacts, so fewer of them share a 30 s invocation. The sends worker runs
 # at most maximum_concurrency invocations at once: 10 messages each, one SES call per message,
 # so a 1M-contact send keeps under SES's send rate and DynamoDB's on-demand ramp.
-SOURCES = {
+SOURCES: dict[str, EventSource] = {
     "segments": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
     "webhooks": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
@@ -52,19 +70,24 @@ SOURCES = {
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 
 
-def consume(queue, messages, milliseconds_left=None, strict=False):
+def consume(
+    queue: str,
+    messages: Sequence[tuple[str, str]],
+    milliseconds_left: Callable[[], int] | None = None,
+    strict: bool = False,
+) -> list[str]:
     """Handle a batch of one queue's messages, `(id, JSON body)` pairs, each on its own: a failure
     neither blocks nor repeats the others. Returns the ids to give back to SQS for a retry: those
     that failed and, when `milliseconds_left()` runs low, those not started (a timeout would give
     back the whole batch, done ones included). `strict` raises the first failure instead (tests)."""
-    failed = []
+    failed: list[str] = []
     for position, (message_id, body) in enumerate(messages):
         if milliseconds_left and milliseconds_left() < RESERVE_MS:
             failed += [later for later, _ in messages[position:]]
             break
         try:
             HANDLERS[queue](json.loads(body))
-        except Exception:  # noqa: BLE001 - this message alone goes back to SQS
+        except Exception:  # this message alone goes back to SQS (logged with its traceback below)
             if strict:
                 raise
             log.exception("worker %s failed on message %s", queue, message_id)
@@ -72,7 +95,7 @@ def consume(queue, messages, milliseconds_left=None, strict=False):
     return failed
 
 
-def on_batch(queue, event):
+def on_batch(queue: str, event: SQSEvent) -> dict[str, list[dict[str, str]]]:
     """A worker function's answer to an SQS event: Lambda's partial batch response
     (ReportBatchItemFailures), with the batch's size, failures and queue lag as metrics."""
     context = event.context
@@ -90,7 +113,7 @@ def on_batch(queue, event):
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
 
 
-def run_jobs(period, context=None):
+def run_jobs(period: str, context: object = None) -> None:
     """Run the periodic jobs of a period (`minute` or `hour`)."""
     observe.begin(getattr(context, "aws_request_id", None), period=period)
     for job in JOBS[period]:

@@ -3,12 +3,15 @@ timeline moves that finish contact merges (domain/contacts/contact_merge.py), po
 contacts already at their threshold (domain/points/point_triggers.py), and the contacts of a deleted stage
 taken out of it (domain/stages/stages.py)."""
 
+from collections.abc import Callable
+from typing import Any
+
 from chalicelib.domain.contacts import contact_merge
 from chalicelib.domain.points import point_triggers
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 
-STEPS = {
+STEPS: dict[str, Callable[..., object]] = {
     "plan": rebuilds.plan,
     "batch": rebuilds.batch,
     "purge": rebuilds.purge_members,
@@ -19,7 +22,7 @@ STEPS = {
 }
 
 
-def handle(body):
+def handle(body: dict[str, Any]) -> None:
     """One message of the `segments` queue."""
     step = STEPS[body.pop("type")]
     step(**body)

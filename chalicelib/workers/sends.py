@@ -1,11 +1,18 @@
 """Sends worker: segment-send plans and batches, point-trigger emails (domain/messaging/email_sends.py)."""
 
+from collections.abc import Callable
+from typing import Any
+
 from chalicelib.domain.messaging import email_sends
 
-STEPS = {"plan": email_sends.plan, "batch": email_sends.batch, "trigger": email_sends.trigger}
+STEPS: dict[str, Callable[..., object]] = {
+    "plan": email_sends.plan,
+    "batch": email_sends.batch,
+    "trigger": email_sends.trigger,
+}
 
 
-def handle(body):
+def handle(body: dict[str, Any]) -> None:
     """One message of the `sends` queue; SendLater leaves it to SQS's retry."""
     step = STEPS[body.pop("type")]
     step(**body)

@@ -6,6 +6,10 @@ on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404,
 this subclass locally.
 """
 
+from typing import Any
+
+from chalice.app import Chalice
+from chalice.config import Config
 from chalice.local import LocalGateway
 
 from chalicelib.api import errors
@@ -13,11 +17,14 @@ from devstack.gateway.authorizer import GatewayAnswer, LocalRequestAuthorizer
 
 
 class ApiGateway(LocalGateway):
-    def __init__(self, app_object, config):
+    """Chalice's local gateway with API Gateway's answer to unknown paths and our REQUEST authorizer."""
+
+    def __init__(self, app_object: Chalice, config: Config) -> None:
         super().__init__(app_object, config)
         self._authorizer = LocalRequestAuthorizer(app_object)
 
-    def handle_request(self, method, path, headers, body):
+    def handle_request(self, method: str, path: str, headers: dict[str, Any], body: bytes | None) -> dict[str, Any]:
+        """The gateway's answer: our JSON 404 for an unknown path, a refusal of the authorizer, or the route's."""
         try:
             self.event_converter._route_matcher.match_route(path)
         except ValueError:

@@ -12,22 +12,35 @@ cached that long keyed by the identity source, the Authorization header, which e
 must then carry; with 0 the function runs for every request and sees every credential place.
 """
 
+from __future__ import annotations
+
 import fnmatch
 import time
 import uuid
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from chalice.local import LambdaContext, LocalGatewayAuthorizer
 
 from chalicelib import config
 from chalicelib.api import errors
 
+if TYPE_CHECKING:
+    from chalice.app import Chalice
+
+Event = dict[str, Any]  # a Lambda event (API Gateway's JSON)
+Response = dict[str, Any]  # a gateway response: statusCode, headers, multiValueHeaders, body
+Decision = dict[str, Any]  # the authorizer's answer: principalId, policyDocument, context
+
 FUNCTION = "api_authorizer"
 REGION, ACCOUNT, API_ID, STAGE = "us-east-1", "123456789012", "local", "api"
-_decisions = {}
+_decisions: dict[str | None, tuple[float, Decision]] = {}  # identity -> (expiry, decision)
 
 
 class GatewayAnswer(Exception):
     """The gateway answers itself; the route is not invoked."""
 
-    def __init__(self, response):
+    def __init__(self, response: Response) -> None:
         super().__init__(response["statusCode"])
         self.response = response
 
@@ -35,23 +48,28 @@ class GatewayAnswer(Exception):
 OPEN_PATHS = ("/api/openapi.json",)  # as infra/compact.py OPEN_PATHS: the API contract needs no credentials
 
 
-def guarded(path):
+def guarded(path: str) -> bool:
     """Whether API Gateway runs the authorizer before this route (every route under /api but OPEN_PATHS)."""
     return path.startswith("/api/") and path not in OPEN_PATHS
 
 
-def forget():
+def forget() -> None:
     """Drop the cached decisions (tests)."""
     _decisions.clear()
 
 
-class LocalRequestAuthorizer:
+class LocalRequestAuthorizer(LocalGatewayAuthorizer):
     """Chalice's local authorizer hook (`authorize(path, event, context)`) for our REQUEST authorizer."""
 
-    def __init__(self, app_object):
-        self._function = app_object.handler_map[FUNCTION]
+    def __init__(self, app_object: Chalice) -> None:
+        super().__init__(app_object)
+        self._function: Callable[[Event, LambdaContext], Decision] = app_object.handler_map[FUNCTION]
 
-    def authorize(self, raw_path, lambda_event, lambda_context):
+    def authorize(
+        self, raw_path: str, lambda_event: Event, lambda_context: LambdaContext
+    ) -> tuple[Event, LambdaContext]:
+        """The event and context the route gets (`requestContext.authorizer` set), or a GatewayAnswer
+        refusal; routes outside /api pass untouched."""
         context = lambda_event["requestContext"]
         context.update(requestId=lambda_context.aws_request_id, stage=STAGE)
         if not guarded(context["resourcePath"]):
@@ -63,7 +81,8 @@ class LocalRequestAuthorizer:
         context["authorizer"] = dict(decision.get("context") or {}, principalId=decision["principalId"])
         return lambda_event, lambda_context
 
-    def _decide(self, event, lambda_context):
+    def _decide(self, event: Event, lambda_context: LambdaContext) -> Decision:
+        """The authorizer function's decision for the event, cached by identity when the stack caches."""
         seconds = config.AUTHORIZER_CACHE_SECONDS
         identity = (event["headers"].get("authorization") or "") if seconds else None
         if identity == "":
@@ -73,7 +92,7 @@ class LocalRequestAuthorizer:
             return hit[1]
         try:
             decision = self._function(event, lambda_context)
-        except Exception as error:  # noqa: BLE001 - API Gateway maps any other error to a 500
+        except Exception as error:  # re-raised unless it is the Unauthorized refusal
             if str(error) != "Unauthorized":
                 raise
             raise GatewayAnswer(unauthorized()) from None
@@ -82,11 +101,12 @@ class LocalRequestAuthorizer:
         return decision
 
 
-def method_arn(method, path):
+def method_arn(method: str, path: str) -> str:
+    """The execute-api ARN API Gateway gives the authorizer for a request."""
     return f"arn:aws:execute-api:{REGION}:{ACCOUNT}:{API_ID}/{STAGE}/{method}{path}"
 
 
-def authorizer_event(lambda_event, arn):
+def authorizer_event(lambda_event: Event, arn: str) -> Event:
     """The event API Gateway sends a REQUEST authorizer for this request."""
     context = lambda_event["requestContext"]
     query = lambda_event.get("multiValueQueryStringParameters")
@@ -107,7 +127,7 @@ def authorizer_event(lambda_event, arn):
     }
 
 
-def allowed(policy, arn):
+def allowed(policy: Mapping[str, Any], arn: str) -> bool:
     """IAM evaluation of the returned policy for the method ARN: an explicit Deny wins, else an Allow."""
     effects = {
         statement["Effect"]
@@ -117,21 +137,23 @@ def allowed(policy, arn):
     return "Allow" in effects and "Deny" not in effects
 
 
-def _list(value):
+def _list(value: str | list[str]) -> list[str]:
+    """A policy field that holds one value or a list, as a list."""
     return value if isinstance(value, list) else [value]
 
 
-def unauthorized():
+def unauthorized() -> Response:
     """The UNAUTHORIZED gateway response (infra/resources.json)."""
     return _response(401, errors.no_credentials_json(), errors.challenge())
 
 
-def access_denied(context):
+def access_denied(context: Mapping[str, Any]) -> Response:
     """The ACCESS_DENIED gateway response: the template `$context.authorizer.error`."""
     return _response(403, context.get("error", ""))
 
 
-def _response(status, body, extra=None):
+def _response(status: int, body: str, extra: Mapping[str, str] | None = None) -> Response:
+    """A gateway response with our JSON error headers (and `extra`)."""
     return {
         "statusCode": status,
         "headers": dict(errors.headers(), **(extra or {})),

@@ -63,7 +63,7 @@ def test_an_older_contact_taking_a_newer_ones_email_keeps_its_id_and_the_emails_
 
 
 def test_points_tags_ips_and_owner_are_joined(api):
-    ann = contact(api, email="ann@example.com", tags=["vip"], ipAddress="10.0.0.1", points=5)
+    contact(api, email="ann@example.com", tags=["vip"], ipAddress="10.0.0.1", points=5)
     bob = contact(api, email="bob@example.com", tags=["lead", "VIP"], ipAddress="10.0.0.2", points=7, owner=1)
     merged = api.patch(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com"}).json["contact"]
     assert merged["points"] == 12

@@ -37,7 +37,7 @@ def parts(message):
 
 @pytest.fixture
 def hook_receiver(api):
-    """hook_receiver(triggers): a receiver on 127.0.0.1 subscribed to the triggers by a published hook."""
+    """A factory, called with triggers: a receiver on 127.0.0.1 subscribed to the triggers by a published hook."""
     from tests.receiver import Receiver
 
     running = []

@@ -122,7 +122,7 @@ def test_open_point_actions_score_each_open(api):
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["points"] == 3
 
 
-def test_send_and_open_reach_webhooks_with_compat_payloads(api, drain, hook_receiver):
+def test_send_and_open_reach_webhooks_with_compat_payloads(api, drain, hook_receiver):  # noqa: F811 - the fixture
     receiver = hook_receiver(["mautic.email_on_send", "mautic.email_on_open"])
     contact, mail = make_contact(api), make_email(api)
     api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send", {"tokens": {"code": "Q"}})

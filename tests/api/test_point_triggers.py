@@ -191,7 +191,7 @@ def test_email_events_reach_patched_and_existing_contacts_once(api, drain):
     from tests.api.test_email_send import make_email, sent_messages
 
     mail_doc = make_email(api)
-    ann = new_contact(api, "ann@example.com", points=30)
+    new_contact(api, "ann@example.com", points=30)
     bob = new_contact(api, "bob@example.com")
     send = {"type": "email.send", "name": "Send", "properties": {"email": mail_doc["id"]}}
     trigger = api.post(

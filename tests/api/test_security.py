@@ -57,7 +57,7 @@ def test_line_breaks_are_stripped_from_single_line_fields(api):
     assert contact["fields"]["core"]["city"]["value"] == "Prague"
 
 
-def test_a_message_that_cannot_be_built_fails_for_its_contact_only(api, drain, fan_out_only):
+def test_a_message_that_cannot_be_built_fails_for_its_contact_only(api, drain, fan_out_only):  # noqa: F811 - the fixture
     segment, ids = _audience(api, drain, 3)
     stored = store.get("contact", ids[1])  # written before line breaks were stripped
     stored["values"]["firstname"] = "Bad\nBcc: x@example.com"

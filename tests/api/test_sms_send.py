@@ -71,7 +71,7 @@ def test_e164_normalisation():
     assert sms.e164("+1234567890123456") is None
 
 
-def test_the_send_reaches_the_sms_webhook(api, drain, hook_receiver):
+def test_the_send_reaches_the_sms_webhook(api, drain, hook_receiver):  # noqa: F811 - the fixture
     receiver = hook_receiver(["mautic.sms_on_send"])
     contact, text = make_contact(api, mobile="+14155550100"), make_sms(api, "Ping")
     api.get(f"/api/smses/{text['id']}/contact/{contact['id']}/send")

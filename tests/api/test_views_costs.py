@@ -64,8 +64,8 @@ def sends(api, count):
 
 
 def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
-    """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of sends, and
-    an own-only caller's report reads the contacts and emails its rows name in batches too."""
+    """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of
+    sends, and an own-only caller's report reads the contacts and emails its rows name in batches too."""
     from tests.api.test_permissions import _as
 
     sales = _as(api, "sales", {"lead:leads": ["viewown"], "email:emails": ["viewother"], "report:reports": ["full"]})

@@ -87,8 +87,8 @@ def test_contacts_at_scale(http, capsys):
         _bulk_copies(stored, filled + 1, size)
         filled = size
         for name, operation in (
-            ("GET", lambda n: http("GET", f"/api/contacts/{size - n}")),
-            ("PATCH", lambda n: http("PATCH", f"/api/contacts/{size - n}/edit", {"city": f"C{n}"})),
+            ("GET", lambda n, size=size: http("GET", f"/api/contacts/{size - n}")),
+            ("PATCH", lambda n, size=size: http("PATCH", f"/api/contacts/{size - n}/edit", {"city": f"C{n}"})),
         ):
             operation(0)
             with dynamodb_calls() as calls:

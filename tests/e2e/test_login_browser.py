@@ -165,7 +165,7 @@ class WebDriver:
 class Callback(BaseHTTPRequestHandler):
     """The client application's redirect_uri: answers every GET with a small page."""
 
-    def do_GET(self):  # noqa: N802 - BaseHTTPRequestHandler's naming
+    def do_GET(self):
         body = b"<!DOCTYPE html><title>Client</title><p>Authorized.</p>"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
@@ -173,7 +173,7 @@ class Callback(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format, *args):  # noqa: A002 - BaseHTTPRequestHandler's signature
+    def log_message(self, format, *args):
         pass
 
 

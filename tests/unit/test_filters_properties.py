@@ -64,7 +64,7 @@ FAST = settings(max_examples=60, deadline=None)
     st.lists(st.dictionaries(st.sampled_from(["companyname", "employees", "founded"]), ANYTHING), max_size=3),
 )
 def test_evaluation_never_raises(values, companies):
-    lead = dict(zip(SAMPLE_TYPES, values))
+    lead = dict(zip(SAMPLE_TYPES, values, strict=True))
     for filter_ in SAMPLE_FILTERS:
         assert hit(filter_, lead, companies) in (True, False)
 
@@ -167,10 +167,13 @@ COMPANIES = st.lists(st.fixed_dictionaries({"companyname": st.sampled_from(["a",
     COMPANIES,
 )
 def test_glue_combines_single_filters(chosen, glues, lead, companies):
-    filters = [{**item, "glue": "and" if index == 0 else glue} for index, (item, glue) in enumerate(zip(chosen, glues))]
+    filters = [
+        {**item, "glue": "and" if index == 0 else glue}
+        for index, (item, glue) in enumerate(zip(chosen, glues, strict=False))
+    ]
     singles = [hit(item, lead, companies) for item in filters]
     groups, current = [], []
-    for item, single in zip(filters, singles):
+    for item, single in zip(filters, singles, strict=True):
         if item["glue"] == "or" and current:
             groups.append(current)
             current = []

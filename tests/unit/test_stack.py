@@ -197,7 +197,7 @@ def test_schedules_invoke_their_jobs(stack):
     _, resources, template = stack
     events = _client("events")
     expressions = {}
-    for name, rule in _of_type(template, "AWS::Events::Rule").items():
+    for name, _rule in _of_type(template, "AWS::Events::Rule").items():
         described = events.describe_rule(Name=resources[name]["PhysicalResourceId"])
         targets = events.list_targets_by_rule(Rule=described["Name"])["Targets"]
         (target,) = targets
