@@ -39,6 +39,6 @@ def ensure_admin(username: str, password: str | None = None) -> str | None:
     """Create the administrator when no user exists. Returns the generated password, if one was made."""
     if users.count() > 0:
         return None
-    generated = None if password else secrets.token_urlsafe(12)
-    users.create_user(username, password or generated, first_name="Admin", last_name="User")
-    return generated
+    secret = password or secrets.token_urlsafe(12)
+    users.create_user(username, secret, first_name="Admin", last_name="User")
+    return None if password else secret

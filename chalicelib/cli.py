@@ -205,10 +205,10 @@ def _clients(args: argparse.Namespace, ctx: Context) -> Result:
         return dict(clients.public(doc), clientSecret=secret)
     if args.action == "list":
         return [clients.public(c) for c in clients.all_clients(ctx)]
-    doc = clients.revoke(ctx, args.id)
-    if doc is None:
+    revoked = clients.revoke(ctx, args.id)
+    if revoked is None:
         raise CliError(f"no client with id {args.id}")
-    return clients.public(doc)
+    return clients.public(revoked)
 
 
 def _permissions(args: argparse.Namespace, ctx: Context) -> Result:

@@ -86,11 +86,12 @@ def _replay(found: records.Record, fingerprint: str) -> Response:
         raise ApiError(
             409, f"The first request with this {HEADER} is still running. Retry it later.", headers={"Retry-After": "1"}
         )
-    status, kept, body = found.answer
-    headers = dict(base_headers(), **kept)
+    status, kept, stored = found.answer
+    headers: dict[str, str | list[str]] = dict(base_headers(), **kept)
     headers["Idempotent-Replayed"] = "true"
+    body: str | bytes = stored
     try:
-        body = body.decode("utf-8")  # text goes back as text; Chalice sends bytes only for binary types
+        body = stored.decode("utf-8")  # text goes back as text; Chalice sends bytes only for binary types
     except UnicodeDecodeError:
         pass
     return Response(body=body, status_code=status, headers=headers)

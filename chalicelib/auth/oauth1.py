@@ -364,5 +364,5 @@ def deauthorize(ctx: Context, token: str | None, user_id: int | None = None) -> 
     data, _ = tokens.get(ACCESS_KIND, token or "")
     if data is None or (user_id is not None and data["user"]["id"] != user_id):
         return False
-    tokens.delete(ACCESS_KIND, token)
+    tokens.delete(ACCESS_KIND, token or "")
     return True

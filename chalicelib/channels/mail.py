@@ -40,7 +40,7 @@ class Mail:
     text: str
     reply_to: str = ""
     bcc: list[str] = field(default_factory=list)
-    headers: dict[str, object] = field(default_factory=dict)  # each sent as str(value)
+    headers: dict[str, str] = field(default_factory=dict)
     attachments: list[Attachment] = field(default_factory=list)
 
 

@@ -21,7 +21,7 @@ from chalicelib.store.models import Token
 
 RUNNING, DONE = 0, 1
 MAX_STORED = 300 * 1024  # compressed answer bytes that fit an item (400 KB) with room to spare
-Answer: TypeAlias = tuple[int, dict[str, str], bytes]  # status, kept headers, body
+Answer: TypeAlias = tuple[int, dict[str, str | list[str]], bytes]  # status, kept headers, body
 
 
 @dataclass
@@ -65,7 +65,7 @@ def claim(scope: str, key: str, fingerprint: str, lease: float) -> Record | None
 
 
 def finish(
-    scope: str, key: str, fingerprint: str, status: int, headers: dict[str, str], body: bytes, keep: float
+    scope: str, key: str, fingerprint: str, status: int, headers: dict[str, str | list[str]], body: bytes, keep: float
 ) -> bool:
     """Store the answer for `keep` seconds (one PutItem); an answer too large to store releases
     the key instead (a retry then runs again). True when stored."""

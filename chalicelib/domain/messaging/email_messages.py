@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from chalicelib import config
-from chalicelib.channels.mail import Mail
+from chalicelib.channels.mail import Attachment, Mail
 from chalicelib.domain.kernel import cache_keys, cached, files, keys
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -17,8 +17,6 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, rendering
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
-
-Attachment = tuple[str, bytes, str]  # (file name, content, MIME type), as `mail.Mail` takes them
 
 
 def base_url(ctx: Context) -> str:

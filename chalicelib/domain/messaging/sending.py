@@ -251,7 +251,7 @@ def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Sourc
     content = rendering.render_sms(message.get("message"), email_messages.contact_sources(contact, ctx))
     number = number_of(contact)
     try:
-        message_id = sms_channel.send(number, content)
+        message_id = sms_channel.send(number or "", content)  # sms_refusal: a number is there
     except (sms_channel.Rejected, sms_channel.Unavailable) as error:
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
