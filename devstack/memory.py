@@ -18,7 +18,18 @@ from dataclasses import dataclass
 from dataclasses import replace as copied
 from typing import Any
 
-from chalicelib.store.common import FEED, INTERNAL, TRANSACTION_ITEMS, Conflict, Missing, Stale, Tally
+from chalicelib.store.common import (
+    FEED,
+    INTERNAL,
+    Conflict,
+    Missing,
+    Stale,
+    Tally,
+    chunks,
+    claimable,
+    unique_changes,
+    unique_key,
+)
 from chalicelib.store.port import Derived, Document, EntityId, Extra, Loser, Uniques
 
 Key = tuple[str, int]
@@ -52,21 +63,6 @@ def _read(item: Item) -> Document:
 
 def _new_item(doc: Mapping[str, Any], email: str | None) -> Item:
     return Item(_stored(doc), int(doc.get("_rev") or 0) + 1, email.lower() if email else None, doc.get(FEED))
-
-
-def unique_key(kind: str, field: str, value: Any) -> str:
-    """The key of a unique value, as `entities` forms it."""
-    return f"{kind}#{field}#{str(value).strip().lower()}"
-
-
-def _claimable(uniques: Uniques | None) -> dict[str, Any]:
-    return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
-
-
-def _unique_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    removed = {f: v for f, v in old.items() if unique_key("", f, v) != unique_key("", f, new.get(f))}
-    added = {f: v for f, v in new.items() if unique_key("", f, v) != unique_key("", f, old.get(f))}
-    return removed, added
 
 
 class Transaction:
@@ -294,7 +290,7 @@ class MemoryStore:
     ) -> None:
         tx.save((kind, int(doc["id"])), _new_item(doc, email), _absent)
         self._put_extra(tx, extra, derived)
-        self._claim_all(tx, kind, int(doc["id"]), _claimable(uniques))
+        self._claim_all(tx, kind, int(doc["id"]), claimable(uniques))
         tx.count(f"count#{kind}", 1)
         if versioned:
             tx.count(f"version#{kind}", 1)
@@ -332,14 +328,14 @@ class MemoryStore:
         try:
             tx.commit()
         except Refused as error:
-            raise self._explain(kind, int(doc["id"]), _claimable(uniques), creating=True) from error
+            raise self._explain(kind, int(doc["id"]), claimable(uniques), creating=True) from error
         doc["_rev"] = 1
 
     def create_many(self, entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
         """As `entities.create_many`: runs of entries that fit one transaction are written
         together; a refused run is written entry by entry."""
         results: list[Exception | None] = []
-        for chunk in _chunks(entries):
+        for chunk in chunks(entries):
             tx = Transaction(self)
             for entry in chunk:
                 self._create_items(tx, **entry)
@@ -373,7 +369,7 @@ class MemoryStore:
     ) -> None:
         """Overwrite an existing document (`Missing`, `Stale`) and move its unique values
         (`Conflict`), all or nothing."""
-        removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
+        removed, added = unique_changes(claimable(old_uniques), claimable(new_uniques))
         entity_id, rev = int(doc["id"]), doc.get("_rev")
         tx = Transaction(self)
         tx.save((kind, entity_id), _new_item(doc, email), _at(rev))
@@ -402,7 +398,7 @@ class MemoryStore:
         tx.drop((kind, entity_id), _present)
         tx.count(f"count#{kind}", -1)
         self._put_extra(tx, (), derived)
-        self._release_all(tx, kind, entity_id, _claimable(uniques))
+        self._release_all(tx, kind, entity_id, claimable(uniques))
         if versioned:
             tx.count(f"version#{kind}", 1)
         try:
@@ -422,9 +418,9 @@ class MemoryStore:
         derived: Iterable[Derived] | None = None,
     ) -> None:
         """Store the survivor of two entities and delete the other, both only if unchanged since read."""
-        removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
+        removed, added = unique_changes(claimable(uniques[0]), claimable(uniques[1]))
         loser_id, loser_rev, loser_uniques = int(loser[0]), loser[1], loser[2]
-        handed = {unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
+        handed = {unique_key(kind, f, v): (f, v) for f, v in claimable(loser_uniques).items()}
         passed = {f: v for f, v in added.items() if unique_key(kind, f, v) in handed}
         taken = {f: v for f, v in added.items() if f not in passed}
         kept = {unique_key(kind, f, v) for f, v in passed.items()}
@@ -466,21 +462,3 @@ class MemoryStore:
     def remove(self, kind: str, entity_id: EntityId) -> None:
         """Delete a document nothing refers to."""
         self.items.pop((kind, int(entity_id)), None)
-
-
-def _size(entry: Mapping[str, Any]) -> int:
-    return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(_claimable(entry.get("uniques")))
-
-
-def _chunks(entries: Sequence[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
-    """Runs of entries whose items fit one transaction with their counters (`entities._chunks`)."""
-    chunk: list[Mapping[str, Any]] = []
-    size = 0
-    for entry in entries:
-        if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
-            yield chunk
-            chunk, size = [], 0
-        chunk.append(entry)
-        size += _size(entry)
-    if chunk:
-        yield chunk

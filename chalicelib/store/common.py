@@ -3,7 +3,7 @@ the `Tally` derived item, and the keys of a read document that are not stored in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -44,3 +44,39 @@ Uniques: TypeAlias = Mapping[str, Any]  # {field: value} unique values of a docu
 Extra: TypeAlias = tuple[str, Document]  # (kind, new document) written with a change
 Derived: TypeAlias = tuple[str, EntityId, Document | Tally | None]  # put, count or delete with a change
 Loser: TypeAlias = tuple[EntityId, int | None, Uniques | None]  # (id, revision, unique values) of a merge
+
+
+def unique_key(kind: str, field: str, value: Any) -> str:
+    """The key of a unique value: compared trimmed and case-insensitive, as DynamoDB stores it."""
+    return f"{kind}#{field}#{str(value).strip().lower()}"
+
+
+def claimable(uniques: Uniques | None) -> dict[str, Any]:
+    """Unique values worth claiming: blanks hold nothing."""
+    return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
+
+
+def unique_changes(old: Uniques, new: Uniques) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The unique values `old` holds that `new` gives up (removed), and those `new` claims (added)."""
+    removed = {f: v for f, v in old.items() if unique_key("", f, v) != unique_key("", f, new.get(f))}
+    added = {f: v for f, v in new.items() if unique_key("", f, v) != unique_key("", f, old.get(f))}
+    return removed, added
+
+
+def _size(entry: Mapping[str, Any]) -> int:
+    """Transaction items of a `create_many` entry, its counters aside."""
+    return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(claimable(entry.get("uniques")))
+
+
+def chunks(entries: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
+    """Runs of `create_many` entries whose items fit one transaction with their (at most two) counters."""
+    chunk: list[Mapping[str, Any]] = []
+    size = 0
+    for entry in entries:
+        if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += _size(entry)
+    if chunk:
+        yield chunk

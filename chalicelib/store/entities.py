@@ -23,7 +23,6 @@ from chalicelib import config
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
-    TRANSACTION_ITEMS,
     Conflict,
     Derived,
     Document,
@@ -34,6 +33,10 @@ from chalicelib.store.common import (
     Stale,
     Tally,
     Uniques,
+    chunks,
+    claimable,
+    unique_changes,
+    unique_key,
 )
 from chalicelib.store.models import Counter, Entity, Unique
 
@@ -72,10 +75,6 @@ def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
 def ids_by_email(kind: str, prefix: str) -> list[int]:
     """Ids whose email starts with `prefix` (case-insensitive). A Query on the email index."""
     return [int(item.id) for item in Entity.by_email.query(kind, Entity.email.startswith(prefix.lower()))]
-
-
-def _unique_key(kind: str, field: str, value: Any) -> str:
-    return f"{kind}#{field}#{str(value).strip().lower()}"
 
 
 def get(kind: str, entity_id: EntityId) -> Document | None:
@@ -162,7 +161,7 @@ def counters(names: Sequence[str]) -> dict[str, int]:
 def lookup(kind: str, field: str, value: Any) -> int | None:
     """Id of the entity holding a unique value, or None. One GetItem."""
     try:
-        return int(Unique.get(_unique_key(kind, field, value)).id)
+        return int(Unique.get(unique_key(kind, field, value)).id)
     except DoesNotExist:
         return None
 
@@ -170,34 +169,22 @@ def lookup(kind: str, field: str, value: Any) -> int | None:
 def lookup_many(kind: str, pairs: Iterable[tuple[str, Any]]) -> dict[tuple[str, Any], int | None]:
     """Ids of the entities holding unique values, {(field, value): id or None} for the given
     (field, value) pairs. One BatchGetItem per 100 distinct values."""
-    keys = list(dict.fromkeys(_unique_key(kind, field, value) for field, value in pairs))
+    keys = list(dict.fromkeys(unique_key(kind, field, value) for field, value in pairs))
     found = {item.key: int(item.id) for item in Unique.batch_get(keys)} if keys else {}
-    return {(field, value): found.get(_unique_key(kind, field, value)) for field, value in pairs}
+    return {(field, value): found.get(unique_key(kind, field, value)) for field, value in pairs}
 
 
 def _put_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
         tx.save(
-            Unique(_unique_key(kind, field, value), id=entity_id),
+            Unique(unique_key(kind, field, value), id=entity_id),
             condition=Unique.key.does_not_exist() | (Unique.id == entity_id),
         )
 
 
 def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
-        tx.delete(Unique(_unique_key(kind, field, value)), condition=Unique.id == entity_id)
-
-
-def _claimable(uniques: Uniques | None) -> dict[str, Any]:
-    """Unique values worth claiming: blanks hold nothing."""
-    return {f: v for f, v in (uniques or {}).items() if v not in (None, "")}
-
-
-def _unique_changes(old: Uniques, new: Uniques) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The unique values `old` holds that `new` gives up (removed), and those `new` claims (added)."""
-    removed = {f: v for f, v in old.items() if _unique_key("", f, v) != _unique_key("", f, new.get(f))}
-    added = {f: v for f, v in new.items() if _unique_key("", f, v) != _unique_key("", f, old.get(f))}
-    return removed, added
+        tx.delete(Unique(unique_key(kind, field, value)), condition=Unique.id == entity_id)
 
 
 def _transaction() -> TransactWrite:
@@ -274,7 +261,7 @@ def _create_items(
     """The items of a new document (see `create`); its counters are added to `counts`."""
     tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
     _put_extra(tx, extra, derived, counts)
-    _put_uniques(tx, kind, int(doc["id"]), _claimable(uniques))
+    _put_uniques(tx, kind, int(doc["id"]), claimable(uniques))
     counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + 1
     if versioned:
         counts[f"version#{kind}"] = counts.get(f"version#{kind}", 0) + 1
@@ -307,27 +294,8 @@ def create(
         _create_items(tx, counts, kind, doc, uniques, versioned, email, extra, derived)
         _add_counts(tx, counts)
 
-    _commit(kind, int(doc["id"]), build, _claimable(uniques), creating=True)
+    _commit(kind, int(doc["id"]), build, claimable(uniques), creating=True)
     doc["_rev"] = 1
-
-
-def _size(entry: Mapping[str, Any]) -> int:
-    """Transaction items of a `create_many` entry, its counters aside."""
-    return 1 + len(entry.get("extra") or ()) + len(entry.get("derived") or ()) + len(_claimable(entry.get("uniques")))
-
-
-def _chunks(entries: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
-    """Runs of entries whose items fit one transaction with their (at most two) counters."""
-    chunk: list[Mapping[str, Any]] = []
-    size = 0
-    for entry in entries:
-        if chunk and size + _size(entry) > TRANSACTION_ITEMS - 2:
-            yield chunk
-            chunk, size = [], 0
-        chunk.append(entry)
-        size += _size(entry)
-    if chunk:
-        yield chunk
 
 
 def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
@@ -358,7 +326,7 @@ def create_many(entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
     """Store new documents, each entry the arguments of `create` (kind, doc, uniques...), in as
     few transactions as their items fit (counters added up). The entries of a refused transaction
     are then stored one by one. Returns, per entry, None or the exception its `create` raised."""
-    return [result for chunk in _chunks(entries) for result in _create_chunk(chunk)]
+    return [result for chunk in chunks(entries) for result in _create_chunk(chunk)]
 
 
 def replace(
@@ -373,7 +341,7 @@ def replace(
 ) -> None:
     """Overwrite an existing document and move its unique values, in one transaction; when the
     document carries `_rev`, only if that is still the stored revision (else `Stale`)."""
-    removed, added = _unique_changes(_claimable(old_uniques), _claimable(new_uniques))
+    removed, added = unique_changes(claimable(old_uniques), claimable(new_uniques))
     entity_id = int(doc["id"])
     rev = doc.get("_rev")
     condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
@@ -400,7 +368,7 @@ def delete(
 ) -> None:
     """Remove a document, uncount it and release its unique values (and put or delete `derived`
     items, as `create`), in one transaction."""
-    claimed = _claimable(uniques)
+    claimed = claimable(uniques)
     key = int(entity_id)
 
     def build(tx: TransactWrite) -> None:
@@ -428,13 +396,13 @@ def merge(
     in one transaction: both only if unchanged since read (else `Stale`). `uniques` is the
     survivor's (old, new) unique values; a value the loser held and the survivor now claims
     passes from one to the other."""
-    removed, added = _unique_changes(_claimable(uniques[0]), _claimable(uniques[1]))
+    removed, added = unique_changes(claimable(uniques[0]), claimable(uniques[1]))
     loser_id, loser_rev, loser_uniques = loser
-    handed = {_unique_key(kind, f, v): (f, v) for f, v in _claimable(loser_uniques).items()}
-    taken = {f: v for f, v in added.items() if _unique_key(kind, f, v) not in handed}
-    passed = {f: v for f, v in added.items() if _unique_key(kind, f, v) in handed}
+    handed = {unique_key(kind, f, v): (f, v) for f, v in claimable(loser_uniques).items()}
+    taken = {f: v for f, v in added.items() if unique_key(kind, f, v) not in handed}
+    passed = {f: v for f, v in added.items() if unique_key(kind, f, v) in handed}
     released = {
-        f: v for key, (f, v) in handed.items() if key not in {_unique_key(kind, pf, pv) for pf, pv in passed.items()}
+        f: v for key, (f, v) in handed.items() if key not in {unique_key(kind, pf, pv) for pf, pv in passed.items()}
     }
     entity_id, rev = int(doc["id"]), doc.get("_rev")
 
@@ -447,7 +415,7 @@ def merge(
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, taken)
         for field, value in passed.items():
-            tx.save(Unique(_unique_key(kind, field, value), id=entity_id), condition=Unique.id == int(loser_id))
+            tx.save(Unique(unique_key(kind, field, value), id=entity_id), condition=Unique.id == int(loser_id))
         _delete_uniques(tx, kind, int(loser_id), released)
         _bump_version(tx, kind, versioned)
 
