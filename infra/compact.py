@@ -1,6 +1,7 @@
 """Finish chalice's CloudFormation template (`python -m infra.compact sam.json`): wire every
 function to the service's resources, replace chalice's path per route by three proxy resources
-(`proxy`), guard the `/api` ones with the REQUEST authorizer (`ApiAuthorizer`, declared in
+(`proxy`), declare every media type binary (`binary`: bytes answered whatever the Accept header),
+guard the `/api` ones with the REQUEST authorizer (`ApiAuthorizer`, declared in
 infra/resources.json: chalice's own authorizers are TOKEN-only), then rewrite the file without
 whitespace.
 
@@ -25,6 +26,7 @@ AUTHORIZER = "ApiAuthorizer"
 GUARDED_PREFIX = "/api/"  # as devstack/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
+BINARY_MEDIA_TYPES = "*/*"  # every answer may be bytes, whatever the Accept header (`binary`)
 Template = dict[str, Any]  # a CloudFormation (SAM) template as JSON
 ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
 
@@ -76,6 +78,17 @@ def proxy(template: Template) -> Template:
     return template
 
 
+def binary(template: Template) -> Template:
+    """Declare every media type binary (`*/*`): API Gateway then decodes a base64 answer of the
+    function (pixels, downloads, zips) whatever the request's Accept header, and hands request
+    bodies to the function base64-encoded, which chalice's `raw_body` decodes. Text answers travel
+    as text (`isBase64Encoded` false) and are passed through unchanged."""
+    template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-binary-media-types"] = [
+        BINARY_MEDIA_TYPES
+    ]
+    return template
+
+
 def guard(template: Template) -> Template:
     """Put the REQUEST authorizer on every operation of every path under /api but OPEN_PATHS."""
     paths = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
@@ -88,7 +101,7 @@ def guard(template: Template) -> Template:
 
 def finish(template: Template) -> Template:
     """The template with everything above done."""
-    return guard(proxy(wire(template)))
+    return guard(binary(proxy(wire(template))))
 
 
 def compact(path: str | os.PathLike[str]) -> None:

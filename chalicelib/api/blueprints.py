@@ -4,6 +4,7 @@ at the root; the OpenAPI document of them all at /api/openapi.json."""
 from chalicelib.api import (
     automations,
     batch,
+    campaigns,
     channels,
     contacts,
     contract,
@@ -41,6 +42,7 @@ API_ROUTES = tuple(
         batch,
         files,
         automations,
+        campaigns,
         emails,
         stats,
         stages,
@@ -65,6 +67,7 @@ API_BLUEPRINTS = (
     batch.blueprint,
     files.blueprint,
     automations.blueprint,
+    campaigns.blueprint,
     emails.blueprint,
     stats.blueprint,
     stages.blueprint,

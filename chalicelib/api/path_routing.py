@@ -7,12 +7,19 @@ each integrated with the API function. A request through a `{proxy+}` resource a
 resource path; `RoutedApp` finds the route of its actual path, as API Gateway would have (at each
 segment a literal beats a `{parameter}`), hands Chalice the event of that route with its path
 parameters, and answers an unknown path with the service's JSON 404.
+
+A binary answer (the tracking pixels, asset and file downloads, theme zips) is sent whatever the
+request's Accept header says: chalice refuses it with a 400 unless the Accept header names a binary
+type (Guzzle and most HTTP clients send none), a rule meant to mirror API Gateway's; but the stack's
+REST API declares every type binary (`*/*`, `infra/compact.py`), so API Gateway decodes the base64
+answer for any Accept, and `AnyAccept` drops chalice's check, locally and on Lambda alike.
 """
 
 from functools import lru_cache
 from typing import Any
 
 from chalice import Chalice
+from chalice.app import CaseInsensitiveMapping, RestAPIEventHandler
 
 from chalicelib import observe
 from chalicelib.api import errors
@@ -49,6 +56,16 @@ def match(templates: tuple[str, ...], path: str) -> tuple[str, dict[str, str]] |
     return None
 
 
+class AnyAccept(RestAPIEventHandler):
+    """Chalice's REST API handler, sending a binary answer whatever the request's Accept header."""
+
+    def _validate_binary_response(
+        self, request_headers: CaseInsensitiveMapping, response_headers: CaseInsensitiveMapping
+    ) -> bool:
+        """Always valid: the REST API takes every type as binary (`*/*`), so any Accept gets the bytes."""
+        return True
+
+
 class RoutedApp(Chalice):
     """A Chalice app that also serves requests arriving through a `{proxy+}` resource; each
     invocation's log lines carry its request ids (`observe`)."""
@@ -70,4 +87,13 @@ class RoutedApp(Chalice):
                 pathParameters=params or None,
                 requestContext=dict(event["requestContext"], resourcePath=template),
             )
-        return super().__call__(event, context)
+        return self._handle(event, context)
+
+    def _handle(self, event: dict[str, Any], context: Any) -> Any:
+        """Chalice's own `__call__`, with the `AnyAccept` handler in place of chalice's."""
+        self.lambda_context = context
+        handler = AnyAccept(
+            self.routes, self.api, self.log, self.debug, middleware_handlers=self._get_middleware_handlers("http")
+        )
+        self.current_request = handler.create_request_object(event, context)
+        return handler(event, context)

@@ -17,7 +17,11 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 MARK = "Zqx"  # what every identifying value of the administrator's documents contains (any case)
 
 # Path parameters naming an automation's event: its automation decides (api/automations.py).
-EVENT_PARAMS = {("/automations/events/{id}", "id"), ("/automations/events/{id}/contact/{contact_id}/edit", "id")}
+EVENT_PARAMS = {
+    (f"/{prefix}/events/{{id}}{rest}", "id")
+    for prefix in ("automations", "campaigns")  # Mautic's paths (api/campaigns.py)
+    for rest in ("", "/contact/{contact_id}/edit")
+}
 
 # Routes with path parameters that name no document of an own/other resource, and why.
 NOT_WALKED = {

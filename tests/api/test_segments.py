@@ -1,6 +1,7 @@
 """Segments: filters checked at save time, real-time membership on every contact write, manual
 membership, background rebuilds (SQS, drained here as the worker would), `segment:` searches."""
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -76,21 +77,29 @@ def test_invalid_filters_are_refused_naming_the_filter(api, bad, field):
     assert api.get("/api/segments").json["total"] == 0
 
 
-def test_filters_keep_mautic_shape_and_get_their_field_type(api):
-    """Legacy top-level `filter` moves into `properties`; Mautic's reads show both (LeadList::getFilters)."""
-    segment = new_segment(api, filters=[{"field": "city", "operator": "=", "filter": "Prague", "glue": "or"}])
-    assert segment["filters"] == [
-        {
-            "glue": "and",
-            "field": "city",
-            "object": "lead",
-            "type": "text",
-            "operator": "=",
-            "properties": {"filter": "Prague"},
-            "filter": "Prague",
-            "display": None,
-        }
-    ]
+def test_segment_filters_answered_as_sent_legacy_shape_still_evaluated(api, drain):
+    """Issue 34: the filters come back exactly as sent (no added `filter`/`display`, `type`, `object`);
+    the legacy top-level `filter` still moves into `properties` for evaluation."""
+    sent = [{"field": "city", "operator": "=", "filter": "Prague", "glue": "or"}]
+    segment = new_segment(api, filters=sent)
+    assert segment["filters"] == sent
+    assert api.get(f"/api/segments/{segment['id']}").json["list"]["filters"] == sent
+    drain()
+    ann = new_contact(api, email="ann@example.com", city="Prague")
+    assert list(lists_of(api, ann["id"])["lists"]) == [str(segment["id"])]
+
+
+def test_segment_filters_answered_as_sent_through_edits(api):
+    sent = [city_filter(), dict(city_filter("Brno"), glue="or", properties={"filter": "Brno", "display": "B"})]
+    segment = new_segment(api, filters=sent)
+    assert segment["filters"] == sent
+    renamed = api.patch(f"/api/segments/{segment['id']}/edit", {"name": "Renamed"}).json["list"]
+    assert renamed["filters"] == sent
+    changed = api.patch(f"/api/segments/{segment['id']}/edit", {"filters": [city_filter("Ostrava")]}).json["list"]
+    assert changed["filters"] == [city_filter("Ostrava")]
+    replaced = api.put(f"/api/segments/{segment['id']}/edit", {"name": "Bare", "alias": "bare"}).json["list"]
+    assert replaced["filters"] == []
+    assert "_filtersSent" not in json.dumps(api.get("/api/segments").json)
 
 
 def test_a_contact_write_updates_membership_before_the_next_read(api, drain):

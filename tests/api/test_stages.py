@@ -249,13 +249,9 @@ def test_stage_segment_filter(api, drain, operator, value, members):
         "bob": new_contact(api, email="bob@example.com", stage=ids["CUSTOMER"]),
         "carl": new_contact(api, email="carl@example.com"),
     }
-    segment = new_segment(
-        api,
-        filters=[
-            {"glue": "and", "field": "stage", "object": "lead", "operator": operator, "properties": {"filter": value}}
-        ],
-    )
-    assert segment["filters"][0]["type"] == "stage"
+    sent = [{"glue": "and", "field": "stage", "object": "lead", "operator": operator, "properties": {"filter": value}}]
+    segment = new_segment(api, filters=sent)
+    assert segment["filters"] == sent  # answered as sent (issue 34); stored with its type `stage`
     drain()
     found = {
         name

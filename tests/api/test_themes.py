@@ -12,7 +12,7 @@ from tests.api.payloads import assert_error
 from tests.api.test_files_assets import multipart
 
 MESSAGE = "html/message.html.twig"
-ZIP = {"Accept": "application/zip"}  # API Gateway answers binary types to clients that accept them
+ZIP = {"Accept": "application/zip"}  # what a client asks; any Accept gets the zip (test_binary_answers.py)
 
 
 def theme_zip(files):

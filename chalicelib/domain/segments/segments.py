@@ -1,6 +1,7 @@
 """Segments: alias, filters validated against the field definitions, background rebuilds when
 the filters change, and the rebuild's progress in the representation."""
 
+import copy
 from collections.abc import Sequence
 
 from chalicelib.domain.contacts.custom_fields import definitions
@@ -14,6 +15,7 @@ from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
 from chalicelib.store.port import Derived
 
 FILTER_KEYS = ("glue", "field", "object", "type", "operator")
+SENT = "_filtersSent"  # the filters as the client sent them, which the API answers (an internal key)
 
 
 def _normalised(raw: Doc, first: bool) -> Doc:
@@ -29,25 +31,21 @@ def _normalised(raw: Doc, first: bool) -> Doc:
     return item
 
 
-def _shown(item: Doc) -> Doc:
-    """A stored filter as Mautic serializes it: `properties` as sent, plus the legacy top-level
-    `filter` and `display` read from them (null when absent)."""
-    properties = item.get("properties") or {}
-    return dict(item, filter=properties.get("filter"), display=properties.get("display"))
-
-
 def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
     return {name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")}
 
 
 class SegmentHooks(AliasHooks):
-    """Filters are checked (400 naming the filter) and carry their field's type; a change of who
-    matches queues a rebuild (see domain/segments/rebuilds.py)."""
+    """Filters are checked (400 naming the filter) and stored normalised, with their field's type, for
+    evaluation; the API answers them as sent (`SENT`). A change of who matches queues a rebuild (see
+    domain/segments/rebuilds.py)."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
         """Filters in Mautic's shape, checked against the fields, each with its field's type."""
         super().prepare(doc, write)
         raw_filters = doc.get("filters") or []
+        if "filters" in write.payload or SENT not in doc:
+            doc[SENT] = copy.deepcopy(raw_filters)
         filters: list[Doc] = []
         for index, raw in enumerate(raw_filters):
             if not isinstance(raw, dict):
@@ -98,7 +96,8 @@ class SegmentHooks(AliasHooks):
             ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """Filters with their legacy keys, and the rebuild's progress."""
-        out["filters"] = [_shown(item) for item in out.get("filters") or []]
+        """The filters exactly as the client sent them (clients compare them; Mautic echoes them),
+        and the rebuild's progress. The normalised filters stay stored for evaluation."""
+        out["filters"] = copy.deepcopy(doc[SENT]) if SENT in doc else out.get("filters") or []
         out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"
