@@ -194,6 +194,16 @@ RELIED_ON = (
         "the tests' client uses our gateway",
     ),
     ("chalice.test.TestHTTPClient._config", "tests/conftest.py (local_http)", "the config our gateway is built with"),
+    (
+        "chalice.app.Chalice._get_middleware_handlers",
+        "chalicelib.api.path_routing (production code: ships to Lambda)",
+        "RoutedApp builds its own AnyAccept handler with the app's HTTP middleware",
+    ),
+    (
+        "chalice.app.RestAPIEventHandler._validate_binary_response",
+        "chalicelib.api.path_routing (production code: ships to Lambda)",
+        "AnyAccept overrides it: a binary answer whatever the Accept header",
+    ),
 )
 
 
