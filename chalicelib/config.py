@@ -82,5 +82,9 @@ EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts pe
 # at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
 EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
+# SES feedback (docs/email.md, "Bounces and complaints"): this many transient bounces of one contact
+# within the window (hours) make it do-not-contact, bounced
+EMAIL_SOFT_BOUNCE_LIMIT = int(os.environ.get("EMAIL_SOFT_BOUNCE_LIMIT", "3"))
+EMAIL_SOFT_BOUNCE_WINDOW_HOURS = float(os.environ.get("EMAIL_SOFT_BOUNCE_WINDOW_HOURS", "72"))
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")

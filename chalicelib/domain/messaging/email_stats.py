@@ -8,6 +8,7 @@ id followed by 64 random bits: finding a stat by hash is one GetItem, and the st
 compared in constant time, so a guessed hash finds nothing.
 """
 
+import hashlib
 import hmac
 import re
 import secrets
@@ -20,6 +21,7 @@ from chalicelib.store import port as store
 
 HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
 KINDS = {"email": "emailstat", "sms": "smsstat"}
+MESSAGE_KIND = "sesmessage"  # SES message id -> tracking hash (SES feedback finds its send by either)
 Record = TypeVar("Record", SendRecord, SmsRecord)
 
 
@@ -59,6 +61,33 @@ def find(tracking_hash: str | None) -> SendRecord | None:
     if stat is None or not hmac.compare_digest(stat.get("trackingHash", ""), str(tracking_hash).lower()):
         return None
     return cast(SendRecord, stat)
+
+
+def message_key(message_id: str) -> int:
+    """The id under which an SES message id finds its send record: 60 bits of its SHA-256."""
+    return int(hashlib.sha256(message_id.encode()).hexdigest()[:15], 16)
+
+
+def message_kind(key: int) -> str:
+    """The kind of a message id's note: one of 16 partitions, so no partition takes every send."""
+    return f"{MESSAGE_KIND}#{key % 16}"
+
+
+def remember(message_id: str, tracking_hash: str) -> None:
+    """Note which send record an SES message id belongs to (one PutItem per send)."""
+    key = message_key(message_id)
+    store.put(message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash})
+
+
+def by_message_id(message_id: str) -> SendRecord | None:
+    """The email stat of an SES message id (two GetItems), or None."""
+    if not message_id:
+        return None
+    key = message_key(message_id)
+    noted = store.get(message_kind(key), key)
+    if noted is None or noted.get("messageId") != message_id:
+        return None
+    return find(noted["trackingHash"])
 
 
 def save(stat: SendRecord) -> None:

@@ -147,6 +147,7 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "headers": prepared.mail.headers,
     }
     email_stats.create("email", email["id"], stat)
+    email_stats.remember(message_id, stat["trackingHash"])
     details = {
         "emailId": email["id"],
         "statId": stat["id"],
