@@ -26,7 +26,11 @@ GUARDED_PREFIX = "/api/"  # as devstack/gateway/authorizer.py `guarded` locally
 OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without credentials
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
 Template = dict[str, Any]  # a CloudFormation (SAM) template as JSON
-ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
+ENVIRONMENT = {
+    "RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"},
+    "FILES_BUCKET": {"Ref": "FilesBucket"},
+    "SES_CONFIGURATION_SET": {"Ref": "MailConfigurationSet"},  # its events feed the feedback queue
+}
 
 
 def _queue_resource(arn: str | dict[str, str]) -> str:

@@ -26,6 +26,7 @@ from chalicelib.store import port as store
 UNSUBSCRIBED, BOUNCED = 1, 2
 TRACKING_HEADER = "x-mautic-tracking"
 COUNTERS = ("bounce", "complaint", "delivery")
+KINDS = ("Bounce", "Complaint", "Delivery")
 
 
 def counter(event: str, email_id: int | str) -> str:
@@ -42,8 +43,10 @@ def counts(email_id: int | str) -> dict[str, int]:
 def unwrap(body: Doc) -> Doc:
     """The SES notification of a queue message: SNS's envelope (`Message`, a JSON string) or the
     notification itself (raw delivery)."""
-    message = body.get("Message") if body.get("Type") == "Notification" else None
-    return cast(Doc, json.loads(message)) if isinstance(message, str) else body
+    message = body.get("Message") if body.get("Type") == "Notification" else body
+    if isinstance(message, str):
+        return cast(Doc, json.loads(message))
+    return message if isinstance(message, dict) else {}
 
 
 def _stat_of(mail: Doc) -> SendRecord | None:
@@ -57,8 +60,12 @@ def _stat_of(mail: Doc) -> SendRecord | None:
 
 
 def _kind(notification: Doc) -> str:
-    """Bounce, Complaint or Delivery (identity notifications say notificationType, event publishing eventType)."""
-    return str(notification.get("notificationType") or notification.get("eventType") or "")
+    """Bounce, Complaint or Delivery (identity notifications say notificationType, event publishing
+    eventType); else the part the notification carries."""
+    named = str(notification.get("notificationType") or notification.get("eventType") or "")
+    if named in KINDS:
+        return named
+    return next((kind for kind in KINDS if isinstance(notification.get(kind.lower()), dict)), named)
 
 
 def _feedback_id(notification: Doc, kind: str) -> str:
@@ -71,7 +78,7 @@ def handle(body: Doc) -> str:
     """One notification of the feedback queue; what it did (for logs and tests)."""
     notification = unwrap(body)
     kind = _kind(notification)
-    if kind not in ("Bounce", "Complaint", "Delivery"):
+    if kind not in KINDS:
         return "ignored"
     stat = _stat_of(notification.get("mail") or {})
     if stat is None:
