@@ -86,5 +86,8 @@ SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
 # within the window (hours) make it do-not-contact, bounced
 EMAIL_SOFT_BOUNCE_LIMIT = int(os.environ.get("EMAIL_SOFT_BOUNCE_LIMIT", "3"))
 EMAIL_SOFT_BOUNCE_WINDOW_HOURS = float(os.environ.get("EMAIL_SOFT_BOUNCE_WINDOW_HOURS", "72"))
+# `/mailer/callback` (SNS over HTTPS): the topic ARNs whose messages it accepts (comma-separated);
+# empty accepts any topic SNS signed, as Mautic does
+MAILER_CALLBACK_TOPICS = _list("MAILER_CALLBACK_TOPICS", "")
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")
