@@ -15,15 +15,15 @@ import time
 from typing import cast
 
 from chalicelib import config, observe
-from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_stats, sending, tracking
+from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.messaging import email_stats, reputation, sending, tracking
 from chalicelib.domain.messaging.records import SendRecord
 from chalicelib.store import port as store
 
-UNSUBSCRIBED, BOUNCED = 1, 2
+UNSUBSCRIBED, BOUNCED = sending.UNSUBSCRIBED, sending.BOUNCED
+SUPPRESSED = ("OnAccountSuppressionList", "Suppressed")  # SES did not try: no count in its bounce rate
 TRACKING_HEADER = "x-mautic-tracking"
 COUNTERS = ("bounce", "complaint", "delivery")
 KINDS = ("Bounce", "Complaint", "Delivery")
@@ -95,6 +95,7 @@ def handle(body: Doc) -> str:
         return "delivered"
     if kind == "Complaint":
         store.add(counter("complaint", stat["email"]["id"]))
+        reputation.count("complaint")
         _dnc(stat, UNSUBSCRIBED, f"Complaint ({part.get('complaintFeedbackType') or 'abuse'}) reported by SES.", ctx)
         return "complained"
     return _bounce(stat, part, ctx)
@@ -138,6 +139,8 @@ def _bounce(stat: SendRecord, part: Doc, ctx: Context) -> str:
     reason = diagnostic(part, stat.get("emailAddress") or "")
     if part.get("bounceType") == "Permanent":
         _dnc(stat, BOUNCED, reason, ctx)
+        if part.get("bounceSubType") not in SUPPRESSED:
+            reputation.count("bounce")
         return "bounced"
     window = max(1, int(config.EMAIL_SOFT_BOUNCE_WINDOW_HOURS * 3600))
     seen = store.add(f"softbounce#{stat['lead']['id']}#{int(time.time()) // window}")
@@ -155,24 +158,5 @@ def _event(stat: SendRecord, event_type: str, reason: str, ctx: Context) -> None
 
 
 def _dnc(stat: SendRecord, reason: int, comments: str, ctx: Context) -> None:
-    """Do-not-contact on `email` with `reason` unless the contact has an entry on `email` already;
-    the change fires what any do-not-contact change fires (timeline, webhooks, segments)."""
-    email_id = stat["email"]["id"]
-
-    def build(doc: Doc) -> list[Doc]:
-        if any(entry.get("channel") == "email" for entry in doc.get("doNotContact") or []):
-            return []
-        doc["doNotContact"].append(
-            {
-                "id": store.allocate_ids("donotcontact")[0],
-                "dateAdded": ctx.now,
-                "channel": "email",
-                "reason": reason,
-                "comments": comments,
-                "channelId": email_id,
-            }
-        )
-        details: dict[str, JSON] = {"channel": "email", "reason": reason, "comments": comments, "emailId": email_id}
-        return [timeline.event("lead.donotcontact", f"email: {DNC_REASONS[reason]}", details)]
-
-    sending.write_contact(stat["lead"]["id"], build, ctx)
+    """Do-not-contact on `email` for the contact the send went to (sending.mark_dnc)."""
+    sending.mark_dnc(stat["lead"]["id"], stat["email"]["id"], reason, comments, ctx)
