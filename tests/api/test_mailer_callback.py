@@ -170,3 +170,18 @@ def test_only_the_configured_topics_are_accepted(api, fetched, monkeypatch):
     monkeypatch.setattr(config, "MAILER_CALLBACK_TOPICS", ("arn:aws:sns:eu-west-1:123456789012:mine",))
     answer = post(api, signed(notification({"notificationType": "Delivery", "mail": {"messageId": "x"}})))
     assert answer.status_code == 403 and "MAILER_CALLBACK_TOPICS" in answer.json["errors"][0]["message"]
+
+
+def test_the_email_shows_the_bounce_complaint_and_delivery_counts(api, drain, fetched):
+    """Issue 28, part 5: SES's counts on the email, read with its other counters (no extra call)."""
+    contact, inner = _bounce_for(api, drain)
+    post(api, signed(notification(inner)))
+    delivery = {"notificationType": "Delivery", "mail": inner["mail"], "delivery": {"recipients": ["gone@example.com"]}}
+    post(api, signed(notification(delivery, MessageId="5b6e5c5e-0000-4000-8000-000000000002")))
+    drain()
+    events = api.get(f"/api/contacts/{contact['id']}/activity?filters[includeEvents][]=email.sent").json["events"]
+    email_id = events[0]["details"]["emailId"]
+    shown = api.get(f"/api/emails/{email_id}").json["email"]
+    assert (shown["bounceCount"], shown["complaintCount"], shown["deliveryCount"]) == (1, 0, 1)
+    listed = api.get("/api/emails").json["emails"]
+    assert listed[str(email_id)]["bounceCount"] == 1

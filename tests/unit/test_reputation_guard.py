@@ -96,3 +96,22 @@ def test_a_bounce_for_the_account_suppression_list_is_dnc_but_not_counted(guard:
     assert feedback.handle(body) == "bounced"
     assert dnc(contact["id"])[0]["reason"] == 2
     assert reputation.rates(0)["bounce"] == 0
+
+
+def test_the_alarm_watches_the_metric_the_guard_emits(guard: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    from pathlib import Path
+
+    from chalicelib import observe
+
+    lines: list[str] = []
+    monkeypatch.setattr(observe, "_write", lines.append)
+    _sends(100)
+    for _ in range(4):
+        reputation.count("bounce")
+    emitted = [json.loads(line) for line in lines if '"SendingPaused"' in line]
+    template = json.loads((Path(__file__).parents[2] / "infra" / "resources.json").read_text())
+    alarm = template["Resources"]["SendingPausedAlarm"]["Properties"]
+    assert emitted and emitted[0]["SendingPaused"] == 1 and emitted[0]["Guard"] == "email"
+    assert (alarm["Namespace"], alarm["MetricName"]) == (observe.NAMESPACE, "SendingPaused")
+    assert [d["Name"] for d in alarm["Dimensions"]] == ["Stack", "Guard"]

@@ -105,10 +105,24 @@ def count_read(email_id: int | str) -> None:
     store.add(read_counter(email_id))
 
 
+FEEDBACK = ("bounce", "complaint", "delivery")  # what SES reported about an email's sends (feedback.py)
+
+
+def feedback_counter(event: str, email_id: int | str) -> str:
+    """The counter of an email's bounces, complaints or deliveries (`FEEDBACK`)."""
+    return f"{event}#email#{int(email_id)}"
+
+
+def _names(channel: str, i: int) -> dict[str, str]:
+    names = {"sent": f"count#{kind(channel, i)}"}
+    if channel == "email":
+        names.update({"read": read_counter(i)}, **{event: feedback_counter(event, i) for event in FEEDBACK})
+    return names
+
+
 def counts(channel: str, ids: Iterable[int]) -> dict[int, dict[str, int]]:
-    """{id: {"sent": n, "read": n}} for a page of emails (or text messages). One BatchGetItem."""
-    names = {i: (f"count#{kind(channel, i)}", read_counter(i)) for i in ids}
-    found = store.counters([name for pair in names.values() for name in pair]) if names else {}
-    return {
-        i: {"sent": found[sent], "read": found[read] if channel == "email" else 0} for i, (sent, read) in names.items()
-    }
+    """{id: {"sent": n, "read": n}} for a page of emails (or text messages), emails also with SES's
+    {"bounce", "complaint", "delivery"}. One BatchGetItem per 20 emails."""
+    names = {i: _names(channel, i) for i in ids}
+    found = store.counters([name for named in names.values() for name in named.values()]) if names else {}
+    return {i: {"read": 0, **{key: found[name] for key, name in named.items()}} for i, named in names.items()}

@@ -25,13 +25,13 @@ from chalicelib.store import port as store
 UNSUBSCRIBED, BOUNCED = sending.UNSUBSCRIBED, sending.BOUNCED
 SUPPRESSED = ("OnAccountSuppressionList", "Suppressed")  # SES did not try: no count in its bounce rate
 TRACKING_HEADER = "x-mautic-tracking"
-COUNTERS = ("bounce", "complaint", "delivery")
+COUNTERS = email_stats.FEEDBACK
 KINDS = ("Bounce", "Complaint", "Delivery")
 
 
 def counter(event: str, email_id: int | str) -> str:
     """The counter of an email's bounces, complaints or deliveries (`COUNTERS`)."""
-    return f"{event}#email#{int(email_id)}"
+    return email_stats.feedback_counter(event, email_id)
 
 
 def counts(email_id: int | str) -> dict[str, int]:
