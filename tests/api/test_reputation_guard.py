@@ -13,8 +13,9 @@ from chalicelib import aws, cli, config
 from chalicelib.channels import mail
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import email_stats, reputation
+from chalicelib.store import port as store
 from tests.api.test_email_segment_send import PRAGUE
-from tests.api.test_email_send import make_email
+from tests.api.test_email_send import make_email, sent_messages
 from tests.api.test_ses_feedback import _topic
 
 
@@ -97,3 +98,24 @@ def test_a_send_refused_for_the_suppression_list_makes_the_contact_dnc_bounced(a
     assert answer["success"] is False, answer
     [entry] = api.get(f"/api/contacts/{contact['id']}").json["contact"]["doNotContact"]
     assert (entry["channel"], entry["reason"]) == ("email", 2) and "Suppressed by SES" in entry["comments"]
+
+
+def test_batches_queued_before_a_pause_skip_their_contacts_and_a_run_after_the_resume_reaches_them(
+    api, drain, guard, monkeypatch
+):
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)  # every contact goes through the queued batches
+    segment, ids = _segment_of(api, 3)
+    drain()
+    email = make_email(api, emailType="list", lists=[segment["id"]])
+    before = len(sent_messages())
+    assert api.post(f"/api/emails/{email['id']}/send").status_code == 200
+    # the guard pauses between the request and its batches:
+    store.put(reputation.KIND, {"id": 1, "paused": True, "epoch": 0, "reason": "test pause"})
+    drain()
+    assert len(sent_messages()) == before
+    progress = api.get(f"/api/emails/{email['id']}").json["email"]["sendProgress"]
+    assert (progress["skipped"], progress["sent"]) == (3, 0), progress
+    reputation.resume("cli:test")
+    assert api.post(f"/api/emails/{email['id']}/send").status_code == 200
+    drain()
+    assert len(sent_messages()) == before + 3

@@ -12,7 +12,8 @@ Each contact gets the email at most once: its record (`emailsend#<email id>` / <
 claimed as `sending` by a conditional write before SES is called, and settles as `sent`,
 `skipped` (do-not-contact, no address, unpublished), `failed` (SES refused it) or `retry` (SES
 unavailable: the batch message fails and SQS delivers it again; after five receives it waits in
-the dead-letter queue, its contacts still marked `retry`). A record left `sending` by a crash is
+the dead-letter queue, its contacts still marked `retry`) or `paused` (the reputation guard paused
+segment sends: counted as skipped, sent by a later run). A record left `sending` by a crash is
 `sent` if its send record exists, else, once it is older than STUCK_SECONDS, `unknown`: it may have
 gone out, so it is never sent again. Every batch counts its outcomes once (a marker per batch).
 """
@@ -264,15 +265,16 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
 
 
 def _held(email: Doc, contact_id: int, reason: str) -> str:
-    """A contact of a batch while the reputation guard pauses segment sends: `skipped` unless it was
-    reached already (a run started after the resume sends to it)."""
+    """A contact of a batch while the reputation guard pauses segment sends: its record says `paused`
+    (not final: a run started after the resume sends to it), counted as skipped in this run."""
     record = cast(RecipientRecord | None, store.get(record_kind(email["id"]), contact_id))
     status = record.get("status") if record else None
     if status in OUTCOME:
         return OUTCOME[status]
     if status == "sending" and record is not None:
         return _interrupted(email, record)
-    return _settle(email, record, contact_id, "skipped", f"Paused by the reputation guard: {reason}")
+    _settle(email, record, contact_id, "paused", f"Paused by the reputation guard: {reason}")
+    return "skipped"
 
 
 def _interrupted(email: Doc, record: RecipientRecord) -> str:
