@@ -48,6 +48,12 @@ def sends_worker(event: SQSEvent) -> BatchAnswer:
     return workers.on_batch("sends", event)
 
 
+@app.on_sqs_message(queue=queue_name("feedback"), **workers.SOURCES["feedback"])
+def feedback_worker(event: SQSEvent) -> BatchAnswer:
+    """The `feedback` queue's messages (SES bounces, complaints, deliveries through SNS), a batch at a time."""
+    return workers.on_batch("feedback", event)
+
+
 @app.schedule(Rate(1, unit=Rate.MINUTES))
 def every_minute(event: CloudWatchEvent) -> None:
     """The jobs that run every minute (`workers.JOBS`)."""

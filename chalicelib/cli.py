@@ -1,4 +1,4 @@
-"""Administration: users, API settings and API credentials.
+"""Administration: users, API settings, API credentials and the email reputation guard.
 
     python -m chalicelib.cli [--json] users create --username U --password P [--first-name F ...]
     python -m chalicelib.cli [--json] users list
@@ -11,6 +11,8 @@
     python -m chalicelib.cli [--json] clients list
     python -m chalicelib.cli [--json] clients revoke ID
     python -m chalicelib.cli [--json] permissions reindex   (once, for documents stored before owner feeds)
+    python -m chalicelib.cli [--json] email-guard show      (the reputation guard: paused or not, why, rates)
+    python -m chalicelib.cli [--json] email-guard resume    (segment sends go out again; counting starts anew)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -119,6 +121,9 @@ def _parser() -> argparse.ArgumentParser:
     revoke.add_argument("id", type=int)
     permissions = groups.add_parser("permissions", parents=common).add_subparsers(dest="action", required=True)
     permissions.add_parser("reindex", parents=common)
+    guard = groups.add_parser("email-guard", parents=common).add_subparsers(dest="action", required=True)
+    guard.add_parser("show", parents=common)
+    guard.add_parser("resume", parents=common)
     return parser
 
 
@@ -218,6 +223,16 @@ def _permissions(args: argparse.Namespace, ctx: Context) -> Result:
     return {"moved": access.reindex_owners(registry.resources())}
 
 
+def _email_guard(args: argparse.Namespace, ctx: Context) -> Result:
+    """`email-guard show`: the guard's state with the current rates; `resume`: the new state."""
+    from chalicelib.domain.messaging import reputation
+
+    if args.action == "resume":
+        return reputation.resume(f"cli:{getpass.getuser()}")
+    state = reputation.state()
+    return dict(state, current=reputation.rates(int(state.get("epoch") or 0)))
+
+
 def _user_id(username: str | None) -> int | None:
     """The id of the user named `username` (None for no name); CliError when there is none."""
     from chalicelib.auth import users
@@ -251,7 +266,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
-        handlers = {"users": _users, "settings": _settings, "clients": _clients, "permissions": _permissions}
+        handlers = {
+            "users": _users,
+            "settings": _settings,
+            "clients": _clients,
+            "permissions": _permissions,
+            "email-guard": _email_guard,
+        }
         _print(handlers[args.group](args, Context()), args.json)
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -82,5 +82,18 @@ EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts pe
 # at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
 EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
+# SES feedback (docs/email.md, "Bounces and complaints"): this many transient bounces of one contact
+# within the window (hours) make it do-not-contact, bounced
+EMAIL_SOFT_BOUNCE_LIMIT = int(os.environ.get("EMAIL_SOFT_BOUNCE_LIMIT", "3"))
+EMAIL_SOFT_BOUNCE_WINDOW_HOURS = float(os.environ.get("EMAIL_SOFT_BOUNCE_WINDOW_HOURS", "72"))
+# The reputation guard (docs/email.md): past these rates (percent) over the last EMAIL_GUARD_DAYS days,
+# judged once EMAIL_GUARD_MIN_SENDS sends are counted, segment sends pause until an administrator resumes
+EMAIL_GUARD_BOUNCE_RATE = float(os.environ.get("EMAIL_GUARD_BOUNCE_RATE", "4"))
+EMAIL_GUARD_COMPLAINT_RATE = float(os.environ.get("EMAIL_GUARD_COMPLAINT_RATE", "0.08"))
+EMAIL_GUARD_DAYS = int(os.environ.get("EMAIL_GUARD_DAYS", "7"))
+EMAIL_GUARD_MIN_SENDS = int(os.environ.get("EMAIL_GUARD_MIN_SENDS", "500"))
+# `/mailer/callback` (SNS over HTTPS): the topic ARNs whose messages it accepts (comma-separated);
+# empty accepts any topic SNS signed, as Mautic does
+MAILER_CALLBACK_TOPICS = _list("MAILER_CALLBACK_TOPICS", "")
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")

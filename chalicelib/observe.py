@@ -20,7 +20,7 @@ from typing import Any
 from chalicelib import config
 
 NAMESPACE = "Mautic"
-UNITS = {"QueueLag": "Milliseconds"}  # the rest are counts
+UNITS = {"QueueLag": "Milliseconds", "BounceRate": "Percent", "ComplaintRate": "Percent"}  # the rest are counts
 ON_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
 _OUTSIDE: Mapping[str, Any] = MappingProxyType({})  # the log fields outside an invocation: none
 _invocation: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("invocation", default=_OUTSIDE)

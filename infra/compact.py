@@ -28,7 +28,11 @@ OPEN_PATHS = ("/api/openapi.json",)  # the API contract, readable without creden
 PROXIES = ("/api/{proxy+}", "/{proxy+}")  # every other route, behind the authorizer and not
 BINARY_MEDIA_TYPES = "*/*"  # every answer may be bytes, whatever the Accept header (`binary`)
 Template = dict[str, Any]  # a CloudFormation (SAM) template as JSON
-ENVIRONMENT = {"RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"}, "FILES_BUCKET": {"Ref": "FilesBucket"}}
+ENVIRONMENT = {
+    "RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"},
+    "FILES_BUCKET": {"Ref": "FilesBucket"},
+    "SES_CONFIGURATION_SET": {"Ref": "MailConfigurationSet"},  # its events feed the feedback queue
+}
 
 
 def _queue_resource(arn: str | dict[str, str]) -> str:

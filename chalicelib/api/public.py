@@ -6,13 +6,14 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import config
+from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import dynamic_content
+from chalicelib.domain.messaging import dynamic_content, sns_callback
 from chalicelib.domain.web import assets, form_actions, form_html, pages, submissions, visitors
 from chalicelib.domain.web.hits import Visit
 
@@ -168,6 +169,22 @@ def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
     contact = pages.pixel_hit(visit(request, ctx), ctx)
     headers = dict(visitor_cookies(contact["id"] if contact else None, ctx), **{"Cache-Control": "no-store"})
     return Reply(PIXEL, 200, headers, "image/gif")
+
+
+@routes.route("/mailer/callback", "POST")
+def mailer_callback(request: ApiRequest, ctx: Context) -> Answer:
+    """Amazon SNS over HTTPS (Mautic's transport callback): a signed subscription confirmation or
+    SES notification (docs/email.md). 400 for a body that is not JSON, 403 for an unsigned or forged
+    message (nothing written), 502 when the subscription could not be confirmed (SNS retries)."""
+    try:
+        done = sns_callback.receive(request.raw.raw_body or b"")
+    except ValueError as error:
+        raise ApiError(400, f"The request body is not an SNS message: {error}") from None
+    except sns_callback.Refused as error:
+        raise ApiError(403, str(error)) from None
+    except OSError as error:
+        raise ApiError(502, f"The subscription could not be confirmed: {error}") from None
+    return {"success": True, "result": done}
 
 
 @routes.route("/asset/{key}", "GET")

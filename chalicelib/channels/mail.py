@@ -1,6 +1,7 @@
 """Email transport: Amazon SES with a raw MIME message (so attachments travel), and a copy in the
 local outbox (`.eml`). Failures are `Rejected` (SES refused this message: sending again will not
-help) or `Unavailable` (throttling, outage, network: try again later).
+help; `Suppressed` when the recipient is on the account's suppression list) or `Unavailable`
+(throttling, outage, network: try again later).
 
 SES sends only from verified identities. Locally a sender is verified on its first use (any
 `fromAddress` works); on AWS an unverified sender fails the send with a message naming the address
@@ -22,6 +23,11 @@ PERMANENT = {
     "ConfigurationSetDoesNotExist",
     "AccountSendingPausedException",
 }
+
+
+class Suppressed(Rejected):
+    """SES refused the message because the recipient is on the account's suppression list: the
+    sender treats it as a hard bounce (do-not-contact, bounced)."""
 
 
 Attachment = tuple[str, bytes, str | None]  # (file name, bytes, MIME type: None for octet-stream)
@@ -75,6 +81,8 @@ def send(mail: Mail) -> str:
     try:
         message_id = _send_raw(mail, raw)
     except Rejected as error:
+        if "suppression list" in str(error).lower():
+            raise Suppressed(str(error)) from None
         if not _unverified(error):
             raise
         if not config.LOCAL:

@@ -7,7 +7,8 @@ stack and the test suite create them with `ensure_resources`.
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
-QUEUES = ("webhooks", "segments", "automations", "sends")
+QUEUES = ("webhooks", "segments", "automations", "sends", "feedback")
+FEEDBACK_TOPIC = "ses-feedback"  # SES notifications -> SNS -> the feedback queue (docs/email.md)
 
 
 def queue_name(queue: str) -> str:
@@ -26,6 +27,7 @@ def ensure_resources() -> None:
         arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         policy = '{"deadLetterTargetArn": "%s", "maxReceiveCount": "5"}' % arn
         sqs.create_queue(QueueName=queue_name(queue), Attributes={"RedrivePolicy": policy})
+    _feedback_path()
     s3 = aws.client("s3")
     if config.AWS_REGION == "us-east-1":
         s3.create_bucket(Bucket=config.FILES_BUCKET)
@@ -33,3 +35,20 @@ def ensure_resources() -> None:
         s3.create_bucket(
             Bucket=config.FILES_BUCKET, CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION}
         )
+
+
+def _feedback_path() -> None:
+    """SES feedback for the default sender's domain -> the SNS topic -> the feedback queue, as the
+    template wires it on AWS (there through the configuration set's event destination)."""
+    sqs, sns, ses = aws.client("sqs"), aws.client("sns"), aws.client("ses")
+    topic = sns.create_topic(Name=config.RESOURCE_PREFIX + FEEDBACK_TOPIC)["TopicArn"]
+    url = sqs.get_queue_url(QueueName=queue_name("feedback"))["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    if not any(s["Endpoint"] == arn for s in sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]):
+        sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
+    domain = config.MAILER_FROM_EMAIL.rpartition("@")[2]
+    # the embedded SES finds the identity by the text after the Source's "@": "example.com>" when
+    # the sender has a display name
+    for identity in (domain, domain + ">"):
+        for kind in ("Bounce", "Complaint", "Delivery"):
+            ses.set_identity_notification_topic(Identity=identity, NotificationType=kind, SnsTopic=topic)

@@ -21,7 +21,7 @@ from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhook_events
-from chalicelib.workers import automations, segments, sends, webhooks
+from chalicelib.workers import automations, feedback, segments, sends, webhooks
 
 if TYPE_CHECKING:
     from chalice.app import SQSEvent
@@ -44,6 +44,7 @@ HANDLERS: dict[str, Handler] = {
     "webhooks": webhooks.handle,
     "automations": automations.handle,
     "sends": sends.handle,
+    "feedback": feedback.handle,
 }
 JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
@@ -66,6 +67,7 @@ SOURCES: dict[str, EventSource] = {
     "webhooks": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5},
+    "feedback": {"batch_size": 10, "maximum_batching_window_in_seconds": 5},
 }
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 

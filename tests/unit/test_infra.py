@@ -336,3 +336,23 @@ def test_authorizer_refusals_answer_the_local_gateways_json(infra):
         assert response["responseParameters"] == {
             f"gatewayresponse.header.{header}": f"'{value}'" for header, value in expected["headers"].items()
         }
+
+
+def test_ses_feedback_reaches_the_feedback_queue(infra):
+    """Issue 28: the configuration set's bounce, complaint and delivery events go to the feedback
+    topic, which SES may publish to; the topic's subscription feeds the feedback queue, which only
+    that topic may send to; every function sends with that configuration set."""
+    resources = infra["Resources"]
+    destination = resources["MailFeedbackDestination"]["Properties"]
+    assert destination["ConfigurationSetName"] == {"Ref": "MailConfigurationSet"}
+    event = destination["EventDestination"]
+    assert event["Enabled"] and set(event["MatchingEventTypes"]) == {"bounce", "complaint", "delivery"}
+    assert event["SnsDestination"]["TopicARN"] == {"Ref": "FeedbackTopic"}
+    [publish] = resources["FeedbackTopicPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert publish["Principal"] == {"Service": "ses.amazonaws.com"} and publish["Action"] == "sns:Publish"
+    subscription = resources["FeedbackSubscription"]["Properties"]
+    assert subscription["Protocol"] == "sqs"
+    assert subscription["Endpoint"] == {"Fn::GetAtt": ["FeedbackQueue", "Arn"]}
+    [send] = resources["FeedbackQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert send["Condition"]["ArnEquals"]["aws:SourceArn"] == {"Ref": "FeedbackTopic"}
+    assert compact.ENVIRONMENT["SES_CONFIGURATION_SET"] == {"Ref": "MailConfigurationSet"}

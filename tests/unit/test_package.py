@@ -187,5 +187,6 @@ def test_the_built_package_is_for_the_target():
     names = zipfile.ZipFile(zip_path).namelist()
     tag = "cpython-" + runtime.version().replace(".", "")
     assert {n for n in names if n.endswith(".pyc")} == {n for n in names if n.endswith(f".{tag}.pyc")}
-    assert zip_path.stat().st_size <= 6e6
+    # 6 MB before cryptography (SNS signatures of /mailer/callback: +4.9 MB zipped, docs/deploy.md)
+    assert zip_path.stat().st_size <= 10e6
     assert _local_only(names) == []

@@ -16,6 +16,9 @@ test checks that resource in the translated template instead, and says so:
 - AWS::ApiGateway::Stage, AWS::S3::BucketPolicy and AWS::CloudWatch::Alarm are not supported by
   moto (skipped with a warning), so the stage's throttling, the TLS-only bucket policy and the
   alarms are checked in the template;
+- AWS::SQS::QueuePolicy, AWS::SNS::TopicPolicy, AWS::SNS::Subscription, AWS::SES::ConfigurationSet and
+  AWS::SES::ConfigurationSetEventDestination (the SES feedback path) are not created by moto's
+  CloudFormation: `tests/unit/test_infra.py` checks their wiring in the template;
 - AWS::Lambda::EventSourceMapping: moto keeps the batch size but not the batching window, the
   partial batch responses or the scaling: those are checked in the template.
 """
@@ -39,6 +42,11 @@ UNSUPPORTED_BY_MOTO = {
     "AWS::S3::BucketPolicy",
     "AWS::ApiGateway::Deployment",
     "AWS::CloudWatch::Alarm",
+    "AWS::SQS::QueuePolicy",
+    "AWS::SNS::TopicPolicy",
+    "AWS::SNS::Subscription",
+    "AWS::SES::ConfigurationSet",
+    "AWS::SES::ConfigurationSetEventDestination",
 }
 
 

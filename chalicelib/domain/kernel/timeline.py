@@ -34,6 +34,7 @@ TYPES = {
     "email.read": "Email read",
     "email.sent": "Email sent",
     "email.failed": "Email failed",
+    "email.softbounce": "Email bounced (transient)",
     "email.replied": "Email replied",
     "form.submitted": "Form submitted",
     "form.action.failed": "Form action failed",

@@ -1,5 +1,6 @@
 """What emails and text messages show beyond their stored attributes: `sentCount` and `readCount`
-(what clients wrote plus the counters of the sends and reads), and for emails the progress of the
+(what clients wrote plus the counters of the sends and reads), and for emails SES's feedback
+(`bounceCount`, `complaintCount`, `deliveryCount`, read in the same call) and the progress of the
 last segment send (`pendingCount`, `sendProgress`). One or two BatchGetItems per page.
 
 An email's `assetAttachments` travel to whoever it is sent to: writing them, and sending an email
@@ -44,6 +45,10 @@ class MessageHooks(Hooks):
         out["sentCount"] = int(doc.get("sentCount") or 0) + counts["sent"]
         if "readCount" in out:
             out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
+        if self.channel == "email":  # what SES reported (feedback.py), read with the counts above
+            out.update(
+                bounceCount=counts["bounce"], complaintCount=counts["complaint"], deliveryCount=counts["delivery"]
+            )
 
 
 def require_viewable_assets(asset_ids: Iterable[int] | None, ctx: Context) -> None:

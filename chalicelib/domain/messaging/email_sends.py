@@ -12,7 +12,8 @@ Each contact gets the email at most once: its record (`emailsend#<email id>` / <
 claimed as `sending` by a conditional write before SES is called, and settles as `sent`,
 `skipped` (do-not-contact, no address, unpublished), `failed` (SES refused it) or `retry` (SES
 unavailable: the batch message fails and SQS delivers it again; after five receives it waits in
-the dead-letter queue, its contacts still marked `retry`). A record left `sending` by a crash is
+the dead-letter queue, its contacts still marked `retry`) or `paused` (the reputation guard paused
+segment sends: counted as skipped, sent by a later run). A record left `sending` by a crash is
 `sent` if its send record exists, else, once it is older than STUCK_SECONDS, `unknown`: it may have
 gone out, so it is never sent again. Every batch counts its outcomes once (a marker per batch).
 """
@@ -32,7 +33,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, sending
+from chalicelib.domain.messaging import email_hooks, email_runs, email_stats, reputation, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.messaging.records import RecipientRecord
 from chalicelib.domain.segments import membership
@@ -91,6 +92,7 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
     email_hooks.require_viewable_assets(email.get("assetAttachments"), ctx)
     if not is_published(email, ctx.now):
         raise NotFound("This email is not published.")
+    reputation.require_running()
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
     generation = store.allocate_ids(email_runs.KIND)[0]
     inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
@@ -209,7 +211,11 @@ def batch(email: int, generation: int, number: int, contacts: Sequence[int]) -> 
     if state is None or doc is None:
         return
     ctx = Context(base_url=state.get("baseUrl") or "")
-    outcomes = Counter(_send_once(doc, contact_id, generation, ctx) for contact_id in contacts)
+    held = reputation.paused()
+    if held is not None:
+        outcomes = Counter(_held(doc, contact_id, str(held.get("reason"))) for contact_id in contacts)
+    else:
+        outcomes = Counter(_send_once(doc, contact_id, generation, ctx) for contact_id in contacts)
     if not store.claim(f"emailbatch#{email}#{generation}#{number}"):
         return
     for outcome, count in outcomes.items():
@@ -249,13 +255,26 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
     try:
         message_id = sending.deliver(prepared)
     except mail.Rejected as error:
-        sending.record_failed("email", email["id"], contact_id, str(error), ctx)
+        sending.refused(email["id"], contact_id, error, ctx)
         return _settle(email, record, contact_id, "failed", str(error))
     except mail.Unavailable as error:
         _settle(email, record, contact_id, "retry", str(error))
         raise SendLater(str(error)) from None
     sending.record_sent(prepared, message_id, ("segment", generation), ctx)
     return _settle(email, record, contact_id, "sent", None)
+
+
+def _held(email: Doc, contact_id: int, reason: str) -> str:
+    """A contact of a batch while the reputation guard pauses segment sends: its record says `paused`
+    (not final: a run started after the resume sends to it), counted as skipped in this run."""
+    record = cast(RecipientRecord | None, store.get(record_kind(email["id"]), contact_id))
+    status = record.get("status") if record else None
+    if status in OUTCOME:
+        return OUTCOME[status]
+    if status == "sending" and record is not None:
+        return _interrupted(email, record)
+    _settle(email, record, contact_id, "paused", f"Paused by the reputation guard: {reason}")
+    return "skipped"
 
 
 def _interrupted(email: Doc, record: RecipientRecord) -> str:

@@ -8,6 +8,7 @@ id followed by 64 random bits: finding a stat by hash is one GetItem, and the st
 compared in constant time, so a guessed hash finds nothing.
 """
 
+import hashlib
 import hmac
 import re
 import secrets
@@ -20,6 +21,7 @@ from chalicelib.store import port as store
 
 HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
 KINDS = {"email": "emailstat", "sms": "smsstat"}
+MESSAGE_KIND = "sesmessage"  # SES message id -> tracking hash (SES feedback finds its send by either)
 Record = TypeVar("Record", SendRecord, SmsRecord)
 
 
@@ -61,6 +63,33 @@ def find(tracking_hash: str | None) -> SendRecord | None:
     return cast(SendRecord, stat)
 
 
+def message_key(message_id: str) -> int:
+    """The id under which an SES message id finds its send record: 60 bits of its SHA-256."""
+    return int(hashlib.sha256(message_id.encode()).hexdigest()[:15], 16)
+
+
+def message_kind(key: int) -> str:
+    """The kind of a message id's note: one of 16 partitions, so no partition takes every send."""
+    return f"{MESSAGE_KIND}#{key % 16}"
+
+
+def remember(message_id: str, tracking_hash: str) -> None:
+    """Note which send record an SES message id belongs to (one PutItem per send)."""
+    key = message_key(message_id)
+    store.put(message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash})
+
+
+def by_message_id(message_id: str) -> SendRecord | None:
+    """The email stat of an SES message id (two GetItems), or None."""
+    if not message_id:
+        return None
+    key = message_key(message_id)
+    noted = store.get(message_kind(key), key)
+    if noted is None or noted.get("messageId") != message_id:
+        return None
+    return find(noted["trackingHash"])
+
+
 def save(stat: SendRecord) -> None:
     """Store a changed email stat; `store.Stale` when it changed since it was read."""
     store.replace(kind("email", stat["email"]["id"]), cast(Doc, stat))
@@ -76,10 +105,24 @@ def count_read(email_id: int | str) -> None:
     store.add(read_counter(email_id))
 
 
+FEEDBACK = ("bounce", "complaint", "delivery")  # what SES reported about an email's sends (feedback.py)
+
+
+def feedback_counter(event: str, email_id: int | str) -> str:
+    """The counter of an email's bounces, complaints or deliveries (`FEEDBACK`)."""
+    return f"{event}#email#{int(email_id)}"
+
+
+def _names(channel: str, i: int) -> dict[str, str]:
+    names = {"sent": f"count#{kind(channel, i)}"}
+    if channel == "email":
+        names.update({"read": read_counter(i)}, **{event: feedback_counter(event, i) for event in FEEDBACK})
+    return names
+
+
 def counts(channel: str, ids: Iterable[int]) -> dict[int, dict[str, int]]:
-    """{id: {"sent": n, "read": n}} for a page of emails (or text messages). One BatchGetItem."""
-    names = {i: (f"count#{kind(channel, i)}", read_counter(i)) for i in ids}
-    found = store.counters([name for pair in names.values() for name in pair]) if names else {}
-    return {
-        i: {"sent": found[sent], "read": found[read] if channel == "email" else 0} for i, (sent, read) in names.items()
-    }
+    """{id: {"sent": n, "read": n}} for a page of emails (or text messages), emails also with SES's
+    {"bounce", "complaint", "delivery"}. One BatchGetItem per 20 emails."""
+    names = {i: _names(channel, i) for i in ids}
+    found = store.counters([name for named in names.values() for name in named.values()]) if names else {}
+    return {i: {"read": 0, **{key: found[name] for key, name in named.items()}} for i, named in names.items()}

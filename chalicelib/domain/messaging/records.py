@@ -44,6 +44,10 @@ class SendRecord(TypedDict):
     tokens: dict[str, str]  # token values the rendering used
     sendTokens: dict[str, str]  # the `tokens` given to the send (the web view renders with them again)
     headers: dict[str, str]
+    feedback: NotRequired[list[str]]  # the SES notifications applied (domain/messaging/feedback.py)
+    bounced: NotRequired[str]  # SES's bounce type: Permanent, Transient, Undetermined
+    complained: NotRequired[bool]
+    delivered: NotRequired[bool]
     _rev: NotRequired[int]
 
 

@@ -21,21 +21,24 @@ from chalicelib import config
 from chalicelib.channels import mail
 from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering
+from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
+from chalicelib.store import port as store
 from chalicelib.store import window_counters
 from chalicelib.store.port import EntityId
 
 log = logging.getLogger(__name__)
 Source = Sequence[JSON] | None  # what sent a message: (source, id within it), e.g. ("campaign", <event id>)
+UNSUBSCRIBED, BOUNCED = 1, 2  # do-not-contact reasons (Mautic's)
 
 
 @dataclass
@@ -147,6 +150,8 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "headers": prepared.mail.headers,
     }
     email_stats.create("email", email["id"], stat)
+    email_stats.remember(message_id, stat["trackingHash"])
+    reputation.count("sent")
     details = {
         "emailId": email["id"],
         "statId": stat["id"],
@@ -163,6 +168,42 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         ctx,
     )
     return stat
+
+
+def refused(email_id: EntityId, contact_id: EntityId, error: Exception, ctx: Context) -> None:
+    """SES refused the message: `email.failed` on the timeline, and when the address is on the
+    account's suppression list, do-not-contact (bounced) as a hard bounce would."""
+    record_failed("email", email_id, contact_id, str(error), ctx)
+    if isinstance(error, mail.Suppressed):
+        mark_dnc(contact_id, email_id, BOUNCED, f"Suppressed by SES: {error}", ctx)
+
+
+def mark_dnc(contact_id: EntityId, email_id: EntityId, reason: int, comments: str, ctx: Context) -> None:
+    """Do-not-contact on `email` with `reason` unless the contact has an entry on `email` already;
+    the change fires what any do-not-contact change fires (timeline, webhooks, segments)."""
+
+    def build(doc: Doc) -> list[Doc]:
+        if blocked(doc, "email"):
+            return []
+        doc["doNotContact"].append(
+            {
+                "id": store.allocate_ids("donotcontact")[0],
+                "dateAdded": ctx.now,
+                "channel": "email",
+                "reason": reason,
+                "comments": comments,
+                "channelId": int(email_id),
+            }
+        )
+        details: dict[str, JSON] = {
+            "channel": "email",
+            "reason": reason,
+            "comments": comments,
+            "emailId": int(email_id),
+        }
+        return [timeline.event("lead.donotcontact", f"email: {DNC_REASONS[reason]}", details)]
+
+    write_contact(contact_id, build, ctx)
 
 
 def record_failed(channel: str, message_id: EntityId, contact_id: EntityId, reason: str, ctx: Context) -> None:
@@ -221,7 +262,7 @@ def send_email(
     try:
         message_id = deliver(prepared)
     except (mail.Rejected, mail.Unavailable) as error:
-        record_failed("email", email["id"], contact["id"], str(error), ctx)
+        refused(email["id"], contact["id"], error, ctx)
         return _failure(str(error), isinstance(error, mail.Unavailable))
     stat = record_sent(prepared, message_id, source, ctx)
     return {"success": True, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
