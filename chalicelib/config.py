@@ -43,6 +43,12 @@ DEFAULT_PAGE_LIMIT = 30
 # The most items one list answer holds; `limit=0` (Mautic: no limit) asks for this many.
 MAX_PAGE_LIMIT = int(os.environ.get("MAX_PAGE_LIMIT", "1000"))
 BATCH_MAX = 200
+# Conflicting writes (another writer changed the document since it was read: docs/reliability.md) are
+# tried again on a fresh read after a random pause under a doubling ceiling (BASE, at most CAP
+# seconds) until CONFLICT_RETRY_SECONDS have passed; then 409.
+CONFLICT_RETRY_SECONDS = float(os.environ.get("CONFLICT_RETRY_SECONDS", "5"))
+CONFLICT_RETRY_BASE = float(os.environ.get("CONFLICT_RETRY_BASE", "0.01"))
+CONFLICT_RETRY_CAP = float(os.environ.get("CONFLICT_RETRY_CAP", "0.5"))
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)

@@ -112,7 +112,7 @@ def fire(contact: int, due: int) -> None:
             service.save_change(contacts, existing, doc, ctx, events, stamp=False)
         return outcome, ctx.cache[cache_keys.JOURNEYS_EXTERNAL]
 
-    outcome, claimed = service.retrying(attempt, ctx, attempts=5)
+    outcome, claimed = service.retrying(attempt, ctx)
     if outcome == "early":
         queues.send(
             QUEUE,
@@ -149,7 +149,7 @@ def _complete(contact_id: int, automation: Doc, event: Doc, status: str, reason:
         service.save_change(contacts, existing, doc, ctx, events, stamp=False)
 
     try:
-        service.retrying(attempt, ctx, attempts=5)
+        service.retrying(attempt, ctx)
     except NotFound:
         pass  # deleted meanwhile
 

@@ -2,6 +2,7 @@
 
 import copy
 
+from chalicelib.domain.kernel import retries
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -21,21 +22,20 @@ def count_hit(
     (optimistic revision, reloaded when stale)."""
     marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
     first = bool(unique) and (new_visitor or not store.marked(marker))
-    for attempt in range(5):
-        fresh = copy.deepcopy(doc) if attempt == 0 else store.get(resource.kind, doc["id"])
+    read = [copy.deepcopy(doc)]
+
+    def attempt() -> Doc:
+        fresh = read.pop() if read else store.get(resource.kind, doc["id"])
         if fresh is None:
             raise NotFound()
-        doc = fresh
-        doc[total] = int(doc.get(total) or 0) + 1
+        fresh[total] = int(fresh.get(total) or 0) + 1
         if unique:
-            doc[unique] = int(doc.get(unique) or 0) + (1 if first else 0)
-        uniques = resource.hooks.uniques(doc)
-        try:
-            store.replace(resource.kind, doc, uniques, uniques)
-            break
-        except store.Stale:
-            if attempt == 4:
-                raise
+            fresh[unique] = int(fresh.get(unique) or 0) + (1 if first else 0)
+        uniques = resource.hooks.uniques(fresh)
+        store.replace(resource.kind, fresh, uniques, uniques)
+        return fresh
+
+    doc = retries.settled(attempt)
     if first:
         store.claim(marker)
     return doc

@@ -4,7 +4,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from chalicelib.domain.kernel import access, batching, cache_keys, subscribers, timeline
+from chalicelib.domain.kernel import access, batching, cache_keys, retries, subscribers, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
@@ -264,14 +264,10 @@ def _store_call(
         raise _domain_error(error, resource) from None
 
 
-def retrying(operation: Callable[[], T], ctx: Context, attempts: int = 3) -> T:
-    """operation(), run again on fresh reads while an entity it edits changed under it (Stale)."""
-    for _ in range(attempts - 1):
-        try:
-            return operation()
-        except Stale:
-            ctx.cache.clear()
-    return operation()
+def retrying(operation: Callable[[], T], ctx: Context, budget: float | None = None) -> T:
+    """operation(), run again on fresh reads (the request's cache forgotten) while an entity it
+    edits changed under it (Stale), with backoff until a time budget (kernel/retries.py)."""
+    return retries.settled(operation, ctx.cache.clear, budget)
 
 
 def create(

@@ -15,7 +15,7 @@ import time
 from typing import cast
 
 from chalicelib import config, observe
-from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel import retries, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_stats, reputation, sending, tracking
@@ -103,11 +103,14 @@ def handle(body: Doc) -> str:
 
 def _note(stat: SendRecord, feedback_id: str, kind: str, part: Doc) -> SendRecord | None:
     """Record the notification on the send record (failed on a bounce); None when it was already."""
-    while True:
-        if feedback_id in (stat.get("feedback") or []):
+    read = [stat]
+
+    def attempt() -> SendRecord | None:
+        current = read.pop() if read else tracking.stat_of(stat["trackingHash"])
+        if feedback_id in (current.get("feedback") or []):
             return None
-        doc = cast(SendRecord, dict(stat))
-        doc["feedback"] = list(stat.get("feedback") or []) + [feedback_id]
+        doc = cast(SendRecord, dict(current))
+        doc["feedback"] = list(current.get("feedback") or []) + [feedback_id]
         if kind == "Bounce":
             doc["isFailed"] = True
             doc["bounced"] = str(part.get("bounceType") or "Undetermined")
@@ -115,11 +118,10 @@ def _note(stat: SendRecord, feedback_id: str, kind: str, part: Doc) -> SendRecor
             doc["complained"] = True
         else:
             doc["delivered"] = True
-        try:
-            email_stats.save(doc)
-            return doc
-        except store.Stale:
-            stat = tracking.stat_of(stat["trackingHash"])
+        email_stats.save(doc)
+        return doc
+
+    return retries.settled(attempt)
 
 
 def diagnostic(part: Doc, address: str) -> str:

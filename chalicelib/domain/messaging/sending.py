@@ -222,7 +222,7 @@ def write_contact(contact_id: EntityId, build: Callable[[Doc], list[Doc]], ctx: 
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
 
     try:
-        return service.retrying(write, ctx, attempts=5)
+        return service.retrying(write, ctx)
     except (Stale, NotFound):
         log.warning("contact %s not updated after a send", contact_id, exc_info=True)
         return None

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel import retries, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc
@@ -44,18 +44,16 @@ def stat_of(tracking_hash: str) -> SendRecord:
 
 def _update_stat(stat: SendRecord, change: Callable[[SendRecord], object]) -> tuple[SendRecord, bool]:
     """Apply change(stat) and store it, re-reading on a concurrent write; (stat, whether it was unread)."""
-    for attempt in range(5):
-        doc = copy.deepcopy(stat)
+    read = [stat]
+
+    def attempt() -> tuple[SendRecord, bool]:
+        doc = copy.deepcopy(read.pop() if read else stat_of(stat["trackingHash"]))  # NotFound when removed
         unread = not doc.get("isRead")
         change(doc)
-        try:
-            email_stats.save(doc)
-            return doc, unread
-        except store.Stale:
-            if attempt == 4:
-                raise
-            stat = stat_of(stat["trackingHash"])  # NotFound when it was removed meanwhile
-    raise AssertionError("unreachable: the last attempt returns or raises")
+        email_stats.save(doc)
+        return doc, unread
+
+    return retries.settled(attempt)
 
 
 def _read(doc: SendRecord, now: str, ip: str | None) -> None:

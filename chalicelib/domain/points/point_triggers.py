@@ -90,6 +90,6 @@ def _give(contact: Doc, trigger_id: int, ctx: Context) -> None:
             service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
 
     try:
-        service.retrying(attempt, ctx, attempts=5)
+        service.retrying(attempt, ctx)
     except NotFound:
         pass  # deleted meanwhile

@@ -117,7 +117,7 @@ def refresh_contact(contact: Doc, ctx: Context) -> None:
         service.refresh(CONTACT, docs.pop() if docs else service.load(CONTACT, contact["id"]), ctx)
 
     try:
-        service.retrying(attempt, ctx, attempts=5)
+        service.retrying(attempt, ctx)
     except NotFound:
         pass  # deleted meanwhile
 

@@ -148,7 +148,7 @@ def clear_deleted(id: EntityId) -> None:  # `id`: the message's key
 
     for row in list(store.iterate(staged_kind(stage))):
         try:
-            service.retrying(partial(clear, row["id"]), ctx, attempts=5)
+            service.retrying(partial(clear, row["id"]), ctx)
         except NotFound:
             pass  # deleted meanwhile, with its index item
     store.remove(CLEAR_KIND, stage)

@@ -239,7 +239,7 @@ def _add_score(company_id: int, delta: int, ctx: Context) -> None:
         return service.save_change(COMPANY, existing, doc, ctx, stamp=False)
 
     try:
-        service.retrying(write, ctx, attempts=5)
+        service.retrying(write, ctx)
     except Stale:
         log.warning("company %s not scored: it kept changing", company_id)
 

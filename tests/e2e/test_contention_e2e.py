@@ -1,0 +1,32 @@
+"""Issue 30, contention: concurrent writers of one contact over real HTTP to the local stack all
+get 200 and every change is kept (conflicts are retried with backoff, not answered 409)."""
+
+import http.client
+from concurrent.futures import ThreadPoolExecutor
+
+from tests.e2e.test_local_stack import _call, stack  # noqa: F401 - the stack fixture
+
+
+def _client(port, calls):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        return [_call(conn, *call)[0] for call in calls]
+    finally:
+        conn.close()
+
+
+def test_contention_8_clients_x_10_point_adds_and_8_tag_patches(stack):  # noqa: F811
+    status, body, _ = _call(stack.connection(), "POST", "/api/contacts/new", {"email": "hot@example.com"})
+    assert status == 201
+    contact = body["contact"]["id"]
+    adds = [("POST", f"/api/contacts/{contact}/points/plus/1")] * 10
+    with ThreadPoolExecutor(8) as pool:
+        statuses = [s for run in pool.map(lambda _: _client(stack.port, adds), range(8)) for s in run]
+    assert statuses == [200] * 80
+    tags = [[("PATCH", f"/api/contacts/{contact}/edit", {"tags": [f"tag{n}"]})] for n in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        patched = [s for run in pool.map(lambda calls: _client(stack.port, calls), tags) for s in run]
+    assert patched == [200] * 8
+    status, body, _ = _call(stack.connection(), "GET", f"/api/contacts/{contact}")
+    assert body["contact"]["points"] == 80
+    assert sorted(t["tag"] for t in body["contact"]["tags"]) == [f"tag{n}" for n in range(8)]
