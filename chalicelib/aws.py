@@ -1,5 +1,6 @@
 """AWS clients by service name, one per process, created on first use (boto3 loads then, not when
-the function starts)."""
+the function starts), configured for AWS's throttling; and which failures mean "AWS is unavailable
+for now" (answered 503 with Retry-After by the API, retried by SQS in workers: docs/reliability.md)."""
 
 from typing import Any
 
@@ -7,11 +8,91 @@ from chalicelib import config
 
 _clients: dict[str, Any] = {}  # boto3 clients: boto3 ships no types
 
+# Error codes of a dependency that is throttling or failing for now, once the SDK's retries are
+# spent: DynamoDB, SES (`Throttling`: the account's max send rate), SQS, SNS, S3.
+TRANSIENT_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "Throttling",
+        "ThrottledException",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "TooManyRequestsException",
+        "RequestLimitExceeded",
+        "LimitExceededException",
+        "TransactionInProgressException",
+        "InternalServerError",
+        "InternalFailure",
+        "InternalError",
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+        "SlowDown",
+        "AWS.SimpleQueueService.ServiceUnavailable",
+        "KMS.ThrottlingException",
+    }
+)
+# botocore's exceptions of a connection that failed or timed out (past its retries).
+TRANSIENT_CLASSES = frozenset(
+    {
+        "EndpointConnectionError",
+        "ConnectTimeoutError",
+        "ReadTimeoutError",
+        "ConnectionClosedError",
+        "HTTPClientError",
+        "ProxyConnectionError",
+    }
+)
+
+
+def retry_config(service: str) -> Any:
+    """The botocore Config of `service`: its retry mode and attempts (config.AWS_RETRIES) and timeouts."""
+    from botocore.config import Config
+
+    mode, attempts = config.AWS_RETRIES.get(service, config.AWS_RETRIES["default"])
+    return Config(
+        retries={"mode": mode, "total_max_attempts": attempts},  # the first call included
+        connect_timeout=config.AWS_CONNECT_TIMEOUT,
+        read_timeout=config.AWS_READ_TIMEOUT,
+    )
+
 
 def client(service: str) -> Any:
     """The boto3 client of `service` ("sqs", "s3", "ses", "sns") in the service's region."""
     if service not in _clients:
         import boto3  # with s3transfer and multiprocessing: paid by the first call, not by every cold start
 
-        _clients[service] = boto3.client(service, region_name=config.AWS_REGION)
+        _clients[service] = boto3.client(service, region_name=config.AWS_REGION, config=retry_config(service))
     return _clients[service]
+
+
+def error_code(error: BaseException) -> str | None:
+    """The AWS error code of a botocore ClientError or of a PynamoDB error wrapping one."""
+    response = getattr(error, "response", None)
+    if isinstance(response, dict):
+        code = (response.get("Error") or {}).get("Code")
+        return str(code) if code else None
+    code = getattr(error, "cause_response_code", None)
+    return str(code) if code else None
+
+
+def unavailable(error: BaseException | None) -> bool:
+    """Whether the failure (or one it was raised from) is AWS throttling or failing for now, not a
+    bug: a transient code, an HTTP status of 500 or more, or a connection that failed."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if error_code(error) in TRANSIENT_CODES or _server_status(error) >= 500:
+            return True
+        if type(error).__name__ in TRANSIENT_CLASSES and type(error).__module__.startswith("botocore"):
+            return True
+        error = getattr(error, "cause", None) or error.__cause__ or error.__context__
+    return False
+
+
+def _server_status(error: BaseException) -> int:
+    """The HTTP status of a ClientError's response (0 when it has none)."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return 0
+    return int((response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 0)

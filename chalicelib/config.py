@@ -17,6 +17,20 @@ STAGE = os.environ.get("STAGE", "local")
 LOCAL = STAGE == "local"
 RESOURCE_PREFIX = os.environ.get("RESOURCE_PREFIX", f"mautic-{STAGE}-")
 FILES_BUCKET = os.environ.get("FILES_BUCKET", f"{RESOURCE_PREFIX}files")
+# The AWS SDK's retries per service (docs/reliability.md): (botocore retry mode, total attempts).
+# "standard": exponential backoff with jitter on throttling and 5xx, a retry quota per client;
+# "adaptive" adds a client-side rate limiter, for SES's per-second send rate in long-lived workers.
+AWS_RETRIES: dict[str, tuple[str, int]] = {
+    "default": ("standard", 5),
+    "dynamodb": ("standard", int(os.environ.get("DYNAMODB_MAX_ATTEMPTS", "5"))),
+    "ses": ("adaptive", int(os.environ.get("SES_MAX_ATTEMPTS", "5"))),
+    "sqs": ("standard", int(os.environ.get("SQS_MAX_ATTEMPTS", "5"))),
+    "s3": ("standard", 3),
+}
+AWS_CONNECT_TIMEOUT = float(os.environ.get("AWS_CONNECT_TIMEOUT", "2"))
+AWS_READ_TIMEOUT = float(os.environ.get("AWS_READ_TIMEOUT", "10"))
+# Seconds a 503 (a dependency unavailable past its retries) tells the client to wait.
+RETRY_AFTER_SECONDS = int(os.environ.get("RETRY_AFTER_SECONDS", "2"))
 AWS_REGION = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
 BASE_URL = os.environ.get("BASE_URL", "").rstrip("/")
 API_ENABLED = _flag("API_ENABLED", LOCAL)

@@ -107,6 +107,28 @@ class Handler(ChaliceRequestHandler):
         self.local_gateway = Synced(ApiGateway(app_object, config), journal)  # type: ignore[assignment]
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
+    def __getattr__(self, name: str) -> Any:
+        """`do_TRACE`, `do_CONNECT` and any other method Chalice's handler lacks: the JSON 405 every
+        route answers to a wrong method, rather than http.server's HTML 501."""
+        if name.startswith("do_"):
+            return self._not_allowed
+        raise AttributeError(name)
+
+    def _not_allowed(self) -> None:
+        """Answer the JSON 405 (the request's body, if any, is read first so the connection stays usable)."""
+        from chalicelib.api import errors, routing
+
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        body = json.dumps(errors.body(405, f"Method {self.command} is not allowed here.")).encode()
+        self.send_response(405)
+        for key, value in dict(errors.headers(), Allow=", ".join(sorted(routing.METHODS))).items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def log_message(self, format: str, *args: Any) -> None:  # `format`: BaseHTTPRequestHandler's name
         """The access log line, secrets redacted (off with ACCESS_LOG=0)."""
         if os.environ.get("ACCESS_LOG", "1") != "0":

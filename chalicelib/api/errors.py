@@ -42,6 +42,7 @@ def body(
 UNEXPECTED = (
     "Looks like I encountered an error (error #500). If I do it again, please report me to the system administrator!"
 )
+UNAVAILABLE = "The service is busy or briefly unavailable; please retry after the number of seconds in Retry-After."
 NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
 
 

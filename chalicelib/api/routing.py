@@ -16,10 +16,10 @@ from typing import Any, TypeAlias
 from chalice import Blueprint, Response
 from chalice.app import Request
 
-from chalicelib import bootstrap, observe
+from chalicelib import aws, bootstrap, config, observe
 from chalicelib.api import idempotency, rate_limits, route_needs
 from chalicelib.api.authorizer import caller
-from chalicelib.api.errors import UNEXPECTED, ApiError
+from chalicelib.api.errors import UNAVAILABLE, UNEXPECTED, ApiError
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.request import ApiRequest
@@ -188,8 +188,18 @@ def failure(request: Request, error: BaseException) -> Response:
             error_body(error.status, error.message, error.details, error.type, error.with_details),
             error.headers,
         )
+    if aws.unavailable(error):
+        log.warning("dependency unavailable on %s %s: %s", request.method, request.path, error)
+        return unavailable()
     log.error("unhandled error on %s %s", request.method, request.path, exc_info=error)
     return render(500, error_body(500, UNEXPECTED))
+
+
+def unavailable() -> Response:
+    """The 503 of a request whose AWS dependency stayed throttled or failing past the SDK's retries:
+    nothing was half-written (writes are single items or transactions), so the client may retry
+    after Retry-After (docs/reliability.md)."""
+    return render(503, error_body(503, UNAVAILABLE), {"Retry-After": str(config.RETRY_AFTER_SECONDS)})
 
 
 def render(status: int, payload: JSON, extra_headers: Mapping[str, Any] | None = None) -> Response:

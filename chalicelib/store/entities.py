@@ -189,7 +189,14 @@ def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniqu
 
 def _transaction() -> TransactWrite:
     if not _connection:
-        _connection.append(Connection(region=config.AWS_REGION))
+        _connection.append(
+            Connection(
+                region=config.AWS_REGION,
+                max_retry_attempts=config.AWS_RETRIES["dynamodb"][1] - 1,
+                connect_timeout_seconds=config.AWS_CONNECT_TIMEOUT,
+                read_timeout_seconds=config.AWS_READ_TIMEOUT,
+            )
+        )
     return TransactWrite(connection=_connection[0])
 
 

@@ -27,6 +27,11 @@ pynamodb_connection.get_session = _session
 class _Meta:
     region = config.AWS_REGION
     billing_mode = "PAY_PER_REQUEST"
+    # botocore's "standard" retries (PynamoDB's LEGACY setting: 1 + max_retry_attempts in all), with
+    # the attempts and timeouts of config.AWS_RETRIES (docs/reliability.md).
+    max_retry_attempts = config.AWS_RETRIES["dynamodb"][1] - 1
+    connect_timeout_seconds = config.AWS_CONNECT_TIMEOUT
+    read_timeout_seconds = config.AWS_READ_TIMEOUT
 
 
 # pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.

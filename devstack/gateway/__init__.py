@@ -6,14 +6,19 @@ on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404,
 this subclass locally.
 """
 
+import json
+import logging
 from typing import Any
 
 from chalice.app import Chalice
 from chalice.config import Config
 from chalice.local import LocalGateway
 
+from chalicelib import aws, config
 from chalicelib.api import errors
 from devstack.gateway.authorizer import GatewayAnswer, LocalRequestAuthorizer
+
+log = logging.getLogger(__name__)
 
 
 class ApiGateway(LocalGateway):
@@ -38,3 +43,21 @@ class ApiGateway(LocalGateway):
             return super().handle_request(method, path, headers, body)
         except GatewayAnswer as answer:
             return answer.response
+        except Exception as error:  # noqa: BLE001 - the authorizer failed: an answer, never a closed connection
+            return failed(error)
+
+
+def failed(error: BaseException) -> dict[str, Any]:
+    """API Gateway's answer when the authorizer function failed: our JSON 503 with Retry-After when
+    AWS was unavailable (as the routes answer), else a JSON 500 (AUTHORIZER_FAILURE, infra/)."""
+    if aws.unavailable(error):
+        status, message, extra = 503, errors.UNAVAILABLE, {"Retry-After": str(config.RETRY_AFTER_SECONDS)}
+    else:
+        log.error("the authorizer failed", exc_info=error)
+        status, message, extra = 500, errors.UNEXPECTED, {}
+    return {
+        "statusCode": status,
+        "headers": dict(errors.headers(), **extra),
+        "multiValueHeaders": {},
+        "body": json.dumps(errors.body(status, message)),
+    }

@@ -2,6 +2,7 @@
 get 200 and every change is kept (conflicts are retried with backoff, not answered 409)."""
 
 import http.client
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.e2e.test_local_stack import _call, stack  # noqa: F401 - the stack fixture
@@ -30,3 +31,15 @@ def test_contention_8_clients_x_10_point_adds_and_8_tag_patches(stack):  # noqa:
     status, body, _ = _call(stack.connection(), "GET", f"/api/contacts/{contact}")
     assert body["contact"]["points"] == 80
     assert sorted(t["tag"] for t in body["contact"]["tags"]) == [f"tag{n}" for n in range(8)]
+
+
+def test_honest_answers_every_method_trace_included_gets_the_json_405(stack):  # noqa: F811
+    conn = stack.connection()
+    for method in ("TRACE", "CONNECT", "PROPFIND", "BREW"):
+        conn.request(method, "/api/contacts", body=b"x", headers={"Content-Length": "1"})
+        response = conn.getresponse()
+        body = json.loads(response.read())
+        assert response.status == 405 and body["errors"][0]["code"] == 405
+        assert response.getheader("Content-Type") == "application/json"
+    status, _, _ = _call(conn, "GET", "/api/contacts?limit=1")  # the same connection still serves
+    assert status == 200
