@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run check test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
+.PHONY: run check chaos test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ test-api: $(STAMP)
 
 test-e2e: $(STAMP)
 	$(PY) -m pytest -q -m e2e tests/e2e
+
+# The fault-injection run, longer than its part of `make test` (docs/reliability.md): FAULT_RATE of
+# the AWS calls fail with AWS's error codes; every answer must be a success or a 503 with Retry-After.
+chaos: $(STAMP)
+	FAULT_RATE=$${FAULT_RATE:-0.03} CHAOS_ROUNDS=$${CHAOS_ROUNDS:-300} $(PY) -m pytest -q -s tests/api/test_faults.py -p no:randomly
 
 # The long fuzz run of the OpenAPI document (the short one is part of `make test`).
 fuzz: $(STAMP)

@@ -257,6 +257,10 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
 
         workers.start(stop, writes.sync)
         aws_server = _serve_aws(data_dir, port, writes)
+        from devstack import faults
+
+        if faults.rate_from_environment():  # after the first start: FAULT_RATE fails that share of AWS calls
+            faults.install(faults.rate_from_environment())
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
