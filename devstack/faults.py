@@ -37,8 +37,9 @@ def install(rate: float, seed: int | None = None) -> None:
     _state["rate"] = rate
     _state["random"] = random.Random(seed)
     if _state["original"] is None:
-        _state["original"] = BaseClient._make_api_call
-        BaseClient._make_api_call = _maybe_failing(_state["original"])  # type: ignore[method-assign]
+        original: Callable[..., Any] = BaseClient._make_api_call
+        _state["original"] = original
+        setattr(BaseClient, "_make_api_call", _maybe_failing(original))  # noqa: B010 - a patch, once
 
 
 def stop() -> None:
@@ -62,7 +63,7 @@ def _maybe_failing(original: Callable[..., Any]) -> Callable[..., Any]:
                 "Error": {"Code": code, "Message": f"Injected fault ({code})"},
                 "ResponseMetadata": {"HTTPStatusCode": status},
             }
-            raise ClientError(response, operation)  # type: ignore[arg-type]
+            raise ClientError(response, operation)
         return original(client, operation, params)
 
     return call
