@@ -1,4 +1,4 @@
-"""Administration: users, API settings, API credentials and the email reputation guard.
+"""Administration: users, API settings, API credentials, the email reputation guard and the queues.
 
     python -m chalicelib.cli [--json] users create --username U --password P [--first-name F ...]
     python -m chalicelib.cli [--json] users list
@@ -13,6 +13,7 @@
     python -m chalicelib.cli [--json] permissions reindex   (once, for documents stored before owner feeds)
     python -m chalicelib.cli [--json] email-guard show      (the reputation guard: paused or not, why, rates)
     python -m chalicelib.cli [--json] email-guard resume    (segment sends go out again; counting starts anew)
+    python -m chalicelib.cli [--json] queues redrive [--queue NAME]   (dead-letter messages back to their queues)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -124,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     guard = groups.add_parser("email-guard", parents=common).add_subparsers(dest="action", required=True)
     guard.add_parser("show", parents=common)
     guard.add_parser("resume", parents=common)
+    queues = groups.add_parser("queues", parents=common).add_subparsers(dest="action", required=True)
+    queues.add_parser("redrive", parents=common).add_argument("--queue", help="one queue (default: all)")
     return parser
 
 
@@ -233,6 +236,17 @@ def _email_guard(args: argparse.Namespace, ctx: Context) -> Result:
     return dict(state, current=reputation.rates(int(state.get("epoch") or 0)))
 
 
+def _queues(args: argparse.Namespace, ctx: Context) -> Result:
+    """`queues redrive [--queue NAME]`: each dead-letter queue's messages back to its queue; how
+    many moved per queue."""
+    from chalicelib.store import queues
+    from chalicelib.store.schema import QUEUES
+
+    if args.queue is not None and args.queue not in QUEUES:
+        raise CliError(f"no queue named {args.queue} (one of {', '.join(QUEUES)})")
+    return [{"queue": name, "moved": queues.redrive(name)} for name in ([args.queue] if args.queue else QUEUES)]
+
+
 def _user_id(username: str | None) -> int | None:
     """The id of the user named `username` (None for no name); CliError when there is none."""
     from chalicelib.auth import users
@@ -272,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "clients": _clients,
             "permissions": _permissions,
             "email-guard": _email_guard,
+            "queues": _queues,
         }
         _print(handlers[args.group](args, Context()), args.json)
     except CliError as error:

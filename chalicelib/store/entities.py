@@ -19,7 +19,7 @@ from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
-from chalicelib import config
+from chalicelib import aws, config
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
@@ -208,6 +208,8 @@ def _commit(
         with _transaction() as tx:
             build(tx)
     except TransactWriteError as error:
+        if aws.unavailable(error):
+            raise  # throttled or failing: the transaction applied nothing (a 503, or SQS retries)
         taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
         if taken:
             raise Conflict(taken) from error

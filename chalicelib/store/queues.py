@@ -73,3 +73,19 @@ def receive(queue: str, dead_letter: bool = False, limit: int = BATCH) -> list[t
 def delete(queue: str, receipt: str, dead_letter: bool = False) -> None:
     """Acknowledge a received message."""
     aws.client("sqs").delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)
+
+
+def redrive(queue: str) -> int:
+    """Move every message of the queue's dead-letter queue back to the queue (ReceiveMessage,
+    SendMessageBatch, DeleteMessage: moto has no StartMessageMoveTask); how many moved. A message is
+    deleted from the DLQ only after it was queued again, so a failure duplicates at worst, and every
+    handler is idempotent (docs/reliability.md)."""
+    moved = 0
+    while True:
+        messages = receive(queue, dead_letter=True)
+        if not messages:
+            return moved
+        send(queue, [body for _receipt, body, _count in messages])
+        for receipt, _body, _count in messages:
+            delete(queue, receipt, dead_letter=True)
+        moved += len(messages)

@@ -18,17 +18,19 @@ segment sends: counted as skipped, sent by a later run). A record left `sending`
 gone out, so it is never sent again. Every batch counts its outcomes once (a marker per batch).
 """
 
+import logging
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from itertools import islice
-from typing import cast
+from typing import NoReturn, cast
 
-from chalicelib import config, observe
+from chalicelib import aws, config, observe
 from chalicelib.channels import mail
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.kernel import clock, retries, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
@@ -42,8 +44,10 @@ from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 QUEUE = "sends"
+PERSIST_TRIES = 3  # tries of a write no later retry repairs: `retry` records, a plan's batches
 STUCK_SECONDS = 900  # longer than a worker may run: a `sending` record this old was interrupted
 OUTCOME = {"sent": "sent", "skipped": "skipped", "failed": "failed", "unknown": "failed"}
+log = logging.getLogger(__name__)
 REACHED = ("sent", "sending", "unknown")  # contacts a new run leaves out
 
 
@@ -122,7 +126,8 @@ def _send_inline(
     email: Doc, lists: Sequence[int], generation: int, size: int, ctx: Context
 ) -> tuple[Counter[str], list[int]]:
     """Send to up to `size` contacts not handled for this email yet: their outcomes and ids. A
-    contact SES or another worker makes wait is left to the fan-out."""
+    contact SES or another worker makes wait, or whose send met AWS unavailable, ends the inline
+    part: it and the rest are left to the fan-out (retried by SQS), so the request still answers."""
     outcomes: Counter[str] = Counter()
     handled: list[int] = []
     run_ctx = Context(base_url=ctx.base_url)
@@ -132,6 +137,10 @@ def _send_inline(
             handled.append(contact_id)
     except SendLater:
         pass  # that contact's record says `retry`: the run's batches send to it
+    except Exception as error:
+        if not aws.unavailable(error):
+            raise
+        observe.metrics({"Outcome": "deferred"}, EmailSends=1)  # its record, if any, settles in a batch
     return outcomes, handled
 
 
@@ -193,13 +202,13 @@ def plan(email: int, generation: int) -> None:
         store.replace(email_runs.KIND, state)
     except store.Stale:
         return  # a newer run took over
-    queues.send(
-        QUEUE,
-        [
-            {"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
-            for n, chunk in enumerate(chunks)
-        ],
-    )
+    messages = [
+        {"type": "batch", "email": email, "generation": generation, "number": n, "contacts": chunk}
+        for n, chunk in enumerate(chunks)
+    ]
+    # the run says `sending` now, so a retried `plan` is a no-op: its batches must be queued here
+    # (queued twice at worst: a batch counts once and each contact is claimed once)
+    _persisting(lambda: queues.send(QUEUE, messages))
     if not chunks:
         _finish(email, generation)
 
@@ -257,11 +266,53 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
     except mail.Rejected as error:
         sending.refused(email["id"], contact_id, error, ctx)
         return _settle(email, record, contact_id, "failed", str(error))
-    except mail.Unavailable as error:
-        _settle(email, record, contact_id, "retry", str(error))
-        raise SendLater(str(error)) from None
-    sending.record_sent(prepared, message_id, ("segment", generation), ctx)
-    return _settle(email, record, contact_id, "sent", None)
+    except Exception as error:
+        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
+            raise
+        _retry_later(email, record, contact_id, error)
+    return _sent(email, record, prepared, message_id, ("segment", generation), ctx)
+
+
+def _retry_later(email: Doc, record: RecipientRecord, contact_id: int, error: Exception) -> NoReturn:
+    """The message did not go out (SES, or the send rate's counter, unavailable): the record says
+    `retry`, so a batch sends to it, and SQS retries this one. That write is tried a few times: a
+    record left `sending` would never be sent again (docs/reliability.md)."""
+    _persisting(lambda: _settle(email, record, contact_id, "retry", str(error)))
+    raise SendLater(str(error)) from None
+
+
+def _persisting(operation: Callable[[], object]) -> None:
+    """operation(), tried again (PERSIST_TRIES in all, short jittered pauses) while AWS is
+    unavailable: for the writes whose loss no later retry can repair."""
+    for attempt in range(PERSIST_TRIES):
+        try:
+            operation()
+            return
+        except Exception as failure:
+            if not aws.unavailable(failure) or attempt == PERSIST_TRIES - 1:
+                raise
+            time.sleep(retries.backoff(attempt + 3))
+
+
+def _sent(
+    email: Doc,
+    record: RecipientRecord,
+    prepared: sending.Prepared,
+    message_id: str,
+    source: sending.Source,
+    ctx: Context,
+) -> str:
+    """Store the send record of a message SES accepted and settle the contact `sent`. If AWS fails
+    the send record, the contact is still settled `sent` (it got the email: it must not get it
+    again), without its send record, and the failure logged."""
+    try:
+        sending.record_sent(prepared, message_id, source, ctx)
+    except Exception as error:
+        if not aws.unavailable(error):
+            raise
+        log.warning("email %s sent to contact %s, its send record not stored: %s", email["id"], record["id"], error)
+        return _settle(email, record, record["id"], "sent", f"Sent; its send record was not stored: {error}")
+    return _settle(email, record, record["id"], "sent", None)
 
 
 def _held(email: Doc, contact_id: int, reason: str) -> str:

@@ -1,0 +1,108 @@
+"""Issue 30, part 4 (sends and workers that finish): under injected AWS faults a segment send answers
+a success or a 503 with Retry-After, its inline part leaves the contacts whose send met a fault to
+the workers, a worker step that fails is retried by SQS and, past the dead-letter queue, by
+`queues redrive`; once the faults stop every member got the email exactly once."""
+
+from collections import Counter
+
+import pytest
+from botocore.exceptions import ClientError
+
+from chalicelib import aws, cli
+from chalicelib.store import queues
+from chalicelib.store.schema import QUEUES
+from devstack import faults
+from tests.api.test_email_segment_send import _audience
+from tests.api.test_email_send import make_email, sent_messages
+
+MEMBERS = 20
+
+
+@pytest.fixture
+def in_process_cli(monkeypatch):
+    """The CLI acting on this process's (moto) AWS rather than a running `make run`."""
+    monkeypatch.setenv("STAGE", "test")
+
+
+@pytest.fixture
+def redelivered_at_once(in_process_cli):
+    """Every queue makes a failed message visible again at once (VisibilityTimeout 0), so a drain
+    under faults retries it until its fifth receive moves it to the dead-letter queue."""
+    sqs = aws.client("sqs")
+    for queue in QUEUES:
+        sqs.set_queue_attributes(QueueUrl=queues.url(queue), Attributes={"VisibilityTimeout": "0"})
+    yield
+    faults.stop()
+    for queue in QUEUES:
+        sqs.set_queue_attributes(QueueUrl=queues.url(queue), Attributes={"VisibilityTimeout": "30"})
+
+
+def _answered(response):
+    """True for a success; a failure must be a 503 with Retry-After and the JSON envelope."""
+    if response.status_code == 503:
+        assert response.headers["Retry-After"] and response.json["errors"][0]["code"] == 503
+        return False
+    assert response.status_code < 300, response.body
+    return True
+
+
+def _drain_under_faults(drain):
+    """Run the workers while faults are on; a fault in the poller's own SQS call ends a round."""
+    for _ in range(50):
+        try:
+            drain(raise_errors=False)
+            return
+        except ClientError:
+            continue
+
+
+def _recipients():
+    return Counter(m["To"].addresses[0].addr_spec for m in sent_messages())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_segment_send_under_faults_reaches_every_member_exactly_once(api, drain, redelivered_at_once, seed):
+    segment, _ids = _audience(api, drain, MEMBERS)
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    faults.install(0.05, seed=seed)
+    for _ in range(10):
+        if _answered(api.post(f"/api/emails/{mail_doc['id']}/send")):
+            break
+    else:
+        pytest.fail("the segment send never succeeded under 5 % faults")
+    _drain_under_faults(drain)
+    faults.stop()
+    assert cli.main(["queues", "redrive"]) == 0
+    drain()
+    assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(MEMBERS)})
+
+
+def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_workers(api, drain, monkeypatch):
+    segment, _ids = _audience(api, drain, 3)
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    from chalicelib.domain.messaging import email_sends
+
+    original = email_sends._send_once
+    calls = []
+
+    def failing_second(email, contact_id, generation, ctx):
+        calls.append(contact_id)
+        if len(calls) == 2:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "GetItem")
+        return original(email, contact_id, generation, ctx)
+
+    monkeypatch.setattr(email_sends, "_send_once", failing_second)
+    response = api.post(f"/api/emails/{mail_doc['id']}/send")
+    assert response.status_code == 200 and response.json["sentCount"] == 1
+    monkeypatch.setattr(email_sends, "_send_once", original)
+    drain()
+    assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(3)})
+
+
+def test_queues_redrive_moves_dead_letter_messages_back(api, capsys, in_process_cli):
+    queues.send("webhooks", [{"type": "noop", "n": 1}, {"type": "noop", "n": 2}], dead_letter=True)
+    assert cli.main(["--json", "queues", "redrive", "--queue", "webhooks"]) == 0
+    assert '"moved": 2' in capsys.readouterr().out
+    assert sorted(body["n"] for _r, body, _c in queues.receive("webhooks")) == [1, 2]
+    assert queues.receive("webhooks", dead_letter=True) == []
+    assert cli.main(["queues", "redrive", "--queue", "nope"]) == 1
