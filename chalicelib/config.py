@@ -31,6 +31,11 @@ AWS_CONNECT_TIMEOUT = float(os.environ.get("AWS_CONNECT_TIMEOUT", "2"))
 AWS_READ_TIMEOUT = float(os.environ.get("AWS_READ_TIMEOUT", "10"))
 # Seconds a 503 (a dependency unavailable past its retries) tells the client to wait.
 RETRY_AFTER_SECONDS = int(os.environ.get("RETRY_AFTER_SECONDS", "2"))
+# A request that met AWS unavailable past the SDK's retries is run again whole when that is safe
+# (api/routing.py, docs/reliability.md): REQUEST_TRIES runs in all, a jittered pause under
+# REQUEST_RETRY_PAUSE seconds (doubling) between them.
+REQUEST_TRIES = int(os.environ.get("REQUEST_TRIES", "3"))
+REQUEST_RETRY_PAUSE = float(os.environ.get("REQUEST_RETRY_PAUSE", "0.1"))
 AWS_REGION = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
 BASE_URL = os.environ.get("BASE_URL", "").rstrip("/")
 API_ENABLED = _flag("API_ENABLED", LOCAL)

@@ -8,6 +8,8 @@ request, maps failures to the error document and stamps `Mautic-Version` on ever
 
 import json
 import logging
+import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -31,6 +33,7 @@ from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # run again after AWS unavailable: they write nothing
 log = logging.getLogger(__name__)
 
 
@@ -116,34 +119,78 @@ def dispatch(
 ) -> Response:
     """Run the handler for the request's method and render its reply or failure. After
     authentication, the caller's rate limits are counted (their headers go on every answer), the
-    route's needs are checked, and an `Idempotency-Key` may replay a first answer."""
-    limit_headers: dict[str, str] = {}
-    try:
-        handler = handlers.get(request.method)
-        if handler is None:
-            raise ApiError(
-                405, f"Method {request.method} is not allowed here.", headers={"Allow": ", ".join(sorted(handlers))}
-            )
-        bootstrap.ensure_ready()
-        api_request = ApiRequest(request)
-        ctx = Context(base_url=api_request.base_url())
-        if not authenticated:
-            return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
-        ctx.user = caller(api_request, ctx)
-        observe.identify({"user": ctx.user.get("id"), "client": ctx.client})
-        limit_headers = rate_limits.admit(ctx)
-        recheck = _check_first(needs[request.method], params, ctx, request.method)
+    route's needs are checked, and an `Idempotency-Key` may replay a first answer. A run that met
+    AWS unavailable is run again whole (REQUEST_TRIES in all) when that is safe: `_may_run_again`."""
+    for attempt in range(max(1, config.REQUEST_TRIES)):
+        progress = Progress()
+        try:
+            response = _dispatch_once(request, handlers, params, authenticated, needs, progress)
+        except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
+            if attempt + 1 < config.REQUEST_TRIES and _may_run_again(request, error, progress):
+                time.sleep(random.uniform(0, config.REQUEST_RETRY_PAUSE * 2**attempt))  # noqa: S311 - jitter
+                continue
+            response = failure(request, error)
+        response.headers.update(progress.limit_headers)
+        return response
+    raise AssertionError("unreachable: the last try answers")
 
-        def run() -> Answer:
-            if recheck:
-                route_needs.check(needs[request.method], params, ctx, request.method)
-            return handler(api_request, ctx, **params)
 
-        response = idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx))
-    except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
-        response = failure(request, error)
-    response.headers.update(limit_headers)
-    return response
+@dataclass
+class Progress:
+    """How far one run of a request got: whether its handler started (a write may have been
+    applied from then on), and the caller's rate-limit headers."""
+
+    handler_started: bool = False
+    authenticated: bool = False  # an /api route: its GET, HEAD and OPTIONS only read
+    limit_headers: dict[str, str] = dc_field(default_factory=dict)
+
+
+def _may_run_again(request: Request, error: BaseException, progress: Progress) -> bool:
+    """Whether a failed run may run again: AWS was unavailable (not a bug nor a refusal), and the
+    request is a read of the API (GET, HEAD, OPTIONS: running it again changes nothing; not the
+    public tracking routes, whose GET records a hit) or its handler had not
+    started (authentication, rate limits, the route's needs and the idempotency claim write
+    nothing of the request's own). A write whose handler ran is never run again here: one of its
+    writes may have been applied before a later call failed (docs/reliability.md)."""
+    if not aws.unavailable(error):
+        return False
+    return not progress.handler_started or (request.method in SAFE_METHODS and progress.authenticated)
+
+
+def _dispatch_once(
+    request: Request,
+    handlers: Mapping[str, Handler],
+    params: dict[str, str],
+    authenticated: bool,
+    needs: Mapping[str, Needs],
+    progress: Progress,
+) -> Response:
+    """One run of the request (`dispatch`); raises what a run may retry, answers the rest."""
+    handler = handlers.get(request.method)
+    if handler is None:
+        raise ApiError(
+            405, f"Method {request.method} is not allowed here.", headers={"Allow": ", ".join(sorted(handlers))}
+        )
+    bootstrap.ensure_ready()
+    api_request = ApiRequest(request)
+    ctx = Context(base_url=api_request.base_url())
+    if not authenticated:  # tracking pixels, redirects, forms: a GET may record a hit, so no run again
+        progress.handler_started = True
+        return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
+    safe = request.method in SAFE_METHODS
+    progress.authenticated = True
+    ctx.user = caller(api_request, ctx)
+    observe.identify({"user": ctx.user.get("id"), "client": ctx.client})
+    progress.limit_headers = rate_limits.admit(ctx)
+    recheck = _check_first(needs[request.method], params, ctx, request.method)
+
+    def run() -> Answer:
+        progress.handler_started = True
+        if recheck:
+            route_needs.check(needs[request.method], params, ctx, request.method)
+        return handler(api_request, ctx, **params)
+
+    return idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx, safe))
 
 
 def _check_first(needs: Needs, params: Mapping[str, str], ctx: Context, method: str) -> bool:
@@ -157,11 +204,14 @@ def _check_first(needs: Needs, params: Mapping[str, str], ctx: Context, method: 
     return False
 
 
-def _answer(request: Request, run: Callable[[], Answer], ctx: Context) -> Response:
-    """The handler's reply as a Response, its failure as the error document."""
+def _answer(request: Request, run: Callable[[], Answer], ctx: Context, safe: bool = False) -> Response:
+    """The handler's reply as a Response, its failure as the error document; a `safe` request's
+    AWS unavailable is raised, for `dispatch` to run it again."""
     try:
         reply = service.retrying(run, ctx)
     except Exception as error:  # noqa: BLE001 - every failure of a handler becomes its JSON error
+        if safe and aws.unavailable(error):
+            raise
         return failure(request, error)
     if not isinstance(reply, Reply):
         reply = Reply(reply)

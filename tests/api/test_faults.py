@@ -54,3 +54,50 @@ def test_fault_injection_requests_succeed_or_answer_503_and_acknowledged_writes_
         assert doc["points"] >= points[contact]  # a 503 may have come after its write was applied
     print(f"{len(answers)} requests, {answers.count(503)} answered 503, {faults.failed()} faults injected")
     assert answers.count(503) < len(answers) * max(0.3, RATE * 8)
+
+
+def _failing_once(monkeypatch, target, name):
+    """Make `target.name` raise AWS throttling on its first call only; the calls made."""
+    from botocore.exceptions import ClientError
+
+    original, calls = getattr(target, name), []
+
+    def once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ClientError({"Error": {"Code": "ThrottlingException"}, "ResponseMetadata": {}}, "GetItem")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, once)
+    return calls
+
+
+def test_request_retry_runs_a_read_again_after_aws_unavailable(api, monkeypatch):
+    from chalicelib.api import standard
+
+    contact = api.post("/api/contacts/new", {"email": "again@example.com"}).json["contact"]
+    calls = _failing_once(monkeypatch, standard, "single")  # the handler failed after its read
+    response = api.get(f"/api/contacts/{contact['id']}")
+    assert response.status_code == 200 and len(calls) == 2
+
+
+def test_request_retry_never_runs_a_write_again_once_its_handler_started(api, monkeypatch):
+    from chalicelib.api import standard
+
+    calls = _failing_once(monkeypatch, standard, "single")  # after the create was committed
+    response = api.post("/api/contacts/new", {"email": "once@example.com"})
+    assert response.status_code == 503 and response.headers["Retry-After"] and len(calls) == 1
+    faults.stop()
+    found = api.get("/api/contacts?search=once@example.com").json
+    assert int(found["total"]) == 1  # applied once, not twice
+
+
+def test_request_retry_runs_a_write_again_only_when_its_handler_had_not_started(api, monkeypatch):
+    from chalicelib.api import routing
+
+    calls = _failing_once(monkeypatch, routing.rate_limits, "admit")  # before the handler: nothing written
+    assert api.post("/api/contacts/new", {"email": "first@example.com"}).status_code == 201
+    assert len(calls) == 2
+    monkeypatch.setattr(routing.config, "REQUEST_TRIES", 1)
+    calls = _failing_once(monkeypatch, routing.rate_limits, "admit")
+    assert api.post("/api/contacts/new", {"email": "second@example.com"}).status_code == 503
