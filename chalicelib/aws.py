@@ -2,11 +2,20 @@
 the function starts), configured for AWS's throttling; and which failures mean "AWS is unavailable
 for now" (answered 503 with Retry-After by the API, retried by SQS in workers: docs/reliability.md)."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from chalicelib import config
 
 _clients: dict[str, Any] = {}  # boto3 clients: boto3 ships no types
+# Calls that only read (by operation name): every other call is a write that may have been applied.
+READ_OPERATIONS = ("Get", "BatchGet", "TransactGet", "Query", "Scan", "Describe", "List", "Head", "Receive")
+# How many write calls of this request (or worker step: a context) may have been applied: counted
+# before the call is sent, taken back when AWS refused it (a 4xx answer applies nothing).
+_writes: ContextVar[int] = ContextVar("aws_writes", default=0)
+_harmless: ContextVar[bool] = ContextVar("aws_harmless", default=False)
 
 # Error codes of a dependency that is throttling or failing for now, once the SDK's retries are
 # spent: DynamoDB, SES (`Throttling`: the account's max send rate), SQS, SNS, S3.
@@ -62,8 +71,57 @@ def client(service: str) -> Any:
     if service not in _clients:
         import boto3  # with s3transfer and multiprocessing: paid by the first call, not by every cold start
 
-        _clients[service] = boto3.client(service, region_name=config.AWS_REGION, config=retry_config(service))
+        _clients[service] = watch(boto3.client(service, region_name=config.AWS_REGION, config=retry_config(service)))
     return _clients[service]
+
+
+def watch(botocore_client: Any) -> Any:
+    """The client, its write calls counted in `writes()` (once per client)."""
+    events = botocore_client.meta.events
+    if not getattr(botocore_client, "_writes_watched", False):
+        events.register("before-call.*.*", _before_call)
+        events.register("after-call.*.*", _after_call)
+        botocore_client._writes_watched = True
+    return botocore_client
+
+
+def watch_session(session: Any) -> Any:
+    """The botocore session, the write calls of every client it creates counted in `writes()`
+    (PynamoDB opens its clients from sessions: store/models.py)."""
+    session.register("before-call.*.*", _before_call)
+    session.register("after-call.*.*", _after_call)
+    return session
+
+
+def writes() -> int:
+    """How many write calls of this context may have been applied so far (compare two readings)."""
+    return _writes.get()
+
+
+@contextmanager
+def harmless() -> Iterator[None]:
+    """The write calls made inside are not counted in `writes()`: repeating them does no harm
+    (reserving ids: a gap)."""
+    token = _harmless.set(True)
+    try:
+        yield
+    finally:
+        _harmless.reset(token)
+
+
+def _is_write(model: Any) -> bool:
+    return not _harmless.get() and not str(model.name).startswith(READ_OPERATIONS)
+
+
+def _before_call(model: Any, **_kwargs: Any) -> None:
+    if _is_write(model):
+        _writes.set(_writes.get() + 1)
+
+
+def _after_call(model: Any, http_response: Any = None, **_kwargs: Any) -> None:
+    status = int(getattr(http_response, "status_code", 0) or 0)
+    if _is_write(model) and 400 <= status < 500:
+        _writes.set(_writes.get() - 1)  # refused (throttled, a failed condition): nothing applied
 
 
 def error_code(error: BaseException) -> str | None:

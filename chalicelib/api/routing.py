@@ -141,20 +141,25 @@ class Progress:
     applied from then on), and the caller's rate-limit headers."""
 
     handler_started: bool = False
+    writes_before: int = 0  # aws.writes() when the handler started
     authenticated: bool = False  # an /api route: its GET, HEAD and OPTIONS only read
     limit_headers: dict[str, str] = dc_field(default_factory=dict)
 
 
 def _may_run_again(request: Request, error: BaseException, progress: Progress) -> bool:
-    """Whether a failed run may run again: AWS was unavailable (not a bug nor a refusal), and the
-    request is a read of the API (GET, HEAD, OPTIONS: running it again changes nothing; not the
-    public tracking routes, whose GET records a hit) or its handler had not
-    started (authentication, rate limits, the route's needs and the idempotency claim write
-    nothing of the request's own). A write whose handler ran is never run again here: one of its
-    writes may have been applied before a later call failed (docs/reliability.md)."""
+    """Whether a failed run may run again: AWS was unavailable (not a bug nor a refusal), and
+    - its handler had not started (authentication, rate limits, the route's needs and the
+      idempotency claim write nothing of the request's own), or
+    - no write call of the handler may have been applied (`aws.writes`: every write call AWS did
+      not refuse with a 4xx counts, a timed-out one included), so running it again writes once, or
+    - it is a read of the API (GET, HEAD, OPTIONS only read; not the public tracking routes, whose
+      GET records a hit: they are not run again at all).
+    A write of which one call may have been applied is never run again (docs/reliability.md)."""
     if not aws.unavailable(error):
         return False
-    return not progress.handler_started or (request.method in SAFE_METHODS and progress.authenticated)
+    if not progress.handler_started or aws.writes() == progress.writes_before:
+        return True
+    return request.method in SAFE_METHODS and progress.authenticated
 
 
 def _dispatch_once(
@@ -177,7 +182,6 @@ def _dispatch_once(
     if not authenticated:  # tracking pixels, redirects, forms: a GET may record a hit, so no run again
         progress.handler_started = True
         return _answer(request, lambda: handler(api_request, ctx, **params), ctx)
-    safe = request.method in SAFE_METHODS
     progress.authenticated = True
     ctx.user = caller(api_request, ctx)
     observe.identify({"user": ctx.user.get("id"), "client": ctx.client})
@@ -185,12 +189,13 @@ def _dispatch_once(
     recheck = _check_first(needs[request.method], params, ctx, request.method)
 
     def run() -> Answer:
-        progress.handler_started = True
+        if not progress.handler_started:  # (a conflict runs it again: its first writes still count)
+            progress.handler_started, progress.writes_before = True, aws.writes()
         if recheck:
             route_needs.check(needs[request.method], params, ctx, request.method)
         return handler(api_request, ctx, **params)
 
-    return idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx, safe))
+    return idempotency.guarded(api_request, ctx, lambda: _answer(request, run, ctx, progress))
 
 
 def _check_first(needs: Needs, params: Mapping[str, str], ctx: Context, method: str) -> bool:
@@ -204,13 +209,13 @@ def _check_first(needs: Needs, params: Mapping[str, str], ctx: Context, method: 
     return False
 
 
-def _answer(request: Request, run: Callable[[], Answer], ctx: Context, safe: bool = False) -> Response:
-    """The handler's reply as a Response, its failure as the error document; a `safe` request's
-    AWS unavailable is raised, for `dispatch` to run it again."""
+def _answer(request: Request, run: Callable[[], Answer], ctx: Context, progress: Progress | None = None) -> Response:
+    """The handler's reply as a Response, its failure as the error document; AWS unavailable is
+    raised when `dispatch` may run the request again (`progress` given: an API route)."""
     try:
         reply = service.retrying(run, ctx)
     except Exception as error:  # noqa: BLE001 - every failure of a handler becomes its JSON error
-        if safe and aws.unavailable(error):
+        if progress is not None and _may_run_again(request, error, progress):
             raise
         return failure(request, error)
     if not isinstance(reply, Reply):

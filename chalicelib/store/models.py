@@ -7,7 +7,7 @@ from pynamodb.connection import base as pynamodb_connection
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
-from chalicelib import config
+from chalicelib import aws, config
 
 _LOADER = botocore.loaders.create_loader()
 
@@ -15,10 +15,11 @@ _LOADER = botocore.loaders.create_loader()
 def _session() -> botocore.session.Session:
     """A botocore session for PynamoDB, which opens one per model, transaction and thread, sharing
     the process's one data loader: the DynamoDB service model is parsed once, not once per client
-    (a cold start's first request made three clients at ~70 ms each)."""
+    (a cold start's first request made three clients at ~70 ms each); its clients' write calls
+    counted (aws.writes)."""
     session = botocore.session.get_session()
     session.register_component("data_loader", _LOADER)
-    return session
+    return aws.watch_session(session)  # its writes counted: the API may then run a request again
 
 
 pynamodb_connection.get_session = _session

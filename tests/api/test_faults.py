@@ -36,7 +36,7 @@ def test_fault_injection_fails_calls_with_real_codes(api, faulty):
 
 def test_fault_injection_requests_succeed_or_answer_503_and_acknowledged_writes_are_kept(api, faulty):
     created, points, answers = {}, {}, []
-    faulty(RATE, seed=30)
+    faulty(RATE, seed=int(os.environ.get("FAULT_SEED") or 30))
     for n in range(ROUNDS):
         response = api.post("/api/contacts/new", {"email": f"chaos{n}@example.com", "tags": [f"t{n}"]})
         if _check(response, answers):
@@ -101,3 +101,39 @@ def test_request_retry_runs_a_write_again_only_when_its_handler_had_not_started(
     monkeypatch.setattr(routing.config, "REQUEST_TRIES", 1)
     calls = _failing_once(monkeypatch, routing.rate_limits, "admit")
     assert api.post("/api/contacts/new", {"email": "second@example.com"}).status_code == 503
+
+
+def test_request_retry_runs_a_write_again_when_none_of_its_writes_was_applied(api, monkeypatch):
+    from chalicelib.store import entities
+
+    calls = _failing_once(monkeypatch, entities, "create")  # the commit refused: nothing applied
+    response = api.post("/api/contacts/new", {"email": "retried@example.com"})
+    assert response.status_code == 201 and len(calls) == 2
+    found = api.get("/api/contacts?search=retried@example.com").json
+    assert int(found["total"]) == 1
+
+
+def test_aws_writes_counts_write_calls_that_may_have_been_applied(api):
+    from pynamodb.exceptions import PynamoDBException
+
+    from chalicelib import aws
+    from chalicelib.store import entities
+
+    before = aws.writes()
+    entities.get("contact", 999999)  # a read
+    assert aws.writes() == before
+    entities.put("faultprobe", {"id": 1})  # a write AWS accepted
+    assert aws.writes() == before + 1
+    faults.install(1.0, seed=1)
+    try:
+        with pytest.raises(PynamoDBException):
+            entities.put("faultprobe", {"id": 2})  # throttled: never applied
+    finally:
+        faults.stop()
+    assert aws.writes() == before + 1
+    with aws.harmless():
+        entities.allocate_ids("faultprobe")
+    assert aws.writes() == before + 1
+    assert entities.claim("faultprobe#marker") and aws.writes() == before + 2
+    assert not entities.claim("faultprobe#marker")  # the condition failed (400): nothing applied
+    assert aws.writes() == before + 2
