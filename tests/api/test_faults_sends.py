@@ -1,7 +1,8 @@
 """Issue 30, part 4 (sends and workers that finish): under injected AWS faults a segment send answers
 a success or a 503 with Retry-After, its inline part leaves the contacts whose send met a fault to
 the workers, a worker step that fails is retried by SQS and, past the dead-letter queue, by
-`queues redrive`; once the faults stop every member got the email exactly once."""
+`queues redrive`; once the faults stop every member got the email exactly once, and every
+acknowledged contact create reached a webhook receiver (at least once, repeats under one webhook-id)."""
 
 from collections import Counter
 
@@ -106,3 +107,40 @@ def test_queues_redrive_moves_dead_letter_messages_back(api, capsys, in_process_
     assert sorted(body["n"] for _r, body, _c in queues.receive("webhooks")) == [1, 2]
     assert queues.receive("webhooks", dead_letter=True) == []
     assert cli.main(["queues", "redrive", "--queue", "nope"]) == 1
+
+
+def test_webhook_delivery_under_faults_reaches_the_receiver_for_every_acknowledged_write(
+    api, drain, receiver, redelivered_at_once, monkeypatch
+):
+    from chalicelib import config, workers
+    from chalicelib.domain.webhooks import webhook_events
+
+    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+    monkeypatch.setattr(webhook_events, "STALE_SECONDS", 0)  # the sweep's 2 minutes have passed
+    hook = api.post(
+        "/api/hooks/new",
+        {"name": "Receiver", "webhookUrl": receiver.url, "triggers": ["mautic.lead_post_save_new"]},
+    )
+    assert hook.status_code == 201
+    faults.install(0.05, seed=7)
+    created = set()
+    for n in range(12):
+        response = api.post("/api/contacts/new", {"email": f"w{n}@example.com"})
+        if _answered(response):
+            created.add(response.json["contact"]["id"])
+    _drain_under_faults(drain)
+    faults.stop()
+    assert cli.main(["queues", "redrive"]) == 0
+    drain()
+    workers.run_jobs("minute")  # the outbox sweep queues what a failed SQS send left stored
+    drain()
+    ids: dict[int, set[str]] = {}
+    for request in receiver.received:
+        for event in request.json.get("mautic.lead_post_save_new", []):
+            ids.setdefault(event["contact"]["id"], set()).add(request.headers["webhook-id"])
+    assert created and created <= set(ids)
+    # delivered at least once; a repeat (a worker step retried after its POST) keeps its webhook-id,
+    # the key a Standard Webhooks receiver drops duplicates by
+    assert all(len(webhook_ids) == 1 for webhook_ids in ids.values())
+    repeats = sum(1 for r in receiver.received if r.json.get("mautic.lead_post_save_new")) - len(ids)
+    print(f"{len(created)} acknowledged creates, {len(ids)} contacts delivered, {repeats} repeated deliveries")
