@@ -2,7 +2,8 @@
 a success or a 503 with Retry-After, its inline part leaves the contacts whose send met a fault to
 the workers, a worker step that fails is retried by SQS and, past the dead-letter queue, by
 `queues redrive`; once the faults stop every member got the email exactly once, and every
-acknowledged contact create reached a webhook receiver (at least once, repeats under one webhook-id)."""
+acknowledged contact create reached a webhook receiver (at least once, repeats under one webhook-id),
+and an automation's tag and points actions were applied once to every member."""
 
 from collections import Counter
 
@@ -144,3 +145,29 @@ def test_webhook_delivery_under_faults_reaches_the_receiver_for_every_acknowledg
     assert all(len(webhook_ids) == 1 for webhook_ids in ids.values())
     repeats = sum(1 for r in receiver.received if r.json.get("mautic.lead_post_save_new")) - len(ids)
     print(f"{len(created)} acknowledged creates, {len(ids)} contacts delivered, {repeats} repeated deliveries")
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_automation_run_under_faults_applies_each_action_once_to_every_member(api, drain, redelivered_at_once, seed):
+    from tests.api.test_automations import action, new_automation, tag
+    from tests.api.test_segments import new_contact, new_segment
+
+    segment = new_segment(api)
+    drain()
+    people = [new_contact(api, email=f"a{i}@example.com", city="Prague")["id"] for i in range(8)]
+    drain()
+    new_automation(
+        api,
+        [tag("new1", "welcomed"), action("new2", "lead.changepoints", {"points": 5}, parent="new1")],
+        lists=[segment["id"]],
+    )
+    injected = faults.failed()
+    faults.install(0.05, seed=seed)
+    _drain_under_faults(drain)
+    faults.stop()
+    assert faults.failed() > injected
+    assert cli.main(["queues", "redrive"]) == 0
+    drain()
+    for person in people:
+        doc = api.get(f"/api/contacts/{person}").json["contact"]
+        assert [t["tag"] for t in doc["tags"]] == ["welcomed"] and doc["points"] == 5, doc
