@@ -94,16 +94,7 @@ def _first_get():
     server.start()
     try:
         host, port = server.get_host_and_port()
-        env = dict(
-            os.environ,
-            AWS_ENDPOINT_URL=f"http://{host}:{port}",
-            AWS_ACCESS_KEY_ID="bench",
-            AWS_SECRET_ACCESS_KEY="bench",
-            AWS_DEFAULT_REGION="us-east-1",
-            STAGE="local",
-            API_ENABLED="1",
-            BASIC_AUTH_ENABLED="1",
-        )
+        env = server_env(host, port)
         contact = subprocess.run(
             [sys.executable, "-c", SEED], cwd=ROOT, env=env, capture_output=True, text=True, check=True
         ).stdout.split()[-1]
@@ -154,3 +145,17 @@ def test_cold_start(capsys):
             f"{get['first']:.1f} ms, warm request {get['warm']:.1f} ms"
         )
     assert get["first"] <= 2 * get["warm"] + get["import"]
+
+
+def server_env(host: str, port: int) -> dict[str, str]:
+    """The environment of a process that talks to the moto server at host:port as the local stage."""
+    return dict(
+        os.environ,
+        AWS_ENDPOINT_URL=f"http://{host}:{port}",
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
+        STAGE="local",
+        API_ENABLED="1",
+        BASIC_AUTH_ENABLED="1",
+    )

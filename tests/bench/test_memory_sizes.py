@@ -14,7 +14,6 @@ target's Python), then answers a contact GET with Basic credentials (the first p
 """
 
 import json
-import os
 import platform
 import shutil
 import statistics
@@ -25,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 from infra import build, lean, runtime
-from tests.bench.test_cold_start import SEED
+from tests.bench.test_cold_start import SEED, server_env
 
 SIZES = (512, 1024, 1769)
 FULL_VCPU_MB = 1769
@@ -86,16 +85,7 @@ def test_memory_sizes(capsys):
     server.start()
     try:
         host, port = server.get_host_and_port()
-        env = dict(
-            os.environ,
-            AWS_ENDPOINT_URL=f"http://{host}:{port}",
-            AWS_ACCESS_KEY_ID="bench",
-            AWS_SECRET_ACCESS_KEY="bench",
-            AWS_DEFAULT_REGION="us-east-1",
-            STAGE="local",
-            API_ENABLED="1",
-            BASIC_AUTH_ENABLED="1",
-        )
+        env = server_env(host, port)
         contact = subprocess.run(
             [sys.executable, "-c", SEED], cwd=build.ROOT, env=env, capture_output=True, text=True, check=True
         ).stdout.split()[-1]
