@@ -5,8 +5,8 @@ and when `install()` replaces anything `PATCHES` does not list; re-read each ent
 a pin.
 
 - `PATCHES`: what `install()` replaces in moto (the local stack and the api tier's session call
-  it): serialized calls and captured writes (`capture`), the ordered-key Query (`query`), and
-  the two below, whose code is here:
+  it): serialized calls and captured writes (`capture`), the ordered-key Query (`query`) and the
+  writes that keep its keys in order (`tracking`), and the two below, whose code is here:
   - moto backs up every table a transaction touches with a deep copy of the whole table (once
     per item of the transaction), so each write costs time and memory in proportion to the
     table. Here a transaction saves only the items it names, and a cancelled one puts exactly
@@ -95,7 +95,7 @@ PATCHES = (
     Patch(_DYNAMODB + "put_item", "devstack.capture", "the item a call wrote becomes a journal record", _PUT),
     Patch(
         _DYNAMODB + "update_item",
-        "devstack.capture, then devstack.query",
+        "devstack.capture, then devstack.tracking",
         "journal record; the ordered keys of the item move",
         _UPDATE,
     ),
@@ -124,7 +124,7 @@ PATCHES = (
     ),
     Patch(
         _DYNAMODB + "transact_write_items",
-        "devstack.patches, then devstack.query",
+        "devstack.patches, then devstack.tracking",
         "a transaction saves only the items it names (not a deep copy of each table); ordered keys move",
         _TRANSACT,
     ),
@@ -135,8 +135,8 @@ PATCHES = (
         added=True,
     ),
     Patch(_TABLE + "query", "devstack.query", "a Query bisects ordered keys instead of sorting the table", _QUERY),
-    Patch(_TABLE + "put_item", "devstack.query", "the ordered keys of the item move", _TABLE_PUT),
-    Patch(_TABLE + "delete_item", "devstack.query", "the ordered keys of the item move", "self hash_key range_key"),
+    Patch(_TABLE + "put_item", "devstack.tracking", "the ordered keys of the item move", _TABLE_PUT),
+    Patch(_TABLE + "delete_item", "devstack.tracking", "the ordered keys of the item move", "self hash_key range_key"),
 )
 
 ELSEWHERE = (
@@ -179,10 +179,10 @@ RELIED_ON = (
     ("moto.sqs.models.Message.had_receipt_handle", "devstack.capture", "which messages a delete consumes"),
     (
         "moto.dynamodb.models.table.Table.items",
-        "devstack.patches, devstack.query",
+        "devstack.patches, devstack.orderedkeys",
         "a transaction's saved items are put back; Query reads the page's items",
     ),
-    ("moto.dynamodb.models.table.Table._generate_attr_to_sort_by", "devstack.query", "moto's own sort order"),
+    ("moto.dynamodb.models.table.Table._generate_attr_to_sort_by", "devstack.orderedkeys", "moto's own sort order"),
     ("chalice.local.LambdaEventConverter._route_matcher", "devstack.gateway", "unknown paths answer our JSON 404"),
     (
         "chalice.local.LocalGateway._authorizer",
