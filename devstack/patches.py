@@ -179,10 +179,10 @@ RELIED_ON = (
     ("moto.sqs.models.Message.had_receipt_handle", "devstack.capture", "which messages a delete consumes"),
     (
         "moto.dynamodb.models.table.Table.items",
-        "devstack.patches, devstack.orderedkeys",
+        "devstack.patches, devstack.ordered_keys",
         "a transaction's saved items are put back; Query reads the page's items",
     ),
-    ("moto.dynamodb.models.table.Table._generate_attr_to_sort_by", "devstack.orderedkeys", "moto's own sort order"),
+    ("moto.dynamodb.models.table.Table._generate_attr_to_sort_by", "devstack.ordered_keys", "moto's own sort order"),
     ("chalice.local.LambdaEventConverter._route_matcher", "devstack.gateway", "unknown paths answer our JSON 404"),
     (
         "chalice.local.LocalGateway._authorizer",

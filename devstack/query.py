@@ -2,7 +2,7 @@
 
 moto answers a Query on a table by sorting every item of the table, and on an index by walking
 every item and sorting the matches: a 30-item page costs time in proportion to the table. Here a
-Query bisects the ordered keys of its table or index (`devstack/orderedkeys.py`, kept up to date
+Query bisects the ordered keys of its table or index (`devstack/ordered_keys.py`, kept up to date
 by `devstack/tracking.py`) to its page and reads only the items of the page. The answer is
 moto's own: same items and order, same LastEvaluatedKey (set when any further item of the
 partition follows the last one, matching or not), scanned count, 1 MB limit, projection and
@@ -20,7 +20,7 @@ from sortedcontainers import SortedList
 
 from devstack import tracking
 from devstack.capture import marked, replace
-from devstack.orderedkeys import TOP, Cast, Item, Keys, current_keys, states, stored
+from devstack.ordered_keys import TOP, Cast, Item, Keys, current_keys, states, stored
 
 if TYPE_CHECKING:
     from moto.dynamodb.models.table import SecondaryIndex, Table

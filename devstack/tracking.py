@@ -2,7 +2,7 @@
 
 A write learns which items it may move before moto runs it (its table and primary key), and
 afterwards puts each where it now sorts in the ordered keys of its table and indexes
-(`devstack/orderedkeys.py`). A write whose items are unclear forgets the ordered keys instead: the
+(`devstack/ordered_keys.py`). A write whose items are unclear forgets the ordered keys instead: the
 next Query builds them again, so a Query never answers from stale keys.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from devstack.capture import marked, replace
-from devstack.orderedkeys import Primary, primary, states
+from devstack.ordered_keys import Primary, primary, states
 
 if TYPE_CHECKING:
     from moto.dynamodb.models import DynamoDBBackend
