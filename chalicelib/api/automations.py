@@ -6,7 +6,7 @@ from chalicelib.api import standard
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Reply, Routes
-from chalicelib.domain.automations import automations, event_logs, journeys
+from chalicelib.domain.automations import automations, event_logs, journey_items
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
@@ -57,7 +57,7 @@ def automation_contacts(request: ApiRequest, ctx: Context, id: str) -> Answer:
 @routes.route("/contacts/{id}/automations", "GET", access=(Need("contact", Action.VIEW, "id"),))
 def contact_automations(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """The automations the contact is in."""
-    return journeys.contact_automations(service.load(CONTACT, id), ctx)
+    return journey_items.contact_automations(service.load(CONTACT, id), ctx)
 
 
 @routes.route("/automations/events", "GET", access=(Need("automation", Action.VIEW),))

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from chalicelib.domain.automations import automation_runs, journeys
+from chalicelib.domain.automations import automation_runs, journey_routing, journeys
 from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form
@@ -268,7 +268,7 @@ def test_interval_events_fire_on_time_not_before(api, drain, frozen):
     frozen.advance(hours=1, minutes=1)
     run_due(drain)
     assert tags(api, ann["id"]) == ["now", "tomorrow"]
-    assert list(store.iterate(journeys.due_kind(ann["id"]))) == []  # nothing left scheduled
+    assert list(store.iterate(journey_routing.due_kind(ann["id"]))) == []  # nothing left scheduled
 
 
 def test_date_events_fire_at_their_date(api, drain, frozen):
@@ -298,10 +298,10 @@ def test_leaving_the_segment_cancels_pending_events(api, drain, frozen):
     )
     drain()
     ann = new_contact(api, email="ann@example.com", city="Prague")
-    assert len(list(store.iterate(journeys.due_kind(ann["id"])))) == 1
+    assert len(list(store.iterate(journey_routing.due_kind(ann["id"])))) == 1
     api.patch(f"/api/contacts/{ann['id']}/edit", {"city": "Brno"})
     assert memberships(api, ann["id"])["total"] == 0
-    assert list(store.iterate(journeys.due_kind(ann["id"]))) == []
+    assert list(store.iterate(journey_routing.due_kind(ann["id"]))) == []
     frozen.advance(hours=2)
     run_due(drain)
     assert tags(api, ann["id"]) == []
@@ -519,7 +519,7 @@ def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):
         "id": ["ann@example.com"],
     }
     assert tags(api, ann["id"]) == ["hooked"]
-    due = [item["id"] for kind in {journeys.due_kind(ann["id"])} for item in store.iterate(kind)]
+    due = [item["id"] for kind in {journey_routing.due_kind(ann["id"])} for item in store.iterate(kind)]
     assert due == []
     automation_runs.fire(ann["id"], 12345)  # a retried or stale message does nothing
     drain()
@@ -542,7 +542,7 @@ def test_a_retried_fire_message_runs_the_event_once(api, drain, frozen):
     )
     ann = new_contact(api, email="ann@example.com")
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
-    (item,) = store.iterate(journeys.due_kind(ann["id"]))
+    (item,) = store.iterate(journey_routing.due_kind(ann["id"]))
     frozen.advance(hours=2)
     automation_runs.fire(ann["id"], item["id"])
     automation_runs.fire(ann["id"], item["id"])
@@ -605,8 +605,8 @@ def test_deleting_an_automation_purges_memberships_and_schedules(api, drain):
     api.delete(f"/api/automations/{automation['id']}/delete")
     drain()
     assert memberships(api, ann["id"])["total"] == 0
-    assert list(store.iterate(journeys.enrolled_kind(automation["id"]))) == []
-    assert list(store.iterate(journeys.due_kind(ann["id"]))) == []
+    assert list(store.iterate(journey_routing.enrolled_kind(automation["id"]))) == []
+    assert list(store.iterate(journey_routing.due_kind(ann["id"]))) == []
 
 
 def test_unpublished_automations_hold_events_until_published(api, drain, frozen):

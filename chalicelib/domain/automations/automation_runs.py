@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
-from chalicelib.domain.automations import journey_entry, journeys
+from chalicelib.domain.automations import journey_entry, journey_items, journey_routing, journeys
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
@@ -73,7 +73,7 @@ def queue_due(doc: Contact, existing: Contact | None) -> None:
     `dispatch`). If SQS fails, the due items are still stored and `dispatch` sweeps them."""
     now = clock.now()
     try:
-        _send(journeys.queue_targets(doc, existing, now + LOOKAHEAD), now)
+        _send(journey_items.queue_targets(doc, existing, now + LOOKAHEAD), now)
     except queues.QueueError:
         pass
 
@@ -81,13 +81,15 @@ def queue_due(doc: Contact, existing: Contact | None) -> None:
 def dispatch() -> None:
     """Queue the events falling due soon, shard by shard, and those whose message was lost."""
     now = clock.now()
-    horizon = journeys.due_id_floor(now + LOOKAHEAD)
+    horizon = journey_routing.due_id_floor(now + LOOKAHEAD)
     for shard in range(config.AUTOMATION_DUE_SHARDS):
         kind = f"due#{shard}"
         mark = store.get(MARKS, shard) or {"id": shard, "upTo": 0}
         coming = list(store.iterate(kind, between=(mark["upTo"] + 1, horizon)))
         lost = list(
-            store.iterate(kind, between=(0, min(journeys.due_id_floor(now - STALE), mark["upTo"])), limit=SWEEP_MAX)
+            store.iterate(
+                kind, between=(0, min(journey_routing.due_id_floor(now - STALE), mark["upTo"])), limit=SWEEP_MAX
+            )
         )
         _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in coming + lost], now)
         store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
@@ -117,7 +119,7 @@ def fire(contact: int, due: int) -> None:
         queues.send(
             QUEUE,
             [{"type": "fire", "contact": contact, "due": due}],
-            delay=min(queues.MAX_DELAY, max(1, (due // journeys.ID_SCALE) / 1000 - clock.now().timestamp())),
+            delay=min(queues.MAX_DELAY, max(1, (due // journey_routing.ID_SCALE) / 1000 - clock.now().timestamp())),
         )
     for automation_id, event_id in claimed:
         run_external(contact, automation_id, event_id)
@@ -126,7 +128,7 @@ def fire(contact: int, due: int) -> None:
 def run_external(contact_id: int, automation_id: int, event_id: int) -> None:
     """Perform a claimed outside action, then record its outcome (children reached on success)."""
     ctx = Context()
-    automation = journeys.by_id(ctx).get(automation_id)
+    automation = journey_routing.by_id(ctx).get(automation_id)
     event = graph.event(automation, event_id) if automation else None
     contact = store.get(_contact_kind().kind, contact_id)
     if automation is None or event is None or contact is None:
@@ -259,7 +261,7 @@ EXTERNAL_ACTIONS = {
 
 def enroll(automation: int) -> None:
     """Queue the members of a published automation's source segments for entry, in batches."""
-    found = journeys.by_id(Context()).get(automation)
+    found = journey_routing.by_id(Context()).get(automation)
     if found is None:
         return
     members: dict[int, None] = {}  # an ordered set
@@ -287,10 +289,10 @@ def enroll_batch(contacts: Sequence[int]) -> None:
 def purge(automation: int) -> None:
     """After an automation is deleted: drop its memberships and scheduled events from its members."""
     ctx = Context()
-    for row in list(store.iterate(journeys.enrolled_kind(automation))):
+    for row in list(store.iterate(journey_routing.enrolled_kind(automation))):
         doc = store.get(_contact_kind().kind, row["id"])
         if doc is None:
-            store.remove(journeys.enrolled_kind(automation), row["id"])
+            store.remove(journey_routing.enrolled_kind(automation), row["id"])
         else:
             rebuilds.refresh_contact(doc, ctx)
 

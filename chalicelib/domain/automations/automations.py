@@ -4,7 +4,7 @@ forms) whose members enter in the background (domain/automations/automation_runs
 import copy
 from collections.abc import Callable, Collection, Mapping
 
-from chalicelib.domain.automations import automation_graph, automation_runs, journeys
+from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.aliases import AliasHooks
@@ -151,9 +151,9 @@ def change_member(automation_id: EntityId, contact_id: EntityId, added: bool, ct
         existing = service.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         changed = (
-            journeys.enroll(doc, automation, "manual", ctx)
+            journey_routing.enroll(doc, automation, "manual", ctx)
             if added
-            else journeys.leave(doc, automation["id"], True, ctx)
+            else journey_routing.leave(doc, automation["id"], True, ctx)
         )
         if changed:
             service.save_change(CONTACT, existing, doc, ctx, stamp=False)
@@ -179,7 +179,7 @@ def members(automation_id: EntityId, start: int, limit: int, ctx: Context) -> Do
     """`{"total", "contacts": [...]}` of the automation's current members (compat 1.8), by contact id;
     a caller who may see only their own contacts gets those (their documents read to know whose)."""
     automation = service.load(registry.resource("automation"), automation_id)
-    rows = list(store.iterate(journeys.enrolled_kind(automation["id"])))
+    rows = list(store.iterate(journey_routing.enrolled_kind(automation["id"])))
     owner = access.visible_owner(ctx, CONTACT)
     if owner is not None:
         contacts = store.batch_get(CONTACT.kind, [row["id"] for row in rows])

@@ -2,9 +2,9 @@
 EventLogApiController, campaigns renamed automations).
 
 Events live in their automation's document; a contact's log in the automation is its journey
-entry (`journeys.py`): events done (`dateTriggered`), and events pending (`isScheduled`,
+entry (`journey_routing.py`): events done (`dateTriggered`), and events pending (`isScheduled`,
 `triggerDate`). Editing a contact's event reschedules or triggers its pending run, or records it
-as triggered, in the contact's write (its due items follow, `journeys.changes`).
+as triggered, in the contact's write (its due items follow, `journey_items.changes`).
 
 An event is its automation's: listing shows the events of the automations the caller may view, one
 event needs its automation's view, a contact's event edit its automation's edit (the route checks
@@ -13,7 +13,7 @@ the contact's).
 
 import copy
 
-from chalicelib.domain.automations import journey_entry, journeys
+from chalicelib.domain.automations import journey_entry, journey_routing
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.automations.journey_entry import JourneyEntry
 from chalicelib.domain.contacts.contact_document import Contact
@@ -74,7 +74,7 @@ def listing(query: ListQuery, ctx: Context) -> Doc:
 
 def _viewable(ctx: Context) -> list[Doc]:
     """The automations whose events the caller may see."""
-    return [doc for doc in journeys.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, Action.VIEW, doc)]
+    return [doc for doc in journey_routing.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, Action.VIEW, doc)]
 
 
 def _find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
@@ -83,7 +83,7 @@ def _find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
         wanted = a.as_int(event_id)
     except a.Invalid:
         raise NotFound() from None
-    for automation in journeys.by_id(ctx).values():
+    for automation in journey_routing.by_id(ctx).values():
         for event in _events_of(automation, ctx):
             if event["id"] == wanted:
                 return automation, event
@@ -141,7 +141,7 @@ def _membership(automation: Doc, contact: Contact, entry: JourneyEntry) -> Doc:
 
 def _member_entry(automation: Doc, contact: Contact) -> JourneyEntry:
     entry = journey_entry.entries(contact).get(str(automation["id"]))
-    if entry is None or not journeys.is_active(entry):
+    if entry is None or not journey_routing.is_active(entry):
         raise Refused(NOT_MEMBER.format(contact=contact["id"], automation=automation["id"]))
     return entry
 
@@ -192,7 +192,7 @@ def edit_contact_event(event_id: JSON, contact_id: EntityId, payload: JSON, ctx:
         }
     else:
         at = _moment(payload, "triggerDate") if payload.get("triggerDate") not in (None, "") else ctx.now
-        journeys.schedule(entry, event["id"], clock.parse(at))
+        journey_routing.schedule(entry, event["id"], clock.parse(at))
     stored = service.save_change(CONTACT, existing, doc, ctx)
     answer = dict(event, contactLog=_logs(stored["automations"][str(automation["id"])], event["id"]))
     return {"event": answer}, not pending

@@ -1,9 +1,10 @@
 """A contact's journey entry: its membership of one automation and its path through the events, kept
-in the contact document (`doc["automations"][<automation id>]`) and advanced by `journeys.py`.
+in the contact document (`doc["automations"][<automation id>]`), routed by `journey_routing.py` and
+advanced by `journeys.py`.
 
 Each pending entry is mirrored by a due item (`due#<shard>` / due id, the id sorting by due time) and
 each active membership by `enrolled#<automation>` / contact id, both put or deleted with the contact
-(`journeys.changes`); `event_logs.py` and `automation_runs.py` read and complete the same entries.
+(`journey_items.changes`); `event_logs.py` and `automation_runs.py` read and complete the same entries.
 """
 
 from typing import NotRequired, TypedDict, cast
