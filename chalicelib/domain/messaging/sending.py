@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from chalicelib import config
+from chalicelib import aws, config
 from chalicelib.channels import mail
 from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import contact_merge
@@ -120,6 +120,18 @@ def _source(source: Source) -> list[JSON] | None:
     return list(source) if source else None
 
 
+def _after_accepted(write: Callable[[], object], what: str) -> None:
+    """A secondary write once SES accepted the message and its send record is stored: AWS being
+    unavailable is logged, not raised, since failing now would have the email sent again for a note
+    (feedback then finds the send by its tracking header) or a count (the guard judges a day's sends)."""
+    try:
+        write()
+    except Exception as error:
+        if not aws.unavailable(error):
+            raise
+        log.warning("a sent email's %s was not stored: %s", what, error)
+
+
 def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Context) -> SendRecord:
     """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
     email, contact = prepared.email, prepared.contact
@@ -150,8 +162,8 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "headers": prepared.mail.headers,
     }
     email_stats.create("email", email["id"], stat)
-    email_stats.remember(message_id, stat["trackingHash"])
-    reputation.count("sent")
+    _after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
+    _after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
     details = {
         "emailId": email["id"],
         "statId": stat["id"],
