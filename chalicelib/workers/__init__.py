@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
-from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.contacts import contact_merge, erasure
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhook_events
-from chalicelib.workers import automations, feedback, segments, sends, webhooks
+from chalicelib.workers import automations, erasures, feedback, segments, sends, webhooks
 
 if TYPE_CHECKING:
     from chalice.app import SQSEvent
@@ -45,6 +45,7 @@ HANDLERS: dict[str, Handler] = {
     "automations": automations.handle,
     "sends": sends.handle,
     "feedback": feedback.handle,
+    "erasure": erasures.handle,
 }
 JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
@@ -54,6 +55,7 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         contact_merge.resend_lost,
         form_followups.sweep,
         stages.resend_lost,
+        erasure.resend_lost,
     ),
     "hour": (rebuilds.refresh_relative,),
 }
@@ -68,6 +70,7 @@ SOURCES: dict[str, EventSource] = {
     "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5},
     "feedback": {"batch_size": 10, "maximum_batching_window_in_seconds": 5},
+    "erasure": {"batch_size": 1},  # one contact's erasure can take a while: each gets its invocation
 }
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 

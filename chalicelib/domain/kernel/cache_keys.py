@@ -28,6 +28,7 @@ DYNAMIC_CONTENT_ITEMS = CacheKey("dwc-items")  # the published dynamic content (
 POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
 POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
 WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
+ERASING = CacheKey("erasing")  # ids of the contacts this request deletes for good (contacts/erasure.py)
 JOURNEYS_EXTERNAL = CacheKey("journeys-external")  # the automation worker's claimed external actions
 
 

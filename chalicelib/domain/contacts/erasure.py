@@ -1,0 +1,147 @@
+"""Erasure: a contact deleted for good (API delete, batch delete, an automation's delete action; not a
+merge's loser, whose data moves to the survivor) leaves nothing that identifies the person.
+
+The delete answers at once. Its transaction also writes an `erasure` job item (`erasure`/<contact id>,
+holding the deleted document) and, when the contact had do-not-contact entries, the hashed
+`suppression` of its address; the job is queued after the commit on the `erasure` queue. The worker
+(`run`) goes through the steps of the subscriber table's `erase` list in order (each capability
+anonymises what it keeps: send records, submissions...; then the contact's notes and timeline; the
+last step announces `lead_post_delete`), recording each step done on the job item, so a repeated or
+resumed message does no step twice; the job item goes last. A minute job queues again the jobs
+whose message was lost. docs/privacy.md says what is removed and what is kept anonymised.
+
+A suppression entry (`suppression`/<60 bits of the address's SHA-256>, the whole hash and the
+channels with their reasons) keeps the person unsubscribed: a contact created later with that
+address (or given it) gets the same do-not-contact entries back.
+"""
+
+import hashlib
+from datetime import timedelta
+
+from chalicelib.domain.contacts import contact_actions
+from chalicelib.domain.contacts.contact_document import Contact
+from chalicelib.domain.kernel import cache_keys, clock, registry, service, subscribers, timeline
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.types import Doc, Events
+from chalicelib.store import port as store
+from chalicelib.store import queues
+from chalicelib.store.port import Derived, EntityId
+
+KIND = "erasure"  # the erasure jobs, by contact id
+SUPPRESSION = "suppression"  # hashed addresses of erased contacts that asked not to be contacted
+QUEUE = "erasure"
+LOST_AFTER = timedelta(minutes=5)
+SUPPRESSED = "Do not contact: the address of an erased contact"
+
+
+def mark(contact_id: EntityId, ctx: Context) -> None:
+    """Note that this request deletes the contact for good (its delete writes an erasure job)."""
+    ctx.memo(cache_keys.ERASING, set).add(int(contact_id))
+
+
+def erasing(contact_id: EntityId, ctx: Context) -> bool:
+    """Whether this request deletes the contact for good (not a merge's loser)."""
+    return int(contact_id) in ctx.memo(cache_keys.ERASING, set)
+
+
+def address_hash(email: str) -> str:
+    """The SHA-256 (hex) of a lower-cased address."""
+    return hashlib.sha256(email.strip().lower().encode()).hexdigest()
+
+
+def _suppression_id(digest: str) -> int:
+    return int(digest[:15], 16)
+
+
+def _email(doc: Doc) -> str | None:
+    value = (doc.get("values") or {}).get("email")
+    return str(value) if value else None
+
+
+def job_items(existing: Doc, ctx: Context) -> list[Derived]:
+    """The items a contact's erasing delete writes in its transaction: the job, and the suppression of
+    its address when it had do-not-contact entries (merged with an earlier one of that address)."""
+    job = {"id": existing["id"], "contact": {k: v for k, v in existing.items() if k != "_rev"}}
+    items: list[Derived] = [(KIND, existing["id"], dict(job, queuedAt=ctx.now, baseUrl=ctx.base_url, done=[]))]
+    email, entries = _email(existing), existing.get("doNotContact") or []
+    if email and entries:
+        digest = address_hash(email)
+        earlier = store.get(SUPPRESSION, _suppression_id(digest))
+        channels = dict(earlier["channels"]) if earlier and earlier.get("hash") == digest else {}
+        channels.update({e["channel"]: e.get("reason") or 3 for e in entries})
+        items.append((SUPPRESSION, _suppression_id(digest), {"hash": digest, "channels": channels}))
+    return items
+
+
+def suppressed(doc: Contact, existing: Doc | None, ctx: Context) -> Events:
+    """A contact given an address whose owner was erased while not contactable gets the same
+    do-not-contact entries back (one GetItem, only when the address changes); their events."""
+    email = _email(doc)
+    if not email or (existing is not None and _email(existing) == email):
+        return []
+    digest = address_hash(email)
+    found = store.get(SUPPRESSION, _suppression_id(digest))
+    if found is None or found.get("hash") != digest:
+        return []
+    doc["doNotContact"] = [dict(e) for e in doc.get("doNotContact") or []]
+    have = {e["channel"] for e in doc["doNotContact"]}
+    return [
+        contact_actions.set_dnc(doc, channel, int(reason), SUPPRESSED, None, ctx, allocate=False)
+        for channel, reason in found["channels"].items()
+        if channel not in have
+    ]
+
+
+def queue(contact_id: EntityId) -> None:
+    """Queue the erasure job of a deleted contact (the minute job queues it again if this is lost)."""
+    queues.send(QUEUE, [{"type": "erase", "contact": int(contact_id)}])
+
+
+def run(contact: EntityId) -> None:
+    """Carry out the erasure job of a contact: the steps not yet done, in order, each recorded on the
+    job item once done (1 UpdateItem), then the job item removed. No job: nothing left to do."""
+    job = store.get(KIND, contact)
+    if job is None:
+        return
+    done = list(job.get("done") or [])
+    for name, step in subscribers.erase_steps():
+        if name in done:
+            continue
+        step(job)
+        done.append(name)
+        job = dict(job, done=done)
+        store.put(KIND, job)
+    store.remove(KIND, contact)
+
+
+def events(job: Doc, *types: str) -> list[Doc]:
+    """The erased contact's timeline events of these types (read by the steps that run before
+    `forget_timeline`: what they anonymise is found through the events that name it)."""
+    return [e for e in store.iterate(timeline.kind(job["id"])) if e.get("event") in types]
+
+
+def forget_notes(job: Doc) -> None:
+    """Erasure step: the contact's notes and their index (`notes#<id>`), deleted as the API would."""
+    note = registry.resource("note")
+    ctx = Context()
+    for row in list(store.iterate(f"notes#{int(job['id'])}")):
+        try:
+            service.delete(note, row["id"], ctx)
+        except NotFound:  # deleted by an earlier run: only its index row was left
+            store.remove(f"notes#{int(job['id'])}", row["id"])
+
+
+def forget_timeline(job: Doc) -> None:
+    """Erasure step: every event of the contact's timeline (and so its entries in the all-contacts feed)."""
+    kind = timeline.kind(job["id"])
+    for event in list(store.iterate(kind)):
+        store.remove(kind, event["id"])
+
+
+def resend_lost() -> None:
+    """Every minute: queue again the erasure jobs still stored a while after they were queued."""
+    cutoff = clock.iso(clock.now() - LOST_AFTER)
+    for job in store.iterate(KIND):
+        if (job.get("queuedAt") or "") < cutoff:
+            queue(job["id"])
