@@ -16,14 +16,15 @@ address (or given it) gets the same do-not-contact entries back.
 """
 
 import hashlib
+from collections.abc import Sequence
 from datetime import timedelta
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.contacts.contact_document import Contact
-from chalicelib.domain.kernel import cache_keys, clock, registry, service, subscribers, timeline
+from chalicelib.domain.kernel import batching, cache_keys, clock, registry, service, subscribers, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.kernel.types import Doc, Events
+from chalicelib.domain.kernel.types import JSON, Doc, Events
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from chalicelib.store.port import Derived, EntityId
@@ -74,15 +75,34 @@ def job_items(existing: Doc, ctx: Context) -> list[Derived]:
     return items
 
 
+def _read_ahead(payloads: Sequence[JSON]) -> dict[int, Doc | None]:
+    """The suppressions of the addresses a batch's payloads carry: {id: suppression or None}, one
+    BatchGetItem per 100 addresses."""
+    emails = {
+        str(p["email"]) for p in payloads if isinstance(p, dict) and isinstance(p.get("email"), str) and p["email"]
+    }
+    ids = {_suppression_id(address_hash(email)) for email in emails}
+    found = store.batch_get(SUPPRESSION, ids) if ids else {}
+    return {i: found.get(i) for i in ids}
+
+
+def _suppression(digest: str) -> Doc | None:
+    """The suppression of an address hash: read ahead by a batch, else one GetItem."""
+    key = _suppression_id(digest)
+    ahead = batching.read_ahead(SUPPRESSION, _read_ahead) or {}
+    found = ahead[key] if key in ahead else store.get(SUPPRESSION, key)
+    return found if found is not None and found.get("hash") == digest else None
+
+
 def suppressed(doc: Contact, existing: Doc | None, ctx: Context) -> Events:
     """A contact given an address whose owner was erased while not contactable gets the same
-    do-not-contact entries back (one GetItem, only when the address changes); their events."""
+    do-not-contact entries back (one GetItem, only when the address changes; a batch reads its
+    addresses' in one go); their events."""
     email = _email(doc)
     if not email or (existing is not None and _email(existing) == email):
         return []
-    digest = address_hash(email)
-    found = store.get(SUPPRESSION, _suppression_id(digest))
-    if found is None or found.get("hash") != digest:
+    found = _suppression(address_hash(email))
+    if found is None:
         return []
     doc["doNotContact"] = [dict(e) for e in doc.get("doNotContact") or []]
     have = {e["channel"] for e in doc["doNotContact"]}
