@@ -11,10 +11,10 @@ from chalicelib import config
 from tests.api.test_automations import new_automation, tag
 from tests.api.test_contact_actions import IPHONE
 from tests.api.test_email_send import hook_receiver, make_email, received, sent_messages  # noqa: F401 - a fixture
-from tests.api.test_permissions import _as
 from tests.api.test_forms_submit import make_form
 from tests.api.test_forms_submit import post as submit_form
 from tests.api.test_pages_public import fetch, make_page
+from tests.api.test_permissions import _as
 from tests.api.test_segments import new_segment
 from tests.conftest import visitor_cookie
 
@@ -222,7 +222,7 @@ def test_batch_and_automation_deletes_erase_too(api, drain):
     assert list(entities.iterate("erasure")) == []
 
 
-def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receiver):
+def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receiver):  # noqa: F811 - the fixture
     from chalicelib.store import entities
 
     receiver = hook_receiver(["mautic.lead_post_delete"])

@@ -147,7 +147,7 @@ def test_suppressions_of_one_address_add_up_channels(ctx):
 
 
 def test_a_merge_loser_is_not_erased(ctx):
-    older = person(ctx)
+    person(ctx)  # the older one, which survives
     newer = person(ctx, email="new@example.com")
     service.edit(CONTACT, newer["id"], {"email": EMAIL}, fresh(ctx), replace=False)
     assert store.get(CONTACT.kind, newer["id"]) is None  # merged into the older one

@@ -38,12 +38,14 @@ SUPPRESSED = "Do not contact: the address of an erased contact"
 
 def mark(contact_id: EntityId, ctx: Context) -> None:
     """Note that this request deletes the contact for good (its delete writes an erasure job)."""
-    ctx.memo(cache_keys.ERASING, set).add(int(contact_id))
+    erased: set[int] = ctx.memo(cache_keys.ERASING, set)
+    erased.add(int(contact_id))
 
 
 def erasing(contact_id: EntityId, ctx: Context) -> bool:
     """Whether this request deletes the contact for good (not a merge's loser)."""
-    return int(contact_id) in ctx.memo(cache_keys.ERASING, set)
+    erased: set[int] = ctx.memo(cache_keys.ERASING, set)
+    return int(contact_id) in erased
 
 
 def address_hash(email: str) -> str:
@@ -55,7 +57,7 @@ def _suppression_id(digest: str) -> int:
     return int(digest[:15], 16)
 
 
-def _email(doc: Doc) -> str | None:
+def _email(doc: Contact | Doc) -> str | None:
     value = (doc.get("values") or {}).get("email")
     return str(value) if value else None
 

@@ -7,7 +7,7 @@ from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.web import submissions
 from chalicelib.store import port as store
 
-FORGOTTEN = {"contactId": None, "ipAddress": None, "referer": None, "trackingId": None, "results": {}}
+FORGOTTEN: Doc = {"contactId": None, "ipAddress": None, "referer": None, "trackingId": None, "results": {}}
 
 
 def anonymise_submissions(job: Doc) -> None:

@@ -174,7 +174,8 @@ def outbox(
 def announce(change: Change) -> list[tuple[str, int, Doc]]:
     """Subscriber to every write: its outbox item, if a published hook wants what it fires. A contact
     deleted for good is announced by the last step of its erasure instead (`announce_erased`)."""
-    if change.doc is None and change.resource.kind == "contact" and erasure.erasing(change.existing["id"], change.ctx):
+    gone = change.existing if change.doc is None and change.resource.kind == "contact" else None
+    if gone is not None and erasure.erasing(gone["id"], change.ctx):
         return []
     return outbox(change.resource, change.doc, change.existing, change.events, change.ctx)
 
