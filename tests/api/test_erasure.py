@@ -259,3 +259,21 @@ def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
     assert owner.delete(f"/api/contacts/{contact['id']}/delete").status_code == 200  # its owner may
     drain()
     assert api.get(f"/api/contacts/{contact['id']}").status_code == 404 and api.get("/api/notes").json["total"] == 0
+
+
+def test_erasure_costs_a_fixed_part_and_a_call_or_few_per_erased_item(api, drain, source_ip):
+    """docs/privacy.md: 14 calls (job read, six steps recorded, five Queries, versions, job removed),
+    then 1 per event, 3 per send record, 2 per submission, 2 per note; the delete itself 1 GetItem
+    more than before (an earlier suppression of the address, read when it had do-not-contact entries)."""
+    from tests.bench.conftest import dynamodb_calls
+
+    contact, *_ = _everything(api, source_ip)
+    drain()
+    events = api.get(f"/api/contacts/{contact['id']}/activity?limit=100").json["total"]
+    with dynamodb_calls() as deleting:
+        api.delete(f"/api/contacts/{contact['id']}/delete")
+    with dynamodb_calls() as erasing:
+        drain()
+    assert deleting["GetItem"] == 2 and deleting["TransactWriteItems"] == 1
+    sends, submissions, notes = 1, 1, 1
+    assert sum(erasing.values()) == 14 + events + 3 * sends + 2 * submissions + 2 * notes, (events, erasing)
