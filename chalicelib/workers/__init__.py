@@ -70,7 +70,7 @@ SOURCES: dict[str, EventSource] = {
     "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5},
     "feedback": {"batch_size": 10, "maximum_batching_window_in_seconds": 5},
-    "erasure": {"batch_size": 1},  # one contact's erasure can take a while: each gets its invocation
+    "erasure": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
 }
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 
