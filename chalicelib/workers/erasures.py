@@ -6,6 +6,6 @@ from chalicelib.domain.contacts import erasure
 
 
 def handle(body: dict[str, Any]) -> None:
-    """One message of the `erasure` queue: `{"type": "erase", "contact": id}`."""
+    """One message of the `erasure` queue: `{"type": "erase", "id": contact id}`."""
     if body.get("type") == "erase":
-        erasure.run(body["contact"])
+        erasure.run(body["id"])

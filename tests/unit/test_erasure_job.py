@@ -64,7 +64,7 @@ def test_a_delete_writes_the_job_and_the_suppression_and_queues_the_job(ctx, que
     service.delete(CONTACT, contact["id"], fresh(ctx))
     job = store.get(erasure.KIND, contact["id"])
     assert job["contact"]["values"]["email"] == EMAIL and job["done"] == [] and job["baseUrl"] == "https://m.example"
-    assert queued["erasure"] == [{"type": "erase", "contact": contact["id"]}]
+    assert queued["erasure"] == [{"type": "erase", "id": contact["id"]}]
     (suppression,) = store.iterate(erasure.SUPPRESSION)
     assert suppression["hash"] == erasure.address_hash("erin@example.com") and suppression["channels"] == {"email": 1}
     assert EMAIL.lower() not in str(suppression).lower()
@@ -152,3 +152,27 @@ def test_a_merge_loser_is_not_erased(ctx):
     service.edit(CONTACT, newer["id"], {"email": EMAIL}, fresh(ctx), replace=False)
     assert store.get(CONTACT.kind, newer["id"]) is None  # merged into the older one
     assert list(store.iterate(erasure.KIND)) == []
+
+
+def test_a_job_whose_message_was_lost_is_queued_again_by_the_minute_job(ctx, queued, monkeypatch):
+    from datetime import timedelta
+
+    from chalicelib.domain.kernel import clock
+    from chalicelib.store import queues
+
+    contact = person(ctx)
+    sender = queues.send
+
+    def unavailable(*args, **kwargs):
+        raise ConnectionError("SQS is unavailable")
+
+    monkeypatch.setattr(queues, "send", unavailable)
+    service.delete(CONTACT, contact["id"], fresh(ctx))  # answered: the job item is stored
+    monkeypatch.setattr(queues, "send", sender)
+    assert store.get(erasure.KIND, contact["id"]) is not None and not queued.get("erasure")
+    erasure.resend_lost()
+    assert not queued.get("erasure")  # not yet: it may still be on its way
+    later = clock.now() + timedelta(minutes=6)
+    monkeypatch.setattr(clock, "now", lambda: later)
+    erasure.resend_lost()
+    assert queued["erasure"] == [{"type": "erase", "id": contact["id"]}]

@@ -116,13 +116,15 @@ def suppressed(doc: Contact, existing: Doc | None, ctx: Context) -> Events:
 
 
 def queue(contact_id: EntityId) -> None:
-    """Queue the erasure job of a deleted contact (the minute job queues it again if this is lost)."""
-    queues.send(QUEUE, [{"type": "erase", "contact": int(contact_id)}])
+    """After the delete's commit: queue its erasure job. Never raises: if SQS fails, the job item
+    stays stored and the minute job queues it."""
+    queues.send_stored(QUEUE, [(KIND, int(contact_id), None)], KIND, "erase")
 
 
-def run(contact: EntityId) -> None:
+def run(contact_id: EntityId) -> None:
     """Carry out the erasure job of a contact: the steps not yet done, in order, each recorded on the
     job item once done (1 UpdateItem), then the job item removed. No job: nothing left to do."""
+    contact = int(contact_id)
     job = store.get(KIND, contact)
     if job is None:
         return
@@ -164,6 +166,6 @@ def forget_timeline(job: Doc) -> None:
 def resend_lost() -> None:
     """Every minute: queue again the erasure jobs still stored a while after they were queued."""
     cutoff = clock.iso(clock.now() - LOST_AFTER)
-    for job in store.iterate(KIND):
-        if (job.get("queuedAt") or "") < cutoff:
-            queue(job["id"])
+    stale = [job["id"] for job in store.iterate(KIND) if (job.get("queuedAt") or "") < cutoff]
+    if stale:
+        queues.send(QUEUE, [{"type": "erase", "id": contact_id} for contact_id in stale])
