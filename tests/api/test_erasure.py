@@ -257,6 +257,8 @@ def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["fields"]["all"]["email"] == EMAIL
     assert api.get(f"/api/contacts/{contact['id']}/notes").json["total"] == 1
     assert owner.delete(f"/api/contacts/{contact['id']}/delete").status_code == 200  # its owner may
+    listed = owner.get("/api/contacts")  # the pending job is in no one's list (nor in the owner's feed)
+    assert listed.json["total"] == 0 and EMAIL not in json.dumps(listed.json)
     drain()
     assert api.get(f"/api/contacts/{contact['id']}").status_code == 404 and api.get("/api/notes").json["total"] == 0
 

@@ -64,6 +64,7 @@ def test_a_delete_writes_the_job_and_the_suppression_and_queues_the_job(ctx, que
     service.delete(CONTACT, contact["id"], fresh(ctx))
     job = store.get(erasure.KIND, contact["id"])
     assert job["contact"]["values"]["email"] == EMAIL and job["done"] == [] and job["baseUrl"] == "https://m.example"
+    assert "_feed" not in job and "_feed" not in job["contact"]  # in no owner's feed: not listed as a contact
     assert queued["erasure"] == [{"type": "erase", "id": contact["id"]}]
     (suppression,) = store.iterate(erasure.SUPPRESSION)
     assert suppression["hash"] == erasure.address_hash("erin@example.com") and suppression["channels"] == {"email": 1}

@@ -65,7 +65,7 @@ def _email(doc: Contact | Doc) -> str | None:
 def job_items(existing: Doc, ctx: Context) -> list[Derived]:
     """The items a contact's erasing delete writes in its transaction: the job, and the suppression of
     its address when it had do-not-contact entries (merged with an earlier one of that address)."""
-    job = {"id": existing["id"], "contact": {k: v for k, v in existing.items() if k != "_rev"}}
+    job = {"id": existing["id"], "contact": {k: v for k, v in existing.items() if not k.startswith("_")}}
     items: list[Derived] = [(KIND, existing["id"], dict(job, queuedAt=ctx.now, baseUrl=ctx.base_url, done=[]))]
     email, entries = _email(existing), existing.get("doNotContact") or []
     if email and entries:
