@@ -85,6 +85,7 @@ SUBSCRIBERS = subscribers.Table(
     # A contact deleted for good, erased by its background job (contacts/erasure.py), step by step:
     erase=(
         ("sends", send_erasure.anonymise_sends),  # messaging: send records keep counts, lose the person
+        ("texts", send_erasure.anonymise_texts),  # messaging: text-message send records likewise
         ("segment-sends", send_erasure.forget_segment_sends),  # messaging: its rows of segment sends
         ("submissions", visit_erasure.anonymise_submissions),  # web: submissions lose values and address
         ("notes", erasure.forget_notes),  # contacts: notes and their index

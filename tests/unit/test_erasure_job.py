@@ -43,6 +43,9 @@ def with_history(ctx: Context) -> dict[str, Any]:
     stat = {"id": 5, "email": {"id": 9}, "lead": {"id": cid}, "emailAddress": EMAIL, "ipAddress": "192.0.2.1"}
     email_stats.create("email", 9, dict(stat, trackingHash="00000009000000000511", openCount=2, messageId="m-1"))
     email_stats.remember("m-1", "00000009000000000511")
+    sms = {"id": 4, "sms": {"id": 2}, "lead": {"id": cid}, "phone": "+420777000111", "messageId": "s-1"}
+    email_stats.create("sms", 2, dict(sms, dateSent="2026-01-01T00:00:00+00:00"))
+    email_stats.create("sms", 2, dict(sms, id=6, lead={"id": 999}, phone="+420777999999"))
     store.put(
         submissions.kind(3), {"id": 7, "formId": 3, "contactId": cid, "ipAddress": "192.0.2.1", "results": {"e": EMAIL}}
     )
@@ -50,6 +53,7 @@ def with_history(ctx: Context) -> dict[str, Any]:
         [
             ("email.sent", {"emailId": 9, "statId": 5}),
             ("form.submitted", {"form": {"id": 3}, "submission": {"id": 7}}),
+            ("sms.sent", {"smsId": 2, "content": "Hi"}),
         ],
         start=1000,
     ):
@@ -81,6 +85,9 @@ def test_each_step_removes_or_anonymises_what_identifies_the_person(ctx):
     stat = email_stats.get("email", 9, 5)
     assert stat["openCount"] == 2 and not {"lead", "emailAddress", "ipAddress", "trackingHash", "messageId"} & set(stat)
     assert email_stats.by_message_id("m-1") is None
+    texts = {s["id"]: s for s in store.iterate(email_stats.kind("sms", 2))}
+    assert set(texts[4]) - {"_rev"} == {"id", "sms", "dateSent"} and texts[4]["dateSent"]
+    assert texts[6]["phone"] == "+420777999999"  # another contact's record is left alone
     assert store.get(submissions.kind(3), 7)["results"] == {} and store.get(submissions.kind(3), 7)["contactId"] is None
     assert store.get(erasure.KIND, cid) is None
     erasure.run(cid)  # a second delivery of the message: nothing left to do
@@ -106,12 +113,20 @@ def test_a_resumed_job_finishes_and_repeats_no_step(ctx, monkeypatch):
     monkeypatch.setattr(subscribers, "erase_steps", lambda: steps)
     with pytest.raises(RuntimeError):
         erasure.run(cid)
-    assert store.get(erasure.KIND, cid)["done"] == ["sends", "segment-sends", "submissions"]
+    assert store.get(erasure.KIND, cid)["done"] == ["sends", "texts", "segment-sends", "submissions"]
     assert list(store.iterate(timeline.kind(cid)))  # not erased yet: the steps before read it
     failing.clear()
     erasure.run(cid)
     erasure.run(cid)
-    assert calls == {"sends": 1, "segment-sends": 1, "submissions": 1, "notes": 2, "timeline": 1, "announce": 1}
+    assert calls == {
+        "sends": 1,
+        "texts": 1,
+        "segment-sends": 1,
+        "submissions": 1,
+        "notes": 2,
+        "timeline": 1,
+        "announce": 1,
+    }
     assert store.get(erasure.KIND, cid) is None and list(store.iterate(timeline.kind(cid))) == []
     assert email_stats.get("email", 9, 5)["openCount"] == 2
 

@@ -1,6 +1,6 @@
-"""What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records stay, so an
-email's counts still add up, but without the contact, its address, the tracking hash or what was
-rendered for it; the SES message-id notes that lead to them go, and so do its segment-send rows.
+"""What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
+text messages) stay, so the counts still add up, but without the contact, its address or number, the
+tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do its segment-send rows.
 """
 
 from chalicelib.domain.contacts import erasure
@@ -54,6 +54,23 @@ def anonymise_sends(job: Doc) -> None:
             key = email_stats.message_key(stat["messageId"])
             store.remove(email_stats.message_kind(key), key)
         store.put(kind, {k: v for k, v in stat.items() if k in KEPT or k.startswith("_")})
+
+
+SMS_KEPT = ("id", "sms", "dateSent", "source", "sourceId")
+
+
+def anonymise_texts(job: Doc) -> None:
+    """Erasure step: the contact's text-message send records keep `SMS_KEPT`. No event names them, so
+    each text message it was sent (its `sms.sent` events) has its records read (1 Query per MB of that
+    message's sends) and the contact's rewritten (1 UpdateItem each)."""
+    sms_ids = {
+        int(e["details"]["smsId"]) for e in erasure.events(job, "sms.sent") if (e.get("details") or {}).get("smsId")
+    }
+    for sms_id in sorted(sms_ids):
+        kind = email_stats.kind("sms", sms_id)
+        for stat in list(store.iterate(kind)):
+            if (stat.get("lead") or {}).get("id") == job["id"]:
+                store.put(kind, {k: v for k, v in stat.items() if k in SMS_KEPT or k.startswith("_")})
 
 
 def forget_segment_sends(job: Doc) -> None:
