@@ -1,6 +1,7 @@
 """What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
 text messages) stay, so the counts still add up, but without the contact, its address or number, the
-tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do its segment-send rows.
+tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do
+its segment-send rows.
 """
 
 from chalicelib.domain.contacts import erasure
