@@ -145,3 +145,17 @@ def test_a_limited_user_exports_only_their_own_contacts(api):
     assert dora.get("/api/contacts/999/export").status_code == 404
     nobody = _as(api, "nora", {"email:emails": ["viewown"]})
     assert nobody.get(f"/api/contacts/{mine['id']}/export").status_code == 403
+
+
+def test_the_export_reads_the_contacts_partitions_not_the_tables(api, source_ip):
+    from tests.bench.conftest import dynamodb_calls
+
+    made = _everything(api, source_ip)
+    for n in range(30):  # other contacts' data is never read
+        _ok(api.post("/api/contacts/new", {"email": f"other{n}@example.com"}), 201)
+    api.get(f"/api/contacts/{made['contact']}/export")  # the cached kinds warm
+    with dynamodb_calls() as calls:
+        assert api.get(f"/api/contacts/{made['contact']}/export").status_code == 200
+    assert "Scan" not in calls and calls["GetItem"] == 1
+    assert calls["Query"] == 2  # the timeline and the notes index
+    assert sum(calls.values()) == 9  # + BatchGetItem: versions, companies, send records, submissions, notes, references
