@@ -10,7 +10,7 @@ from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
-from chalicelib.domain.kernel import files
+from chalicelib.domain.kernel import files, ip_privacy
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamic_content, sns_callback
@@ -59,7 +59,7 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
     source = core.source_address(request)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
     return Visit(
-        ip=source,
+        ip=ip_privacy.stored(source),  # what is stored of it (ANONYMIZE_IP); the limits count the whole source
         source=source,
         referer=request.headers.get("referer"),
         query={k: v for k, v in request.query.items() if isinstance(v, str)},
