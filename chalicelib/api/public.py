@@ -66,13 +66,19 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
         contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
         user_agent=request.headers.get("user-agent"),
         prefetch=purpose.startswith(PREFETCH),
+        private=config.HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),
     )
 
 
-def visitor_cookies(contact_id: int | None, ctx: Context) -> dict[str, list[str]]:
+def _signal(request: ApiRequest, header: str) -> bool:
+    """Whether the browser sends a privacy signal: `Sec-GPC: 1` (Global Privacy Control) or `DNT: 1`."""
+    return (request.headers.get(header) or "").strip() == "1"
+
+
+def visitor_cookies(contact_id: int | None, ctx: Context, private: bool = False) -> dict[str, list[str]]:
     """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
-    visit has no contact)."""
-    if contact_id is None:
+    visit has no contact, or when the browser asked not to be tracked: `private`)."""
+    if contact_id is None or private:
         return {}
     lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"
     return {
@@ -112,7 +118,7 @@ def submit_form(request: ApiRequest, ctx: Context) -> Answer:
         return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
     form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
-    headers = visitor_cookies(visitor.contact_id, ctx)
+    headers = visitor_cookies(visitor.contact_id, ctx, visitor.private)
     download = form_actions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")

@@ -54,3 +54,48 @@ def test_opens_submissions_and_api_addresses_are_truncated(api, source_ip, monke
     patched = api.patch(f"/api/contacts/{contact['id']}/edit", {"ipAddress": "198.51.100.200"}).json["contact"]
     assert [ip["ipAddress"] for ip in patched["ipAddresses"]] == ["198.51.100.0"]
     assert re.search(r"198\.51\.100\.200|:99\b", str(api.get(f"/api/contacts/{contact['id']}/export").json)) is None
+
+
+SIGNALS = [{"Sec-GPC": "1"}, {"DNT": "1"}]
+
+
+def _contact_count(api):
+    return api.get("/api/contacts?search=is:anonymous").json["total"]
+
+
+@pytest.mark.parametrize("signal", SIGNALS)
+def test_a_browser_sending_a_privacy_signal_is_not_a_new_visitor(api, source_ip, signal):
+    page = make_page(api)
+    source_ip("203.0.113.77")
+    response = browse(api, "/spring-offer", **signal)
+    assert response.status_code == 200 and "Set-Cookie" not in response.headers
+    pixel = browse(api, "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F", **signal)
+    assert pixel.status_code == 200 and "Set-Cookie" not in pixel.headers
+    assert _contact_count(api) == 0
+    counted = api.get(f"/api/pages/{page['id']}").json["page"]
+    assert counted["hits"] == 1 and counted["uniqueHits"] == 0  # counted, no marker naming the browser
+
+
+@pytest.mark.parametrize("signal", SIGNALS)
+def test_a_known_contacts_browser_sending_a_signal_is_not_tracked_either(api, signal):
+    make_page(api)
+    contact = make_contact(api)
+    before = api.get(f"/api/contacts/{contact['id']}").json["contact"]
+    response = browse(api, "/spring-offer", cookie=contact["id"], **signal)
+    assert response.status_code == 200 and "Set-Cookie" not in response.headers
+    assert response.body.decode() == "<h1>Hi friend</h1>"  # not personalised: not identified
+    assert activity(api, contact["id"], "page.hit") == []
+    after = api.get(f"/api/contacts/{contact['id']}").json["contact"]
+    assert after["lastActive"] == before["lastActive"] and after.get("devices", []) == before.get("devices", [])
+
+
+def test_the_signals_are_ignored_when_the_setting_is_off(api, monkeypatch):
+    monkeypatch.setattr(config, "HONOR_PRIVACY_SIGNALS", False)
+    make_page(api)
+    response = browse(api, "/spring-offer", **{"Sec-GPC": "1", "DNT": "1"})
+    assert cookie_of(response) and _contact_count(api) == 1
+
+
+def test_dnt_0_is_no_signal(api):
+    make_page(api)
+    assert cookie_of(browse(api, "/spring-offer", **{"DNT": "0", "Sec-GPC": "0"})) and _contact_count(api) == 1
