@@ -105,7 +105,7 @@ HONOR_PRIVACY_SIGNALS = _flag("HONOR_PRIVACY_SIGNALS", True)
 # Anonymous visitors (no identifying value) inactive for this many days are deleted by the hourly sweep
 # (Mautic's cleanup default, 365); 0 keeps them. The sweep stops after RETENTION_SWEEP_SECONDS and resumes.
 ANONYMOUS_RETENTION_DAYS = int(os.environ.get("ANONYMOUS_RETENTION_DAYS", "365"))
-RETENTION_SWEEP_SECONDS = float(os.environ.get("RETENTION_SWEEP_SECONDS", "20"))
+RETENTION_SWEEP_SECONDS = float(os.environ.get("RETENTION_SWEEP_SECONDS", "15"))
 FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # form mails to submitted addresses
 
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;
