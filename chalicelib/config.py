@@ -106,6 +106,9 @@ HONOR_PRIVACY_SIGNALS = _flag("HONOR_PRIVACY_SIGNALS", True)
 # (Mautic's cleanup default, 365); 0 keeps them. The sweep stops after RETENTION_SWEEP_SECONDS and resumes.
 ANONYMOUS_RETENTION_DAYS = int(os.environ.get("ANONYMOUS_RETENTION_DAYS", "365"))
 RETENTION_SWEEP_SECONDS = float(os.environ.get("RETENTION_SWEEP_SECONDS", "15"))
+# Page hits and asset downloads older than this many days are folded into per-day counts, then removed
+# from the timelines (0, the default: kept, as Mautic keeps them).
+STATS_RETENTION_DAYS = int(os.environ.get("STATS_RETENTION_DAYS", "0"))
 FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # form mails to submitted addresses
 
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;

@@ -32,3 +32,22 @@ def test_an_idle_visitor_expires_and_a_contact_stays(api):
     with dynamodb_calls() as calls:
         retention.sweep(again, days=365, seconds=10)
     assert dict(calls) == {"GetItem": 1}  # within a day of the last pass: only the state is read
+
+
+def test_old_page_hits_are_folded_then_removed_over_dynamodb(api, monkeypatch):
+    from chalicelib.domain.kernel import timeline
+    from chalicelib.domain.privacy import stats_retention
+
+    monkeypatch.setattr(timeline, "FEED_BUCKET", 4)
+    page = make_page(api)
+    contact = make_contact(api)  # its creation's events come first
+    for n in range(6):
+        assert browse(api, f"/spring-offer?n={n}", cookie=contact["id"]).status_code == 200
+    later = Context(now=clock.iso(clock.now() + timedelta(days=31)))
+    with dynamodb_calls() as calls:
+        state = stats_retention.sweep(later, days=30, seconds=10)
+    hits = [e for e in api.get(f"/api/contacts/{contact['id']}/activity").json["events"] if e["event"] == "page.hit"]
+    folded = sum(stats_retention.kept("2000-01-01", "2999-12-31")[clock.now().date().isoformat()].values())
+    assert state["bucket"] >= 1 and folded + len(hits) == 6 and folded >= 2  # the newest bucket waits
+    assert api.get(f"/api/pages/{page['id']}").json["page"]["hits"] == 6  # the page's own counter stays
+    assert calls["DeleteItem"] == folded and "Scan" not in calls
