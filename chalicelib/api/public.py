@@ -223,8 +223,10 @@ def image_in_folder(request: ApiRequest, ctx: Context, subdir: str, name: str) -
 
 @routes.route("/dwc/{slot}", "GET")
 def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer:
-    """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
-    tracked = visit(request, ctx).contact_id
+    """The slot's content for the tracked contact, as HTML (empty when nothing fits); a browser that asked
+    not to be tracked gets the content for no contact."""
+    visitor = visit(request, ctx)
+    tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
     return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
 

@@ -99,3 +99,21 @@ def test_the_signals_are_ignored_when_the_setting_is_off(api, monkeypatch):
 def test_dnt_0_is_no_signal(api):
     make_page(api)
     assert cookie_of(browse(api, "/spring-offer", **{"DNT": "0", "Sec-GPC": "0"})) and _contact_count(api) == 1
+
+
+def test_dynamic_content_is_not_personalised_for_a_signalling_browser(api):
+    vip = {
+        "glue": "and",
+        "field": "city",
+        "object": "lead",
+        "type": "text",
+        "operator": "=",
+        "properties": {"filter": "Prague"},
+    }
+    body = {"name": "VIP", "slotName": "hero", "isCampaignBased": False, "content": "<b>VIP</b>", "filters": [vip]}
+    api.post("/api/dynamiccontents/new", body)  # the first that fits wins
+    generic = {"name": "All", "slotName": "hero", "isCampaignBased": False, "content": "<i>Hello</i>"}
+    api.post("/api/dynamiccontents/new", generic)
+    contact = make_contact(api, city="Prague")
+    assert browse(api, "/dwc/hero", cookie=contact["id"]).body.decode() == "<b>VIP</b>"
+    assert browse(api, "/dwc/hero", cookie=contact["id"], **{"Sec-GPC": "1"}).body.decode() == "<i>Hello</i>"
