@@ -42,6 +42,7 @@ class Tally:
     totals: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     calls: Counter[str] = field(default_factory=Counter)
     role_calls: Counter[str] = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
     services: Counter[str] = field(default_factory=Counter)
     cached_units: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     cached_reads: Counter[str] = field(default_factory=Counter)
@@ -136,6 +137,7 @@ def _after_call(model: Any, context: dict[str, Any], http_response: Any = None, 
     tally.calls[model.name] += 1
     tally.role_calls[_role[-1]] += 1
     failed = int(getattr(http_response, "status_code", 200) or 200) >= 400
+    tally.refused[model.name] += failed
     befores = context.pop("capacity_before", [])
     for (table, key, put, factor), before in zip(writes(model.name, params), befores, strict=True):
         _bill_write(tally, table, key, before, put, factor, failed)

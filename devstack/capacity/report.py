@@ -136,17 +136,19 @@ def text(result: Result, commit: str = "") -> str:
     """The human report."""
     usage = result.usage()
     calls = sum(result.tally.calls.values()) / result.count
+    at = f" (the service at {commit})" if commit else ""
     lines = [
-        f"capacity: {result.workload}, {result.count:,} {result.per}s measured{f' (at {commit})' if commit else ''}",
+        f"capacity: {result.workload}, {result.count:,} {result.per}s measured{at}",
         f"whole workload per {result.per}: {usage.read_units:.2f} read + {usage.write_units:.2f} write units, "
-        f"{calls:.2f} DynamoDB calls; first key throttles at {_rate(result.limit)} {result.per}s",
+        f"{calls:.2f} DynamoDB calls ({sum(result.tally.refused.values())} refused, billed too); "
+        f"first key throttles at {_rate(result.limit)} {result.per}s",
         *_keys_table(result, KEY),
         *_keys_table(result, ITEM),
         *_cached_table(result),
         f"cost per million {result.per}s (on-demand, us-east-1):",
     ]
     for line, dollars in cost.per_million(usage).items():
-        lines.append(f"  {line:<20} ${dollars:>10,.2f}")
+        lines.append(f"  {line:<20} ${dollars:>10,.3f}")
     return "\n".join(lines)
 
 
@@ -160,6 +162,7 @@ def as_json(result: Result) -> dict[str, Any]:
         "read_units": usage.read_units,
         "write_units": usage.write_units,
         "dynamodb_calls": dict(result.tally.calls),
+        "refused_calls": {name: n for name, n in result.tally.refused.items() if n},
         "limit": None if math.isinf(result.limit) else result.limit,
         "keys": [
             {
