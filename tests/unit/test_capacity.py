@@ -98,3 +98,18 @@ def test_cost_per_million():
     api_seconds = (cost.BASE_MS["api"] + 3 * cost.CALL_MS) / 1000
     assert lines["lambda api"] == pytest.approx(0.2 + api_seconds * gb_second * 1e6)
     assert lines["total"] == pytest.approx(sum(v for k, v in lines.items() if k != "total"))
+
+
+def test_reference_workloads_monthly():
+    from devstack.capacity import reference
+
+    per_million = {"segment-send": 100.0, "tracking": 10.0, "mix": 10.0, "import": 10.0}
+    lines = reference.monthly(1_000_000, per_million)
+    assert lines["segment-send"] == pytest.approx(400.0)  # 4M emails at $100 a million
+    assert lines["tracking"] == pytest.approx(50.0) and lines["mix"] == pytest.approx(20.0)
+    assert lines["import"] == pytest.approx(0.5)
+    stored = 1_000_000 * (reference.STORED_PER_CONTACT + 4 * 12 * reference.STORED_PER_EMAIL) / 1e9
+    assert lines["storage"] == pytest.approx(stored * 0.25)
+    assert lines["total"] == pytest.approx(sum(v for k, v in lines.items() if k != "total"))
+    results = [{"workload": "mix", "cost_per_million": {"total": 9.5}}]
+    assert reference.costs(results) == {"mix": 9.5}
