@@ -4,19 +4,32 @@ cost at on-demand prices (`prices`), from the quantities measured per unit. Pure
 Lambda durations are an assumption, not measured in process (moto's timings say nothing of
 DynamoDB's): a function's invocation lasts BASE_MS plus CALL_MS per DynamoDB call it makes
 (single-digit-millisecond calls in one region, made one after another), billed by the
-millisecond at the function's memory (`.chalice/config.json`, the prod stage: 1,024 MB).
+millisecond at the functions' memory (`.chalice/config.json`, the prod stage: 1,024 MB) and
+architecture (`infra/runtime.py`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from devstack.capacity import prices
+from infra import runtime
 
 BASE_MS = {"api": 15.0, "authorizer": 5.0, "worker": 30.0}  # the function's own work per invocation
 CALL_MS = 6.0  # one DynamoDB call, as the function waits for it
-MEMORY_MB = 1024
-ARCHITECTURE = "arm64"  # infra/runtime.py
+CHALICE_CONFIG = Path(__file__).resolve().parents[2] / ".chalice" / "config.json"
+ARCHITECTURE = runtime.ARCHITECTURE
+
+
+def memory_mb(stage: str = "prod") -> int:
+    """The functions' memory in the deployed stage (chalice's default, 128 MB, when unset)."""
+    stages = json.loads(CHALICE_CONFIG.read_text())["stages"]
+    return int(stages.get(stage, {}).get("lambda_memory_size", 128))
+
+
+MEMORY_MB = memory_mb()
 
 
 @dataclass(frozen=True)

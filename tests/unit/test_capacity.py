@@ -79,6 +79,12 @@ def test_tally_and_report_per_request_and_cached_items():
     assert "counters[count#contact]" in shown and "250/s" in shown and "once per 1 s per container" in shown
 
 
+def test_lambda_memory_and_architecture_come_from_the_deployment():
+    assert cost.memory_mb("prod") == 1024 == cost.MEMORY_MB  # .chalice/config.json
+    assert cost.memory_mb("local") == 128  # unset: chalice's default
+    assert cost.ARCHITECTURE == "arm64"  # infra/runtime.py
+
+
 def test_cost_per_million():
     usage = cost.Usage(
         read_units=4.0,
