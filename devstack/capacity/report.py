@@ -66,19 +66,10 @@ class Result:
             key=lambda key: (key.rate, key.name),
         )
         seconds, rate = self.container
-        self.cached = [
-            Cached(name, amount / self.tally.cached_reads[name], self.tally.cached_reads[name], 0.0)
-            for name, amount in sorted(self.tally.cached_units.items())
-        ]
-        self.cached = [
-            Cached(
-                c.name,
-                c.units_per_read,
-                c.reads,
-                units.cached_throttle_rate(c.units_per_read, units.ITEM_READ_LIMIT, seconds, rate),
-            )
-            for c in self.cached
-        ]
+        for name, amount in sorted(self.tally.cached_units.items()):
+            reads = self.tally.cached_reads[name]
+            limit = units.cached_throttle_rate(amount / reads, units.ITEM_READ_LIMIT, seconds, rate)
+            self.cached.append(Cached(name, amount / reads, reads, limit))
 
     def hottest(self, scope: str, count: int = HOTTEST) -> list[Key]:
         """The `count` keys of `scope` that throttle first."""
