@@ -7,9 +7,10 @@ images of the items a write touches from moto (the call has not run yet), `after
 after images and bills: reads per item (GetItem, BatchGetItem, TransactGetItems) or per call
 (Query, Scan: the items returned at their full stored size, plus the items a filter dropped at
 their average size); writes per item, the larger of the before and after image, doubled in a
-transaction; a refused write still costs its item's units (a canceled transaction every item's),
-and writes nothing to an index; an index entry costs a write when it appears or leaves, two
-when its key moves (attributed to the index's partition key).
+transaction; a write refused by its condition still costs its item's units (a canceled
+transaction every item's) and writes nothing to an index, other errors cost nothing; an index
+entry costs a write when it appears or leaves, two when its key moves (attributed to the index's
+partition key).
 """
 
 from __future__ import annotations
@@ -28,14 +29,18 @@ WRITE = "write"
 ITEM = "item"
 KEY = "key"
 Write = tuple[str, images.Item, images.Item | None, int]  # table, key, the item a put writes, factor
+# Refusals DynamoDB bills (the condition was evaluated on the stored item); a validation error or a
+# throttled call consumes nothing.
+BILLED_REFUSALS = ("ConditionalCheckFailedException", "TransactionCanceledException")
 
 
 @dataclass
 class Tally:
     """Units billed while measuring: per (scope, name, read/write), totals, calls and services.
 
-    `cached` names the items (patterns of their names, `counters[version#*]`) read at most
-    once per interval per container, `*` any text: their reads go to `cached_units` and `cached_reads` instead."""
+    `cached` names the items read at most once per interval per container (patterns of their
+    names, `*` any text: `counters[version#*]`): their reads go to `cached_units` and
+    `cached_reads` instead."""
 
     cached: tuple[str, ...] = ()
     units: defaultdict[tuple[str, str, str], float] = field(default_factory=lambda: defaultdict(float))
@@ -139,6 +144,8 @@ def _after_call(model: Any, context: dict[str, Any], http_response: Any = None, 
     failed = int(getattr(http_response, "status_code", 200) or 200) >= 400
     tally.refused[model.name] += failed
     befores = context.pop("capacity_before", [])
+    if failed and (parsed or {}).get("Error", {}).get("Code") not in BILLED_REFUSALS:
+        return
     for (table, key, put, factor), before in zip(writes(model.name, params), befores, strict=True):
         _bill_write(tally, table, key, before, put, factor, failed)
     _bill_reads(tally, model.name, params, parsed or {})
@@ -178,7 +185,7 @@ def _bill_write(
 ) -> None:
     after = before if failed else images.item(table, key)
     size = max(units.item_size(before), units.item_size(after), units.item_size(put) if failed else 0)
-    tally.bill(WRITE, units.write_units(size) * factor, _item_name(table, key), _key_name(table, None, key))
+    tally.bill(WRITE, units.write_units(size) * factor, _item_name(table, key), _key_name(table, key))
     schema = images.schema(table)
     if failed or schema is None:
         return
@@ -218,7 +225,7 @@ def _bill_reads(tally: Tally, operation: str, params: dict[str, Any], parsed: di
 
 def _bill_get(tally: Tally, table: str, key: images.Item, consistent: bool, factor: int) -> None:
     size = units.item_size(images.item(table, key))
-    tally.bill(READ, units.read_units(size, consistent) * factor, _item_name(table, key), _key_name(table, None, key))
+    tally.bill(READ, units.read_units(size, consistent) * factor, _item_name(table, key), _key_name(table, key))
 
 
 def _bill_query(tally: Tally, params: dict[str, Any], parsed: dict[str, Any]) -> None:
@@ -266,7 +273,7 @@ def _item_name(table: str, key: images.Item) -> str:
     return f"{_table(table)}[{'/'.join(images.key_text(value) for value in ordered.values())}]"
 
 
-def _key_name(table: str, index: str | None, key: images.Item) -> str:
+def _key_name(table: str, key: images.Item) -> str:
     schema = images.schema(table)
     value = key.get(schema.hash_key) if schema else None
-    return f"{_table(table)}{'.' + index if index else ''}[{images.key_text(value) if value else '?'}]"
+    return f"{_table(table)}[{images.key_text(value) if value else '?'}]"

@@ -131,7 +131,7 @@ def text(result: Result, commit: str = "") -> str:
     lines = [
         f"capacity: {result.workload}, {result.count:,} {result.per}s measured{at}",
         f"whole workload per {result.per}: {usage.read_units:.2f} read + {usage.write_units:.2f} write units, "
-        f"{calls:.2f} DynamoDB calls ({sum(result.tally.refused.values())} refused, billed too); "
+        f"{calls:.2f} DynamoDB calls ({sum(result.tally.refused.values())} refused); "
         f"first key throttles at {_rate(result.limit)} {result.per}s",
         *_keys_table(result, KEY),
         *_keys_table(result, ITEM),
