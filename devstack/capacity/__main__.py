@@ -24,6 +24,8 @@ def measure(
     stack.invocations.clear()
     with meter.measuring(meter.Tally(cached=cached)) as tally:
         done = workload.run(stack, world, size)
+    if not tally.calls:
+        raise RuntimeError("the meter saw no DynamoDB call: a botocore session was made without it")
     return report.Result(name, workload.per, done, tally, dict(Counter(stack.invocations)), container=container)
 
 
