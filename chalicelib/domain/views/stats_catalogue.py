@@ -5,7 +5,7 @@ hashes out), each answered from what this service stores (docs/activity-and-stat
 - event tables: the timeline events of one type (the all-contacts feed, or one contact's timeline
   for `where lead_id eq N`), through `messaging/stats_tables.py` for the tables it had before;
 - contact tables: entries kept in the contact document (segments, automations, companies, devices,
-  addresses, UTM tags, do-not-contact, frequency rules), read contact by contact in id order;
+  addresses, UTM tags, do-not-contact), read contact by contact in id order;
 - `webhook_logs`: the delivery logs of the hooks the caller may view, hook by hook;
 - tables of which nothing is kept (`EMPTY`): a well-formed empty answer.
 
@@ -229,23 +229,14 @@ def _do_not_contact(doc: Doc) -> list[Doc]:
     ]
 
 
-FREQUENCY_COLUMNS = {
-    "frequency_number": "frequencyNumber",
-    "frequency_time": "frequencyTime",
-    "channel": "channel",
-    "preferred_channel": "preferredChannel",
-    "pause_from_date": "pauseFromDate",
-    "pause_to_date": "pauseToDate",
-}
-
-
-def _frequency_rules(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {column: entry.get(key) for column, key in FREQUENCY_COLUMNS.items()}
-        for entry in doc.get("frequencyRules") or []
-        if isinstance(entry, dict)
-    ]
+FREQUENCY_COLUMNS = (
+    "frequency_number",
+    "frequency_time",
+    "channel",
+    "preferred_channel",
+    "pause_from_date",
+    "pause_to_date",
+)
 
 
 UTM_COLUMNS = {
@@ -387,9 +378,7 @@ TABLES: dict[str, Table] = {
         _legacy("lead_event_log"),
         ("id", "date_added"),
     ),
-    "lead_frequencyrules": Table(
-        ("id", "lead_id", "date_added") + tuple(FREQUENCY_COLUMNS), _contacts(_frequency_rules), ("lead_id",)
-    ),
+    "lead_frequencyrules": Table(("id", "lead_id", "date_added") + FREQUENCY_COLUMNS),  # no API sets them
     "lead_lists_leads": Table(
         ("leadlist_id", "lead_id", "date_added", "manually_removed", "manually_added"),
         _contacts(_memberships),
