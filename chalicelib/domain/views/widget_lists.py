@@ -300,6 +300,25 @@ def _person_row(by: str, user: Doc, user_id: JSON, count: int) -> Doc:
     return {"leads": count, "created_by": user_id, "created_by_user": name, "name": name}
 
 
+SENT_HEAD = (
+    "contact.id",
+    "contact.email.address",
+    "contact.open",
+    "contact.click",
+    "contact.links.clicked",
+    "email.id",
+    "email.name",
+    "segment.id",
+    "segment.name",
+    "company.id",
+    "company.name",
+    "campaign.id",
+    "campaign.name",
+    "date.sent",
+    "date.read",
+)
+
+
 def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     """Mautic's `sent.email.to.contacts`: the latest sends of the range, a row each."""
     found = guarded(guarded(_of(events_in(span), "email.sent"), ctx, "email", EMAIL), ctx, "contact", contact_of)
@@ -321,10 +340,7 @@ def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context) -> Doc
             | {"segment_id": None, "segment_name": None, "company_id": None, "company_name": None}
             | {"campaign_id": None, "campaign_name": None, "date_sent": db_value(event["timestamp"]), "date_read": None}
         )
-    head = ("contact.id", "contact.email.address", "contact.open", "contact.click", "contact.links.clicked")
-    head += ("email.id", "email.name", "segment.id", "segment.name", "company.id", "company.name", "campaign.id")
-    head += ("campaign.name", "date.sent", "date.read")
-    return {"headItems": [f"mautic.dashboard.label.{h}" for h in head], "bodyItems": rows}
+    return {"headItems": [f"mautic.dashboard.label.{h}" for h in SENT_HEAD], "bodyItems": rows}
 
 
 def _redirects(span: Range, limit: int, height: int, ctx: Context) -> Doc:

@@ -110,7 +110,8 @@ GUARDS: dict[str, tuple[str, Callable[[Doc], JSON]]] = {
     "asset.downloads.in.time": ("asset", ASSET),
 }
 OTHERS = {"recent.activity": ("core", "Recent activity")}
-WIDGETS = {  # type: (category, name), Mautic's widget catalogue
+# Mautic's widget catalogue, by type: (category, name)
+WIDGETS = {
     **{t: (category, name) for t, (category, name, _) in TIME_CHARTS.items()},
     **{t: (category, name) for t, (category, name, _) in widget_lists.WIDGETS.items()},
     **OTHERS,
