@@ -347,11 +347,9 @@ def _redirects(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     """Mautic's `most.hit.email.redirects`: the links of emails clicked most in the range."""
     clicks = [e for e in _of(events_in(span), "page.hit") if _detail("source")(e) == "email"]
     clicks = guarded(clicks, ctx, "email", EMAIL)
-    hits = Counter((_detail("url")(e), EMAIL(e)) for e in clicks)
-    unique = Counter(
-        (_detail("url")(e), EMAIL(e))
-        for e in {(contact_of(e), _detail("url")(e), EMAIL(e)): e for e in clicks}.values()
-    )
+    link = _detail("url")
+    hits = Counter((link(e), EMAIL(e)) for e in clicks)
+    unique = Counter((url, email_id) for _, url, email_id in {(contact_of(e), link(e), EMAIL(e)) for e in clicks})
     emails = _docs(ctx, "email", {email_id for _, email_id in hits})
     rows = [
         {"url": url, "unique_hits": unique[(url, email_id)], "hits": n, "email_id": email_id}
