@@ -210,9 +210,10 @@ def _change_points(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> E
         event = group_scores.adjust(doc, found, "plus", delta, label, details, ctx)
     else:
         event = contact_actions.adjust_points(doc, "plus", delta, label, details)
+    caused: Events = []
     if event:
-        points_engine.run_triggers(doc, old, [event], ctx)
-    return [event] if event else []
+        points_engine.run_triggers(doc, old, [event], ctx, caused)
+    return [event, *caused] if event else []
 
 
 def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:

@@ -348,6 +348,18 @@ def set_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:
     return stage_event(stage, origin)
 
 
+def enter_stage(doc: Contact, stage_id: JSON, origin: str, ctx: Context) -> Event | None:
+    """Put a contact document in the stage with id `stage_id`, whatever the weights, as
+    `POST /stages/<id>/contact/<contactId>/add` does (the point trigger event and the form action
+    `stage.change`); its `stage.changed` event, or None when it is there already. NotFound when no
+    such stage exists."""
+    wanted = a.id_or_none(stage_id)
+    stage = service.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
+    if stage is None:
+        raise NotFound("Stage not found.")
+    return set_stage(doc, stage, origin)
+
+
 def clear_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:
     """Take a contact document out of `stage`; the event naming the stage it left, or None when the
     contact is not in that stage."""
