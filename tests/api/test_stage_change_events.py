@@ -6,6 +6,7 @@ the stage as `POST /stages/{id}/contact/{contactId}/add` puts it (whatever the w
 
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form, post
+from tests.api.test_permissions import _as
 from tests.api.test_point_triggers import gained, new_contact
 from tests.api.test_stages import changes, new_stage, stage_of
 
@@ -118,3 +119,21 @@ def test_a_form_action_whose_stage_was_deleted_is_recorded_as_failed(api):
     assert stage_of(api, contact_id) is None
     r = api.get(f"/api/contacts/{contact_id}/activity?filters[includeEvents][]=form.action.failed")
     assert [e["details"]["action"]["type"] for e in r.json["events"]] == ["stage.change"]
+
+
+# --- access ---------------------------------------------------------------------------------------
+
+
+def test_naming_a_stage_needs_its_view_and_a_refusal_writes_and_reveals_nothing(api):
+    stage = new_stage(api, "Secret stage")
+    limited = _as(api, "limited", {"form:forms": ["full"], "point:triggers": ["full"]})
+    actions = [{"name": "Qualify", "type": "stage.change", "properties": {"stage": stage["id"]}}]
+    r = limited.post("/api/forms/new", {"name": "F", "actions": actions})
+    assert r.status_code == 403 and "Secret" not in r.body.decode()
+    events = [{"name": "x", "type": "stage.change", "properties": {"stage": stage["id"]}}]
+    r = limited.post("/api/points/triggers/new", {"name": "T", "points": 1, "events": events})
+    assert r.status_code == 403 and "Secret" not in r.body.decode()
+    assert api.get("/api/forms").json["total"] == 0 and api.get("/api/points/triggers").json["total"] == 0
+    viewer = _as(api, "viewer", {"form:forms": ["full"], "point:triggers": ["full"], "stage:stages": ["view"]})
+    assert viewer.post("/api/forms/new", {"name": "F", "actions": actions}).status_code == 201
+    assert viewer.post("/api/points/triggers/new", {"name": "T", "points": 1, "events": events}).status_code == 201

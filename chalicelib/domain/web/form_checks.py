@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from urllib.parse import urlparse
 
+from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.addresses import normalized
@@ -130,8 +131,9 @@ def _check_score(props: Doc, ctx: Context) -> dict[str, str]:
 
 
 def _check_stage(props: Doc, ctx: Context) -> dict[str, str]:
-    message = _existing("stage", props.get("stage"), ctx, "stage")
-    return {"stage": message} if message else {}
+    if contact_actions.named_stage(props.get("stage"), ctx) is None:
+        return {"stage": "Choose an existing stage (its id)."}
+    return {}
 
 
 CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
