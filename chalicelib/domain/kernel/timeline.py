@@ -38,6 +38,8 @@ TYPES = {
     "email.replied": "Email replied",
     "form.submitted": "Form submitted",
     "form.action.failed": "Form action failed",
+    "focus.on_view": "Focus view",
+    "focus.on_click": "Focus click",
     "page.hit": "Page hit",
     "page.videohit": "Video view event",
     "point.gained": "Point gained",
