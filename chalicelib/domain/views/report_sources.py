@@ -393,13 +393,13 @@ def _none(row: Doc) -> str | None:
 SOURCES = {
     "leads": Source("Contacts", _columns("l", CONTACT_COLUMNS, "Contact"), "l.date_added", _contacts, fields=True),
     "emails": Source("Emails", _columns("e", EMAIL_COLUMNS, "Email"), "e.date_added", _emails),
-    "email.stats": _table("email_stats", "es", "Email sent", (CONTACT_JOIN, EMAIL_JOIN)),
-    "form.submissions": _table("form_submissions", "fs", "Form submission", (CONTACT_JOIN, FORM_JOIN)),
+    "email.stats": _table("email_stats", "es", "Email sent", (EMAIL_JOIN, CONTACT_JOIN)),
+    "form.submissions": _table("form_submissions", "fs", "Form submission", (FORM_JOIN, CONTACT_JOIN)),
     "page.hits": _table(
         "page_hits",
         "ph",
         "Page hit",
-        (CONTACT_JOIN, PAGE_JOIN),
+        (PAGE_JOIN, CONTACT_JOIN),
         ph__code=lambda row: "200",  # a hit is recorded when its page was served
         ph__city=_none,
         ph__country=_none,
@@ -411,7 +411,7 @@ SOURCES = {
         "ad.date_download",
         _downloads,
         {"lead_id": "contact", "asset_id": "asset"},
-        (CONTACT_JOIN, ASSET_JOIN),
+        (ASSET_JOIN, CONTACT_JOIN),
         {"i.ip_address": _none},
     ),
     "lead.pointlog": _table(
