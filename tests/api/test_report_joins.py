@@ -130,3 +130,13 @@ def test_joined_columns_show_a_limited_user_nothing_of_contacts_she_may_not_view
     assert VICTIM_EMAIL in str(_run(api, made["id"]))  # an administrator sees the victim's rows
     standard = _run(mallory, 4)  # the standard "All Emails" report, run by her
     assert {row["email_address"] for row in standard["data"]} == {HER_EMAIL}
+
+
+def test_joined_columns_cost_a_batch_read_per_chunk_of_rows(api):
+    from tests.api.test_views_costs import cost, sends
+
+    sends(api, 12)
+    plain = report(api, "email.stats", columns=["es.email_address"])
+    joined = report(api, "email.stats", columns=["es.email_address", "l.email", "e.subject"])
+    before, after = cost(api, f"/api/reports/{plain['id']}"), cost(api, f"/api/reports/{joined['id']}")
+    assert after == dict(before, BatchGetItem=before["BatchGetItem"] + 2), (before, after)  # chunks of 10 and 20 rows
