@@ -42,6 +42,7 @@ def test_batch_edit_runs_each_item_as_the_single_edit(api):
     assert "triggerDate" in body["errors"]["4"]["details"]
     assert list(body["events"]) == [str(ids["new1"]), str(ids["new2"])]  # keyed by event id, as Mautic
     assert body["events"][str(ids["new1"])]["contactLog"] == []
+    assert "automation" not in body["events"][str(ids["new1"])] and "campaign" not in body["events"][str(ids["new1"])]
     moved, marked = body["events"][str(ids["new2"])]["contactLog"]
     assert moved["isScheduled"] is True and moved["triggerDate"].startswith("2031-05-06T07:08:09")
     assert marked["dateTriggered"] == "2026-01-02T03:04:05+00:00" and marked["isScheduled"] is False
@@ -49,6 +50,8 @@ def test_batch_edit_runs_each_item_as_the_single_edit(api):
     assert log["new2"]["contactLog"][0]["triggerDate"].startswith("2031-05-06")  # the refused item wrote nothing
     same = api.put("/api/automations/events/batch/edit", [{"eventId": ids["new2"], "contactId": ann["id"]}])
     assert same.json["statusCodes"] == [200] and "errors" not in same.json and "events" in same.json
+    refused = api.put("/api/automations/events/batch/edit", {"eventId": ids["new2"]})
+    assert refused.status_code == 400 and "body" in refused.json["errors"][0]["details"]
 
 
 def test_batch_edit_is_refused_per_item_for_a_limited_user(api):

@@ -83,7 +83,8 @@ def contact_events(contact_id: EntityId, query: ListQuery, ctx: Context) -> Doc:
 @dataclass
 class BatchEdit:
     """The results of a batch of event edits: the events the items named that the caller may view
-    (by id, each with the log rows its successful items left), and per item its status or error."""
+    (by id, each with the log rows its successful items left, without its automation as Mautic's
+    list group), and per item its status or error."""
 
     events: dict[int, Doc] = field(default_factory=dict)
     codes: list[tuple[Key, int]] = field(default_factory=list)
@@ -111,7 +112,8 @@ def _edit_item(item: JSON, outcome: BatchEdit, ctx: Context) -> int:
     """One item: the single edit's checks (the contact's edit, then its automation's), then its run."""
     automation, event, contact = _named(item, ctx)
     if access.allowed(ctx, AUTOMATION, Action.VIEW, automation):
-        outcome.events.setdefault(event["id"], dict(event, contactLog=[]))
+        shown = {key: value for key, value in event.items() if key != "automation"}  # Mautic's list group
+        outcome.events.setdefault(event["id"], dict(shown, contactLog=[]))
     access.require(ctx, CONTACT, Action.EDIT, contact)
     access.require(ctx, AUTOMATION, Action.EDIT, automation)
     logs, created = event_logs.edit_run(automation, event, contact, item, ctx)
