@@ -1,8 +1,11 @@
 """The sources a report reads (Mautic's report data sources, by the names Mautic gives them), their
 columns (`<prefix>.<column>`, each shown under an alias in the report's rows) and where their rows
 come from: contacts and emails from their partitions, the event sources from the statistics tables
-of `/stats` (the all-contacts timeline feed). Every reader yields database rows in time order, and
-only rows of documents the caller may view (`guards`; docs/permissions.md)."""
+of `/stats` (the all-contacts timeline feed), asset downloads from that feed. Every reader yields
+database rows in time order, and only rows of documents the caller may view (`guards`;
+docs/permissions.md). The event sources join the documents a row names (`Join`: the contact's
+`l.*`, custom fields included, the email's `e.*`, the page's `p.*`, the form's `f.*`, the asset's
+`a.*`), as Mautic's report builder joins their tables, under Mautic's aliases (docs/views.md)."""
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
