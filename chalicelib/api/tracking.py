@@ -28,7 +28,12 @@ def web_view(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     """The email in the browser; the browser becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)
     html = tracking.web_view(hash, visitor, ctx)
-    return Reply(html, 200, dict(visitor_cookies(visitor.contact_id, ctx), **{"Cache-Control": "no-store"}), HTML)
+    return Reply(
+        html,
+        200,
+        dict(visitor_cookies(visitor.contact_id, ctx, visitor.private), **{"Cache-Control": "no-store"}),
+        HTML,
+    )
 
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")
@@ -48,7 +53,9 @@ def click(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     becomes the recipient (its visitor cookies)."""
     visitor = visit(request, ctx)
     url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visitor, ctx)
-    headers = dict(visitor_cookies(visitor.contact_id, ctx), **{"Location": url, "Cache-Control": "no-store"})
+    headers = dict(
+        visitor_cookies(visitor.contact_id, ctx, visitor.private), **{"Location": url, "Cache-Control": "no-store"}
+    )
     return Reply("", 302, headers, HTML)
 
 
