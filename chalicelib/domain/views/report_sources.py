@@ -1,7 +1,7 @@
 """The sources a report reads (Mautic's report data sources, by the names Mautic gives them), their
 columns (`<prefix>.<column>`, each shown under an alias in the report's rows) and where their rows
 come from: contacts and emails from their partitions, the event sources from the statistics tables
-of `/stats` (the all-contacts timeline feed), asset downloads from that feed. Every reader yields
+of `/stats` (the all-contacts timeline feed; asset downloads from its catalogue's table). Every reader yields
 database rows in time order, and only rows of documents the caller may view (`guards`;
 docs/permissions.md). The event sources join the documents a row names (`Join`: the contact's
 `l.*`, custom fields included, the email's `e.*`, the page's `p.*`, the form's `f.*`, the asset's
@@ -11,10 +11,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from chalicelib.domain.contacts import custom_fields
-from chalicelib.domain.kernel import access, registry, service, timeline
+from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import stats_tables
+from chalicelib.domain.views import stats_catalogue
 
 CONTACT_FIELDS = (
     "title",
@@ -205,31 +206,17 @@ def _emails(descending: bool, ctx: Context, refusal: Exception) -> Iterator[Doc]
     return (_email_row(doc) for doc in access.visible_documents(ctx, registry.resource("email"), descending))
 
 
-def _download(event: Doc) -> Doc:
-    """A row of Mautic's `asset_downloads` of an `asset.download` timeline event."""
-    details = event.get("details") or {}
-    return _db(
-        {
-            "id": event["id"],
-            "asset_id": (details.get("asset") or {}).get("id"),
-            "lead_id": event["contactId"],
-            "date_download": event["timestamp"],
-            "code": 200,
-            "referer": details.get("referer"),
-            "source": None,
-            "source_id": None,
-            "email_id": None,
-        }
-    )
+def _catalogued(name: str) -> Reader:
+    """A reader of a table of Mautic's stats catalogue (`stats_catalogue.py`), as database rows."""
+    table = stats_catalogue.TABLES[name]
+    read = table.read
+    assert read is not None, f"{name} keeps no rows"
 
+    def rows(descending: bool, ctx: Context, refusal: Exception) -> Iterator[Doc]:
+        for row in read(descending, None, ctx, refusal):
+            yield {column: stats_tables.db_value(row.get(column)) for column in table.columns}
 
-def _downloads(descending: bool, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-    """Asset downloads from the all-contacts feed, in time order, at most MAX_EVENTS_READ events read."""
-    for count, event in enumerate(timeline.all_events(descending), start=1):
-        if count > stats_tables.MAX_EVENTS_READ:
-            raise refusal
-        if event["event"] == "asset.download":
-            yield _download(event)
+    return rows
 
 
 def _typed(name: str) -> str:
@@ -386,7 +373,7 @@ EMAIL_COLUMNS = (
     "date_modified",
     "created_by_user",
 )
-DOWNLOAD_COLUMNS = ("id", "asset_id", "lead_id", "date_download", "code", "referer", "source", "source_id", "email_id")
+DOWNLOAD_COLUMNS = stats_catalogue.TABLES["asset_downloads"].columns
 
 
 def _none(row: Doc) -> str | None:
@@ -412,7 +399,7 @@ SOURCES = {
         "Asset downloads",
         dict(_columns("ad", DOWNLOAD_COLUMNS, "Download"), **IP_UNKNOWN),
         "ad.date_download",
-        _downloads,
+        _catalogued("asset_downloads"),
         {"lead_id": "contact", "asset_id": "asset"},
         (ASSET_JOIN, CONTACT_JOIN),
         {"i.ip_address": _none},
