@@ -48,7 +48,8 @@ def _everything(api, source_ip):
     automation = new_automation(
         api, [tag("new1", "now"), tag("new2", "later", parent="new1", triggerMode="interval", triggerInterval=1)]
     )
-    form = make_form(api)
+    copy = {"to": "sales@example.com", "subject": "Lead", "message": "<p>New lead</p>", "copy_lead": True}
+    form = make_form(api, actions=[{"name": "Mail", "type": "form.email", "properties": copy}])
     page = make_page(api)
     mail = make_email(api)
     source_ip(ADDRESS)
