@@ -152,7 +152,9 @@ def test_a_deleted_contact_leaves_nothing_that_identifies_it(api, drain, source_
     before = _api_text(api, contact, mail, page, form)
     assert EMAIL in before and ADDRESS in before and f'"lead_id": "{cid}"' in before  # the check sees them
     shown = api.get(f"/api/contacts/{cid}").json["contact"]
-    assert shown["stage"] and shown["devices"] if "devices" in shown else True
+    assert shown["stage"] and shown["doNotContact"] and shown["utmtags"] and shown["ipAddresses"]
+    assert api.get(f"/api/contacts/{cid}/devices").json["devices"] and api.get("/api/notes").json["total"] == 1
+    assert api.get(f"/api/contacts/{cid}/segments").json["total"] == 1
     counts = (
         api.get(f"/api/emails/{mail['id']}").json["email"],
         api.get(f"/api/pages/{page['id']}").json["page"],
