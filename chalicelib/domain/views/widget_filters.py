@@ -6,16 +6,17 @@ zone `dateFrom`/`dateTo` are read in and the buckets are cut in).
 The contact filters (EmailBundle's `FilterTrait`): `companyId` keeps the events of contacts linked to
 that company, `segmentId` of contacts in that segment (not manually removed), `campaignId` the events
 of sends an automation's steps made (the send's `source`). They read the contacts of the events (one
-BatchGetItem per 100), the automation (one GetItem) and, for events naming a send, the send records
-(one BatchGetItem per 100)."""
+BatchGetItem per 100), the automation and, for events naming a send, the send records (one
+BatchGetItem per 100). Naming a company, automation or segment needs its view (`check`)."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -80,6 +81,19 @@ def parse(query: Mapping[str, JSON]) -> Params:
             for name, key in zip(("company_id", "campaign_id", "segment_id"), CONTACT_KEYS, strict=True)
         },
     )
+
+
+def check(params: Params, ctx: Context) -> None:
+    """Forbidden (403) when a contact filter names a company, automation or segment the caller may not
+    view (a reference decides access on the document; one BatchGetItem). An unknown id filters
+    everything out, as Mautic's query finds no row."""
+    named = {"company": params.company_id, "automation": params.campaign_id, "segment": params.segment_id}
+    wanted = {kind: [i] for kind, i in named.items() if i is not None}
+    if not wanted:
+        return
+    for kind, found in service.referenced_many(wanted, ctx).items():
+        for doc in found.values():
+            access.require(ctx, registry.resource(kind), Action.VIEW, doc)
 
 
 def zone(query: Mapping[str, JSON]) -> tzinfo | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from chalicelib.domain.kernel import access, clock, registry, service, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import is_published
@@ -430,6 +431,8 @@ def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Con
     counts: Counter[int] = Counter(
         int(key) for doc in contacts for key in doc.get("segments") or {} if widget_filters.in_segment(doc, key)
     )
+    if not access.allowed(ctx, registry.resource("segment"), Action.VIEW):
+        return [("All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
     ids = [i for i in (wanted if wanted is not None else counts) if i]
     seen = visible_ids(ctx, "segment", ids)
     segments = {i: d for i, d in _docs(ctx, "segment", seen).items() if is_published(d, ctx.now)}

@@ -317,6 +317,7 @@ def data(
     access.require_any(ctx, PERMISSIONS[WIDGETS[widget_type][0]])
     time_unit = charts.unit(query.get("timeUnit"))
     params = widget_filters.parse(query)
+    widget_filters.check(params, ctx)
     span = time_range.parse(query, default_days=DEFAULT_DAYS, zone=widget_filters.zone(query))
     if widget_type == "recent.activity":
         return formatted(_recent(span, limit or RECENT_LIMIT, height, ctx), raw)
