@@ -1,7 +1,9 @@
 """Mautic's dashboard widgets (`GET /data`, `GET /data/<type>`): the types this service can answer,
 and their data over a date range. Time charts count rows per time bucket: timeline events read from
 the all-contacts feed newest first, or contacts read newest first (only the caller's own without
-`lead:leads:viewother`), in both cases only back to the range's start (`time_range.within`)."""
+`lead:leads:viewother`), in both cases only back to the range's start (`time_range.within`); the
+datasets drawn follow Mautic's `filter[flag]` and `dataset`, buckets are cut in the `timezone`
+(`widget_filters.py`)."""
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
