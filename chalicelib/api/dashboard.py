@@ -1,5 +1,6 @@
 """Mautic's dashboard widget API: `GET /data` (the widget types) and `GET /data/<type>` (a widget's
-data with `dateFrom`, `dateTo`, `timeUnit`, `dataFormat`, `height`, `limit`)."""
+data with `dateFrom`, `dateTo`, `timeUnit`, `dataFormat`, `height`, `limit`, and Mautic's `filter[...]`,
+`dataset` and `timezone`: domain/views/widget_filters.py)."""
 
 import time
 

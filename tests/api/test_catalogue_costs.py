@@ -12,10 +12,15 @@ PATHS = {
     "contact table, one contact": "/api/stats/lead_lists_leads?where[0][col]=lead_id&where[0][val]={ann}",
     "webhook logs": "/api/stats/webhook_logs",
     "empty table": "/api/stats/video_hits",
+    "focus stats": "/api/stats/focus_stats",
+    "unknown table": "/api/stats/no_such_table",
     "event pie": "/api/data/ignored.vs.read.emails",
     "event table widget": "/api/data/most.sent.emails",
     "document table widget": "/api/data/created.emails",
     "contact widget": "/api/data/map.of.leads",
+    "emails in time": "/api/data/emails.in.time?filter[flag]=all",
+    "emails in time, a company's": "/api/data/emails.in.time?filter[flag]=all&filter[companyId]={company}",
+    "emails in time, an automation's": "/api/data/emails.in.time?filter[flag]=all&filter[campaignId]={automation}",
 }
 
 
@@ -23,9 +28,12 @@ def test_each_family_costs_a_few_calls(api, more):  # noqa: F811 - the fixture
     measured = {}
     for family, path in PATHS.items():
         with dynamodb_calls() as calls:
-            response = api.get(path.format(ann=more["ann"]["id"]))
+            response = api.get(
+                path.format(ann=more["ann"]["id"], company=more["company"]["id"], automation=more["automation"]["id"])
+            )
         assert response.status_code == 200, response.json
         measured[family] = sum(calls.values())
     print(measured)
     assert measured["empty table"] <= 1 and measured["contact table, one contact"] <= 3
+    assert measured["unknown table"] <= 1
     assert all(count <= 12 for count in measured.values()), measured

@@ -32,10 +32,10 @@ def test_created_contacts_in_time_by_day(api, frozen):
     chart = widget(api, "created.leads.in.time", f"?timeUnit=d&dateFrom={start}&dateTo={end} 23:59:59")
     assert chart["chartType"] == "line" and chart["chartHeight"] == 220
     dataset = chart["chartData"]["datasets"][0]
-    assert dataset["label"] == "Created contacts" and dataset["data"] == [1, 2]
+    assert dataset["label"] == "All contacts" and dataset["data"] == [1, 2]
     assert len(chart["chartData"]["labels"]) == 2 and dataset["borderColor"].startswith("rgba(")
     raw = widget(api, "created.leads.in.time", f"?timeUnit=Y&dateFrom={start}&dataFormat=raw")
-    assert raw == {"Created contacts": {start[:4]: 3}}
+    assert raw == {"All contacts": {start[:4]: 3}}
 
 
 def test_event_charts_count_the_feed(api):
@@ -51,7 +51,7 @@ def test_event_charts_count_the_feed(api):
 def test_range_outside_the_data_is_empty(api):
     api.post("/api/contacts/new", {"email": "a@x.com"})
     raw = widget(api, "created.leads.in.time", "?timeUnit=Y&dateFrom=2001-01-01&dateTo=2002-12-31&dataFormat=raw")
-    assert raw == {"Created contacts": {"2001": 0, "2002": 0}}
+    assert raw == {"All contacts": {"2001": 0, "2002": 0}}
 
 
 @pytest.mark.parametrize(

@@ -62,7 +62,6 @@ EMPTY = {
     "channel_url_trackables",
     "dynamic_content_lead_data",
     "dynamic_content_stats",
-    "focus_stats",
     "lead_categories",
     "lead_companies_change_log",
     "lead_frequencyrules",
@@ -124,6 +123,8 @@ def world(api, source_ip):
     utm = {"utm_campaign": "spring", "url": "https://site.example/x", "useragent": "Mozilla/5.0 (X11; Linux x86_64)"}
     assert api.post(f"/api/contacts/{ann['id']}/utm/add", utm).status_code == 200
     assert api.post(f"/api/contacts/{ann['id']}/dnc/sms/add", {"reason": 3}).status_code == 200
+    focus = api.post("/api/focus/new", {"name": "F", "type": "notice", "style": "bar"}).json["focus"]
+    browse(api, f"/focus/{focus['id']}/viewpixel.gif", cookie=ann["id"])
     browse(api, "/mtracking.gif?" + urlencode({"page_url": "https://site.example/p", "page_title": "P"}))
     hook = api.post("/api/hooks/new", {"name": "H", "webhookUrl": "https://hooks.example/x", "triggers": []})
     assert hook.status_code == 201, hook.json
@@ -141,6 +142,7 @@ def world(api, source_ip):
         "automation": automation,
         "company": company,
         "hook": hook.json["hook"],
+        "focus": focus,
     }
 
 
@@ -179,6 +181,7 @@ def _real(world):
         "email_stat_replies": ("date_replied", None),
         "email_stats": ("email_id", str(world["mail"]["id"])),
         "email_stats_devices": ("date_opened", None),
+        "focus_stats": ("focus_id", str(world["focus"]["id"])),
         "form_submissions": ("form_id", str(world["form"]["id"])),
         "ip_addresses": ("ip_address", "10.1.2.3"),
         "lead_devices": ("lead_id", ann),

@@ -88,6 +88,7 @@ def _points(e: Doc) -> Doc:
         "name": e.get("eventLabel"),
         "action_name": d.get("action") or d.get("operator"),
         "delta": d.get("newPoints", 0) - d.get("oldPoints", 0),
+        "group_id": (d.get("group") or {}).get("id"),  # a change of a point group's score
         "date_added": e["timestamp"],
     }
 
@@ -204,7 +205,7 @@ TABLES: dict[str, Table] = {
     "lead_points_change_log": (
         "point.gained",
         "date_added",
-        ("id", "lead_id", "type", "name", "action_name", "delta", "date_added"),
+        ("id", "lead_id", "type", "name", "action_name", "delta", "group_id", "date_added"),
         _each(_points),
     ),
     "campaign_lead_event_log": (

@@ -2,7 +2,7 @@
 unit across a range, a label per bucket in Mautic's style, and one dataset per series."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import Doc
@@ -37,11 +37,11 @@ def _step(moment: datetime, time_unit: str) -> datetime:
 
 
 def buckets(span: Range, time_unit: str) -> list[tuple[str, str]]:
-    """[(key, label)] of every bucket from the range's start to its end."""
+    """[(key, label)] of every bucket from the range's start to its end, in the range's zone."""
     key_format, label_format = UNITS[time_unit]
-    start, end = span.start, span.end
-    if start is None or end is None:
+    if span.start is None or span.end is None:
         raise ValueError("A chart's range has both ends.")
+    start, end = span.start.astimezone(span.zone), span.end.astimezone(span.zone)
     found: dict[str, str] = {}
     moment = start
     while moment <= end:
@@ -53,9 +53,14 @@ def buckets(span: Range, time_unit: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def key_of(stamp: str, time_unit: str) -> str:
-    """The bucket key of a database date (`Y-m-d H:i:s`)."""
-    return datetime.strptime(stamp, DB_FORMAT).replace(tzinfo=timezone.utc).strftime(UNITS[time_unit][0])
+def local(stamp: str, zone: tzinfo = timezone.utc) -> datetime:
+    """A database date (`Y-m-d H:i:s`, UTC) in `zone`."""
+    return datetime.strptime(stamp, DB_FORMAT).replace(tzinfo=timezone.utc).astimezone(zone)
+
+
+def key_of(stamp: str, time_unit: str, zone: tzinfo = timezone.utc) -> str:
+    """The bucket key of a database date (`Y-m-d H:i:s`), cut in `zone`."""
+    return local(stamp, zone).strftime(UNITS[time_unit][0])
 
 
 def _dataset(index: int, label: str, data: list[int]) -> Doc:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from chalicelib import config
 from chalicelib.domain.kernel import access, registry, timeline
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import Forbidden, NotFound, invalid
+from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.messaging.stats_tables import Condition, Row, db_value, too_much
@@ -134,6 +134,17 @@ def _trigger_events(e: Doc) -> list[Doc]:
     return [
         {"event_id": event_id, "lead_id": e["contactId"], "date_fired": e["timestamp"]}
         for event_id in e["details"].get("triggerEvents") or []
+    ]
+
+
+def _focus(e: Doc) -> list[Doc]:
+    """A `focus_stats` row: `view` or `click` (Mautic's `type_id` is the click's page hit, which a focus
+    click here is not: null, as Mautic's views have)."""
+    focus = e["details"].get("focus") or {}
+    kind = e["event"].rpartition("_")[2]
+    return [
+        {"id": e["id"], "focus_id": focus.get("id"), "type": kind, "date_added": e["timestamp"]}
+        | {"lead_id": e["contactId"]}
     ]
 
 
@@ -353,7 +364,11 @@ TABLES: dict[str, Table] = {
     "email_stats_devices": Table(
         ("id", "device_id", "stat_id", "ip_id", "date_opened"), _events(("email.read",), _open), ("id", "date_opened")
     ),
-    "focus_stats": Table(("id", "focus_id", "type", "type_id", "date_added", "lead_id")),
+    "focus_stats": Table(
+        ("id", "focus_id", "type", "type_id", "date_added", "lead_id"),
+        _events(("focus.on_view", "focus.on_click"), _focus),
+        ("id", "date_added"),
+    ),
     "form_submissions": Table(
         ("id", "form_id", "ip_id", "lead_id", "tracking_id", "date_submitted", "referer", "page_id"),
         _legacy("form_submissions"),
@@ -474,10 +489,11 @@ def _page(rows: Iterable[Row], conditions: Sequence[Condition], start: int, limi
 
 def rows(name: str, start: int, limit: int | None, order: JSON, where: JSON, ctx: Context) -> Doc:
     """`{"total", "stats": [...]}` of one table (paging, `order` and `where` as `stats_tables.rows`);
-    NotFound for a table outside the catalogue, Forbidden without the table's permission."""
+    for a table outside the catalogue the catalogue itself, as Mautic's StatsApiController answers
+    when no subscriber takes the table; Forbidden without the table's permission."""
     table = TABLES.get(name)
     if table is None:
-        raise NotFound(f"No stats table {name}; GET /api/stats lists them.")
+        return catalogue()
     _require(table, ctx)
     conditions = stats_tables.where_conditions(where, table.columns)
     descending = _descending(order, table)

@@ -3,7 +3,9 @@ as a range reaches, with a ceiling on the rows one request may read."""
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
+
+from dateutil import parser as date_parser
 
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.errors import DomainError, invalid
@@ -25,10 +27,12 @@ class TooMuch(DomainError):
 
 @dataclass(frozen=True)
 class Range:
-    """An inclusive UTC range; either end may be open (None)."""
+    """An inclusive UTC range; either end may be open (None). `zone`: where the range was asked from
+    (a widget's `timezone`), the zone its charts cut their buckets in."""
 
     start: datetime | None = None
     end: datetime | None = None
+    zone: tzinfo = timezone.utc
 
     def db(self) -> tuple[str | None, ...]:
         """(start, end) as database strings (`Y-m-d H:i:s`), None for an open end."""
@@ -39,26 +43,29 @@ class Range:
         return tuple(clock.iso(m) if m else None for m in (self.start, self.end))
 
 
-def moment(value: JSON, name: str) -> datetime | None:
-    """A date/time parameter as an aware UTC datetime, None when absent; a 400 naming it otherwise."""
+def moment(value: JSON, name: str, zone: tzinfo | None = None) -> datetime | None:
+    """A date/time parameter as an aware UTC datetime, None when absent; a value without an offset
+    is a time in `zone` (UTC by default). A 400 naming it otherwise."""
     if value in (None, ""):
         return None
     try:
+        if zone is not None and date_parser.parse(str(value).strip()).tzinfo is None:
+            return date_parser.parse(str(value).strip()).replace(tzinfo=zone).astimezone(timezone.utc)
         return clock.parse(str(value)).astimezone(timezone.utc)
     except (ValueError, OverflowError):
         raise invalid(name, "This value is not a valid date (Y-m-d H:i:s or ISO 8601).") from None
 
 
-def parse(query: Mapping[str, JSON], default_days: int | None = None) -> Range:
-    """The Range of `dateFrom`/`dateTo`; with `default_days`, a missing end is now and a missing
-    start that many days before the end."""
-    start, end = moment(query.get("dateFrom"), "dateFrom"), moment(query.get("dateTo"), "dateTo")
+def parse(query: Mapping[str, JSON], default_days: int | None = None, zone: tzinfo | None = None) -> Range:
+    """The Range of `dateFrom`/`dateTo` (read in `zone` when they carry no offset); with
+    `default_days`, a missing end is now and a missing start that many days before the end."""
+    start, end = moment(query.get("dateFrom"), "dateFrom", zone), moment(query.get("dateTo"), "dateTo", zone)
     if default_days is not None:
         end = end or clock.now()
         start = start or end - timedelta(days=default_days)
     if start and end and start > end:
         raise invalid("dateTo", "dateTo is before dateFrom.")
-    return Range(start, end)
+    return Range(start, end, zone or timezone.utc)
 
 
 def within(

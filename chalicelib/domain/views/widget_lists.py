@@ -13,13 +13,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from chalicelib.domain.kernel import access, clock, registry, service, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import invalid
+from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
-from chalicelib.domain.views import charts, time_range
+from chalicelib.domain.views import charts, time_range, widget_filters
 from chalicelib.domain.views.time_range import DB_FORMAT, Range
+from chalicelib.domain.views.widget_filters import Params
 
-Build = Callable[[Range, int, int, Context], Doc]  # (range, limit, height, ctx) -> the widget's template data
+Build = Callable[[Range, int, int, Context, Params], Doc]  # (range, limit, height, ctx, filters) -> template data
 COUNTRY_CODES: dict[str, str] = json.loads((Path(__file__).parent / "data" / "country_codes.json").read_text("utf-8"))
 DWELL_TIMES = ("< 1m", "1 - 5m", "5 - 10m", "> 10m")  # Mautic's labels; no hit records when it was left
 
@@ -86,27 +90,27 @@ def pie(values: Sequence[tuple[str, int]], height: int) -> Doc:
     return {"chartType": "pie", "chartHeight": height - 80, "chartData": {"labels": labels, "datasets": [dataset]}}
 
 
-def _downloads_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _downloads_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     downloads = guarded(_of(events_in(span), "asset.download"), ctx, "asset", ASSET)
     unique = len({(contact_of(e), ASSET(e)) for e in downloads})
     return pie([("Unique", unique), ("Repetitive", len(downloads) - unique)], height)
 
 
-def _read_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _read_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     found = guarded(_of(events_in(span), "email.sent", "email.read", "email.failed"), ctx, "email", EMAIL)
     counts = Counter(e["event"] for e in found)
     sent, read, failed = counts["email.sent"], counts["email.read"], counts["email.failed"]
     return pie([("Ignored", max(sent - read - failed, 0)), ("Read", read), ("Failed", failed)], height)
 
 
-def _returning_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _returning_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     hits = guarded(_of(events_in(span), "page.hit"), ctx, "page", PAGE)
     per_visitor = Counter(contact_of(e) for e in hits)
     returning = sum(1 for count in per_visitor.values() if count > 1)
     return pie([("Unique", len(per_visitor) - returning), ("Returning", returning)], height)
 
 
-def _dwell_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _dwell_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     hits = guarded(_of(events_in(span), "page.hit"), ctx, "page", PAGE)
     return pie([(label, len(hits) if i == 0 else 0) for i, label in enumerate(DWELL_TIMES)], height)
 
@@ -121,7 +125,7 @@ def _visible_docs(ctx: Context, kind: str) -> Iterator[Doc]:
     return access.visible_documents(ctx, registry.resource(kind), descending=True)
 
 
-def _identified_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _identified_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     contacts = list(_created_contacts(span, ctx))
     identified = sum(1 for doc in contacts if doc.get("dateIdentified"))
     return pie([("Identified", identified), ("Anonymous", len(contacts) - identified)], height)
@@ -130,7 +134,7 @@ def _identified_pie(span: Range, limit: int, height: int, ctx: Context) -> Doc:
 def _devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) -> Build:
     """A pie of the device types (`device` of their first device) of the contacts behind the events."""
 
-    def build(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+    def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
         found = guarded(_of(events_in(span), *types), ctx, kind, key)
         contacts = service.referenced_many({"contact": list({contact_of(e) for e in found})}, ctx)["contact"]
         counts: Counter[str] = Counter()
@@ -167,7 +171,7 @@ def _popular(event_type: str, kind: str, key: Callable[[Doc], JSON], count: str,
     """The documents of `kind` named by the most events of the range (Mautic's popular assets and
     pages, most sent and most read emails)."""
 
-    def build(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+    def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
         found = guarded(_of(events_in(span), event_type), ctx, kind, key)
         top = _top(Counter(key(e) for e in found if key(e) is not None), limit)
         docs = _docs(ctx, kind, (i for i, _ in top))
@@ -184,7 +188,7 @@ def _popular(event_type: str, kind: str, key: Callable[[Doc], JSON], count: str,
 def _created(kind: str, title: str) -> Build:
     """The documents of `kind` created in the range, newest first (Mautic's created assets, forms...)."""
 
-    def build(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+    def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
         rows = ({"at": db_value(d.get("dateAdded")), "doc": d} for d in _visible_docs(ctx, kind))
         raw = []
         for row in time_range.within(rows, "at", span, True, "This widget"):
@@ -207,7 +211,7 @@ def _contact_name(doc: Doc) -> str:
     return name or values.get("email") or "anonymous"
 
 
-def _created_leads(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _created_leads(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     raw = []
     for doc in _created_contacts(span, ctx):
         values = doc.get("values") or {}
@@ -221,7 +225,7 @@ def _created_leads(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     return table(["mautic.dashboard.label.title"], raw, lambda r: [_link(r["name"], f"/s/contacts/view/{r['id']}")])
 
 
-def _referrers(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _referrers(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     found = guarded(_of(events_in(span), "form.submitted"), ctx, "form", FORM)
     top = _top(Counter(_detail("submission", "referer")(e) for e in found), limit)
     raw = [{"submissions": n, "referer": referer} for referer, n in top]
@@ -235,7 +239,7 @@ def _referrers(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     )
 
 
-def _submitters(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _submitters(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     found = guarded(_of(events_in(span), "form.submitted"), ctx, "form", FORM)
     found = guarded(found, ctx, "contact", contact_of)
     top = _top(Counter(contact_of(e) for e in found), limit)
@@ -257,11 +261,23 @@ def _submitters(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     )
 
 
-def _top_lists(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _top_segment_counts(span: Range, limit: int, ctx: Context) -> tuple[list[tuple[JSON, int]], dict[JSON, Doc]]:
+    """([(segment id, contacts added)], {id: segment}) of the segments the caller may view that gained
+    the most contacts in the range (Mautic's `getTopLists`)."""
     added = [e for e in _of(events_in(span), "segment_membership") if _detail("action")(e) == "added"]
     found = guarded(added, ctx, "segment", _detail("segmentId"))
     top = _top(Counter(_detail("segmentId")(e) for e in found), limit)
-    segments = _docs(ctx, "segment", (i for i, _ in top))
+    return top, _docs(ctx, "segment", (i for i, _ in top))
+
+
+def top_segments(span: Range, limit: int, ctx: Context) -> list[tuple[int, str]]:
+    """[(id, name)] of the `limit` segments that gained the most contacts in the range."""
+    top, segments = _top_segment_counts(span, limit, ctx)
+    return [(int(str(i)), str((segments.get(i) or {}).get("name"))) for i, _ in top]
+
+
+def _top_lists(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    top, segments = _top_segment_counts(span, limit, ctx)
     raw = [
         {
             "leads": n,
@@ -281,7 +297,7 @@ def _top_lists(span: Range, limit: int, height: int, ctx: Context) -> Doc:
 def _top_people(by: str, head: str) -> Build:
     """Contacts created in the range counted by their owner (`owner`) or creator (`createdBy`)."""
 
-    def build(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+    def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
         access.require_any(ctx, ("lead:leads:viewother",))  # Mautic: others' contacts are counted
         contacts = list(_created_contacts(span, ctx))
         top = _top(Counter(doc.get(by) for doc in contacts if doc.get(by) is not None), limit)
@@ -319,10 +335,11 @@ SENT_HEAD = (
 )
 
 
-def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context) -> Doc:
-    """Mautic's `sent.email.to.contacts`: the latest sends of the range, a row each."""
+def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `sent.email.to.contacts`: the latest sends of the range, a row each, of the contacts
+    `filter[companyId|campaignId|segmentId]` keep."""
     found = guarded(guarded(_of(events_in(span), "email.sent"), ctx, "email", EMAIL), ctx, "contact", contact_of)
-    found = found[:limit]
+    found = widget_filters.matching(found, params, ctx)[:limit]
     emails = _docs(ctx, "email", {EMAIL(e) for e in found})
     contacts = _docs(ctx, "contact", {contact_of(e) for e in found})
     rows = []
@@ -343,10 +360,11 @@ def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context) -> Doc
     return {"headItems": [f"mautic.dashboard.label.{h}" for h in SENT_HEAD], "bodyItems": rows}
 
 
-def _redirects(span: Range, limit: int, height: int, ctx: Context) -> Doc:
-    """Mautic's `most.hit.email.redirects`: the links of emails clicked most in the range."""
+def _redirects(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `most.hit.email.redirects`: the links of emails clicked most in the range, by the
+    contacts `filter[companyId|campaignId|segmentId]` keep."""
     clicks = [e for e in _of(events_in(span), "page.hit") if _detail("source")(e) == "email"]
-    clicks = guarded(clicks, ctx, "email", EMAIL)
+    clicks = widget_filters.matching(guarded(clicks, ctx, "email", EMAIL), params, ctx)
     link = _detail("url")
     hits = Counter((link(e), EMAIL(e)) for e in clicks)
     unique = Counter((url, email_id) for _, url, email_id in {(contact_of(e), link(e), EMAIL(e)) for e in clicks})
@@ -360,7 +378,7 @@ def _redirects(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     return {"headItems": [f"mautic.dashboard.label.{h}" for h in head], "bodyItems": rows}
 
 
-def _upcoming(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _upcoming(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Emails automations will send later: `campaign.event.scheduled` events of `email.send` steps
     scheduled within the range and due after now."""
     now = clock.now().strftime(DB_FORMAT)
@@ -379,7 +397,7 @@ def _upcoming(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     return {"upcomingEmails": rows}
 
 
-def _map(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _map(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `map.of.leads`: contacts created in the range by country (its 2-letter code)."""
     counts: Counter[str] = Counter()
     for doc in _created_contacts(span, ctx):
@@ -390,10 +408,11 @@ def _map(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     return {"height": height, "data": dict(sorted(counts.items()))}
 
 
-def _best_hours(span: Range, limit: int, height: int, ctx: Context) -> Doc:
-    """Mautic's `emails.best.hours`: the share of the range's reads made in each hour of the day."""
-    reads = guarded(_of(events_in(span), "email.read"), ctx, "email", EMAIL)
-    per_hour = Counter(int((db_value(e["timestamp"]) or "0000-00-00 00")[11:13]) for e in reads)
+def _best_hours(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `emails.best.hours`: the share of the range's reads made in each hour of the day (in
+    the range's zone), of the contacts `filter[companyId|campaignId|segmentId]` keep."""
+    reads = widget_filters.matching(guarded(_of(events_in(span), "email.read"), ctx, "email", EMAIL), params, ctx)
+    per_hour = Counter(charts.local(db_value(e["timestamp"]) or "", span.zone).hour for e in reads)
     total = sum(per_hour.values())
     data = [round(per_hour[h] / total * 100, 2) if total else 0 for h in range(24)]
     r, g, b = charts.COLORS[0]
@@ -403,23 +422,56 @@ def _best_hours(span: Range, limit: int, height: int, ctx: Context) -> Doc:
     return {"chartType": "bar", "chartHeight": height - 80, "chartData": chart}
 
 
-def _lifetime(span: Range, limit: int, height: int, ctx: Context) -> Doc:
-    """Mautic's `lead.lifetime` with one column, all contacts: their count in the range."""
-    count = sum(1 for _ in _created_contacts(span, ctx))
+LIFETIME_SEGMENTS = 4  # Mautic's columns without `filter[flag]`
+
+
+def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Context) -> list[tuple[str, str, int]]:
+    """[(name, link, contacts)] of the published segments the caller may view holding the most of
+    `contacts` (LIFETIME_SEGMENTS of them), or of the `wanted` ones (0: all contacts, last)."""
+    counts: Counter[int] = Counter(
+        int(key) for doc in contacts for key in doc.get("segments") or {} if widget_filters.in_segment(doc, key)
+    )
+    if not access.allowed(ctx, registry.resource("segment"), Action.VIEW):
+        return [("All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
+    ids = [i for i in (wanted if wanted is not None else counts) if i]
+    seen = visible_ids(ctx, "segment", ids)
+    segments = {i: d for i, d in _docs(ctx, "segment", seen).items() if is_published(d, ctx.now)}
+    top = sorted(segments, key=lambda i: (-counts[i], i))[: len(ids) if wanted is not None else LIFETIME_SEGMENTS]
+    columns = [
+        (str(segments[i].get("name")), f"/s/contacts?search=segment:{segments[i].get('alias')}", counts[i]) for i in top
+    ]
+    if wanted is not None and 0 in wanted:
+        columns.append(("All Contacts", "/s/contacts", len(contacts)))
+    return columns
+
+
+def _lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `lead.lifetime`: a column per segment (the 4 holding the most contacts created in the
+    range, or the ids of `filter[flag]`, 0 for all contacts) with its contacts created in the range;
+    one column of all contacts when no segment has any."""
+    wanted = None if params.flag in (None, "") else [_segment_id(i) for i in widget_filters.listed(params.flag)]
+    contacts = list(_created_contacts(span, ctx))
+    columns = _segment_columns(contacts, wanted, ctx) or [("All contacts", "/s/contacts", len(contacts))]
     return {
-        "columnName": ["All Contacts"],
-        "value": [count],
-        "width": 100,
-        "link": ["/s/contacts"],
+        "columnName": [name for name, _, _ in columns],
+        "value": [count for _, _, count in columns],
+        "width": 100 / len(columns),
+        "link": [link for _, link, _ in columns],
         "chartType": "pie",
         "chartHeight": height - 180,
-        "chartItems": [pie([("All Contacts", count)], height)["chartData"]],
+        "chartItems": [pie([(name, count)], height)["chartData"] for name, _, count in columns],
         "stages": [],
         "devices": [],
     }
 
 
-def _build_times(span: Range, limit: int, height: int, ctx: Context) -> Doc:
+def _segment_id(value: str) -> int:
+    if not value.isdigit():
+        raise invalid("filter[flag]", "The lifecycle's flag lists segment ids (0: all contacts).")
+    return int(value)
+
+
+def _build_times(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `segments.build.time`: the segments; their last build time is not kept (null)."""
     raw = []
     for doc in _visible_docs(ctx, "segment"):

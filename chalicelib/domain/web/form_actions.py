@@ -24,7 +24,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages
-from chalicelib.domain.points import points_engine
+from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.domain.web.hits import Visit
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -52,7 +52,7 @@ def run(form: Doc, doc: Doc, visit: Visit, ctx: Context) -> list[Doc]:
         props = action.get("properties") or {}
         kind_ = action.get("type")
         if kind_ == "lead.pointschange":
-            event = _points_action(doc, action, props)
+            event = _points_action(doc, action, props, ctx)
             events += [event] if event else []
         elif kind_ == "lead.changetags":
             contacts.change_tags(
@@ -103,7 +103,10 @@ def failure_event(form: Doc, action: Doc, reason: str | None, **details: JSON) -
     )
 
 
-def _points_action(doc: Doc, action: Doc, props: Doc) -> Doc | None:
+def _points_action(doc: Doc, action: Doc, props: Doc, ctx: Context) -> Doc | None:
+    """`lead.pointschange`: the contact's points, or with `group` its score in that point group (Mautic
+    5's `FormSubscriber::onFormSubmitActionChangePoints`; a group deleted since the form was saved
+    scores the points, as Mautic's falls back when the group is not found)."""
     operator = OPERATOR_NAMES.get(props.get("operator"), props.get("operator") or "plus")
     try:
         delta = a.as_int(props.get("points") or 0)
@@ -111,13 +114,11 @@ def _points_action(doc: Doc, action: Doc, props: Doc) -> Doc | None:
         delta = 0
     if operator not in contact_actions.OPERATORS:
         return None
-    return contact_actions.adjust_points(
-        doc,
-        operator,
-        delta,
-        action.get("name") or "Form submitted",
-        {"action": action.get("name"), "type": "form.submit"},
-    )
+    label, details = action.get("name") or "Form submitted", {"action": action.get("name"), "type": "form.submit"}
+    group = group_scores.groups(ctx).get(a.id_or_none(props.get("group")) or 0)
+    if group is not None:
+        return group_scores.adjust(doc, group, operator, delta, label, details, ctx)
+    return contact_actions.adjust_points(doc, operator, delta, label, details)
 
 
 def _utm_action(doc: Doc, visit: Visit, ctx: Context) -> list[Doc]:

@@ -1,15 +1,17 @@
 """The properties form submit actions need, checked when a form is saved (a 400 naming
 `actions[<n>][properties][<name>]`): a URL to repost to, an existing asset or email, users to
-notify, recipients with valid addresses, a non-zero whole score, an existing stage. Also the readers of those
-properties that the actions share (addresses, yes/no flags, the chosen email)."""
+notify, recipients with valid addresses, a non-zero whole score, an existing stage or point group.
+Also the readers of those properties that the actions share (addresses, yes/no flags, the chosen
+email)."""
 
 import re
 from collections.abc import Callable, Iterable
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import contact_actions
+from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.addresses import normalized
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -136,7 +138,21 @@ def _check_stage(props: Doc, ctx: Context) -> dict[str, str]:
     return {}
 
 
+def _check_points(props: Doc, ctx: Context) -> dict[str, str]:
+    """`lead.pointschange` with `group`: an existing point group the caller may view (403 otherwise:
+    the form then moves its scores)."""
+    if props.get("group") in (None, ""):
+        return {}
+    wanted = a.id_or_none(props.get("group"))
+    group = service.referenced("pointgroup", [wanted], ctx).get(wanted) if wanted is not None else None
+    if group is None:
+        return {"group": "Choose an existing point group (its id), or none for the contact's points."}
+    access.require(ctx, registry.resource("pointgroup"), Action.VIEW, group)
+    return {}
+
+
 CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
+    "lead.pointschange": _check_points,
     "form.repost": _check_repost,
     "asset.download": _check_asset,
     "email.send.lead": _check_email_to_contact,
