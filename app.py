@@ -9,7 +9,7 @@ from chalice import Rate
 from chalice.app import CloudWatchEvent, SQSEvent
 
 from chalicelib import workers
-from chalicelib.api import authorizer
+from chalicelib.api import authorizer, downloads
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.api.path_routing import RoutedApp
 from chalicelib.store.schema import queue_name
@@ -18,6 +18,7 @@ BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (Rep
 
 app = RoutedApp(app_name="mautic")
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
+app.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # downloads of form uploads answered as their type
 for _blueprint in API_BLUEPRINTS:
     app.register_blueprint(_blueprint, url_prefix="/api")
 for _blueprint in PUBLIC_BLUEPRINTS:

@@ -1,6 +1,6 @@
 """Segments, automations and forms (with their submissions): who is targeted and how they enter."""
 
-from chalicelib.api import standard
+from chalicelib.api import downloads, standard
 from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
@@ -42,6 +42,14 @@ def contact_submissions(request: ApiRequest, ctx: Context, id: str, contact_id: 
 def one_submission(request: ApiRequest, ctx: Context, id: str, submission_id: str) -> Answer:
     """One submission of the form."""
     return {"submission": submissions.one(id, submission_id, ctx)}
+
+
+@routes.route("/forms/{id}/submissions/{submission_id}/files/{field}", "GET", access=(Need("form", Action.VIEW, "id"),))
+def submission_file(request: ApiRequest, ctx: Context, id: str, submission_id: str, field: str) -> Answer:
+    """The file a submission holds for a `file` field, as an attachment (the submission's contact must be
+    one the caller may view: domain/web/submissions.py `uploaded_file`)."""
+    data, mime, name = submissions.uploaded_file(id, submission_id, field, ctx)
+    return downloads.attachment(data, mime, name)
 
 
 blueprint = routes.blueprint()

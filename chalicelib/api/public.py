@@ -14,7 +14,7 @@ from chalicelib.domain.kernel import files, ip_privacy
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamic_content, sns_callback
-from chalicelib.domain.web import assets, form_actions, form_html, pages, submissions, visitors
+from chalicelib.domain.web import assets, form_actions, form_html, form_uploads, pages, submissions, visitors
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
@@ -117,7 +117,8 @@ def submit_form(request: ApiRequest, ctx: Context) -> Answer:
     if data.get(form_html.HONEYPOT):  # a bot filled the trap: it is thanked, nothing is stored
         return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
-    form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
+    uploads = form_uploads.uploads_of(request.files)  # the body's file parts, read with it above
+    form, submission, contact = submissions.submit(form_id, data, visitor, ctx, uploads)
     headers = visitor_cookies(visitor.contact_id, ctx, visitor.private)
     download = form_actions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""

@@ -174,6 +174,7 @@ def _fillers(api):
         "channel": "email",
         "utm_id": "1",
         "submission_id": "1",
+        "field": "cv",
         "groupId": str(group["id"]),
         "id": str(stage["id"]),
     }

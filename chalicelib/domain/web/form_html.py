@@ -3,6 +3,7 @@
 from html import escape
 
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.web import form_uploads
 
 INPUT_TYPES = {
     "text": "text",
@@ -18,7 +19,7 @@ INPUT_TYPES = {
     "companyLookup": "text",
 }
 CHOICE_TYPES = ("select", "radiogrp", "checkboxgrp")
-NOT_RENDERED = ("captcha", "file", "pagebreak", "plugin.loginSocial")
+NOT_RENDERED = ("captcha", "pagebreak", "plugin.loginSocial")
 
 
 def options(field: Doc) -> list[tuple[str, str]]:
@@ -79,6 +80,8 @@ def _control(field: Doc, form_alias: str) -> str:
         )
     if kind == "button":
         return f'<button type="submit"{_attr("name", name)} value="1">{escape(field.get("label") or "Submit")}</button>'
+    if kind == "file":
+        return _file_input(field, element_id, name, required)
     if kind in ("freetext", "freehtml"):
         props = field.get("properties") or {}
         text = props.get("text") or field.get("label") or ""
@@ -87,6 +90,12 @@ def _control(field: Doc, form_alias: str) -> str:
         f'<input type="{INPUT_TYPES.get(kind, "text")}"{_attr("id", element_id)}{_attr("name", name)}'
         f"{_attr('value', default)}{required}>"
     )
+
+
+def _file_input(field: Doc, element_id: str, name: str, required: str) -> str:
+    """A file chooser offering the field's allowed extensions (the server checks them again)."""
+    accept = ",".join(f".{extension}" for extension in form_uploads.extensions(field))
+    return f'<input type="file"{_attr("id", element_id)}{_attr("name", name)}{_attr("accept", accept)}{required}>'
 
 
 HONEYPOT = "hp_website"  # a field people never see nor fill: a submission filling it is a bot's
@@ -117,7 +126,8 @@ def render(form: Doc, base_url: str) -> str:
     action = f"{base_url}/form/submit?formId={form['id']}"
     return (
         f'<form autocomplete="false" role="form" method="post"{_attr("action", action)}'
-        f"{_attr('id', 'mauticform_' + alias)}{_attr('data-mautic-form', alias)}>"
+        f"{_attr('id', 'mauticform_' + alias)}{_attr('data-mautic-form', alias)}"
+        ' enctype="multipart/form-data">'
         f'<input type="hidden" name="mauticform[formId]"{_attr("value", form["id"])}>'
         f'<input type="hidden" name="mauticform[formName]"{_attr("value", alias)}>'
         f'<input type="hidden" name="mauticform[return]" value="">' + "".join(rows) + TRAP + "</form>"

@@ -1,12 +1,13 @@
 """Forms: field aliases unique within the form, generated from labels; known action types and the
-properties they need (domain/web/form_checks.py); the `cachedHtml` rendered for the caller's base URL."""
+properties they need (domain/web/form_checks.py), `file` fields' limits (domain/web/form_uploads.py); the
+`cachedHtml` rendered for the caller's base URL."""
 
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.web import form_checks, form_html
+from chalicelib.domain.web import form_checks, form_html, form_uploads
 
 ACTION_TYPES = (
     "asset.download",
@@ -47,7 +48,17 @@ class FormHooks(AliasHooks):
                     f"Unknown form action type '{action['type']}'; one of: {', '.join(ACTION_TYPES)}."
                 ]
         form_checks.check(doc.get("actions"), write.errors, write.ctx)
+        _check_file_fields(doc.get("fields") or [], write.errors)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         """`cachedHtml`: the form's HTML for the caller's base URL."""
         out["cachedHtml"] = form_html.render(doc, ctx.base_url)
+
+
+def _check_file_fields(fields: list[Doc], errors: dict[str, list[str]]) -> None:
+    """A `file` field's properties as Mautic checks them on save (docs/public-endpoints.md, "File uploads"):
+    no blacklisted extension, no size above what a request can carry."""
+    for index, field in enumerate(fields):
+        if field.get("type") == "file":
+            for name, message in form_uploads.field_errors(field).items():
+                errors[f"fields[{index}][properties][{name}]"] = [message]

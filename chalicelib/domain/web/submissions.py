@@ -14,18 +14,18 @@ from chalicelib.domain.kernel import access, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import NotFound, ValidationError
+from chalicelib.domain.kernel.errors import Forbidden, NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_actions, limits
+from chalicelib.domain.web import form_actions, form_uploads, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
 from chalicelib.domain.web.hits import Build, Visit
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 
-NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "file", "plugin.loginSocial")
+NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
 LEAD_KEYS = (
     "title",
@@ -100,26 +100,20 @@ def _captcha_error(field: Doc, value: str) -> str | None:
     return None
 
 
-def validate(form: Doc, data: Doc) -> tuple[dict[str, str], Doc]:
-    """(results by field alias, contact payload) of a submission; ValidationError naming each bad field."""
+def validate(
+    form: Doc, data: Doc, uploads: Mapping[str, form_uploads.Upload] | None = None
+) -> tuple[dict[str, str], Doc, list[form_uploads.Pending]]:
+    """(results by field alias, contact payload, the checked uploads to store) of a submission;
+    ValidationError naming each bad field. A `file` field's value is its stored file name (Mautic's)."""
     results: dict[str, str] = {}
     payload: Doc = {}
+    pending: list[form_uploads.Pending] = []
     errors: dict[str, list[str]] = {}
     for field in form.get("fields") or []:
         if field["type"] in NOT_INPUT:
             continue
         alias = field["alias"]
-        value = _value(field, data.get(alias))
-        if field["type"] == "captcha":
-            message = _captcha_error(field, value)
-        elif value == "":
-            message = (
-                (field.get("validationMessage") or f"'{field.get('label')}' is required.")
-                if field.get("isRequired")
-                else None
-            )
-        else:
-            message = _type_error(field, value)
+        value, message = _checked(field, data, uploads or {}, pending)
         if message:
             errors[alias] = [message]
             continue
@@ -130,7 +124,27 @@ def validate(form: Doc, data: Doc) -> tuple[dict[str, str], Doc]:
             payload[target] = value.split("|") if field["type"] == "checkboxgrp" else value
     if errors:
         raise ValidationError(errors)
-    return results, payload
+    return results, payload, pending
+
+
+def _checked(
+    field: Doc, data: Doc, uploads: Mapping[str, form_uploads.Upload], pending: list[form_uploads.Pending]
+) -> tuple[str, str | None]:
+    """(value, error message or None) of one input field; a checked upload is added to `pending`."""
+    if field["type"] == "file":
+        upload, message = form_uploads.check(field, uploads.get(field["alias"]))
+        if message:
+            return "", message
+        pending += [upload] if upload else []
+        value = upload.name if upload else ""
+    else:
+        value = _value(field, data.get(field["alias"]))
+    if field["type"] == "captcha":
+        return value, _captcha_error(field, value)
+    if value == "":
+        required = field.get("validationMessage") or f"'{field.get('label')}' is required."
+        return value, required if field.get("isRequired") else None
+    return value, _type_error(field, value)
 
 
 def _mapping(field: Doc) -> str | None:
@@ -190,12 +204,19 @@ def _form_errors(contact_errors: Mapping[str, list[str]], form: Doc) -> dict[str
     return {by_target.get(name, name): messages for name, messages in contact_errors.items()}
 
 
-def submit(form_id: EntityId, data: Doc, visit: Visit, ctx: Context) -> tuple[Doc, Doc, Doc]:
+def submit(
+    form_id: EntityId,
+    data: Doc,
+    visit: Visit,
+    ctx: Context,
+    uploads: Mapping[str, form_uploads.Upload] | None = None,
+) -> tuple[Doc, Doc, Doc]:
     """Validate and store a submission with its contact (the form's actions and points applied), in
-    one transaction. Returns (form, submission, contact)."""
+    one transaction; its uploads are put in the bucket first and removed again when the submission
+    is not stored. Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
     limits.submission(visit)
-    results, payload = validate(form, data)
+    results, payload, pending = validate(form, data, uploads)
     submission = {
         "id": store.allocate_ids("submission")[0],
         "formId": form["id"],
@@ -207,6 +228,9 @@ def submit(form_id: EntityId, data: Doc, visit: Visit, ctx: Context) -> tuple[Do
         "dateSubmitted": ctx.now,
         "results": results,
     }
+    if pending:
+        submission["files"] = form_uploads.store(form["id"], submission["id"], pending)
+        payload.update(_file_links(form, submission, ctx))
 
     def build(doc: Doc) -> list[Doc]:
         submission["contactId"] = doc["id"]
@@ -228,9 +252,22 @@ def submit(form_id: EntityId, data: Doc, visit: Visit, ctx: Context) -> tuple[Do
         return events
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
-    contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+    try:
+        contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+    except Exception:
+        form_uploads.remove((submission.get("files") or {}).values())  # a refused submission keeps no file
+        raise
     form_actions.queue(items)
     return form, submission, contact
+
+
+def _file_links(form: Doc, submission: Doc, ctx: Context) -> Doc:
+    """The contact fields that `file` fields fill: the download's URL, as Mautic's FieldValueTransformer."""
+    return {
+        target: form_uploads.link(ctx.base_url, form["id"], submission["id"], field["alias"])
+        for field in form.get("fields") or []
+        if field["type"] == "file" and field["alias"] in submission["files"] and (target := _mapping(field))
+    }
 
 
 ORDER_COLUMNS = {
@@ -271,13 +308,31 @@ def listing(form_id: EntityId, query: ListQuery, ctx: Context, contact_id: int |
 def one(form_id: EntityId, submission_id: JSON, ctx: Context) -> Doc:
     """One submission of a form as compat 15.5 shows it, or NotFound."""
     form = service.load(FORM, form_id)
+    return present(form, [_submission(form, submission_id)], ctx)[0]
+
+
+def uploaded_file(form_id: EntityId, submission_id: JSON, alias: str, ctx: Context) -> tuple[bytes, str, str]:
+    """(bytes, content type, stored name) of the file a submission holds for a field. Decided on the
+    documents: the caller views the form (the route's need) and the submission's contact (403 otherwise;
+    a contact gone needs the view of others' contacts); an unknown submission, field or file is a 404."""
+    found = _submission(service.load(FORM, form_id, ctx), submission_id)
+    contact = store.get(CONTACT.kind, int(found["contactId"])) if found.get("contactId") else None
+    if contact is not None:
+        access.require(ctx, CONTACT, Action.VIEW, contact)
+    elif not access.may(ctx, CONTACT.permission, Action.VIEW, None):
+        raise Forbidden()
+    return form_uploads.read(found, alias)
+
+
+def _submission(form: Doc, submission_id: JSON) -> Doc:
+    """A stored submission of the form, or NotFound."""
     try:
         found = store.get(kind(form["id"]), int(submission_id))
     except (TypeError, ValueError):
         found = None
     if found is None:
         raise NotFound()
-    return present(form, [found], ctx)[0]
+    return found
 
 
 def present(form: Doc, rows: Sequence[Doc], ctx: Context) -> list[Doc]:

@@ -1,0 +1,201 @@
+"""Issues 32 and 34, form file uploads end to end: a `file` field rendered in a multipart form, the public
+submission taking `mauticform[<alias>]` file parts (Mautic's extension and size checks and messages,
+nothing stored on refusal), the file kept in the bucket under its form and submission, the result holding
+the stored name as Mautic's; the download through the API for a caller who may view the form and the
+submission's contact, binary whatever the Accept header."""
+
+import boto3
+import pytest
+
+from chalicelib import config
+from tests.api.test_permissions import FORBIDDEN, _as
+
+BOUNDARY = "----formuploadboundary"
+PDF = b"%PDF-1.4 a small document \x00\xff"
+ACCEPTS = ({}, {"Accept": "application/json"}, {"Accept": "text/html"})
+FIELDS = [
+    {"label": "Email", "alias": "email", "type": "email", "mappedObject": "contact", "mappedField": "email"},
+    {
+        "label": "CV",
+        "alias": "cv",
+        "type": "file",
+        "properties": {"allowed_file_extensions": ["pdf", "txt"], "allowed_file_size": "1"},
+    },
+]
+
+
+def make_form(api, fields=None):
+    response = api.post("/api/forms/new", {"name": "Jobs", "fields": fields or FIELDS})
+    assert response.status_code == 201, response.json
+    return response.json["form"]
+
+
+def multipart(form_id, values, files):
+    """A browser's multipart post of `values` and `files` ({alias: (filename, bytes)})."""
+    chunks = []
+    for alias, value in dict(values, formId=str(form_id)).items():
+        chunks.append(
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="mauticform[{alias}]"\r\n\r\n{value}\r\n'.encode()
+        )
+    for alias, (filename, data) in files.items():
+        head = (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="mauticform[{alias}]"; filename="{filename}"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        )
+        chunks.append(head.encode() + data + b"\r\n")
+    return b"".join(chunks) + f"--{BOUNDARY}--\r\n".encode()
+
+
+def submit(api, form_id, values, files, query="&ajax=true"):
+    headers = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+    body = multipart(form_id, values, files)
+    return api.call("POST", f"/form/submit?formId={form_id}{query}", headers=headers, raw=body, auth=False)
+
+
+def download(client, path, headers=None):
+    """An authenticated GET, the body left as bytes."""
+    return client.http.request("GET", path, headers=dict(client.auth, **(headers or {})), body=b"")
+
+
+def bucket_keys(prefix="form/"):
+    bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
+    return sorted(o.key for o in bucket.objects.filter(Prefix=prefix))
+
+
+def bucket_bytes(key):
+    s3 = boto3.client("s3", region_name=config.AWS_REGION)
+    return s3.get_object(Bucket=config.FILES_BUCKET, Key=key)["Body"].read()
+
+
+def test_a_file_field_is_rendered_in_a_multipart_form(api):
+    html = make_form(api)["cachedHtml"]
+    assert 'enctype="multipart/form-data"' in html
+    assert '<input type="file" id="mauticform_input_jobs_cv" name="mauticform[cv]" accept=".pdf,.txt">' in html
+
+
+def test_a_file_upload_is_stored_under_its_form_and_submission_and_its_name_is_the_result(api):
+    form = make_form(api)
+    response = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("My CV (final).PDF", PDF)})
+    assert response.status_code == 200, response.body
+    submission_id = response.json["submissionId"]
+    assert response.json["results"] == {"email": "ann@example.com", "cv": "my_cv_final.PDF"}
+    field_id = next(f["id"] for f in form["fields"] if f["alias"] == "cv")
+    key = f"form/{form['id']}/{submission_id}/{field_id}/my_cv_final.PDF"
+    assert bucket_keys() == [key] and bucket_bytes(key) == PDF
+    shown = api.get(f"/api/forms/{form['id']}/submissions/{submission_id}").json["submission"]
+    assert shown["results"] == {"email": "ann@example.com", "cv": "my_cv_final.PDF"}  # Mautic's: the stored name
+    assert "files" not in shown
+    listed = api.get(f"/api/forms/{form['id']}/submissions").json["submissions"]
+    assert listed[0]["results"]["cv"] == "my_cv_final.PDF"
+
+
+def test_a_refused_extension_or_size_answers_mautics_messages_and_stores_nothing(api, monkeypatch):
+    form = make_form(api)
+    wrong = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("run.exe", b"MZ")})
+    assert wrong.status_code == 400
+    assert wrong.json["errors"][0]["details"] == {
+        "cv": ["Upload failed as the file extension, exe, is not in the list of allowed extensions (pdf, txt)."]
+    }
+    big = b"x" * (3 * 1_048_576 // 2)
+    too_big = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("big.pdf", big)})
+    assert too_big.json["errors"][0]["details"] == {
+        "cv": ["Upload failed as the file is 1.5 MB which exceeds the maximum allowed file size of 1 MB."]
+    }
+    both = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("big.zip", big)})
+    assert both.json["errors"][0]["details"]["cv"][0].count("<br />") == 1
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
+    assert api.get("/api/contacts").json["total"] == 0 and bucket_keys() == []
+    monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 1000)  # the request's bound beats the field's
+    capped = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", b"x" * 2000)})
+    assert "maximum allowed file size of 0 MB" in capped.json["errors"][0]["details"]["cv"][0]
+
+
+def test_a_required_file_field_without_a_file_is_refused(api):
+    fields = [dict(FIELDS[0]), dict(FIELDS[1], isRequired=True)]
+    form = make_form(api, fields)
+    response = submit(api, form["id"], {"email": "ann@example.com"}, {})
+    assert response.status_code == 400 and response.json["errors"][0]["details"] == {"cv": ["'CV' is required."]}
+    optional = make_form(api)
+    answer = submit(api, optional["id"], {"email": "bob@example.com"}, {}).json
+    assert answer["results"] == {"email": "bob@example.com", "cv": ""} and bucket_keys() == []
+
+
+def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch):
+    from chalicelib.store import entities
+
+    form = make_form(api)
+
+    def failing(*args, **kwargs):
+        raise entities.Stale("contact")
+
+    monkeypatch.setattr(entities, "create", failing)
+    response = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)})
+    assert response.status_code == 409
+    monkeypatch.undo()
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0 and bucket_keys() == []
+
+
+def test_a_file_fields_limits_are_checked_when_the_form_is_saved(api):
+    limits = {"allowed_file_extensions": "pdf, php", "allowed_file_size": 9}
+    bad = [{"label": "CV", "type": "file", "properties": limits}]
+    response = api.post("/api/forms/new", {"name": "Bad", "fields": bad})
+    assert response.status_code == 400
+    details = response.json["errors"][0]["details"]
+    assert details["fields[0][properties][allowed_file_extensions]"] == [
+        'File extension contains an illegal extension: "php".'
+    ]
+    assert details["fields[0][properties][allowed_file_size]"] == ["This value should be less than or equal to 4."]
+    assert api.get("/api/forms").json["total"] == 0
+
+
+def test_a_file_field_mapped_to_a_contact_field_fills_it_with_the_download_link(api):
+    fields = [dict(FIELDS[0]), dict(FIELDS[1], mappedObject="contact", mappedField="website")]
+    form = make_form(api, fields)
+    response = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)})
+    submission_id = response.json["submissionId"]
+    contact = api.get("/api/contacts?search=email:ann@example.com").json["contacts"]
+    (found,) = contact.values()
+    assert found["fields"]["all"]["website"].endswith(f"/api/forms/{form['id']}/submissions/{submission_id}/files/cv")
+
+
+def _uploaded(api, email="ann@example.com", data=PDF, filename="cv.pdf"):
+    form = make_form(api)
+    response = submit(api, form["id"], {"email": email}, {"cv": (filename, data)})
+    assert response.status_code == 200, response.body
+    return form, response.json["submissionId"]
+
+
+@pytest.mark.parametrize("accept", ACCEPTS)
+def test_binary_answers_whatever_the_accept_header_form_upload_download(api, accept):
+    form, submission_id = _uploaded(api)
+    path = f"/api/forms/{form['id']}/submissions/{submission_id}/files/cv"
+    served = download(api, path, accept)
+    assert served.status_code == 200 and served.body == PDF
+    assert served.headers["Content-Type"] == "application/pdf"
+    assert served.headers["Content-Disposition"] == "attachment; filename*=UTF-8''cv.pdf"
+
+
+def test_a_text_upload_downloads_as_text_and_unknown_fields_or_submissions_are_404(api):
+    form, submission_id = _uploaded(api, data="naïve résumé\n".encode(), filename="notes.txt")
+    base = f"/api/forms/{form['id']}/submissions"
+    served = download(api, f"{base}/{submission_id}/files/cv")
+    assert served.status_code == 200 and served.body.decode() == "naïve résumé\n"
+    assert served.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert api.get(f"{base}/{submission_id}/files/email").status_code == 404
+    assert api.get(f"{base}/999/files/cv").status_code == 404
+    assert api.get(f"/api/forms/999/submissions/{submission_id}/files/cv").status_code == 404
+
+
+def test_a_limited_user_downloads_files_only_of_contacts_she_may_view(api):
+    form, theirs = _uploaded(api, data=b"%PDF their secret")
+    dora = _as(api, "dora", {"form:forms": ["viewother"], "lead:leads": ["viewown", "create"]})
+    refused = dora.get(f"/api/forms/{form['id']}/submissions/{theirs}/files/cv")
+    assert refused.status_code == 403 and refused.json["errors"][0]["message"] == FORBIDDEN
+    assert b"secret" not in refused.body and b"cv.pdf" not in refused.body
+    mine = dora.post("/api/contacts/new", {"email": "mine@example.com"}).json["contact"]
+    own = submit(api, form["id"], {"email": "mine@example.com"}, {"cv": ("mine.pdf", b"%PDF mine")})
+    assert own.status_code == 200
+    downloaded = download(dora, f"/api/forms/{form['id']}/submissions/{own.json['submissionId']}/files/cv")
+    assert downloaded.status_code == 200 and downloaded.body == b"%PDF mine" and mine["id"]
+    nora = _as(api, "nora", {"lead:leads": ["viewother"]})  # may view the contact, not the form
+    assert nora.get(f"/api/forms/{form['id']}/submissions/{theirs}/files/cv").status_code == 403
