@@ -8,6 +8,7 @@ from html import unescape
 
 from tests.api.test_automation_events import later_automation
 from tests.api.test_email_send import make_email, parts, sent_messages
+from tests.api.test_form_uploads import BOUNDARY, download, multipart
 from tests.api.test_permissions import FORBIDDEN, _as
 from tests.api.test_sms_send import make_sms
 from tests.conftest import visitor_cookie
@@ -84,13 +85,19 @@ def _web(api, cid, made, source_ip):
     form = _ok(
         api.post(
             "/api/forms/new",
-            {"name": "Ask", "fields": [{"label": "Question", "alias": "question", "type": "text"}]},
+            {
+                "name": "Ask",
+                "fields": [
+                    {"label": "Question", "alias": "question", "type": "text"},
+                    {"label": "Plan", "alias": "plan", "type": "file"},
+                ],
+            },
         ),
         201,
     )["form"]
     made["form"] = form["id"]
-    body = f"mauticform[formId]={form['id']}&mauticform[question]=When%3F".encode()
-    headers = dict(cookie, **{"Content-Type": "application/x-www-form-urlencoded"})
+    body = multipart(form["id"], {"question": "When?"}, {"plan": ("Plan.pdf", b"%PDF her plan")})
+    headers = dict(cookie, **{"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
     answer = _public(api, f"/form/submit?formId={form['id']}", "POST", headers, body)
     assert answer.status_code == 200, answer.body
 
@@ -124,7 +131,14 @@ def test_the_export_holds_every_kind_of_data_of_the_contact(api, source_ip):
     assert "trackingHash" not in sent["record"] and "trackingHash" not in str(export)
     assert [h["details"].get("page", {}).get("id") for h in export["pageHits"]] == [None, made["page"]]  # click, visit
     (submission,) = export["formSubmissions"]
-    assert submission["form"]["id"] == made["form"] and submission["results"] == {"question": "When?"}
+    assert submission["form"]["id"] == made["form"] and submission["results"] == {
+        "question": "When?",
+        "plan": "plan.pdf",
+    }
+    (uploaded,) = submission["files"]  # each file as a link to its download
+    path = f"/api/forms/{made['form']}/submissions/{submission['id']}/files/plan"
+    assert uploaded["field"] == "plan" and uploaded["name"] == "plan.pdf" and uploaded["link"].endswith(path)
+    assert download(api, path).body == b"%PDF her plan"
     assert submission["ipAddress"] == "203.0.113.7"
     assert [t["details"]["smsId"] for t in export["textMessages"]] == [made["sms"]]
     types = {e["event"] for e in export["timeline"]}

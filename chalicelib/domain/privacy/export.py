@@ -15,7 +15,7 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.segments import membership
-from chalicelib.domain.web import submissions
+from chalicelib.domain.web import form_uploads, submissions
 from chalicelib.store import port as store
 
 FORMAT = "mautic-contact-export/1"
@@ -51,7 +51,7 @@ def export(contact_id: JSON, ctx: Context) -> Doc:
         "emails": _emails(events),
         "pageHits": _of_type(events, "page.hit"),
         "assetDownloads": _of_type(events, "asset.download"),
-        "formSubmissions": _submissions(events),
+        "formSubmissions": _submissions(events, ctx),
         "textMessages": _of_type(events, "sms.sent", "sms.failed", "sms_reply"),
         "timeline": [_clean(e) for e in events],
     }
@@ -152,9 +152,9 @@ def _of_stat(events: Iterable[Doc], event_type: str, stat_id: JSON) -> list[Doc]
     return [_clean(e) for e in events if e["event"] == event_type and e["details"].get("statId") == stat_id]
 
 
-def _submissions(events: Sequence[Doc]) -> list[Doc]:
+def _submissions(events: Sequence[Doc], ctx: Context) -> list[Doc]:
     """The contact's form submissions as stored (1 BatchGetItem per 100), else as their event recorded
-    them. Forms here take no file uploads (a `file` field is not an input), so no submission holds a file."""
+    them; the files uploaded with each as links to their download (`files`: field, name, link)."""
     submitted = [e for e in events if e["event"] == "form.submitted"]
     keys = [(submissions.kind(e["details"]["form"]["id"]), e["details"]["submission"]["id"]) for e in submitted]
     found = store.batch_get_keys(keys)
@@ -162,5 +162,6 @@ def _submissions(events: Sequence[Doc]) -> list[Doc]:
     for (kind, sub_id), event in zip(keys, submitted, strict=True):
         stored = found.get((kind, int(sub_id)))
         row = {k: v for k, v in (stored or event["details"]["submission"]).items() if not k.startswith("_")}
+        row["files"] = form_uploads.links(ctx.base_url, stored) if stored else []
         rows.append(dict(row, form=event["details"]["form"]))
     return rows
