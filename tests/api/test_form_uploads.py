@@ -199,3 +199,46 @@ def test_a_limited_user_downloads_files_only_of_contacts_she_may_view(api):
     assert downloaded.status_code == 200 and downloaded.body == b"%PDF mine" and mine["id"]
     nora = _as(api, "nora", {"lead:leads": ["viewother"]})  # may view the contact, not the form
     assert nora.get(f"/api/forms/{form['id']}/submissions/{theirs}/files/cv").status_code == 403
+
+
+def _aws_calls():
+    """Count every AWS call by (service, operation) while in the block (the authorizer's included)."""
+    from collections import Counter
+    from contextlib import contextmanager
+    from unittest import mock
+
+    import botocore.client
+
+    original = botocore.client.BaseClient._make_api_call
+
+    @contextmanager
+    def counting():
+        calls = Counter()
+
+        def count(self, operation, params):
+            calls[(self.meta.service_model.service_name, operation)] += 1
+            return original(self, operation, params)
+
+        with mock.patch.object(botocore.client.BaseClient, "_make_api_call", count):
+            yield calls
+
+    return counting()
+
+
+def test_a_file_costs_one_s3_put_and_no_dynamodb_call_and_its_download_one_get(api):
+    form = make_form(api)
+    submit(api, form["id"], {"email": "warm@example.com"}, {})  # the cached kinds warm
+    with _aws_calls() as without_file:
+        submit(api, form["id"], {"email": "ann@example.com"}, {})
+    with _aws_calls() as with_file:
+        response = submit(api, form["id"], {"email": "bob@example.com"}, {"cv": ("cv.pdf", PDF)})
+    dynamodb = lambda calls: sum(n for (service, _), n in calls.items() if service == "dynamodb")  # noqa: E731
+    assert dynamodb(with_file) == dynamodb(without_file)
+    assert {k: n for k, n in with_file.items() if k[0] == "s3"} == {("s3", "PutObject"): 1}
+    path = f"/api/forms/{form['id']}/submissions/{response.json['submissionId']}/files/cv"
+    from tests.bench.conftest import dynamodb_calls
+
+    with dynamodb_calls() as function_calls, _aws_calls() as fetched:  # DynamoDB: the function's, not the authorizer's
+        assert download(api, path).status_code == 200
+    assert {k: n for k, n in fetched.items() if k[0] == "s3"} == {("s3", "GetObject"): 1}
+    assert dict(function_calls) == {"BatchGetItem": 1, "GetItem": 3}  # versions; form, submission, contact
