@@ -242,3 +242,20 @@ def test_a_file_costs_one_s3_put_and_no_dynamodb_call_and_its_download_one_get(a
         assert download(api, path).status_code == 200
     assert {k: n for k, n in fetched.items() if k[0] == "s3"} == {("s3", "GetObject"): 1}
     assert dict(function_calls) == {"BatchGetItem": 1, "GetItem": 3}  # versions; form, submission, contact
+
+
+def test_a_file_fields_token_in_a_form_email_is_the_download_link(api, drain):
+    from tests.api.test_email_send import parts, sent_messages
+
+    action = {
+        "name": "Notify",
+        "type": "form.email",
+        "properties": {"to": "hr@example.com", "subject": "CV", "message": "<p>CV: {formfield=cv}</p>"},
+    }
+    response = api.post("/api/forms/new", {"name": "Jobs", "fields": FIELDS, "actions": [action]})
+    form = response.json["form"]
+    answer = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)})
+    drain()
+    (message,) = sent_messages()
+    link = f"/api/forms/{form['id']}/submissions/{answer.json['submissionId']}/files/cv</p>"
+    assert link in parts(message)[1]

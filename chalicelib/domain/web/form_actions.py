@@ -25,6 +25,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages
 from chalicelib.domain.points import group_scores, points_engine
+from chalicelib.domain.web import form_uploads
 from chalicelib.domain.web.hits import Visit
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -154,7 +155,13 @@ def followups(form: Doc, submission: Doc, contact: Doc, ctx: Context) -> list[tu
         "baseUrl": ctx.base_url,
         "actions": actions,
         "form": form_facts,
-        "submission": {k: submission.get(k) for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")},
+        "submission": dict(
+            {k: submission.get(k) for k in ("id", "dateSubmitted", "referer", "ipAddress", "results")},
+            links={
+                alias: form_uploads.link(ctx.base_url, form["id"], submission["id"], alias)
+                for alias in submission.get("files") or {}
+            },
+        ),
         "contact": {k: contact.get(k) for k in ("id", "owner", "values", "companies")},
     }
     return [(KIND, item["id"], item)]

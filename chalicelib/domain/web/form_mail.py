@@ -27,8 +27,9 @@ Outcome = tuple[str, str | None]  # "ok", "retry" (not done: may try again) or "
 
 
 def form_tokens(job: Doc) -> dict[str, rendering.Text]:
-    """`{formfield=<alias>}` → the submitted value, as plain text."""
-    results = job["submission"].get("results") or {}
+    """`{formfield=<alias>}` → the submitted value, as plain text; a file field's is its download's URL
+    (Mautic's FieldValueTransformer)."""
+    results = dict(job["submission"].get("results") or {}, **(job["submission"].get("links") or {}))
     return {"{formfield=%s}" % alias: rendering.Text(value) for alias, value in results.items()}
 
 
