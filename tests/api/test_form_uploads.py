@@ -259,3 +259,26 @@ def test_a_file_fields_token_in_a_form_email_is_the_download_link(api, drain):
     (message,) = sent_messages()
     link = f"/api/forms/{form['id']}/submissions/{answer.json['submissionId']}/files/cv</p>"
     assert link in parts(message)[1]
+
+
+def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkeypatch):
+    from botocore.exceptions import ClientError
+
+    from chalicelib.store import files as bucket
+
+    fields = FIELDS + [{"label": "Photo", "alias": "photo", "type": "file"}]
+    form = make_form(api, fields)
+    put = bucket.put
+
+    def second_fails(key, data, content_type):
+        if "photo" in key or key.endswith(".png"):
+            raise ClientError({"Error": {"Code": "SlowDown"}, "ResponseMetadata": {"HTTPStatusCode": 503}}, "PutObject")
+        put(key, data, content_type)
+
+    monkeypatch.setattr(bucket, "put", second_fails)
+    files = {"cv": ("cv.pdf", PDF), "photo": ("me.png", b"\x89PNG")}
+    response = submit(api, form["id"], {"email": "ann@example.com"}, files)
+    assert response.status_code == 503 and response.headers["Retry-After"] == str(config.RETRY_AFTER_SECONDS)
+    assert bucket_keys() == []  # the first file, stored, was removed again
+    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
+    assert api.get("/api/contacts").json["total"] == 0
