@@ -87,6 +87,7 @@ SUBSCRIBERS = subscribers.Table(
         ("sends", send_erasure.anonymise_sends),  # messaging: send records keep counts, lose the person
         ("texts", send_erasure.anonymise_texts),  # messaging: text-message send records likewise
         ("segment-sends", send_erasure.forget_segment_sends),  # messaging: its rows of segment sends
+        ("uploads", visit_erasure.forget_uploads),  # web: the files uploaded with its submissions
         ("submissions", visit_erasure.anonymise_submissions),  # web: submissions lose values and address
         ("notes", erasure.forget_notes),  # contacts: notes and their index
         ("timeline", erasure.forget_timeline),  # contacts: events and feed entries (the steps above read them)

@@ -1,4 +1,4 @@
-"""S3: the files bucket (uploaded images and the files of assets). The only code that knows S3."""
+"""S3: the files bucket (uploaded images, the files of assets, form uploads). The only code that knows S3."""
 
 from typing import TypedDict
 
@@ -49,6 +49,24 @@ def head(key: str) -> Head | None:
 def delete(key: str) -> None:
     """Delete an object (S3 deletes are idempotent). One DeleteObject."""
     aws.client("s3").delete_object(Bucket=config.FILES_BUCKET, Key=key)
+
+
+def purge(key: str) -> None:
+    """Delete an object with every version of it: the bucket is versioned, so a plain delete would only
+    hide it (its old version kept until the lifecycle expires it). ListObjectVersions pages (one for a
+    key written once) + 1 DeleteObjects per 1,000 versions; an object already gone costs the listing."""
+    client = aws.client("s3")
+    versions: list[dict[str, str]] = []
+    for page in client.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET, Prefix=key):
+        for entry in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []):
+            if entry["Key"] == key:
+                versions.append({"Key": key, "VersionId": entry["VersionId"]})
+    for start in range(0, len(versions), 1000):
+        answer = client.delete_objects(
+            Bucket=config.FILES_BUCKET, Delete={"Objects": versions[start : start + 1000], "Quiet": True}
+        )
+        if answer.get("Errors"):
+            raise RuntimeError(f"S3 kept versions of {key}: {answer['Errors'][:3]}")
 
 
 def listing(prefix: str) -> tuple[list[str], list[str]]:

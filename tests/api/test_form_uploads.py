@@ -282,3 +282,53 @@ def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkey
     assert bucket_keys() == []  # the first file, stored, was removed again
     assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
     assert api.get("/api/contacts").json["total"] == 0
+
+
+@pytest.fixture
+def versioned():
+    """The files bucket versioned, as the stack's is (infra/resources.json): a delete only hides an object."""
+    s3 = boto3.client("s3", region_name=config.AWS_REGION)
+    s3.put_bucket_versioning(Bucket=config.FILES_BUCKET, VersioningConfiguration={"Status": "Enabled"})
+    yield s3
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET):
+        for entry in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []):
+            s3.delete_object(Bucket=config.FILES_BUCKET, Key=entry["Key"], VersionId=entry["VersionId"])
+    s3.put_bucket_versioning(Bucket=config.FILES_BUCKET, VersioningConfiguration={"Status": "Suspended"})
+
+
+def _all_versions(s3):
+    pages = s3.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET, Prefix="form/")
+    return sorted(e["Key"] for page in pages for e in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []))
+
+
+def test_erasure_deletes_the_contacts_uploads_from_the_bucket_resumably(api, drain, monkeypatch, versioned):
+    from chalicelib.domain.contacts import erasure
+    from chalicelib.store import entities
+    from chalicelib.store import files as bucket
+
+    form, theirs = _uploaded(api, email="erin@example.com", data=b"%PDF erin's passport")
+    _, kept = _uploaded(api, email="other@example.com", data=b"%PDF another person's")
+    (cid,) = [c["id"] for c in api.get("/api/contacts?search=email:erin@example.com").json["contacts"].values()]
+    other_key = [k for k in bucket_keys() if k.split("/")[2] == str(kept)]
+    assert api.delete(f"/api/contacts/{cid}/delete").status_code == 200
+    [job] = list(entities.iterate("erasure"))
+    purge, calls = bucket.purge, []
+
+    def cut_short(key):  # the worker stops inside the step: the message is delivered again
+        calls.append(key)
+        raise RuntimeError("the function timed out")
+
+    monkeypatch.setattr(bucket, "purge", cut_short)
+    with pytest.raises(RuntimeError):
+        erasure.run(job["id"])
+    assert len(calls) == 1 and len(bucket_keys()) == 2  # nothing deleted yet
+    monkeypatch.setattr(bucket, "purge", purge)
+    drain()  # the job resumes from the step that did not finish
+    assert list(entities.iterate("erasure")) == []
+    assert bucket_keys() == other_key  # the bucket holds nothing of the erased contact
+    assert not any(b"erin" in bucket_bytes(key) for key in bucket_keys())
+    assert _all_versions(versioned) == other_key  # no earlier version of it kept either
+    stored = entities.get(f"submission#{form['id']}", theirs)
+    assert stored["files"] == {} and stored["results"] == {} and stored["contactId"] is None
+    gone = download(api, f"/api/forms/{form['id']}/submissions/{theirs}/files/cv")
+    assert gone.status_code == 404

@@ -141,9 +141,10 @@ def store(form_id: int, submission_id: int, pending: list[Pending]) -> dict[str,
 
 
 def remove(keys: Iterable[str]) -> None:
-    """Delete these uploads from the bucket (1 DeleteObject each; deleting twice is harmless)."""
+    """Delete these uploads from the bucket, every version of each (the bucket is versioned: 1
+    ListObjectVersions + 1 DeleteObjects each); deleting twice is harmless."""
     for where in list(keys):
-        bucket.delete(where)
+        bucket.purge(where)
 
 
 def read(submission: Doc, alias: str) -> tuple[bytes, str, str]:
