@@ -6,6 +6,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import config
+from chalicelib.api import downloads
 from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
@@ -208,6 +209,12 @@ def download_asset(request: ApiRequest, ctx: Context, key: str) -> Answer:
         **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"},
     )
     return _binary(data, asset.get("mime") or files.mime_of(name), headers)
+
+
+@routes.route("/forms/results/file/{submission_id}/{field}", "GET")
+def form_result_file(request: ApiRequest, ctx: Context, submission_id: str, field: str) -> Answer:
+    """Mautic's address of a submission's file: served to anyone only when its field is `public`."""
+    return downloads.attachment(*submissions.public_file(submission_id, field, ctx))
 
 
 @routes.route("/media/images/{name}", "GET")

@@ -332,3 +332,18 @@ def test_erasure_deletes_the_contacts_uploads_from_the_bucket_resumably(api, dra
     assert stored["files"] == {} and stored["results"] == {} and stored["contactId"] is None
     gone = download(api, f"/api/forms/{form['id']}/submissions/{theirs}/files/cv")
     assert gone.status_code == 404
+
+
+def test_mautics_public_address_serves_only_a_public_fields_files(api):
+    fields = [dict(FIELDS[0]), dict(FIELDS[1], properties=dict(FIELDS[1]["properties"], public=True))]
+    public_form = make_form(api, fields)
+    shown = submit(api, public_form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)}).json["submissionId"]
+    private_form, hidden = _uploaded(api, email="bob@example.com", data=b"%PDF bob's secret")
+    for accept in ACCEPTS:
+        served = api.http.request("GET", f"/forms/results/file/{shown}/cv", headers=accept, body=b"")
+        assert served.status_code == 200 and served.body == PDF
+        assert served.headers["Content-Disposition"] == "attachment; filename*=UTF-8''cv.pdf"
+    refused = api.http.request("GET", f"/forms/results/file/{hidden}/cv", headers={}, body=b"")
+    assert refused.status_code == 403 and b"secret" not in refused.body and b"cv.pdf" not in refused.body
+    for path in (f"/forms/results/file/{shown}/email", "/forms/results/file/999/cv", "/forms/results/file/x/cv"):
+        assert api.http.request("GET", path, headers={}, body=b"").status_code == 404

@@ -15,9 +15,11 @@ from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import files as bucket
+from chalicelib.store import port as entities
 
 MB = 1_048_576  # Mautic's FileHelper::BYTES_TO_MEGABYTES_RATIO
 BLACKLISTED = ("php", "sh")  # Mautic's `blacklisted_extensions`: never allowed on a field
+LOOKUP = "submissionfiles"  # submission id -> its form, for a submission holding files
 PREFIX = "form"  # the bucket's folder of form uploads: form/<form id>/<submission id>/<field id>/<name>
 Upload = tuple[str, str, bytes]  # (client file name, content type, bytes) of a multipart part
 
@@ -145,6 +147,29 @@ def remove(keys: Iterable[str]) -> None:
     ListObjectVersions + 1 DeleteObjects each); deleting twice is harmless."""
     for where in list(keys):
         bucket.purge(where)
+
+
+def lookup(submission: Doc) -> list[tuple[str, int, Doc]]:
+    """The item a submission with files adds to its transaction: its form, by submission id, so Mautic's
+    public address (`/forms/results/file/<submissionId>/<field>`, which names no form) finds the file."""
+    if not submission.get("files"):
+        return []
+    return [(LOOKUP, int(submission["id"]), {"id": int(submission["id"]), "formId": submission["formId"]})]
+
+
+def form_of(submission_id: JSON) -> int | None:
+    """The form of a submission that holds files (1 GetItem), or None."""
+    try:
+        found = entities.get(LOOKUP, int(str(submission_id)))
+    except ValueError:
+        return None
+    return int(found["formId"]) if found else None
+
+
+def is_public(field: Doc) -> bool:
+    """Whether a `file` field's files are served to anyone (Mautic's `public` property)."""
+    value = _properties(field).get("public")
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 def read(submission: Doc, alias: str) -> tuple[bytes, str, str]:

@@ -248,7 +248,7 @@ def submit(
         ]
         events += form_actions.run(form, doc, visit, ctx)
         events += points_engine.award(doc, "form.submit", form["id"], ctx)
-        items[1:] = form_actions.followups(form, submission, doc, ctx)
+        items[1:] = form_actions.followups(form, submission, doc, ctx) + form_uploads.lookup(submission)
         return events
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
@@ -322,6 +322,20 @@ def uploaded_file(form_id: EntityId, submission_id: JSON, alias: str, ctx: Conte
     elif not access.may(ctx, CONTACT.permission, Action.VIEW, None):
         raise Forbidden()
     return form_uploads.read(found, alias)
+
+
+def public_file(submission_id: JSON, alias: str, ctx: Context) -> tuple[bytes, str, str]:
+    """(bytes, content type, stored name) of a file at Mautic's public address: only a field marked
+    `public` serves it to anyone (Forbidden otherwise: the API download needs the form's and the contact's
+    view); an unknown submission or field, or a field without a file, is a 404."""
+    form_id = form_uploads.form_of(submission_id)
+    form = service.load(FORM, form_id, ctx) if form_id else None
+    field = next((f for f in (form or {}).get("fields") or [] if f.get("alias") == alias), None)
+    if form is None or field is None or field.get("type") != "file":
+        raise NotFound()
+    if not form_uploads.is_public(field):
+        raise Forbidden("This file is not public: download it through the API.")
+    return form_uploads.read(_submission(form, submission_id), alias)
 
 
 def _submission(form: Doc, submission_id: JSON) -> Doc:
