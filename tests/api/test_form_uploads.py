@@ -347,3 +347,14 @@ def test_mautics_public_address_serves_only_a_public_fields_files(api):
     assert refused.status_code == 403 and b"secret" not in refused.body and b"cv.pdf" not in refused.body
     for path in (f"/forms/results/file/{shown}/email", "/forms/results/file/999/cv", "/forms/results/file/x/cv"):
         assert api.http.request("GET", path, headers={}, body=b"").status_code == 404
+
+
+def test_the_public_address_costs_three_reads_and_one_s3_get(api):
+    from tests.bench.conftest import dynamodb_calls
+
+    fields = [dict(FIELDS[0]), dict(FIELDS[1], properties={"public": "1"})]
+    form = make_form(api, fields)
+    shown = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)}).json["submissionId"]
+    with dynamodb_calls() as calls, _aws_calls() as s3:
+        assert api.http.request("GET", f"/forms/results/file/{shown}/cv", headers={}, body=b"").status_code == 200
+    assert dict(calls) == {"GetItem": 3} and s3[("s3", "GetObject")] == 1
