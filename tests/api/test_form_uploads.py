@@ -173,6 +173,7 @@ def test_binary_answers_whatever_the_accept_header_form_upload_download(api, acc
     assert served.status_code == 200 and served.body == PDF
     assert served.headers["Content-Type"] == "application/pdf"
     assert served.headers["Content-Disposition"] == "attachment; filename*=UTF-8''cv.pdf"
+    assert served.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_a_text_upload_downloads_as_text_and_unknown_fields_or_submissions_are_404(api):
