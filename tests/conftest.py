@@ -26,6 +26,8 @@ os.environ.setdefault("STAGE", "local")
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
+# every request reads the cached kinds' versions (store/version_cache.py), so call counts stay per request
+os.environ.setdefault("VERSIONS_TTL", "0")
 
 import pytest
 
