@@ -10,6 +10,7 @@ unit, eventually consistent, while the item stays under 4 KB). Before, each kind
 from collections.abc import Mapping, Sequence
 
 from pynamodb.attributes import NumberAttribute
+from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.store.models import Counter
@@ -20,7 +21,7 @@ NAME = "versions"  # the item's key in the counters table
 def bump(tx: TransactWrite, kinds: Mapping[str, int]) -> None:
     """Add to the versions of `kinds` ({kind: n}) in the transaction: one update of the one item
     (a transaction may name an item once)."""
-    actions = [NumberAttribute(attr_name=kind).add(n) for kind, n in kinds.items() if n]
+    actions: list[Action] = [NumberAttribute(attr_name=kind).add(n) for kind, n in kinds.items() if n]
     if actions:
         tx.update(Counter(NAME), actions=actions)
 

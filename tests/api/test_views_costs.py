@@ -88,5 +88,5 @@ def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
         cost(sales, f"/api/reports/{own['id']}"),
     )
     assert [c.get("GetItem", 0) for c in many] == [c.get("GetItem", 0) for c in few]
-    assert many[0] == {"BatchGetItem": 5, "GetItem": 1, "Query": 1}  # versions; the feed's events, the sends (10, 20, 3)
+    assert many[0] == {"BatchGetItem": 5, "GetItem": 1, "Query": 1}  # versions; the events, the sends (10, 20, 3)
     assert many[2]["BatchGetItem"] <= 9 and many[2]["BatchGetItem"] - many[1]["BatchGetItem"] <= 3
