@@ -148,3 +148,24 @@ def test_versions_ttl_zero_reads_every_time(memory_store: MemoryStore, monkeypat
     for _ in range(3):
         cached.version("segment", Context())
     assert reads.reads == 3
+
+
+def test_a_time_range_read_in_id_order_tolerates_rows_of_other_processes_blocks() -> None:
+    """Rows in id order are in time order only to within a block's age: a row 5 s older than the
+    range's start does not end the read before a newer row with a smaller id (another process's block)."""
+    from datetime import datetime, timezone
+
+    from chalicelib.domain.views import time_range
+
+    span = time_range.Range(start=datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc))
+    newest_first = [
+        {"at": "2026-01-01 12:00:09", "n": 1},
+        {"at": "2026-01-01 11:59:55", "n": 2},  # a process's row, id just above the next one
+        {"at": "2026-01-01 12:00:02", "n": 3},  # another process's block, still in range
+        {"at": "2026-01-01 11:00:00", "n": 4},  # far before: the read stops here
+        {"at": "2026-01-01 12:30:00", "n": 5},  # never read
+    ]
+    assert [row["n"] for row in time_range.within(newest_first, "at", span, True)] == [1, 3]
+    oldest_first = list(reversed(newest_first[:4]))
+    until = time_range.Range(end=datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc))
+    assert [row["n"] for row in time_range.within(oldest_first, "at", until, False)] == [4, 2]
