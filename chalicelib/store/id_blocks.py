@@ -24,7 +24,7 @@ Reserve = Callable[[str, int], list[int]]  # the store's own allocate_ids: n con
 
 @dataclass
 class Block:
-    """Ids `next`..`last` of a counter, reserved by this process at `at` (monotonic seconds)."""
+    """Ids `next`..`last` of a counter, reserved by this process at `at` (clock seconds)."""
 
     next: int
     last: int
@@ -35,7 +35,8 @@ class Block:
         return self.last - self.next + 1
 
 
-clock: Callable[[], float] = time.monotonic  # replaced by tests that drive time
+# Wall-clock seconds: a container frozen between invocations finds its block old when it thaws.
+clock: Callable[[], float] = time.time  # replaced by tests that drive time
 _blocks: dict[str, Block] = {}
 _lock = threading.Lock()
 
@@ -49,7 +50,7 @@ def allocate(name: str, n: int, reserve: Reserve) -> list[int]:
     with _lock:
         block = _blocks.get(name)
         now = clock()
-        if block is None or block.left() < n or now - block.at >= config.ID_BLOCK_SECONDS:
+        if block is None or block.left() < n or not 0 <= now - block.at < config.ID_BLOCK_SECONDS:
             ids = reserve(name, max(n, size))
             block = _blocks[name] = Block(ids[0], ids[-1], now)
         taken = list(range(block.next, block.next + n))

@@ -19,9 +19,11 @@ from chalicelib import config
 
 Read = Callable[[Sequence[str]], dict[str, int]]  # the store's own versions(kinds): one read
 
-clock: Callable[[], float] = time.monotonic  # replaced by tests that drive time
+# Wall-clock seconds, not monotonic: a Lambda container frozen between invocations must find its copy
+# stale when it thaws (the monotonic clock may not advance while frozen); a clock set back reads again.
+clock: Callable[[], float] = time.time  # replaced by tests that drive time
 _lock = threading.Lock()
-_state: dict[str, object] = {}  # "versions": {kind: int}, "at": monotonic seconds of the read
+_state: dict[str, object] = {}  # "versions": {kind: int}, "at": clock seconds of the read
 _generation = [0]  # moves on when this process writes a version or forgets: a read begun before is not kept
 
 
@@ -31,14 +33,14 @@ def read(kinds: Sequence[str], fetch: Read) -> dict[str, int]:
         held = _state.get("versions")
         at = _state.get("at")
         generation = _generation[0]
-    fresh = isinstance(at, float) and clock() - at < config.VERSIONS_TTL
+    fresh = isinstance(at, (int, float)) and 0 <= clock() - at < config.VERSIONS_TTL
     if isinstance(held, dict) and fresh and all(kind in held for kind in kinds):
         return {kind: int(held[kind]) for kind in kinds}
     started = clock()
     found = dict(fetch(kinds))
     with _lock:
         if _generation[0] == generation:
-            _state.update(versions=found, at=started)
+            _state.update(versions=dict(found), at=started)
     return found
 
 

@@ -169,3 +169,21 @@ def test_a_time_range_read_in_id_order_tolerates_rows_of_other_processes_blocks(
     oldest_first = list(reversed(newest_first[:4]))
     until = time_range.Range(end=datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc))
     assert [row["n"] for row in time_range.within(oldest_first, "at", until, False)] == [4, 2]
+
+
+def test_a_thawed_or_reset_clock_never_keeps_a_copy_or_block_fresh(
+    memory_store: MemoryStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copies age on the wall clock (a Lambda container frozen for minutes finds them stale); a
+    clock set back counts as stale too, never as fresh for longer."""
+    monkeypatch.setattr(config, "VERSIONS_TTL", 1.0)
+    reads = CountingVersions(memory_store)
+    monkeypatch.setattr(memory_store, "versions", reads)
+    cached.version("segment", Context())
+    clock.now -= 5.0
+    cached.version("segment", Context())
+    assert reads.reads == 2
+    counter = Counter()
+    id_blocks.allocate("contact", 1, counter)
+    clock.now -= 5.0
+    assert id_blocks.allocate("contact", 1, counter) == [11] and counter.calls == [10, 10]

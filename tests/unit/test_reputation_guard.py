@@ -134,7 +134,7 @@ def test_other_processes_sends_are_read_once_per_interval_this_ones_at_once(
     guard: None, seeded_store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = [1000.0]
-    monkeypatch.setattr(reputation.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(reputation, "seconds", lambda: now[0])
     reads: list[int] = []
     counters = seeded_store.counters
     monkeypatch.setattr(seeded_store, "counters", lambda names: reads.append(len(names)) or counters(names))

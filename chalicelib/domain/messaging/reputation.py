@@ -18,6 +18,7 @@ STATE_SECONDS in the process.
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib import config, observe
@@ -33,7 +34,9 @@ STATE_SECONDS = 30.0
 SENT_SHARDS = 16  # counters of one day's sends: 1,000 sends/s is ~63 writes/s on each
 SENT_SECONDS = 1.0  # a process reads the sends' shards at most this often
 _cache: dict[str, Any] = {}
-_sent: dict[str, Any] = {}  # "key": (epoch, days), "at": monotonic seconds, "totals": {day: sends}
+_sent: dict[str, Any] = {}  # "key": (epoch, days), "at": clock seconds, "totals": {day: sends}
+# The sends' copy ages on the wall clock: a container frozen between invocations finds it stale on waking.
+seconds: Callable[[], float] = time.time
 
 
 class Paused(DomainError):
@@ -112,14 +115,14 @@ def rates(epoch: int) -> dict[str, float]:
 def _sends(epoch: int, days: tuple[int, ...]) -> dict[int, int]:
     """{day: sends} of the window, summed over the shards; read at most once per SENT_SECONDS."""
     key = (epoch, days)
-    fresh = _sent.get("key") == key and time.monotonic() - _sent["at"] < SENT_SECONDS
+    fresh = _sent.get("key") == key and 0 <= seconds() - _sent["at"] < SENT_SECONDS
     if not fresh or _sent.get("store") is not store.active():
         names = {(day, shard): sent_counter(epoch, day, shard) for day in days for shard in range(SENT_SHARDS)}
         found = store.counters(list(names.values()))
         totals = {day: 0 for day in days}
         for (day, _), name in names.items():
             totals[day] += found.get(name, 0)
-        _sent.update(key=key, at=time.monotonic(), totals=totals, store=store.active())
+        _sent.update(key=key, at=seconds(), totals=totals, store=store.active())
     return dict(_sent["totals"])
 
 
