@@ -95,3 +95,43 @@ def test_a_write_of_this_process_is_seen_at_once_another_containers_within_the_i
     assert segments() == ["Mine"]
     interval.now += 1.0
     assert segments() == ["Mine", "Theirs"]
+
+
+def test_a_transaction_cancelled_by_another_on_the_shared_versions_item_is_transient(api):
+    """Two versioned writes committing at one instant meet on the `versions` item: DynamoDB cancels
+    one (TransactionConflict, no condition failed). That is AWS busy for now (tried again, else 503 with
+    Retry-After), never a 404 or 500, and nothing is half-written."""
+    from botocore.exceptions import ClientError
+
+    from chalicelib import aws
+
+    conflict = ClientError(
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "Transaction cancelled"},
+            "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}, {"Code": "None"}],
+        },
+        "TransactWriteItems",
+    )
+    failed = ClientError(
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "Transaction cancelled"},
+            "CancellationReasons": [{"Code": "ConditionalCheckFailed"}, {"Code": "TransactionConflict"}],
+        },
+        "TransactWriteItems",
+    )
+    assert aws.unavailable(conflict) and not aws.unavailable(failed)
+    refused = []
+
+    def once(self, operation, params):
+        if operation == "TransactWriteItems" and not refused:
+            refused.append(operation)
+            raise conflict
+        return _original(self, operation, params)
+
+    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", once):
+        answer = api.post("/api/segments/new", {"name": "Busy"})
+    assert refused and answer.status_code in (201, 503), (answer.status_code, answer.json)
+    if answer.status_code == 503:
+        assert answer.headers["Retry-After"]
+    names = [s["name"] for s in api.get("/api/segments").json["lists"].values()]
+    assert names == (["Busy"] if answer.status_code == 201 else [])
