@@ -54,6 +54,12 @@ def feedback_worker(event: SQSEvent) -> BatchAnswer:
     return workers.on_batch("feedback", event)
 
 
+@app.on_sqs_message(queue=queue_name("erasure"), **workers.SOURCES["erasure"])
+def erasure_worker(event: SQSEvent) -> BatchAnswer:
+    """The `erasure` queue's messages: the erasure of deleted contacts (docs/privacy.md)."""
+    return workers.on_batch("erasure", event)
+
+
 @app.schedule(Rate(1, unit=Rate.MINUTES))
 def every_minute(event: CloudWatchEvent) -> None:
     """The jobs that run every minute (`workers.JOBS`)."""

@@ -7,6 +7,7 @@ they serve). It is the only domain module that imports every capability; no capa
 
 from chalicelib.domain.automations import automation_runs, journeys
 from chalicelib.domain.automations.declarations import AUTOMATION
+from chalicelib.domain.contacts import erasure
 from chalicelib.domain.contacts.declarations import (
     ADDRESS,
     COMPANY,
@@ -19,7 +20,7 @@ from chalicelib.domain.contacts.declarations import (
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.kernel.resources import Resource
-from chalicelib.domain.messaging import email_sends
+from chalicelib.domain.messaging import email_sends, send_erasure
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
@@ -28,6 +29,7 @@ from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.stages import stages
 from chalicelib.domain.stages.declarations import STAGE
 from chalicelib.domain.views.declarations import REPORT
+from chalicelib.domain.web import visit_erasure
 from chalicelib.domain.web.declarations import ASSET, FOCUS, FORM, PAGE
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.declarations import WEBHOOK
@@ -80,6 +82,16 @@ SUBSCRIBERS = subscribers.Table(
         "company": (rebuilds.on_company_stored,),  # segments: rebuild those filtering on companies
     },
     committed=(webhook_events.queue,),  # webhooks: queue the outbox items stored
+    # A contact deleted for good, erased by its background job (contacts/erasure.py), step by step:
+    erase=(
+        ("sends", send_erasure.anonymise_sends),  # messaging: send records keep counts, lose the person
+        ("texts", send_erasure.anonymise_texts),  # messaging: text-message send records likewise
+        ("segment-sends", send_erasure.forget_segment_sends),  # messaging: its rows of segment sends
+        ("submissions", visit_erasure.anonymise_submissions),  # web: submissions lose values and address
+        ("notes", erasure.forget_notes),  # contacts: notes and their index
+        ("timeline", erasure.forget_timeline),  # contacts: events and feed entries (the steps above read them)
+        ("announce", webhook_events.announce_erased),  # webhooks: lead_post_delete, once the data is gone
+    ),
     # Point-trigger events that other capabilities carry out:
     actions={
         "campaign.changecampaign": journeys.on_trigger,

@@ -7,7 +7,7 @@ stack and the test suite create them with `ensure_resources`.
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
-QUEUES = ("webhooks", "segments", "automations", "sends", "feedback")
+QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
 FEEDBACK_TOPIC = "ses-feedback"  # SES notifications -> SNS -> the feedback queue (docs/email.md)
 
 

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
-from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.contacts import contact_merge, erasure
+from chalicelib.domain.privacy import retention, stats_retention
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups
 from chalicelib.domain.webhooks import webhook_events
-from chalicelib.workers import automations, feedback, segments, sends, webhooks
+from chalicelib.workers import automations, erasures, feedback, segments, sends, webhooks
 
 if TYPE_CHECKING:
     from chalice.app import SQSEvent
@@ -45,6 +46,7 @@ HANDLERS: dict[str, Handler] = {
     "automations": automations.handle,
     "sends": sends.handle,
     "feedback": feedback.handle,
+    "erasure": erasures.handle,
 }
 JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
@@ -54,8 +56,9 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         contact_merge.resend_lost,
         form_followups.sweep,
         stages.resend_lost,
+        erasure.resend_lost,
     ),
-    "hour": (rebuilds.refresh_relative,),
+    "hour": (rebuilds.refresh_relative, retention.run, stats_retention.run),
 }
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to
@@ -68,6 +71,7 @@ SOURCES: dict[str, EventSource] = {
     "automations": {"batch_size": 10, "maximum_batching_window_in_seconds": 1},
     "sends": {"batch_size": 10, "maximum_batching_window_in_seconds": 1, "maximum_concurrency": 5},
     "feedback": {"batch_size": 10, "maximum_batching_window_in_seconds": 5},
+    "erasure": {"batch_size": 5, "maximum_batching_window_in_seconds": 1},
 }
 RESERVE_MS = 5000  # a message is not started with less time left: it goes back to SQS, not to a timeout
 

@@ -5,11 +5,11 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
-from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices
+from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices, erasure
 from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
+from chalicelib.domain.kernel import batching, cache_keys, cached, clock, ip_privacy, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Merge, Write
@@ -100,6 +100,7 @@ class ContactHooks(_Valued):
             _add_ip_address(doc, write)
         if "doNotContact" in write.payload:
             write.events += contact_actions.dnc_from_payload(doc, write)
+        write.events += erasure.suppressed(doc, write.existing, write.ctx)
         write.events += _stage_changed(doc, write)
 
     def finalize(self, doc: Doc, write: Write) -> None:
@@ -136,8 +137,21 @@ class ContactHooks(_Valued):
     def consequences(
         self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
     ) -> tuple[list[Derived], Events]:
-        """The `device` entities mirroring the contact's devices (domain/contacts/devices.py)."""
-        return devices.mirror_items(doc, existing), []
+        """The `device` entities mirroring the contact's devices (domain/contacts/devices.py); a delete
+        for good also writes its erasure job (domain/contacts/erasure.py)."""
+        items = devices.mirror_items(doc, existing)
+        if doc is None and existing is not None and erasure.erasing(existing["id"], ctx):
+            items += erasure.job_items(existing, ctx)
+        return items, []
+
+    def before_delete(self, doc: Doc, ctx: Context) -> None:
+        """A contact deleted (not merged into another) is erased: its delete writes the job."""
+        erasure.mark(doc["id"], ctx)
+
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """After a delete for good: queue its erasure job."""
+        if doc is None and existing is not None and erasure.erasing(existing["id"], ctx):
+            erasure.queue(existing["id"])
 
     def merge(self, merge: Merge) -> Doc:
         """Two contacts that are one person are stored as one (contacts/contact_merge.py)."""
@@ -255,9 +269,10 @@ def _add_ip_address(doc: Contact, write: Write) -> None:
     except ValueError:
         write.errors["ipAddress"] = ["This value is not a valid IP address."]
         return
+    kept = ip_privacy.stored(address)  # truncated or dropped as ANONYMIZE_IP says
     entries = doc.get("ipAddresses") or []
-    if all(entry["ipAddress"] != address for entry in entries):
-        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
+    if kept is not None and all(entry["ipAddress"] != kept for entry in entries):
+        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": kept, "ipDetails": dict(IP_DETAILS)}]
 
 
 def _stage_changed(doc: Contact, write: Write) -> Events:

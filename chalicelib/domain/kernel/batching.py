@@ -10,6 +10,9 @@ Inside `with batching.prepared(resource, payloads, ctx):` (the batch endpoints):
   once; a later look-up of the same value (a second item with that email, a retry) reads the table
   again, so each item sees what the items before it wrote.
 
+* read-ahead: a capability reads once for all items what each would look up (`read_ahead`: the
+  suppressed addresses of erased contacts), one call per batch instead of one per item.
+
 * grouped writes (`group=True`, batch creates of resources that are not cached): a new document's
   write is deferred and stored with up to GROUP others in few transactions (`store.create_many`);
   its follow-up work runs once it is stored. A look-up of a unique value a deferred document holds
@@ -26,13 +29,14 @@ import contextvars
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
 from chalicelib.store import port as store
 
+T = TypeVar("T")
 GROUP = 50  # deferred documents stored together
 UniqueKey = tuple[str, str, str]  # (kind, field, value key) of a unique value
 Refused = Callable[[Exception], object]  # told the exception a refused write comes to
@@ -60,6 +64,8 @@ class _Batch:
     group: bool = False
     refused: Refused | None = None  # the running item's handler of a refused deferred write
     deferred: list[_Deferred] = field(default_factory=list)
+    payloads: Sequence[JSON] = ()
+    ahead: dict[str, Any] = field(default_factory=dict)  # read_ahead answers by name
 
 
 def _value_key(value: JSON) -> str:
@@ -92,6 +98,7 @@ def prepared(resource: Resource, payloads: Sequence[JSON], ctx: Context, group: 
         len(payloads),
         holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()},
         group=group and not resource.cached,
+        payloads=payloads,
     )
     token = _current.set(batch)
     try:
@@ -99,6 +106,18 @@ def prepared(resource: Resource, payloads: Sequence[JSON], ctx: Context, group: 
         flush()
     finally:
         _current.reset(token)
+
+
+def read_ahead(name: str, read: Callable[[Sequence[JSON]], T]) -> T | None:
+    """In a batch: `read(payloads)` for all its items, run once and kept by `name` for the batch (what
+    each item would look up, in one call); outside a batch None (the item looks up on its own)."""
+    batch = _current.get()
+    if batch is None:
+        return None
+    if name not in batch.ahead:
+        batch.ahead[name] = read(batch.payloads)
+    found: T = batch.ahead[name]
+    return found
 
 
 @contextmanager

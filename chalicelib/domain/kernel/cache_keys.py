@@ -28,6 +28,7 @@ DYNAMIC_CONTENT_ITEMS = CacheKey("dwc-items")  # the published dynamic content (
 POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
 POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
 WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
+ERASING = CacheKey("erasing")  # ids of the contacts this request deletes for good (contacts/erasure.py)
 JOURNEYS_EXTERNAL = CacheKey("journeys-external")  # the automation worker's claimed external actions
 
 
@@ -74,6 +75,11 @@ def points_history(contact_id: JSON) -> CacheKey:
 def rebuild(segment_id: JSON) -> CacheKey:
     """The rebuild queued by a segment's write, sent once stored (segments)."""
     return CacheKey("rebuild", segment_id)
+
+
+def focus_stats(focus_id: JSON) -> CacheKey:
+    """A focus item's views and clicks, read for a page of items (web)."""
+    return CacheKey("focus-stats", focus_id)
 
 
 def progress(segment_id: JSON) -> CacheKey:

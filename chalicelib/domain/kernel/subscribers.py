@@ -13,6 +13,10 @@ start-up. The phases of a write, in order:
 * `stored`, per kind: after the commit. handler(change) queues follow-up work.
 * `committed`, for every kind: once per transaction, handler(derived) with every item it stored.
 
+A contact deleted for good is erased in the background (`domain/contacts/erasure.py`): `erase` lists
+the named steps of that job in order, each capability's own, handler(job) with the job item (the
+deleted contact in `contact`); the job records the steps done, so a step must be harmless to run twice.
+
 Besides writes, the table names the point-trigger actions one capability runs for another
 (`actions`: type -> handler(doc, item, ctx) -> bool) and the search commands a capability adds
 to another's resource (`commands`: (kind, name) -> Command).
@@ -53,6 +57,7 @@ WriteHandler: TypeAlias = Callable[[Change], tuple[Items, Events]]  # (derived i
 AnnounceHandler: TypeAlias = Callable[[Change], Iterable[Derived]]  # items for the change's transaction
 StoredHandler: TypeAlias = Callable[[Change], object]  # queues follow-up work; what it returns is ignored
 CommittedHandler: TypeAlias = Callable[[Sequence[Derived]], object]  # every item one transaction stored
+EraseStep: TypeAlias = Callable[[Doc], object]  # one step of a contact's erasure, given the job item
 TriggerAction: TypeAlias = Callable[[Doc, Doc, Context], bool]  # a point trigger's event (item) run on a contact
 
 
@@ -64,6 +69,7 @@ class Table:
     announce: Sequence[AnnounceHandler] = ()
     stored: Mapping[str, Sequence[StoredHandler]] = field(default_factory=dict)
     committed: Sequence[CommittedHandler] = ()
+    erase: Sequence[tuple[str, EraseStep]] = ()
     actions: Mapping[str, TriggerAction] = field(default_factory=dict)
     commands: Mapping[tuple[str, str], Command] = field(default_factory=dict)
 
@@ -106,6 +112,11 @@ def committed(derived: Sequence[Derived]) -> None:
     """Once per transaction, after its commit: every item it stored."""
     for handler in _table().committed:
         handler(derived)
+
+
+def erase_steps() -> Sequence[tuple[str, EraseStep]]:
+    """The named steps of a contact's erasure, in order."""
+    return _table().erase
 
 
 def action(item_type: str) -> TriggerAction | None:

@@ -8,6 +8,7 @@ sends each recipient at most once: a marker per message, attempt and address is 
 SES is called, and the addresses reached travel with a retried message.
 """
 
+import hashlib
 from collections.abc import Iterable
 from html import escape
 
@@ -66,7 +67,9 @@ def _mail(
 def user_mails(email: Doc, job: Doc, users: Iterable[Doc], ctx: Context) -> list[mail.Mail]:
     """The email rendered for the submitting contact (form tokens too), one message per user."""
     contact = job["contact"]
-    rendered = rendering.render_email(email, email_messages.contact_sources(contact, ctx, form_tokens(job)))
+    rendered = rendering.render_email(
+        email_messages.themed(email), email_messages.contact_sources(contact, ctx, form_tokens(job))
+    )
     sender = email_messages.sender(email, email_messages.owner_of(contact, ctx), ctx)
     return [
         mail.Mail(
@@ -119,6 +122,11 @@ def repost_failed_mails(job: Doc, props: Doc, reason: str | None, ctx: Context) 
     return [_mail(sender, address, subject, html) for address in addresses(props.get("failure_email"))]
 
 
+def _hashed(address: str) -> str:
+    """What a marker keeps of an address: its SHA-256, so no marker names a person (docs/privacy.md)."""
+    return hashlib.sha256(address.strip().lower().encode()).hexdigest()
+
+
 def deliver_each(message: Doc, mails: Iterable[mail.Mail]) -> Outcome:
     """Send the mails whose address `message["sent"]` lacks, noting each; ("ok", None), ("retry",
     reason) when SES is unavailable, or ("failed", reasons) when SES refused some."""
@@ -126,7 +134,7 @@ def deliver_each(message: Doc, mails: Iterable[mail.Mail]) -> Outcome:
     for item in mails:
         if item.to in message["sent"]:
             continue
-        if store.claim(f"formmail#{message['id']}#{message['attempt']}#{item.to}"):
+        if store.claim(f"formmail#{message['id']}#{message['attempt']}#{_hashed(item.to)}"):
             window_counters.acquire("email", config.EMAIL_SEND_RATE)
             try:
                 mail.send(item)

@@ -13,7 +13,8 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from chalicelib.domain.kernel import cache_keys, cached, registry
+from chalicelib.domain.contacts import erasure
+from chalicelib.domain.kernel import cache_keys, cached, clock, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.kernel.resources import Resource
@@ -171,8 +172,24 @@ def outbox(
 
 
 def announce(change: Change) -> list[tuple[str, int, Doc]]:
-    """Subscriber to every write: its outbox item, if a published hook wants what it fires."""
+    """Subscriber to every write: its outbox item, if a published hook wants what it fires. A contact
+    deleted for good is announced by the last step of its erasure instead (`announce_erased`)."""
+    gone = change.existing if change.doc is None and change.resource.kind == "contact" else None
+    if gone is not None and erasure.erasing(gone["id"], change.ctx):
+        return []
     return outbox(change.resource, change.doc, change.existing, change.events, change.ctx)
+
+
+def announce_erased(job: Doc) -> None:
+    """Erasure step, the last: `lead_post_delete` with the deleted contact as Mautic sends it, once
+    its data is gone. The outbox item's id comes from the job's time, so a repeated step writes the
+    same item (and the sweep queues it again at once if this message is lost)."""
+    ctx = Context(base_url=job.get("baseUrl") or "")
+    items = outbox(registry.resource("contact"), None, job["contact"], [], ctx)
+    for _, _, item in items:
+        item["id"] = int(clock.parse(job["queuedAt"]).timestamp()) * 10**9 * ID_SCALE + int(job["id"]) % ID_SCALE
+        store.put(OUTBOX, item)
+    queue([(OUTBOX, item["id"], item) for _, _, item in items])
 
 
 def _messages(ids: Iterable[int]) -> list[Doc]:

@@ -1,0 +1,81 @@
+"""What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
+text messages) stay, so the counts still add up, but without the contact, its address or number, the
+tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do
+its segment-send rows.
+"""
+
+from chalicelib.domain.contacts import erasure
+from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.messaging import email_runs, email_stats
+from chalicelib.domain.messaging.email_sends import record_kind
+from chalicelib.store import port as store
+
+# What an anonymised send record keeps: its ids, dates, source and what happened to it (counts).
+KEPT = (
+    "id",
+    "email",
+    "dateSent",
+    "isRead",
+    "isFailed",
+    "dateRead",
+    "retryCount",
+    "source",
+    "sourceId",
+    "openCount",
+    "lastOpened",
+    "viewedInBrowser",
+    "clickCount",
+    "replied",
+    "contentHash",
+)
+
+
+def _stat_refs(job: Doc) -> set[tuple[int, int]]:
+    """(email id, stat id) of the send records the erased contact's events name."""
+    refs = set()
+    for event in erasure.events(job, *EMAIL_EVENTS):
+        details = event.get("details") or {}
+        if details.get("emailId") and details.get("statId"):
+            refs.add((int(details["emailId"]), int(details["statId"])))
+    return refs
+
+
+EMAIL_EVENTS = ("email.sent", "email.failed", "email.read", "email.replied", "email.bounced", "page.hit")
+
+
+def anonymise_sends(job: Doc) -> None:
+    """Erasure step: each send record of the contact keeps only `KEPT` (one GetItem and one UpdateItem
+    each, none for one already anonymised), and its SES message-id note goes (one DeleteItem)."""
+    for email_id, stat_id in sorted(_stat_refs(job)):
+        kind = email_stats.kind("email", email_id)
+        stat = store.get(kind, stat_id)
+        if stat is None or "lead" not in stat:
+            continue
+        if stat.get("messageId"):
+            key = email_stats.message_key(stat["messageId"])
+            store.remove(email_stats.message_kind(key), key)
+        store.put(kind, {k: v for k, v in stat.items() if k in KEPT or k.startswith("_")})
+
+
+SMS_KEPT = ("id", "sms", "dateSent", "source", "sourceId")
+
+
+def anonymise_texts(job: Doc) -> None:
+    """Erasure step: the contact's text-message send records keep `SMS_KEPT`. No event names them, so
+    each text message it was sent (its `sms.sent` events) has its records read (1 Query per MB of that
+    message's sends) and the contact's rewritten (1 UpdateItem each)."""
+    sms_ids = {
+        int(e["details"]["smsId"]) for e in erasure.events(job, "sms.sent") if (e.get("details") or {}).get("smsId")
+    }
+    for sms_id in sorted(sms_ids):
+        kind = email_stats.kind("sms", sms_id)
+        for stat in list(store.iterate(kind)):
+            if (stat.get("lead") or {}).get("id") == job["id"]:
+                store.put(kind, {k: v for k, v in stat.items() if k in SMS_KEPT or k.startswith("_")})
+
+
+def forget_segment_sends(job: Doc) -> None:
+    """Erasure step: the contact's rows of segment sends (`emailsend#<email>`/<contact>), sent or not:
+    one Query of the runs (an item per email ever sent to segments) and one DeleteItem per email."""
+    for run in list(store.iterate(email_runs.KIND)):
+        store.remove(record_kind(run["id"]), job["id"])
