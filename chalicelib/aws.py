@@ -136,16 +136,28 @@ def error_code(error: BaseException) -> str | None:
 
 def unavailable(error: BaseException | None) -> bool:
     """Whether the failure (or one it was raised from) is AWS throttling or failing for now, not a
-    bug: a transient code, an HTTP status of 500 or more, or a connection that failed."""
+    bug: a transient code, an HTTP status of 500 or more, a connection that failed, or a DynamoDB
+    transaction cancelled only because another one held an item of it at that instant."""
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if error_code(error) in TRANSIENT_CODES or _server_status(error) >= 500:
+        if error_code(error) in TRANSIENT_CODES or _server_status(error) >= 500 or _transaction_conflict(error):
             return True
         if type(error).__name__ in TRANSIENT_CLASSES and type(error).__module__.startswith("botocore"):
             return True
         error = getattr(error, "cause", None) or error.__cause__ or error.__context__
     return False
+
+
+def _transaction_conflict(error: BaseException) -> bool:
+    """A TransactionCanceledException whose only reason is `TransactionConflict`: two transactions met
+    on one shared item (a `count#<kind>`, the `versions` item), no condition failed; trying again later
+    succeeds (docs/reliability.md)."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict) or error_code(error) != "TransactionCanceledException":
+        return False
+    codes = {str(reason.get("Code")) for reason in response.get("CancellationReasons") or ()} - {"None"}
+    return codes == {"TransactionConflict"}
 
 
 def _server_status(error: BaseException) -> int:

@@ -68,6 +68,27 @@ BATCH_MAX = 200
 CONFLICT_RETRY_SECONDS = float(os.environ.get("CONFLICT_RETRY_SECONDS", "5"))
 CONFLICT_RETRY_BASE = float(os.environ.get("CONFLICT_RETRY_BASE", "0.01"))
 CONFLICT_RETRY_CAP = float(os.environ.get("CONFLICT_RETRY_CAP", "0.5"))
+# Ids reserved in blocks per process (store/id_blocks.py, docs/storage.md "Ids"): a counter named here
+# hands this process ID_BLOCKS[name] ids with one UpdateItem, used until spent or ID_BLOCK_SECONDS old.
+# Only counters whose ids need not follow time across processes (no watermark or sweep reads them).
+ID_BLOCKS: dict[str, int] = {
+    name: int(os.environ.get(f"ID_BLOCK_{name.upper()}", "100"))
+    for name in (
+        "contact",
+        "timeline",
+        "device",
+        "ipaddress",
+        "utmtag",
+        "donotcontact",
+        "emailstat",
+        "smsstat",
+        "submission",
+    )
+}
+ID_BLOCK_SECONDS = float(os.environ.get("ID_BLOCK_SECONDS", "10"))
+# Seconds a process keeps the cached kinds' versions (store/version_cache.py, docs/storage.md "Versioned
+# kinds"): a write in another container is seen within this time, one of this process at once; 0: every request.
+VERSIONS_TTL = float(os.environ.get("VERSIONS_TTL", "1"))
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)

@@ -26,6 +26,11 @@ os.environ.setdefault("STAGE", "local")
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
+# every request reads the cached kinds' versions (store/version_cache.py), so call counts stay per request
+os.environ.setdefault("VERSIONS_TTL", "0")
+# id blocks (store/id_blocks.py) kept 60 s, not 10: a slow, shared machine must not add a block's
+# UpdateItem to a measured call; tests of the bound set it themselves
+os.environ.setdefault("ID_BLOCK_SECONDS", "60")
 
 import pytest
 

@@ -7,7 +7,8 @@ is one DynamoDB transaction, so a failed request leaves nothing half-written. Do
 their revision as `_rev`; replacing a document that carries one succeeds only if nobody wrote it
 since (optimistic locking: `Stale` otherwise). Small kinds
 read on many requests (field definitions, point triggers) are "versioned": each write bumps
-`version#<kind>` in the same transaction so readers can cache them safely.
+the kind's attribute of the one `versions` item (`store/versions_item.py`) in the same transaction
+so readers can cache them safely.
 """
 
 import json
@@ -20,6 +21,7 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws, config
+from chalicelib.store import versions_item
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
@@ -227,13 +229,12 @@ def _commit(
 
 def _bump_version(tx: TransactWrite, kind: str, versioned: bool) -> None:
     if versioned:
-        tx.update(Counter(f"version#{kind}"), actions=[Counter.value.add(1)])
+        versions_item.bump(tx, {kind: 1})
 
 
 def versions(kinds: Sequence[str]) -> dict[str, int]:
-    """Current write versions of versioned kinds, {kind: int}. One BatchGetItem."""
-    found = counters([f"version#{k}" for k in kinds])
-    return {k: found[f"version#{k}"] for k in kinds}
+    """Current write versions of versioned kinds, {kind: int}. One GetItem (the `versions` item)."""
+    return versions_item.read(kinds)
 
 
 def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
@@ -279,8 +280,9 @@ def _create_items(
 
 
 def _add_counts(tx: TransactWrite, counts: Counts) -> None:
+    versions_item.bump(tx, {name.partition("#")[2]: n for name, n in counts.items() if name.startswith("version#")})
     for name, n in counts.items():
-        if n:
+        if n and not name.startswith("version#"):
             tx.update(Counter(name), actions=[Counter.value.add(n)])
 
 

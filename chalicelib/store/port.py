@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from chalicelib.store import id_blocks, version_cache
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
@@ -66,13 +67,13 @@ class EntityStore(Protocol):
         """Number of documents of a kind (its `count#<kind>` counter)."""
 
     def allocate_ids(self, name: str, n: int = 1) -> list[int]:
-        """N consecutive new ids from the counter `id#<name>`."""
+        """N consecutive new ids from the counter `id#<name>` (one atomic add of n)."""
 
     def add(self, name: str, n: int = 1) -> int:
         """Add n to a counter; its new value."""
 
     def last_id(self, kind: str) -> int:
-        """The highest id handed out for a kind (0 when none)."""
+        """The highest id reserved for a kind (0 when none): no id handed out is higher."""
 
     def counters(self, names: Sequence[str]) -> dict[str, int]:
         """Current values of counters (0 when absent)."""
@@ -218,8 +219,9 @@ def count(kind: str) -> int:
 
 
 def allocate_ids(name: str, n: int = 1) -> list[int]:
-    """N consecutive new ids."""
-    return active().allocate_ids(name, n)
+    """N consecutive new ids: from this process's block for the counters of `config.ID_BLOCKS`
+    (store/id_blocks.py), else from the counter."""
+    return id_blocks.allocate(name, n, active().allocate_ids)
 
 
 def add(name: str, n: int = 1) -> int:
@@ -228,7 +230,7 @@ def add(name: str, n: int = 1) -> int:
 
 
 def last_id(kind: str) -> int:
-    """The highest id handed out for a kind."""
+    """The highest id reserved for a kind (blocks included): no id handed out is higher."""
     return active().last_id(kind)
 
 
@@ -238,8 +240,21 @@ def counters(names: Sequence[str]) -> dict[str, int]:
 
 
 def versions(kinds: Sequence[str]) -> dict[str, int]:
-    """Write versions of versioned kinds."""
-    return active().versions(kinds)
+    """Write versions of versioned kinds, as this process last read them within `config.VERSIONS_TTL`
+    seconds (store/version_cache.py), its own writes included."""
+    return version_cache.read(kinds, active().versions)
+
+
+def _wrote(kind: str, versioned: bool) -> None:
+    """After a stored write: a versioned kind's version moved on, in this process's copy too."""
+    if versioned:
+        version_cache.wrote(kind)
+
+
+def forget() -> None:
+    """Drop what this process keeps of the store (id blocks, versions): tests restore older tables."""
+    id_blocks.forget()
+    version_cache.forget()
 
 
 def lookup(kind: str, field: str, value: Any) -> int | None:
@@ -263,11 +278,15 @@ def create(
 ) -> None:
     """Store a new document with its count, unique values and items, all or nothing."""
     active().create(kind, doc, uniques=uniques, versioned=versioned, email=email, extra=extra, derived=derived)
+    _wrote(kind, versioned)
 
 
 def create_many(entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
     """Store new documents in as few writes as fit; per entry None or its exception."""
-    return active().create_many(entries)
+    outcomes = active().create_many(entries)
+    for entry, outcome in zip(entries, outcomes, strict=True):
+        _wrote(entry["kind"], outcome is None and bool(entry.get("versioned")))
+    return outcomes
 
 
 def replace(
@@ -291,6 +310,7 @@ def replace(
         extra=extra,
         derived=derived,
     )
+    _wrote(kind, versioned)
 
 
 def delete(
@@ -302,6 +322,7 @@ def delete(
 ) -> None:
     """Remove a document, uncount it and release its unique values."""
     active().delete(kind, entity_id, uniques=uniques, versioned=versioned, derived=derived)
+    _wrote(kind, versioned)
 
 
 def merge(
@@ -316,6 +337,7 @@ def merge(
 ) -> None:
     """Store the survivor of two entities and delete the other, in one write."""
     active().merge(kind, doc, loser, uniques, versioned=versioned, email=email, extra=extra, derived=derived)
+    _wrote(kind, versioned)
 
 
 def put(kind: str, doc: Document) -> None:

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         help="items read at most once per interval per container (pattern of the item's name, "
-        "`*` any text, e.g. 'counters[version#*]'): reported apart, at the container assumption",
+        "`*` any text, e.g. 'counters[versions]'): reported apart, at the container assumption",
     )
     parser.add_argument("--cache-seconds", type=float, default=1.0, help="that interval (default 1 s)")
     parser.add_argument("--container-rate", type=float, default=20.0, help="requests/s one container serves (20)")

@@ -115,3 +115,34 @@ def test_the_alarm_watches_the_metric_the_guard_emits(guard: None, monkeypatch: 
     assert emitted and emitted[0]["SendingPaused"] == 1 and emitted[0]["Guard"] == "email"
     assert (alarm["Namespace"], alarm["MetricName"]) == (observe.NAMESPACE, "SendingPaused")
     assert [d["Name"] for d in alarm["Dimensions"]] == ["Stack", "Guard"]
+
+
+def test_sends_are_counted_on_shards_and_summed_on_read(guard: None, seeded_store: MemoryStore) -> None:
+    """Issue 29: a day's sends spread over SENT_SHARDS counters (no single item written on every send)."""
+    _sends(200)
+    day = reputation._day()
+    shards = [
+        seeded_store.counters([reputation.sent_counter(0, day, s)])[reputation.sent_counter(0, day, s)]
+        for s in range(reputation.SENT_SHARDS)
+    ]
+    assert sum(shards) == 200 and max(shards) < 60 and sum(1 for n in shards if n) > 8
+    assert seeded_store.counters([reputation.counter(0, "sent", day)])[reputation.counter(0, "sent", day)] == 0
+    assert reputation.rates(0)["sent"] == 200
+
+
+def test_other_processes_sends_are_read_once_per_interval_this_ones_at_once(
+    guard: None, seeded_store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(reputation, "seconds", lambda: now[0])
+    reads: list[int] = []
+    counters = seeded_store.counters
+    monkeypatch.setattr(seeded_store, "counters", lambda names: reads.append(len(names)) or counters(names))
+    _sends(3)
+    assert reputation.rates(0)["sent"] == 3
+    _sends(2)  # this process: seen at once, nothing read
+    seeded_store.add(reputation.sent_counter(0, reputation._day(), 5), 10)  # another container's sends
+    assert reputation.rates(0)["sent"] == 5
+    assert len([n for n in reads if n == reputation.SENT_SHARDS * config.EMAIL_GUARD_DAYS]) == 1
+    now[0] += reputation.SENT_SECONDS
+    assert reputation.rates(0)["sent"] == 15

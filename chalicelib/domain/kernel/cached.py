@@ -1,8 +1,10 @@
 """All documents of a small, often-read kind (field definitions, point actions, triggers and groups, segments, webhooks,
 API settings, API clients, revocations), cached in process, with what is computed from them.
 
-A request reads the versions of every cached kind once (one BatchGetItem) and reloads a kind
-only when its version moved, so every container sees a write on its next request.
+A request reads the versions of every cached kind once and reloads a kind only when its version
+moved. The versions are one item, which a process reads at most once per `config.VERSIONS_TTL`
+seconds (default 1; `store/version_cache.py`, shared with the authorizer): another container's
+write is seen within that time, this process's own at once.
 """
 
 from collections.abc import Callable
@@ -43,7 +45,8 @@ def documents(kind: str, ctx: Context) -> list[Doc]:
 
 
 def version(kind: str, ctx: Context) -> int:
-    """The write version of a cached kind as this request sees it (the request's one BatchGetItem)."""
+    """The write version of a cached kind as this request sees it (one snapshot per request: at most
+    one GetItem, none while the process's copy is fresh)."""
     return ctx.memo(cache_keys.VERSIONS, lambda: store.versions(CACHED_KINDS))[kind]
 
 
@@ -57,6 +60,7 @@ def derived(kind: str, name: str, compute: Callable[[list[Doc]], T], ctx: Contex
 
 
 def forget() -> None:
-    """Drop the cache (tests restore older table states)."""
+    """Drop the cache, and what the process keeps of the store (tests restore older table states)."""
     _cache.clear()
     _derived.clear()
+    store.forget()

@@ -4,16 +4,21 @@ SES's 5 % and 0.1 %, where SES reviews an account and may stop its sending), pau
 (segment) sends before SES does. Transactional sends (one contact through the API, automations,
 form mails) go on. It judges once EMAIL_GUARD_MIN_SENDS sends are counted.
 
-Counters per day (`reputation#<epoch>#<sent|bounce|complaint>#<day>`, one atomic UpdateItem per
-send and per hard bounce or complaint, at most EMAIL_SEND_RATE a second); a judgement reads the
-window's counters in one BatchGetItem. The state (`reputation` / 1: paused, why, the rates, when,
+Counters per day (`reputation#<epoch>#<bounce|complaint>#<day>`, one atomic UpdateItem per hard
+bounce or complaint); sends, counted on every send, are spread over SENT_SHARDS counters a day
+(`reputation#<epoch>#sent#<day>#<shard>`, a random shard per send) so no one item takes them all, and
+summed on read. A judgement reads the bounce and complaint counters of the window (one BatchGetItem)
+and the sends' shards at most once per SENT_SECONDS per process (two more), this process's own sends
+added at once. The state (`reputation` / 1: paused, why, the rates, when,
 who resumed) is what an administrator reads (`cli.py email-guard show`); resuming (`email-guard
 resume`) starts a new epoch, so the counts that tripped the guard do not trip it again. Senders
 read the state once per segment send or batch; the epoch a send counts under is cached
 STATE_SECONDS in the process.
 """
 
+import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib import config, observe
@@ -26,7 +31,12 @@ KIND = "reputation"
 STATE_ID = 1
 EVENTS = ("sent", "bounce", "complaint")
 STATE_SECONDS = 30.0
+SENT_SHARDS = 16  # counters of one day's sends: 1,000 sends/s is ~63 writes/s on each
+SENT_SECONDS = 1.0  # a process reads the sends' shards at most this often
 _cache: dict[str, Any] = {}
+_sent: dict[str, Any] = {}  # "key": (epoch, days), "at": clock seconds, "totals": {day: sends}
+# The sends' copy ages on the wall clock: a container frozen between invocations finds it stale on waking.
+seconds: Callable[[], float] = time.time
 
 
 class Paused(DomainError):
@@ -40,8 +50,13 @@ def _day(moment: float | None = None) -> int:
 
 
 def counter(epoch: int, event: str, day: int) -> str:
-    """The counter of one day's sends, hard bounces or complaints in an epoch."""
+    """The counter of one day's hard bounces or complaints in an epoch (sends: `sent_counter`)."""
     return f"reputation#{epoch}#{event}#{day}"
+
+
+def sent_counter(epoch: int, day: int, shard: int) -> str:
+    """One of the SENT_SHARDS counters of one day's sends in an epoch."""
+    return f"{counter(epoch, 'sent', day)}#{shard}"
 
 
 def state(fresh: bool = True) -> Doc:
@@ -55,8 +70,9 @@ def state(fresh: bool = True) -> Doc:
 
 
 def forget() -> None:
-    """Drop the cached state (tests, and after this process changed it)."""
+    """Drop the cached state and sends (tests, and after this process changed it)."""
     _cache.clear()
+    _sent.clear()
 
 
 def paused() -> Doc | None:
@@ -74,20 +90,40 @@ def require_running() -> None:
 
 def count(event: str) -> None:
     """Count a send, a hard bounce or a complaint today; a bounce or complaint is then judged."""
-    epoch = int(state(fresh=False).get("epoch") or 0)
-    store.add(counter(epoch, event, _day()))
-    if event != "sent":
-        judge()
+    epoch, day = int(state(fresh=False).get("epoch") or 0), _day()
+    if event == "sent":
+        store.add(sent_counter(epoch, day, random.randrange(SENT_SHARDS)))  # a spread, not a secret
+        totals = _sent.get("totals") if _sent.get("key", (None,))[0] == epoch else None
+        if totals is not None and day in totals:
+            totals[day] += 1  # this process's send, seen at once
+        return
+    store.add(counter(epoch, event, day))
+    judge()
 
 
 def rates(epoch: int) -> dict[str, float]:
     """The window's sends, bounces and complaints, and the two rates in percent."""
     today = _day()
     days = range(today - max(1, config.EMAIL_GUARD_DAYS) + 1, today + 1)
-    found = store.counters([counter(epoch, event, day) for event in EVENTS for day in days])
-    totals = {event: float(sum(found.get(counter(epoch, event, day), 0) for day in days)) for event in EVENTS}
+    found = store.counters([counter(epoch, event, day) for event in EVENTS[1:] for day in days])
+    totals = {event: float(sum(found.get(counter(epoch, event, day), 0) for day in days)) for event in EVENTS[1:]}
+    totals["sent"] = float(sum(_sends(epoch, tuple(days)).values()))
     sent = totals["sent"] or 1.0
     return dict(totals, bounceRate=100 * totals["bounce"] / sent, complaintRate=100 * totals["complaint"] / sent)
+
+
+def _sends(epoch: int, days: tuple[int, ...]) -> dict[int, int]:
+    """{day: sends} of the window, summed over the shards; read at most once per SENT_SECONDS."""
+    key = (epoch, days)
+    fresh = _sent.get("key") == key and 0 <= seconds() - _sent["at"] < SENT_SECONDS
+    if not fresh or _sent.get("store") is not store.active():
+        names = {(day, shard): sent_counter(epoch, day, shard) for day in days for shard in range(SENT_SHARDS)}
+        found = store.counters(list(names.values()))
+        totals = {day: 0 for day in days}
+        for (day, _), name in names.items():
+            totals[day] += found.get(name, 0)
+        _sent.update(key=key, at=seconds(), totals=totals, store=store.active())
+    return dict(_sent["totals"])
 
 
 def verdict(numbers: dict[str, float]) -> str | None:
