@@ -37,7 +37,7 @@ EMAIL = Resource(
         a.integer("variantReadCount"),
         read_only(a.array("variantChildren")),
         ref("variantParent", "email"),
-        a.array("variantSettings"),
+        a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         ref("unsubscribeForm", "form"),
         a.array("dynamicContent"),

@@ -118,7 +118,7 @@ PAGE = Resource(
         read_only(a.integer("variantHits")),
         read_only(a.array("variantChildren")),
         ref("variantParent", "page"),
-        a.array("variantSettings"),
+        a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         a.boolean("noIndex"),
     ),
