@@ -732,6 +732,8 @@ _POINT_ALLOWED = {"group": ref("group"), "category": CATEGORY_TITLE}
 def _notification(r: Refs) -> dict:
     return {
         "name": "Push",
+        "description": "Web push for the offer",
+        "utmTags": {"utmSource": "push", "utmMedium": "notification"},
         "heading": "API test heading",
         "message": "API test message",
         "url": "https://example.com/offer",
@@ -760,6 +762,7 @@ def _page(r: Refs) -> dict:
         "redirectType": 301,
         "redirectUrl": "https://example.com/moved",
         "noIndex": True,
+        "isPreferenceCenter": False,
         "variantSettings": {"weight": 50, "winnerCriteria": "page.dwelltime"},
         "variantStartDate": WHEN,
         "translationParent": r.page(),

@@ -121,6 +121,7 @@ PAGE = Resource(
         a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         a.boolean("noIndex"),
+        a.boolean("isPreferenceCenter"),
     ),
     text_columns=("title", "alias"),
     commands=CONTENT_COMMANDS,
