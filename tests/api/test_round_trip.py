@@ -1405,3 +1405,87 @@ def test_every_resource_the_registry_serves_has_a_case(chalice_app):
 
     served = {resource.prefix for resource in registry.resources()}
     assert served - {case.prefix for case in CASES} == set()
+
+
+# ---- the forms PHP clients write, and Mautic's normal forms of them --------------------------------
+
+PHP_FLAVOUR = (
+    "Symfony's form types and the JMS serializer (compat 1.1): a boolean sent as 1/0 or '1'/'0' is answered "
+    "true/false, an integer sent as a digit string as the integer, a date and time in any form PHP's "
+    "DateTime reads (`Y-m-d H:i:s`, another offset) as ISO 8601 in UTC, the same instant"
+)
+
+
+def _instant(value: Any) -> Any:
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(str(value).replace(" ", "T"))
+    except ValueError:
+        return value
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _php_equivalent(key: str, kind: str) -> Allowed:
+    normal = {"bool": lambda v: bool(int(v)), "int": int, "datetime": _instant}[kind]
+    return Allowed(PHP_FLAVOUR, lambda sent, answer: key in answer and normal(sent) == normal(answer[key]))
+
+
+PHP_CASES = [
+    (
+        "emails",
+        "email",
+        {
+            "name": "PHP",
+            "subject": "S",
+            "isPublished": 1,
+            "publicPreview": "0",
+            "readCount": "4",
+            "publishUp": "2026-03-01 10:00:00",
+            "publishDown": "2026-09-30T20:30:00+02:00",
+        },
+        {
+            "isPublished": "bool",
+            "publicPreview": "bool",
+            "readCount": "int",
+            "publishUp": "datetime",
+            "publishDown": "datetime",
+        },
+    ),
+    (
+        "segments",
+        "list",
+        {"name": "PHP", "isGlobal": "1", "isPublished": 0},
+        {"isGlobal": "bool", "isPublished": "bool"},
+    ),
+    (
+        "contacts",
+        "contact",
+        {"email": "php@example.com", "lastActive": "2026-03-01 10:00:00"},
+        {"lastActive": "datetime"},
+    ),
+    (
+        "points/triggers",
+        "trigger",
+        {"name": "PHP", "points": "15", "triggerExistingLeads": 0, "isPublished": "1"},
+        {"points": "int", "triggerExistingLeads": "bool", "isPublished": "bool"},
+    ),
+]
+
+
+@pytest.mark.parametrize("prefix,key,body,kinds", PHP_CASES, ids=[c[0] for c in PHP_CASES])
+def test_php_client_forms_come_back_in_mautics_normal_form(api, prefix, key, body, kinds):
+    """What the api-library sends from PHP arrays: answered in Mautic's normal form, nothing else changed."""
+    allowed = {name: _php_equivalent(name, kind) for name, kind in kinds.items()}
+    if prefix == "contacts":
+        allowed |= {"email": in_fields("email")}
+    created = api.post(f"/api/{prefix}/new", body)
+    assert created.status_code == 201, created.json
+    answer = created.json[key]
+    read = api.get(f"/api/{prefix}/{answer['id']}").json[key]
+    assert differences(body, answer, allowed) + differences(body, read, allowed) == []
+    for name, kind in kinds.items():
+        shown = read[name]
+        assert isinstance(shown, {"bool": bool, "int": int, "datetime": str}[kind]), (name, shown)
+        if kind == "datetime":
+            assert shown.endswith("+00:00"), shown
