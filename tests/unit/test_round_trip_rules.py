@@ -47,3 +47,22 @@ def test_an_automation_resent_with_real_event_ids_keeps_its_links(ctx: Context, 
     edited, _ = service.edit(AUTOMATION, created["id"], resent, Context(user=ctx.user), replace=replace)
     assert [event.get("parent") for event in edited["events"]] == [None, first]
     assert [event.get("parent") for event in store.get("automation", created["id"])["events"]] == [None, first]
+
+
+def test_field_values_sent_back_in_fields_all_count_under_the_top_level_ones() -> None:
+    from chalicelib.domain.contacts.custom_values import as_sent
+
+    read = {"city": "Brno", "fields": {"core": {}, "all": {"id": 4, "city": "Prague", "email": "a@example.com"}}}
+    assert as_sent(read)["city"] == "Brno" and as_sent(read)["email"] == "a@example.com"
+    assert as_sent({"city": "Brno"}) == {"city": "Brno"}
+    assert as_sent({"fields": []}) == {"fields": []}
+
+
+def test_a_contact_put_back_as_read_keeps_its_values_and_tags(ctx: Context) -> None:
+    from chalicelib.domain.contacts.declarations import CONTACT
+
+    created, _ = service.create(CONTACT, {"email": "ann@example.com", "city": "Prague", "tags": ["vip"]}, ctx)
+    read = {"fields": {"all": dict(created["values"])}, "tags": [{"id": 1, "tag": "vip", "description": None}]}
+    edited, _ = service.edit(CONTACT, created["id"], read, Context(user=ctx.user), replace=True)
+    assert edited["values"]["city"] == "Prague" and edited["values"]["email"] == "ann@example.com"
+    assert [t.get("tag") for t in edited["tags"]] == ["vip"]
