@@ -12,6 +12,7 @@ its own test, whose message lists every field that differs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -1510,3 +1511,21 @@ def test_a_document_read_and_put_back_is_unchanged(api, case):
     for answer in (response.json[case.singular], again):
         changed = [k for k in read if k not in CHANGED_BY_A_WRITE and not _same(read[k], answer.get(k, "<absent>"))]
         assert changed == [], {k: (read[k], answer.get(k, "<absent>")) for k in changed}
+
+
+def test_a_category_title_names_only_a_category_the_caller_may_view(api):
+    """A point action's category sent by title (as it is shown): a caller without the categories' view
+    learns nothing of them (the same 400 as for a title nobody holds) and nothing is written."""
+    from tests.api.test_permissions import _as
+
+    secret = api.post("/api/categories/new", {"title": "Secret plans", "bundle": "point"}).json["category"]
+    body = {"name": "Visit", "type": "url.hit", "category": "Secret plans"}
+    points_only = _as(api, "pia", {"point:points": ["full"]})
+    refused = points_only.post("/api/points/new", body)
+    assert refused.status_code == 400 and refused.json["errors"][0]["message"] == "Category Secret plans does not exist"
+    assert str(secret["id"]) not in json.dumps(refused.json["errors"])
+    assert api.get("/api/points").json["total"] == 0
+    viewer = _as(api, "vic", {"point:points": ["full"], "category:categories": ["view"]})
+    made = viewer.post("/api/points/new", body)
+    assert made.status_code == 201 and made.json["point"]["category"] == "Secret plans", made.json
+    assert api.get(f"/api/points/{made.json['point']['id']}").json["point"]["category"] == "Secret plans"

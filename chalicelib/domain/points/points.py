@@ -2,6 +2,7 @@
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
 
 from chalicelib.domain.contacts import contact_actions
+from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
@@ -13,12 +14,18 @@ from chalicelib.store import port as store
 def category_by_title(doc: Doc, write: Write) -> None:
     """A `category` sent as the category's title, as point actions and triggers show it (the spec:
     "category name"), names that category: a client that PUTs back what it read keeps it (issue 34).
-    A title held by several categories picks the `point` bundle's; one no category holds stays a 400.
+    A title held by several categories picks the `point` bundle's; one no category the caller may view
+    holds stays a 400 (Mautic's "Category <title> does not exist").
     Costs one read of the category kind, only for a write that sends a title."""
     sent = write.payload.get("category")
     if not isinstance(sent, str) or sent.strip().isdigit() or "category" not in write.errors:
         return
-    held = [c for c in store.iterate("category") if c.get("title") == sent]
+    categories = registry.resource("category")
+    held = [
+        c
+        for c in store.iterate("category")
+        if c.get("title") == sent and access.viewable(write.ctx, categories, c)  # no probing of unseen titles
+    ]
     held.sort(key=lambda c: c.get("bundle") != "point")
     if held:
         doc["category"] = held[0]["id"]
