@@ -7,7 +7,9 @@ batch-edited where the batch routes exist; each answer must hold every field sen
 
 The only differences allowed are Mautic's own, each listed in `ALLOWED`/a case's `allowed` with the
 Mautic source it comes from (docs/api-contract.md, "What comes back"). Each (resource, operation) is
-its own test, whose message lists every field that differs.
+its own test, whose message lists every field that differs. Also: what PHP clients send (1/0, digit
+strings, `Y-m-d H:i:s`) comes back in Mautic's normal form; a document read and PUT back as read is
+unchanged; a category named by title resolves only among those the caller may view.
 """
 
 from __future__ import annotations
