@@ -76,6 +76,13 @@ class AutomationHooks(AliasHooks):
         ):
             queues.send(automation_runs.QUEUE, [{"type": "enroll", "automation": doc["id"]}])
 
+    def finalize(self, doc: Doc, write: Write) -> None:
+        """Parents that name existing events by their real id (a PUT resends them as sent on read) become
+        ids now: `link` runs only when the write adds events, and a parent kept as the string "7" links
+        nothing (issue 34: a PUT of the graph as read lost every link)."""
+        super().finalize(doc, write)
+        self.link(doc, {})
+
     def link(self, doc: Doc, new_ids: Mapping[tuple[str, str], int]) -> None:
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
 

@@ -210,7 +210,10 @@ class ContactHooks(_Valued):
 
 
 def _tag_names(raw: JSON) -> list[str]:
+    """The names a `tags` value holds: names, a comma-separated string, or the tag objects a contact is
+    read with (`{"id", "tag", "description"}`: a client that PUTs back what it read keeps its tags)."""
     names = raw.split(",") if isinstance(raw, str) else a.as_list(raw)
+    names = [name.get("tag") if isinstance(name, dict) else name for name in names]
     if not all(isinstance(name, str) for name in names):
         raise a.Invalid("Tags are names (strings); prefix a name with '-' to remove it.")
     return [name.strip() for name in names if name.strip() not in ("", "-")]

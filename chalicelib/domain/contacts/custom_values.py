@@ -134,24 +134,35 @@ def apply(object_name: str, values: dict[str, JSON], write: Write, overwrite_bla
     """Write the payload's field aliases into `values` (alias -> value).
 
     Create and PUT fill missing fields with their defaults and let blanks overwrite (PUT) or
-    fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank."""
+    fall back to the default (create); PATCH skips blanks and numeric 0 unless overwriteWithBlank.
+    Values a client sends back as it read them, in `fields.all`, count for the aliases it does not
+    send at the top level (issue 34: a contact PUT back as read keeps its values; Mautic ignores
+    `fields` and would clear them all)."""
+    sent = as_sent(write.payload)
     for definition in definitions(object_name, write.ctx):
-        _apply_one(definition, values, write, overwrite_blank)
+        _apply_one(definition, values, write, overwrite_blank, sent)
     if write.mode != "patch":
         for definition in definitions(object_name, write.ctx):
             if definition.get("isRequired") and values.get(definition["alias"]) in (None, ""):
                 write.errors.setdefault(definition["alias"], ["A value is required."])
 
 
-def _apply_one(definition: Doc, values: dict[str, JSON], write: Write, overwrite_blank: bool) -> None:
-    """`apply` for one field definition."""
+def as_sent(payload: Doc) -> Doc:
+    """The payload's field values: its top-level keys over the `fields.all` map of a representation sent back."""
+    fields = payload.get("fields")
+    shown = fields.get("all") if isinstance(fields, dict) else None
+    return {**shown, **payload} if isinstance(shown, dict) else payload
+
+
+def _apply_one(definition: Doc, values: dict[str, JSON], write: Write, overwrite_blank: bool, sent: Doc) -> None:
+    """`apply` for one field definition, its value taken from `sent`."""
     alias = definition["alias"]
-    if alias not in write.payload:
+    if alias not in sent:
         if write.mode != "patch":
             values[alias] = _default(definition)
         return
     try:
-        value = coerce_value(definition, write.payload[alias])
+        value = coerce_value(definition, sent[alias])
     except a.Invalid as error:
         write.errors[alias] = [str(error)]
         return

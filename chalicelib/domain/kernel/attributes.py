@@ -74,6 +74,14 @@ def as_list(value: JSON) -> list[JSON]:
     raise Invalid("This value should be an array.")
 
 
+def as_php_array(value: JSON) -> list[JSON] | dict[str, JSON]:
+    """A PHP array as sent: a list, or an object whose keys are kept (a Doctrine `array` column answers
+    what it stored, so `{"weight": 50}` comes back as an object, not as its values)."""
+    if isinstance(value, (list, dict)):
+        return value
+    raise Invalid("This value should be an array.")
+
+
 def as_object(value: JSON) -> dict[str, JSON]:
     """The value as an object (`[]`, how PHP clients send an empty one, is `{}`)."""
     if isinstance(value, dict):
@@ -207,6 +215,12 @@ def array(name: str, **kw: Any) -> Attr:
     """A list attribute (empty by default)."""
     kw.setdefault("default", [])
     return Attr(name, as_list, **kw)
+
+
+def php_array(name: str, **kw: Any) -> Attr:
+    """A PHP array attribute: a list or an object, answered as sent (empty list by default)."""
+    kw.setdefault("default", [])
+    return Attr(name, as_php_array, **kw)
 
 
 def obj(name: str, **kw: Any) -> Attr:

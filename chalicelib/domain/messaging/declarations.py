@@ -37,7 +37,7 @@ EMAIL = Resource(
         a.integer("variantReadCount"),
         read_only(a.array("variantChildren")),
         ref("variantParent", "email"),
-        a.array("variantSettings"),
+        a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         ref("unsubscribeForm", "form"),
         a.array("dynamicContent"),
@@ -107,11 +107,13 @@ NOTIFICATION = Resource(
     permission="notification:notifications",
     attrs=(
         a.text("name", required=True),
+        a.text("description"),
         a.text("heading"),
         a.text("message"),
         a.text("url"),
         a.text("button"),
         a.boolean("mobile"),
+        a.obj("utmTags"),
     )
     + content(a.integer("readCount"), a.integer("sentCount")),
     commands=CONTENT_COMMANDS,
@@ -124,7 +126,18 @@ TWEET = Resource(
     plural="tweets",
     category="object",
     permission="mauticSocial:tweets",
-    attrs=(a.text("name", required=True), a.text("text"), a.text("url"), a.text("description")) + content(),
+    attrs=(
+        a.text("name", required=True),
+        a.text("text"),
+        a.text("url"),
+        a.text("description"),
+        read_only(a.text("mediaId")),
+        read_only(a.text("mediaPath")),
+        read_only(a.integer("sentCount")),
+        read_only(a.integer("favoriteCount")),
+        read_only(a.integer("retweetCount")),
+    )
+    + content(),
     commands=CONTENT_COMMANDS,
 )
 

@@ -2,18 +2,44 @@
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
 
 from chalicelib.domain.contacts import contact_actions
+from chalicelib.domain.kernel import access, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.points import point_triggers
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
+from chalicelib.store import port as store
+
+
+def category_by_title(doc: Doc, write: Write) -> None:
+    """A `category` sent as the category's title, as point actions and triggers show it (the spec:
+    "category name"), names that category: a client that PUTs back what it read keeps it (issue 34).
+    A title held by several categories picks the `point` bundle's; one no category the caller may view
+    holds stays a 400 (Mautic's "Category <title> does not exist").
+    Costs one read of the category kind, only for a write that sends a title."""
+    sent = write.payload.get("category")
+    if not isinstance(sent, str) or sent.strip().isdigit() or "category" not in write.errors:
+        return
+    categories = registry.resource("category")
+    held = [
+        c
+        for c in store.iterate("category")
+        if c.get("title") == sent and access.viewable(write.ctx, categories, c)  # no probing of unseen titles
+    ]
+    held.sort(key=lambda c: c.get("bundle") != "point")
+    if held:
+        doc["category"] = held[0]["id"]
+        del write.errors["category"]
+    else:
+        write.errors["category"] = [f"Category {sent} does not exist"]
 
 
 class PointActionHooks(Hooks):
     """Point actions: the type is one of the catalogue's."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """An unknown action type is a 400 naming the types endpoint."""
+        """An unknown action type is a 400 naming the types endpoint; a category may be named by its title."""
+        category_by_title(doc, write)
         if doc.get("type") and doc["type"] not in POINT_ACTION_TYPES:
             write.errors["type"] = [f"Unknown point action type '{doc['type']}'; see /api/points/actions/types."]
 
@@ -23,7 +49,9 @@ class TriggerHooks(Hooks):
 
     def prepare(self, doc: Doc, write: Write) -> None:
         """The colour is stored without a leading '#' (None when blank); a `stage.change` event names
-        an existing stage the caller may view (400 naming `events[<n>][properties][stage]`; 403)."""
+        an existing stage the caller may view (400 naming `events[<n>][properties][stage]`; 403); a
+        category may be named by its title."""
+        category_by_title(doc, write)
         doc["color"] = (doc.get("color") or "").lstrip("#") or None
         for index, event in enumerate(doc.get("events") or []):
             if event.get("type") == "stage.change":

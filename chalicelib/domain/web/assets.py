@@ -22,6 +22,8 @@ class AssetHooks(AliasHooks):
     def prepare(self, doc: Doc, write: Write) -> None:
         """The file's facts (extension, MIME type, size) when it changed; a local file must be uploaded first."""
         super().prepare(doc, write)
+        if write.existing is not None and "file" not in write.payload:
+            _keep_file(doc, write.existing, write.payload)
         location, name = doc.get("storageLocation") or "local", doc.get("file")
         if location not in ("local", "remote"):
             write.errors["storageLocation"] = ["This value should be one of: local, remote."]
@@ -48,6 +50,16 @@ class AssetHooks(AliasHooks):
         """A deleted local asset's file goes with it."""
         if doc is None and existing is not None and existing.get("storageLocation") == "local" and existing.get("file"):
             files.delete_asset_file(existing["file"])
+
+
+def _keep_file(doc: Doc, existing: Doc, payload: Doc) -> None:
+    """An edit without `file` keeps the asset's file, as Mautic's AssetApiController requires one only of a
+    new asset: a PUT of the asset as read (which never shows `file`) keeps it (issue 34)."""
+    doc["file"] = existing.get("file")
+    if "storageLocation" not in payload:
+        doc["storageLocation"] = existing.get("storageLocation")
+    for fact in ("extension", "mime", "size"):
+        doc[fact] = existing.get(fact)
 
 
 def _remote_facts(doc: Doc, write: Write) -> None:
