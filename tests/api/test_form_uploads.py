@@ -380,9 +380,18 @@ def test_deleting_a_form_purges_every_version_of_its_uploads(api, drain, version
     other, kept = _uploaded(api, email="cy@example.com")
     theirs = [k for k in bucket_keys() if k.startswith(f"form/{other['id']}/")]
     assert len(bucket_keys(f"form/{form['id']}/")) == 2
-    assert api.delete(f"/api/forms/{form['id']}/delete").status_code == 200
+    from tests.bench.conftest import dynamodb_calls
+
+    with dynamodb_calls() as deleting:
+        assert api.delete(f"/api/forms/{form['id']}/delete").status_code == 200
     assert len(_purge_jobs()) == 1  # written with the delete, queued after it
-    drain()
+    assert dict(deleting) == {"BatchGetItem": 1, "GetItem": 1, "UpdateItem": 1, "TransactWriteItems": 1}
+    with dynamodb_calls() as job, _aws_calls() as aws:
+        drain()
+    # the job (GetItem), its place (UpdateItem), the submissions (1 Query; per submission 1 UpdateItem and 1
+    # DeleteItem of its `submissionfiles` item), the job deleted; S3: one page of versions listed and deleted
+    assert dict(job) == {"GetItem": 1, "UpdateItem": 3, "Query": 1, "DeleteItem": 3}
+    assert {k[1]: n for k, n in aws.items() if k[0] == "s3"} == {"ListObjectVersions": 1, "DeleteObjects": 1}
     assert _all_versions(versioned) == theirs  # nothing of the deleted form's files, no earlier version
     assert _purge_jobs() == []
     for submission_id in (first, second["submissionId"]):
