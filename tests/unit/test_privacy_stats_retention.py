@@ -174,3 +174,22 @@ def test_sends_of_a_bucket_redone_are_not_counted_twice(small_buckets, monkeypat
     assert state["bucket"] == 1
     assert stats_retention.kept_sends("2026-01-01", "2026-01-01") == {"2026-01-01": {"7": {"sent": 2, "read": 1}}}
     assert all("folded" in s for s in store.iterate(email_stats.kind("email", 7)))
+
+
+def test_old_text_message_records_are_counted_then_lose_the_number(small_buckets):
+    for days in (0, 0, 40, 40):
+        stat_id = email_stats.allocate("sms", 5)[0]
+        record = {"id": stat_id, "sms": {"id": 5}, "lead": {"id": 1}, "phone": "+420777000111"}
+        email_stats.create("sms", 5, dict(record, dateSent=_at(days).now, source="api", sourceId=None, messageId="sns"))
+        _events(1, days, timeline.event("sms.sent", "Hi", {"smsId": 5, "statId": stat_id, "content": "Hi"}))
+    _events(1, 41, timeline.event("note", "x"))  # ids 1-4 (bucket 0), 5 (bucket 1, the newest)
+    stats_retention.sweep(_at(80), days=30, seconds=10)
+    assert stats_retention.kept_sends("2026-01-01", "2026-12-31", "sms") == {
+        "2026-01-01": {"5": {"sent": 2}},
+        "2026-02-10": {"5": {"sent": 2}},
+    }
+    records = list(store.iterate(email_stats.kind("sms", 5)))
+    assert [sorted(k for k in r if not k.startswith("_")) for r in records] == [
+        ["dateSent", "folded", "id", "lead", "sms", "source", "sourceId"]
+    ] * 4
+    assert store.count(email_stats.kind("sms", 5)) == 4  # the message's sentCount is untouched

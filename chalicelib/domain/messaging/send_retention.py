@@ -6,7 +6,8 @@ and the recipient: the unsubscribe, web view, open and click links still work) a
 made of (sent, read, failed, opens, clicks, SES's bounce/complaint/delivery flags, dates of sending and
 first read), so `GET /emails/<id>`, the stats API's `email_stats`, reports and charts add up as before;
 the address, the IP address, the last open, the rendered subject, the token values, the headers and
-SES's message id (with its `sesmessage` note) go (docs/privacy.md, "Old email sends").
+SES's message id (with its `sesmessage` note) go (docs/privacy.md, "Old email sends"). A text message's
+record keeps its message, contact, date and source; the number and SNS's message id go.
 """
 
 from collections import Counter
@@ -37,16 +38,18 @@ KEPT = (
     "complained",
     "delivered",
 )
+SMS_KEPT = ("id", "sms", "lead", "dateSent", "source", "sourceId")  # a text message's: the number and SNS's id go
 FOLDED = "folded"  # set on a slim record: the UTC day it was counted under (never counted again)
 BATCH = 100  # BatchGetItem's keys
 
 
-def keys(events: Iterable[Doc]) -> list[tuple[str, int]]:
-    """(kind, stat id) of the send records that `email.sent` events name."""
+def keys(events: Iterable[Doc], channel: str = "email") -> list[tuple[str, int]]:
+    """(kind, stat id) of the send records that `email.sent` (or `sms.sent`) events name."""
+    named = "emailId" if channel == "email" else "smsId"
     return [
-        (email_stats.kind("email", e["details"]["emailId"]), int(e["details"]["statId"]))
+        (email_stats.kind(channel, e["details"][named]), int(e["details"]["statId"]))
         for e in events
-        if e["event"] == "email.sent" and (e.get("details") or {}).get("statId")
+        if e["event"] == f"{channel}.sent" and (e.get("details") or {}).get("statId")
     ]
 
 
@@ -69,30 +72,34 @@ def _counts(stat: Doc) -> Counter[str]:
     return +counts
 
 
-def daily_counts(stats: Iterable[Doc]) -> dict[str, dict[str, dict[str, int]]]:
+def daily_counts(stats: Iterable[Doc], channel: str = "email") -> dict[str, dict[str, dict[str, int]]]:
     """{day sent: {email id: {sent, read, failed, bounced, complained, delivered, clicked, clicks, opens,
-    viewedinbrowser, replied}}} of send records (zero counts left out)."""
+    viewedinbrowser, replied}}} of email send records (zero counts left out); of text messages'
+    {day: {sms id: {sent}}}."""
     days: dict[str, dict[str, Counter[str]]] = {}
     for stat in stats:
         day = str(stat.get("dateSent") or "")[:10] or "unknown"
-        days.setdefault(day, {}).setdefault(str(stat["email"]["id"]), Counter()).update(_counts(stat))
+        counts = _counts(stat) if channel == "email" else Counter(sent=1)
+        days.setdefault(day, {}).setdefault(str(stat[channel]["id"]), Counter()).update(counts)
     return {day: {i: dict(c) for i, c in sorted(emails.items())} for day, emails in sorted(days.items())}
 
 
 def slim(kind: str, stat: Doc) -> None:
-    """Keep only `KEPT` of a send record, under its revision (an open or a click written meanwhile is
-    read again, never lost), and forget its SES message-id note first: 1 DeleteItem and 1 conditional
-    write; nothing for a record slim already."""
+    """Keep only `KEPT` of an email send record (`SMS_KEPT` of a text message's), under its revision (an
+    open or a click written meanwhile is read again, never lost), and forget its SES message-id note
+    first: 1 DeleteItem (emails) and 1 conditional write; nothing for a record slim already."""
+    email = kind.startswith(email_stats.KINDS["email"] + "#")
+    wanted = KEPT if email else SMS_KEPT
     read = [stat]
 
     def attempt() -> None:
         doc = read.pop() if read else store.get(kind, stat["id"])
         if doc is None or doc.get(FOLDED):
             return
-        if doc.get("messageId"):
+        if email and doc.get("messageId"):
             key = email_stats.message_key(doc["messageId"])
             store.remove(email_stats.message_kind(key), key)
-        kept = {k: v for k, v in doc.items() if k in KEPT or k.startswith("_")}
+        kept = {k: v for k, v in doc.items() if k in wanted or k.startswith("_")}
         store.replace(kind, dict(kept, **{FOLDED: str(doc.get("dateSent") or "")[:10] or "unknown"}))
 
     retries.settled(attempt)

@@ -66,10 +66,12 @@ def _bucket(number: int, cutoff: str) -> bool:
         return False
     visits = [e for e in events if e["event"] in TYPES]
     sends = send_retention.records(send_retention.keys(events))
-    if (visits or sends) and store.get(DAILY, number) is None:
+    texts = send_retention.records(send_retention.keys(events, "sms"))
+    if (visits or sends or texts) and store.get(DAILY, number) is None:
         emails = send_retention.daily_counts(stat for _, stat in sends)
-        store.put(DAILY, {"id": number, "days": daily_counts(visits), "emails": emails})
-    for kind, stat in sends:
+        sms = send_retention.daily_counts((stat for _, stat in texts), "sms")
+        store.put(DAILY, {"id": number, "days": daily_counts(visits), "emails": emails, "texts": sms})
+    for kind, stat in sends + texts:
         send_retention.slim(kind, stat)
     for event in visits:
         store.remove(timeline.kind(event["contactId"]), event["id"])
@@ -100,12 +102,13 @@ def kept(day_from: str, day_to: str) -> dict[str, dict[str, int]]:
     return {day: dict(counts) for day, counts in sorted(totals.items())}
 
 
-def kept_sends(day_from: str, day_to: str) -> dict[str, dict[str, dict[str, int]]]:
+def kept_sends(day_from: str, day_to: str, channel: str = "email") -> dict[str, dict[str, dict[str, int]]]:
     """The per-day counts of the email sends folded so far, sent in [day_from, day_to]: {day: {email id:
-    {sent, read, failed, bounced, clicked, clicks, opens...}}}, added up across buckets."""
+    {sent, read, failed, bounced, clicked, clicks, opens...}}}, added up across buckets (`channel` "sms":
+    the text messages', {day: {sms id: {sent}}})."""
     totals: dict[str, dict[str, Counter[str]]] = {}
     for doc in store.iterate(DAILY):
-        for day, emails in (doc.get("emails") or {}).items():
+        for day, emails in (doc.get("emails" if channel == "email" else "texts") or {}).items():
             if day_from <= day <= day_to:
                 for email_id, counts in emails.items():
                     totals.setdefault(day, {}).setdefault(email_id, Counter()).update(counts)
