@@ -20,7 +20,7 @@ from chalicelib.domain.contacts import contact_merge, erasure
 from chalicelib.domain.privacy import retention, stats_retention
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
-from chalicelib.domain.web import form_followups
+from chalicelib.domain.web import form_followups, upload_purge
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, erasures, feedback, segments, sends, webhooks
 
@@ -57,6 +57,7 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         form_followups.sweep,
         stages.resend_lost,
         erasure.resend_lost,
+        upload_purge.resend_lost,
     ),
     "hour": (rebuilds.refresh_relative, retention.run, stats_retention.run),
 }

@@ -359,3 +359,88 @@ def test_the_public_address_costs_three_reads_and_one_s3_get(api):
     with dynamodb_calls() as calls, _aws_calls() as s3:
         assert api.http.request("GET", f"/forms/results/file/{shown}/cv", headers={}, body=b"").status_code == 200
     assert dict(calls) == {"GetItem": 3} and s3[("s3", "GetObject")] == 1
+
+
+TWO_FILES = FIELDS + [
+    {"label": "Photo", "alias": "photo", "type": "file", "properties": {"allowed_file_extensions": ["jpg"]}}
+]
+
+
+def _purge_jobs():
+    from chalicelib.store import entities
+
+    return list(entities.iterate("uploadpurge"))
+
+
+def test_deleting_a_form_purges_every_version_of_its_uploads(api, drain, versioned):
+    from chalicelib.store import entities
+
+    form, first = _uploaded(api, data=b"%PDF first")
+    second = submit(api, form["id"], {"email": "bo@example.com"}, {"cv": ("cv.pdf", b"%PDF second")}).json
+    other, kept = _uploaded(api, email="cy@example.com")
+    theirs = [k for k in bucket_keys() if k.startswith(f"form/{other['id']}/")]
+    assert len(bucket_keys(f"form/{form['id']}/")) == 2
+    from tests.bench.conftest import dynamodb_calls
+
+    with dynamodb_calls() as deleting:
+        assert api.delete(f"/api/forms/{form['id']}/delete").status_code == 200
+    assert len(_purge_jobs()) == 1  # written with the delete, queued after it
+    assert dict(deleting) == {"BatchGetItem": 1, "GetItem": 1, "UpdateItem": 1, "TransactWriteItems": 1}
+    with dynamodb_calls() as job, _aws_calls() as aws:
+        drain()
+    # the job (GetItem), its place (UpdateItem), the submissions (1 Query; per submission 1 UpdateItem and 1
+    # DeleteItem of its `submissionfiles` item), the job deleted; S3: one page of versions listed and deleted
+    assert dict(job) == {"GetItem": 1, "UpdateItem": 3, "Query": 1, "DeleteItem": 3}
+    assert {k[1]: n for k, n in aws.items() if k[0] == "s3"} == {"ListObjectVersions": 1, "DeleteObjects": 1}
+    assert _all_versions(versioned) == theirs  # nothing of the deleted form's files, no earlier version
+    assert _purge_jobs() == []
+    for submission_id in (first, second["submissionId"]):
+        stored = entities.get(f"submission#{form['id']}", submission_id)
+        assert stored["files"] == {} and "cv" not in stored["results"] and stored["results"]["email"]
+        assert entities.get("submissionfiles", submission_id) is None
+    assert download(api, f"/api/forms/{other['id']}/submissions/{kept}/files/cv").status_code == 200
+
+
+def test_removing_a_file_field_purges_only_its_files_resumably(api, drain, versioned, monkeypatch):
+    from chalicelib.domain.web import upload_purge
+
+    form = make_form(api, TWO_FILES)
+    ids = []
+    for n in range(3):
+        files = {"cv": (f"cv{n}.pdf", PDF), "photo": (f"me{n}.jpg", b"\xff\xd8 photo")}
+        ids.append(submit(api, form["id"], {"email": f"p{n}@example.com"}, files).json["submissionId"])
+    fields = {f["alias"]: f["id"] for f in form["fields"]}
+    photos = [k for k in bucket_keys() if k.split("/")[3] == str(fields["photo"])]
+    ticks = iter(range(0, 10_000, 100))  # every reading of the clock is past the budget: one submission a delivery
+    monkeypatch.setattr(upload_purge, "TIMER", lambda: next(ticks))
+    monkeypatch.setattr(upload_purge, "PAGE", 1)
+    removed = api.delete(f"/api/forms/{form['id']}/fields/delete?fields[]={fields['cv']}")
+    assert removed.status_code == 200 and [f["alias"] for f in removed.json["form"]["fields"]] == ["email", "photo"]
+    drain()
+    assert _all_versions(versioned) == photos and len(photos) == 3
+    assert _purge_jobs() == []
+    base = f"/api/forms/{form['id']}/submissions"
+    for submission_id in ids:
+        results = api.get(f"{base}/{submission_id}").json["submission"]["results"]
+        assert "cv" not in results and results["photo"].endswith(".jpg")
+        assert download(api, f"{base}/{submission_id}/files/photo").status_code == 200
+        assert api.get(f"{base}/{submission_id}/files/cv").status_code == 404
+    assert api.patch(f"/api/forms/{form['id']}/edit", {"name": "Renamed"}).status_code == 200
+    assert _purge_jobs() == []  # an edit that removes no file field purges nothing
+
+
+def test_a_limited_user_cannot_purge_the_uploads_of_anothers_form(api, drain, versioned):
+    form, submission_id = _uploaded(api, data=b"%PDF theirs")
+    dora = _as(api, "dora", {"form:forms": ["viewother", "editown", "deleteown", "create", "publishown"]})
+    field = [f["id"] for f in form["fields"] if f["alias"] == "cv"][0]
+    assert dora.delete(f"/api/forms/{form['id']}/delete").status_code == 403
+    assert dora.delete(f"/api/forms/{form['id']}/fields/delete?fields[]={field}").status_code == 403
+    assert dora.put(f"/api/forms/{form['id']}/edit", {"name": "Jobs", "fields": []}).status_code == 403
+    drain()
+    assert _purge_jobs() == [] and len(bucket_keys(f"form/{form['id']}/")) == 1
+    assert download(api, f"/api/forms/{form['id']}/submissions/{submission_id}/files/cv").body == b"%PDF theirs"
+    mine = dora.post("/api/forms/new", {"name": "Mine", "fields": FIELDS, "isPublished": True}).json["form"]
+    own = submit(api, mine["id"], {"email": "d@example.com"}, {"cv": ("cv.pdf", PDF)})
+    assert own.status_code == 200 and dora.delete(f"/api/forms/{mine['id']}/delete").status_code == 200
+    drain()
+    assert bucket_keys(f"form/{mine['id']}/") == [] and len(bucket_keys(f"form/{form['id']}/")) == 1

@@ -51,3 +51,64 @@ def test_old_page_hits_are_folded_then_removed_over_dynamodb(api, monkeypatch):
     assert state["bucket"] >= 1 and folded + len(hits) == 6 and folded >= 2  # the newest bucket waits
     assert api.get(f"/api/pages/{page['id']}").json["page"]["hits"] == 6  # the page's own counter stays
     assert calls["DeleteItem"] == folded and "Scan" not in calls
+
+
+def _counts_of(api, mail_id, report_id):
+    """Everything a client counts an email's sends with: the email, the stats table, a report, two charts."""
+    shown = api.get(f"/api/emails/{mail_id}").json["email"]
+    rows = api.get(f"/api/stats/email_stats?where[0][col]=email_id&where[0][val]={mail_id}").json["stats"]
+    data = api.get(f"/api/reports/{report_id}").json["data"]
+    charts = [api.get(f"/api/data/{chart}").json["data"] for chart in ("ignored.vs.read.emails", "emails.in.time")]
+    return {
+        "email": (shown["sentCount"], shown["readCount"], shown["bounceCount"]),
+        "stats": sorted((r["id"], r["lead_id"], r["is_read"], r["open_count"], r["date_sent"]) for r in rows),
+        "report": sorted(str(sorted(row.items())) for row in data),
+        "charts": charts,
+    }
+
+
+def test_old_email_sends_fold_and_their_counts_and_links_still_work(api, monkeypatch, source_ip):
+    from chalicelib.domain.kernel import timeline
+    from chalicelib.domain.messaging import email_stats
+    from chalicelib.domain.privacy import stats_retention
+    from tests.api.test_email_send import make_email, sent_messages
+    from tests.api.test_email_tracking import _public
+
+    monkeypatch.setattr(timeline, "FEED_BUCKET", 4)
+    mail = make_email(api, customHtml="<p>Hi {contactfield=firstname}, code {code}</p>")
+    people = [make_contact(api, email=f"p{n}@example.com") for n in range(3)]
+    hashes = []
+    for person in people:
+        api.post(f"/api/emails/{mail['id']}/contact/{person['id']}/send", {"tokens": {"code": "Z-9"}})
+        hashes.append(sent_messages()[-1]["X-Mautic-Tracking"])
+    source_ip("203.0.113.9")
+    _public(api, f"/email/{hashes[0]}.gif")
+    for n in range(6):  # newer events, so the sends' buckets are full and the newest bucket holds none of them
+        make_contact(api, email=f"later{n}@example.com")
+    report = api.post(
+        "/api/reports/new", {"name": "S", "source": "email.stats", "columns": ["es.id", "es.is_read", "es.open_count"]}
+    ).json["report"]
+    before = _counts_of(api, mail["id"], report["id"])
+    assert before["email"] == (3, 1, 0) and len(before["stats"]) == len(before["report"]) == 3
+    later = Context(now=clock.iso(clock.now() + timedelta(days=31)))
+    with dynamodb_calls() as calls:
+        stats_retention.sweep(later, days=30, seconds=10)
+    slim = [email_stats.find(h) for h in hashes]
+    assert all(s["folded"] and "emailAddress" not in s and "tokens" not in s for s in slim)
+    assert "ipAddress" not in slim[0] and slim[0]["isRead"] and slim[0]["openCount"] == 1
+    day = clock.now().date().isoformat()
+    assert stats_retention.kept_sends(day, day)[day][str(mail["id"])] == {"sent": 3, "read": 1, "opens": 1}
+    assert _counts_of(api, mail["id"], report["id"]) == before  # every count adds up as before the fold
+    # per send record: 1 DeleteItem (its SES note) and 1 TransactWriteItems (the slim record, revision-checked)
+    assert calls["DeleteItem"] == 3 and calls["TransactWriteItems"] == 3 and "Scan" not in calls
+    # the old email's links: an open counts without keeping the address, the web view, the unsubscribe
+    source_ip("198.51.100.4")
+    _public(api, f"/email/{hashes[1]}.gif")
+    again = email_stats.find(hashes[1])
+    assert again["isRead"] and "ipAddress" not in again and "lastOpened" not in again
+    assert api.get(f"/api/emails/{mail['id']}").json["email"]["readCount"] == 2
+    view = _public(api, f"/email/view/{hashes[2]}")
+    assert view.status_code == 200 and "Hi Ann" in view.body.decode()
+    assert _public(api, f"/email/unsubscribe/{hashes[2]}").status_code == 200
+    dnc = api.get(f"/api/contacts/{people[2]['id']}").json["contact"]["doNotContact"]
+    assert [(d["channel"], d["channelId"]) for d in dnc] == [("email", mail["id"])]

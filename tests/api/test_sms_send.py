@@ -36,7 +36,11 @@ def test_get_sends_the_rendered_text_to_the_mobile_number(api):
     assert api.get(f"/api/smses/{text['id']}").json["sms"]["sentCount"] == 1
     activity = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
     (sent,) = [e for e in activity if e["event"] == "sms.sent"]
-    assert sent["details"] == {"smsId": text["id"], "content": "Hi Ann, see you at Brno."}
+    assert sent["details"] == {
+        "smsId": text["id"],
+        "statId": sent["details"]["statId"],
+        "content": "Hi Ann, see you at Brno.",
+    }
     (name,) = os.listdir(config.OUTBOX_DIR)
     with open(os.path.join(config.OUTBOX_DIR, name)) as handle:
         assert json.load(handle)["to"] == "+420777123456"

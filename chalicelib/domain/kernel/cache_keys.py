@@ -29,6 +29,7 @@ POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
 POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
 WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
 ERASING = CacheKey("erasing")  # ids of the contacts this request deletes for good (contacts/erasure.py)
+UPLOAD_PURGES = CacheKey("upload-purges")  # the upload purge jobs this request's form writes add (web/upload_purge.py)
 JOURNEYS_EXTERNAL = CacheKey("journeys-external")  # the automation worker's claimed external actions
 
 

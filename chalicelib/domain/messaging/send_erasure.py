@@ -27,6 +27,7 @@ KEPT = (
     "clickCount",
     "replied",
     "contentHash",
+    "folded",  # counted already by the retention sweep (send_retention.py): never again
 )
 
 

@@ -320,6 +320,6 @@ def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Sourc
         "messageId": message_id,
     }
     email_stats.create("sms", message["id"], record)
-    details = {"smsId": message["id"], "content": content}
+    details = {"smsId": message["id"], "statId": stat_id, "content": content}  # statId: its record (retention)
     write_contact(contact["id"], lambda doc: [timeline.event("sms.sent", message.get("name"), details)], ctx)
     return {"success": True, "statId": stat_id, "content": content}

@@ -58,8 +58,9 @@ def _update_stat(stat: SendRecord, change: Callable[[SendRecord], object]) -> tu
 
 def _read(doc: SendRecord, now: str, ip: str | None) -> None:
     doc["openCount"] = int(doc.get("openCount") or 0) + 1
-    doc["lastOpened"] = now
-    doc["ipAddress"] = ip or doc.get("ipAddress")
+    if not doc.get("folded"):  # a record past retention keeps no address nor open details (send_retention.py)
+        doc["lastOpened"] = now
+        doc["ipAddress"] = ip or doc.get("ipAddress")
     if not doc.get("isRead"):
         doc["isRead"], doc["dateRead"] = True, now
 

@@ -1,7 +1,9 @@
-"""Retention of old visit rows (issue 32): page hits (landing pages, the tracking pixel, email clicks)
-and asset downloads older than `STATS_RETENTION_DAYS` are folded into per-day counts, then removed
-from their contact's timeline (and so from all contacts' activity, the stats API's `page_hits` and the
-charts). The documents' own counters (a page's `hits`, an asset's `downloadCount`) are not touched.
+"""Retention of old visit rows and send records (issue 32): page hits (landing pages, the tracking pixel,
+email clicks) and asset downloads older than `STATS_RETENTION_DAYS` are folded into per-day counts, then
+removed from their contact's timeline (and so from all contacts' activity, the stats API's `page_hits` and
+the charts). The documents' own counters (a page's `hits`, an asset's `downloadCount`) are not touched.
+Email send records as old are counted per email and day, then slimmed to what their links and counts need
+(domain/messaging/send_retention.py).
 
 The hourly sweep walks the timeline feed a bucket (1,000 event ids) at a time from the oldest, and
 takes a bucket only once every event in it is past the cutoff: its counts are stored first, in one
@@ -19,6 +21,7 @@ from chalicelib import config
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.messaging import send_retention
 from chalicelib.store import port as store
 
 STATE = "statsretention"  # one item, id 1: the next feed bucket to look at
@@ -54,14 +57,22 @@ def daily_counts(events: Iterable[Doc]) -> dict[str, dict[str, int]]:
 
 
 def _bucket(number: int, cutoff: str) -> bool:
-    """Fold and remove the visit events of one feed bucket; False (nothing done) while any event in it
-    is newer than `cutoff`."""
+    """Fold one feed bucket: its visit events and the send records its `email.sent` events name are
+    counted per day (once: the counts of a bucket are written whole, before anything is removed), then
+    the visits are removed and the send records slimmed; False (nothing done) while any event in it is
+    newer than `cutoff`."""
     events = list(store.feed(f"timeline#{number}", descending=False))
     if any(clock.parse(e["timestamp"]) >= clock.parse(cutoff) for e in events):
         return False
     visits = [e for e in events if e["event"] in TYPES]
-    if visits and store.get(DAILY, number) is None:
-        store.put(DAILY, {"id": number, "days": daily_counts(visits)})
+    sends = send_retention.records(send_retention.keys(events))
+    texts = send_retention.records(send_retention.keys(events, "sms"))
+    if (visits or sends or texts) and store.get(DAILY, number) is None:
+        emails = send_retention.daily_counts(stat for _, stat in sends)
+        sms = send_retention.daily_counts((stat for _, stat in texts), "sms")
+        store.put(DAILY, {"id": number, "days": daily_counts(visits), "emails": emails, "texts": sms})
+    for kind, stat in sends + texts:
+        send_retention.slim(kind, stat)
     for event in visits:
         store.remove(timeline.kind(event["contactId"]), event["id"])
     return True
@@ -89,6 +100,19 @@ def kept(day_from: str, day_to: str) -> dict[str, dict[str, int]]:
             if day_from <= day <= day_to:
                 totals.setdefault(day, Counter()).update(counts)
     return {day: dict(counts) for day, counts in sorted(totals.items())}
+
+
+def kept_sends(day_from: str, day_to: str, channel: str = "email") -> dict[str, dict[str, dict[str, int]]]:
+    """The per-day counts of the email sends folded so far, sent in [day_from, day_to]: {day: {email id:
+    {sent, read, failed, bounced, clicked, clicks, opens...}}}, added up across buckets (`channel` "sms":
+    the text messages', {day: {sms id: {sent}}})."""
+    totals: dict[str, dict[str, Counter[str]]] = {}
+    for doc in store.iterate(DAILY):
+        for day, emails in (doc.get("emails" if channel == "email" else "texts") or {}).items():
+            if day_from <= day <= day_to:
+                for email_id, counts in emails.items():
+                    totals.setdefault(day, {}).setdefault(email_id, Counter()).update(counts)
+    return {day: {i: dict(c) for i, c in emails.items()} for day, emails in sorted(totals.items())}
 
 
 def run() -> None:

@@ -2,12 +2,15 @@
 properties they need (domain/web/form_checks.py), `file` fields' limits (domain/web/form_uploads.py); the
 `cachedHtml` rendered for the caller's base URL."""
 
+from collections.abc import Sequence
+
 from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.web import form_checks, form_html, form_uploads
+from chalicelib.domain.kernel.types import Doc, Events
+from chalicelib.domain.web import form_checks, form_html, form_uploads, upload_purge
+from chalicelib.store.port import Derived
 
 ACTION_TYPES = (
     "asset.download",
@@ -53,6 +56,17 @@ class FormHooks(AliasHooks):
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         """`cachedHtml`: the form's HTML for the caller's base URL."""
         out["cachedHtml"] = form_html.render(doc, ctx.base_url)
+
+    def consequences(
+        self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
+    ) -> tuple[list[Derived], Events]:
+        """A delete, or an edit that removes `file` fields, purges their uploads: the job, in the same
+        transaction (domain/web/upload_purge.py)."""
+        return upload_purge.jobs(doc, existing, ctx), []
+
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """After the commit: queue the purge job, if the write added one."""
+        upload_purge.queue(ctx)
 
 
 def _check_file_fields(fields: list[Doc], errors: dict[str, list[str]]) -> None:
