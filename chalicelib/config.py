@@ -70,6 +70,19 @@ CONFLICT_RETRY_BASE = float(os.environ.get("CONFLICT_RETRY_BASE", "0.01"))
 CONFLICT_RETRY_CAP = float(os.environ.get("CONFLICT_RETRY_CAP", "0.5"))
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
+
+
+def _shard_counts(name: str, default: str) -> dict[str, int]:
+    """A `kind:shards,...` setting as {kind: number of partition keys} (kinds with fewer than 2 left out)."""
+    pairs = (part.partition(":") for part in os.environ.get(name, default).split(","))
+    return {kind.strip(): int(n) for kind, _, n in pairs if kind.strip() and n.strip() and int(n) > 1}
+
+
+# The store's key layout (docs/storage.md, "Sharded keys"); changing any of these on a stack that holds
+# data needs `python -m chalicelib.cli storage reshard` (docs/deploy.md). Hot kinds stored under
+# `<kind>@<id % shards>`: the contact partition took ~1.97 write units per request of issue 29's mix and
+# should take at most 0.1 (10,000 requests/s at 1,000 units/s per key), so at least 20 keys: 32.
+SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:16")
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 

@@ -10,8 +10,10 @@ read on many requests (field definitions, point triggers) are "versioned": each 
 `version#<kind>` in the same transaction so readers can cache them safely.
 """
 
+import heapq
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from pynamodb.connection import Connection
@@ -44,6 +46,31 @@ Build = Callable[[TransactWrite], None]  # adds a write's items to its transacti
 Counts = dict[str, int]  # counter name -> amount added in one transaction
 
 _connection: list[Connection] = []
+SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.SHARDED_KINDS)
+
+
+def partition(kind: str, entity_id: EntityId) -> str:
+    """The partition key of a document: `<kind>@<id % shards>` for a sharded kind, else its kind, so a
+    hot kind's writes (new ids at the end of one key) spread over its shards' keys."""
+    shards = config.SHARDED_KINDS.get(kind, 0)
+    return f"{kind}{SHARD}{int(entity_id) % shards}" if shards else kind
+
+
+def partitions(kind: str) -> list[str]:
+    """Every partition key of a kind: its shards', or its own."""
+    shards = config.SHARDED_KINDS.get(kind, 0)
+    return [f"{kind}{SHARD}{r}" for r in range(shards)] if shards else [kind]
+
+
+def logical(key: str) -> str:
+    """The kind a partition key stores (`contact@7` -> `contact`)."""
+    kind, mark, shard = key.rpartition(SHARD)
+    return kind if mark and shard.isdigit() else key
+
+
+def _key(kind: str, entity_id: EntityId) -> Entity:
+    """The item of a document, by key only (for updates and deletes)."""
+    return Entity(partition(kind, entity_id), int(entity_id))
 
 
 def _doc(item: Entity) -> Document:
@@ -63,7 +90,7 @@ def _stored(doc: Mapping[str, Any]) -> str:
 def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
     """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
     return Entity(
-        kind,
+        partition(kind, doc["id"]),
         int(doc["id"]),
         doc=_stored(doc),
         rev=int(doc.get("_rev") or 0) + 1,
@@ -73,39 +100,53 @@ def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
 
 
 def ids_by_email(kind: str, prefix: str) -> list[int]:
-    """Ids whose email starts with `prefix` (case-insensitive). A Query on the email index."""
-    return [int(item.id) for item in Entity.by_email.query(kind, Entity.email.startswith(prefix.lower()))]
+    """Ids whose email starts with `prefix` (case-insensitive), by email: a Query on the email index
+    per partition key of the kind (its hash key is the item's `kind`), merged."""
+    found = (Entity.by_email.query(key, Entity.email.startswith(prefix.lower())) for key in partitions(kind))
+    return [int(item.id) for item in heapq.merge(*found, key=lambda item: (item.email, int(item.id)))]
 
 
 def get(kind: str, entity_id: EntityId) -> Document | None:
     """One document, or None. One GetItem."""
     try:
-        return _doc(Entity.get(kind, int(entity_id)))
+        return _doc(Entity.get(partition(kind, entity_id), int(entity_id)))
     except DoesNotExist:
         return None
 
 
 def batch_get(kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
     """Documents for the given ids, keyed by id (missing ids absent). BatchGetItem per 100 ids."""
-    keys = [(kind, int(i)) for i in dict.fromkeys(ids)]
+    keys = [(partition(kind, i), int(i)) for i in dict.fromkeys(int(i) for i in ids)]
     return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
 
 
 def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
     """Documents of any kinds by (kind, id), keyed by (kind, id) (missing keys absent).
     BatchGetItem per 100 keys."""
-    keys = list(dict.fromkeys((kind, int(i)) for kind, i in keys))
-    return {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)}
+    unique = dict.fromkeys((partition(kind, i), int(i)) for kind, i in keys)
+    return {(logical(item.kind), int(item.id)): _doc(item) for item in Entity.batch_get(list(unique))}
 
 
 def iterate(
     kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
 ) -> Iterator[Document]:
     """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
-    paged by DynamoDB (1 MB per call)."""
-    page = min(limit, 1000) if limit else None
-    condition = Entity.id.between(*between) if between else None
-    for item in Entity.query(kind, condition, scan_index_forward=not descending, limit=limit, page_size=page):
+    paged by DynamoDB (1 MB per call). A sharded kind: a Query per shard, merged lazily by id, each
+    paged at about its share of `limit` (+2), so a page (or a cursor's) stays O(page)."""
+    keys = partitions(kind)
+    page = min(limit // len(keys) + 2 if len(keys) > 1 else limit, 1000) if limit else None
+    shards = [
+        Entity.query(
+            key,
+            Entity.id.between(*between) if between else None,
+            scan_index_forward=not descending,
+            limit=limit,
+            page_size=page,
+        )
+        for key in keys
+    ]
+    merged = heapq.merge(*shards, key=lambda item: int(item.id), reverse=descending) if len(keys) > 1 else shards[0]
+    for item in islice(merged, limit):
         yield _doc(item)
 
 
@@ -122,6 +163,7 @@ def feed(name: str, descending: bool = True) -> Iterator[Document]:
 
 
 def _in_order(keys: list[tuple[str, int]]) -> list[Document]:
+    """The documents of feed keys (partition keys as stored), in the keys' order."""
     found = {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)} if keys else {}
     return [found[key] for key in keys if key in found]
 
@@ -253,9 +295,9 @@ def _put_extra(
         if isinstance(item, Tally):
             counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
         elif item is None:
-            tx.delete(Entity(kind, int(entity_id)))
+            tx.delete(_key(kind, entity_id))
         else:
-            tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(item, id=int(entity_id))))
+            tx.update(_key(kind, entity_id), actions=_overwrite(dict(item, id=int(entity_id))))
 
 
 def _create_items(
@@ -383,7 +425,7 @@ def delete(
     key = int(entity_id)
 
     def build(tx: TransactWrite) -> None:
-        tx.delete(Entity(kind, key), condition=Entity.id.exists())
+        tx.delete(_key(kind, key), condition=Entity.id.exists())
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
         _add_counts(tx, counts)
@@ -419,7 +461,7 @@ def merge(
 
     def build(tx: TransactWrite) -> None:
         tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
-        tx.delete(Entity(kind, int(loser_id)), condition=Entity.rev == loser_rev)
+        tx.delete(_key(kind, loser_id), condition=Entity.rev == loser_rev)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, extra, derived, counts)
         _add_counts(tx, counts)
@@ -442,18 +484,18 @@ def merge(
 def put(kind: str, doc: Document) -> None:
     """Write a document that nothing else refers to (no count, no unique values), unconditionally;
     its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
-    Entity(kind, int(doc["id"])).update(actions=_overwrite(doc))
+    _key(kind, doc["id"]).update(actions=_overwrite(doc))
 
 
 def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:
     """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
     action = Entity.feed.set(name) if name else Entity.feed.remove()
-    Entity(kind, int(entity_id)).update(actions=[action], condition=Entity.id.exists())
+    _key(kind, entity_id).update(actions=[action], condition=Entity.id.exists())
 
 
 def remove(kind: str, entity_id: EntityId) -> None:
     """Delete a document that nothing else refers to. One DeleteItem."""
-    Entity(kind, int(entity_id)).delete()
+    _key(kind, entity_id).delete()
 
 
 def claim(marker: str) -> bool:

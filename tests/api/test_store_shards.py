@@ -1,0 +1,53 @@
+"""The store's key layout over DynamoDB (docs/storage.md, "Sharded keys"): hot kinds spread over
+several partition keys, read back in id order by merging; the port's answers stay the same."""
+
+import pytest
+
+from chalicelib import config
+from chalicelib.store import entities
+from chalicelib.store.models import Entity
+from tests.bench.conftest import dynamodb_calls
+
+pytestmark = pytest.mark.usefixtures("fresh")
+
+SHARDS = config.SHARDED_KINDS["contact"]
+
+
+def _contacts(ids):
+    for i in ids:
+        entities.create("contact", {"id": i, "email": f"c{i:03}@x.com"}, email=f"c{i:03}@x.com")
+
+
+def _stored_under(key):
+    return [int(item.id) for item in Entity.query(key)]
+
+
+def test_sharded_kind_is_stored_under_one_key_per_shard():
+    _contacts(range(1, 3 * SHARDS + 1))
+    assert _stored_under("contact") == []  # no write lands on the one key of the kind
+    assert _stored_under("contact@5") == [5, 5 + SHARDS, 5 + 2 * SHARDS]
+    assert entities.get("contact", 5 + SHARDS)["email"] == f"c{5 + SHARDS:03}@x.com"
+    assert set(entities.batch_get("contact", [1, 2, 999])) == {1, 2}
+    assert set(entities.batch_get_keys([("contact", 3), ("tag", 1), ("contact", 4)])) == {
+        ("contact", 3),
+        ("contact", 4),
+    }
+
+
+def test_sharded_kind_lists_in_id_order_both_ways_with_ranges_and_limits():
+    ids = list(range(1, 3 * SHARDS + 7))
+    _contacts(ids)
+    assert [d["id"] for d in entities.iterate("contact")] == ids
+    assert [d["id"] for d in entities.iterate("contact", descending=True)] == ids[::-1]
+    assert [d["id"] for d in entities.iterate("contact", limit=5)] == ids[:5]
+    assert [d["id"] for d in entities.iterate("contact", descending=True, limit=4, between=(1, 40))] == [40, 39, 38, 37]
+    assert [d["id"] for d in entities.iterate("contact", between=(10, 14))] == [10, 11, 12, 13, 14]
+    assert entities.ids_by_email("contact", "C01") == list(range(10, 20))
+
+
+def test_a_page_of_a_sharded_kind_is_one_query_per_shard_reading_about_the_page():
+    _contacts(range(1, 4 * SHARDS + 1))
+    with dynamodb_calls() as calls:
+        page = [d["id"] for d in entities.iterate("contact", limit=31, between=(20, 10**9))]
+    assert page == list(range(20, 51))
+    assert calls == {"Query": SHARDS}  # each shard's first page holds its share of the page
