@@ -83,6 +83,9 @@ def _shard_counts(name: str, default: str) -> dict[str, int]:
 # `<kind>@<id % shards>`: the contact partition took ~1.97 write units per request of issue 29's mix and
 # should take at most 0.1 (10,000 requests/s at 1,000 units/s per key), so at least 20 keys: 32.
 SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:16")
+# Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request and
+# one user importing 2,000 contacts/s writes 2,000 items/s to their owner feed; 8 keys keep each under 0.1.
+FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 

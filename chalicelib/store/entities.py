@@ -68,6 +68,18 @@ def logical(key: str) -> str:
     return kind if mark and shard.isdigit() else key
 
 
+def feed_key(name: str, entity_id: EntityId) -> str:
+    """The FeedIndex hash key of a feed's item: `<name>@<id % FEED_SHARDS>`, so the new items of one
+    feed (a timeline bucket, one user's owner feed) spread over several index keys."""
+    return f"{name}{SHARD}{int(entity_id) % config.FEED_SHARDS}" if config.FEED_SHARDS > 1 else name
+
+
+def feed_keys(name: str) -> list[str]:
+    """Every FeedIndex hash key of a feed."""
+    shards = config.FEED_SHARDS
+    return [f"{name}{SHARD}{r}" for r in range(shards)] if shards > 1 else [name]
+
+
 def _key(kind: str, entity_id: EntityId) -> Entity:
     """The item of a document, by key only (for updates and deletes)."""
     return Entity(partition(kind, entity_id), int(entity_id))
@@ -79,7 +91,7 @@ def _doc(item: Entity) -> Document:
     if item.rev is not None:
         doc["_rev"] = int(item.rev)
     if item.feed:
-        doc[FEED] = item.feed
+        doc[FEED] = logical(item.feed)
     return doc
 
 
@@ -95,7 +107,7 @@ def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
         doc=_stored(doc),
         rev=int(doc.get("_rev") or 0) + 1,
         email=email.lower() if email else None,
-        feed=doc.get(FEED),
+        feed=feed_key(doc[FEED], doc["id"]) if doc.get(FEED) else None,
     )
 
 
@@ -151,10 +163,13 @@ def iterate(
 
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:
-    """The documents of a feed (FeedIndex), by id: a Query per page of keys, then 1 BatchGetItem per
-    100 documents. Documents gone since they were indexed are skipped."""
+    """The documents of a feed (FeedIndex), by id: a Query per page of keys of each of its shards,
+    merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone since they were indexed
+    are skipped."""
+    shards = [Entity.in_feed.query(key, scan_index_forward=not descending, page_size=100) for key in feed_keys(name)]
+    merged = heapq.merge(*shards, key=lambda item: (int(item.id), logical(item.kind)), reverse=descending)
     keys = []
-    for item in Entity.in_feed.query(name, scan_index_forward=not descending, page_size=100):
+    for item in merged:
         keys.append((item.kind, int(item.id)))
         if len(keys) == 100:
             yield from _in_order(keys)
@@ -282,7 +297,7 @@ def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
     """UpdateItem actions that set a document whatever was stored, its revision still moving on
     (and its feed, when it names one)."""
     actions: list[Action] = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
-    return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
+    return actions + ([Entity.feed.set(feed_key(doc[FEED], doc["id"]))] if doc.get(FEED) else [])
 
 
 def _put_extra(
@@ -489,7 +504,7 @@ def put(kind: str, doc: Document) -> None:
 
 def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:
     """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
-    action = Entity.feed.set(name) if name else Entity.feed.remove()
+    action = Entity.feed.set(feed_key(name, entity_id)) if name else Entity.feed.remove()
     _key(kind, entity_id).update(actions=[action], condition=Entity.id.exists())
 
 

@@ -51,3 +51,30 @@ def test_a_page_of_a_sharded_kind_is_one_query_per_shard_reading_about_the_page(
         page = [d["id"] for d in entities.iterate("contact", limit=31, between=(20, 10**9))]
     assert page == list(range(20, 51))
     assert calls == {"Query": SHARDS}  # each shard's first page holds its share of the page
+
+
+def _feed_keys_of(name):
+    return {item.feed for item in Entity.scan() if item.feed and item.feed.startswith(name)}
+
+
+def test_a_feed_is_written_over_its_shards_and_read_back_merged_in_id_order():
+    for i in range(1, 21):
+        kind = "contact" if i % 2 else f"timeline#{i}"
+        entities.create(kind, {"id": i, "_feed": "timeline#0"})
+    assert _feed_keys_of("timeline#0") == {f"timeline#0@{r}" for r in range(config.FEED_SHARDS)}
+    assert [d["id"] for d in entities.feed("timeline#0")] == list(range(20, 0, -1))
+    assert [d["id"] for d in entities.feed("timeline#0", descending=False)] == list(range(1, 21))
+    assert entities.get("contact", 3)["_feed"] == "timeline#0"  # the logical feed, as written
+
+
+def test_set_feed_and_put_index_the_document_under_its_shard():
+    for i in range(1, 11):
+        entities.create("tag", {"id": i})
+        entities.set_feed("tag", i, "owned#tag#7")
+    entities.put("tag", {"id": 11, "_feed": "owned#tag#7"})
+    assert [d["id"] for d in entities.feed("owned#tag#7", descending=False)] == list(range(1, 12))
+    assert {item.feed for item in Entity.scan() if item.feed} == {
+        f"owned#tag#7@{i % config.FEED_SHARDS}" for i in range(1, 12)
+    }
+    entities.set_feed("tag", 2, None)
+    assert 2 not in [d["id"] for d in entities.feed("owned#tag#7")]
