@@ -86,6 +86,9 @@ SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:16")
 # Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request and
 # one user importing 2,000 contacts/s writes 2,000 items/s to their owner feed; 8 keys keep each under 0.1.
 FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))
+# Items per row count of a sharded kind (`count#<kind>@<id % COUNT_SHARDS>`, summed on read): `count#contact`
+# took ~0.57 write units per request, so 6 or more keep each under 0.1; 16 leave room for imports.
+COUNT_SHARDS = int(os.environ.get("COUNT_SHARDS", "16"))
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 

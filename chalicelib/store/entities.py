@@ -183,8 +183,27 @@ def _in_order(keys: list[tuple[str, int]]) -> list[Document]:
     return [found[key] for key in keys if key in found]
 
 
+def _sharded_count(name: str) -> bool:
+    """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items."""
+    return name.startswith("count#") and name[len("count#") :] in config.SHARDED_KINDS and config.COUNT_SHARDS > 1
+
+
+def _count_item(name: str, anchor: int) -> str:
+    """The item a transaction adds a counter's change to: a sharded count's shard `<name>@<anchor %
+    COUNT_SHARDS>` (anchor: the id of the transaction's document), else the counter itself."""
+    return f"{name}{SHARD}{anchor % config.COUNT_SHARDS}" if _sharded_count(name) else name
+
+
+def _count_parts(name: str) -> list[str]:
+    """The items whose sum is a counter: a sharded count's shards and its unsharded item (its value
+    from before the kind was sharded), else the counter itself."""
+    return [name] + [f"{name}{SHARD}{r}" for r in range(config.COUNT_SHARDS)] if _sharded_count(name) else [name]
+
+
 def count(kind: str) -> int:
-    """Number of entities of a kind. One GetItem."""
+    """Number of entities of a kind. One GetItem (a sharded kind: one BatchGetItem of its count's shards)."""
+    if _sharded_count(f"count#{kind}"):
+        return counters([f"count#{kind}"])[f"count#{kind}"]
     try:
         return int(Counter.get(f"count#{kind}").value)
     except DoesNotExist:
@@ -212,9 +231,12 @@ def last_id(kind: str) -> int:
 
 
 def counters(names: Sequence[str]) -> dict[str, int]:
-    """Current values of counters, {name: int} (0 when absent). One BatchGetItem per 100."""
-    found = {item.name: int(item.value) for item in Counter.batch_get(list(dict.fromkeys(names)))}
-    return {name: found.get(name, 0) for name in names}
+    """Current values of counters, {name: int} (0 when absent; a sharded count: its shards summed).
+    One BatchGetItem per 100 items."""
+    parts = {name: _count_parts(name) for name in names}
+    keys = list(dict.fromkeys(part for named in parts.values() for part in named))
+    found = {item.name: int(item.value) for item in Counter.batch_get(keys)}
+    return {name: sum(found.get(part, 0) for part in parts[name]) for name in names}
 
 
 def lookup(kind: str, field: str, value: Any) -> int | None:
@@ -335,8 +357,13 @@ def _create_items(
         counts[f"version#{kind}"] = counts.get(f"version#{kind}", 0) + 1
 
 
-def _add_counts(tx: TransactWrite, counts: Counts) -> None:
+def _add_counts(tx: TransactWrite, counts: Counts, anchor: int) -> None:
+    """Add a transaction's counter changes, a sharded count's to the shard of `anchor` (one item per
+    counter however many documents the transaction counts, as a transaction must)."""
+    items: Counts = {}
     for name, n in counts.items():
+        items[_count_item(name, anchor)] = items.get(_count_item(name, anchor), 0) + n
+    for name, n in items.items():
         if n:
             tx.update(Counter(name), actions=[Counter.value.add(n)])
 
@@ -360,7 +387,7 @@ def create(
     def build(tx: TransactWrite) -> None:
         counts: Counts = {}
         _create_items(tx, counts, kind, doc, uniques, versioned, email, extra, derived)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, int(doc["id"]))
 
     _commit(kind, int(doc["id"]), build, claimable(uniques), creating=True)
     doc["_rev"] = 1
@@ -373,7 +400,7 @@ def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
             counts: Counts = {}
             for entry in chunk:
                 _create_items(tx, counts, **entry)
-            _add_counts(tx, counts)
+            _add_counts(tx, counts, int(chunk[0]["doc"]["id"]))
     except TransactWriteError:
         return [_outcome(create, **entry) for entry in chunk]
     for entry in chunk:
@@ -418,7 +445,7 @@ def replace(
         tx.save(_item(kind, doc, email), condition=condition)
         counts: Counts = {}
         _put_extra(tx, extra, derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, entity_id)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)
@@ -443,7 +470,7 @@ def delete(
         tx.delete(_key(kind, key), condition=Entity.id.exists())
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, key)
         _delete_uniques(tx, kind, key, claimed)
         _bump_version(tx, kind, versioned)
 
@@ -479,7 +506,7 @@ def merge(
         tx.delete(_key(kind, loser_id), condition=Entity.rev == loser_rev)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, extra, derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, entity_id)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, taken)
         for field, value in passed.items():

@@ -5,7 +5,8 @@ import pytest
 
 from chalicelib import config
 from chalicelib.store import entities
-from chalicelib.store.models import Entity
+from chalicelib.store.common import Tally
+from chalicelib.store.models import Counter, Entity
 from tests.bench.conftest import dynamodb_calls
 
 pytestmark = pytest.mark.usefixtures("fresh")
@@ -78,3 +79,30 @@ def test_set_feed_and_put_index_the_document_under_its_shard():
     }
     entities.set_feed("tag", 2, None)
     assert 2 not in [d["id"] for d in entities.feed("owned#tag#7")]
+
+
+def _count_items(kind):
+    return {item.name: int(item.value) for item in Counter.scan() if item.name.partition("@")[0] == f"count#{kind}"}
+
+
+def test_row_counts_of_a_sharded_kind_are_spread_over_shards_and_summed_on_read():
+    _contacts(range(1, 41))
+    for i in (3, 4, 20):
+        entities.delete("contact", i)
+    items = _count_items("contact")
+    assert "count#contact" not in items and len(items) == config.COUNT_SHARDS  # each create counts in its own shard
+    assert sum(items.values()) == 37
+    with dynamodb_calls() as calls:
+        assert entities.count("contact") == 37
+    assert calls == {"BatchGetItem": 1}
+    Counter("count#contact", value=5).save()  # a count from before the kind was sharded still counts
+    assert entities.counters(["count#contact", "count#tag"]) == {"count#contact": 42, "count#tag": 0}
+
+
+def test_a_batch_create_adds_its_count_to_one_shard_and_a_tally_counts_too():
+    results = entities.create_many([{"kind": "contact", "doc": {"id": i}} for i in range(101, 131)])
+    assert results == [None] * 30
+    assert _count_items("contact") == {f"count#contact@{101 % config.COUNT_SHARDS}": 30}
+    entities.create("contact", {"id": 7}, derived=[("device", 70, {"id": 70}), ("device", 0, Tally(1))])
+    assert entities.count("device") == 1 and entities.count("contact") == 31
+    assert _count_items("device") == {f"count#device@{7 % config.COUNT_SHARDS}": 1}
