@@ -5,7 +5,7 @@ import pytest
 
 from chalicelib import config
 from chalicelib.store import entities
-from chalicelib.store.common import Tally
+from chalicelib.store.common import Missing, Stale, Tally
 from chalicelib.store.models import Counter, Entity
 from tests.bench.conftest import dynamodb_calls
 
@@ -106,3 +106,20 @@ def test_a_batch_create_adds_its_count_to_one_shard_and_a_tally_counts_too():
     entities.create("contact", {"id": 7}, derived=[("device", 70, {"id": 70}), ("device", 0, Tally(1))])
     assert entities.count("device") == 1 and entities.count("contact") == 31
     assert _count_items("device") == {f"count#device@{7 % config.COUNT_SHARDS}": 1}
+
+
+def test_a_write_of_one_item_is_a_conditional_put_not_a_transaction():
+    entities.create("contact", {"id": 9, "city": "A"}, {"email": "a@x.com"})
+    read = entities.get("contact", 9)
+    with dynamodb_calls() as calls:
+        entities.replace("contact", dict(read, city="B"), {"email": "a@x.com"}, {"email": "a@x.com"})
+    assert calls == {"PutItem": 1}
+    with pytest.raises(Stale):  # the same condition: the revision read
+        entities.replace("contact", dict(read, city="C"))
+    with pytest.raises(Missing):
+        entities.replace("contact", {"id": 10, "_rev": 1})
+    assert entities.get("contact", 9) == {"id": 9, "city": "B", "_rev": 2} and entities.get("contact", 10) is None
+    read = entities.get("contact", 9)
+    with dynamodb_calls() as calls:  # a unique value moving: its keys change with the document, all or nothing
+        entities.replace("contact", read, {"email": "a@x.com"}, {"email": "b@x.com"})
+    assert calls == {"TransactWriteItems": 1}
