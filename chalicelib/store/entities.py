@@ -194,7 +194,7 @@ def _count_item(name: str, anchor: int) -> str:
     return f"{name}{SHARD}{anchor % config.COUNT_SHARDS}" if _sharded_count(name) else name
 
 
-def _count_parts(name: str) -> list[str]:
+def count_parts(name: str) -> list[str]:
     """The items whose sum is a counter: a sharded count's shards and its unsharded item (its value
     from before the kind was sharded), else the counter itself."""
     return [name] + [f"{name}{SHARD}{r}" for r in range(config.COUNT_SHARDS)] if _sharded_count(name) else [name]
@@ -233,7 +233,7 @@ def last_id(kind: str) -> int:
 def counters(names: Sequence[str]) -> dict[str, int]:
     """Current values of counters, {name: int} (0 when absent; a sharded count: its shards summed).
     One BatchGetItem per 100 items."""
-    parts = {name: _count_parts(name) for name in names}
+    parts = {name: count_parts(name) for name in names}
     keys = list(dict.fromkeys(part for named in parts.values() for part in named))
     found = {item.name: int(item.value) for item in Counter.batch_get(keys)}
     return {name: sum(found.get(part, 0) for part in parts[name]) for name in names}
@@ -268,7 +268,8 @@ def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniqu
         tx.delete(Unique(unique_key(kind, field, value)), condition=Unique.id == entity_id)
 
 
-def _transaction() -> TransactWrite:
+def transaction() -> TransactWrite:
+    """A transaction on the process's one connection (opened on first use)."""
     if not _connection:
         _connection.append(
             Connection(
@@ -286,7 +287,7 @@ def _commit(
 ) -> None:
     """Run a write's transaction; a refusal becomes `Conflict`, `Missing` or `Stale` by what is stored now."""
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             build(tx)
     except TransactWriteError as error:
         _explain(error, kind, entity_id, claimed, creating, rev)
@@ -404,7 +405,7 @@ def create(
 def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
     """Create the chunk's documents in one transaction; if it is refused, one by one."""
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             counts: Counts = {}
             for entry in chunk:
                 _create_items(tx, counts, **entry)
@@ -531,7 +532,7 @@ def merge(
         _bump_version(tx, kind, versioned)
 
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             build(tx)
     except TransactWriteError as error:
         held = [f for f, v in taken.items() if lookup(kind, f, v) not in (None, entity_id)]

@@ -1,10 +1,12 @@
 """The store's key layout over DynamoDB (docs/storage.md, "Sharded keys"): hot kinds spread over
 several partition keys, read back in id order by merging; the port's answers stay the same."""
 
+import json
+
 import pytest
 
 from chalicelib import config
-from chalicelib.store import entities
+from chalicelib.store import entities, reshard
 from chalicelib.store.common import Missing, Stale, Tally
 from chalicelib.store.models import Counter, Entity
 from tests.bench.conftest import dynamodb_calls
@@ -123,3 +125,39 @@ def test_a_write_of_one_item_is_a_conditional_put_not_a_transaction():
     with dynamodb_calls() as calls:  # a unique value moving: its keys change with the document, all or nothing
         entities.replace("contact", read, {"email": "a@x.com"}, {"email": "b@x.com"})
     assert calls == {"TransactWriteItems": 1}
+
+
+def _old_layout():
+    """Items as the store wrote them before sharding: contacts under `contact`, feeds and counts unsharded."""
+    for i in range(1, 41):
+        Entity("contact", i, doc=json.dumps({"id": i}), rev=1, email=f"c{i:03}@x.com", feed="owned#contact#1").save()
+        Entity(f"timeline#{i}", 1000 + i, doc=json.dumps({"id": 1000 + i}), rev=1, feed="timeline#1").save()
+    Counter("count#contact", value=40).save()
+    Counter(f"count#contact@{config.COUNT_SHARDS + 3}", value=2).save()  # a shard of a larger COUNT_SHARDS
+
+
+def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(monkeypatch, capsys):
+    from chalicelib import cli
+
+    _old_layout()
+    assert entities.get("contact", 5) is None and list(entities.feed("timeline#1")) == []  # unreadable
+    monkeypatch.setenv("STAGE", "prod")  # the command acts on the tables it is configured for (moto's here)
+    assert cli.main(["--json", "storage", "reshard"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert (done["moved"], done["refed"], done["counts"]) == (40, 40, 1)
+    assert entities.get("contact", 5) == {"id": 5, "_rev": 1, "_feed": "owned#contact#1"}
+    assert [d["id"] for d in entities.iterate("contact", descending=True, limit=3)] == [40, 39, 38]
+    assert entities.ids_by_email("contact", "c00") == list(range(1, 10))
+    assert [d["id"] for d in entities.feed("owned#contact#1", descending=False)] == list(range(1, 41))
+    assert [d["id"] for d in entities.feed("timeline#1")] == list(range(1040, 1000, -1))
+    assert entities.count("contact") == 42
+    assert _stored_under("contact") == []
+    assert reshard.reshard() == {"scanned": done["scanned"], "moved": 0, "refed": 0, "counts": 0}
+
+
+def test_reshard_keeps_an_edit_made_after_a_move_when_a_stopped_run_is_finished():
+    _old_layout()
+    Entity("contact@5", 5, doc=json.dumps({"id": 5, "city": "edited"}), rev=2).save()  # moved, then edited
+    reshard.reshard()
+    assert entities.get("contact", 5) == {"id": 5, "city": "edited", "_rev": 2}
+    assert _stored_under("contact") == []
