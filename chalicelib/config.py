@@ -79,16 +79,18 @@ def _shard_counts(name: str, default: str) -> dict[str, int]:
 
 
 # The store's key layout (docs/storage.md, "Sharded keys"); changing any of these on a stack that holds
-# data needs `python -m chalicelib.cli storage reshard` (docs/deploy.md). Hot kinds stored under
-# `<kind>@<id % shards>`: the contact partition took ~1.97 write units per request of issue 29's mix and
-# should take at most 0.1 (10,000 requests/s at 1,000 units/s per key), so at least 20 keys: 32.
-SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:16")
-# Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request and
-# one user importing 2,000 contacts/s writes 2,000 items/s to their owner feed; 8 keys keep each under 0.1.
+# data needs `python -m chalicelib.cli storage reshard` (docs/deploy.md). A key takes about 1,000 write
+# units/s, so 10,000 requests/s allow at most 0.1 unit per request on any key. Hot kinds are stored under
+# `<kind>@<id % shards>`: the contact partition took ~1.97 units per request of issue 29's mix (at least 20
+# keys; 32 leave room); devices, one per new visitor in a transaction, ~0.2 (8). Each shard costs a list
+# page one Query (0.5 read unit at least), so only hot kinds are sharded.
+SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:8")
+# Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request, and
+# one user importing 2,000 contacts/s writes 2,000 index items/s to their owner feed: 8 keys, 250/s each.
 FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))
-# Items per row count of a sharded kind (`count#<kind>@<id % COUNT_SHARDS>`, summed on read): `count#contact`
-# took ~0.57 write units per request, so 6 or more keep each under 0.1; 16 leave room for imports.
-COUNT_SHARDS = int(os.environ.get("COUNT_SHARDS", "16"))
+# Items per row count of a sharded kind (`count#<kind>@<id % COUNT_SHARDS>`, summed on read by one
+# BatchGetItem, 0.5 read unit per item): `count#contact` took ~0.57 write units per request, so 8 (0.07 each).
+COUNT_SHARDS = int(os.environ.get("COUNT_SHARDS", "8"))
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 
