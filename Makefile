@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run check chaos test test-unit test-api test-e2e fuzz openapi bench package lint-template check-python clean
+.PHONY: run check chaos test test-unit test-api test-e2e fuzz openapi bench capacity package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ openapi: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
+
+# DynamoDB's per-key limits and the cost per million requests (docs/capacity.md): MIX=mix|import|
+# segment-send|tracking|all, REQUESTS=N, JSON=FILE, CACHED='counters[version#*]' (items read once per
+# second per container); python -m devstack.capacity --help for more.
+capacity: $(STAMP)
+	$(PY) -m devstack.capacity --mix $${MIX:-mix} $${REQUESTS:+--requests $$REQUESTS} $${JSON:+--json $$JSON} \
+		$${CACHED:+--cached "$$CACHED"}
 
 # The template and package for the Lambda runtime and architecture of infra/runtime.py, whatever
 # Python runs the build (infra/build.py; infra/python.sh finds or installs the target's Python).

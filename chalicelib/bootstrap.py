@@ -1,4 +1,4 @@
-"""First start: Mautic's default custom fields, the API settings and the administrator."""
+"""First start: Mautic's default custom fields and standard reports, the API settings and the administrator."""
 
 import secrets
 from typing import Any
@@ -8,6 +8,8 @@ from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.views import default_reports
+from chalicelib.domain.views.declarations import REPORT
 
 _ready: list[bool] = []
 
@@ -22,14 +24,20 @@ def seed_fields() -> None:
     custom_fields.seed_defaults(create)
 
 
+def seed_reports() -> None:
+    """Create Mautic's standard reports (ids 1 to 5) on a new instance, as system reports."""
+    default_reports.seed_defaults(lambda payload: service.create(REPORT, payload, Context(), system={"system": True}))
+
+
 def first_start() -> None:
-    """Default fields and settings (with the signing key), if they do not exist yet."""
+    """Default fields, reports and settings (with the signing key), if they do not exist yet."""
     seed_fields()
+    seed_reports()
     settings.ensure()
 
 
 def ensure_ready() -> None:
-    """Run the first-start checks once per process (two GetItems on a cold start once seeded)."""
+    """Run the first-start checks once per process (three GetItems on a cold start once seeded)."""
     if not _ready:
         first_start()
         _ready.append(True)

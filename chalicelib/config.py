@@ -104,6 +104,32 @@ def _list(name: str, default: str) -> tuple[str, ...]:
 PUBLIC_WINDOW = int(os.environ.get("PUBLIC_WINDOW", "3600"))
 FORM_SUBMISSIONS_PER_ADDRESS = int(os.environ.get("FORM_SUBMISSIONS_PER_ADDRESS", "60"))
 VISITORS_PER_ADDRESS = int(os.environ.get("VISITORS_PER_ADDRESS", "300"))
+
+
+def _ip_mode(value: str) -> str:
+    """`ANONYMIZE_IP` as one of off, truncate, none: Mautic's yes (1, true, on, yes) stores no address."""
+    word = value.strip().lower()
+    if word in ("", "0", "false", "off", "no"):
+        return "off"
+    if word in ("1", "true", "on", "yes", "none"):
+        return "none"
+    if word == "truncate":
+        return word
+    raise ValueError(f"ANONYMIZE_IP must be off, truncate or none, not {value!r}")
+
+
+# Privacy (docs/privacy.md). Visitor addresses stored whole (off, Mautic's default), truncated to /24
+# (IPv4) or /48 (IPv6), or not at all (none: Mautic's anonymize_ip); browsers sending Sec-GPC: 1 or DNT: 1
+# are not tracked unless HONOR_PRIVACY_SIGNALS is off.
+ANONYMIZE_IP = _ip_mode(os.environ.get("ANONYMIZE_IP", "off"))
+HONOR_PRIVACY_SIGNALS = _flag("HONOR_PRIVACY_SIGNALS", True)
+# Anonymous visitors (no identifying value) inactive for this many days are deleted by the hourly sweep
+# (Mautic's cleanup default, 365); 0 keeps them. The sweep stops after RETENTION_SWEEP_SECONDS and resumes.
+ANONYMOUS_RETENTION_DAYS = int(os.environ.get("ANONYMOUS_RETENTION_DAYS", "365"))
+RETENTION_SWEEP_SECONDS = float(os.environ.get("RETENTION_SWEEP_SECONDS", "15"))
+# Page hits and asset downloads older than this many days are folded into per-day counts, then removed
+# from the timelines (0, the default: kept, as Mautic keeps them).
+STATS_RETENTION_DAYS = int(os.environ.get("STATS_RETENTION_DAYS", "0"))
 FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # form mails to submitted addresses
 
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;

@@ -125,11 +125,13 @@ def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
+    from chalicelib.domain.messaging import theme_html
 
     motostate.tables().update(copy.deepcopy(seeded))
     core.forget_verified()  # Basic credentials verified by an earlier test name its users
     motostate.empty_queues()
     _empty_bucket()
+    theme_html.forget()  # themes read from the bucket just emptied
     _empty_outboxes()
     cached.forget()
     yield

@@ -2,16 +2,18 @@
 the automation's contacts, a contact's automations, clone; the events on their own and a contact's
 event log (Mautic's EventApiController and EventLogApiController)."""
 
-from chalicelib.api import standard
+from chalicelib.api import batch, standard
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.automations import automations, event_logs, journey_items
+from chalicelib.domain.automations import contact_events as logs_across
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import Doc
 
 routes = Routes("automations")
 MEMBERS_LIMIT = 100
@@ -91,6 +93,30 @@ def edit_contact_event(request: ApiRequest, ctx: Context, id: str, contact_id: s
     """201 when the contact had no run of the event and one is scheduled, else 200."""
     answer, created = event_logs.edit_contact_event(id, contact_id, request.body, ctx)
     return Reply(answer, 201 if created else 200)
+
+
+@routes.route(
+    "/automations/events/contact/{contact_id}",
+    "GET",
+    access=(Need("automation", Action.VIEW), Need("contact", Action.VIEW, "contact_id")),
+)
+def contact_event_log(request: ApiRequest, ctx: Context, contact_id: str) -> Answer:
+    """The contact's event log across the automations the caller may view, paged by `start` and `limit`."""
+    return logs_across.contact_events(contact_id, standard.list_query(request.query), ctx)
+
+
+@routes.route("/automations/events/batch/edit", "PUT", access=(Need("automation", Action.EDIT),))
+def edit_contact_events(request: ApiRequest, ctx: Context) -> Answer:
+    """Many contacts' runs edited at once (`[{eventId, contactId, triggerDate | dateTriggered}]`), each as
+    the single edit: `events` by id with their new log rows, `statusCodes` and `errors` by item."""
+    outcome = logs_across.edit_many(batch.body_items(request.body), ctx)
+    body: Doc = {
+        "events": batch.php_array(sorted(outcome.events.items())),
+        "statusCodes": batch.php_array(outcome.codes),
+    }
+    if outcome.errors:
+        body["errors"] = batch.php_array((key, batch.item_error(error)) for key, error in outcome.errors)
+    return body
 
 
 blueprint = routes.blueprint()

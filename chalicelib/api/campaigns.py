@@ -9,7 +9,8 @@ too). An alias runs the automation route's very handler with the same needs (cam
 answers with its keys renamed: `automation` / `automations` at the top of the answer and in the
 objects directly under it (an event's `automation`, a membership's), nothing deeper, so stored event
 properties stay as sent. Request bodies need no renaming: Mautic's carry the fields at their top.
-`/api/automations` is unchanged.
+`/api/automations` is unchanged. Mautic 2's membership paths (`/campaigns/{id}/contact/add/{leadId}`,
+`.../remove/{leadId}`, which Mautic 3 dropped and 2.x clients still call) run the add and remove.
 """
 
 from collections.abc import Mapping
@@ -81,5 +82,11 @@ def _alias(handler: Handler) -> Handler:
 for _path, _handlers in automations.routes.table.items():
     for _method, _handler in _handlers.items():
         routes.route(alias_path(_path), _method, access=automations.routes.needs[_path][_method])(_alias(_handler))
+
+for _verb in ("add", "remove"):
+    _current = f"/automations/{{id}}/contact/{{contact_id}}/{_verb}"
+    routes.route(
+        f"/campaigns/{{id}}/contact/{_verb}/{{contact_id}}", "POST", access=automations.routes.needs[_current]["POST"]
+    )(_alias(automations.routes.table[_current]["POST"]))
 
 blueprint = routes.blueprint()

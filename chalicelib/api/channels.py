@@ -17,10 +17,11 @@ for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET,
     standard.install(routes, _resource)
 
 
-@routes.route("/focus/{id}/js", "GET", access=(Need("focus", Action.VIEW, "id"),))
+@routes.route("/focus/{id}/js", "GET", "POST", access=(Need("focus", Action.VIEW, "id"),))
 def focus_script(request: ApiRequest, ctx: Context, id: str) -> Answer:
-    """The script that shows the focus item on a page."""
-    return {"js": focus.script(service.load(FOCUS, id))}
+    """The script that shows the focus item on a page (POST is Mautic's method), with its view pixel and
+    tracked link."""
+    return {"js": focus.script(service.load(FOCUS, id), ctx.base_url)}
 
 
 blueprint = routes.blueprint()

@@ -24,6 +24,7 @@ from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.service import payload_object
+from chalicelib.domain.privacy import export
 from chalicelib.domain.segments import segment_actions
 
 routes = Routes("contacts")
@@ -167,6 +168,12 @@ def activity(request: ApiRequest, ctx: Context, id: str) -> Answer:
 def events(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """Deprecated alias of activity."""
     return actions.activity(CONTACT, id, request.query)
+
+
+@routes.route("/contacts/{id}/export", "GET", access=(Need("contact", Action.VIEW, "id"),))
+def export_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """Everything held about the contact, as one JSON document (data portability; docs/privacy.md)."""
+    return export.export(id, ctx)
 
 
 blueprint = routes.blueprint()

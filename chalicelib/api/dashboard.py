@@ -30,7 +30,7 @@ def widget_data(request: ApiRequest, ctx: Context, type: str) -> Answer:
         ctx,
         raw=query.get("dataFormat") == "raw",
         height=standard.int_param(query, "height", 300),
-        limit=standard.int_param(query, "limit", 0) or widgets.RECENT_LIMIT,
+        limit=standard.int_param(query, "limit", 0),
     )
     return {"success": 1, "cached": False, "execution_time": round(time.monotonic() - started, 6), "data": found}
 

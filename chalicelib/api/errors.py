@@ -46,6 +46,13 @@ UNAVAILABLE = "The service is busy or briefly unavailable; please retry after th
 NOT_FOUND_PATH = body(404, "The requested URL was not found on this server.")
 
 
+def unavailable_json() -> str:
+    """The body of a 503 (AWS unavailable past retries), as routing answers it and as API Gateway
+    answers an authorizer or a Lambda invocation that failed (infra/: AUTHORIZER_FAILURE,
+    INTEGRATION_FAILURE)."""
+    return json.dumps(body(503, UNAVAILABLE))
+
+
 def not_found_path_json() -> str:
     """The body answered for an unknown path, locally and by API Gateway (see infra/)."""
     return json.dumps(NOT_FOUND_PATH)

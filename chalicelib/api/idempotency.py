@@ -9,11 +9,14 @@ docs/api-contract.md.
 """
 
 import hashlib
+import json
 from collections.abc import Callable
 
 from chalice import Response
 
+from chalicelib import aws
 from chalicelib.api.errors import ApiError
+from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.request import ApiRequest
 from chalicelib.domain.kernel.context import Context
@@ -25,6 +28,10 @@ KEEP = 24 * 3600
 LEASE = 60  # seconds a running first request holds its key (the function times out after 30)
 KEPT_HEADERS = ("Content-Type", "Location")
 RETRYABLE = frozenset({409, 429})
+UNCERTAIN = (
+    f"The first request with this {HEADER} failed after a write of it may have been applied; it is not run "
+    "again, so nothing is applied twice. Read the resource to see what was stored, then use a new key."
+)
 
 
 def _key(request: ApiRequest) -> str | None:
@@ -64,18 +71,30 @@ def guarded(request: ApiRequest, ctx: Context, run: Callable[[], Response]) -> R
     found = records.claim(scope, key, fingerprint, LEASE)
     if found is not None:
         return _replay(found, fingerprint)
+    writes_before = aws.writes()
     try:
         response = run()
     except BaseException:
-        records.release(scope, key)
+        _settle_failure(scope, key, fingerprint, aws.writes() != writes_before)
         raise
     if response.status_code >= 500 or response.status_code in RETRYABLE:
-        records.release(scope, key)
+        _settle_failure(scope, key, fingerprint, aws.writes() != writes_before)
         return response
     body = response.body if isinstance(response.body, bytes) else str(response.body).encode("utf-8")
     kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
     records.finish(scope, key, fingerprint, response.status_code, kept, body, KEEP)
     return response
+
+
+def _settle_failure(scope: str, key: str, fingerprint: str, may_have_written: bool) -> None:
+    """After a failed run: release the key so a retry runs again, or, when one of the run's write
+    calls may have been applied (it timed out or got a 5xx after AWS took it), keep the key with the
+    409 "outcome unknown" answer, since a second run could apply the write twice."""
+    if not may_have_written:
+        records.release(scope, key)
+        return
+    body = json.dumps(error_body(409, UNCERTAIN, error_type="idempotency_outcome_unknown")).encode("utf-8")
+    records.finish(scope, key, fingerprint, 409, {"Content-Type": "application/json"}, body, KEEP)
 
 
 def _replay(found: records.Record, fingerprint: str) -> Response:

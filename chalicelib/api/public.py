@@ -10,7 +10,7 @@ from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
-from chalicelib.domain.kernel import files
+from chalicelib.domain.kernel import files, ip_privacy
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import dynamic_content, sns_callback
@@ -59,20 +59,26 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
     source = core.source_address(request)
     purpose = (request.headers.get("sec-purpose") or request.headers.get("purpose") or "").lower()
     return Visit(
-        ip=source,
+        ip=ip_privacy.stored(source),  # what is stored of it (ANONYMIZE_IP); the limits count the whole source
         source=source,
         referer=request.headers.get("referer"),
         query={k: v for k, v in request.query.items() if isinstance(v, str)},
         contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
         user_agent=request.headers.get("user-agent"),
         prefetch=purpose.startswith(PREFETCH),
+        private=config.HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),
     )
 
 
-def visitor_cookies(contact_id: int | None, ctx: Context) -> dict[str, list[str]]:
+def _signal(request: ApiRequest, header: str) -> bool:
+    """Whether the browser sends a privacy signal: `Sec-GPC: 1` (Global Privacy Control) or `DNT: 1`."""
+    return (request.headers.get(header) or "").strip() == "1"
+
+
+def visitor_cookies(contact_id: int | None, ctx: Context, private: bool = False) -> dict[str, list[str]]:
     """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
-    visit has no contact)."""
-    if contact_id is None:
+    visit has no contact, or when the browser asked not to be tracked: `private`)."""
+    if contact_id is None or private:
         return {}
     lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"
     return {
@@ -112,7 +118,7 @@ def submit_form(request: ApiRequest, ctx: Context) -> Answer:
         return _html("Form", "<p>Thank you for your submission.</p>")
     visitor = visit(request, ctx)
     form, submission, contact = submissions.submit(form_id, data, visitor, ctx)
-    headers = visitor_cookies(visitor.contact_id, ctx)
+    headers = visitor_cookies(visitor.contact_id, ctx, visitor.private)
     download = form_actions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
     ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
@@ -217,8 +223,10 @@ def image_in_folder(request: ApiRequest, ctx: Context, subdir: str, name: str) -
 
 @routes.route("/dwc/{slot}", "GET")
 def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer:
-    """The slot's content for the tracked contact, as HTML (empty when nothing fits)."""
-    tracked = visit(request, ctx).contact_id
+    """The slot's content for the tracked contact, as HTML (empty when nothing fits); a browser that asked
+    not to be tracked gets the content for no contact."""
+    visitor = visit(request, ctx)
+    tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
     return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
 

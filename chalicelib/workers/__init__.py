@@ -17,6 +17,7 @@ from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.privacy import retention, stats_retention
 from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups
@@ -55,7 +56,7 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         form_followups.sweep,
         stages.resend_lost,
     ),
-    "hour": (rebuilds.refresh_relative,),
+    "hour": (rebuilds.refresh_relative, retention.run, stats_retention.run),
 }
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to

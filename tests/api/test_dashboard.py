@@ -17,7 +17,7 @@ def widget(api, widget_type, query=""):
 def test_widget_types_by_category(api):
     answer = api.get("/api/data").json
     assert answer["success"] == 1
-    assert answer["types"]["Contact Widgets"] == {"created.leads.in.time": "Created contacts in time"}
+    assert answer["types"]["Contact Widgets"]["created.leads.in.time"] == "Created contacts in time"
     assert "emails.in.time" in answer["types"]["Email Widgets"]
     assert "recent.activity" in answer["types"]["Core Widgets"]
 

@@ -137,3 +137,30 @@ def test_aws_writes_counts_write_calls_that_may_have_been_applied(api):
     assert entities.claim("faultprobe#marker") and aws.writes() == before + 2
     assert not entities.claim("faultprobe#marker")  # the condition failed (400): nothing applied
     assert aws.writes() == before + 2
+
+
+def test_idempotency_key_is_kept_when_a_write_of_the_failed_run_may_have_been_applied(api, monkeypatch):
+    from chalicelib.api import standard
+
+    key = {"Idempotency-Key": "create-once-7d1"}
+    _failing_once(monkeypatch, standard, "single")  # after the create was committed: a 503
+    first = api.post("/api/contacts/new", {"email": "keyed@example.com"}, headers=key)
+    assert first.status_code == 503 and first.headers["Retry-After"]
+    retry = api.post("/api/contacts/new", {"email": "keyed@example.com"}, headers=key)
+    assert retry.status_code == 409 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.json_body["errors"][0]["type"] == "idempotency_outcome_unknown"
+    found = api.get("/api/contacts?search=keyed@example.com").json
+    assert int(found["total"]) == 1  # the client's retry applied nothing twice
+
+
+def test_idempotency_key_is_released_when_no_write_of_the_failed_run_was_applied(api, monkeypatch):
+    from chalicelib.api import routing
+    from chalicelib.store import entities
+
+    key = {"Idempotency-Key": "create-twice-9e2"}
+    monkeypatch.setattr(routing.config, "REQUEST_TRIES", 1)
+    _failing_once(monkeypatch, entities, "create")  # the commit refused: nothing applied
+    assert api.post("/api/contacts/new", {"email": "free@example.com"}, headers=key).status_code == 503
+    retry = api.post("/api/contacts/new", {"email": "free@example.com"}, headers=key)
+    assert retry.status_code == 201 and "Idempotent-Replayed" not in retry.headers
+    assert int(api.get("/api/contacts?search=free@example.com").json["total"]) == 1

@@ -29,7 +29,7 @@ NOT_WALKED = {
     "/files/{dir}/new": "a folder of uploaded files",
     "/files/{dir}/{file}/delete": "an uploaded file: files have no owner (asset:assets delete)",
     "/emails/reply/{hash}": "a send's tracking hash: a bearer token, as on the public tracking routes",
-    "/stats/{table}": "a stats table; needs lead:leads:viewother",
+    "/stats/{table}": "a stats table; needs lead:leads:viewother (webhook_logs: a webhook view, own hooks only)",
     "/data/{type}": "a dashboard widget type",
     "/themes/{theme}": "a theme (core:themes)",
     "/themes/{theme}/delete": "a theme (core:themes)",

@@ -356,3 +356,17 @@ def test_ses_feedback_reaches_the_feedback_queue(infra):
     [send] = resources["FeedbackQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert send["Condition"]["ArnEquals"]["aws:SourceArn"] == {"Ref": "FeedbackTopic"}
     assert compact.ENVIRONMENT["SES_CONFIGURATION_SET"] == {"Ref": "MailConfigurationSet"}
+
+
+@pytest.mark.parametrize("failure", ["AUTHORIZER_FAILURE", "INTEGRATION_FAILURE"])
+def test_a_failed_authorizer_or_invocation_answers_the_json_503_with_retry_after(infra, failure):
+    # API Gateway's default is a 500 ("AuthorizerConfigurationException"/"Internal server error"):
+    # issue 30 wants a dependency that failed past its retries to be a 503 the client may retry.
+    body = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
+    response = body["x-amazon-apigateway-gateway-responses"][failure]
+    assert response["statusCode"] == "503"
+    assert response["responseTemplates"]["application/json"] == errors.unavailable_json()
+    headers = {f"gatewayresponse.header.{name}": f"'{value}'" for name, value in errors.headers().items()}
+    assert response["responseParameters"] == dict(
+        headers, **{"gatewayresponse.header.Retry-After": f"'{config.RETRY_AFTER_SECONDS}'"}
+    )

@@ -15,7 +15,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
-from chalicelib.domain.points import points_engine
+from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.domain.segments import filters, membership
 from chalicelib.domain.stages import stages
 
@@ -116,12 +116,22 @@ def _field_value(props: Doc, doc: Contact, ctx: Context) -> bool | None:
 
 
 def _points(props: Doc, doc: Contact, ctx: Context) -> bool | None:
+    """Mautic's `lead.points`: the contact's points, or with `group` its score in that point group,
+    compared with `score`; a contact without a score in the group (or a group gone) is on the no path,
+    whatever the operator (Mautic's `GroupContactScoreRepository::compareScore` finds no row)."""
     compare = COMPARE.get(props.get("operator") or "gte")
     try:
         score = a.as_int(props.get("score", props.get("points", 0)) or 0)
     except a.Invalid:
         return None
-    return None if compare is None else compare(int(doc["values"].get("points") or 0), score)
+    if compare is None:
+        return None
+    if props.get("group") in (None, ""):
+        return compare(int(doc["values"].get("points") or 0), score)
+    group_id = a.id_or_none(props.get("group"))
+    if group_id not in group_scores.groups(ctx) or str(group_id) not in (doc.get("groupScores") or {}):
+        return False
+    return compare(group_scores.score(doc, group_id), score)
 
 
 def _tags(props: Doc, doc: Contact, ctx: Context) -> bool:
@@ -185,17 +195,25 @@ def act(
 
 
 def _change_points(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
+    """Mautic's `lead.changepoints`: `points` added to the contact's points, or with `group` (a point
+    group that exists) to its score in that group; the triggers the change crosses fire."""
     old = int(doc["values"].get("points") or 0)
-    event = contact_actions.adjust_points(
-        doc,
-        "plus",
-        a.as_int(props.get("points") or 0),
+    delta = a.as_int(props.get("points") or 0)
+    label, details = (
         f"Automation {automation.get('name')}",
         {"action": automation.get("name"), "type": "campaign.event"},
     )
+    found = group_scores.groups(ctx).get(a.id_or_none(props.get("group")) or 0)
+    if delta == 0:  # Mautic does nothing for no points (`!empty($points)`)
+        return []
+    if found is not None:  # an unknown group scores the points, as Mautic's subscriber falls back
+        event = group_scores.adjust(doc, found, "plus", delta, label, details, ctx)
+    else:
+        event = contact_actions.adjust_points(doc, "plus", delta, label, details)
+    caused: Events = []
     if event:
-        points_engine.run_triggers(doc, old, [event], ctx)
-    return [event] if event else []
+        points_engine.run_triggers(doc, old, [event], ctx, caused)
+    return [event, *caused] if event else []
 
 
 def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:

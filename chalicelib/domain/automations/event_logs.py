@@ -38,13 +38,14 @@ class Refused(DomainError):
     status = 409
 
 
-def _automation_ref(automation: Doc) -> Doc:
+def automation_ref(automation: Doc) -> Doc:
+    """What an event or a log row shows of its automation: id, name, description, isPublished."""
     return {k: automation.get(k) for k in ("id", "name", "description", "isPublished")}
 
 
-def _events_of(automation: Doc, ctx: Context) -> list[Doc]:
+def events_of(automation: Doc, ctx: Context) -> list[Doc]:
     """The automation's events as its answer presents them, each with its automation."""
-    ref = _automation_ref(automation)
+    ref = automation_ref(automation)
     return [dict(e, automation=ref) for e in present_one(AUTOMATION, automation, ctx).get("events") or []]
 
 
@@ -57,8 +58,8 @@ def listing(query: ListQuery, ctx: Context) -> Doc:
     text = (query.search or "").strip().lower()
     found = [
         e
-        for automation in sorted(_viewable(ctx), key=lambda d: d["id"])
-        for e in _events_of(automation, ctx)
+        for automation in sorted(viewable(ctx), key=lambda d: d["id"])
+        for e in events_of(automation, ctx)
         if not text or text in f"{e.get('name') or ''} {e.get('type') or ''}".lower()
     ]
     found.sort(
@@ -72,19 +73,19 @@ def listing(query: ListQuery, ctx: Context) -> Doc:
     return {"total": len(found), "events": found[query.start : end]}
 
 
-def _viewable(ctx: Context) -> list[Doc]:
+def viewable(ctx: Context) -> list[Doc]:
     """The automations whose events the caller may see."""
     return [doc for doc in journey_routing.by_id(ctx).values() if access.allowed(ctx, AUTOMATION, Action.VIEW, doc)]
 
 
-def _find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
-    """(automation, presented event) of an event id, or NotFound."""
+def find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
+    """(automation, presented event) of an event id, or NotFound; the caller checks access."""
     try:
         wanted = a.as_int(event_id)
     except a.Invalid:
         raise NotFound() from None
     for automation in journey_routing.by_id(ctx).values():
-        for event in _events_of(automation, ctx):
+        for event in events_of(automation, ctx):
             if event["id"] == wanted:
                 return automation, event
     raise NotFound()
@@ -92,12 +93,12 @@ def _find(event_id: JSON, ctx: Context) -> tuple[Doc, Doc]:
 
 def one(event_id: JSON, ctx: Context) -> Doc:
     """`{"event"}`: one event with its automation; 404 unknown, 403 without the automation's view."""
-    automation, event = _find(event_id, ctx)
+    automation, event = find(event_id, ctx)
     access.require(ctx, AUTOMATION, Action.VIEW, automation)
     return {"event": event}
 
 
-def _logs(entry: JourneyEntry, event_id: int) -> list[Doc]:
+def log_rows(entry: JourneyEntry, event_id: int) -> list[Doc]:
     """The contact's log rows of one event: done, then pending runs."""
     rows = []
     done = (entry.get("done") or {}).get(str(event_id))
@@ -152,11 +153,11 @@ def contact_log(automation_id: EntityId, contact_id: EntityId, ctx: Context) -> 
     automation = service.load(AUTOMATION, automation_id)
     contact = service.load(CONTACT, contact_id)
     entry = _member_entry(automation, contact)
-    events = [dict(e, contactLog=_logs(entry, e["id"])) for e in _events_of(automation, ctx)]
+    events = [dict(e, contactLog=log_rows(entry, e["id"])) for e in events_of(automation, ctx)]
     return {
         "total": len(events),
         "events": events,
-        "automation": _automation_ref(automation),
+        "automation": automation_ref(automation),
         "membership": [_membership(automation, contact, entry)],
     }
 
@@ -172,9 +173,16 @@ def edit_contact_event(event_id: JSON, contact_id: EntityId, payload: JSON, ctx:
     """Reschedule (`triggerDate`; none: now), trigger now or record as triggered (`dateTriggered`) the
     contact's run of an event (EventLogModel::updateContactEvent). Returns (answer, created): created
     when the event had no run for the contact and one is scheduled."""
-    automation, event = _find(event_id, ctx)
+    automation, event = find(event_id, ctx)
     access.require(ctx, AUTOMATION, Action.EDIT, automation)
     existing = service.load(CONTACT, contact_id)
+    logs, created = edit_run(automation, event, existing, payload, ctx)
+    return {"event": dict(event, contactLog=logs)}, created
+
+
+def edit_run(automation: Doc, event: Doc, existing: Doc, payload: JSON, ctx: Context) -> tuple[list[Doc], bool]:
+    """The edit of one contact's run of one event, stored in the contact's one write: (the event's log
+    rows for the contact after it, created). Refused (409) as Mautic refuses it, nothing written."""
     payload = payload if isinstance(payload, dict) else {}
     doc = copy.deepcopy(existing)
     entry = _member_entry(automation, doc)
@@ -194,8 +202,7 @@ def edit_contact_event(event_id: JSON, contact_id: EntityId, payload: JSON, ctx:
         at = _moment(payload, "triggerDate") if payload.get("triggerDate") not in (None, "") else ctx.now
         journey_routing.schedule(entry, event["id"], clock.parse(at))
     stored = service.save_change(CONTACT, existing, doc, ctx)
-    answer = dict(event, contactLog=_logs(stored["automations"][str(automation["id"])], event["id"]))
-    return {"event": answer}, not pending
+    return log_rows(stored["automations"][str(automation["id"])], event["id"]), not pending
 
 
 def _refusal(entry: JourneyEntry, event: Doc, payload: Doc, automation: Doc, contact: Contact) -> str | None:

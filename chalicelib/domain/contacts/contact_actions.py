@@ -12,8 +12,9 @@ from urllib.parse import parse_qsl
 from chalicelib import config
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.contact_document import CompanyLink, Contact
+from chalicelib.domain.kernel import access, batching, clock, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, clock, service, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.resources import Resource, Write
@@ -346,6 +347,28 @@ def set_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:
         return None
     doc["stage"] = stage["id"]
     return stage_event(stage, origin)
+
+
+def named_stage(stage_id: JSON, ctx: Context) -> Doc | None:
+    """The stage a form action or trigger event names, when it exists; Forbidden (403) when the
+    caller may not view it (a reference decides access on the document: docs/permissions.md)."""
+    wanted = a.id_or_none(stage_id)
+    stage = service.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
+    if stage is not None:
+        access.require(ctx, registry.resource("stage"), Action.VIEW, stage)
+    return stage
+
+
+def enter_stage(doc: Contact, stage_id: JSON, origin: str, ctx: Context) -> Event | None:
+    """Put a contact document in the stage with id `stage_id`, whatever the weights, as
+    `POST /stages/<id>/contact/<contactId>/add` does (the point trigger event and the form action
+    `stage.change`); its `stage.changed` event, or None when it is there already. NotFound when no
+    such stage exists."""
+    wanted = a.id_or_none(stage_id)
+    stage = service.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
+    if stage is None:
+        raise NotFound("Stage not found.")
+    return set_stage(doc, stage, origin)
 
 
 def clear_stage(doc: Contact, stage: Doc, origin: str) -> Event | None:

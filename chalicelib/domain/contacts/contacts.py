@@ -9,7 +9,7 @@ from chalicelib.domain.contacts import contact_actions, contact_merge, custom_va
 from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, cache_keys, cached, clock, search, service, timeline
+from chalicelib.domain.kernel import batching, cache_keys, cached, clock, ip_privacy, search, service, timeline
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Merge, Write
@@ -255,9 +255,10 @@ def _add_ip_address(doc: Contact, write: Write) -> None:
     except ValueError:
         write.errors["ipAddress"] = ["This value is not a valid IP address."]
         return
+    kept = ip_privacy.stored(address)  # truncated or dropped as ANONYMIZE_IP says
     entries = doc.get("ipAddresses") or []
-    if all(entry["ipAddress"] != address for entry in entries):
-        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": address, "ipDetails": dict(IP_DETAILS)}]
+    if kept is not None and all(entry["ipAddress"] != kept for entry in entries):
+        doc["ipAddresses"] = entries + [{"id": None, "ipAddress": kept, "ipDetails": dict(IP_DETAILS)}]
 
 
 def _stage_changed(doc: Contact, write: Write) -> Events:

@@ -76,6 +76,11 @@ def rebuild(segment_id: JSON) -> CacheKey:
     return CacheKey("rebuild", segment_id)
 
 
+def focus_stats(focus_id: JSON) -> CacheKey:
+    """A focus item's views and clicks, read for a page of items (web)."""
+    return CacheKey("focus-stats", focus_id)
+
+
 def progress(segment_id: JSON) -> CacheKey:
     """A segment's rebuild progress, read for a page of segments (segments)."""
     return CacheKey("progress", segment_id)

@@ -38,6 +38,8 @@ TYPES = {
     "email.replied": "Email replied",
     "form.submitted": "Form submitted",
     "form.action.failed": "Form action failed",
+    "focus.on_view": "Focus view",
+    "focus.on_click": "Focus click",
     "page.hit": "Page hit",
     "page.videohit": "Video view event",
     "point.gained": "Point gained",
@@ -170,6 +172,12 @@ def _answer(events: Sequence[Doc], filters: Filters, order: Order, page: int, li
         "limit": limit,
         "maxPages": max(1, math.ceil(total / limit)),
     }
+
+
+def events_of(contact_id: JSON) -> list[Doc]:
+    """Every event of one contact as the timeline API shows it, oldest first (its partition, a page per
+    1 MB read)."""
+    return [_present(doc) for doc in store.iterate(kind(contact_id))]
 
 
 def read(contact_id: JSON, filters: Doc, order: Order, page: int, limit: int) -> Doc:

@@ -14,7 +14,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import dynamic_content, rendering
+from chalicelib.domain.messaging import dynamic_content, rendering, theme_html
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
@@ -115,9 +115,15 @@ def sources(contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel:
 def render(
     email: Doc, contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True
 ) -> rendering.Rendered:
-    """The email rendered for the contact, links rewritten through the click redirect."""
+    """The email rendered for the contact (in the frame of its theme: `themed`), links rewritten
+    through the click redirect."""
     found = sources(contact, tracking_hash, tokens, ctx, pixel)
-    return rendering.render_email(email, found, track=lambda url: click_url(tracking_hash, url, ctx))
+    return rendering.render_email(themed(email), found, track=lambda url: click_url(tracking_hash, url, ctx))
+
+
+def themed(email: Doc) -> Doc:
+    """The email with its `customHtml` placed in the theme its `template` names (domain/messaging/theme_html.py)."""
+    return dict(email, customHtml=theme_html.themed(email, "email"))
 
 
 def attachments(asset_ids: Iterable[int] | None, ctx: Context) -> list[Attachment]:

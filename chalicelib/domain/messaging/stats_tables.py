@@ -236,11 +236,6 @@ TABLES: dict[str, Table] = {
 }
 
 
-def tables() -> Doc:
-    """`{"availableTables", "tableColumns"}`: the list answer of `GET /stats`."""
-    return {"availableTables": sorted(TABLES), "tableColumns": {name: list(t[2]) for name, t in sorted(TABLES.items())}}
-
-
 def number(value: JSON) -> float | None:
     """A value as a number, or None when it is not one (comparisons and sorting)."""
     try:
@@ -276,7 +271,7 @@ TESTS: dict[str, Test] = {
 }
 
 
-def _conditions(where: JSON, columns: Sequence[str]) -> list[Condition]:
+def where_conditions(where: JSON, columns: Sequence[str]) -> list[Condition]:
     """[(column, test, value)] of Mautic's `where[i][col|expr|val]`; a 400 naming the bad entry."""
     entries = list(where.values()) if isinstance(where, dict) else where if isinstance(where, list) else []
     if where not in (None, "") and not entries:
@@ -306,7 +301,7 @@ def _direction(order: JSON, date_column: str) -> bool:
     return direction == "DESC"
 
 
-def _contact(conditions: Iterable[Condition]) -> int | None:
+def contact_of(conditions: Iterable[Condition]) -> int | None:
     """The contact id a `lead_id eq N` condition names, or None."""
     for column, test, value in conditions:
         if column == "lead_id" and test is TESTS["eq"] and str(value).isdigit():
@@ -365,12 +360,12 @@ def rows(table: str, start: int, limit: int | None, order: JSON, where: JSON) ->
     if table not in TABLES:
         raise NotFound(f"No stats table {table}; GET /api/stats lists them.")
     _, date_column, columns, _ = TABLES[table]
-    conditions = _conditions(where, columns)
+    conditions = where_conditions(where, columns)
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
     if start >= MAX_EVENTS_READ:
         raise too_much(start)
     found: list[Row] = []
-    for row in table_rows(table, _direction(order, date_column), _contact(conditions), too_much(start)):
+    for row in table_rows(table, _direction(order, date_column), contact_of(conditions), too_much(start)):
         if all(test(row[col], value) for col, test, value in conditions):
             found.append(row)
             if len(found) > start + limit:

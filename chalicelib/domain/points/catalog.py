@@ -17,3 +17,7 @@ TRIGGER_EVENT_TYPES = {
     "lead.changetags": "Modify contact's tags",
     "plugin.leadpush": "Push contact to integration",
 }
+
+# Trigger event types accepted beyond Mautic's catalogue (which `/points/triggers/events/types` answers as Mautic's):
+# `stage.change`, the contact enters a stage (Mautic core has no such trigger event; docs/stages.md).
+EXTRA_TRIGGER_EVENT_TYPES = {"stage.change": "Change contact's stage"}

@@ -2,7 +2,7 @@
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, ref
-from chalicelib.domain.points.catalog import TRIGGER_EVENT_TYPES
+from chalicelib.domain.points.catalog import EXTRA_TRIGGER_EVENT_TYPES, TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.groups import PointGroupHooks
 from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
 
@@ -49,7 +49,7 @@ TRIGGER = Resource(
             "events",
             "triggerevent",
             (
-                a.choice("type", *TRIGGER_EVENT_TYPES, required=True),
+                a.choice("type", *TRIGGER_EVENT_TYPES, *EXTRA_TRIGGER_EVENT_TYPES, required=True),
                 a.text("name"),
                 a.text("description"),
                 a.integer("order"),

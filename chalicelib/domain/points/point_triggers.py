@@ -85,9 +85,9 @@ def _give(contact: Doc, trigger_id: int, ctx: Context) -> None:
         if current is None or group_scores.score(existing, current.get("group")) < int(current.get("points") or 0):
             return
         doc = copy.deepcopy(existing)
-        event = points_engine.existing_contact(doc, current, ctx)
-        if event:
-            service.save_change(CONTACT, existing, doc, ctx, [event], stamp=False)
+        events = points_engine.existing_contact(doc, current, ctx)
+        if events:
+            service.save_change(CONTACT, existing, doc, ctx, events, stamp=False)
 
     try:
         service.retrying(attempt, ctx)

@@ -1,6 +1,7 @@
 """Point actions and point triggers: action types from the catalogue, trigger colours without '#',
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
 
+from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
@@ -21,8 +22,13 @@ class TriggerHooks(Hooks):
     """Point triggers: the colour without its '#', the pass over existing contacts after a save."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """The colour is stored without a leading '#' (None when blank)."""
+        """The colour is stored without a leading '#' (None when blank); a `stage.change` event names
+        an existing stage the caller may view (400 naming `events[<n>][properties][stage]`; 403)."""
         doc["color"] = (doc.get("color") or "").lstrip("#") or None
+        for index, event in enumerate(doc.get("events") or []):
+            if event.get("type") == "stage.change":
+                if contact_actions.named_stage((event.get("properties") or {}).get("stage"), write.ctx) is None:
+                    write.errors[f"events[{index}][properties][stage]"] = ["Choose an existing stage (its id)."]
 
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """Queue the pass over existing contacts when the save can make some due for its events."""

@@ -20,6 +20,7 @@ from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
@@ -109,28 +110,32 @@ def crossed(old: int, new: int, ctx: Context, group: int | None = None) -> list[
     ]
 
 
-def run_triggers(doc: Contact, old_points: int, events: Sequence[Event], ctx: Context) -> list[JSON]:
+def run_triggers(
+    doc: Contact, old_points: int, events: Sequence[Event], ctx: Context, out: Events | None = None
+) -> list[JSON]:
     """Fire the events of the triggers crossed since `old_points`, once per contact; the trigger
-    events fired are noted on the last `point.gained` event of `events`. The triggers on a group
-    whose score `events` change fire as its score crosses them. Running it again on the same change
-    fires nothing more."""
+    events fired are noted on the last `point.gained` event of `events`, and the timeline events
+    they cause (a stage change) added to `out`. The triggers on a group whose score `events` change
+    fire as its score crosses them. Running it again on the same change fires nothing more."""
     gained = [e for e in events if e["event"] == "point.gained"]
     triggers = crossed(old_points, contacts.points(doc), ctx) if gained else []
     for group_id, old in group_scores.previous(gained).items():
         triggers += crossed(old, group_scores.score(doc, group_id), ctx, group_id)
-    fired = fire_events(doc, triggers, ctx) if triggers else []
+    fired = fire_events(doc, triggers, ctx, out) if triggers else []
     if fired:
         details = gained[-1]["details"]
         details["triggerEvents"] = (details.get("triggerEvents") or []) + fired
     return fired
 
 
-def fire_events(doc: Contact, triggers: Iterable[Doc], ctx: Context) -> list[JSON]:
-    """Apply the events of `triggers` the contact has not had yet, in order; their ids."""
+def fire_events(doc: Contact, triggers: Iterable[Doc], ctx: Context, out: Events | None = None) -> list[JSON]:
+    """Apply the events of `triggers` the contact has not had yet, in order; their ids. The timeline
+    events they cause go to `out`."""
     done, fired = _history(doc, ctx)[1], []
+    caused: Events = [] if out is None else out
     for trigger in triggers:
         for item in sorted(trigger.get("events") or [], key=lambda e: e.get("order") or 0):
-            if item["id"] not in done and _fire(doc, item, ctx):
+            if item["id"] not in done and _fire(doc, trigger, item, ctx, caused):
                 fired.append(item["id"])
     done.update(fired)
     return fired
@@ -139,22 +144,25 @@ def fire_events(doc: Contact, triggers: Iterable[Doc], ctx: Context) -> list[JSO
 def on_contact_write(change: Change) -> tuple[list[Derived], Events]:
     """Subscriber to contact writes: run the triggers crossed by the points change its
     `point.gained` events record (a no-op for a change whose caller ran them already)."""
+    caused: Events = []
     if change.doc is not None:
-        run_triggers(change.doc, contacts.points(change.existing), change.events, change.ctx)
-    return [], []
+        run_triggers(change.doc, contacts.points(change.existing), change.events, change.ctx, caused)
+    return [], caused
 
 
-def existing_contact(doc: Contact, trigger: Doc, ctx: Context) -> Event | None:
+def existing_contact(doc: Contact, trigger: Doc, ctx: Context) -> Events:
     """Give a contact already at or above a trigger's threshold the trigger's events it has not had
-    (`triggerExistingLeads`); the `point.gained` event (delta 0) noting them, or None."""
-    fired = fire_events(doc, [trigger], ctx)
+    (`triggerExistingLeads`): the `point.gained` event (delta 0) noting them and the events they
+    caused, or none."""
+    caused: Events = []
+    fired = fire_events(doc, [trigger], ctx, caused)
     if not fired:
-        return None
+        return []
     points = group_scores.score(doc, trigger.get("group"))
     group_id = trigger.get("group")
     found = group_scores.groups(ctx).get(group_id) if group_id is not None else None
     group = {"group": {"id": found["id"], "name": found.get("name")}} if found else {}
-    return timeline.event(
+    noted = timeline.event(
         "point.gained",
         trigger.get("name"),
         dict(
@@ -169,18 +177,33 @@ def existing_contact(doc: Contact, trigger: Doc, ctx: Context) -> Event | None:
             },
         ),
     )
+    return [noted, *caused]
 
 
-def _fire(doc: Contact, item: Doc, ctx: Context) -> bool:
-    """Apply one trigger event to the contact document; False for types this service cannot run yet."""
+def _fire(doc: Contact, trigger: Doc, item: Doc, ctx: Context, caused: Events) -> bool:
+    """Apply one trigger event to the contact document (its timeline events go to `caused`); False
+    for types this service cannot run, and for a `stage.change` to a stage that is gone."""
     props = item.get("properties") or {}
     if item["type"] == "lead.changetags":
         contacts.change_tags(doc, tag_names(props.get("add_tags")), tag_names(props.get("remove_tags")), ctx)
         return True
     if item["type"] == "lead.changelists":
         return change_segments(doc, props.get("addToLists"), props.get("removeFromLists"), ctx)
+    if item["type"] == "stage.change":
+        return _change_stage(doc, trigger, props, ctx, caused)
     handler = subscribers.action(item["type"])
     return bool(handler and handler(cast(Doc, doc), item, ctx))  # the handlers take any document
+
+
+def _change_stage(doc: Contact, trigger: Doc, props: Doc, ctx: Context, caused: Events) -> bool:
+    """The trigger event `stage.change`: the contact enters the stage `stage` as the stage's add
+    endpoint puts it (docs/stages.md)."""
+    try:
+        event = contact_actions.enter_stage(doc, props.get("stage"), f"Point trigger {trigger.get('name')}", ctx)
+    except NotFound:
+        return False
+    caused += [event] if event else []
+    return True
 
 
 def tag_names(value: JSON) -> list[str]:

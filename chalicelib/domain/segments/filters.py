@@ -40,7 +40,7 @@ from chalicelib.domain.segments.filter_values import as_integer, as_utc, bounds,
 # A contact as the engine sees it: {"lead": {alias or special field: value}, "companies": [{alias: value}]}
 Subject = Mapping[str, Any]
 
-OBJECTS = ("lead", "company")
+OBJECTS = ("lead", "company", "groups")  # groups: Mautic 5's point-group scores, `group_points_<id>` of the lead
 GLUES = ("and", "or")
 FIELD_TYPES = (
     "boolean",
@@ -91,7 +91,11 @@ def validate(filters: Iterable[Any] | None, fields: Mapping[str, Mapping[str, st
     ``fields`` maps each object to its custom fields' ``{alias: type}``; the special lead fields are added here.
     """
     fields = fields or {}
-    known = {"lead": {**(fields.get("lead") or {}), **SPECIAL_FIELDS}, "company": dict(fields.get("company") or {})}
+    known = {
+        "lead": {**(fields.get("lead") or {}), **(fields.get("groups") or {}), **SPECIAL_FIELDS},
+        "company": dict(fields.get("company") or {}),
+        "groups": dict(fields.get("groups") or {}),
+    }
     errors: dict[str, list[str]] = {}
     for index, item in enumerate(filters or []):
         for key, message in _problems(item, known):
@@ -154,7 +158,7 @@ def _problems(item: Any, known: Mapping[str, Mapping[str, str]]) -> Iterator[tup
     if glue not in GLUES:
         yield "[glue]", f"Unknown glue '{glue}': use 'and' or 'or'."
     if obj not in OBJECTS:
-        yield "[object]", f"Unknown object '{obj}': use 'lead' or 'company'."
+        yield "[object]", f"Unknown object '{obj}': use 'lead', 'company' or 'groups'."
         return
     if not isinstance(field, str) or field not in known[obj]:
         yield "[field]", f"Unknown field '{field}' for object '{obj}'."

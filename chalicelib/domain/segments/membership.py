@@ -22,6 +22,7 @@ from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 
 KIND = "segment"
+GROUP_KIND = "pointgroup"  # Mautic 5's point groups (domain/points), whose scores filters read
 DNC_FLAGS: dict[tuple[Any, Any], str] = {  # (channel, reason) -> the special field
     ("email", 1): "dnc_unsubscribed",
     ("email", 2): "dnc_bounced",
@@ -160,11 +161,27 @@ def subject(doc: Contact, ctx: Context, with_companies: bool) -> Doc:
             lead[flag] = True
     for key, name in UTM_KEYS.items():
         lead[key] = [tag.get(name) for tag in doc.get("utmtags") or [] if tag.get(name)]
+    lead.update(_group_scores(doc, ctx))
     companies = []
     if with_companies and doc.get("companies"):
         found = referenced("company", [link["id"] for link in doc["companies"]], ctx)
         companies = [company.get("values") or {} for company in found.values()]
     return {"lead": lead, "companies": companies}
+
+
+def group_field(group_id: EntityId) -> str:
+    """The segment filter field of a point group's score (Mautic's `group_points_<id>`)."""
+    return f"group_points_{int(group_id)}"
+
+
+def _group_scores(doc: Contact, ctx: Context) -> dict[str, int]:
+    """{`group_points_<id>`: score} of the contact's scores in the groups that exist: a contact without
+    a score in a group has no value there, as Mautic's `point_group_contact_score` has no row."""
+    scores = doc.get("groupScores") or {}
+    if not scores:
+        return {}
+    known = {g["id"] for g in cached.documents(GROUP_KIND, ctx)}
+    return {group_field(k): int(v or 0) for k, v in scores.items() if int(k) in known}
 
 
 def evaluate(doc: Contact, ctx: Context) -> None:

@@ -5,12 +5,12 @@ import copy
 from collections.abc import Sequence
 
 from chalicelib.domain.contacts.custom_fields import definitions
-from chalicelib.domain.kernel import cache_keys
+from chalicelib.domain.kernel import cache_keys, cached
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc, Events
-from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
 from chalicelib.store.port import Derived
 
@@ -32,7 +32,13 @@ def _normalised(raw: Doc, first: bool) -> Doc:
 
 
 def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
-    return {name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")}
+    """{object: {field: type}}: custom fields, and Mautic 5's `group_points_<id>` of each point group (a number;
+    its filters name the object `groups`, or `lead`, where Mautic's filter choices put them)."""
+    types = {
+        name: {f["alias"]: f.get("type") or "text" for f in definitions(name, ctx)} for name in ("lead", "company")
+    }
+    types["groups"] = {membership.group_field(g["id"]): "number" for g in cached.documents(membership.GROUP_KIND, ctx)}
+    return types
 
 
 class SegmentHooks(AliasHooks):
@@ -61,6 +67,7 @@ class SegmentHooks(AliasHooks):
                 item["type"] = (
                     item["type"]
                     or types.get(item["object"], {}).get(item["field"])
+                    or types["groups"].get(item["field"])
                     or SPECIAL_FIELDS.get(item["field"])
                 )
 

@@ -78,9 +78,3 @@ def line(all_buckets: Sequence[tuple[str, str]], series: Iterable[tuple[str, Map
         _dataset(i, label, [values.get(key, 0) for key, _ in all_buckets]) for i, (label, values) in enumerate(series)
     ]
     return {"chartType": "line", "chartHeight": height - 80, "chartData": {"labels": labels, "datasets": datasets}}
-
-
-def raw(chart: Doc) -> dict[str, dict[str, int]]:
-    """Mautic's `dataFormat=raw`: {dataset label: {bucket label: value}}."""
-    data = chart["chartData"]
-    return {d["label"]: dict(zip(data["labels"], d["data"], strict=True)) for d in data["datasets"]}

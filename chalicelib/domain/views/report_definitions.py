@@ -4,6 +4,7 @@ problem named by its field, so a stored definition always runs."""
 
 from collections.abc import Callable, Mapping
 
+from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.views.report_sources import SOURCES, Source
@@ -72,13 +73,15 @@ def _normalise(doc: Doc) -> None:
             entry["glue"] = str(entry.get("glue") or "and").lower()
 
 
-def problems(doc: Doc) -> Errors:
+def problems(doc: Doc, ctx: Context) -> Errors:
     """{field: [messages]} of what in a definition is not of its source (none for an unknown source:
-    its attribute names that). Also checked when a report runs: a column a source no longer offers
-    (`es.tracking_hash`) is refused there too."""
-    source = SOURCES.get(str(doc.get("source")))
-    if source is None:
+    its attribute names that), whose columns include the contact's custom fields of now. Also checked
+    when a report runs: a column a source no longer offers (`es.tracking_hash`, a deleted field) is
+    refused there too."""
+    unbound = SOURCES.get(str(doc.get("source")))
+    if unbound is None:
         return {}
+    source = unbound.bind(ctx)
     errors: Errors = {}
     known = _known(source)
     _check_columns(source, doc, errors)
@@ -122,4 +125,4 @@ class ReportHooks(Hooks):
     def prepare(self, doc: Doc, write: Write) -> None:
         """Normalise the definition's entries, then name what in it is not of its source."""
         _normalise(doc)
-        write.errors.update(problems(doc))
+        write.errors.update(problems(doc, write.ctx))

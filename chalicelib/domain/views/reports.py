@@ -134,12 +134,22 @@ def _visible(rows: Iterable[Doc], guarded: Mapping[str, Resource], ctx: Context)
         )
 
 
+def _prefixes(report: Doc) -> set[str]:
+    """The table prefixes of every column the report names (which joins it needs)."""
+    named = list(report.get("columns") or []) + list(report.get("groupBy") or [])
+    for key in ("filters", "tableOrder", "aggregators"):
+        named += [entry.get("column") for entry in report.get(key) or [] if isinstance(entry, dict)]
+    return {column.split(".")[0] for column in named if isinstance(column, str)}
+
+
 def _read(report: Doc, source: Source, span: Range, descending: bool, ctx: Context) -> Iterator[Doc]:
-    """The source's rows in the range that the caller may see, in time order."""
+    """The source's rows in the range that the caller may see, in time order, with the columns of the
+    documents they name that the report uses."""
     what = f"Report {report['id']}"
     guarded = _guarded(source, ctx)
     rows = source.read(descending, ctx, time_range.TooMuch(what))
-    return _visible(time_range.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
+    visible = _visible(time_range.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
+    return source.join(visible, _prefixes(report), ctx)
 
 
 def _rows(report: Doc, source: Source, span: Range, start: int, limit: int, ctx: Context) -> tuple[list[Doc], int]:
@@ -183,13 +193,20 @@ def _shown(row: Doc, report: Doc, source: Source) -> Doc:
 
 def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) -> Doc:
     """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
-    `limit`, `page`, `dateFrom`, `dateTo`, `debug`, `aggregatorColumns`; the rows the caller may see."""
-    problems = report_definitions.problems(report)
+    `limit` (as asked, 0 when not: Mautic's unpaginated answer), `page`, `dateFrom`, `dateTo`, `debug`,
+    `aggregatorColumns`; the rows the caller may see, at most MAX_PAGE_LIMIT a page. A report without
+    columns or aggregators has no rows (Mautic does not query its table)."""
+    problems = report_definitions.problems(report, ctx)
     if problems:
         raise ValidationError(problems)
-    source = SOURCES[report["source"]]
-    limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
-    rows, total = _rows(report, source, span, (page - 1) * limit, limit, ctx)
+    source = SOURCES[report["source"]].bind(ctx)
+    for kind in {*source.guards.values(), *filter(None, [COUNTED_KINDS.get(report["source"])])}:
+        access.visible_owner(ctx, registry.resource(kind))  # Forbidden without the view its list API needs
+    size = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
+    rows: list[Doc] = []
+    total = 0
+    if report.get("columns") or report.get("aggregators"):
+        rows, total = _rows(report, source, span, (page - 1) * size, size, ctx)
     aggregators = {f"{e['function']} {e['column']}": e["column"] for e in report.get("aggregators") or []}
     data_columns = dict(aggregators, **{source.alias(column): column for column in source.columns})
     date_from, date_to = span.echo()
@@ -197,7 +214,7 @@ def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) ->
         "totalResults": total,
         "data": [_shown(row, report, source) for row in rows],
         "dataColumns": data_columns,
-        "limit": limit,
+        "limit": min(limit, config.MAX_PAGE_LIMIT) if limit else 0,
         "page": page,
         "dateFrom": date_from,
         "dateTo": date_to,

@@ -1,7 +1,8 @@
 """Themes (Mautic's ThemeApiController): zips holding a `config.json` and Twig templates, kept in
 the files bucket as `themes/<key>/theme.zip` with their `themes/<key>/config.json` beside it. The
 built-in theme lives in the code; deleting it hides it (`themes/.hidden/<key>`), as Mautic does.
-Emails and pages name a theme by key in `template`; a theme they name is not deleted."""
+Emails and pages name a theme by key in `template`; a theme they name is not deleted, and they are
+sent and served in its frame (domain/messaging/theme_html.py)."""
 
 import io
 import json
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.messaging import theme_html
 from chalicelib.store import files as bucket
 from chalicelib.store import port as store
 
@@ -44,9 +46,7 @@ KEY = re.compile(r"[^A-Za-z0-9_\-]")
 UNPACKED_MAX = 5 * config.UPLOAD_MAX_BYTES  # what a theme's files may weigh unpacked (a zip bomb is refused)
 USERS = ("email", "page")  # the kinds whose `template` names a theme
 
-BLANK_HTML = (
-    "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
-)
+BLANK_HTML = theme_html.BLANK_HTML  # the built-in theme's templates (rendered by domain/messaging/theme_html.py)
 BUILT_IN = {
     "blank": {
         "name": "Blank",
@@ -199,6 +199,7 @@ def install(upload_file: tuple[str, str, bytes] | None) -> Doc:
             archive.writestr(name, content)
     bucket.put(f"{PREFIX}{key}/theme.zip", kept.getvalue(), "application/zip")
     bucket.put(f"{PREFIX}{key}/config.json", json.dumps(theme_config).encode(), "application/json")
+    theme_html.forget()  # this container renders the new templates at once (others within theme_html.TTL)
     return {"success": True}
 
 
@@ -228,4 +229,5 @@ def delete(key: str) -> Doc:
     else:
         bucket.delete(f"{PREFIX}{key}/theme.zip")
         bucket.delete(f"{PREFIX}{key}/config.json")
+        theme_html.forget()
     return {"success": True}

@@ -1,7 +1,7 @@
 """What a form submission's actions do (compat 15.3; docs/public-endpoints.md).
 
 - `run`: the actions on the submitting contact (points, tags, segments, UTM tags, do-not-contact
-  removal), applied to the contact document before it is stored; their timeline events.
+  removal, the stage), applied to the contact document before it is stored; their timeline events.
   `plugin.leadpush` is recorded as a failed action: this service has no integrations to push to.
 - `followups` / `queue`: the actions that reach beyond the contact (`form.repost`, the emails,
   `lead.scorecontactscompanies`) become one follow-up item, written in the submission's own
@@ -20,6 +20,7 @@ from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages
@@ -71,7 +72,21 @@ def run(form: Doc, doc: Doc, visit: Visit, ctx: Context) -> list[Doc]:
             events += _utm_action(doc, visit, ctx)
         elif kind_ == "plugin.leadpush":
             events.append(failure_event(form, action, NO_INTEGRATION))
+        elif kind_ == "stage.change":
+            events += _stage_action(form, action, doc, ctx)
     return events
+
+
+def _stage_action(form: Doc, action: Doc, doc: Doc, ctx: Context) -> list[Doc]:
+    """`stage.change`: the contact enters the stage `stage`, as the stage's add endpoint puts it (its
+    `stage.changed` event, none when it is there already); a stage deleted since the form was saved
+    is a failed action."""
+    origin = f"Form {form.get('name')}"
+    try:
+        event = contact_actions.enter_stage(doc, (action.get("properties") or {}).get("stage"), origin, ctx)
+    except NotFound as missing:
+        return [failure_event(form, action, str(missing))]
+    return [event] if event else []
 
 
 def failure_event(form: Doc, action: Doc, reason: str | None, **details: JSON) -> Doc:

@@ -1,12 +1,13 @@
 """The properties form submit actions need, checked when a form is saved (a 400 naming
 `actions[<n>][properties][<name>]`): a URL to repost to, an existing asset or email, users to
-notify, recipients with valid addresses, a non-zero whole score. Also the readers of those
+notify, recipients with valid addresses, a non-zero whole score, an existing stage. Also the readers of those
 properties that the actions share (addresses, yes/no flags, the chosen email)."""
 
 import re
 from collections.abc import Callable, Iterable
 from urllib.parse import urlparse
 
+from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.addresses import normalized
@@ -129,6 +130,12 @@ def _check_score(props: Doc, ctx: Context) -> dict[str, str]:
     return {} if score else {"score": "A whole number other than 0 is required."}
 
 
+def _check_stage(props: Doc, ctx: Context) -> dict[str, str]:
+    if contact_actions.named_stage(props.get("stage"), ctx) is None:
+        return {"stage": "Choose an existing stage (its id)."}
+    return {}
+
+
 CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
     "form.repost": _check_repost,
     "asset.download": _check_asset,
@@ -136,4 +143,5 @@ CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
     "email.send.user": _check_email_to_users,
     "form.email": _check_results_email,
     "lead.scorecontactscompanies": _check_score,
+    "stage.change": _check_stage,
 }

@@ -66,7 +66,9 @@ def _mail(
 def user_mails(email: Doc, job: Doc, users: Iterable[Doc], ctx: Context) -> list[mail.Mail]:
     """The email rendered for the submitting contact (form tokens too), one message per user."""
     contact = job["contact"]
-    rendered = rendering.render_email(email, email_messages.contact_sources(contact, ctx, form_tokens(job)))
+    rendered = rendering.render_email(
+        email_messages.themed(email), email_messages.contact_sources(contact, ctx, form_tokens(job))
+    )
     sender = email_messages.sender(email, email_messages.owner_of(contact, ctx), ctx)
     return [
         mail.Mail(

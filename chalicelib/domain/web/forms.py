@@ -21,6 +21,7 @@ ACTION_TYPES = (
     "lead.remove_do_not_contact",
     "lead.scorecontactscompanies",
     "plugin.leadpush",
+    "stage.change",  # not one of Mautic's core actions: docs/stages.md
 )
 
 

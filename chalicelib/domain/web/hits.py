@@ -58,6 +58,7 @@ class Visit:
     prefetch: bool = False
     owns_contact: bool = False
     source: str | None = None  # the caller's address as the gateway saw it (limits use it)
+    private: bool = False  # the browser asked not to be tracked (Sec-GPC: 1 or DNT: 1, HONOR_PRIVACY_SIGNALS)
 
     @property
     def visitor(self) -> str:
@@ -109,7 +110,11 @@ def _recorded(visit: Visit, build: Build, ctx: Context, fields: Doc | None = Non
     it is new to the contact, stored on the tracked contact or on a new anonymous contact created
     with them; (None, False) for a bot without a contact. `fields` (contact field values from a
     public request) are written on that contact only, the visitor's own (`own_fields`).
-    `visit.contact_id` then names that contact (None if none)."""
+    `visit.contact_id` then names that contact (None if none). A browser that asked not to be tracked
+    (`visit.private`) is recorded on no contact, neither a new one nor the one its cookie names."""
+    if visit.private:
+        visit.contact_id = None
+        return None, False
     with_device, may_create = _with_device(visit, build, ctx), _admission(visit)
 
     def write(values: Doc | None) -> tuple[Doc | None, bool]:
@@ -163,7 +168,11 @@ def record_hit(
     visit: Visit, resource: Resource, doc: Doc, counters: tuple[str, str], build: Build, ctx: Context
 ) -> Doc | None:
     """A hit on `doc`: recorded on the visitor's contact (`record_for_contact`), then counted with
-    `counters` = (total, unique) as that contact. Returns the contact or None."""
+    `counters` = (total, unique) as that contact; a browser that asked not to be tracked counts in the
+    total only (no unique-visitor marker naming it or its address). Returns the contact or None."""
     contact, created = _recorded(visit, build, ctx)
-    count_hit(resource, doc, *counters, visit.visitor, new_visitor=created)
+    if visit.private:
+        count_hit(resource, doc, counters[0])
+    else:
+        count_hit(resource, doc, *counters, visit.visitor, new_visitor=created)
     return contact

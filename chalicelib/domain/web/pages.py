@@ -4,6 +4,7 @@ A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 
 import base64
 import json
+import re
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
@@ -13,7 +14,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import dynamic_content, email_messages, rendering
+from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
@@ -72,11 +73,17 @@ def render(page: Doc, contact: Doc | None, ctx: Context) -> str:
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
     filled in, as in emails (domain/messaging/rendering.py)."""
     html = (
-        page.get("customHtml")
+        _page_tokens(theme_html.themed(page, "page"), page)
         or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}</title></head><body></body></html>"
     )
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
     return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
+
+
+def _page_tokens(html: str, page: Doc) -> str:
+    """Mautic's page tokens of theme templates: `{pagetitle}`, `{pagemetadescription}` (escaped)."""
+    values = {"{pagetitle}": page.get("title"), "{pagemetadescription}": page.get("metaDescription")}
+    return re.sub(r"{pagetitle}|{pagemetadescription}", lambda m: escape(str(values[m.group()] or "")), html)
 
 
 def _utm(doc: Doc, visit: Visit, url: str | None, ctx: Context) -> list[Doc]:

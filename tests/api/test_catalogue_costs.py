@@ -1,0 +1,31 @@
+"""What the catalogues cost in DynamoDB calls (docs/storage.md): one table or widget of each family
+over the stats world (test_stats_catalogue.py) and the dashboard's additions."""
+
+from tests.api.test_dashboard_catalogue import more  # noqa: F401 - the fixture
+from tests.api.test_stats_catalogue import world  # noqa: F401 - the fixture
+from tests.bench.conftest import dynamodb_calls
+
+PATHS = {
+    "event table": "/api/stats/asset_downloads",
+    "event table, one contact": "/api/stats/lead_stages_change_log?where[0][col]=lead_id&where[0][val]={ann}",
+    "contact table": "/api/stats/lead_lists_leads",
+    "contact table, one contact": "/api/stats/lead_lists_leads?where[0][col]=lead_id&where[0][val]={ann}",
+    "webhook logs": "/api/stats/webhook_logs",
+    "empty table": "/api/stats/video_hits",
+    "event pie": "/api/data/ignored.vs.read.emails",
+    "event table widget": "/api/data/most.sent.emails",
+    "document table widget": "/api/data/created.emails",
+    "contact widget": "/api/data/map.of.leads",
+}
+
+
+def test_each_family_costs_a_few_calls(api, more):  # noqa: F811 - the fixture
+    measured = {}
+    for family, path in PATHS.items():
+        with dynamodb_calls() as calls:
+            response = api.get(path.format(ann=more["ann"]["id"]))
+        assert response.status_code == 200, response.json
+        measured[family] = sum(calls.values())
+    print(measured)
+    assert measured["empty table"] <= 1 and measured["contact table, one contact"] <= 3
+    assert all(count <= 12 for count in measured.values()), measured
