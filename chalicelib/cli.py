@@ -14,6 +14,7 @@
     python -m chalicelib.cli [--json] email-guard show      (the reputation guard: paused or not, why, rates)
     python -m chalicelib.cli [--json] email-guard resume    (segment sends go out again; counting starts anew)
     python -m chalicelib.cli [--json] queues redrive [--queue NAME]   (dead-letter messages back to their queues)
+    python -m chalicelib.cli [--json] storage reshard   (stored items moved to the key layout of the settings)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -127,6 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     guard.add_parser("resume", parents=common)
     queues = groups.add_parser("queues", parents=common).add_subparsers(dest="action", required=True)
     queues.add_parser("redrive", parents=common).add_argument("--queue", help="one queue (default: all)")
+    storage = groups.add_parser("storage", parents=common).add_subparsers(dest="action", required=True)
+    storage.add_parser("reshard", parents=common)
     return parser
 
 
@@ -247,6 +250,14 @@ def _queues(args: argparse.Namespace, ctx: Context) -> Result:
     return [{"queue": name, "moved": queues.redrive(name)} for name in ([args.queue] if args.queue else QUEUES)]
 
 
+def _storage(args: argparse.Namespace, ctx: Context) -> Result:
+    """`storage reshard`: items scanned, documents moved to their shard, feed entries re-indexed and
+    count shards folded (docs/storage.md, "Sharded keys"); run again until it moves nothing."""
+    from chalicelib.store import reshard
+
+    return reshard.reshard()
+
+
 def _user_id(username: str | None) -> int | None:
     """The id of the user named `username` (None for no name); CliError when there is none."""
     from chalicelib.auth import users
@@ -287,6 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "permissions": _permissions,
             "email-guard": _email_guard,
             "queues": _queues,
+            "storage": _storage,
         }
         _print(handlers[args.group](args, Context()), args.json)
     except CliError as error:

@@ -91,6 +91,27 @@ ID_BLOCK_SECONDS = float(os.environ.get("ID_BLOCK_SECONDS", "10"))
 VERSIONS_TTL = float(os.environ.get("VERSIONS_TTL", "1"))
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
+
+
+def _shard_counts(name: str, default: str) -> dict[str, int]:
+    """A `kind:shards,...` setting as {kind: number of partition keys} (kinds with fewer than 2 left out)."""
+    pairs = (part.partition(":") for part in os.environ.get(name, default).split(","))
+    return {kind.strip(): int(n) for kind, _, n in pairs if kind.strip() and n.strip() and int(n) > 1}
+
+
+# The store's key layout (docs/storage.md, "Sharded keys"); changing any of these on a stack that holds
+# data needs `python -m chalicelib.cli storage reshard` (docs/deploy.md). A key takes about 1,000 write
+# units/s, so 10,000 requests/s allow at most 0.1 unit per request on any key. Hot kinds are stored under
+# `<kind>@<id % shards>`: the contact partition took ~1.97 units per request of issue 29's mix (at least 20
+# keys; 32 leave room); devices, one per new visitor in a transaction, ~0.2 (8). Each shard costs a list
+# page one Query (0.5 read unit at least), so only hot kinds are sharded.
+SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:8")
+# Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request, and
+# one user importing 2,000 contacts/s writes 2,000 index items/s to their owner feed: 8 keys, 250/s each.
+FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))
+# Items per row count of a sharded kind (`count#<kind>@<id % COUNT_SHARDS>`, summed on read by one
+# BatchGetItem, 0.5 read unit per item): `count#contact` took ~0.57 write units per request, so 8 (0.07 each).
+COUNT_SHARDS = int(os.environ.get("COUNT_SHARDS", "8"))
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
 
 

@@ -11,9 +11,11 @@ the kind's attribute of the one `versions` item (`store/versions_item.py`) in th
 so readers can cache them safely.
 """
 
+import heapq
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from itertools import islice
+from typing import Any, NoReturn
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
@@ -46,6 +48,43 @@ Build = Callable[[TransactWrite], None]  # adds a write's items to its transacti
 Counts = dict[str, int]  # counter name -> amount added in one transaction
 
 _connection: list[Connection] = []
+SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.SHARDED_KINDS)
+
+
+def partition(kind: str, entity_id: EntityId) -> str:
+    """The partition key of a document: `<kind>@<id % shards>` for a sharded kind, else its kind, so a
+    hot kind's writes (new ids at the end of one key) spread over its shards' keys."""
+    shards = config.SHARDED_KINDS.get(kind, 0)
+    return f"{kind}{SHARD}{int(entity_id) % shards}" if shards else kind
+
+
+def partitions(kind: str) -> list[str]:
+    """Every partition key of a kind: its shards', or its own."""
+    shards = config.SHARDED_KINDS.get(kind, 0)
+    return [f"{kind}{SHARD}{r}" for r in range(shards)] if shards else [kind]
+
+
+def logical(key: str) -> str:
+    """The kind a partition key stores (`contact@7` -> `contact`)."""
+    kind, mark, shard = key.rpartition(SHARD)
+    return kind if mark and shard.isdigit() else key
+
+
+def feed_key(name: str, entity_id: EntityId) -> str:
+    """The FeedIndex hash key of a feed's item: `<name>@<id % FEED_SHARDS>`, so the new items of one
+    feed (a timeline bucket, one user's owner feed) spread over several index keys."""
+    return f"{name}{SHARD}{int(entity_id) % config.FEED_SHARDS}" if config.FEED_SHARDS > 1 else name
+
+
+def feed_keys(name: str) -> list[str]:
+    """Every FeedIndex hash key of a feed."""
+    shards = config.FEED_SHARDS
+    return [f"{name}{SHARD}{r}" for r in range(shards)] if shards > 1 else [name]
+
+
+def _key(kind: str, entity_id: EntityId) -> Entity:
+    """The item of a document, by key only (for updates and deletes)."""
+    return Entity(partition(kind, entity_id), int(entity_id))
 
 
 def _doc(item: Entity) -> Document:
@@ -54,7 +93,7 @@ def _doc(item: Entity) -> Document:
     if item.rev is not None:
         doc["_rev"] = int(item.rev)
     if item.feed:
-        doc[FEED] = item.feed
+        doc[FEED] = logical(item.feed)
     return doc
 
 
@@ -65,57 +104,74 @@ def _stored(doc: Mapping[str, Any]) -> str:
 def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
     """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
     return Entity(
-        kind,
+        partition(kind, doc["id"]),
         int(doc["id"]),
         doc=_stored(doc),
         rev=int(doc.get("_rev") or 0) + 1,
         email=email.lower() if email else None,
-        feed=doc.get(FEED),
+        feed=feed_key(doc[FEED], doc["id"]) if doc.get(FEED) else None,
     )
 
 
 def ids_by_email(kind: str, prefix: str) -> list[int]:
-    """Ids whose email starts with `prefix` (case-insensitive). A Query on the email index."""
-    return [int(item.id) for item in Entity.by_email.query(kind, Entity.email.startswith(prefix.lower()))]
+    """Ids whose email starts with `prefix` (case-insensitive), by email: a Query on the email index
+    per partition key of the kind (its hash key is the item's `kind`), merged."""
+    found = (Entity.by_email.query(key, Entity.email.startswith(prefix.lower())) for key in partitions(kind))
+    return [int(item.id) for item in heapq.merge(*found, key=lambda item: (item.email, int(item.id)))]
 
 
 def get(kind: str, entity_id: EntityId) -> Document | None:
     """One document, or None. One GetItem."""
     try:
-        return _doc(Entity.get(kind, int(entity_id)))
+        return _doc(Entity.get(partition(kind, entity_id), int(entity_id)))
     except DoesNotExist:
         return None
 
 
 def batch_get(kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
     """Documents for the given ids, keyed by id (missing ids absent). BatchGetItem per 100 ids."""
-    keys = [(kind, int(i)) for i in dict.fromkeys(ids)]
+    keys = [(partition(kind, i), int(i)) for i in dict.fromkeys(int(i) for i in ids)]
     return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
 
 
 def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
     """Documents of any kinds by (kind, id), keyed by (kind, id) (missing keys absent).
     BatchGetItem per 100 keys."""
-    keys = list(dict.fromkeys((kind, int(i)) for kind, i in keys))
-    return {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)}
+    unique = dict.fromkeys((partition(kind, i), int(i)) for kind, i in keys)
+    return {(logical(item.kind), int(item.id)): _doc(item) for item in Entity.batch_get(list(unique))}
 
 
 def iterate(
     kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
 ) -> Iterator[Document]:
     """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
-    paged by DynamoDB (1 MB per call)."""
-    page = min(limit, 1000) if limit else None
-    condition = Entity.id.between(*between) if between else None
-    for item in Entity.query(kind, condition, scan_index_forward=not descending, limit=limit, page_size=page):
+    paged by DynamoDB (1 MB per call). A sharded kind: a Query per shard, merged lazily by id, each
+    paged at about its share of `limit` (+2), so a page (or a cursor's) stays O(page)."""
+    keys = partitions(kind)
+    page = min(limit // len(keys) + 2 if len(keys) > 1 else limit, 1000) if limit else None
+    shards = [
+        Entity.query(
+            key,
+            Entity.id.between(*between) if between else None,
+            scan_index_forward=not descending,
+            limit=limit,
+            page_size=page,
+        )
+        for key in keys
+    ]
+    merged = heapq.merge(*shards, key=lambda item: int(item.id), reverse=descending) if len(keys) > 1 else shards[0]
+    for item in islice(merged, limit):
         yield _doc(item)
 
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:
-    """The documents of a feed (FeedIndex), by id: a Query per page of keys, then 1 BatchGetItem per
-    100 documents. Documents gone since they were indexed are skipped."""
+    """The documents of a feed (FeedIndex), by id: a Query per page of keys of each of its shards,
+    merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone since they were indexed
+    are skipped."""
+    shards = [Entity.in_feed.query(key, scan_index_forward=not descending, page_size=100) for key in feed_keys(name)]
+    merged = heapq.merge(*shards, key=lambda item: (int(item.id), logical(item.kind)), reverse=descending)
     keys = []
-    for item in Entity.in_feed.query(name, scan_index_forward=not descending, page_size=100):
+    for item in merged:
         keys.append((item.kind, int(item.id)))
         if len(keys) == 100:
             yield from _in_order(keys)
@@ -124,12 +180,32 @@ def feed(name: str, descending: bool = True) -> Iterator[Document]:
 
 
 def _in_order(keys: list[tuple[str, int]]) -> list[Document]:
+    """The documents of feed keys (partition keys as stored), in the keys' order."""
     found = {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)} if keys else {}
     return [found[key] for key in keys if key in found]
 
 
+def _sharded_count(name: str) -> bool:
+    """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items."""
+    return name.startswith("count#") and name[len("count#") :] in config.SHARDED_KINDS and config.COUNT_SHARDS > 1
+
+
+def _count_item(name: str, anchor: int) -> str:
+    """The item a transaction adds a counter's change to: a sharded count's shard `<name>@<anchor %
+    COUNT_SHARDS>` (anchor: the id of the transaction's document), else the counter itself."""
+    return f"{name}{SHARD}{anchor % config.COUNT_SHARDS}" if _sharded_count(name) else name
+
+
+def count_parts(name: str) -> list[str]:
+    """The items whose sum is a counter: a sharded count's shards and its unsharded item (its value
+    from before the kind was sharded), else the counter itself."""
+    return [name] + [f"{name}{SHARD}{r}" for r in range(config.COUNT_SHARDS)] if _sharded_count(name) else [name]
+
+
 def count(kind: str) -> int:
-    """Number of entities of a kind. One GetItem."""
+    """Number of entities of a kind. One GetItem (a sharded kind: one BatchGetItem of its count's shards)."""
+    if _sharded_count(f"count#{kind}"):
+        return counters([f"count#{kind}"])[f"count#{kind}"]
     try:
         return int(Counter.get(f"count#{kind}").value)
     except DoesNotExist:
@@ -157,9 +233,12 @@ def last_id(kind: str) -> int:
 
 
 def counters(names: Sequence[str]) -> dict[str, int]:
-    """Current values of counters, {name: int} (0 when absent). One BatchGetItem per 100."""
-    found = {item.name: int(item.value) for item in Counter.batch_get(list(dict.fromkeys(names)))}
-    return {name: found.get(name, 0) for name in names}
+    """Current values of counters, {name: int} (0 when absent; a sharded count: its shards summed).
+    One BatchGetItem per 100 items."""
+    parts = {name: count_parts(name) for name in names}
+    keys = list(dict.fromkeys(part for named in parts.values() for part in named))
+    found = {item.name: int(item.value) for item in Counter.batch_get(keys)}
+    return {name: sum(found.get(part, 0) for part in parts[name]) for name in names}
 
 
 def lookup(kind: str, field: str, value: Any) -> int | None:
@@ -191,7 +270,8 @@ def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniqu
         tx.delete(Unique(unique_key(kind, field, value)), condition=Unique.id == entity_id)
 
 
-def _transaction() -> TransactWrite:
+def transaction() -> TransactWrite:
+    """A transaction on the process's one connection (opened on first use)."""
     if not _connection:
         _connection.append(
             Connection(
@@ -209,22 +289,30 @@ def _commit(
 ) -> None:
     """Run a write's transaction; a refusal becomes `Conflict`, `Missing` or `Stale` by what is stored now."""
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             build(tx)
     except TransactWriteError as error:
-        if aws.unavailable(error):
-            raise  # throttled or failing: the transaction applied nothing (a 503, or SQS retries)
-        taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
-        if taken:
-            raise Conflict(taken) from error
-        current = get(kind, entity_id)
-        if creating and current is not None:
-            raise Conflict(["id"]) from error
-        if current is None:
-            raise Missing(entity_id) from error
-        if rev is not None and current.get("_rev") != rev:
-            raise Stale(entity_id) from error
-        raise
+        _explain(error, kind, entity_id, claimed, creating, rev)
+
+
+def _explain(
+    error: Exception, kind: str, entity_id: int, claimed: Uniques, creating: bool = False, rev: int | None = None
+) -> NoReturn:
+    """Raise why a conditional write was refused: `Conflict`, `Missing` or `Stale` by what is stored
+    now, else the error itself (AWS throttling or failing: the write applied nothing, a 503 or SQS retries)."""
+    if aws.unavailable(error):
+        raise error
+    taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
+    if taken:
+        raise Conflict(taken) from error
+    current = get(kind, entity_id)
+    if creating and current is not None:
+        raise Conflict(["id"]) from error
+    if current is None:
+        raise Missing(entity_id) from error
+    if rev is not None and current.get("_rev") != rev:
+        raise Stale(entity_id) from error
+    raise error
 
 
 def _bump_version(tx: TransactWrite, kind: str, versioned: bool) -> None:
@@ -241,7 +329,7 @@ def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
     """UpdateItem actions that set a document whatever was stored, its revision still moving on
     (and its feed, when it names one)."""
     actions: list[Action] = [Entity.doc.set(_stored(doc)), Entity.rev.add(1)]
-    return actions + ([Entity.feed.set(doc[FEED])] if doc.get(FEED) else [])
+    return actions + ([Entity.feed.set(feed_key(doc[FEED], doc["id"]))] if doc.get(FEED) else [])
 
 
 def _put_extra(
@@ -254,9 +342,9 @@ def _put_extra(
         if isinstance(item, Tally):
             counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
         elif item is None:
-            tx.delete(Entity(kind, int(entity_id)))
+            tx.delete(_key(kind, entity_id))
         else:
-            tx.update(Entity(kind, int(entity_id)), actions=_overwrite(dict(item, id=int(entity_id))))
+            tx.update(_key(kind, entity_id), actions=_overwrite(dict(item, id=int(entity_id))))
 
 
 def _create_items(
@@ -279,10 +367,17 @@ def _create_items(
         counts[f"version#{kind}"] = counts.get(f"version#{kind}", 0) + 1
 
 
-def _add_counts(tx: TransactWrite, counts: Counts) -> None:
+def _add_counts(tx: TransactWrite, counts: Counts, anchor: int) -> None:
+    """Add a transaction's counter changes: versions to the one versions item, a sharded count's to
+    the shard of `anchor` (one item per counter however many documents the transaction counts, as a
+    transaction must)."""
     versions_item.bump(tx, {name.partition("#")[2]: n for name, n in counts.items() if name.startswith("version#")})
+    items: Counts = {}
     for name, n in counts.items():
-        if n and not name.startswith("version#"):
+        if not name.startswith("version#"):
+            items[_count_item(name, anchor)] = items.get(_count_item(name, anchor), 0) + n
+    for name, n in items.items():
+        if n:
             tx.update(Counter(name), actions=[Counter.value.add(n)])
 
 
@@ -305,7 +400,7 @@ def create(
     def build(tx: TransactWrite) -> None:
         counts: Counts = {}
         _create_items(tx, counts, kind, doc, uniques, versioned, email, extra, derived)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, int(doc["id"]))
 
     _commit(kind, int(doc["id"]), build, claimable(uniques), creating=True)
     doc["_rev"] = 1
@@ -314,11 +409,11 @@ def create(
 def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
     """Create the chunk's documents in one transaction; if it is refused, one by one."""
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             counts: Counts = {}
             for entry in chunk:
                 _create_items(tx, counts, **entry)
-            _add_counts(tx, counts)
+            _add_counts(tx, counts, int(chunk[0]["doc"]["id"]))
     except TransactWriteError:
         return [_outcome(create, **entry) for entry in chunk]
     for entry in chunk:
@@ -358,12 +453,20 @@ def replace(
     entity_id = int(doc["id"])
     rev = doc.get("_rev")
     condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
+    extra, derived = list(extra or ()), list(derived or ())
+    if not (removed or added or extra or derived or versioned):  # one item: no transaction (half the units)
+        try:
+            _item(kind, doc, email).save(condition=condition)
+        except PutError as error:
+            _explain(error, kind, entity_id, {}, rev=rev)
+        doc["_rev"] = (rev or 0) + 1
+        return
 
     def build(tx: TransactWrite) -> None:
         tx.save(_item(kind, doc, email), condition=condition)
         counts: Counts = {}
         _put_extra(tx, extra, derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, entity_id)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)
@@ -385,10 +488,10 @@ def delete(
     key = int(entity_id)
 
     def build(tx: TransactWrite) -> None:
-        tx.delete(Entity(kind, key), condition=Entity.id.exists())
+        tx.delete(_key(kind, key), condition=Entity.id.exists())
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, key)
         _delete_uniques(tx, kind, key, claimed)
         _bump_version(tx, kind, versioned)
 
@@ -421,10 +524,10 @@ def merge(
 
     def build(tx: TransactWrite) -> None:
         tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
-        tx.delete(Entity(kind, int(loser_id)), condition=Entity.rev == loser_rev)
+        tx.delete(_key(kind, loser_id), condition=Entity.rev == loser_rev)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, extra, derived, counts)
-        _add_counts(tx, counts)
+        _add_counts(tx, counts, entity_id)
         _delete_uniques(tx, kind, entity_id, removed)
         _put_uniques(tx, kind, entity_id, taken)
         for field, value in passed.items():
@@ -433,7 +536,7 @@ def merge(
         _bump_version(tx, kind, versioned)
 
     try:
-        with _transaction() as tx:
+        with transaction() as tx:
             build(tx)
     except TransactWriteError as error:
         held = [f for f, v in taken.items() if lookup(kind, f, v) not in (None, entity_id)]
@@ -444,18 +547,18 @@ def merge(
 def put(kind: str, doc: Document) -> None:
     """Write a document that nothing else refers to (no count, no unique values), unconditionally;
     its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
-    Entity(kind, int(doc["id"])).update(actions=_overwrite(doc))
+    _key(kind, doc["id"]).update(actions=_overwrite(doc))
 
 
 def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:
     """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
-    action = Entity.feed.set(name) if name else Entity.feed.remove()
-    Entity(kind, int(entity_id)).update(actions=[action], condition=Entity.id.exists())
+    action = Entity.feed.set(feed_key(name, entity_id)) if name else Entity.feed.remove()
+    _key(kind, entity_id).update(actions=[action], condition=Entity.id.exists())
 
 
 def remove(kind: str, entity_id: EntityId) -> None:
     """Delete a document that nothing else refers to. One DeleteItem."""
-    Entity(kind, int(entity_id)).delete()
+    _key(kind, entity_id).delete()
 
 
 def claim(marker: str) -> bool:

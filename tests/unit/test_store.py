@@ -20,9 +20,10 @@ def store(request):
     return request.getfixturevalue("memory_store")
 
 
-@pytest.fixture
-def kind(store):
-    return KIND
+@pytest.fixture(params=[KIND, "contact"])
+def kind(store, request):
+    """The kind written: one partition key (`tag`), or sharded over several (`contact`, config.SHARDED_KINDS)."""
+    return request.param
 
 
 def _doc(entity_id, tag):
