@@ -129,6 +129,7 @@ PAGE = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category"),
     hooks=AliasHooks("title"),
+    counted=("hits", "uniqueHits"),
 )
 
 ASSET = Resource(
@@ -156,6 +157,7 @@ ASSET = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category", "description"),
     hooks=AssetHooks("title"),
+    counted=("downloadCount", "uniqueDownloadCount"),
 )
 
 FOCUS = Resource(

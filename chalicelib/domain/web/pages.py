@@ -1,4 +1,4 @@
-"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
+"""Landing pages served by alias, page hits (counted in the page's counter shards, `page.hit` on the visitor's
 contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
 A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 
