@@ -131,12 +131,14 @@ def fresh(seeded):
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
     from chalicelib.domain.messaging import theme_html
+    from chalicelib.domain.web import public_docs
 
     motostate.tables().update(copy.deepcopy(seeded))
     core.forget_verified()  # Basic credentials verified by an earlier test name its users
     motostate.empty_queues()
     _empty_bucket()
     theme_html.forget()  # themes read from the bucket just emptied
+    public_docs.forget()  # pages and assets public hits read, from the tables just restored
     _empty_outboxes()
     cached.forget()
     yield
