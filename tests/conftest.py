@@ -31,6 +31,9 @@ os.environ.setdefault("VERSIONS_TTL", "0")
 # id blocks (store/id_blocks.py) kept 60 s, not 10: a slow, shared machine must not add a block's
 # UpdateItem to a measured call; tests of the bound set it themselves
 os.environ.setdefault("ID_BLOCK_SECONDS", "60")
+# every public hit reads its page or asset (domain/web/public_docs.py), so call counts stay per request;
+# tests of the per-container copy set it themselves
+os.environ.setdefault("PUBLIC_DOC_SECONDS", "0")
 
 import pytest
 

@@ -4,12 +4,12 @@ the page's `hits`, the asset's `downloadCount` and the content's `sentCount` sho
 before: GET, lists, report columns. The page (asset) a hit reads is kept per container for
 `PUBLIC_DOC_SECONDS` (`domain/web/public_docs.py`), forgotten when written here."""
 
-import time
 from unittest import mock
 
 import botocore.client
 
 from chalicelib import config
+from chalicelib.domain.web import public_docs
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import fetch, make_page
 from tests.api.test_report_joins import report, run
@@ -111,14 +111,17 @@ def test_report_columns_of_pages_show_the_counted_hits(api):
 
 
 def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
+    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)  # the tests' default is 0 (tests/conftest.py)
+    clock = [1000.0]
+    monkeypatch.setattr(public_docs, "_clock", lambda: clock[0])
     page = make_page(api)
     browse(api, "/spring-offer")  # read, kept
     with Writes() as calls:
         for _ in range(3):
+            clock[0] += 0.3
             assert browse(api, "/spring-offer").status_code == 200
     assert not [key for key in calls.reads if key[1] in ("page", "page#alias#spring-offer")]
-    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 0.2)
-    time.sleep(0.25)
+    clock[0] += 0.2  # a second after the read
     with Writes() as calls:
         browse(api, "/spring-offer")
     assert [key[1] for key in calls.reads if key[1] in ("page", "page#alias#spring-offer")] == [
@@ -128,7 +131,8 @@ def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
     assert api.get(f"/api/pages/{page['id']}").json["page"]["hits"] == 5
 
 
-def test_a_page_or_asset_written_here_is_served_fresh_at_once(api):
+def test_a_page_or_asset_written_here_is_served_fresh_at_once(api, monkeypatch):
+    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 60.0)
     page = make_page(api)
     asset, _ = make_local_asset(api)
     assert browse(api, "/spring-offer").status_code == 200 and browse(api, f"/asset/{asset['id']}").status_code == 200

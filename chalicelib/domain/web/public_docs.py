@@ -17,6 +17,7 @@ from chalicelib.domain.kernel.types import Doc
 
 LIMIT = 1000  # entries a container keeps; past them it starts over
 _cache: dict[tuple[str, str], tuple[float, Doc | None]] = {}
+_clock = time.monotonic  # the clock entries expire by (tests set their own)
 
 
 def read(kind: str, key: str, load: Callable[[], Doc | None]) -> Doc | None:
@@ -25,7 +26,7 @@ def read(kind: str, key: str, load: Callable[[], Doc | None]) -> Doc | None:
     seconds = config.PUBLIC_DOC_SECONDS
     if seconds <= 0:
         return load()
-    now = time.monotonic()
+    now = _clock()
     hit = _cache.get((kind, key))
     if hit is None or hit[0] <= now:
         if len(_cache) >= LIMIT:
