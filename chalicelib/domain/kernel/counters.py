@@ -1,12 +1,13 @@
 """Numbers of stored documents that public events move (a page's `hits`, an asset's downloads, a
 dynamic content's `sentCount`): the resource's `counted` attributes.
 
-A public event never rewrites the document: it adds one to one of `SHARDS` counter items of that
+A public event never rewrites the document: it adds one to one of `SHARDS` counter items of a
 number (`doccount#<kind>#<id>#<name>#<shard>`, a shard chosen at random: one UpdateItem), so one
 busy page takes `SHARDS` x 1,000 hits a second before a counter item throttles, and the document
-(its size in write units, its revision) is left alone. A document shows its stored value (what was
-counted in it before, or what a client wrote) plus its shards, read for a whole page of documents
-in one BatchGetItem per 100 counter items (`with_counts`).
+(its size in write units, its revision) is left alone. A visitor's first hit goes to the shards of
+the first-time number (`uniqueHits`) only, which count in the total too: every hit is one write. A
+document shows its stored value (what was counted in it before, or what a client wrote) plus its
+shards, read for a whole page of documents in one BatchGetItem per 100 counter items (`with_counts`).
 """
 
 import copy
@@ -21,6 +22,11 @@ from chalicelib.store import port as store
 SHARDS = 16  # counter items per number: 16,000 increments a second before one item throttles
 
 
+def names(resource: Resource) -> tuple[str, ...]:
+    """Every number of a resource kept in counters."""
+    return tuple(name for group in resource.counted for name in group)
+
+
 def shard_names(kind: str, doc_id: JSON, name: str) -> list[str]:
     """The counter items of one number of one document."""
     return [f"doccount#{kind}#{int(str(doc_id))}#{name}#{shard}" for shard in range(SHARDS)]
@@ -32,13 +38,16 @@ def add(kind: str, doc_id: JSON, name: str, n: int = 1) -> None:
 
 
 def live(resource: Resource, ids: Sequence[JSON]) -> dict[int, dict[str, int]]:
-    """{id: {name: sum of its shards}} of the `counted` numbers of documents: one BatchGetItem per
-    100 counter items (16 per number: about 3 documents of 2 numbers per call)."""
-    names = {(int(str(i)), n): shard_names(resource.kind, i, n) for i in ids for n in resource.counted}
-    found = store.counters([item for items in names.values() for item in items]) if names else {}
-    numbers: dict[int, dict[str, int]] = {int(str(i)): {} for i in ids}
-    for (doc_id, name), items in names.items():
-        numbers[doc_id][name] = sum(found.get(item, 0) for item in items)
+    """{id: {name: counted}} of the `counted` numbers of documents: each number's shards, a total's
+    with its first-time number's added. One BatchGetItem per 100 counter items (16 per number)."""
+    items = {(int(str(i)), n): shard_names(resource.kind, i, n) for i in ids for n in names(resource)}
+    found = store.counters([item for shards in items.values() for item in shards]) if items else {}
+    sums = {key: sum(found.get(item, 0) for item in shards) for key, shards in items.items()}
+    numbers: dict[int, dict[str, int]] = {}
+    for doc_id in (int(str(i)) for i in ids):
+        numbers[doc_id] = {name: sums[(doc_id, name)] for name in names(resource)}
+        for total, *firsts in resource.counted:
+            numbers[doc_id][total] += sum(sums[(doc_id, first)] for first in firsts)
     return numbers
 
 
@@ -74,11 +83,11 @@ def _counted(doc: Doc, known: dict[int, dict[str, int]], made: dict[int, Doc]) -
 def written(resource: Resource, doc: Doc, write: Write) -> None:
     """A counted number a client writes (a dynamic content's `sentCount`) is what it then sees: the
     stored value becomes the written one less the live counters."""
-    names = [n for n in resource.counted if n in write.payload and n in doc and n not in write.errors]
-    if not names or write.existing is None or doc.get("id") is None:
+    written_names = [n for n in names(resource) if n in write.payload and n in doc and n not in write.errors]
+    if not written_names or write.existing is None or doc.get("id") is None:
         return
     counts = live(resource, [doc["id"]])[int(doc["id"])]
-    for name in names:
+    for name in written_names:
         doc[name] = int(doc.get(name) or 0) - counts[name]
 
 
@@ -90,13 +99,10 @@ def count_hit(
     visitor: JSON = None,
     new_visitor: bool = False,
 ) -> None:
-    """One more on a document's `total` number and, the first time `visitor` comes (`new_visitor`:
-    known to be the first time), on `unique`: counter shards (`add`), the document not written.
-    A visitor's first time is a one-time marker (a GetItem, then a conditional PutItem that only
-    one of two concurrent first visits wins)."""
-    add(resource.kind, doc["id"], total)
-    if not unique:
-        return
+    """One more on a document's `total` number, on its `unique` number instead (which counts in the
+    total too) the first time `visitor` comes (`new_visitor`: known to be the first time): one
+    counter shard (`add`), the document not written. A visitor's first time is a one-time marker (a
+    GetItem, then a conditional PutItem that only one of two concurrent first visits wins)."""
     marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
-    if (new_visitor or not store.marked(marker)) and store.claim(marker):
-        add(resource.kind, doc["id"], unique)
+    first = bool(unique) and (new_visitor or not store.marked(marker)) and store.claim(marker)
+    add(resource.kind, doc["id"], unique if first and unique else total)

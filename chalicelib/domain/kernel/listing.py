@@ -109,7 +109,7 @@ def _names_counted(resource: Resource, clause: where.Group | None, keys: SortKey
     """Whether the list filters or orders by a number kept in counters (a page's `hits`): then the
     candidates are read with their counters (1 BatchGetItem per 100 counter items)."""
     named = _columns_of(clause) | {key for key, _ in keys} | {column}
-    return bool(named & set(resource.counted))
+    return bool(named & set(counters.names(resource)))
 
 
 def _key_order_page(resource: Resource, query: ListQuery, descending: bool) -> tuple[list[Doc], int | None]:

@@ -197,8 +197,9 @@ class Resource:
     # live inside another's (devices in their contact); None: the kernel's service.
     writes: Writes | None = None
     # numbers public events move (a page's hits), kept in sharded counter items rather than in the
-    # document and shown as the stored value plus those (domain/kernel/counters.py)
-    counted: tuple[str, ...] = ()
+    # document and shown as the stored value plus those (domain/kernel/counters.py): each entry a
+    # number and, optionally, its first-time number, whose counts are in the first one too
+    counted: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hooks", self.hooks.bind(self))

@@ -129,7 +129,7 @@ PAGE = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category"),
     hooks=PageHooks("title"),
-    counted=("hits", "uniqueHits"),
+    counted=(("hits", "uniqueHits"),),
 )
 
 ASSET = Resource(
@@ -157,7 +157,7 @@ ASSET = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category", "description"),
     hooks=AssetHooks("title"),
-    counted=("downloadCount", "uniqueDownloadCount"),
+    counted=(("downloadCount", "uniqueDownloadCount"),),
 )
 
 FOCUS = Resource(
