@@ -55,7 +55,7 @@ openapi: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
 
-# DynamoDB's per-key limits and the cost per million requests (docs/capacity.md): MIX=mix|import|
+# DynamoDB's per-key limits and the cost per million requests (docs/capacity.md): MIX=mix|import|landing-page|
 # segment-send|tracking|all, REQUESTS=N, JSON=FILE, CACHED='counters[versions]' (items read once per
 # second per container); python -m devstack.capacity --help for more.
 capacity: $(STAMP)

@@ -151,6 +151,9 @@ RETENTION_SWEEP_SECONDS = float(os.environ.get("RETENTION_SWEEP_SECONDS", "15"))
 # Page hits and asset downloads older than this many days are folded into per-day counts, then removed
 # from the timelines (0, the default: kept, as Mautic keeps them).
 STATS_RETENTION_DAYS = int(os.environ.get("STATS_RETENTION_DAYS", "0"))
+# Seconds a container keeps the landing page (by alias) and asset (by key) a public hit reads, so one busy
+# page is read about once a second per container, not on every hit (docs/public-endpoints.md); 0: every hit.
+PUBLIC_DOC_SECONDS = float(os.environ.get("PUBLIC_DOC_SECONDS", "1"))
 FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # form mails to submitted addresses
 
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;

@@ -31,6 +31,9 @@ os.environ.setdefault("VERSIONS_TTL", "0")
 # id blocks (store/id_blocks.py) kept 60 s, not 10: a slow, shared machine must not add a block's
 # UpdateItem to a measured call; tests of the bound set it themselves
 os.environ.setdefault("ID_BLOCK_SECONDS", "60")
+# every public hit reads its page or asset (domain/web/public_docs.py), so call counts stay per request;
+# tests of the per-container copy set it themselves
+os.environ.setdefault("PUBLIC_DOC_SECONDS", "0")
 
 import pytest
 
@@ -131,12 +134,14 @@ def fresh(seeded):
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
     from chalicelib.domain.messaging import theme_html
+    from chalicelib.domain.web import public_docs
 
     motostate.tables().update(copy.deepcopy(seeded))
     core.forget_verified()  # Basic credentials verified by an earlier test name its users
     motostate.empty_queues()
     _empty_bucket()
     theme_html.forget()  # themes read from the bucket just emptied
+    public_docs.forget()  # pages and assets public hits read, from the tables just restored
     _empty_outboxes()
     cached.forget()
     yield

@@ -7,6 +7,8 @@ contact imported, a message sent, a hit).
 - `import`: `POST /api/contacts/batch/new`, 200 new contacts per request.
 - `segment-send`: a segment of N members, `POST /api/emails/{id}/send`, the workers drained.
 - `tracking`: the site-tracking mix: tracking pixel and landing page, new and known visitors.
+- `landing-page`: one busy landing page, every hit on it, 20 % of them new visitors (issue 29: what
+  one page's own keys take).
 """
 
 from __future__ import annotations
@@ -173,6 +175,17 @@ def _run_tracking(stack: Stack, world: World, count: int) -> int:
     return len(chosen)
 
 
+LANDING: list[tuple[float, str]] = [(0.2, "page-new"), (0.8, "page-known")]
+
+
+def _run_landing(stack: Stack, world: World, count: int) -> int:
+    chosen = operations(count, LANDING)
+    for operation in chosen:
+        _hit(stack, world, f"/{PAGE_ALIAS}", operation == "page-known")
+    stack.drain()
+    return len(chosen)
+
+
 WORKLOADS = {
     workload.name: workload
     for workload in (
@@ -180,5 +193,6 @@ WORKLOADS = {
         Workload("import", "contact", 2000, _seed_import, _run_import),
         Workload("segment-send", "message", 500, _seed_send, _run_send),
         Workload("tracking", "hit", 1000, _seed_site, _run_tracking),
+        Workload("landing-page", "hit", 1000, _seed_site, _run_landing),
     )
 }

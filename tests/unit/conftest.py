@@ -26,9 +26,11 @@ class Queues:
 def _forget_process_state() -> None:
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
+    from chalicelib.domain.web import public_docs
 
     cached.forget()
     core.forget_verified()
+    public_docs.forget()
 
 
 def _refuse_aws(service: str) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 
-from chalicelib.domain.kernel import access, cache_keys, search, subscribers, where
+from chalicelib.domain.kernel import access, cache_keys, counters, search, subscribers, where
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Resource
@@ -79,6 +79,8 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
         if owner is not None and access.owner_indexed(resource)
         else _candidates(resource, node, ctx, descending)
     )
+    if _names_counted(resource, clause, keys, column):
+        candidates = counters.with_counts(resource, list(candidates), ctx)
     matches = [
         doc
         for doc in candidates
@@ -92,6 +94,22 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
     if column is not None and column not in KEY_ORDER_COLUMNS:
         matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(doc, column)), reverse=descending)
     return len(matches), matches[query.start : end], None
+
+
+def _columns_of(clause: where.Clause | None) -> set[str]:
+    """The columns a `where` clause (or group) names."""
+    if clause is None:
+        return set()
+    if isinstance(clause, where.Group):
+        return set().union(*(_columns_of(c) for c in clause.clauses))
+    return {clause.column}
+
+
+def _names_counted(resource: Resource, clause: where.Group | None, keys: SortKeys, column: str | None) -> bool:
+    """Whether the list filters or orders by a number kept in counters (a page's `hits`): then the
+    candidates are read with their counters (1 BatchGetItem per 100 counter items)."""
+    named = _columns_of(clause) | {key for key, _ in keys} | {column}
+    return bool(named & set(counters.names(resource)))
 
 
 def _key_order_page(resource: Resource, query: ListQuery, descending: bool) -> tuple[list[Doc], int | None]:

@@ -8,7 +8,7 @@ page references are read together: one BatchGetItem per 100 of them, then one fo
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.kernel import access, cache_keys, registry
+from chalicelib.domain.kernel import access, cache_keys, counters, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
@@ -21,7 +21,7 @@ CATEGORY_KEYS = ("id", "title", "alias", "description", "color", "bundle")
 def present(resource: Resource, docs: Iterable[Doc], ctx: Context, minimal: bool = False) -> list[Doc]:
     """Representations of documents, in order; what they reference (and what hooks prefetch, such
     as the rebuild progress of segments) fetched once for the whole page."""
-    docs = list(docs)
+    docs = counters.with_counts(resource, list(docs), ctx)  # a page hit's counters, one read per page
     _prefetch(resource, docs, ctx)
     resource.hooks.prefetch(docs, ctx)
     return [_one(resource, doc, ctx, minimal) for doc in docs]

@@ -196,6 +196,10 @@ class Resource:
     # create/edit/delete with the signatures of the kernel's service, for a resource whose documents
     # live inside another's (devices in their contact); None: the kernel's service.
     writes: Writes | None = None
+    # numbers public events move (a page's hits), kept in sharded counter items rather than in the
+    # document and shown as the stored value plus those (domain/kernel/counters.py): each entry a
+    # number and, optionally, its first-time number, whose counts are in the first one too
+    counted: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hooks", self.hooks.bind(self))

@@ -4,7 +4,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from chalicelib.domain.kernel import access, batching, cache_keys, retries, subscribers, timeline
+from chalicelib.domain.kernel import access, batching, cache_keys, counters, retries, subscribers, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
@@ -83,6 +83,7 @@ def _validated(
             doc[spec.name] = []
     write = Write(payload, mode, existing, errors, ctx)
     resource.hooks.prepare(doc, write)
+    counters.written(resource, doc, write)
     for attr in resource.all_attrs:
         if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
             errors[attr.name] = ["A value is required."]

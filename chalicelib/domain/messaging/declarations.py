@@ -96,6 +96,7 @@ DYNAMIC_CONTENT = Resource(
     commands=CONTENT_COMMANDS,
     minimal_exclude=("content",),
     summary=("id", "name", "category"),
+    counted=(("sentCount",),),
 )
 
 NOTIFICATION = Resource(

@@ -1,6 +1,7 @@
 """Dynamic content by slot: `{dwc=slot}` in pages (and emails) resolves, for a contact, to the first
 published filter-based item (`isCampaignBased` false) of that `slotName` whose filters match the
-contact (no filters match everyone); each resolution counts in its `sentCount`."""
+contact (no filters match everyone); each resolution counts in its `sentCount`, a sharded counter
+(`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}` writes no document."""
 
 from chalicelib.domain.kernel import cache_keys, clock
 from chalicelib.domain.kernel.context import Context

@@ -11,6 +11,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.web import public_docs
 from chalicelib.domain.web.hits import Visit, record_hit
 from chalicelib.domain.web.pages import scored
 from chalicelib.store import port as store
@@ -47,7 +48,8 @@ class AssetHooks(AliasHooks):
         out["downloadUrl"] = f"{ctx.base_url}/asset/{doc['id']}:{doc.get('alias')}"
 
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
-        """A deleted local asset's file goes with it."""
+        """A deleted local asset's file goes with it; downloads here see the change at once (`public_docs`)."""
+        public_docs.forget("asset")
         if doc is None and existing is not None and existing.get("storageLocation") == "local" and existing.get("file"):
             files.delete_asset_file(existing["file"])
 
@@ -85,11 +87,16 @@ def _local_facts(doc: Doc, write: Write) -> None:
     doc.update(facts)
 
 
-def find(key: str) -> Doc:
-    """The asset named by a download key: `<id>:<alias>`, `<id>` or `<alias>`."""
+def _stored(key: str) -> Doc | None:
     head = str(key).split(":", 1)[0]
     asset_id = int(head) if head.isdigit() else store.lookup("asset", "alias", key)
-    asset = store.get("asset", asset_id) if asset_id else None
+    return store.get("asset", asset_id) if asset_id else None
+
+
+def find(key: str) -> Doc:
+    """The asset named by a download key: `<id>:<alias>`, `<id>` or `<alias>` (kept per container for
+    `PUBLIC_DOC_SECONDS`, `public_docs`)."""
+    asset = public_docs.read("asset", str(key), lambda: _stored(key))
     if asset is None:
         raise NotFound()
     return asset

@@ -1,11 +1,11 @@
 """The resources of the public web: forms, landing pages and assets."""
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref
 from chalicelib.domain.web.assets import AssetHooks
 from chalicelib.domain.web.focus import FOCUS_STYLES, FOCUS_TYPES, FocusHooks
 from chalicelib.domain.web.forms import FormHooks
+from chalicelib.domain.web.pages import PageHooks
 
 FORM_FIELD_TYPES = (
     "text",
@@ -128,7 +128,8 @@ PAGE = Resource(
     minimal_exclude=("customHtml",),
     uniques=("alias",),
     summary=("id", "title", "alias", "category"),
-    hooks=AliasHooks("title"),
+    hooks=PageHooks("title"),
+    counted=(("hits", "uniqueHits"),),
 )
 
 ASSET = Resource(
@@ -156,6 +157,7 @@ ASSET = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category", "description"),
     hooks=AssetHooks("title"),
+    counted=(("downloadCount", "uniqueDownloadCount"),),
 )
 
 FOCUS = Resource(

@@ -1,5 +1,6 @@
-"""Public visits: who the visitor is, the anonymous contact a new visitor becomes, counters on the
-visited document (hits, downloads, sends) and events stored on the visitor's contact.
+"""Public visits: who the visitor is, the anonymous contact a new visitor becomes, the visited
+document's numbers (hits, downloads: sharded counter items, the document not written;
+`domain/kernel/counters.py`) and events stored on the visitor's contact.
 
 A visitor whose tracking cookie names no stored contact becomes an anonymous contact (no identifying
 fields, `dateIdentified` null, its IP address, `lastActive`), created in the same write as the hit's

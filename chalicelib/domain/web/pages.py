@@ -1,4 +1,4 @@
-"""Landing pages served by alias, page hits (counted on the page, `page.hit` on the visitor's
+"""Landing pages served by alias, page hits (counted in the page's counter shards, `page.hit` on the visitor's
 contact's timeline, scored by the points engine), the tracking pixel's URL hits, and the visitor.
 A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 
@@ -10,12 +10,14 @@ from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import registry, timeline
+from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
+from chalicelib.domain.web import public_docs
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
@@ -30,12 +32,26 @@ def scored(doc: Doc, event: Doc, event_type: str, subject: JSON, ctx: Context) -
     return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
+class PageHooks(AliasHooks):
+    """Landing pages: an alias from the title; a page written here is served fresh at once."""
+
+    def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
+        """Forget the pages this container keeps for public hits (`public_docs`)."""
+        super().stored(doc, existing, ctx)
+        public_docs.forget("page")
+
+
+def _stored_by_alias(alias: str) -> Doc | None:
+    page_id = store.lookup("page", "alias", alias)
+    return store.get("page", page_id) if page_id is not None else None
+
+
 def by_alias(alias: str, ctx: Context) -> Doc:
-    """The page with this alias (published or not), or NotFound."""
+    """The page with this alias (published or not), or NotFound: 2 GetItem, or none when this
+    container read it in the last `PUBLIC_DOC_SECONDS` (`public_docs`)."""
     if alias.lower() in RESERVED:
         raise NotFound()
-    page_id = store.lookup("page", "alias", alias)
-    page = store.get("page", page_id) if page_id is not None else None
+    page = public_docs.read("page", alias, lambda: _stored_by_alias(alias))
     if page is None:
         raise NotFound()
     return page
