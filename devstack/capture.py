@@ -136,11 +136,30 @@ def _touch(identity: tuple[str, ...], read: Read) -> None:
         _local.touched.setdefault(identity, read)
 
 
+def json_value(value: Any) -> Any:
+    """An attribute value in DynamoDB's JSON as moto holds it, made JSON text: binary (raw bytes in
+    moto after a write, such as a compressed document's `z`) as base64, as DynamoDB's wire format has it."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, dict):
+        return {name: json_value(inner) for name, inner in value.items()}
+    if isinstance(value, list):
+        return [json_value(inner) for inner in value]
+    return value
+
+
+def item_json(item: Any) -> dict[str, Any]:
+    """A moto item's attributes in DynamoDB's JSON, binary values as base64 (`json_value`): what the
+    journal keeps, and what moto takes back on a restart (it reads base64 binary as a client sends it)."""
+    attributes: dict[str, Any] = json_value(item.to_json()["Attributes"])
+    return attributes
+
+
 def _item_record(backend: DynamoDBBackend, table_name: str, key: dict[str, Any]) -> Record:
     """The record of an item as stored now (`i` None: gone)."""
     table = backend.tables.get(table_name)
     item = table.get_item(*backend.get_keys_value(table, key)) if table else None
-    return {"d": table_name, "k": key, "i": item.to_json()["Attributes"] if item else None}
+    return {"d": table_name, "k": key, "i": item_json(item) if item else None}
 
 
 def key_of(table: Table, attributes: dict[str, Any]) -> dict[str, Any] | None:

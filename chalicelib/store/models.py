@@ -2,7 +2,7 @@
 
 import botocore.loaders
 import botocore.session
-from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute
+from pynamodb.attributes import BinaryAttribute, NumberAttribute, TTLAttribute, UnicodeAttribute
 from pynamodb.connection import base as pynamodb_connection
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
@@ -73,7 +73,8 @@ class Entity(Model):
 
     kind = UnicodeAttribute(hash_key=True)
     id = NumberAttribute(range_key=True)
-    doc = UnicodeAttribute()
+    doc = UnicodeAttribute(null=True)  # the document's JSON, or
+    z = BinaryAttribute(null=True, legacy_encoding=False)  # its JSON zlib-compressed (a large one: docs/storage.md)
     rev = NumberAttribute(null=True)  # write count: edits are conditional on the revision they read
     email = UnicodeAttribute(null=True)
     by_email = EmailIndex()

@@ -40,7 +40,13 @@ def _move(batch: list[Entity]) -> int:
             if (_home(item), int(item.id)) not in there:
                 writer.save(
                     Entity(
-                        _home(item), int(item.id), doc=item.doc, rev=item.rev, email=item.email, feed=_home_feed(item)
+                        _home(item),
+                        int(item.id),
+                        doc=item.doc,
+                        z=item.z,  # a compressed document moves as it is
+                        rev=item.rev,
+                        email=item.email,
+                        feed=_home_feed(item),
                     )
                 )
     with Entity.batch_write() as writer:

@@ -18,6 +18,7 @@ def test_item_sizes_follow_dynamodbs_rules():
     assert units.item_size({"m": {"M": {"a": {"S": "xyz"}}}}) == 1 + 3 + (1 + 1 + 3)
     assert units.item_size({"s": {"SS": ["a", "bc"]}}) == 1 + 3
     assert units.item_size({"b": {"B": "AAEC"}}) == 1 + 3  # base64 of 3 bytes
+    assert units.item_size({"b": {"B": b"\x00\x01\x02"}}) == 1 + 3  # raw bytes, as moto holds a written `z`
     assert units.item_size(None) == 0
     assert units.index_entry_size({"kind": {"S": "contact"}, "doc": {"S": "x" * 500}}, ["kind"]) == 100 + 11
 
