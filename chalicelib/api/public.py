@@ -24,24 +24,7 @@ VISITOR_COOKIE = "mtc_sid"  # the signed visitor token (domain/web/visitors.py)
 COOKIE_DAYS = 730
 PREFETCH = ("prefetch", "prerender")
 # Chalice's default binary types: bodies of these types travel base64 through API Gateway.
-BINARY_TYPES = {
-    "application/octet-stream",
-    "application/x-tar",
-    "application/zip",
-    "audio/basic",
-    "audio/ogg",
-    "audio/mp4",
-    "audio/mpeg",
-    "audio/wav",
-    "audio/webm",
-    "image/png",
-    "image/jpg",
-    "image/jpeg",
-    "image/gif",
-    "video/ogg",
-    "video/mpeg",
-    "video/webm",
-}
+BINARY_TYPES = frozenset(downloads.CHALICE_TYPES)
 
 
 def _cookie(request: ApiRequest, name: str) -> str | None:

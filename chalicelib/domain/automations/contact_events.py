@@ -26,23 +26,6 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store.port import EntityId
 
 EVENT_KEYS = ("id", "name", "description", "type", "eventType", "channel", "channelId")  # Mautic's list group
-LEAD_FIELDS = (
-    "title",
-    "firstname",
-    "lastname",
-    "company",
-    "position",
-    "email",
-    "phone",
-    "mobile",
-    "address1",
-    "address2",
-    "city",
-    "state",
-    "zipcode",
-    "timezone",
-    "country",
-)  # Mautic's `leadBasicList`, after id, points and color
 INVALID_ITEM = "contactId and/or eventId are missing from this item's parameters."
 Key = int | str  # an item's key in the batch request
 
@@ -53,7 +36,7 @@ def _lead(contact: Contact, ctx: Context) -> Doc:
     values = contact.get("values") or {}
     return dict(
         {"id": contact["id"], "points": score, "color": contacts.color(score, ctx)},
-        **{name: values.get(name) for name in LEAD_FIELDS},
+        **{name: values.get(name) for name in contacts.BASIC_FIELDS},
     )
 
 

@@ -18,6 +18,24 @@ from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 
 IDENTIFYING = ("firstname", "lastname", "email", "company")
+# The core fields of Mautic's `leadBasicList` (a submission's or a contact event's contact), after id, points, color.
+BASIC_FIELDS = (
+    "title",
+    "firstname",
+    "lastname",
+    "company",
+    "position",
+    "email",
+    "phone",
+    "mobile",
+    "address1",
+    "address2",
+    "city",
+    "state",
+    "zipcode",
+    "timezone",
+    "country",
+)
 IP_DETAILS = {
     key: ""
     for key in ("city", "region", "zipcode", "country", "latitude", "longitude", "isp", "organization", "timezone")

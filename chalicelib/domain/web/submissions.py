@@ -27,23 +27,6 @@ from chalicelib.store.port import Derived, EntityId
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "plugin.loginSocial")
 TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
-LEAD_KEYS = (
-    "title",
-    "firstname",
-    "lastname",
-    "company",
-    "position",
-    "email",
-    "phone",
-    "mobile",
-    "address1",
-    "address2",
-    "city",
-    "state",
-    "zipcode",
-    "timezone",
-    "country",
-)
 
 
 def kind(form_id: EntityId) -> str:
@@ -392,5 +375,8 @@ def _lead(contact: Doc | None, ctx: Context) -> Doc | None:
     values = contact.get("values") or {}
     points = int(values.get("points") or 0)
     return dict(
-        {key: values.get(key) for key in LEAD_KEYS}, id=contact["id"], points=points, color=contacts.color(points, ctx)
+        {key: values.get(key) for key in contacts.BASIC_FIELDS},
+        id=contact["id"],
+        points=points,
+        color=contacts.color(points, ctx),
     )
