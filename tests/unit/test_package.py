@@ -187,6 +187,7 @@ def test_the_built_package_is_for_the_target():
     names = zipfile.ZipFile(zip_path).namelist()
     tag = "cpython-" + runtime.version().replace(".", "")
     assert {n for n in names if n.endswith(".pyc")} == {n for n in names if n.endswith(f".{tag}.pyc")}
-    # 6 MB before cryptography (SNS signatures of /mailer/callback: +4.9 MB zipped, docs/deploy.md)
-    assert zip_path.stat().st_size <= 10e6
+    # 6 MB before cryptography (SNS signatures of /mailer/callback: +4.9 MB zipped), 10.4 MB with the code
+    # of issues 29, 32 and 34 and tzdata (docs/deploy.md)
+    assert zip_path.stat().st_size <= 11e6
     assert _local_only(names) == []
