@@ -8,12 +8,11 @@ their revision as `_rev`; replacing a document that carries one succeeds only if
 since (optimistic locking: `Stale` otherwise). Small kinds
 read on many requests (field definitions, point triggers) are "versioned": each write bumps
 the kind's attribute of the one `versions` item (`store/versions_item.py`) in the same transaction
-so readers can cache them safely.
+so readers can cache them safely. Where an item lives (its partition key, its feed's index key, a
+count's shards) is `store/keys.py`; how it holds its document (plain or compressed) `store/documents.py`.
 """
 
 import heapq
-import json
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, NoReturn
@@ -24,10 +23,9 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws, config
-from chalicelib.store import versions_item
+from chalicelib.store import documents, versions_item
 from chalicelib.store.common import (
     FEED,
-    INTERNAL,
     Conflict,
     Derived,
     Document,
@@ -43,48 +41,22 @@ from chalicelib.store.common import (
     unique_changes,
     unique_key,
 )
+from chalicelib.store.keys import (
+    count_item,
+    count_parts,
+    feed_key,
+    feed_keys,
+    logical,
+    partition,
+    partitions,
+    sharded_count,
+)
 from chalicelib.store.models import Counter, Entity, Unique
 
 Build = Callable[[TransactWrite], None]  # adds a write's items to its transaction
 Counts = dict[str, int]  # counter name -> amount added in one transaction
 
 _connection: list[Connection] = []
-# Documents whose JSON is longer are stored compressed (docs/storage.md "Compressed documents"): below
-# it zlib saves a third at most and never a unit (the item stays under 1 KB), the text stays greppable.
-COMPRESS_ABOVE = 400
-COMPRESS_LEVEL = 6  # zlib's default: level 9 saves ~1 % more for twice the CPU
-SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.SHARDED_KINDS)
-
-
-def partition(kind: str, entity_id: EntityId) -> str:
-    """The partition key of a document: `<kind>@<id % shards>` for a sharded kind, else its kind, so a
-    hot kind's writes (new ids at the end of one key) spread over its shards' keys."""
-    shards = config.SHARDED_KINDS.get(kind, 0)
-    return f"{kind}{SHARD}{int(entity_id) % shards}" if shards else kind
-
-
-def partitions(kind: str) -> list[str]:
-    """Every partition key of a kind: its shards', or its own."""
-    shards = config.SHARDED_KINDS.get(kind, 0)
-    return [f"{kind}{SHARD}{r}" for r in range(shards)] if shards else [kind]
-
-
-def logical(key: str) -> str:
-    """The kind a partition key stores (`contact@7` -> `contact`)."""
-    kind, mark, shard = key.rpartition(SHARD)
-    return kind if mark and shard.isdigit() else key
-
-
-def feed_key(name: str, entity_id: EntityId) -> str:
-    """The FeedIndex hash key of a feed's item: `<name>@<id % FEED_SHARDS>`, so the new items of one
-    feed (a timeline bucket, one user's owner feed) spread over several index keys."""
-    return f"{name}{SHARD}{int(entity_id) % config.FEED_SHARDS}" if config.FEED_SHARDS > 1 else name
-
-
-def feed_keys(name: str) -> list[str]:
-    """Every FeedIndex hash key of a feed."""
-    shards = config.FEED_SHARDS
-    return [f"{name}{SHARD}{r}" for r in range(shards)] if shards > 1 else [name]
 
 
 def _key(kind: str, entity_id: EntityId) -> Entity:
@@ -92,41 +64,9 @@ def _key(kind: str, entity_id: EntityId) -> Entity:
     return Entity(partition(kind, entity_id), int(entity_id))
 
 
-def _text(item: Entity) -> str:
-    """The JSON of an item's document, whichever way it is stored: `z` (compressed) or `doc` (plain,
-    and every item written before documents were compressed)."""
-    return zlib.decompress(item.z).decode() if item.z is not None else str(item.doc)
-
-
-def _doc(item: Entity) -> Document:
-    """The document of an item, with its revision and feed (kept when it is written back)."""
-    doc: Document = json.loads(_text(item))
-    if item.rev is not None:
-        doc["_rev"] = int(item.rev)
-    if item.feed:
-        doc[FEED] = logical(item.feed)
-    return doc
-
-
-def _stored(doc: Mapping[str, Any]) -> str:
-    return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
-
-
-def _packed(doc: Mapping[str, Any]) -> str | bytes:
-    """A document as its item stores it: its JSON over COMPRESS_ABOVE bytes compressed (`z`, when that
-    is smaller), else its JSON (`doc`). Write units are per 1 KB of item and a typical contact's 1,045
-    bytes compress to ~465: one unit instead of two (four in a transaction)."""
-    text = _stored(doc)
-    plain = text.encode()
-    if len(plain) <= COMPRESS_ABOVE:
-        return text
-    packed = zlib.compress(plain, COMPRESS_LEVEL)
-    return packed if len(packed) < len(plain) else text
-
-
 def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
     """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
-    stored = _packed(doc)
+    stored = documents.packed(doc)
     return Entity(
         partition(kind, doc["id"]),
         int(doc["id"]),
@@ -148,7 +88,7 @@ def ids_by_email(kind: str, prefix: str) -> list[int]:
 def get(kind: str, entity_id: EntityId) -> Document | None:
     """One document, or None. One GetItem."""
     try:
-        return _doc(Entity.get(partition(kind, entity_id), int(entity_id)))
+        return documents.document(Entity.get(partition(kind, entity_id), int(entity_id)))
     except DoesNotExist:
         return None
 
@@ -156,14 +96,14 @@ def get(kind: str, entity_id: EntityId) -> Document | None:
 def batch_get(kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
     """Documents for the given ids, keyed by id (missing ids absent). BatchGetItem per 100 ids."""
     keys = [(partition(kind, i), int(i)) for i in dict.fromkeys(int(i) for i in ids)]
-    return {int(item.id): _doc(item) for item in Entity.batch_get(keys)}
+    return {int(item.id): documents.document(item) for item in Entity.batch_get(keys)}
 
 
 def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
     """Documents of any kinds by (kind, id), keyed by (kind, id) (missing keys absent).
     BatchGetItem per 100 keys."""
     unique = dict.fromkeys((partition(kind, i), int(i)) for kind, i in keys)
-    return {(logical(item.kind), int(item.id)): _doc(item) for item in Entity.batch_get(list(unique))}
+    return {(logical(item.kind), int(item.id)): documents.document(item) for item in Entity.batch_get(list(unique))}
 
 
 def iterate(
@@ -186,7 +126,7 @@ def iterate(
     ]
     merged = heapq.merge(*shards, key=lambda item: int(item.id), reverse=descending) if len(keys) > 1 else shards[0]
     for item in islice(merged, limit):
-        yield _doc(item)
+        yield documents.document(item)
 
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:
@@ -206,30 +146,13 @@ def feed(name: str, descending: bool = True) -> Iterator[Document]:
 
 def _in_order(keys: list[tuple[str, int]]) -> list[Document]:
     """The documents of feed keys (partition keys as stored), in the keys' order."""
-    found = {(item.kind, int(item.id)): _doc(item) for item in Entity.batch_get(keys)} if keys else {}
+    found = {(item.kind, int(item.id)): documents.document(item) for item in Entity.batch_get(keys)} if keys else {}
     return [found[key] for key in keys if key in found]
-
-
-def _sharded_count(name: str) -> bool:
-    """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items."""
-    return name.startswith("count#") and name[len("count#") :] in config.SHARDED_KINDS and config.COUNT_SHARDS > 1
-
-
-def _count_item(name: str, anchor: int) -> str:
-    """The item a transaction adds a counter's change to: a sharded count's shard `<name>@<anchor %
-    COUNT_SHARDS>` (anchor: the id of the transaction's document), else the counter itself."""
-    return f"{name}{SHARD}{anchor % config.COUNT_SHARDS}" if _sharded_count(name) else name
-
-
-def count_parts(name: str) -> list[str]:
-    """The items whose sum is a counter: a sharded count's shards and its unsharded item (its value
-    from before the kind was sharded), else the counter itself."""
-    return [name] + [f"{name}{SHARD}{r}" for r in range(config.COUNT_SHARDS)] if _sharded_count(name) else [name]
 
 
 def count(kind: str) -> int:
     """Number of entities of a kind. One GetItem (a sharded kind: one BatchGetItem of its count's shards)."""
-    if _sharded_count(f"count#{kind}"):
+    if sharded_count(f"count#{kind}"):
         return counters([f"count#{kind}"])[f"count#{kind}"]
     try:
         return int(Counter.get(f"count#{kind}").value)
@@ -353,7 +276,7 @@ def versions(kinds: Sequence[str]) -> dict[str, int]:
 def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
     """UpdateItem actions that set a document whatever was stored, its revision still moving on
     (and its feed, when it names one); the document's one form set, the other removed."""
-    stored = _packed(doc)
+    stored = documents.packed(doc)
     form: list[Action] = (
         [Entity.doc.set(stored), Entity.z.remove()]
         if isinstance(stored, str)
@@ -406,7 +329,7 @@ def _add_counts(tx: TransactWrite, counts: Counts, anchor: int) -> None:
     items: Counts = {}
     for name, n in counts.items():
         if not name.startswith("version#"):
-            items[_count_item(name, anchor)] = items.get(_count_item(name, anchor), 0) + n
+            items[count_item(name, anchor)] = items.get(count_item(name, anchor), 0) + n
     for name, n in items.items():
         if n:
             tx.update(Counter(name), actions=[Counter.value.add(n)])

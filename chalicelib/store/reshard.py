@@ -13,7 +13,7 @@ Run one at a time. Cost: a Scan of the entities table (1 MB a call) and of the c
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib import aws
-from chalicelib.store import entities
+from chalicelib.store import entities, keys
 from chalicelib.store.models import Counter, Entity
 
 BATCH = 100  # documents moved per BatchGetItem (the targets already there) and its writes
@@ -21,12 +21,12 @@ BATCH = 100  # documents moved per BatchGetItem (the targets already there) and 
 
 def _home(item: Entity) -> str:
     """The partition key the settings give the item's document."""
-    return entities.partition(entities.logical(item.kind), int(item.id))
+    return keys.partition(keys.logical(item.kind), int(item.id))
 
 
 def _home_feed(item: Entity) -> str | None:
     """The FeedIndex key the settings give the item's feed (None: it names none)."""
-    return entities.feed_key(entities.logical(item.feed), int(item.id)) if item.feed else None
+    return keys.feed_key(keys.logical(item.feed), int(item.id)) if item.feed else None
 
 
 def _move(batch: list[Entity]) -> int:
@@ -71,8 +71,8 @@ def _fold_counts() -> int:
     same transaction (only while it holds the value read); how many folded."""
     folded = 0
     for counter in Counter.scan():
-        base, mark, shard = str(counter.name).rpartition(entities.SHARD)
-        if not (mark and shard.isdigit() and base.startswith("count#")) or counter.name in entities.count_parts(base):
+        base, mark, shard = str(counter.name).rpartition(keys.SHARD)
+        if not (mark and shard.isdigit() and base.startswith("count#")) or counter.name in keys.count_parts(base):
             continue
         try:
             with entities.transaction() as tx:

@@ -9,7 +9,7 @@ import boto3
 import pytest
 
 from chalicelib import config
-from chalicelib.store import entities, reshard
+from chalicelib.store import entities, keys, reshard
 from chalicelib.store.models import Entity
 from devstack import capture
 from devstack.capacity import units
@@ -27,7 +27,7 @@ def _large(i, **more):
 def _raw(kind, i):
     """The item as a client reads it (GetItem), in DynamoDB's JSON: binary values as bytes."""
     client = boto3.client("dynamodb", region_name=config.AWS_REGION)
-    key = {"kind": {"S": entities.partition(kind, i)}, "id": {"N": str(i)}}
+    key = {"kind": {"S": keys.partition(kind, i)}, "id": {"N": str(i)}}
     return client.get_item(TableName=Entity.Meta.table_name, Key=key)["Item"]
 
 
@@ -58,8 +58,8 @@ def test_a_small_document_stays_plain_text():
 
 def test_an_old_plain_item_of_a_large_document_is_read_as_it_is():
     doc = _large(11)
-    Entity(entities.partition("contact", 11), 11, doc=json.dumps(doc), rev=4).save()  # as written before `z`
-    Entity(entities.partition("event", 9), 9, doc=json.dumps(_large(9)), rev=1, feed=entities.feed_key("tl", 9)).save()
+    Entity(keys.partition("contact", 11), 11, doc=json.dumps(doc), rev=4).save()  # as written before `z`
+    Entity(keys.partition("event", 9), 9, doc=json.dumps(_large(9)), rev=1, feed=keys.feed_key("tl", 9)).save()
     assert entities.get("contact", 11) == dict(doc, _rev=4)
     assert [d["id"] for d in entities.iterate("contact")] == [11]
     assert [d["id"] for d in entities.feed("tl")] == [9]
@@ -87,7 +87,7 @@ def test_resharding_moves_a_compressed_document_as_it_is():
     Entity("contact", 3, z=packed, rev=2, email="c3@example.com").save()  # compressed, under the unsharded key
     assert reshard.reshard()["moved"] == 1
     raw = _raw("contact", 3)
-    assert raw["kind"]["S"] == entities.partition("contact", 3) and raw["z"]["B"] == packed and "doc" not in raw
+    assert raw["kind"]["S"] == keys.partition("contact", 3) and raw["z"]["B"] == packed and "doc" not in raw
     assert entities.get("contact", 3) == dict(_large(3), _rev=2)
 
 

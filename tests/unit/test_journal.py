@@ -166,7 +166,7 @@ def test_a_data_dir_of_the_earlier_snapshot_format_becomes_the_first_snapshot(ap
 def test_a_compressed_document_survives_the_journal_and_a_restart(api, captured):
     """A large document is stored as binary (`z`, docs/storage.md): its record is JSON text (base64), and
     moto holds it again after a restore, readable and writable."""
-    from chalicelib.store import entities
+    from chalicelib.store import entities, keys
     from chalicelib.store.models import Entity
 
     big = {"id": 4242, **{f"field{n}": f"value {n}" for n in range(60)}}
@@ -181,7 +181,7 @@ def test_a_compressed_document_survives_the_journal_and_a_restart(api, captured)
     with capture.serialized():
         snapshot.restore(captured.parent)
     assert _moto_state() == expected
-    assert Entity.get(entities.partition("note", 4242), 4242).z is not None
+    assert Entity.get(keys.partition("note", 4242), 4242).z is not None
     assert entities.get("note", 4242) == dict(big, _rev=1)
     entities.put("note", dict(big, field0="edited"))
     assert entities.get("note", 4242)["field0"] == "edited"
