@@ -3,30 +3,36 @@
 hashes out), each answered from what this service stores (docs/activity-and-stats.md):
 
 - event tables: the timeline events of one type (the all-contacts feed, or one contact's timeline
-  for `where lead_id eq N`), through `messaging/stats_tables.py` for the tables it had before;
+  for `where lead_id eq N`), through `messaging/stats_tables.py` for the tables it had before
+  (`stats_event_tables.py`);
 - contact tables: entries kept in the contact document (segments, automations, companies, devices,
-  addresses, UTM tags, do-not-contact), read contact by contact in id order;
-- `webhook_logs`: the delivery logs of the hooks the caller may view, hook by hook;
+  addresses, UTM tags, do-not-contact), read contact by contact in id order (`stats_contact_tables.py`);
+- `webhook_logs`: the delivery logs of the hooks the caller may view, hook by hook (`stats_contact_tables.py`);
 - tables of which nothing is kept (`EMPTY`): a well-formed empty answer.
+
+This module holds the catalogue (each table's columns, order and access) and its entry points,
+`catalogue()` and `rows()`.
 
 Access as Mautic's subscribers decide it: contact tables need `lead:leads:viewother` (they show
 every contact), `webhook_logs` a webhook view (an own-only caller sees their hooks' logs),
 `tweet_stats` a tweet view, `audit_log` an administrator.
 """
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from chalicelib import config
-from chalicelib.domain.kernel import access, registry, timeline
+from chalicelib.domain.kernel import access
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.messaging.stats_tables import Condition, Row, db_value, too_much
-from chalicelib.store import port as store
+from chalicelib.domain.views.stats_contact_tables import DEVICE_COLUMNS, UTM_COLUMNS
+from chalicelib.domain.views.stats_contact_tables import READERS as KEPT
+from chalicelib.domain.views.stats_event_tables import READERS as EVENTS
+from chalicelib.domain.views.stats_event_tables import Reader
 
-Reader = Callable[[bool, int | None, Context, Exception], Iterator[Doc]]  # (descending, contact id, ctx, refusal)
 CONTACT_TABLE_NEEDS = ("lead:leads:viewother",)
 WEBHOOK_NEEDS = ("webhook:webhooks:viewown", "webhook:webhooks:viewother")
 TWEET_NEEDS = ("mauticSocial:tweets:viewown", "mauticSocial:tweets:viewother")
@@ -54,191 +60,11 @@ class Table:
         return sorted(self.listed or self.columns, key=str.lower)
 
 
-def _bounded(items: Iterable[Doc], refusal: Exception) -> Iterator[Doc]:
-    for count, item in enumerate(items, start=1):
-        if count > stats_tables.MAX_EVENTS_READ:
-            raise refusal
-        yield item
-
-
 def _shaped(columns: Sequence[str], row: Doc) -> Row:
     return {column: db_value(row.get(column)) for column in columns}
 
 
-# --- event tables -------------------------------------------------------------------------------
-
-EventRows = Callable[[Doc], list[Doc]]  # the rows (by column) of one timeline event
-
-
-def _events(types: tuple[str, ...], build: EventRows) -> Reader:
-    """A reader of the rows of the timeline events of `types`."""
-
-    def read(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-        source = (
-            timeline.all_events(descending) if contact_id is None else timeline.contact_events(contact_id, descending)
-        )
-        for event in _bounded(source, refusal):
-            if event["event"] in types:
-                yield from build(event)
-
-    return read
-
-
-def _legacy(table: str, renamed: dict[str, str] | None = None) -> Reader:
-    """A reader over a table `messaging/stats_tables.py` answered before (its rows, columns renamed)."""
-
-    def read(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-        for row in stats_tables.table_rows(table, descending, contact_id, refusal):
-            yield {renamed.get(k, k) if renamed else k: v for k, v in row.items()}
-
-    return read
-
-
-def _download(e: Doc) -> list[Doc]:
-    d = e["details"]
-    asset = d.get("asset") or {}
-    return [
-        {"id": e["id"], "date_download": e["timestamp"], "asset_id": asset.get("id"), "lead_id": e["contactId"]}
-        | {"code": 200, "referer": d.get("referer")}
-    ]
-
-
-def _reply(e: Doc) -> list[Doc]:
-    return [{"id": e["id"], "stat_id": e["details"].get("statId"), "date_replied": e["timestamp"]}]
-
-
-def _open(e: Doc) -> list[Doc]:
-    return [{"id": e["id"], "stat_id": e["details"].get("statId"), "date_opened": e["timestamp"]}]
-
-
-def _stage_change(e: Doc) -> list[Doc]:
-    log = e["details"].get("log") or {}
-    return [
-        {
-            "id": e["id"],
-            "lead_id": e["contactId"],
-            "event_name": log.get("eventName") or e.get("eventLabel"),
-            "action_name": log.get("actionName"),
-            "stage_id": log.get("reference"),
-            "date_added": e["timestamp"],
-        }
-    ]
-
-
-def _point_action(e: Doc) -> list[Doc]:
-    action = e["details"].get("pointActionId")
-    return [] if action is None else [{"point_id": action, "lead_id": e["contactId"], "date_fired": e["timestamp"]}]
-
-
-def _trigger_events(e: Doc) -> list[Doc]:
-    return [
-        {"event_id": event_id, "lead_id": e["contactId"], "date_fired": e["timestamp"]}
-        for event_id in e["details"].get("triggerEvents") or []
-    ]
-
-
-def _focus(e: Doc) -> list[Doc]:
-    """A `focus_stats` row: `view` or `click` (Mautic's `type_id` is the click's page hit, which a focus
-    click here is not: null, as Mautic's views have)."""
-    focus = e["details"].get("focus") or {}
-    kind = e["event"].rpartition("_")[2]
-    return [
-        {"id": e["id"], "focus_id": focus.get("id"), "type": kind, "date_added": e["timestamp"]}
-        | {"lead_id": e["contactId"]}
-    ]
-
-
-def _sms(e: Doc) -> list[Doc]:
-    d = e["details"]
-    failed = e["event"] == "sms.failed"
-    return [
-        {"id": e["id"], "sms_id": d.get("smsId"), "lead_id": e["contactId"], "date_sent": e["timestamp"]}
-        | {"is_failed": failed, "details": {"failed": [d.get("reason") or e.get("eventLabel")]} if failed else {}}
-    ]
-
-
-# --- contact tables -----------------------------------------------------------------------------
-
-ContactRows = Callable[[Doc], list[Doc]]  # the rows (by column) of one contact document
-
-
-def _contacts(expand: ContactRows) -> Reader:
-    """A reader of the rows kept in the contacts the caller may view, contact by contact in id order."""
-
-    def read(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-        resource = registry.resource("contact")
-        if contact_id is None:
-            docs: Iterable[Doc] = access.visible_documents(ctx, resource, descending)
-        else:
-            one = store.get("contact", contact_id)
-            docs = [one] if one is not None and access.viewable(ctx, resource, one) else []
-        for doc in _bounded(docs, refusal):
-            rows = expand(doc)
-            yield from reversed(rows) if descending else rows
-
-    return read
-
-
-def _memberships(doc: Doc) -> list[Doc]:
-    return [
-        {"leadlist_id": int(segment_id), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {"manually_removed": entry.get("manuallyRemoved"), "manually_added": entry.get("manuallyAdded")}
-        for segment_id, entry in sorted((doc.get("segments") or {}).items(), key=lambda item: int(item[0]))
-    ]
-
-
-def _journeys(doc: Doc) -> list[Doc]:
-    return [
-        {"campaign_id": int(automation_id), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {"manually_removed": entry.get("manuallyRemoved"), "manually_added": entry.get("manuallyAdded")}
-        | {"date_last_exited": entry.get("dateLastExited"), "rotation": entry.get("rotation") or 1}
-        for automation_id, entry in sorted((doc.get("automations") or {}).items(), key=lambda item: int(item[0]))
-    ]
-
-
-def _companies(doc: Doc) -> list[Doc]:
-    return [
-        {"company_id": link["id"], "lead_id": doc["id"], "date_added": link.get("dateAdded")}
-        | {"is_primary": bool(link.get("isPrimary"))}
-        for link in doc.get("companies") or []
-    ]
-
-
-def _addresses(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "ip_address": entry.get("ipAddress"), "ip_details": entry.get("ipDetails")}
-        for entry in doc.get("ipAddresses") or []
-    ]
-
-
-DEVICE_COLUMNS = {
-    "client_info": "clientInfo",
-    "device": "device",
-    "device_os_name": "deviceOsName",
-    "device_os_shortname": "deviceOsShortName",
-    "device_os_version": "deviceOsVersion",
-    "device_os_platform": "deviceOsPlatform",
-    "device_brand": "deviceBrand",
-    "device_model": "deviceModel",
-}
-
-
-def _devices(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {column: entry.get(key) for column, key in DEVICE_COLUMNS.items()}
-        for entry in doc.get("devices") or []
-    ]
-
-
-def _do_not_contact(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {"reason": entry.get("reason"), "channel": entry.get("channel"), "channel_id": entry.get("channelId")}
-        | {"comments": entry.get("comments")}
-        for entry in doc.get("doNotContact") or []
-    ]
-
+# --- the catalogue ------------------------------------------------------------------------------
 
 FREQUENCY_COLUMNS = (
     "frequency_number",
@@ -248,49 +74,6 @@ FREQUENCY_COLUMNS = (
     "pause_from_date",
     "pause_to_date",
 )
-
-
-UTM_COLUMNS = {
-    "query": "query",
-    "referer": "referer",
-    "remote_host": "remoteHost",
-    "url": "url",
-    "user_agent": "userAgent",
-    "utm_campaign": "utmCampaign",
-    "utm_content": "utmContent",
-    "utm_medium": "utmMedium",
-    "utm_source": "utmSource",
-    "utm_term": "utmTerm",
-}
-
-
-def _utm_tags(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "date_added": entry.get("dateAdded"), "lead_id": doc["id"]}
-        | {column: entry.get(key) for column, key in UTM_COLUMNS.items()}
-        for entry in doc.get("utmtags") or []
-    ]
-
-
-# --- webhook logs -------------------------------------------------------------------------------
-
-
-def _hook_logs(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-    """The delivery logs of the hooks the caller may view, hook by hook in id order."""
-    hooks = access.visible_documents(ctx, registry.resource("hook"), descending)
-    for hook in _bounded(hooks, refusal):
-        for entry in _bounded(store.iterate(f"hooklog#{int(hook['id'])}", descending=descending), refusal):
-            yield {
-                "id": entry["id"],
-                "webhook_id": hook["id"],
-                "status_code": entry.get("statusCode"),
-                "date_added": entry.get("dateAdded"),
-                "note": entry.get("error"),
-                "runtime": entry.get("duration"),
-            }
-
-
-# --- the catalogue ------------------------------------------------------------------------------
 
 EMAIL_ROW = (
     "id",
@@ -324,7 +107,7 @@ TABLES: dict[str, Table] = {
         ("id", "date_download", "asset_id", "ip_id", "lead_id", "code", "referer", "tracking_id", "source")
         + ("source_id", "email_id")
         + UTM,
-        _events(("asset.download",), _download),
+        EVENTS["asset_downloads"],
         ("id", "date_download"),
     ),
     "audit_log": Table(
@@ -333,17 +116,17 @@ TABLES: dict[str, Table] = {
         needs=ADMIN,
     ),
     "campaign_lead_event_log": Table(
-        CAMPAIGN_LOG + CAMPAIGN_LOG_REST, _legacy("campaign_lead_event_log"), ("id", "date_triggered")
+        CAMPAIGN_LOG + CAMPAIGN_LOG_REST, EVENTS["campaign_lead_event_log"], ("id", "date_triggered")
     ),
     "campaign_leads": Table(
         ("campaign_id", "lead_id", "date_added", "manually_removed", "manually_added", "date_last_exited")
         + ("rotation",),
-        _contacts(_journeys),
+        KEPT["campaign_leads"],
         ("lead_id",),
     ),
     "channel_url_trackables": Table(("redirect_id", "channel_id", "channel", "hits", "unique_hits")),
     "companies_leads": Table(
-        ("company_id", "lead_id", "date_added", "is_primary"), _contacts(_companies), ("lead_id",)
+        ("company_id", "lead_id", "date_added", "is_primary"), KEPT["companies_leads"], ("lead_id",)
     ),
     "dynamic_content_lead_data": Table(("id", "date_added", "lead_id", "dynamic_content_id", "slot")),
     "dynamic_content_stats": Table(
@@ -353,72 +136,72 @@ TABLES: dict[str, Table] = {
         + ("sent_details",)
     ),
     "email_stat_replies": Table(
-        ("id", "stat_id", "date_replied", "message_id"), _events(("email.replied",), _reply), ("id", "date_replied")
+        ("id", "stat_id", "date_replied", "message_id"), EVENTS["email_stat_replies"], ("id", "date_replied")
     ),
     "email_stats": Table(
         EMAIL_ROW,
-        _legacy("email_stats"),
+        EVENTS["email_stats"],
         ("id", "date_sent"),
         listed=EMAIL_ROW + ("tokens", "copy_id"),
     ),
     "email_stats_devices": Table(
-        ("id", "device_id", "stat_id", "ip_id", "date_opened"), _events(("email.read",), _open), ("id", "date_opened")
+        ("id", "device_id", "stat_id", "ip_id", "date_opened"), EVENTS["email_stats_devices"], ("id", "date_opened")
     ),
     "focus_stats": Table(
         ("id", "focus_id", "type", "type_id", "date_added", "lead_id"),
-        _events(("focus.on_view", "focus.on_click"), _focus),
+        EVENTS["focus_stats"],
         ("id", "date_added"),
     ),
     "form_submissions": Table(
         ("id", "form_id", "ip_id", "lead_id", "tracking_id", "date_submitted", "referer", "page_id"),
-        _legacy("form_submissions"),
+        EVENTS["form_submissions"],
         ("id", "date_submitted"),
     ),
-    "ip_addresses": Table(("id", "ip_address", "ip_details"), _contacts(_addresses)),
+    "ip_addresses": Table(("id", "ip_address", "ip_details"), KEPT["ip_addresses"]),
     "lead_categories": Table(("id", "category_id", "lead_id", "date_added", "manually_removed", "manually_added")),
     "lead_companies_change_log": Table(
         ("id", "lead_id", "type", "event_name", "action_name", "company_id", "date_added")
     ),
     "lead_devices": Table(
-        ("id", "lead_id", "date_added") + tuple(DEVICE_COLUMNS) + ("tracking_id",), _contacts(_devices), ("lead_id",)
+        ("id", "lead_id", "date_added") + tuple(DEVICE_COLUMNS) + ("tracking_id",), KEPT["lead_devices"], ("lead_id",)
     ),
     "lead_donotcontact": Table(
         ("id", "lead_id", "date_added", "reason", "channel", "channel_id", "comments"),
-        _contacts(_do_not_contact),
+        KEPT["lead_donotcontact"],
         ("lead_id",),
     ),
     "lead_event_log": Table(
         ("id", "user_id", "user_name", "bundle", "object", "action", "object_id", "date_added", "properties")
         + ("lead_id",),
-        _legacy("lead_event_log"),
+        EVENTS["lead_event_log"],
         ("id", "date_added"),
     ),
     "lead_frequencyrules": Table(("id", "lead_id", "date_added") + FREQUENCY_COLUMNS),  # no API sets them
     "lead_lists_leads": Table(
         ("leadlist_id", "lead_id", "date_added", "manually_removed", "manually_added"),
-        _contacts(_memberships),
+        KEPT["lead_lists_leads"],
         ("lead_id",),
     ),
     "lead_points_change_log": Table(
         ("id", "lead_id", "ip_id", "type", "event_name", "action_name", "delta", "group_id", "date_added"),
-        _legacy("lead_points_change_log", {"name": "event_name"}),
+        EVENTS["lead_points_change_log"],
         ("id", "date_added"),
     ),
     "lead_stages_change_log": Table(
         ("id", "lead_id", "event_name", "action_name", "stage_id", "date_added"),
-        _events(("stage.changed",), _stage_change),
+        EVENTS["lead_stages_change_log"],
         ("id", "date_added"),
     ),
-    "lead_utmtags": Table(("id", "date_added", "lead_id") + tuple(UTM_COLUMNS), _contacts(_utm_tags), ("lead_id",)),
+    "lead_utmtags": Table(("id", "date_added", "lead_id") + tuple(UTM_COLUMNS), KEPT["lead_utmtags"], ("lead_id",)),
     "page_hits": Table(
-        HIT + HIT_REST + ("source", "source_id", "query", "device_id"), _legacy("page_hits"), ("id", "date_hit")
+        HIT + HIT_REST + ("source", "source_id", "query", "device_id"), EVENTS["page_hits"], ("id", "date_hit")
     ),
     "page_redirects": Table(("id", "redirect_id", "url", "hits", "unique_hits")),
     "point_lead_action_log": Table(
-        ("point_id", "lead_id", "ip_id", "date_fired"), _events(("point.gained",), _point_action), ("date_fired",)
+        ("point_id", "lead_id", "ip_id", "date_fired"), EVENTS["point_lead_action_log"], ("date_fired",)
     ),
     "point_lead_event_log": Table(
-        ("event_id", "lead_id", "ip_id", "date_fired"), _events(("point.gained",), _trigger_events), ("date_fired",)
+        ("event_id", "lead_id", "ip_id", "date_fired"), EVENTS["point_lead_event_log"], ("date_fired",)
     ),
     "push_notification_stats": Table(
         ("id", "notification_id", "lead_id", "list_id", "ip_id", "date_sent", "date_read", "is_clicked")
@@ -428,7 +211,7 @@ TABLES: dict[str, Table] = {
     ),
     "sms_message_stats": Table(
         ("id", "sms_id", "lead_id", "list_id", "ip_id", "date_sent", "is_failed") + MESSAGE_STAT + ("details",),
-        _events(("sms.sent", "sms.failed"), _sms),
+        EVENTS["sms_message_stats"],
         ("id", "date_sent"),
     ),
     "stage_lead_action_log": Table(("stage_id", "lead_id", "ip_id", "date_fired")),
@@ -440,7 +223,7 @@ TABLES: dict[str, Table] = {
     "video_hits": Table(VIDEO + VIDEO_REST + ("time_watched", "duration", "query")),
     "webhook_logs": Table(
         ("id", "webhook_id", "status_code", "date_added", "note", "runtime"),
-        _hook_logs,
+        KEPT["webhook_logs"],
         ("webhook_id",),
         needs=WEBHOOK_NEEDS,
     ),
