@@ -5,7 +5,7 @@ and `widget_contacts.py` (contact and segment widgets, the lifecycle, the map), 
 bars, tables (`headItems`, `bodyItems`, `raw`), the map (`{height, data: {country code:
 contacts}}`) and the upcoming emails; each counts only what the caller may view."""
 
-from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE, Build, events_in, guarded
+from chalicelib.domain.views.widget_base import ASSET, EMAIL, PAGE, Build
 from chalicelib.domain.views.widget_contacts import (
     _build_times,
     _created_leads,
@@ -14,7 +14,6 @@ from chalicelib.domain.views.widget_contacts import (
     _map,
     _top_lists,
     _top_people,
-    top_segments,
 )
 from chalicelib.domain.views.widget_content import (
     _best_hours,
@@ -31,9 +30,6 @@ from chalicelib.domain.views.widget_content import (
     _submitters,
     _upcoming,
 )
-
-__all__ = ["ASSET", "EMAIL", "FORM", "PAGE", "WIDGETS", "Build", "events_in", "guarded", "top_segments"]
-
 
 # type: (category, name, builder)
 WIDGETS: dict[str, tuple[str, str, Build]] = {

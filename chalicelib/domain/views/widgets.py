@@ -14,10 +14,10 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
-from chalicelib.domain.views import charts, time_range, widget_filters, widget_lists
+from chalicelib.domain.views import charts, time_range, widget_base, widget_contacts, widget_filters, widget_lists
 from chalicelib.domain.views.time_range import Range
+from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE
 from chalicelib.domain.views.widget_filters import Params
-from chalicelib.domain.views.widget_lists import ASSET, EMAIL, FORM, PAGE
 
 CATEGORIES = {
     "core": "Core Widgets",
@@ -177,12 +177,12 @@ def types(ctx: Context) -> dict[str, dict[str, str]]:
 def _events(span: Range, widget_type: str, ctx: Context, chosen: Sequence[Series] = ()) -> Iterable[Doc]:
     """The events of the range, newest first; only those naming a document the caller may view
     when the widget counts documents (GUARDS), of the `chosen` series' types."""
-    events = widget_lists.events_in(span)
+    events = widget_base.events_in(span)
     if widget_type not in GUARDS:
         return events
     kind, key = GUARDS[widget_type]
     types = {name for s in chosen or TIME_CHARTS[widget_type][2] for name in s.events or ()}
-    return widget_lists.guarded([e for e in events if e["event"] in types], ctx, kind, key)
+    return widget_base.guarded([e for e in events if e["event"] in types], ctx, kind, key)
 
 
 def _contacts(span: Range, ctx: Context) -> Iterator[Doc]:
@@ -238,12 +238,12 @@ def _contact_series(params: Params, span: Range, ctx: Context) -> tuple[Series, 
     if flag == "identifiedVsAnonymous":
         return identified, anonymous
     if flag == "top":
-        top = widget_lists.top_segments(span, 6, ctx)
+        top = widget_contacts.top_segments(span, 6, ctx)
         return tuple(Series(f"{name}: All contacts", None, _member(i)) for i, name in top)
     if flag == "topIdentifiedVsAnonymous":
         return tuple(
             Series(f"{name}: {s.label}", None, _member(i, s.value))
-            for i, name in widget_lists.top_segments(span, 3, ctx)
+            for i, name in widget_contacts.top_segments(span, 3, ctx)
             for s in (identified, anonymous)
         )
     return TIME_CHARTS["created.leads.in.time"][2]
