@@ -1,5 +1,6 @@
 """S3: the files bucket (uploaded images, the files of assets, form uploads). The only code that knows S3."""
 
+import math
 import time
 from collections.abc import Callable
 from typing import TypedDict
@@ -57,18 +58,7 @@ def purge(key: str) -> None:
     """Delete an object with every version of it: the bucket is versioned, so a plain delete would only
     hide it (its old version kept until the lifecycle expires it). ListObjectVersions pages (one for a
     key written once) + 1 DeleteObjects per 1,000 versions; an object already gone costs the listing."""
-    client = aws.client("s3")
-    versions: list[dict[str, str]] = []
-    for page in client.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET, Prefix=key):
-        for entry in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []):
-            if entry["Key"] == key:
-                versions.append({"Key": key, "VersionId": entry["VersionId"]})
-    for start in range(0, len(versions), 1000):
-        answer = client.delete_objects(
-            Bucket=config.FILES_BUCKET, Delete={"Objects": versions[start : start + 1000], "Quiet": True}
-        )
-        if answer.get("Errors"):
-            raise RuntimeError(f"S3 kept versions of {key}: {answer['Errors'][:3]}")
+    purge_under(key, key.__eq__, math.inf)
 
 
 def listing(prefix: str) -> tuple[list[str], list[str]]:
