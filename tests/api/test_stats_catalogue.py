@@ -239,7 +239,10 @@ def test_counts_paging_order_and_where_on_the_new_tables(api, world):
     assert sms["is_failed"] == "0" and sms["sms_id"] is not None
     points = stats(api, "lead_points_change_log", where=[{"col": "event_name", "expr": "isNotNull"}])
     assert points["total"] >= 2 and all(r["group_id"] is None for r in points["stats"])
-    assert_error(api.get("/api/stats/lead_lists_leads?order[0][col]=date_added"), 400, field="order[0][col]")
+    assert_error(api.get("/api/stats/lead_lists_leads?order[0][col]=nope"), 400, field="order[0][col]")
+    assert_error(
+        api.get("/api/stats/lead_lists_leads?order[0][col]=lead_id&order[0][dir]=up"), 400, field="order[0][dir]"
+    )
     assert_error(api.get("/api/stats/campaign_leads?where[0][col]=nope&where[0][val]=1"), 400, field="where[0][col]")
     assert api.get("/api/stats/focus_stats?where[0][col]=nope").status_code == 400  # empty tables check too
 
@@ -267,3 +270,30 @@ def test_contact_tables_need_every_contact_and_the_audit_log_an_administrator(ap
     assert_error(every.get("/api/stats/audit_log"), 403)
     assert_error(every.get("/api/stats/webhook_logs"), 403)
     assert stats(api, "audit_log") == {"total": 0, "stats": []}
+
+
+@pytest.mark.parametrize("direction", ["asc", "DESC"])
+def test_every_table_orders_by_id_or_its_first_column(api, world, direction):
+    """Mautic's client (StatsTest::testGetOrderAsc/Desc) orders each table by `id` (else its first
+    column): a column the table is not read in the order of is sorted after the read, as SQL would."""
+    catalogue = api.get("/api/stats").json
+    for table in catalogue["availableTables"]:
+        columns = catalogue["tableColumns"][table]
+        column = "id" if "id" in columns else columns[0]
+        rows = stats(api, table, order=[{"col": column, "dir": direction}])["stats"]
+        values = [row[column] for row in rows if row[column] is not None]
+        key = int if column == "id" else str
+        assert values == sorted(values, key=key, reverse=direction == "DESC"), (table, values)
+
+
+def test_a_column_outside_the_read_order_sorts_the_rows(api, world):
+    by_date = stats(api, "lead_lists_leads", order=[{"col": "date_added", "dir": "desc"}])["stats"]
+    dates = [row["date_added"] for row in by_date]
+    assert len(dates) == 2 and dates == sorted(dates, reverse=True)
+    ann = str(world["ann"]["id"])
+    mine = stats(
+        api, "lead_lists_leads", order=[{"col": "date_added"}], where=[{"col": "lead_id", "expr": "eq", "val": ann}]
+    )
+    assert [row["lead_id"] for row in mine["stats"]] == [ann] and mine["total"] == 1
+    paged = stats(api, "lead_lists_leads", order=[{"col": "date_added", "dir": "desc"}], start=1, limit=1)["stats"]
+    assert paged == by_date[1:]

@@ -49,7 +49,9 @@ def test_focus_stats_paging_order_and_where(api):
     of_bob = stats(api, "focus_stats", where=[{"col": "lead_id", "expr": "eq", "val": bob}])
     assert [r["type"] for r in of_bob["stats"]] == ["view"]
     assert stats(api, "focus_stats", start=3, limit=10)["stats"][0]["lead_id"] == bob
-    assert_error(api.get("/api/stats/focus_stats?order[0][col]=type"), 400, field="order[0][col]")
+    by_type = [r["type"] for r in stats(api, "focus_stats", order=[{"col": "type"}])["stats"]]
+    assert by_type == sorted(by_type) and set(by_type) == {"click", "view"}
+    assert_error(api.get("/api/stats/focus_stats?order[0][col]=nope"), 400, field="order[0][col]")
     assert_error(api.get("/api/stats/focus_stats?where[0][col]=nope&where[0][val]=1"), 400, field="where[0][col]")
 
 

@@ -245,25 +245,54 @@ def _require(table: Table, ctx: Context) -> None:
     access.require_any(ctx, table.needs)
 
 
-def _descending(order: JSON, table: Table) -> bool:
-    """True for descending: Mautic's `order[0][col|dir]`, by a column the table is read in the order of."""
+@dataclass(frozen=True)
+class Order:
+    """Mautic's `order[0][col|dir]`: `column` None when the table's own read order serves (no order, or
+    a column of `Table.order`), else the column the rows are sorted by after the read."""
+
+    column: str | None
+    descending: bool
+
+
+def _order(order: JSON, table: Table) -> Order:
+    """The order asked for: any of the table's columns, ascending unless `dir` is `desc`."""
     entries = list(order.values()) if isinstance(order, dict) else order if isinstance(order, list) else []
-    if not entries:
-        return False
-    first = entries[0] if isinstance(entries[0], dict) else {}
-    if first.get("col") not in table.order:
-        allowed = ", ".join(table.order) or "no column (it is read as stored)"
-        raise invalid("order[0][col]", f"This table is ordered by {allowed}.")
+    first = entries[0] if entries and isinstance(entries[0], dict) else {}
+    if not first:
+        return Order(None, False)
+    column = first.get("col")
+    if column not in table.columns and column not in table.listed:
+        raise invalid("order[0][col]", f"This table has no column {column!r}.")
     direction = str(first.get("dir") or "ASC").upper()
     if direction not in ("ASC", "DESC"):
         raise invalid("order[0][dir]", "This value should be asc or desc.")
-    return direction == "DESC"
+    return Order(None if column in table.order else str(column), direction == "DESC")
+
+
+def _sort_key(value: str | None) -> tuple[int, float, str]:
+    """MySQL's order of a column's values: NULL first, numbers by value, then text (case-insensitive)."""
+    if value is None:
+        return (0, 0.0, "")
+    try:
+        return (1, float(value), "")
+    except ValueError:
+        return (2, 0.0, value.lower())
+
+
+def _sorted(rows: Iterable[Row], order: Order) -> list[Row]:
+    """Every row (the read is bounded by MAX_EVENTS_READ) sorted by `order.column`; ties keep the read order."""
+    column = str(order.column)
+    return sorted(rows, key=lambda row: _sort_key(row.get(column)), reverse=order.descending)
+
+
+def _matches(row: Row, conditions: Sequence[Condition]) -> bool:
+    return all(test(row[col], value) for col, test, value in conditions)
 
 
 def _page(rows: Iterable[Row], conditions: Sequence[Condition], start: int, limit: int) -> Doc:
     found: list[Row] = []
     for row in rows:
-        if all(test(row[col], value) for col, test, value in conditions):
+        if _matches(row, conditions):
             found.append(row)
             if len(found) > start + limit:
                 break
@@ -279,12 +308,15 @@ def rows(name: str, start: int, limit: int | None, order: JSON, where: JSON, ctx
         return catalogue()
     _require(table, ctx)
     conditions = stats_tables.where_conditions(where, table.columns)
-    descending = _descending(order, table)
+    wanted = _order(order, table)
     limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
     if start >= stats_tables.MAX_EVENTS_READ:
         raise too_much(start)
     if table.read is None:
         return {"total": 0, "stats": []}
     contact_id = stats_tables.contact_of(conditions) if "lead_id" in table.columns else None
-    read = table.read(descending, contact_id, ctx, too_much(start))
-    return _page((_shaped(table.columns, row) for row in read), conditions, start, limit)
+    read = table.read(wanted.descending and wanted.column is None, contact_id, ctx, too_much(start))
+    shaped: Iterable[Row] = (_shaped(table.columns, row) for row in read)
+    if wanted.column is not None:
+        shaped = _sorted((row for row in shaped if _matches(row, conditions)), wanted)
+    return _page(shaped, conditions, start, limit)
