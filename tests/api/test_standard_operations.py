@@ -70,8 +70,11 @@ def test_audit_fields(api, res):
     assert ISO_UTC.match(entity["dateAdded"]), entity["dateAdded"]
     assert entity["createdBy"] == 1
     assert entity["createdByUser"] == "Admin User"
-    assert entity["dateModified"] is None
-    assert entity["modifiedBy"] is None and entity["modifiedByUser"] is None
+    if res.base.endswith("/automations"):  # saved twice by Mautic: test_campaign_paths.py
+        assert (entity["modifiedBy"], entity["dateModified"]) == (1, entity["dateAdded"])
+    else:
+        assert entity["dateModified"] is None
+        assert entity["modifiedBy"] is None and entity["modifiedByUser"] is None
     r = api.patch(f"{res.base}/{entity['id']}/edit", {res.name: "Edited"})
     assert r.status_code == 200, r.json
     edited = r.json[res.singular]

@@ -59,6 +59,12 @@ class AutomationHooks(AliasHooks):
         if not write.errors:
             write.errors.update(automation_graph.problems(events, _namer(sent)))
 
+    def stamp_created(self, doc: Doc, ctx: Context) -> None:
+        """The creator is also the modifier, at the same time: Mautic's CampaignApiController saves a new
+        campaign twice (in preSaveEntity, so its events get ids, then in processForm), and the second
+        save stamps `modifiedBy`/`dateModified`; its client then compares a PATCH answer with that."""
+        doc.update(dateModified=doc["dateAdded"], modifiedBy=doc["createdBy"], modifiedByUser=doc["createdByUser"])
+
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """Members of the source segments enter when the automation is published or gets new sources;
         a deleted automation's memberships are purged."""

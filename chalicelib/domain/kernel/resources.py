@@ -69,6 +69,9 @@ class Hooks:
     def finalize(self, doc: Doc, write: Write) -> None:
         """After validation passed, before the store: work that writes (e.g. create missing tags)."""
 
+    def stamp_created(self, doc: Doc, ctx: Context) -> None:
+        """After a new document got its audit stamp: change it where Mautic stamps otherwise."""
+
     def link(self, doc: Doc, new_ids: Mapping[tuple[str, str], int]) -> None:
         """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
 

@@ -178,6 +178,7 @@ def _stamp(resource: Resource, doc: Doc, ctx: Context, created: bool) -> None:
             modifiedBy=None,
             modifiedByUser=None,
         )
+        resource.hooks.stamp_created(doc, ctx)
     else:
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
