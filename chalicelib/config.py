@@ -125,6 +125,10 @@ def _list(name: str, default: str) -> tuple[str, ...]:
 PUBLIC_WINDOW = int(os.environ.get("PUBLIC_WINDOW", "3600"))
 FORM_SUBMISSIONS_PER_ADDRESS = int(os.environ.get("FORM_SUBMISSIONS_PER_ADDRESS", "60"))
 VISITORS_PER_ADDRESS = int(os.environ.get("VISITORS_PER_ADDRESS", "300"))
+# User-Agent prefixes of HTTP libraries tracked as visitors although crawlerdetect names them: PHP's
+# Guzzle is not on Mautic's bot list (`do_not_track_bots`), and server-side tracking from PHP sites
+# and Mautic's own PHP client send it (docs/public-endpoints.md).
+TRACKED_CLIENTS = _list("TRACKED_CLIENTS", "GuzzleHttp/")
 
 
 def _ip_mode(value: str) -> str:

@@ -83,6 +83,18 @@ def test_bots_and_prefetches_create_no_contact(api, headers):
     assert api.get(f"/api/pages/{page['id']}").json["page"]["hits"] == 1
 
 
+def test_guzzle_is_tracked_as_mautic_tracks_it(api):
+    """Mautic's bot list has no Guzzle: the api-library's ContactsTest::testGetActivityAdvanced hits the
+    pixel with Guzzle's User-Agent and no Accept header, then finds a `page.hit` in all contacts' activity."""
+    pixel = fetch(api, "/mtracking.gif?url=http%3A%2F%2Fmautic.org", {"User-Agent": "GuzzleHttp/7"})
+    assert pixel.status_code == 200 and pixel.body.startswith(b"GIF89a")
+    contact_id = cookie_of(pixel)
+    (hit,) = activity(api, contact_id, "page.hit")
+    assert hit["details"]["url"] == "http://mautic.org"
+    every = api.get("/api/contacts/activity?filters[includeEvents][]=page.hit").json["events"]
+    assert [e["event"] for e in every] == ["page.hit"] and every[0]["contactId"] == contact_id
+
+
 def test_a_cookie_naming_no_contact_is_a_new_visitor(api):
     make_page(api)
     gone = api.post("/api/contacts/new", {"email": "gone@example.com"}).json["contact"]["id"]

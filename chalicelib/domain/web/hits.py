@@ -5,7 +5,7 @@ document's numbers (hits, downloads: sharded counter items, the document not wri
 A visitor whose tracking cookie names no stored contact becomes an anonymous contact (no identifying
 fields, `dateIdentified` null, its IP address, `lastActive`), created in the same write as the hit's
 events, unless the request is not a person's: no User-Agent, a crawler's User-Agent (`crawlerdetect`'s
-patterns) or a browser's prefetch.
+patterns, but for the HTTP libraries of `TRACKED_CLIENTS`) or a browser's prefetch.
 """
 
 import copy
@@ -16,6 +16,7 @@ from dataclasses import field as dc_field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from chalicelib import config
 from chalicelib.domain.contacts import contact_merge, devices
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -41,8 +42,10 @@ def _crawlers() -> "CrawlerDetect":
 
 
 def is_crawler(user_agent: str | None) -> bool:
-    """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library."""
-    return not (user_agent or "").strip() or _crawlers().is_crawler(user_agent)
+    """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library,
+    except the HTTP libraries Mautic tracks (`TRACKED_CLIENTS`)."""
+    agent = (user_agent or "").strip()
+    return not agent or (not agent.startswith(config.TRACKED_CLIENTS) and _crawlers().is_crawler(agent))
 
 
 @dataclass
