@@ -44,7 +44,12 @@ def one_submission(request: ApiRequest, ctx: Context, id: str, submission_id: st
     return {"submission": submissions.one(id, submission_id, ctx)}
 
 
-@routes.route("/forms/{id}/submissions/{submission_id}/files/{field}", "GET", access=(Need("form", Action.VIEW, "id"),))
+@routes.route(
+    "/forms/{id}/submissions/{submission_id}/files/{field}",
+    "GET",
+    access=(Need("form", Action.VIEW, "id"),),
+    media="*/*",
+)
 def submission_file(request: ApiRequest, ctx: Context, id: str, submission_id: str, field: str) -> Answer:
     """The file a submission holds for a `file` field, as an attachment (the submission's contact must be
     one the caller may view: domain/web/submissions.py `uploaded_file`)."""

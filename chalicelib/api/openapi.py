@@ -50,6 +50,8 @@ def document(tables: Iterable[tuple[str, Routes]], base_url: str) -> Doc:
                 op = _operation(
                     full, method, handlers.get(method) or next(iter(handlers.values())), contract, routes.authenticated
                 )
+                if path in routes.media:
+                    op["responses"]["200"] = _file(routes.media[path])
                 paths.setdefault(full, {})[method.lower()] = op
     return {
         "openapi": "3.1.0",
@@ -209,6 +211,15 @@ def _write_ref(resource: Resource, full: bool) -> Doc:
 def _name(resource: Resource) -> str:
     """The resource's schema name: its kind in camel case, capitalised."""
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]", resource.kind))
+
+
+def _file(media: str) -> Doc:
+    """A 200 answering a file of type `media` (`*/*`: the file's own), named by Content-Disposition."""
+    return {
+        "description": "The file, as an attachment (`Content-Disposition` names it).",
+        "headers": {"Content-Disposition": {"schema": {"type": "string"}}},
+        "content": {media: {"schema": {"type": "string", "contentMediaType": media}}},
+    }
 
 
 def _json(description: str, schema: Doc, headers: Doc) -> Doc:

@@ -154,7 +154,7 @@ def _binary(data: bytes, mime: str, headers: dict[str, Any] | None = None) -> Re
     return Reply(data, 200, dict(headers or {}, **{"X-Content-Type": mime}), "application/octet-stream")
 
 
-@routes.route("/mtracking.gif", "GET")
+@routes.route("/mtracking.gif", "GET", media="image/gif")
 def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
     contact = pages.pixel_hit(visit(request, ctx), ctx)

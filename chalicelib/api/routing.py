@@ -72,11 +72,18 @@ class Routes:
         self.table: dict[str, dict[str, Handler]] = {}  # path -> {method: handler}
         self.contracts: dict[str, Contract] = {}  # path -> Contract, for the API document
         self.needs: dict[str, dict[str, Needs]] = {}  # path -> {method: what the caller's role needs}
+        self.media: dict[str, str] = {}  # path -> the media type of a file it answers (not JSON), for the document
 
     def route(
-        self, path: str, *methods: str, contract: Contract | None = None, access: Needs | None = None
+        self,
+        path: str,
+        *methods: str,
+        contract: Contract | None = None,
+        access: Needs | None = None,
+        media: str | None = None,
     ) -> Callable[[Handler], Handler]:
-        """Register a handler of `path` for `methods`; an authenticated route declares its `access`."""
+        """Register a handler of `path` for `methods`; an authenticated route declares its `access`, a
+        route answering a file its `media` type (`*/*`: the file's own)."""
         if self.authenticated and access is None:
             raise ValueError(f"{path} declares no access (api/route_needs.py)")
 
@@ -88,6 +95,8 @@ class Routes:
                 self.needs.setdefault(path, {})[method] = access or route_needs.OPEN
             if contract is not None:
                 self.contracts[path] = contract
+            if media is not None:
+                self.media[path] = media
             return handler
 
         return register

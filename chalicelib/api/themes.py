@@ -23,7 +23,7 @@ def install(request: ApiRequest, ctx: Context) -> Answer:
     return themes.install(request.files.get("file") or next(iter(request.files.values()), None))
 
 
-@routes.route("/themes/{theme}", "GET", access=(Holds("core:themes:view"),))
+@routes.route("/themes/{theme}", "GET", access=(Holds("core:themes:view"),), media="application/zip")
 def download(request: ApiRequest, ctx: Context, theme: str) -> Answer:
     """A theme as a zip."""
     data, name = themes.archive(theme)

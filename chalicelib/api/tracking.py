@@ -16,7 +16,7 @@ routes = Routes("tracking", authenticated=False)
 HTML = "text/html; charset=utf-8"
 
 
-@routes.route("/email/{name}", "GET")
+@routes.route("/email/{name}", "GET", media="image/gif")
 def open_pixel(request: ApiRequest, ctx: Context, name: str) -> Answer:
     """`/email/<hash>.gif`: records the open; always the 1x1 GIF."""
     if not name.endswith(".gif"):
@@ -69,7 +69,7 @@ def focus_script(request: ApiRequest, ctx: Context, name: str) -> Answer:
     return Reply(focus.public_script(name[:-3], ctx), 200, {}, "application/javascript")
 
 
-@routes.route("/focus/{id}/viewpixel.gif", "GET")
+@routes.route("/focus/{id}/viewpixel.gif", "GET", media="image/gif")
 def focus_view(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """Mautic's focus view pixel: records the view (docs/channel-resources.md); always the 1x1 GIF."""
     visitor = visit(request, ctx)

@@ -84,3 +84,16 @@ def test_security_schemes_and_public_operations(api):
     assert doc["paths"]["/oauth/v2/token"]["post"]["security"] == []
     assert doc["paths"]["/form/submit"]["post"]["security"] == []
     assert "security" not in doc["paths"]["/api/contacts"]["get"]
+
+
+def test_file_answers_are_described_as_files_not_json(api):
+    """A theme download, a submission's file and the tracking pixels answer files: the document says so."""
+    paths = _document(api)["paths"]
+    theme = paths["/api/themes/{theme}"]["get"]["responses"]["200"]
+    assert list(theme["content"]) == ["application/zip"] and "Content-Disposition" in theme["headers"]
+    upload = paths["/api/forms/{id}/submissions/{submission_id}/files/{field}"]["get"]["responses"]["200"]
+    assert list(upload["content"]) == ["*/*"]
+    for pixel in ("/mtracking.gif", "/email/{name}", "/focus/{id}/viewpixel.gif"):
+        assert list(paths[pixel]["get"]["responses"]["200"]["content"]) == ["image/gif"], pixel
+    assert list(paths["/api/contacts/{id}/export"]["get"]["responses"]["200"]["content"]) == ["application/json"]
+
