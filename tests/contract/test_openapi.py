@@ -96,4 +96,3 @@ def test_file_answers_are_described_as_files_not_json(api):
     for pixel in ("/mtracking.gif", "/email/{name}", "/focus/{id}/viewpixel.gif"):
         assert list(paths[pixel]["get"]["responses"]["200"]["content"]) == ["image/gif"], pixel
     assert list(paths["/api/contacts/{id}/export"]["get"]["responses"]["200"]["content"]) == ["application/json"]
-
