@@ -6,13 +6,14 @@ widget shape. Every graph of Mautic's five standard reports answers with the num
 
 import re
 from datetime import datetime, timedelta, timezone
+from html import unescape
 from urllib.parse import urlencode
 
 import pytest
 
 from tests.api.payloads import assert_error
-from tests.api.test_email_send import make_email, sent_messages
-from tests.api.test_email_tracking import _public
+from tests.api.test_email_send import make_email
+from tests.api.test_email_tracking import _public, _send
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_forms_submit import make_form, post
 from tests.api.test_pages_public import make_page
@@ -68,8 +69,8 @@ def visits(api):
     form = make_form(api)
     post(api, form["id"], {"email": "walkin@example.com"})
     mail = make_email(api, subject="Hi")
-    assert api.post(f"/api/emails/{mail['id']}/contact/{pia['id']}/send").json == {"success": True}
-    _public(api, f"/email/{sent_messages()[-1]['X-Mautic-Tracking']}.gif")
+    tracking, html = _send(api, pia, mail)
+    _public(api, f"/email/{tracking}.gif")
     api.post(f"/api/contacts/{pia['id']}/points/plus/3")
     api.post(f"/api/contacts/{ole['id']}/points/plus/1")
     return {"page": page, "pia": pia, "ole": ole, "asset": asset, "form": form, "mail": mail}
@@ -175,6 +176,26 @@ def test_every_graph_of_the_emails_report(api, visits):
     assert rows(chart(api, 4, "mautic.email.table.most.emails.unsubscribed")) == []
     assert rows(chart(api, 4, "mautic.email.table.most.emails.bounced")) == []
     assert rows(chart(api, 4, "mautic.email.table.most.emails.clicks")) == []
+
+
+def test_clicks_of_the_reports_sends(api, visits):
+    pia, ole, mail = visits["pia"], visits["ole"], visits["mail"]
+    tracking, html = _send(api, ole, mail)
+    link = unescape(re.search(r'href="https?://[^/]+(/r/[^"]+)"', html).group(1))
+    for _ in range(2):
+        assert _public(api, link).status_code == 302
+    assert rows(chart(api, 4, "mautic.email.table.most.emails.clicks")) == [
+        {"id": str(mail["id"]), "title": "Hi", "clicks": "2", "unique clicks": "1", "URL": "https://shop.example/offer"}
+    ]
+    pias = api.post(
+        "/api/reports/new",
+        {
+            "name": "Pia's sends",
+            "source": "email.stats",
+            "filters": [{"column": "es.lead_id", "condition": "eq", "value": str(pia["id"])}],
+        },
+    ).json["report"]
+    assert rows(chart(api, pias["id"], "mautic.email.table.most.emails.clicks")) == []  # Ole's clicks: no send of it
 
 
 def test_unsubscribes_are_counted_per_email(api, visits):

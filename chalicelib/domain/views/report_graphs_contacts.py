@@ -5,7 +5,7 @@ ReportSubscribers draw them (`onReportGraphGenerate`) from the report's rows: em
 Counters Mautic reads from the email (`e.sent_count`, `e.read_count`) are the email documents' (read
 once per request with the join); unsubscribes and bounces are the send's contact's do-not-contact
 entry on email naming that email; clicks are the range's email clicks (page.hit events from an
-email) of the emails in the rows."""
+email) of the sends in the rows."""
 
 from collections import Counter
 from collections.abc import Callable
@@ -146,14 +146,16 @@ def _dnc_table(reason: int, shown: str) -> Graph:
 
 def _clicks(rows: Rows, name: str) -> Doc:
     """The links of the emails in the rows clicked most in the range: [{id, title, clicks, unique
-    clicks, URL}] (clicks of any contact, unique: distinct contacts)."""
+    clicks, URL}]. A click counts when its email was sent to its contact in the rows (so only clicks
+    of sends the caller may see); unique: distinct contacts."""
     docs = _emails(rows)
+    sends = {(rows.value(r, "es.email_id"), rows.value(r, "es.lead_id")) for r in rows.rows}
     clicks = [
         (int(str(widget_base.EMAIL(e))), (e.get("details") or {}).get("url"), e.get("contactId"))
         for e in widget_base.events_in(rows.span, "This graph")
         if e["event"] == "page.hit" and (e.get("details") or {}).get("source") == "email" and widget_base.EMAIL(e)
     ]
-    kept = [(i, link, contact) for i, link, contact in clicks if i in docs and link is not None]
+    kept = [(i, link, who) for i, link, who in clicks if link is not None and (str(i), db_value(who)) in sends]
     hits = Counter((i, link) for i, link, _ in kept)
     unique = Counter((i, link) for i, link, _ in set(kept))
     items = [
