@@ -240,9 +240,12 @@ def test_the_range_bounds_the_rows_and_picks_the_unit(api, visits):
     assert re.fullmatch(r"[A-Z][a-z]{2} \d{4}", old["chartData"]["labels"][0])  # 200 days: by month
     assert old["dateFrom"].startswith(str(today - timedelta(days=400)))
     assert rows(chart(api, 1, "mautic.page.table.most.visited", past)) == []
-    day = f"&dateFrom={today}&dateTo={today + timedelta(days=1)}"
+    day = f"&dateFrom={today}&dateTo={today}"  # to the end of the day (now), as Mautic's report
     hourly = chart(api, 1, "mautic.page.graph.line.hits", day)
-    assert line_totals(hourly) == {"Page Hits": 3} and len(hourly["chartData"]["labels"]) == 25  # by hour
+    assert line_totals(hourly) == {"Page Hits": 3} and re.fullmatch(
+        r"[A-Z][a-z]{2} \d\d, \d\d:00", hourly["chartData"]["labels"][0]
+    )
+    assert hourly["dateTo"].startswith(f"{today}T00:00:00")  # echoed as asked
 
 
 @pytest.mark.parametrize("value", ["", "1", "x:mautic.page.graph.line.hits", "1:", "0:a", "1:a b"])

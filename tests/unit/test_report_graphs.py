@@ -68,3 +68,14 @@ def test_tables_keep_the_ten_largest_ties_by_key():
     counts = {f"k{i:02}": i % 3 for i in range(15)}
     ranked = top(counts)
     assert len(ranked) == 10 and ranked[0] == ("k02", 2) and ranked[-1][1] == 1
+
+
+def test_a_report_range_runs_to_the_end_of_its_last_day_in_the_widgets_zone():
+    from zoneinfo import ZoneInfo
+
+    from chalicelib.domain.views.report_widget import through_the_day
+
+    prague = ZoneInfo("Europe/Prague")
+    asked = Range(START, START + timedelta(hours=1), prague)  # 02:00 on 1 March in Prague
+    assert through_the_day(asked).end == datetime(2024, 3, 1, 22, 59, 59, tzinfo=timezone.utc)
+    assert through_the_day(asked).start == START

@@ -1,5 +1,6 @@
 """Mautic's `report` dashboard widget (ReportBundle's DashboardSubscriber): one graph of a saved
-report, named by `filter[graph]` = `<report id>:<graph name>`, over the widget's range, in the
+report, named by `filter[graph]` = `<report id>:<graph name>`, over the widget's range (to the end of
+`dateTo`'s day, as Mautic's report), in the
 widget's template data: `chartData` (the graph's data; one without a `data` key gets a copy of itself
 under `data`, as Mautic's subscriber does), `chartType`, `chartHeight` (height - 90), `reportId`,
 `dateFrom`, `dateTo`.
@@ -9,8 +10,10 @@ template data); here a report the caller may not view is a 403, as `GET /reports
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
+from datetime import timezone
 
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
@@ -32,6 +35,15 @@ def _graph(query: Mapping[JSON, JSON]) -> tuple[int, str]:
     return int(found.group(1)), found.group(2)
 
 
+def through_the_day(span: Range) -> Range:
+    """Mautic's report range (ReportModel::getReportData): `dateTo` runs to the end of its day in the
+    widget's zone, or to now when that day is today."""
+    assert span.end is not None
+    end, now = span.end.astimezone(span.zone), clock.now().astimezone(span.zone)
+    last = now if end.date() == now.date() else end.replace(hour=23, minute=59, second=59, microsecond=0)
+    return replace(span, end=last.astimezone(timezone.utc))
+
+
 def data(query: Mapping[JSON, JSON], span: Range, height: int, ctx: Context) -> Doc:
     """The widget's template data; NotFound for an unknown report or a graph its source does not
     draw, Forbidden for a report (or rows) the caller may not view."""
@@ -39,7 +51,7 @@ def data(query: Mapping[JSON, JSON], span: Range, height: int, ctx: Context) -> 
     resource = registry.resource("report")
     report = service.load(resource, report_id, ctx)
     access.require(ctx, resource, Action.VIEW, report)
-    graph = report_graphs.draw(report, name, span, ctx)
+    graph = report_graphs.draw(report, name, through_the_day(span), ctx)
     if graph is None:
         raise NotFound(f"Report {report_id} ({report['source']}) has no graph {name}.")
     chart = dict(graph["data"])
