@@ -18,6 +18,7 @@ from chalicelib.domain.views import widget_base
 from chalicelib.domain.views.report_graph_base import Graph, Rows, count_by, grouped, line, not_null, pie, table, top
 
 EMAIL_LINK = "mautic_email_action"
+PerEmail = Callable[[Rows, dict[JSON, Doc]], dict[JSON, int | float | None]]  # (rows, emails) -> {email id: value}
 
 
 def _flag(rows: Rows, column: str) -> Callable[[Doc], bool]:
@@ -47,8 +48,8 @@ def _ignored_read_failed(rows: Rows, name: str) -> Doc:
 
 
 def _emails(rows: Rows) -> dict[JSON, Doc]:
-    """{email id: email document} of the sends' emails (already read for the join: no more calls),
-    with `sentCount` and `readCount` as the email API shows them: stored plus the live counters (one
+    """{email id: email document} of the sends' emails (read once per request, with the join), with
+    `sentCount` and `readCount` as the email API shows them: stored plus the live counters (one
     BatchGetItem per 20 emails)."""
     ids = {rows.value(r, "es.email_id") for r in rows.rows} - {None}
     docs = service.referenced("email", [int(str(i)) for i in ids], rows.ctx)
@@ -63,11 +64,9 @@ def _emails(rows: Rows) -> dict[JSON, Doc]:
     }
 
 
-def _per_email(
-    value: Callable[[Rows, dict[JSON, Doc]], dict[JSON, int | float | None]], shown: str, icon: str
-) -> Graph:
-    """A table of the emails with the largest `value` ({email id: value}; None last, 0 and None
-    left out when `value` counts rows): [{id, title (the subject), <shown>}]."""
+def _per_email(value: PerEmail, shown: str, icon: str) -> Graph:
+    """A table of the emails with the largest `value` (None last, as SQL's NULL in a DESC order):
+    [{id, title (the subject), <shown>}]."""
 
     def draw(rows: Rows, name: str) -> Doc:
         docs = _emails(rows)
@@ -83,8 +82,8 @@ def _email_ids(rows: Rows) -> set[int]:
     return {int(str(i)) for r in rows.rows if (i := rows.value(r, "es.email_id")) is not None}
 
 
-def _counter(key: str) -> Callable[[Rows, dict[JSON, Doc]], dict[JSON, int | float | None]]:
-    """Each email's stored counter (`sentCount`, `readCount`)."""
+def _counter(key: str) -> PerEmail:
+    """Each email's count (`sentCount`, `readCount`), as the email API shows it."""
     return lambda rows, docs: {i: int((docs.get(i) or {}).get(key) or 0) for i in _email_ids(rows)}
 
 
@@ -98,7 +97,7 @@ def _read_ratio(rows: Rows, docs: dict[JSON, Doc]) -> dict[JSON, int | float | N
     return found
 
 
-def _counted(test: Callable[[Rows, Doc], bool]) -> Callable[[Rows, dict[JSON, Doc]], dict[JSON, int | float | None]]:
+def _counted(test: Callable[[Rows, Doc], bool]) -> PerEmail:
     """The sends per email that pass `test`, emails without any left out (Mautic's `HAVING ... > 0`)."""
 
     def value(rows: Rows, docs: dict[JSON, Doc]) -> dict[JSON, int | float | None]:
@@ -129,12 +128,13 @@ def _dnc(reason: int) -> Callable[[Rows, Doc], bool]:
 
 
 def _with_contacts(rows: Rows) -> None:
-    """Read the sends' contacts in one BatchGetItem per 100, so each test below reads none."""
+    """Read the sends' contacts in one BatchGetItem per 100, so that `_dnc`'s tests read none."""
     ids = {rows.value(r, "es.lead_id") for r in rows.rows} - {None}
     service.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
 
 
 def _dnc_table(reason: int, shown: str) -> Graph:
+    """The emails with the most sends whose contact's do-not-contact entry has `reason`."""
     counted = _counted(_dnc(reason))
 
     def value(rows: Rows, docs: dict[JSON, Doc]) -> dict[JSON, int | float | None]:
