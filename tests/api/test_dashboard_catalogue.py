@@ -55,6 +55,7 @@ CATALOGUE = {
     },
     "Point Widgets": {"points.in.time"},
     "Stage Widgets": {"stages.in.time"},
+    "Report Widgets": {"report"},  # a report's graph: tests/api/test_report_widget.py
 }
 LINES = {
     "asset.downloads.in.time": ("Download count", 1),

@@ -71,6 +71,7 @@ def _hit(e: Doc) -> Doc:
         "email_id": None,
         "lead_id": e["contactId"],
         "date_hit": e["timestamp"],
+        "date_left": d.get("dateLeft"),  # when the visitor left, if recorded (else unknown)
         "url": d.get("url"),
         "url_title": d.get("title") or (d.get("page") or {}).get("title"),
         "referer": d.get("referer"),
@@ -194,6 +195,7 @@ TABLES: dict[str, Table] = {
             "email_id",
             "lead_id",
             "date_hit",
+            "date_left",
             "url",
             "url_title",
             "referer",

@@ -6,7 +6,7 @@ lazily in that order and stops once the page is full plus one row; any other ord
 read every row of the range (at most `time_range.MAX_ROWS_READ`) and sort or group them. A caller
 sees only rows of documents they may view (each source's `guards`), and counts only those."""
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from chalicelib import config
 from chalicelib.domain.kernel import access, registry, service
@@ -142,14 +142,16 @@ def _prefixes(report: Doc) -> set[str]:
     return {column.split(".")[0] for column in named if isinstance(column, str)}
 
 
-def _read(report: Doc, source: Source, span: Range, descending: bool, ctx: Context) -> Iterator[Doc]:
+def _read(
+    report: Doc, source: Source, span: Range, descending: bool, ctx: Context, joins: Collection[str] = ()
+) -> Iterator[Doc]:
     """The source's rows in the range that the caller may see, in time order, with the columns of the
-    documents they name that the report uses."""
+    documents they name that the report uses (and those of the `joins` prefixes)."""
     what = f"Report {report['id']}"
     guarded = _guarded(source, ctx)
     rows = source.read(descending, ctx, time_range.TooMuch(what))
     visible = _visible(time_range.within(rows, source.alias(source.date_column), span, descending, what), guarded, ctx)
-    return source.join(visible, _prefixes(report), ctx)
+    return source.join(visible, _prefixes(report) | set(joins), ctx)
 
 
 def _rows(report: Doc, source: Source, span: Range, start: int, limit: int, ctx: Context) -> tuple[list[Doc], int]:
@@ -191,17 +193,34 @@ def _shown(row: Doc, report: Doc, source: Source) -> Doc:
     return {source.alias(column): row.get(source.alias(column)) for column in report.get("columns") or []}
 
 
-def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) -> Doc:
-    """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
-    `limit` (as asked, 0 when not: Mautic's unpaginated answer), `page`, `dateFrom`, `dateTo`, `debug`,
-    `aggregatorColumns`; the rows the caller may see, at most MAX_PAGE_LIMIT a page. A report without
-    columns or aggregators has no rows (Mautic does not query its table)."""
+def _bound(report: Doc, ctx: Context) -> Source:
+    """The report's source as this request sees it; a 400 for a definition that no longer runs, a 403
+    without the view the list API of its rows needs."""
     problems = report_definitions.problems(report, ctx)
     if problems:
         raise ValidationError(problems)
     source = SOURCES[report["source"]].bind(ctx)
     for kind in {*source.guards.values(), *filter(None, [COUNTED_KINDS.get(report["source"])])}:
         access.visible_owner(ctx, registry.resource(kind))  # Forbidden without the view its list API needs
+    return source
+
+
+def graph_rows(report: Doc, span: Range, joins: Collection[str], ctx: Context) -> tuple[Source, list[Doc]]:
+    """(bound source, rows) a report's graphs are drawn from: every row of the range that passes the
+    report's filters and that the caller may see (as `run` shows them), oldest first, with the columns
+    of the report's joins and of the `joins` prefixes the graph reads. Its order, grouping, columns and
+    page do not apply (Mautic draws graphs from the report's query before its order and page)."""
+    source = _bound(report, ctx)
+    keep = _matches(report, source)
+    return source, [row for row in _read(report, source, span, False, ctx, joins) if keep(row)]
+
+
+def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) -> Doc:
+    """Mautic's report answer (without the `report` key): `totalResults`, `data`, `dataColumns`,
+    `limit` (as asked, 0 when not: Mautic's unpaginated answer), `page`, `dateFrom`, `dateTo`, `debug`,
+    `aggregatorColumns`; the rows the caller may see, at most MAX_PAGE_LIMIT a page. A report without
+    columns or aggregators has no rows (Mautic does not query its table)."""
+    source = _bound(report, ctx)
     size = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
     rows: list[Doc] = []
     total = 0

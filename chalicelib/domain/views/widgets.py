@@ -14,7 +14,15 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
-from chalicelib.domain.views import charts, time_range, widget_base, widget_contacts, widget_filters, widget_lists
+from chalicelib.domain.views import (
+    charts,
+    report_widget,
+    time_range,
+    widget_base,
+    widget_contacts,
+    widget_filters,
+    widget_lists,
+)
 from chalicelib.domain.views.time_range import Range
 from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE
 from chalicelib.domain.views.widget_filters import Params
@@ -29,6 +37,7 @@ CATEGORIES = {
     "campaign": "Campaign Widgets",
     "asset": "Asset Widgets",
     "stage": "Stage Widgets",
+    "report": "Report Widgets",
 }
 # What a role needs to see a category's widgets (Mautic's dashboard subscribers; all contacts'
 # activity needs the right to see others' contacts).
@@ -42,6 +51,7 @@ PERMISSIONS = {
     "campaign": ("campaign:campaigns:viewown", "campaign:campaigns:viewother"),
     "asset": ("asset:assets:viewown", "asset:assets:viewother"),
     "stage": ("stage:stages:view",),
+    "report": ("report:reports:viewown", "report:reports:viewother"),
 }
 ANY_PERMISSION = tuple(dict.fromkeys(name for names in PERMISSIONS.values() for name in names))
 DEFAULT_DAYS = 30
@@ -151,7 +161,7 @@ GUARDS: dict[str, tuple[str, Callable[[Doc], JSON]]] = {
     "leads.added.in.time": ("automation", _automation),
     "asset.downloads.in.time": ("asset", ASSET),
 }
-OTHERS = {"recent.activity": ("core", "Recent activity")}
+OTHERS = {"recent.activity": ("core", "Recent activity"), "report": ("report", "Report Graph")}
 FILTERED = ("emails.in.time",)  # time charts whose events `filter[companyId|campaignId|segmentId]` narrow
 # Mautic's widget catalogue, by type: (category, name)
 WIDGETS = {
@@ -321,6 +331,8 @@ def data(
     params = widget_filters.parse(query)
     widget_filters.check(params, ctx)
     span = time_range.parse(query, default_days=DEFAULT_DAYS, zone=widget_filters.zone(query))
+    if widget_type == "report":
+        return formatted(report_widget.data(query, span, height, ctx), raw)
     if widget_type == "recent.activity":
         return formatted(_recent(span, limit or RECENT_LIMIT, height, ctx), raw)
     if widget_type in widget_lists.WIDGETS:
