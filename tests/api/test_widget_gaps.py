@@ -1,0 +1,90 @@
+"""Issue 34's widget gaps: `dwell.times` from the time on page (a hit is left when its contact's
+next hit comes within Mautic's 1800 s session), shown also as the `page_hits` stats' `date_left` and
+the activity's `details.dateLeft`; `lead.lifetime`'s stages and devices bars; `segments.build.time`
+ordered by the last build's duration. Each counts only what the caller may view."""
+
+from datetime import timedelta
+
+import pytest
+
+from tests.api.test_pages_public import fetch, make_page
+from tests.api.test_permissions import _as
+from tests.conftest import visitor_cookie
+
+DB = "%Y-%m-%d %H:%M:%S"
+# seconds after the first hit: on the page 30 s, 3 min, 7 min, 11 min, then a 30 min gap (a new visit)
+VISITS = (0, 30, 210, 630, 1290, 3090)
+
+
+def widget(client, widget_type, query=""):
+    response = client.get(f"/api/data/{widget_type}{query}")
+    assert response.status_code == 200, (widget_type, response.json)
+    return response.json["data"]
+
+
+def _contact(api, email):
+    response = api.post("/api/contacts/new", {"email": email})
+    assert response.status_code == 201, response.json
+    return response.json["contact"]
+
+
+def _visit(api, frozen, contact, alias, at, start):
+    frozen.moment = start + timedelta(seconds=at)
+    assert fetch(api, f"/{alias}", {"Cookie": visitor_cookie(contact["id"])}).status_code == 200
+
+
+@pytest.fixture
+def visits(api, frozen):
+    """ann's six hits on the offer page at VISITS (frozen time), and the moment of the first."""
+    page = make_page(api)
+    ann = _contact(api, "ann@example.com")
+    start = frozen.moment.replace(microsecond=0) + timedelta(minutes=1)
+    for at in VISITS:
+        _visit(api, frozen, ann, page["alias"], at, start)
+    return {"page": page, "ann": ann, "start": start}
+
+
+def _dwell(client, query=""):
+    return widget(client, "dwell.times", query)["chartData"]["datasets"][0]["data"]
+
+
+def test_dwell_times_count_each_hit_by_its_time_on_page(api, visits):
+    chart = widget(api, "dwell.times")
+    assert chart["chartType"] == "pie" and chart["chartHeight"] == 220
+    assert chart["chartData"]["labels"] == ["< 1m; 1x, 25%", "1 - 5m; 1x, 25%", "5 - 10m; 1x, 25%", "> 10m; 1x, 25%"]
+    assert _dwell(api) == [1, 1, 1, 1]  # the hit followed 30 min later and the last one were never left
+
+
+def test_a_hit_in_the_range_is_left_by_a_hit_after_it(api, visits):
+    until = (visits["start"] + timedelta(seconds=100)).strftime(DB)
+    assert _dwell(api, f"?dateTo={until}") == [1, 1, 0, 0]  # the 2nd hit left at the 3rd, past dateTo
+
+
+def test_the_stats_and_the_activity_show_when_a_hit_was_left(api, visits):
+    start, ann = visits["start"], visits["ann"]["id"]
+    left = [(start + timedelta(seconds=s)).strftime(DB) for s in VISITS[1:5]] + [None, None]
+    mine = f"where[0][col]=lead_id&where[0][val]={ann}"
+    for query, expected in (
+        (mine, left),
+        (f"{mine}&order[0][col]=id&order[0][dir]=desc", left[::-1]),
+        ("where[0][col]=page_id&where[0][val]=" + str(visits["page"]["id"]), left),  # the feed, oldest first
+    ):
+        rows = api.get(f"/api/stats/page_hits?{query}").json["stats"]
+        assert [r["date_left"] for r in rows] == expected, query
+    only_left = api.get(f"/api/stats/page_hits?{mine}&where[1][col]=date_left&where[1][expr]=isNotNull").json
+    assert only_left["total"] == 4
+    for path in (f"/api/contacts/{ann}/activity", "/api/contacts/activity"):
+        events = api.get(f"{path}?filters[includeEvents][]=page.hit&order[0]=timestamp&order[1]=ASC").json["events"]
+        dates = [e["details"]["dateLeft"] for e in events if e["contactId"] == ann]
+        assert dates == [(start + timedelta(seconds=s)).isoformat() for s in VISITS[1:5]] + [None, None], path
+
+
+def test_a_limited_user_counts_only_the_hits_of_her_pages(api, frozen, visits):
+    pages = _as(api, "pager", {"page:pages": ["viewown", "create", "publishown"]})
+    mine = pages.post("/api/pages/new", {"title": "Her page", "customHtml": "<p>x</p>"}).json["page"]
+    bob = _contact(api, "bob@example.com")
+    later = visits["start"] + timedelta(hours=2)
+    for at, alias in ((0, mine["alias"]), (90, visits["page"]["alias"]), (100, mine["alias"])):
+        _visit(api, frozen, bob, alias, at, later)
+    assert _dwell(pages) == [0, 1, 0, 0]  # her page's hit left after 90 s; the last one never left
+    assert _dwell(api) == [2, 2, 1, 1]  # and bob's hit on the offer page, left after 10 s
