@@ -9,6 +9,7 @@ import pytest
 
 from tests.api.test_pages_public import fetch, make_page
 from tests.api.test_permissions import _as
+from tests.api.test_stages import move, new_stage
 from tests.conftest import visitor_cookie
 
 DB = "%Y-%m-%d %H:%M:%S"
@@ -88,3 +89,73 @@ def test_a_limited_user_counts_only_the_hits_of_her_pages(api, frozen, visits):
         _visit(api, frozen, bob, alias, at, later)
     assert _dwell(pages) == [0, 1, 0, 0]  # her page's hit left after 90 s; the last one never left
     assert _dwell(api) == [2, 2, 1, 1]  # and bob's hit on the offer page, left after 10 s
+
+
+# --- lead.lifetime: stages and devices ------------------------------------------------------------
+
+PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1"
+DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
+
+
+@pytest.fixture
+def lifecycle(api):
+    """VIP holds ann (a phone, stage Prospect) and bob (a desktop, Prospect, owned by `owner`);
+    Others holds ann and cat (stage "Customer for life", no device); Dormant (unpublished stage) dan."""
+    owner = _as(api, "owner", {"lead:leads": ["viewown"], "lead:lists": ["viewother"], "stage:stages": ["view"]})
+    stages = {name: new_stage(api, name) for name in ("Prospect", "Customer for life")}
+    stages["Dormant"] = new_stage(api, "Dormant", isPublished=False)
+    people = {}
+    for name, stage, agent in (
+        ("ann", "Prospect", PHONE),
+        ("bob", "Prospect", DESKTOP),
+        ("cat", "Customer for life", None),
+        ("dan", "Dormant", None),
+    ):
+        people[name] = _contact(api, f"{name}@example.com")
+        assert move(api, stages[stage]["id"], people[name]["id"]).status_code == 200
+        if agent:
+            assert api.post(f"/api/contacts/{people[name]['id']}/utm/add", {"useragent": agent}).status_code == 200
+    api.patch(f"/api/contacts/{people['bob']['id']}/edit", {"owner": owner.user_id})
+    segments = {name: api.post("/api/segments/new", {"name": name}).json["list"] for name in ("VIP", "Others")}
+    for segment, names in (("VIP", ("ann", "bob")), ("Others", ("ann", "cat", "dan"))):
+        for name in names:
+            api.post(f"/api/segments/{segments[segment]['id']}/contact/{people[name]['id']}/add")
+    return {"owner": owner, "segments": segments, "people": people}
+
+
+def _bars(chart):
+    (dataset,) = chart["datasets"]
+    return dict(zip(chart["labels"], dataset["data"], strict=True))
+
+
+def test_the_lifecycle_counts_each_column_s_memberships_by_stage_and_device(api, lifecycle):
+    vip, others = (lifecycle["segments"][name]["id"] for name in ("VIP", "Others"))
+    data = widget(api, "lead.lifetime", f"?filter[flag][]={vip}&filter[flag][]={others}&filter[flag][]=0")
+    assert data["columnName"] == ["Others", "VIP", "All Contacts"]
+    assert [_bars(chart) for chart in data["stages"]] == [
+        {"Customer for": 1, "Prospect": 1},  # ann and cat; dan's stage is unpublished
+        {"Prospect": 2},
+        {"Prospect": 3, "Customer for": 1},  # every segment's memberships: ann twice
+    ]
+    assert [list(_bars(chart).items()) for chart in data["devices"]] == [
+        [("smartphone", 1)],
+        [("smartphone", 1), ("desktop", 1)],  # types descending, as Mautic's ORDER BY device DESC
+        [("smartphone", 2), ("desktop", 1)],
+    ]
+    stages, devices = data["stages"][0], data["devices"][0]
+    assert stages["options"] == {"xAxes": [{"display": True}], "yAxes": [{"display": True}]}
+    assert stages["datasets"][0]["label"] == "Contacts" and devices["datasets"][0]["label"] == "Device"
+    assert stages["datasets"][0]["backgroundColor"] == "rgba(253,185,51,0.7)" and stages["datasets"][0]["fill"] is True
+    assert devices["datasets"][0]["borderColor"] == "rgba(253,149,114,0.8)"
+    before = widget(api, "lead.lifetime", "?dateFrom=2001-01-01&dateTo=2001-01-02")
+    assert [_bars(chart) for chart in before["stages"] + before["devices"]] == [{}, {}]  # joined after the range
+
+
+def test_an_own_only_caller_s_lifecycle_counts_her_contacts_memberships_only(api, lifecycle):
+    vip = lifecycle["segments"]["VIP"]["id"]
+    data = widget(lifecycle["owner"], "lead.lifetime", f"?filter[flag][]={vip}&filter[flag][]=0")
+    assert [_bars(chart) for chart in data["stages"]] == [{"Prospect": 1}, {"Prospect": 1}]  # bob's only
+    assert [_bars(chart) for chart in data["devices"]] == [{"desktop": 1}, {"desktop": 1}]
+    blind = _as(api, "blind", {"lead:leads": ["viewother"], "lead:lists": ["viewother"]})  # no stage view
+    data = widget(blind, "lead.lifetime", f"?filter[flag][]={vip}")
+    assert (_bars(data["stages"][0]), _bars(data["devices"][0])) == ({}, {"smartphone": 1, "desktop": 1})

@@ -16,7 +16,7 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
-from chalicelib.domain.views import widget_filters
+from chalicelib.domain.views import widget_filters, widget_lifecycle
 from chalicelib.domain.views.time_range import Range
 from chalicelib.domain.views.widget_base import (
     Build,
@@ -128,43 +128,49 @@ def _map(span: Range, limit: int, height: int, ctx: Context, params: Params) -> 
 LIFETIME_SEGMENTS = 4  # Mautic's columns without `filter[flag]`
 
 
-def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Context) -> list[tuple[str, str, int]]:
-    """[(name, link, contacts)] of the published segments the caller may view holding the most of
-    `contacts` (LIFETIME_SEGMENTS of them), or of the `wanted` ones (0: all contacts, last)."""
+Column = tuple[int, str, str, int]  # (segment id, 0: all contacts; name; link; contacts)
+
+
+def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Context) -> list[Column]:
+    """The published segments the caller may view holding the most of `contacts` (LIFETIME_SEGMENTS
+    of them), or the `wanted` ones (0: all contacts, last)."""
     counts: Counter[int] = Counter(
         int(key) for doc in contacts for key in doc.get("segments") or {} if widget_filters.in_segment(doc, key)
     )
+    everyone = [(0, "All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
     if not access.allowed(ctx, registry.resource("segment"), Action.VIEW):
-        return [("All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
+        return everyone
     ids = [i for i in (wanted if wanted is not None else counts) if i]
     seen = visible_ids(ctx, "segment", ids)
     segments = {i: d for i, d in _docs(ctx, "segment", seen).items() if is_published(d, ctx.now)}
     top = sorted(segments, key=lambda i: (-counts[i], i))[: len(ids) if wanted is not None else LIFETIME_SEGMENTS]
     columns = [
-        (str(segments[i].get("name")), f"/s/contacts?search=segment:{segments[i].get('alias')}", counts[i]) for i in top
+        (i, str(segments[i].get("name")), f"/s/contacts?search=segment:{segments[i].get('alias')}", counts[i])
+        for i in top
     ]
-    if wanted is not None and 0 in wanted:
-        columns.append(("All Contacts", "/s/contacts", len(contacts)))
-    return columns
+    return columns + everyone
 
 
 def _lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `lead.lifetime`: a column per segment (the 4 holding the most contacts created in the
     range, or the ids of `filter[flag]`, 0 for all contacts) with its contacts created in the range;
-    one column of all contacts when no segment has any."""
+    one column of all contacts when no segment has any. Under each, the bars of the memberships
+    begun in the range by stage and by device (`widget_lifecycle.py`)."""
     wanted = None if params.flag in (None, "") else [_segment_id(i) for i in widget_filters.listed(params.flag)]
     contacts = list(_created_contacts(span, ctx))
-    columns = _segment_columns(contacts, wanted, ctx) or [("All contacts", "/s/contacts", len(contacts))]
+    columns = _segment_columns(contacts, wanted, ctx) or [(0, "All contacts", "/s/contacts", len(contacts))]
+    rows = widget_lifecycle.memberships(span, ctx)
+    of_column = [[row for row in rows if i in (0, row[0])] for i, _, _, _ in columns]
     return {
-        "columnName": [name for name, _, _ in columns],
-        "value": [count for _, _, count in columns],
+        "columnName": [name for _, name, _, _ in columns],
+        "value": [count for _, _, _, count in columns],
         "width": 100 / len(columns),
-        "link": [link for _, link, _ in columns],
+        "link": [link for _, _, link, _ in columns],
         "chartType": "pie",
         "chartHeight": height - 180,
-        "chartItems": [pie([(name, count)], height)["chartData"] for name, _, count in columns],
-        "stages": [],
-        "devices": [],
+        "chartItems": [pie([(name, count)], height)["chartData"] for _, name, _, count in columns],
+        "stages": [widget_lifecycle.stages(found, ctx) for found in of_column],
+        "devices": [widget_lifecycle.devices(found) for found in of_column],
     }
 
 
