@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from tests.api.payloads import assert_error
 from tests.api.test_pages_public import fetch, make_page
 from tests.api.test_permissions import _as
 from tests.api.test_stages import move, new_stage
@@ -159,3 +160,72 @@ def test_an_own_only_caller_s_lifecycle_counts_her_contacts_memberships_only(api
     blind = _as(api, "blind", {"lead:leads": ["viewother"], "lead:lists": ["viewother"]})  # no stage view
     data = widget(blind, "lead.lifetime", f"?filter[flag][]={vip}")
     assert (_bars(data["stages"][0]), _bars(data["devices"][0])) == ({}, {"smartphone": 1, "desktop": 1})
+
+
+# --- segments.build.time --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def builds(api, drain, frozen, monkeypatch):
+    """Segments whose rebuilds took 5 s (Quick), 1 h 2 min 5 s (Slow) and no time (Instant); Fresh
+    never built; Hidden unpublished."""
+    from chalicelib.domain.segments import rebuilds
+
+    took = {}
+    finish = rebuilds._finish
+
+    def timed(segment, generation):
+        frozen.advance(seconds=took.get(segment, 0))
+        finish(segment, generation)
+
+    monkeypatch.setattr(rebuilds, "_finish", timed)
+    segments = {}
+    for name, seconds in (("Quick", 5), ("Slow", 3725), ("Instant", 0), ("Hidden", 9)):
+        body = {"name": name, "isPublished": name != "Hidden"}
+        segments[name] = api.post("/api/segments/new", body).json["list"]
+        took[segments[name]["id"]] = seconds
+    drain()
+    segments["Fresh"] = api.post("/api/segments/new", {"name": "Fresh"}).json["list"]
+    return segments
+
+
+def _names(client, query=""):
+    return [row["name"] for row in widget(client, "segments.build.time", "?dataFormat=raw" + query)]
+
+
+def test_segments_are_ordered_by_their_last_build_time(api, builds):
+    assert _names(api) == ["Slow", "Quick", "Instant", "Fresh"]  # desc by default, never built last
+    assert _names(api, "&filter[order]=asc") == ["Fresh", "Instant", "Quick", "Slow"]
+    assert _names(api, "&filter[order]=DESC&limit=2") == ["Slow", "Quick"]
+    picked = f"&filter[segments][]={builds['Quick']['id']}&filter[segments][]={builds['Fresh']['id']}"
+    assert _names(api, picked) == ["Quick", "Fresh"]
+    table = widget(api, "segments.build.time")
+    assert table["headItems"] == [
+        "mautic.dashboard.label.title",
+        "mautic.core.createdby",
+        "mautic.lead.list.last_built_time",
+    ]
+    slow = builds["Slow"]
+    assert table["bodyItems"][0] == [
+        {"value": "Slow", "type": "link", "link": f"/s/segments/view/{slow['id']}"},
+        {"value": slow["createdByUser"]},
+        {"value": "1 hour 2 minutes 5 seconds"},
+    ]
+    assert [row[2]["value"] for row in table["bodyItems"]] == [
+        "1 hour 2 minutes 5 seconds",
+        "5 seconds",
+        "Less than 1 second",
+        "Less than 1 second",
+    ]
+    (row,) = widget(api, "segments.build.time", f"?dataFormat=raw&filter[segments][]={slow['id']}")
+    assert row["lastBuiltTime"] == 3725 and row["lastBuiltDate"] > slow["dateAdded"]
+    for query, field in (("?filter[order]=up", "filter[order]"), ("?filter[segments][]=x", "filter[segments]")):
+        assert_error(api.get(f"/api/data/segments.build.time{query}"), 400, field=field)
+
+
+def test_an_own_only_caller_sees_the_build_times_of_her_segments_only(api, builds, drain):
+    mine = _as(api, "lister", {"lead:leads": ["viewown"], "lead:lists": ["viewown", "create"]})
+    assert mine.post("/api/segments/new", {"name": "Mine"}).status_code == 201
+    drain()
+    assert _names(mine) == ["Mine"]
+    assert _names(mine, f"&filter[segments][]={builds['Slow']['id']}") == []

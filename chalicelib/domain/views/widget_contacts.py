@@ -16,6 +16,7 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
+from chalicelib.domain.segments import rebuilds
 from chalicelib.domain.views import widget_filters, widget_lifecycle
 from chalicelib.domain.views.time_range import Range
 from chalicelib.domain.views.widget_base import (
@@ -174,20 +175,62 @@ def _lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params
     }
 
 
-def _segment_id(value: str) -> int:
+def _segment_id(value: str, field: str = "filter[flag]") -> int:
     if not value.isdigit():
-        raise invalid("filter[flag]", "The lifecycle's flag lists segment ids (0: all contacts).")
+        raise invalid(field, "A list of segment ids is expected (the lifecycle's 0: all contacts).")
     return int(value)
 
 
 def _build_times(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
-    """Mautic's `segments.build.time`: the segments; their last build time is not kept (null)."""
-    raw = []
-    for doc in _visible_docs(ctx, "segment"):
-        raw.append({"id": doc["id"], "name": doc.get("name"), "createdByUser": doc.get("createdByUser")})
-        if len(raw) >= limit:
-            break
-    for row in raw:
-        row["lastBuiltTime"] = None
+    """Mautic's `segments.build.time` (ListModel::getSegmentsBuildTime): the published segments the
+    caller may view (those of `filter[segments]`), by their last build's duration (`filter[order]`,
+    desc by default; a segment never built has none, first ascending and last descending, as MySQL
+    sorts a null), each with that duration in words (DateHelper::formatRange)."""
+    descending = _order(params.order)
+    wanted = {_segment_id(i, "filter[segments]") for i in params.segments}
+    found = [
+        doc
+        for doc in _visible_docs(ctx, "segment")
+        if doc.get("isPublished", True) and (not wanted or doc["id"] in wanted)
+    ]
+    built = rebuilds.last_builds([doc["id"] for doc in found])
+    raw = [
+        {"id": doc["id"], "name": doc.get("name"), "createdByUser": doc.get("createdByUser")}
+        | {k: (built.get(doc["id"]) or {}).get(k) for k in ("lastBuiltDate", "lastBuiltTime")}
+        for doc in found
+    ]
+    raw.sort(key=lambda r: r["id"])
+    raw.sort(key=lambda r: (r["lastBuiltTime"] is not None, r["lastBuiltTime"] or 0), reverse=descending)
     head = ["mautic.dashboard.label.title", "mautic.core.createdby", "mautic.lead.list.last_built_time"]
-    return table(head, raw, lambda r: [{"value": r["name"]}, {"value": r["createdByUser"]}, {"value": None}])
+    return table(
+        head,
+        raw[:limit],
+        lambda r: [
+            _link(r["name"], f"/s/segments/view/{r['id']}"),
+            {"value": r["createdByUser"]},
+            {"value": duration(r["lastBuiltTime"])},
+        ],
+    )
+
+
+def _order(value: JSON) -> bool:
+    """True for descending: `filter[order]` asc or desc (desc by default); a 400 naming it otherwise."""
+    order = str(value or "desc").lower()
+    if order not in ("asc", "desc"):
+        raise invalid("filter[order]", "This value should be asc or desc.")
+    return order == "desc"
+
+
+UNITS = (("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def duration(seconds: float | None) -> str:
+    """Mautic's words for a build time: `gmdate('H:i:s')` of its whole seconds (days wrap) read by
+    DateHelper::formatRange, `1 hour 2 minutes 5 seconds`, or `Less than 1 second`."""
+    left = int(seconds or 0) % 86400
+    words = []
+    for unit, size in UNITS:
+        count, left = divmod(left, size)
+        if count:
+            words.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(words) or "Less than 1 second"
