@@ -37,7 +37,7 @@ def _visit(api, frozen, contact, alias, at, start):
 
 @pytest.fixture
 def visits(api, frozen):
-    """ann's six hits on the offer page at VISITS (frozen time), and the moment of the first."""
+    """The six hits of ann on the offer page at VISITS (frozen time), and the moment of the first."""
     page = make_page(api)
     ann = _contact(api, "ann@example.com")
     start = frozen.moment.replace(microsecond=0) + timedelta(minutes=1)
@@ -100,7 +100,7 @@ DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko
 
 @pytest.fixture
 def lifecycle(api):
-    """VIP holds ann (a phone, stage Prospect) and bob (a desktop, Prospect, owned by `owner`);
+    """Segment VIP holds ann (a phone, stage Prospect) and bob (a desktop, Prospect, owned by `owner`);
     Others holds ann and cat (stage "Customer for life", no device); Dormant (unpublished stage) dan."""
     owner = _as(api, "owner", {"lead:leads": ["viewown"], "lead:lists": ["viewother"], "stage:stages": ["view"]})
     stages = {name: new_stage(api, name) for name in ("Prospect", "Customer for life")}
