@@ -1,6 +1,7 @@
 """The data of Mautic's contact and segment widgets that are no time chart: anonymous vs
 identified contacts, created contacts, top segments, top contact creators and owners, the lifecycle
-(a column per segment), segment build times and the map (`{height, data: {country code:
+(a column per segment, its stages and devices bars from `widget_lifecycle.py`), segment build
+times (the last builds `segments/rebuilds.py` keeps) and the map (`{height, data: {country code:
 contacts}}`). Each reads the contacts or segments the caller may view, or the segment membership
 events of segments it may view."""
 
