@@ -81,6 +81,7 @@ def test_a_click_is_recorded_and_redirected_only_when_signed(api):
         "statId": hit["details"]["statId"],
         "url": "https://shop.example/offer",
         "source": "email",
+        "dateLeft": None,  # no later hit: never left
     }
     tampered = link.replace("shop.example", "evil.example")
     assert _public(api, tampered).status_code == 404

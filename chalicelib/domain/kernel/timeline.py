@@ -5,13 +5,15 @@ last) written in the same transaction as the contact change, so none is lost. Ev
 from one counter; the API's `eventId` is the event type followed by that id (compat 9.1).
 Every event is also in the feed of all contacts' events (the store's feed index, one bucket
 `timeline#<id // 1000>` per 1,000 ids), which `GET /contacts/activity` reads newest first.
+A `page.hit` is shown with `details.dateLeft`, derived as it is read (`time_on_page.py`).
 """
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
-from chalicelib.domain.kernel import batching, clock
+from chalicelib.domain.kernel import batching, clock, time_on_page
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import JSON, Doc, Event
 from chalicelib.store import port as store
@@ -184,7 +186,7 @@ def read(contact_id: JSON, filters: Doc, order: Order, page: int, limit: int) ->
     """The timeline object of compat 9.1: filtered, ordered, paged events of one contact."""
     wanted = Filters(filters)
     column, direction = order
-    events = [d for d in store.iterate(kind(contact_id), descending=True) if wanted.match(d)]
+    events = [d for d in with_date_left(store.iterate(kind(contact_id), descending=True), True) if wanted.match(d)]
     key: Callable[[Doc], Any] = (
         (lambda d: str(d.get("eventLabel") or "").lower())
         if column == "eventLabel"
@@ -206,12 +208,27 @@ def read_all(filters: Doc, order: Order, page: int, limit: int) -> Doc:
         raise invalid("order", "All contacts' activity is ordered by timestamp.")
     start = (page - 1) * limit
     found = []
-    for doc in all_events(direction == "DESC"):
+    for doc in with_date_left(all_events(direction == "DESC"), direction == "DESC"):
         if wanted.match(doc):
             found.append(doc)
             if len(found) > start + limit:
                 break
     return _answer(found[start : start + limit], wanted, order, page, limit, len(found))
+
+
+def _hit_key(doc: Doc) -> tuple[Hashable | None, datetime]:
+    return (doc["contactId"] if doc["event"] == "page.hit" else None), time_on_page.moment(doc["timestamp"])
+
+
+def with_date_left(events: Iterable[Doc], descending: bool) -> Iterator[Doc]:
+    """The events (in id order, newest first when `descending`) with each `page.hit`'s
+    `details.dateLeft`: when its contact's next hit came within the session, else None
+    (`time_on_page.py`; read oldest first, a hit waits for the events of a session after it)."""
+    derive = time_on_page.newest_first if descending else time_on_page.oldest_first
+    for doc, left in derive(events, _hit_key):
+        if doc["event"] == "page.hit":
+            doc = dict(doc, details=dict(doc.get("details") or {}, dateLeft=clock.iso(left) if left else None))
+        yield doc
 
 
 def contact_events(contact_id: JSON, descending: bool = True) -> Iterator[Doc]:

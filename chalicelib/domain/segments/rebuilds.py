@@ -7,6 +7,11 @@ one `batch` message per range; each batch re-evaluates its contacts against ever
 segment (`service.refresh`, conditional on each contact's revision, so a contact written during
 the rebuild ends up right) and counts itself done once (a marker per batch). A newer generation
 makes older messages no-ops. A job re-queues rebuilds left queued or stalled (a lost message).
+
+A finished rebuild also puts the segment's last build (`built` / <segment id>: `lastBuiltDate`, when
+it finished, and `lastBuiltTime`, its seconds from plan to finish; Mautic's LeadList fields), an item
+of its own since the next rebuild's state replaces this one's in the segment's write: one PutItem
+per rebuild, in the worker, nothing on a segment or contact write.
 """
 
 from collections.abc import Sequence
@@ -24,6 +29,7 @@ from chalicelib.store import port as store
 from chalicelib.store import queues
 
 KIND = "rebuild"
+BUILT = "built"
 QUEUE = "segments"
 STUCK = {"queued": timedelta(minutes=2), "building": timedelta(minutes=15)}
 
@@ -129,7 +135,19 @@ def _finish(segment: int, generation: int) -> None:
         try:
             store.replace(KIND, state)
         except store.Stale:
-            pass  # a newer rebuild took over
+            return  # a newer rebuild took over
+        store.put(BUILT, {"id": segment, "lastBuiltDate": state["finishedAt"], "lastBuiltTime": _seconds(state)})
+
+
+def _seconds(state: Doc) -> float:
+    """A finished rebuild's duration in seconds, from its plan to its last batch."""
+    started = state.get("startedAt") or state["finishedAt"]
+    return (clock.parse(state["finishedAt"]) - clock.parse(started)).total_seconds()
+
+
+def last_builds(segment_ids: Sequence[int]) -> dict[int, Doc]:
+    """{segment id: {lastBuiltDate, lastBuiltTime}} of the segments built at least once (1 BatchGetItem per 100)."""
+    return store.batch_get(BUILT, segment_ids) if segment_ids else {}
 
 
 def purge(segment_id: int) -> None:
@@ -140,6 +158,7 @@ def purge(segment_id: int) -> None:
 def purge_members(segment: int) -> None:
     """Drop a deleted segment's rows from its members' documents and its index."""
     ctx = Context()
+    store.remove(BUILT, segment)
     for row in list(store.iterate(membership.members_kind(segment))):
         contact = store.get(CONTACT.kind, row["id"])
         if contact is None:

@@ -1,12 +1,14 @@
 """The tables of the stats catalogue (`stats_catalogue.py`) answered from timeline events: the
 events of one type (the all-contacts feed, or one contact's timeline for `where lead_id eq N`), through
-`messaging/stats_tables.py` for the tables it had before (docs/activity-and-stats.md). Also the
+`messaging/stats_tables.py` for the tables it had before (docs/activity-and-stats.md), `page_hits` with
+the `date_left` derived as it is read (`kernel/time_on_page.py`). Also the
 `Reader` every table's read is, and `bounded`, the read limit they share.
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from datetime import datetime
 
-from chalicelib.domain.kernel import timeline
+from chalicelib.domain.kernel import time_on_page, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import stats_tables
@@ -47,6 +49,22 @@ def _legacy(table: str, renamed: dict[str, str] | None = None) -> Reader:
             yield {renamed.get(k, k) if renamed else k: v for k, v in row.items()}
 
     return read
+
+
+def _hit_key(row: Doc) -> tuple[Hashable | None, datetime]:
+    return row["lead_id"], time_on_page.moment(row["date_hit"])
+
+
+def _with_date_left(read: Reader) -> Reader:
+    """A reader of `page_hits` rows with `date_left`: the date of the contact's next hit within the
+    session, else None (`time_on_page.py`)."""
+
+    def with_left(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
+        derive = time_on_page.newest_first if descending else time_on_page.oldest_first
+        for row, left in derive(read(descending, contact_id, ctx, refusal), _hit_key):
+            yield dict(row, date_left=left.strftime("%Y-%m-%d %H:%M:%S") if left else None)
+
+    return with_left
 
 
 def _download(e: Doc) -> list[Doc]:
@@ -123,7 +141,7 @@ READERS: dict[str, Reader] = {
     "lead_event_log": _legacy("lead_event_log"),
     "lead_points_change_log": _legacy("lead_points_change_log", {"name": "event_name"}),
     "lead_stages_change_log": _events(("stage.changed",), _stage_change),
-    "page_hits": _legacy("page_hits"),
+    "page_hits": _with_date_left(_legacy("page_hits")),
     "point_lead_action_log": _events(("point.gained",), _point_action),
     "point_lead_event_log": _events(("point.gained",), _trigger_events),
     "sms_message_stats": _events(("sms.sent", "sms.failed"), _sms),

@@ -1,6 +1,7 @@
 """The data of Mautic's contact and segment widgets that are no time chart: anonymous vs
 identified contacts, created contacts, top segments, top contact creators and owners, the lifecycle
-(a column per segment), segment build times and the map (`{height, data: {country code:
+(a column per segment, its stages and devices bars from `widget_lifecycle.py`), segment build
+times (the last builds `segments/rebuilds.py` keeps) and the map (`{height, data: {country code:
 contacts}}`). Each reads the contacts or segments the caller may view, or the segment membership
 events of segments it may view."""
 
@@ -16,7 +17,8 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
-from chalicelib.domain.views import widget_filters
+from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.views import widget_filters, widget_lifecycle
 from chalicelib.domain.views.time_range import Range
 from chalicelib.domain.views.widget_base import (
     Build,
@@ -128,60 +130,108 @@ def _map(span: Range, limit: int, height: int, ctx: Context, params: Params) -> 
 LIFETIME_SEGMENTS = 4  # Mautic's columns without `filter[flag]`
 
 
-def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Context) -> list[tuple[str, str, int]]:
-    """[(name, link, contacts)] of the published segments the caller may view holding the most of
-    `contacts` (LIFETIME_SEGMENTS of them), or of the `wanted` ones (0: all contacts, last)."""
+Column = tuple[int, str, str, int]  # (segment id, 0: all contacts; name; link; contacts)
+
+
+def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Context) -> list[Column]:
+    """The published segments the caller may view holding the most of `contacts` (LIFETIME_SEGMENTS
+    of them), or the `wanted` ones (0: all contacts, last)."""
     counts: Counter[int] = Counter(
         int(key) for doc in contacts for key in doc.get("segments") or {} if widget_filters.in_segment(doc, key)
     )
+    everyone = [(0, "All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
     if not access.allowed(ctx, registry.resource("segment"), Action.VIEW):
-        return [("All Contacts", "/s/contacts", len(contacts))] if wanted is not None and 0 in wanted else []
+        return everyone
     ids = [i for i in (wanted if wanted is not None else counts) if i]
     seen = visible_ids(ctx, "segment", ids)
     segments = {i: d for i, d in _docs(ctx, "segment", seen).items() if is_published(d, ctx.now)}
     top = sorted(segments, key=lambda i: (-counts[i], i))[: len(ids) if wanted is not None else LIFETIME_SEGMENTS]
     columns = [
-        (str(segments[i].get("name")), f"/s/contacts?search=segment:{segments[i].get('alias')}", counts[i]) for i in top
+        (i, str(segments[i].get("name")), f"/s/contacts?search=segment:{segments[i].get('alias')}", counts[i])
+        for i in top
     ]
-    if wanted is not None and 0 in wanted:
-        columns.append(("All Contacts", "/s/contacts", len(contacts)))
-    return columns
+    return columns + everyone
 
 
 def _lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `lead.lifetime`: a column per segment (the 4 holding the most contacts created in the
     range, or the ids of `filter[flag]`, 0 for all contacts) with its contacts created in the range;
-    one column of all contacts when no segment has any."""
+    one column of all contacts when no segment has any. Under each, the bars of the memberships
+    begun in the range by stage and by device (`widget_lifecycle.py`)."""
     wanted = None if params.flag in (None, "") else [_segment_id(i) for i in widget_filters.listed(params.flag)]
     contacts = list(_created_contacts(span, ctx))
-    columns = _segment_columns(contacts, wanted, ctx) or [("All contacts", "/s/contacts", len(contacts))]
+    columns = _segment_columns(contacts, wanted, ctx) or [(0, "All contacts", "/s/contacts", len(contacts))]
+    rows = widget_lifecycle.memberships(span, ctx)
+    of_column = [[row for row in rows if i in (0, row[0])] for i, _, _, _ in columns]
     return {
-        "columnName": [name for name, _, _ in columns],
-        "value": [count for _, _, count in columns],
+        "columnName": [name for _, name, _, _ in columns],
+        "value": [count for _, _, _, count in columns],
         "width": 100 / len(columns),
-        "link": [link for _, link, _ in columns],
+        "link": [link for _, _, link, _ in columns],
         "chartType": "pie",
         "chartHeight": height - 180,
-        "chartItems": [pie([(name, count)], height)["chartData"] for name, _, count in columns],
-        "stages": [],
-        "devices": [],
+        "chartItems": [pie([(name, count)], height)["chartData"] for _, name, _, count in columns],
+        "stages": [widget_lifecycle.stages(found, ctx) for found in of_column],
+        "devices": [widget_lifecycle.devices(found) for found in of_column],
     }
 
 
-def _segment_id(value: str) -> int:
+def _segment_id(value: str, field: str = "filter[flag]") -> int:
     if not value.isdigit():
-        raise invalid("filter[flag]", "The lifecycle's flag lists segment ids (0: all contacts).")
+        raise invalid(field, "A list of segment ids is expected (the lifecycle's 0: all contacts).")
     return int(value)
 
 
 def _build_times(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
-    """Mautic's `segments.build.time`: the segments; their last build time is not kept (null)."""
-    raw = []
-    for doc in _visible_docs(ctx, "segment"):
-        raw.append({"id": doc["id"], "name": doc.get("name"), "createdByUser": doc.get("createdByUser")})
-        if len(raw) >= limit:
-            break
-    for row in raw:
-        row["lastBuiltTime"] = None
+    """Mautic's `segments.build.time` (ListModel::getSegmentsBuildTime): the published segments the
+    caller may view (those of `filter[segments]`), by their last build's duration (`filter[order]`,
+    desc by default; a segment never built has none, first ascending and last descending, as MySQL
+    sorts a null), each with that duration in words (DateHelper::formatRange)."""
+    descending = _order(params.order)
+    wanted = {_segment_id(i, "filter[segments]") for i in params.segments}
+    found = [
+        doc
+        for doc in _visible_docs(ctx, "segment")
+        if doc.get("isPublished", True) and (not wanted or doc["id"] in wanted)
+    ]
+    built = rebuilds.last_builds([doc["id"] for doc in found])
+    raw = [
+        {"id": doc["id"], "name": doc.get("name"), "createdByUser": doc.get("createdByUser")}
+        | {k: (built.get(doc["id"]) or {}).get(k) for k in ("lastBuiltDate", "lastBuiltTime")}
+        for doc in found
+    ]
+    raw.sort(key=lambda r: r["id"])
+    raw.sort(key=lambda r: (r["lastBuiltTime"] is not None, r["lastBuiltTime"] or 0), reverse=descending)
     head = ["mautic.dashboard.label.title", "mautic.core.createdby", "mautic.lead.list.last_built_time"]
-    return table(head, raw, lambda r: [{"value": r["name"]}, {"value": r["createdByUser"]}, {"value": None}])
+    return table(
+        head,
+        raw[:limit],
+        lambda r: [
+            _link(r["name"], f"/s/segments/view/{r['id']}"),
+            {"value": r["createdByUser"]},
+            {"value": duration(r["lastBuiltTime"])},
+        ],
+    )
+
+
+def _order(value: JSON) -> bool:
+    """True for descending: `filter[order]` asc or desc (desc by default); a 400 naming it otherwise."""
+    order = str(value or "desc").lower()
+    if order not in ("asc", "desc"):
+        raise invalid("filter[order]", "This value should be asc or desc.")
+    return order == "desc"
+
+
+UNITS = (("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def duration(seconds: float | None) -> str:
+    """Mautic's words for a build time: `gmdate('H:i:s')` of its whole seconds (days wrap) read by
+    DateHelper::formatRange, `1 hour 2 minutes 5 seconds`, or `Less than 1 second`."""
+    left = int(seconds or 0) % 86400
+    words = []
+    for unit, size in UNITS:
+        count, left = divmod(left, size)
+        if count:
+            words.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(words) or "Less than 1 second"

@@ -5,9 +5,11 @@ upcoming emails. Each counts the timeline events of its range whose document (as
 page, automation, contact) the caller may view, or lists the documents of a kind it may view."""
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from datetime import datetime, timedelta
 
-from chalicelib.domain.kernel import clock, registry, service
+from chalicelib.domain.kernel import clock, registry, service, time_on_page
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
@@ -34,7 +36,8 @@ from chalicelib.domain.views.widget_base import (
 )
 from chalicelib.domain.views.widget_filters import Params
 
-DWELL_TIMES = ("< 1m", "1 - 5m", "5 - 10m", "> 10m")  # Mautic's labels; no hit records when it was left
+# (label, from, till): seconds on the page, from included (HitRepository::getDwellTimeLabels)
+DWELL_TIMES = (("< 1m", 0, 60), ("1 - 5m", 60, 300), ("5 - 10m", 300, 600), ("> 10m", 600, 999999))
 
 
 def _downloads_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
@@ -57,9 +60,24 @@ def _returning_pie(span: Range, limit: int, height: int, ctx: Context, params: P
     return pie([("Unique", len(per_visitor) - returning), ("Returning", returning)], height)
 
 
+def _hit_key(event: Doc) -> tuple[Hashable | None, datetime]:
+    return contact_of(event), time_on_page.moment(event["timestamp"])
+
+
 def _dwell_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
-    hits = guarded(_of(events_in(span), "page.hit"), ctx, "page", PAGE)
-    return pie([(label, len(hits) if i == 0 else 0) for i, label in enumerate(DWELL_TIMES)], height)
+    """Mautic's `dwell.times`: the range's hits by their time on the page (until the contact's next
+    hit within the session, read up to a session past the range: `time_on_page.py`); a hit never
+    left counts in no bucket, as Mautic's TIMESTAMPDIFF of a null `date_left` is in none."""
+    wider = replace(span, end=span.end + timedelta(seconds=time_on_page.SESSION_SECONDS)) if span.end else span
+    end = span.db()[1] or "9999"
+    timed = [
+        (event, time_on_page.seconds(time_on_page.moment(event["timestamp"]), left) or 0)
+        for event, left in time_on_page.newest_first(_of(events_in(wider), "page.hit"), _hit_key)
+        if left and (db_value(event["timestamp"]) or "") <= end
+    ]
+    seen = {event["id"] for event in guarded([event for event, _ in timed], ctx, "page", PAGE)}
+    counted = [on_page for event, on_page in timed if event["id"] in seen]
+    return pie([(label, sum(low <= n < high for n in counted)) for label, low, high in DWELL_TIMES], height)
 
 
 def _devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) -> Build:

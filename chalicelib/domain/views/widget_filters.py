@@ -29,10 +29,13 @@ CONTACT_KEYS = ("companyId", "campaignId", "segmentId")
 @dataclass(frozen=True)
 class Params:
     """A widget's filters: `flag` (a name, or a list of segment ids for `lead.lifetime`), `dataset`
-    names, and the contact filters (None: not filtered)."""
+    names, the contact filters (None: not filtered), and `segments.build.time`'s `order` and
+    `segments` (ids)."""
 
     flag: JSON = None
     dataset: tuple[str, ...] = ()
+    order: JSON = None
+    segments: tuple[str, ...] = ()
     company_id: int | None = None
     campaign_id: int | None = None
     segment_id: int | None = None
@@ -76,6 +79,8 @@ def parse(query: Mapping[str, JSON]) -> Params:
     return Params(
         flag=found.get("flag"),
         dataset=_names(dataset, "dataset"),
+        order=found.get("order"),
+        segments=_names(found.get("segments"), "filter[segments]"),
         **{
             name: _id(found.get(key), f"filter[{key}]")
             for name, key in zip(("company_id", "campaign_id", "segment_id"), CONTACT_KEYS, strict=True)
