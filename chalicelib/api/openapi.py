@@ -30,7 +30,7 @@ _TYPES: dict[Callable[..., Any], Doc] = {
     a.as_bool: {"type": "boolean"},
     a.as_datetime: {"type": "string", "format": "date-time"},
     a.as_list: {"type": "array"},
-    a.as_object: {"type": "object"},
+    a.as_object: {"type": ["object", "array"], "maxItems": 0},  # an empty object may be `[]` (PHP)
     a.as_php_array: {"type": ["array", "object"]},
     a.as_id: {"type": "integer", "minimum": 1},
     a.id_list: {"type": "array", "items": {"type": "integer", "minimum": 1}},

@@ -8,8 +8,9 @@ batch-edited where the batch routes exist; each answer must hold every field sen
 The only differences allowed are Mautic's own, each listed in `ALLOWED`/a case's `allowed` with the
 Mautic source it comes from (docs/api-contract.md, "What comes back"). Each (resource, operation) is
 its own test, whose message lists every field that differs. Also: what PHP clients send (1/0, digit
-strings, `Y-m-d H:i:s`) comes back in Mautic's normal form; a document read and PUT back as read is
-unchanged; a category named by title resolves only among those the caller may view.
+strings, `Y-m-d H:i:s`) comes back in Mautic's normal form, and an empty object sent as `[]` (PHP's
+empty array) as `[]`; a document read and PUT back as read is unchanged; a category named by title
+resolves only among those the caller may view.
 """
 
 from __future__ import annotations
@@ -419,7 +420,7 @@ def _events(r: Refs) -> list[dict]:
             "type": "email.open",
             "eventType": "decision",
             "order": 2,
-            "properties": {},
+            "properties": [],  # an empty object as PHP clients send it
             "triggerMode": None,
             "triggerDate": None,
             "triggerInterval": None,
@@ -538,7 +539,7 @@ def _form(r: Refs) -> dict:
                 "mappedObject": "contact",
                 "mappedField": "email",
             },
-            {"label": "Submit", "alias": "submit", "type": "button", "order": 2, "properties": {}},
+            {"label": "Submit", "alias": "submit", "type": "button", "order": 2, "properties": []},  # PHP's empty array
         ],
         "actions": [
             {
@@ -1446,6 +1447,8 @@ PHP_CASES = [
             "readCount": "4",
             "publishUp": "2026-03-01 10:00:00",
             "publishDown": "2026-09-30T20:30:00+02:00",
+            "utmTags": [],
+            "headers": [],
         },
         {
             "isPublished": "bool",
@@ -1478,7 +1481,8 @@ PHP_CASES = [
 
 @pytest.mark.parametrize("prefix,key,body,kinds", PHP_CASES, ids=[c[0] for c in PHP_CASES])
 def test_php_client_forms_come_back_in_mautics_normal_form(api, prefix, key, body, kinds):
-    """What the api-library sends from PHP arrays: answered in Mautic's normal form, nothing else changed."""
+    """What the api-library sends from PHP arrays: answered in Mautic's normal form, nothing else changed (an
+    empty object sent as `[]` is answered `[]`)."""
     allowed = {name: _php_equivalent(name, kind) for name, kind in kinds.items()}
     if prefix == "contacts":
         allowed |= {"email": in_fields("email")}

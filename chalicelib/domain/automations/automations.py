@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection, Mapping
 from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
@@ -143,17 +144,18 @@ def _temporary(event: Doc) -> Doc:
     return copied
 
 
-def _canvas_refs(canvas: Doc | None, event_ids: Collection[str]) -> Doc:
-    """A copy of a canvas whose event references are temporary ids again (`new<old id>`)."""
-    canvas = copy.deepcopy(canvas or {})
-    for node in canvas.get("nodes") or []:
+def _canvas_refs(canvas: JSON, event_ids: Collection[str]) -> JSON:
+    """A copy of a canvas whose event references are temporary ids again (`new<old id>`); an empty one
+    is copied as it is, `[]` or `{}`."""
+    copied = copy.deepcopy(canvas) if canvas is not None else {}
+    for node in a.object_in(copied).get("nodes") or []:
         if isinstance(node, dict) and str(node.get("id")) in event_ids:
             node["id"] = f"new{node['id']}"
-    for line in canvas.get("connections") or []:
+    for line in a.object_in(copied).get("connections") or []:
         for end in ("sourceId", "targetId"):
             if isinstance(line, dict) and str(line.get(end)) in event_ids:
                 line[end] = f"new{line[end]}"
-    return canvas
+    return copied
 
 
 def change_member(automation_id: EntityId, contact_id: EntityId, added: bool, ctx: Context) -> None:

@@ -82,13 +82,20 @@ def as_php_array(value: JSON) -> list[JSON] | dict[str, JSON]:
     raise Invalid("This value should be an array.")
 
 
-def as_object(value: JSON) -> dict[str, JSON]:
-    """The value as an object (`[]`, how PHP clients send an empty one, is `{}`)."""
+def as_object(value: JSON) -> dict[str, JSON] | list[JSON]:
+    """The value as an object. An empty one stays as sent: `[]` (how PHP clients encode an empty array,
+    and how Mautic answers one) or `{}`, so a client comparing what it sent with the answer finds it;
+    readers take the object through `object_in`."""
     if isinstance(value, dict):
         return value
-    if value == []:
-        return {}
+    if isinstance(value, list) and not value:
+        return value
     raise Invalid("This value should be an object.")
+
+
+def object_in(value: JSON) -> dict[str, JSON]:
+    """The object an object attribute holds: `{}` for an empty one stored as `[]`, or for no value."""
+    return value if isinstance(value, dict) else {}
 
 
 def as_id(value: JSON) -> int:
@@ -224,7 +231,7 @@ def php_array(name: str, **kw: Any) -> Attr:
 
 
 def obj(name: str, **kw: Any) -> Attr:
-    """An object attribute (empty by default)."""
+    """An object attribute (`{}` by default); an empty one is answered as sent, `[]` or `{}`."""
     kw.setdefault("default", {})
     return Attr(name, as_object, **kw)
 
