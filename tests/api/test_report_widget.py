@@ -107,9 +107,9 @@ def test_every_graph_of_the_visits_report(api, visits):
         "mautic.page.table.most.visited.unique",
     ]
     time_on_site = chart(api, 1, "mautic.page.graph.line.time.on.site")
-    assert line_totals(time_on_site) == {"Average time on site in seconds": 0}  # no hit records when it was left
-    assert pie_values(chart(api, 1, "mautic.page.graph.pie.time.on.site")) == {
-        "< 1m": 0,
+    assert line_totals(time_on_site)["Average time on site in seconds"] < 60  # Pia's first hit, left by her second
+    assert {k.split(";")[0]: v for k, v in pie_values(chart(api, 1, "mautic.page.graph.pie.time.on.site")).items()} == {
+        "< 1m": 1,
         "1 - 5m": 0,
         "5 - 10m": 0,
         "> 10m": 0,
@@ -296,3 +296,17 @@ def test_a_graph_reads_the_report_s_rows_in_batches(api):
         measured[count] = cost(api, path)
         assert "GetItem" not in measured[count] or measured[count]["GetItem"] <= 2, measured
     assert sum(measured[36].values()) <= sum(measured[12].values()) + 6, measured
+
+
+def test_time_on_site_is_the_time_to_the_contact_s_next_hit(api, frozen):
+    """A hit is left when the same contact's next hit comes within Mautic's 1800 s session
+    (`kernel/time_on_page.py`); the last hit, and one followed only after the session, are not."""
+    make_page(api)
+    pia = api.post("/api/contacts/new", {"email": "pia@example.com"}).json["contact"]
+    start = frozen.moment.replace(microsecond=0)
+    for seconds in (0, 200, 200 + 2000):
+        frozen.moment = start + timedelta(seconds=seconds)
+        browse(api, "/spring-offer", cookie=pia["id"])
+    assert line_totals(chart(api, 1, "mautic.page.graph.line.time.on.site")) == {"Average time on site in seconds": 200}
+    pie = pie_values(chart(api, 1, "mautic.page.graph.pie.time.on.site"))
+    assert pie == {"< 1m; 0x, 0%": 0, "1 - 5m; 1x, 100%": 1, "5 - 10m; 0x, 0%": 0, "> 10m; 0x, 0%": 0}

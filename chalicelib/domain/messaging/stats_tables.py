@@ -71,7 +71,7 @@ def _hit(e: Doc) -> Doc:
         "email_id": None,
         "lead_id": e["contactId"],
         "date_hit": e["timestamp"],
-        "date_left": d.get("dateLeft"),  # when the visitor left, if recorded (else unknown)
+        "date_left": None,  # derived from the next hit as read (views/stats_event_tables.py hits_left)
         "url": d.get("url"),
         "url_title": d.get("title") or (d.get("page") or {}).get("title"),
         "referer": d.get("referer"),

@@ -2,9 +2,9 @@
 ReportSubscribers draw them (`onReportGraphGenerate`) from the report's rows: page hits, asset
 downloads and form submissions.
 
-A hit's time on the page is its `ph.date_left` (the `dateLeft` a page.hit event records) less its
-`ph.date_hit`; hits without one are left out of the time-on-site graphs, as Mautic's
-`date_left IS NOT NULL`. The device of a hit is its contact's first device (hits keep none)."""
+A hit's time on the page is its `ph.date_left` (the contact's next hit within the session, derived
+as read) less its `ph.date_hit`; hits without one are left out of the time-on-site graphs, as
+Mautic's `date_left IS NOT NULL`. The device of a hit is its contact's first device (hits keep none)."""
 
 from collections import Counter
 

@@ -55,14 +55,19 @@ def _hit_key(row: Doc) -> tuple[Hashable | None, datetime]:
     return row["lead_id"], time_on_page.moment(row["date_hit"])
 
 
+def hits_with_date_left(rows: Iterable[Doc], descending: bool) -> Iterator[Doc]:
+    """`page_hits` rows (in that order) with `date_left`: the date of the contact's next hit within the
+    session, else None (`time_on_page.py`), as a database string."""
+    derive = time_on_page.newest_first if descending else time_on_page.oldest_first
+    for row, left in derive(rows, _hit_key):
+        yield dict(row, date_left=left.strftime("%Y-%m-%d %H:%M:%S") if left else None)
+
+
 def _with_date_left(read: Reader) -> Reader:
-    """A reader of `page_hits` rows with `date_left`: the date of the contact's next hit within the
-    session, else None (`time_on_page.py`)."""
+    """A reader of `page_hits` rows with `date_left` (`hits_with_date_left`)."""
 
     def with_left(descending: bool, contact_id: int | None, ctx: Context, refusal: Exception) -> Iterator[Doc]:
-        derive = time_on_page.newest_first if descending else time_on_page.oldest_first
-        for row, left in derive(read(descending, contact_id, ctx, refusal), _hit_key):
-            yield dict(row, date_left=left.strftime("%Y-%m-%d %H:%M:%S") if left else None)
+        return hits_with_date_left(read(descending, contact_id, ctx, refusal), descending)
 
     return with_left
 
