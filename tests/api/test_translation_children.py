@@ -12,6 +12,7 @@ import pytest
 
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import FORBIDDEN, _as
+from tests.bench.conftest import dynamodb_calls
 
 # prefix, singular, plural, the title attribute, the children lists it has
 RESOURCES = {
@@ -172,3 +173,43 @@ def test_a_limited_user_may_not_attach_a_child_to_a_parent_she_may_not_edit(api)
     assert_error(mallory.patch(f"/api/emails/{child_id}/edit", {"translationParent": theirs["id"]}), 403)
     assert mallory.patch(f"/api/emails/{child_id}/edit", {"translationParent": None}).status_code == 200
     assert mallory.get(f"/api/emails/{parent['id']}").json["email"]["translationChildren"] == []
+
+
+def _new_form(api):
+    response = api.post("/api/forms/new", {"name": "Unsubscribe"})
+    assert response.status_code == 201, response.json
+    return response.json["form"]["id"]
+
+
+def test_what_children_cost_in_dynamodb_calls(api):
+    """Reading a parent costs what reading any email that references something costs (its children
+    are read in the one BatchGetItem of what it references); a child's write puts its parents in its
+    transaction and reads the parent it leaves (the one it joins is read by the reference check);
+    a write that moves no parent reference, or a parent's delete, writes what it did."""
+    parent, other = _new(api, "emails", "Parent"), _new(api, "emails", "Other")
+
+    def calls(method, path, body=None):
+        with dynamodb_calls() as counted:
+            assert api.call(method, path, body).status_code in (200, 201)
+        return dict(counted)
+
+    def more(counts, **extra):
+        return {op: n for op in {*counts, *extra} if (n := counts.get(op, 0) + extra.get(op, 0))}
+
+    referencing = _new(api, "emails", "Referencing", unsubscribeForm=_new_form(api))
+    referencing_get = calls("GET", f"/api/emails/{referencing['id']}")  # versions, email, its counts, the form
+    plain_create = calls("POST", "/api/emails/new", {"name": "Plain", "unsubscribeForm": _new_form(api)})
+    for n in range(5):
+        _new(api, "emails", f"Child {n}", translationParent=parent["id"])
+    assert calls("GET", f"/api/emails/{parent['id']}") == referencing_get
+    assert calls("POST", "/api/emails/new", {"name": "Sixth", "translationParent": parent["id"]}) == plain_create
+    first, second = (c["id"] for c in _get(api, "emails", parent["id"])["translationChildren"][:2])
+    renamed = calls("PATCH", f"/api/emails/{first}/edit", {"name": "Renamed"})  # one PutItem, as before
+    assert renamed == {"GetItem": 2, "BatchGetItem": 4, "PutItem": 1}
+    moved = calls("PATCH", f"/api/emails/{first}/edit", {"translationParent": other["id"]})
+    assert moved == more(renamed, BatchGetItem=1, PutItem=-1, TransactWriteItems=1)
+    lone = _new(api, "emails", "Lone")
+    lone_delete = calls("DELETE", f"/api/emails/{lone['id']}/delete")
+    assert calls("DELETE", f"/api/emails/{second}/delete") == more(lone_delete, BatchGetItem=1)
+    parent_delete = calls("DELETE", f"/api/emails/{parent['id']}/delete")  # no child written
+    assert parent_delete == more(lone_delete, BatchGetItem=1)  # the answer shows its children
