@@ -21,6 +21,7 @@ from typing import Any
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
+    Checked,
     Conflict,
     Missing,
     Stale,
@@ -29,6 +30,7 @@ from chalicelib.store.common import (
     claimable,
     unique_changes,
     unique_key,
+    watched,
 )
 from chalicelib.store.port import Derived, Document, EntityId, Extra, Loser, Uniques
 
@@ -80,8 +82,10 @@ class Transaction:
         self._check_item(key, condition)
         self.writes.append(lambda: self.store.items.__setitem__(key, item))
 
-    def overwrite(self, key: Key, doc: Document) -> None:
-        """Set a document whatever was stored, its revision moving on (`entities._overwrite`)."""
+    def overwrite(self, key: Key, doc: Document, condition: Callable[[Item | None], bool] | None = None) -> None:
+        """Set a document whatever was stored (or when `condition` holds for it), its revision moving
+        on (`entities._overwrite`)."""
+        self._check_item(key, condition)
 
         def write() -> None:
             old = self.store.items.get(key)
@@ -266,6 +270,8 @@ class MemoryStore:
                 tx.count(f"count#{kind}", derived_doc.n)
             elif derived_doc is None:
                 tx.drop((kind, int(entity_id)))
+            elif isinstance(derived_doc, Checked):
+                tx.overwrite((kind, int(entity_id)), dict(derived_doc.doc, id=int(entity_id)), _at(derived_doc.rev))
             else:
                 tx.overwrite((kind, int(entity_id)), dict(derived_doc, id=int(entity_id)))
 
@@ -296,13 +302,22 @@ class MemoryStore:
             tx.count(f"version#{kind}", 1)
 
     def _explain(
-        self, kind: str, entity_id: int, claimed: Mapping[str, Any], creating: bool = False, rev: int | None = None
+        self,
+        kind: str,
+        entity_id: int,
+        claimed: Mapping[str, Any],
+        creating: bool = False,
+        rev: int | None = None,
+        derived: Iterable[Derived] | None = None,
     ) -> Exception:
         """Why a refused write was refused, as `entities._commit` tells it."""
         taken = [f for f, v in claimed.items() if self.lookup(kind, f, v) not in (None, entity_id)]
         current = self.get(kind, entity_id)
         if taken:
             return Conflict(taken)
+        moved = [i for k, i, r in watched(derived) if (self.get(k, i) or {}).get("_rev") != r]
+        if moved:
+            return Stale(moved[0])
         if creating and current is not None:
             return Conflict(["id"])
         if current is None:
@@ -328,7 +343,7 @@ class MemoryStore:
         try:
             tx.commit()
         except Refused as error:
-            raise self._explain(kind, int(doc["id"]), claimable(uniques), creating=True) from error
+            raise self._explain(kind, int(doc["id"]), claimable(uniques), True, derived=derived) from error
         doc["_rev"] = 1
 
     def create_many(self, entries: Sequence[Mapping[str, Any]]) -> list[Exception | None]:
@@ -381,7 +396,7 @@ class MemoryStore:
         try:
             tx.commit()
         except Refused as error:
-            raise self._explain(kind, entity_id, added, rev=rev) from error
+            raise self._explain(kind, entity_id, added, rev=rev, derived=derived) from error
         doc["_rev"] = (rev or 0) + 1
 
     def delete(
@@ -404,7 +419,7 @@ class MemoryStore:
         try:
             tx.commit()
         except Refused as error:
-            raise self._explain(kind, entity_id, {}) from error
+            raise self._explain(kind, entity_id, {}, derived=derived) from error
 
     def merge(
         self,

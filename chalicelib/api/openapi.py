@@ -311,6 +311,8 @@ def _read_schema(resource: Resource) -> Doc:
     for attr in resource.all_attrs:
         if not attr.hidden:
             props[attr.name] = _nullable(_attr_schema(attr))
+            if attr.ref and attr.coerce is a.id_list:  # answered as the referenced documents' summaries
+                props[attr.name] = {"type": "array", "items": {"type": "object", "required": ["id"]}}
     for spec in resource.nested:
         props[spec.name] = {"type": "array", "items": {"type": "object"}}
     return {"type": "object", "required": ["id"], "properties": props, "additionalProperties": True}

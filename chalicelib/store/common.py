@@ -1,5 +1,5 @@
 """What every store implementation shares (`store/port.py`): the exceptions the domain catches,
-the `Tally` derived item, and the keys of a read document that are not stored in it."""
+the `Tally` and `Checked` derived items, and the keys of a read document that are not stored in it."""
 
 from __future__ import annotations
 
@@ -36,14 +36,30 @@ class Tally:
     n: int
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A derived item `(kind, id, Checked(doc, rev))` putting another stored document, read at revision
+    `rev`, only while that is still its revision (a parent's list of its children, kept in step with the
+    child's write): else the whole write is `Stale` and runs again on a fresh read."""
+
+    doc: dict[str, Any]
+    rev: int
+
+
 # The types of what crosses the port (`store/port.py` re-exports them), here so that an
 # implementation does not import the port that loads it.
 Document: TypeAlias = dict[str, Any]
 EntityId: TypeAlias = int | str  # ids arrive as ints or digit strings; stores key them as ints
 Uniques: TypeAlias = Mapping[str, Any]  # {field: value} unique values of a document
 Extra: TypeAlias = tuple[str, Document]  # (kind, new document) written with a change
-Derived: TypeAlias = tuple[str, EntityId, Document | Tally | None]  # put, count or delete with a change
+Derived: TypeAlias = tuple[str, EntityId, Document | Tally | Checked | None]  # put, count or delete with a change
 Loser: TypeAlias = tuple[EntityId, int | None, Uniques | None]  # (id, revision, unique values) of a merge
+
+
+def watched(derived: Iterable[Derived] | None) -> list[tuple[str, int, int]]:
+    """(kind, id, revision) of the `Checked` items of a write: what a refusal is explained by, and
+    what keeps it out of a batch's grouped transactions."""
+    return [(kind, int(i), item.rev) for kind, i, item in derived or () if isinstance(item, Checked)]
 
 
 def unique_key(kind: str, field: str, value: Any) -> str:

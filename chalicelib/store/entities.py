@@ -26,6 +26,7 @@ from chalicelib import aws, config
 from chalicelib.store import documents, versions_item
 from chalicelib.store.common import (
     FEED,
+    Checked,
     Conflict,
     Derived,
     Document,
@@ -40,6 +41,7 @@ from chalicelib.store.common import (
     claimable,
     unique_changes,
     unique_key,
+    watched,
 )
 from chalicelib.store.keys import (
     count_item,
@@ -233,18 +235,31 @@ def transaction() -> TransactWrite:
 
 
 def _commit(
-    kind: str, entity_id: int, build: Build, claimed: Uniques, creating: bool = False, rev: int | None = None
+    kind: str,
+    entity_id: int,
+    build: Build,
+    claimed: Uniques,
+    creating: bool = False,
+    rev: int | None = None,
+    derived: Iterable[Derived] = (),
 ) -> None:
-    """Run a write's transaction; a refusal becomes `Conflict`, `Missing` or `Stale` by what is stored now."""
+    """Run a write's transaction; a refusal becomes `Conflict`, `Missing` or `Stale` by what is stored
+    now (`Stale` also when a `Checked` item of `derived` was written since it was read)."""
     try:
         with transaction() as tx:
             build(tx)
     except TransactWriteError as error:
-        _explain(error, kind, entity_id, claimed, creating, rev)
+        _explain(error, kind, entity_id, claimed, creating, rev, watched(derived))
 
 
 def _explain(
-    error: Exception, kind: str, entity_id: int, claimed: Uniques, creating: bool = False, rev: int | None = None
+    error: Exception,
+    kind: str,
+    entity_id: int,
+    claimed: Uniques,
+    creating: bool = False,
+    rev: int | None = None,
+    checked: Sequence[tuple[str, int, int]] = (),
 ) -> NoReturn:
     """Raise why a conditional write was refused: `Conflict`, `Missing` or `Stale` by what is stored
     now, else the error itself (AWS throttling or failing: the write applied nothing, a 503 or SQS retries)."""
@@ -253,6 +268,9 @@ def _explain(
     taken = [f for f, v in claimed.items() if lookup(kind, f, v) not in (None, entity_id)]
     if taken:
         raise Conflict(taken) from error
+    moved = [i for k, i, r in checked if (get(k, i) or {}).get("_rev") != r]
+    if moved:
+        raise Stale(moved[0]) from error
     current = get(kind, entity_id)
     if creating and current is not None:
         raise Conflict(["id"]) from error
@@ -297,6 +315,12 @@ def _put_extra(
             counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
         elif item is None:
             tx.delete(_key(kind, entity_id))
+        elif isinstance(item, Checked):
+            tx.update(
+                _key(kind, entity_id),
+                actions=_overwrite(dict(item.doc, id=int(entity_id))),
+                condition=Entity.rev == item.rev,
+            )
         else:
             tx.update(_key(kind, entity_id), actions=_overwrite(dict(item, id=int(entity_id))))
 
@@ -349,14 +373,16 @@ def create(
     `email` (optional) is indexed for look-ups by email; `versioned` bumps the kind's version;
     `extra` lists (kind, document) pairs written as new documents in the same transaction
     (timeline events of the change); `derived` lists (kind, id, document or None) items put or
-    deleted with it (index entries such as segment members)."""
+    deleted with it (index entries such as segment members), `Checked` documents only at the
+    revision they were read."""
+    derived = list(derived or ())
 
     def build(tx: TransactWrite) -> None:
         counts: Counts = {}
         _create_items(tx, counts, kind, doc, uniques, versioned, email, extra, derived)
         _add_counts(tx, counts, int(doc["id"]))
 
-    _commit(kind, int(doc["id"]), build, claimable(uniques), creating=True)
+    _commit(kind, int(doc["id"]), build, claimable(uniques), creating=True, derived=derived)
     doc["_rev"] = 1
 
 
@@ -425,7 +451,7 @@ def replace(
         _put_uniques(tx, kind, entity_id, added)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, entity_id, build, added, rev=rev)
+    _commit(kind, entity_id, build, added, rev=rev, derived=derived)
     doc["_rev"] = (rev or 0) + 1
 
 
@@ -440,6 +466,7 @@ def delete(
     items, as `create`), in one transaction."""
     claimed = claimable(uniques)
     key = int(entity_id)
+    derived = list(derived or ())
 
     def build(tx: TransactWrite) -> None:
         tx.delete(_key(kind, key), condition=Entity.id.exists())
@@ -449,7 +476,7 @@ def delete(
         _delete_uniques(tx, kind, key, claimed)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, key, build, {})
+    _commit(kind, key, build, {}, derived=derived)
 
 
 def merge(

@@ -5,7 +5,8 @@ store`; `store.get(kind, id)`...), which hand each call to the active implementa
 `store/entities.py` over DynamoDB, unless a composition root chose another with `use()`. The tests
 of the unit tier use `devstack/memory.py` (in process, no AWS; tests only) so the domain's rules
 run without moto. Both raise the exceptions of `store/common.py` (`Conflict`, `Missing`, `Stale`, re-exported
-here), and both honour `Tally` derived items, so callers catch and build one set of types whatever is behind.
+here), and both honour `Tally` and `Checked` derived items, so callers catch and build one set of types
+whatever is behind.
 
 The semantics every implementation keeps (`tests/unit/test_store.py` runs its cases on both):
 a write that touches several items (a document, its count, its unique values, its `extra` and
@@ -23,6 +24,7 @@ from chalicelib.store.common import (
     FEED,
     INTERNAL,
     TRANSACTION_ITEMS,
+    Checked,
     Conflict,
     Derived,
     Document,
@@ -33,10 +35,11 @@ from chalicelib.store.common import (
     Stale,
     Tally,
     Uniques,
+    watched,
 )
 
 # re-exported for callers: the exceptions, markers and the types of what crosses the port
-__all__ = ["FEED", "INTERNAL", "TRANSACTION_ITEMS", "Conflict", "Missing", "Stale", "Tally"]
+__all__ = ["FEED", "INTERNAL", "TRANSACTION_ITEMS", "Checked", "Conflict", "Missing", "Stale", "Tally", "watched"]
 __all__ += ["Derived", "Document", "EntityId", "Extra", "Loser", "Uniques"]
 
 

@@ -4,7 +4,7 @@ follow documents, revisions guard writes."""
 
 import pytest
 
-from chalicelib.store.port import Conflict, Missing, Stale, Tally
+from chalicelib.store.port import Checked, Conflict, Missing, Stale, Tally
 
 KIND = "tag"
 
@@ -72,6 +72,26 @@ def test_derived_items_are_put_and_deleted_with_the_document(store, kind):
     assert store.get("members#5", 1) == {"id": 1, "manuallyAdded": True, "_rev": 1}
     store.replace(kind, store.get(kind, 1), derived=[("members#5", 1, None)])
     assert store.get("members#5", 1) is None and store.get("members#6", 1) is not None
+
+
+def test_a_checked_item_is_put_only_at_the_revision_read(store, kind):
+    """Another document kept in step with a write (a parent's list of children): stale, the whole write
+    is `Stale` and nothing of it is stored, whether the write creates, replaces or deletes."""
+    store.create(kind, _doc(1, "parent"))
+    parent = store.get(kind, 1)
+    store.create(kind, _doc(2, "child"), derived=[(kind, 1, Checked(dict(parent, kids=[2]), parent["_rev"]))])
+    assert store.get(kind, 1) == {"id": 1, "tag": "parent", "kids": [2], "_rev": 2}
+    for write in (
+        lambda: store.create(
+            kind, _doc(3, "late"), derived=[(kind, 1, Checked(dict(parent, kids=[3]), parent["_rev"]))]
+        ),
+        lambda: store.replace(kind, store.get(kind, 2), derived=[(kind, 1, Checked(parent, parent["_rev"]))]),
+        lambda: store.delete(kind, 2, derived=[(kind, 1, Checked(parent, parent["_rev"]))]),
+    ):
+        with pytest.raises(Stale):
+            write()
+    assert store.get(kind, 3) is None and store.get(kind, 2)["_rev"] == 1
+    assert store.get(kind, 1)["kids"] == [2] and store.count(kind) == 2
 
 
 def test_an_unconditional_put_still_moves_the_revision(store, kind):

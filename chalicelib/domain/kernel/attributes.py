@@ -167,6 +167,7 @@ class Attr:
     nullable: bool = True
     ref: str | None = None  # kind of the referenced entities (single id or id list)
     hidden: bool = False  # stored, never shown to clients
+    children_of: str | None = None  # kept by the kernel: ids of the documents whose attribute of this name is ours
 
     def fresh_default(self) -> JSON:
         """The default, a copy of it when it is a list or an object (never shared between documents)."""

@@ -8,7 +8,7 @@ page references are read together: one BatchGetItem per 100 of them, then one fo
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.kernel import access, cache_keys, counters, registry
+from chalicelib.domain.kernel import access, cache_keys, children, counters, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
@@ -69,6 +69,8 @@ def _one(resource: Resource, doc: Doc, ctx: Context, minimal: bool) -> Doc:
     for attr in resource.all_attrs:
         if not attr.hidden:
             out[attr.name] = doc.get(attr.name, attr.fresh_default())
+            if attr.children_of:
+                out[attr.name] = children.published_first(out[attr.name], lambda i: _cached(resource.kind, i, ctx))
             if attr.ref and attr.name != "category":
                 out[attr.name] = _reference(attr.ref, out[attr.name], ctx)
     for spec in resource.nested:

@@ -237,6 +237,13 @@ def refs(name: str, kind: str) -> a.Attr:
     return a.Attr(name, a.id_list, default=[], ref=kind)
 
 
+def children(name: str, kind: str, parent: str) -> a.Attr:
+    """A read-only list of the ids of the documents of `kind` whose `parent` reference names this one
+    (an email's `translationChildren`), kept by the kernel in the transaction of each child's write
+    (`kernel/children.py`) and shown as their summaries."""
+    return a.Attr(name, a.id_list, default=[], ref=kind, writable=False, children_of=parent)
+
+
 def read_only(attr: a.Attr) -> a.Attr:
     """The attribute, shown but never written by clients."""
     return replace(attr, writable=False)

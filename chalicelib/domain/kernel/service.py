@@ -4,7 +4,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from chalicelib.domain.kernel import access, batching, cache_keys, counters, retries, subscribers, timeline
+from chalicelib.domain.kernel import access, batching, cache_keys, children, counters, retries, subscribers, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
@@ -88,6 +88,7 @@ def _validated(
         if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
             errors[attr.name] = ["A value is required."]
     _check_references(resource, doc, ctx, errors, existing)
+    errors.update(children.own_parent_errors(resource, doc))
     if errors:
         raise ValidationError(errors, _sole_message(errors))
     access.require_keeps(ctx, resource, doc, existing)
@@ -202,7 +203,7 @@ def _save_new(
     options = dict(
         email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now), derived=derived
     )
-    if batching.grouping():
+    if batching.grouping() and not store.watched(derived):  # a parent's list is written at once
         batching.defer(
             dict(kind=resource.kind, doc=doc, uniques=uniques, versioned=resource.cached, **options),
             uniques,
@@ -219,9 +220,11 @@ def _consequences(
     resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Event]
 ) -> tuple[Items, Events]:
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
-    then the `write` subscribers of its kind (point triggers, journeys, segment membership); the
-    document is put in the feed of its permission user (`access.index_owner`)."""
+    its parents' lists of children (`kernel/children.py`), then the `write` subscribers of its kind
+    (point triggers, journeys, segment membership); the document is put in the feed of its
+    permission user (`access.index_owner`)."""
     derived, more = resource.hooks.consequences(doc, existing, ctx, events)
+    derived = derived + children.upkeep(resource, doc, existing, ctx, lambda ids: referenced(resource.kind, ids, ctx))
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
     if doc is not None:
         access.index_owner(resource, doc, ctx)

@@ -2,7 +2,16 @@
 marketing messages."""
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref, refs
+from chalicelib.domain.kernel.resources import (
+    CONTENT_COMMANDS,
+    CORE_COMMANDS,
+    Resource,
+    children,
+    content,
+    read_only,
+    ref,
+    refs,
+)
 from chalicelib.domain.messaging.email_hooks import EmailHooks, MessageHooks
 from chalicelib.domain.messaging.marketing_messages import MarketingMessageHooks, as_channels
 
@@ -31,11 +40,11 @@ EMAIL = Resource(
         a.text("plainText"),
         a.text("template"),
         a.choice("emailType", "template", "list", default="template"),
-        read_only(a.array("translationChildren")),
+        children("translationChildren", "email", parent="translationParent"),
         ref("translationParent", "email"),
         a.integer("variantSentCount"),
         a.integer("variantReadCount"),
-        read_only(a.array("variantChildren")),
+        children("variantChildren", "email", parent="variantParent"),
         ref("variantParent", "email"),
         a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
@@ -84,7 +93,7 @@ DYNAMIC_CONTENT = Resource(
         a.text("description"),
         a.text("content"),
         a.integer("sentCount"),
-        read_only(a.array("variantChildren")),
+        children("variantChildren", "dynamiccontent", parent="variantParent"),
         ref("variantParent", "dynamiccontent"),
         ref("translationParent", "dynamiccontent"),
         a.boolean("isCampaignBased", default=True),

@@ -1,7 +1,15 @@
 """The resources of the public web: forms, landing pages and assets."""
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import CONTENT_COMMANDS, CORE_COMMANDS, Resource, content, read_only, ref
+from chalicelib.domain.kernel.resources import (
+    CONTENT_COMMANDS,
+    CORE_COMMANDS,
+    Resource,
+    children,
+    content,
+    read_only,
+    ref,
+)
 from chalicelib.domain.web.assets import AssetHooks
 from chalicelib.domain.web.focus import FOCUS_STYLES, FOCUS_TYPES, FocusHooks
 from chalicelib.domain.web.forms import FormHooks
@@ -113,10 +121,10 @@ PAGE = Resource(
         a.text("metaDescription"),
         a.Attr("redirectType", a.as_int),
         a.text("redirectUrl"),
-        read_only(a.array("translationChildren")),
+        children("translationChildren", "page", parent="translationParent"),
         ref("translationParent", "page"),
         read_only(a.integer("variantHits")),
-        read_only(a.array("variantChildren")),
+        children("variantChildren", "page", parent="variantParent"),
         ref("variantParent", "page"),
         a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
