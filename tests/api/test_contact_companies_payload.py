@@ -157,3 +157,21 @@ def test_a_limited_user_changes_no_others_contact(api, firms):
     r = mallory.patch("/api/contacts/batch/edit", [{"id": victim, "companies": [own]}])
     assert [e["code"] for e in r.json["errors"]] == [403]  # errors at 0..n-1: an array, as PHP
     assert linked(api, victim) == [(acme, "Acme", 1)]
+
+
+def test_cost_one_batch_get_when_the_links_change(api, firms):
+    from tests.bench.conftest import dynamodb_calls
+
+    acme, globex = firms
+    contact_id = api.post("/api/contacts/new", {"email": "ann@example.com"}).json["contact"]["id"]
+    api.patch(f"/api/contacts/{contact_id}/edit", {"firstname": "warm"})
+
+    def cost(payload):
+        with dynamodb_calls() as calls:
+            assert api.patch(f"/api/contacts/{contact_id}/edit", payload).status_code == 200
+        return dict(calls)
+
+    plain = cost({"firstname": "Ann"})
+    assert cost({"firstname": "Anna", "companies": [acme]}) == dict(plain, BatchGetItem=1)
+    assert cost({"firstname": "Anne", "companies": [globex]}) == dict(plain, BatchGetItem=1)  # Acme out, Globex in
+    assert cost({"firstname": "Ana", "companies": [globex]}) == plain  # the links as they are: nothing read
