@@ -247,6 +247,9 @@ class Refs:
     def contact(self) -> int:
         return self._make("contact", "contacts", "contact", {"email": "noted@example.com"})
 
+    def company(self) -> int:
+        return self._make("company", "companies", "company", {"companyname": "Acme"})
+
 
 Payload = Callable[[Refs], dict]
 
@@ -320,11 +323,50 @@ def _contact(r: Refs) -> dict:
         "tags": ["APItag1", "APItag2"],
         "lastActive": WHEN,
         "doNotContact": [{"channel": "email", "reason": 3, "comments": "Asked by phone"}],
+        "companies": [r.company()],
+        "frequencyRules": FREQUENCY_RULES,
     }
 
 
-_CONTACT_TOP = ("points", "owner", "stage", "tags", "lastActive", "ipAddress", "doNotContact")
+# Mautic's answer (LeadBundle/Entity/FrequencyRule.php loadApiMetadata, list properties), one rule per
+# preference channel as LeadModel::setFrequencyRules writes them; taken back as sent (docs/contacts.md).
+FREQUENCY_RULES = [
+    {
+        "channel": "email",
+        "frequencyNumber": 2,
+        "frequencyTime": "WEEK",
+        "preferredChannel": True,
+        "pauseFromDate": "2026-12-20T00:00:00+00:00",
+        "pauseToDate": "2027-01-03T00:00:00+00:00",
+    },
+    {
+        "channel": "sms",
+        "frequencyNumber": None,
+        "frequencyTime": None,
+        "preferredChannel": False,
+        "pauseFromDate": None,
+        "pauseToDate": None,
+    },
+]
+
+
+_CONTACT_TOP = (
+    "points",
+    "owner",
+    "stage",
+    "tags",
+    "lastActive",
+    "ipAddress",
+    "doNotContact",
+    "companies",
+    "frequencyRules",
+)
 _CONTACT_ALLOWED = {
+    "companies": write_only(
+        "LeadApiController::preSaveEntity hands `companies` to LeadModel::modifyCompanies, and Lead.php "
+        "loadApiMetadata has no companies property: the links are answered by GET /contacts/<id>/companies "
+        "(tests/api/test_contact_companies_payload.py)"
+    ),
     "doNotContact": subset_items(
         "doNotContact",
         "LeadBundle/Entity/DoNotContact.php loadApiMetadata: each entry also shows its id, dateAdded, channelId",

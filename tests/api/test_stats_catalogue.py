@@ -64,7 +64,6 @@ EMPTY = {
     "dynamic_content_stats",
     "lead_categories",
     "lead_companies_change_log",
-    "lead_frequencyrules",
     "page_redirects",
     "push_notification_stats",
     "stage_lead_action_log",
@@ -123,6 +122,8 @@ def world(api, source_ip):
     utm = {"utm_campaign": "spring", "url": "https://site.example/x", "useragent": "Mozilla/5.0 (X11; Linux x86_64)"}
     assert api.post(f"/api/contacts/{ann['id']}/utm/add", utm).status_code == 200
     assert api.post(f"/api/contacts/{ann['id']}/dnc/sms/add", {"reason": 3}).status_code == 200
+    rules = {"email": {"frequency_number": 2, "frequency_time": "WEEK"}}
+    assert api.patch(f"/api/contacts/{ann['id']}/edit", {"frequencyRules": rules}).status_code == 200
     focus = api.post("/api/focus/new", {"name": "F", "type": "notice", "style": "bar"}).json["focus"]
     browse(api, f"/focus/{focus['id']}/viewpixel.gif", cookie=ann["id"])
     browse(api, "/mtracking.gif?" + urlencode({"page_url": "https://site.example/p", "page_title": "P"}))
@@ -187,6 +188,7 @@ def _real(world):
         "lead_devices": ("lead_id", ann),
         "lead_donotcontact": ("channel", "sms"),
         "lead_event_log": ("lead_id", ann),
+        "lead_frequencyrules": ("frequency_time", "WEEK"),
         "lead_lists_leads": ("leadlist_id", str(world["segment"]["id"])),
         "lead_points_change_log": ("lead_id", ann),
         "lead_stages_change_log": ("stage_id", str(world["stage"]["id"])),

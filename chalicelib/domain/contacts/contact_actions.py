@@ -258,18 +258,25 @@ def remove_from_company(
     """Unlink the contact; when the primary company goes, the next linked one becomes primary."""
     company = service.load(companies, company_id)
     existing = service.load(contacts, contact_id)
-    links = [dict(link) for link in existing.get("companies") or [] if link["id"] != company["id"]]
-    if len(links) == len(existing.get("companies") or []):
-        return existing
     doc = copy.deepcopy(existing)
+    return service.save_change(contacts, existing, doc, ctx) if unlink_company(doc, company, ctx) else existing
+
+
+def unlink_company(doc: Contact, company: Doc, ctx: Context) -> bool:
+    """Unlink a contact document from a company (a stored one, or `{"id"}` of one that is gone); False
+    when it was not linked. When the primary goes, the next link becomes primary, and the `company`
+    field that named the company gone names the new primary (None when none is left, or it is gone)."""
+    links = [copy.copy(link) for link in doc.get("companies") or [] if link["id"] != company["id"]]
+    if len(links) == len(doc.get("companies") or []):
+        return False
     if links and not any(link["isPrimary"] for link in links):
         links[0]["isPrimary"] = True
     doc["companies"] = links
-    if doc["values"].get("company") == company["values"].get("companyname"):
+    if doc["values"].get("company") == (company.get("values") or {}).get("companyname"):
         primary = next((link["id"] for link in links if link["isPrimary"]), None)
-        found = store.get(companies.kind, primary) if primary else None  # None: that company is gone
+        found = service.referenced("company", [primary], ctx).get(primary) if primary else None
         doc["values"]["company"] = found["values"].get("companyname") if found else None
-    return service.save_change(contacts, existing, doc, ctx)
+    return True
 
 
 def contact_companies(contacts: Resource, companies: Resource, contact_id: EntityId, ctx: Context) -> Doc:

@@ -5,7 +5,15 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
-from chalicelib.domain.contacts import contact_actions, contact_merge, custom_values, devices, erasure
+from chalicelib.domain.contacts import (
+    company_links,
+    contact_actions,
+    contact_merge,
+    custom_values,
+    devices,
+    erasure,
+    frequency_rules,
+)
 from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
@@ -102,7 +110,7 @@ class ContactHooks(_Valued):
 
     def prepare(self, doc: Doc, write: Write) -> None:
         """Field values, then what a contact write adds: points, last activity, identification, tags,
-        IP address, do-not-contact entries and the stage event."""
+        IP address, do-not-contact entries, companies, frequency rules and the stage event."""
         super().prepare(doc, write)
         values = doc["values"]
         values["points"] = values.get("points") or 0
@@ -118,13 +126,18 @@ class ContactHooks(_Valued):
             _add_ip_address(doc, write)
         if "doNotContact" in write.payload:
             write.events += contact_actions.dnc_from_payload(doc, write)
+        if write.payload.get("companies") is not None:
+            company_links.apply(doc, write)
+        frequency_rules.apply(doc, write)
         write.events += erasure.suppressed(doc, write.existing, write.ctx)
         write.events += _stage_changed(doc, write)
 
     def finalize(self, doc: Doc, write: Write) -> None:
-        """Create the tags named for the first time; give new IP and do-not-contact entries their ids."""
+        """Create the tags named for the first time; give new IP, do-not-contact and frequency rule
+        entries their ids."""
         _tag_ids(doc["tags"], write.ctx)
         contact_actions.dnc_ids(doc)
+        frequency_rules.give_ids(doc)
         new = [entry for entry in doc["ipAddresses"] if entry["id"] is None]
         for entry, entry_id in zip(new, store.allocate_ids("ipaddress", len(new)) if new else [], strict=True):
             entry["id"] = entry_id
@@ -176,8 +189,10 @@ class ContactHooks(_Valued):
         return contact_merge.merge(self.resource, merge)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """The fields, plus the points and the colour of the highest trigger they reach."""
+        """The fields, plus the points and the colour of the highest trigger they reach, and the
+        frequency rules as Mautic lists them."""
         super().present(doc, out, ctx)
+        out["frequencyRules"] = frequency_rules.shown(doc)
         out["points"] = points(doc)
         out["color"] = color(out["points"], ctx)
 

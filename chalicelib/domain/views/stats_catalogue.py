@@ -28,7 +28,7 @@ from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.messaging.stats_tables import Condition, Row, db_value, too_much
-from chalicelib.domain.views.stats_contact_tables import DEVICE_COLUMNS, UTM_COLUMNS
+from chalicelib.domain.views.stats_contact_tables import DEVICE_COLUMNS, FREQUENCY_COLUMNS, UTM_COLUMNS
 from chalicelib.domain.views.stats_contact_tables import READERS as KEPT
 from chalicelib.domain.views.stats_event_tables import READERS as EVENTS
 from chalicelib.domain.views.stats_event_tables import Reader
@@ -65,15 +65,6 @@ def _shaped(columns: Sequence[str], row: Doc) -> Row:
 
 
 # --- the catalogue ------------------------------------------------------------------------------
-
-FREQUENCY_COLUMNS = (
-    "frequency_number",
-    "frequency_time",
-    "channel",
-    "preferred_channel",
-    "pause_from_date",
-    "pause_to_date",
-)
 
 EMAIL_ROW = (
     "id",
@@ -176,7 +167,9 @@ TABLES: dict[str, Table] = {
         EVENTS["lead_event_log"],
         ("id", "date_added"),
     ),
-    "lead_frequencyrules": Table(("id", "lead_id", "date_added") + FREQUENCY_COLUMNS),  # no API sets them
+    "lead_frequencyrules": Table(
+        ("id", "lead_id", "date_added") + tuple(FREQUENCY_COLUMNS), KEPT["lead_frequencyrules"], ("lead_id",)
+    ),
     "lead_lists_leads": Table(
         ("leadlist_id", "lead_id", "date_added", "manually_removed", "manually_added"),
         KEPT["lead_lists_leads"],

@@ -1,6 +1,6 @@
 """The tables of the stats catalogue (`stats_catalogue.py`) answered from what the store keeps
 outside the timeline: entries kept in the contact document (segments, automations, companies,
-devices, addresses, UTM tags, do-not-contact), read contact by contact in id order among the
+devices, addresses, UTM tags, do-not-contact, frequency rules), read contact by contact in id order among the
 contacts the caller may view, and `webhook_logs`, the delivery logs of the hooks the caller may
 view, hook by hook (docs/activity-and-stats.md).
 """
@@ -94,6 +94,24 @@ def _do_not_contact(doc: Doc) -> list[Doc]:
     ]
 
 
+FREQUENCY_COLUMNS = {
+    "frequency_number": "frequencyNumber",
+    "frequency_time": "frequencyTime",
+    "channel": "channel",
+    "preferred_channel": "preferredChannel",
+    "pause_from_date": "pauseFromDate",
+    "pause_to_date": "pauseToDate",
+}
+
+
+def _frequency_rules(doc: Doc) -> list[Doc]:
+    return [
+        {"id": rule.get("id"), "lead_id": doc["id"], "date_added": rule.get("dateAdded")}
+        | {column: rule.get(key) for column, key in FREQUENCY_COLUMNS.items()}
+        for rule in doc.get("frequencyRules") or []
+    ]
+
+
 UTM_COLUMNS = {
     "query": "query",
     "referer": "referer",
@@ -140,6 +158,7 @@ READERS: dict[str, Reader] = {
     "ip_addresses": _contacts(_addresses),
     "lead_devices": _contacts(_devices),
     "lead_donotcontact": _contacts(_do_not_contact),
+    "lead_frequencyrules": _contacts(_frequency_rules),
     "lead_lists_leads": _contacts(_memberships),
     "lead_utmtags": _contacts(_utm_tags),
     "webhook_logs": _hook_logs,

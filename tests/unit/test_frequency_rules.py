@@ -1,0 +1,54 @@
+"""The frequency rules of a contact payload (domain/contacts/frequency_rules.py): Mautic's input or the
+answered list, one rule per preference channel, checked as Mautic's form fields."""
+
+import pytest
+
+from chalicelib.domain.contacts import frequency_rules as fr
+from chalicelib.domain.kernel.attributes import Invalid
+
+NOW = "2026-11-26T08:00:00+00:00"
+
+
+def test_mautic_input_and_the_answered_list_give_the_same_rules():
+    mautic = {"sms": {"frequency_number": "3", "frequency_time": "WEEK", "preferred_channel": "1"}, "lead_lists": [1]}
+    answered = [{"channel": "sms", "frequencyNumber": 3, "frequencyTime": "WEEK", "preferredChannel": True}]
+    assert fr.requested(mautic) == fr.requested(answered)
+
+
+def test_one_rule_per_channel_keeping_stored_ids():
+    stored = [{"id": 7, "channel": "email"}]
+    rules = fr.rules(stored, fr.requested({"sms": {"pause_from_date": "2026-12-01 15:30:00"}}), NOW)
+    assert [(r["id"], r["channel"], r["preferredChannel"], r["dateAdded"]) for r in rules] == [
+        (7, "email", True, NOW),
+        (None, "sms", False, NOW),
+    ]
+    assert rules[1]["pauseFromDate"] == "2026-12-01T00:00:00+00:00"
+
+
+def test_the_last_flagged_channel_is_preferred_and_a_lone_number_is_no_cap():
+    wanted = fr.requested(
+        {"email": {"preferred_channel": True, "frequency_number": 4}, "sms": {"preferred_channel": True}}
+    )
+    rules = fr.rules([], wanted, NOW)
+    assert [r["preferredChannel"] for r in rules] == [False, True]
+    assert rules[0]["frequencyNumber"] is None and rules[0]["frequencyTime"] is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"email": {"frequency_number": 1.5}},
+        {"email": {"frequency_time": "HOURS"}},
+        {"email": {"pause_to_date": "tomorrow-ish"}},
+        {"email": []},
+        [{"frequencyNumber": 1}],
+    ],
+)
+def test_bad_values_are_refused(value):
+    with pytest.raises(Invalid):
+        fr.requested(value)
+
+
+def test_shown_lists_mautics_list_properties_only():
+    rules = fr.rules([], {}, NOW)
+    assert [list(rule) for rule in fr.shown({"frequencyRules": rules})] == [list(fr.LISTED)] * 2
