@@ -133,9 +133,10 @@ def _listed_in_key_order(
     resource: Resource, descending: bool, wanted: int | None, between: tuple[int, int] | None
 ) -> Iterator[Doc]:
     """The first `wanted` (None: all) listed documents in key order: one Query of `wanted` items, and
-    while unlisted ones took places, one more Query after the last id read for the places missing,
-    scaled by the share of listed documents read so far (at most 1,000 items), so the read stays
-    about the documents up to the last one wanted."""
+    while unlisted ones took places, one more Query after the last id read for the places missing
+    scaled by the share of listed documents read so far, at least twice the one before (at most 1,000
+    items): a run of n unlisted documents costs about log2(n / wanted) Queries more, and the items
+    read stay within about twice those up to the last one wanted."""
     if not unlisted.filtered(resource) or wanted is None:
         docs = store.iterate(resource.kind, descending=descending, limit=wanted, between=between)
         yield from (doc for doc in docs if unlisted.listed(resource, doc))
@@ -153,7 +154,7 @@ def _listed_in_key_order(
         between = (between[0] if between else 1, last - 1) if descending else (last + 1, MAX_ID)
         if got < ask or found >= wanted or between[0] > between[1]:
             return
-        ask = min(-(-(wanted - found) * read // max(found, 1)), 1000)
+        ask = min(max(-(-(wanted - found) * read // max(found, 1)), 2 * ask), 1000)
 
 
 def _where_and_order(
