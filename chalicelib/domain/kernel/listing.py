@@ -135,8 +135,8 @@ def _listed_in_key_order(
     """The first `wanted` (None: all) listed documents in key order: one Query of `wanted` items, and
     while unlisted ones took places, one more Query after the last id read for the places missing
     scaled by the share of listed documents read so far, at least twice the one before (at most 1,000
-    items): a run of n unlisted documents costs about log2(n / wanted) Queries more, and the items
-    read stay within about twice those up to the last one wanted."""
+    items): a run of n unlisted documents costs about log2(n / wanted) Queries more, and what is read
+    past the last document wanted is at most the rest of the last Query."""
     if not unlisted.filtered(resource) or wanted is None:
         docs = store.iterate(resource.kind, descending=descending, limit=wanted, between=between)
         yield from (doc for doc in docs if unlisted.listed(resource, doc))
