@@ -15,6 +15,7 @@
     python -m chalicelib.cli [--json] email-guard resume    (segment sends go out again; counting starts anew)
     python -m chalicelib.cli [--json] queues redrive [--queue NAME]   (dead-letter messages back to their queues)
     python -m chalicelib.cli [--json] storage reshard   (stored items moved to the key layout of the settings)
+    python -m chalicelib.cli [--json] storage recount-unlisted   (once, for children stored before lists left them out)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -130,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     queues.add_parser("redrive", parents=common).add_argument("--queue", help="one queue (default: all)")
     storage = groups.add_parser("storage", parents=common).add_subparsers(dest="action", required=True)
     storage.add_parser("reshard", parents=common)
+    storage.add_parser("recount-unlisted", parents=common)
     return parser
 
 
@@ -252,7 +254,13 @@ def _queues(args: argparse.Namespace, ctx: Context) -> Result:
 
 def _storage(args: argparse.Namespace, ctx: Context) -> Result:
     """`storage reshard`: items scanned, documents moved to their shard, feed entries re-indexed and
-    count shards folded (docs/storage.md, "Sharded keys"); run again until it moves nothing."""
+    count shards folded (docs/storage.md, "Sharded keys"); run again until it moves nothing.
+    `storage recount-unlisted`: per kind whose lists leave children out, how many it found and how far
+    their count moved (docs/email.md, "Lists")."""
+    if args.action == "recount-unlisted":
+        from chalicelib.domain.kernel import registry, unlisted
+
+        return unlisted.recount(registry.resources())
     from chalicelib.store import reshard
 
     return reshard.reshard()

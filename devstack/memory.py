@@ -406,11 +406,13 @@ class MemoryStore:
         uniques: Uniques | None = None,
         versioned: bool = False,
         derived: Iterable[Derived] | None = None,
+        rev: int | None = None,
     ) -> None:
-        """Remove a document, uncount it and release its unique values, all or nothing."""
+        """Remove a document (with `rev`: only at that revision), uncount it and release its unique
+        values, all or nothing."""
         entity_id = int(entity_id)
         tx = Transaction(self)
-        tx.drop((kind, entity_id), _present)
+        tx.drop((kind, entity_id), _at(rev))
         tx.count(f"count#{kind}", -1)
         self._put_extra(tx, (), derived)
         self._release_all(tx, kind, entity_id, claimable(uniques))
@@ -419,7 +421,7 @@ class MemoryStore:
         try:
             tx.commit()
         except Refused as error:
-            raise self._explain(kind, entity_id, {}, derived=derived) from error
+            raise self._explain(kind, entity_id, {}, rev=rev, derived=derived) from error
 
     def merge(
         self,

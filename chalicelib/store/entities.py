@@ -461,22 +461,24 @@ def delete(
     uniques: Uniques | None = None,
     versioned: bool = False,
     derived: Iterable[Derived] | None = None,
+    rev: int | None = None,
 ) -> None:
     """Remove a document, uncount it and release its unique values (and put or delete `derived`
-    items, as `create`), in one transaction."""
+    items, as `create`), in one transaction; with `rev`, only while that is its revision (`Stale`)."""
     claimed = claimable(uniques)
     key = int(entity_id)
     derived = list(derived or ())
 
     def build(tx: TransactWrite) -> None:
-        tx.delete(_key(kind, key), condition=Entity.id.exists())
+        condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
+        tx.delete(_key(kind, key), condition=condition)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
         _add_counts(tx, counts, key)
         _delete_uniques(tx, kind, key, claimed)
         _bump_version(tx, kind, versioned)
 
-    _commit(kind, key, build, {}, derived=derived)
+    _commit(kind, key, build, {}, rev=rev, derived=derived)
 
 
 def merge(

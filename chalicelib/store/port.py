@@ -127,8 +127,10 @@ class EntityStore(Protocol):
         uniques: Uniques | None = None,
         versioned: bool = False,
         derived: Iterable[Derived] | None = None,
+        rev: int | None = None,
     ) -> None:
-        """Remove a document, uncount it, release its unique values (`Missing` if gone)."""
+        """Remove a document, uncount it, release its unique values (`Missing` if gone; with `rev`,
+        `Stale` if its revision moved)."""
 
     def merge(
         self,
@@ -322,9 +324,10 @@ def delete(
     uniques: Uniques | None = None,
     versioned: bool = False,
     derived: Iterable[Derived] | None = None,
+    rev: int | None = None,
 ) -> None:
-    """Remove a document, uncount it and release its unique values."""
-    active().delete(kind, entity_id, uniques=uniques, versioned=versioned, derived=derived)
+    """Remove a document (with `rev`: only at that revision), uncount it and release its unique values."""
+    active().delete(kind, entity_id, uniques=uniques, versioned=versioned, derived=derived, rev=rev)
     _wrote(kind, versioned)
 
 

@@ -67,6 +67,19 @@ def test_replace_is_conditional_on_the_revision_read(store, kind):
     assert store.get(kind, 1)["_rev"] == 3
 
 
+def test_a_delete_given_the_revision_read_is_refused_once_it_moved(store, kind):
+    store.create(kind, _doc(1, "first"), derived=[("tag#unlisted", 0, Tally(1))])
+    read = store.get(kind, 1)
+    store.replace(kind, dict(read, tag="moved"))
+    with pytest.raises(Stale):  # written since the read: nothing deleted, nothing counted
+        store.delete(kind, 1, rev=read["_rev"], derived=[("tag#unlisted", 0, Tally(-1))])
+    assert store.get(kind, 1)["tag"] == "moved" and store.count(kind) == 1 and store.count("tag#unlisted") == 1
+    store.delete(kind, 1, rev=read["_rev"] + 1, derived=[("tag#unlisted", 0, Tally(-1))])
+    assert store.get(kind, 1) is None and store.count(kind) == 0 and store.count("tag#unlisted") == 0
+    with pytest.raises(Missing):
+        store.delete(kind, 1, rev=read["_rev"] + 1)
+
+
 def test_derived_items_are_put_and_deleted_with_the_document(store, kind):
     store.create(kind, _doc(1, "one"), derived=[("members#5", 1, {"manuallyAdded": True}), ("members#6", 1, {})])
     assert store.get("members#5", 1) == {"id": 1, "manuallyAdded": True, "_rev": 1}

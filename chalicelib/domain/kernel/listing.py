@@ -3,14 +3,15 @@
 Unfiltered lists in id order read only the page (a Query with a limit) and take `total`
 from the kind's counter; `ids:` searches batch-get their ids; other searches and orders, and
 `where` filters (domain/kernel/where.py), read the kind's partition once (see docs/storage.md for the costs).
+Every list leaves out the documents the resource's list filters name (domain/kernel/unlisted.py).
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 
-from chalicelib.domain.kernel import access, cache_keys, counters, search, subscribers, where
+from chalicelib.domain.kernel import access, cache_keys, counters, search, subscribers, unlisted, where
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Resource
@@ -68,7 +69,7 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
         and owner is None
         and column in (None, *KEY_ORDER_COLUMNS)
     ):
-        return (store.count(resource.kind), *_key_order_page(resource, query, descending))
+        return (unlisted.total(resource), *_key_order_page(resource, query, descending))
     if query.after is not None:
         raise invalid(
             "after", "A cursor continues only a list in key order (no search, where, order or other orderBy)."
@@ -84,7 +85,8 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
     matches = [
         doc
         for doc in candidates
-        if (owner is None or access.owner_of(resource, doc, ctx) == owner)
+        if unlisted.listed(resource, doc)
+        and (owner is None or access.owner_of(resource, doc, ctx) == owner)
         and (not query.published_only or is_published(doc, ctx.now))
         and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
         and where.matches(clause, partial(value, doc))
@@ -121,10 +123,38 @@ def _key_order_page(resource: Resource, query: ListQuery, descending: bool) -> t
         if between[0] > between[1]:
             return [], None
     end = start + query.limit + 1 if query.limit else None
-    docs = list(islice(store.iterate(resource.kind, descending=descending, limit=end, between=between), start, end))
+    docs = list(islice(_listed_in_key_order(resource, descending, end, between), start, end))
     if not query.limit or len(docs) <= query.limit:
         return docs, None
     return docs[: query.limit], docs[query.limit - 1]["id"]
+
+
+def _listed_in_key_order(
+    resource: Resource, descending: bool, wanted: int | None, between: tuple[int, int] | None
+) -> Iterator[Doc]:
+    """The first `wanted` (None: all) listed documents in key order: one Query of `wanted` items, and
+    while unlisted ones took places, one more Query after the last id read for the places missing
+    scaled by the share of listed documents read so far, at least twice the one before (at most 1,000
+    items): a run of n unlisted documents costs about log2(n / wanted) Queries more, and what is read
+    past the last document wanted is at most the rest of the last Query."""
+    if not unlisted.filtered(resource) or wanted is None:
+        docs = store.iterate(resource.kind, descending=descending, limit=wanted, between=between)
+        yield from (doc for doc in docs if unlisted.listed(resource, doc))
+        return
+    read = found = 0
+    ask = wanted
+    while True:
+        got, last = 0, 0
+        for doc in store.iterate(resource.kind, descending=descending, limit=ask, between=between):
+            got, last = got + 1, doc["id"]
+            if unlisted.listed(resource, doc):
+                found += 1
+                yield doc
+        read += got
+        between = (between[0] if between else 1, last - 1) if descending else (last + 1, MAX_ID)
+        if got < ask or found >= wanted or between[0] > between[1]:
+            return
+        ask = min(max(-(-(wanted - found) * read // max(found, 1)), 2 * ask), 1000)
 
 
 def _where_and_order(

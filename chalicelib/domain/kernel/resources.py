@@ -203,6 +203,10 @@ class Resource:
     # document and shown as the stored value plus those (domain/kernel/counters.py): each entry a
     # number and, optionally, its first-time number, whose counts are in the first one too
     counted: tuple[tuple[str, ...], ...] = ()
+    # references whose documents a list leaves out while they are set (Mautic's API `listFilters`
+    # `<reference> isNull`: an email's A/B variants, a page's variants and translations); a GET by
+    # id still answers them (domain/kernel/unlisted.py)
+    list_filters: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hooks", self.hooks.bind(self))

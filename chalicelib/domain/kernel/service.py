@@ -4,7 +4,17 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from chalicelib.domain.kernel import access, batching, cache_keys, children, counters, retries, subscribers, timeline
+from chalicelib.domain.kernel import (
+    access,
+    batching,
+    cache_keys,
+    children,
+    counters,
+    retries,
+    subscribers,
+    timeline,
+    unlisted,
+)
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
@@ -220,11 +230,13 @@ def _consequences(
     resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Event]
 ) -> tuple[Items, Events]:
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
-    its parents' lists of children (`kernel/children.py`), then the `write` subscribers of its kind
+    its parents' lists of children (`kernel/children.py`) and the count of unlisted documents
+    (`kernel/unlisted.py`), then the `write` subscribers of its kind
     (point triggers, journeys, segment membership); the document is put in the feed of its
     permission user (`access.index_owner`)."""
     derived, more = resource.hooks.consequences(doc, existing, ctx, events)
     derived = derived + children.upkeep(resource, doc, existing, ctx, lambda ids: referenced(resource.kind, ids, ctx))
+    derived = derived + unlisted.upkeep(resource, doc, existing)
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
     if doc is not None:
         access.index_owner(resource, doc, ctx)
@@ -471,12 +483,14 @@ def update(
 
 
 def delete(resource: Resource, entity_id: JSON, ctx: Context) -> Doc:
-    """Delete and return the document as it was."""
+    """Delete and return the document as it was; a resource whose lists leave documents out only at
+    the revision read (its unlisted count moves by what the document was: `kernel/unlisted.py`)."""
     doc = load(resource, entity_id, ctx)
     resource.hooks.before_delete(doc, ctx)
     derived, _ = _consequences(resource, None, doc, ctx, ())
     derived = derived + _announce(resource, None, doc, ctx, ())
-    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(doc), derived=derived)
+    rev = doc.get("_rev") if unlisted.filtered(resource) else None
+    _store_call(store.delete, resource, doc["id"], resource.hooks.uniques(doc), derived=derived, rev=rev)
     _after_commit(resource, [(None, doc)], derived, ctx)
     return doc
 

@@ -58,6 +58,7 @@ EMAIL = Resource(
     ),
     text_columns=("name", "subject"),
     commands=CONTENT_COMMANDS,
+    list_filters=("variantParent",),  # Mautic's EmailApiController::getEntitiesAction: parents and translations
     minimal_exclude=("customHtml", "plainText", "dynamicContent", "variantSettings", "headers"),
     summary=("id", "name", "subject", "language", "category"),
     hooks=EmailHooks(),

@@ -138,6 +138,7 @@ PAGE = Resource(
     summary=("id", "title", "alias", "category"),
     hooks=PageHooks("title"),
     counted=(("hits", "uniqueHits"),),
+    list_filters=("variantParent", "translationParent"),  # Mautic's PageApiController::getEntitiesAction
 )
 
 ASSET = Resource(
