@@ -13,6 +13,9 @@ flagged, else the first channel). Each value is checked as Mautic's `ContactChan
 for it (integer, DAY/WEEK/MONTH, date); a bad one is a 400 naming `frequencyRules`.
 """
 
+from calendar import monthrange
+from datetime import datetime, timedelta
+
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock
@@ -147,3 +150,27 @@ def give_ids(doc: Contact) -> None:
 def shown(doc: Contact) -> list[Doc]:
     """The rules as Mautic answers them (`frequencyRulesList`: its list properties only)."""
     return [{key: rule.get(key) for key in LISTED} for rule in doc.get("frequencyRules") or []]
+
+
+# --- the cap a rule sets (enforced on marketing emails: messaging/deferred_sends.py) ---------------
+
+
+def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
+    """(number, DAY/WEEK/MONTH) of the contact's rule on a channel, None when it sets no cap (Mautic
+    counts only rules with both, `FrequencyRuleRepository::getCustomFrequencyRuleViolations`)."""
+    for rule in doc.get("frequencyRules") or []:
+        if rule.get("channel") == channel and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
+            return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
+    return None
+
+
+def shifted(moment: datetime, time: str, sign: int = 1) -> datetime:
+    """One DAY, WEEK or calendar MONTH after (sign 1) or before (-1) `moment`, as MySQL's
+    `DATE_SUB(NOW(), INTERVAL 1 MONTH)` and PHP's `P1M` count (the day kept, else the month's last)."""
+    if time == "DAY":
+        return moment + sign * timedelta(days=1)
+    if time == "WEEK":
+        return moment + sign * timedelta(weeks=1)
+    month = moment.month - 1 + sign
+    year, month = moment.year + month // 12, month % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, monthrange(year, month)[1]))
