@@ -1,6 +1,8 @@
 """The frequency rules of a contact payload (domain/contacts/frequency_rules.py): Mautic's input or the
 answered list, one rule per preference channel, checked as Mautic's form fields."""
 
+from datetime import datetime, timezone
+
 import pytest
 
 from chalicelib.domain.contacts import frequency_rules as fr
@@ -25,7 +27,7 @@ def test_one_rule_per_channel_keeping_stored_ids():
     assert rules[1]["pauseFromDate"] == "2026-12-01T00:00:00+00:00"
 
 
-def test_the_last_flagged_channel_is_preferred_and_a_lone_number_is_no_cap():
+def test_the_last_flagged_channel_is_preferred_and_a_lone_number_is_no_fr.cap():
     wanted = fr.requested(
         {"email": {"preferred_channel": True, "frequency_number": 4}, "sms": {"preferred_channel": True}}
     )
@@ -52,3 +54,24 @@ def test_bad_values_are_refused(value):
 def test_shown_lists_mautics_list_properties_only():
     rules = fr.rules([], {}, NOW)
     assert [list(rule) for rule in fr.shown({"frequencyRules": rules})] == [list(fr.LISTED)] * 2
+
+
+def test_a_cap_needs_a_number_and_a_time_on_the_channel():
+    email = {"channel": "email", "frequencyNumber": 2, "frequencyTime": "WEEK"}
+    assert fr.cap({"frequencyRules": [email]}) == (2, "WEEK")
+    assert fr.cap({"frequencyRules": [dict(email, channel="sms")]}) is None
+    assert fr.cap({"frequencyRules": [dict(email, frequencyTime=None)]}) is None
+    assert fr.cap({"frequencyRules": [dict(email, frequencyNumber=None)]}) is None
+    assert fr.cap({}) is None and fr.cap({"frequencyRules": None}) is None
+
+
+def test_periods_are_a_day_a_week_and_a_calendar_month_the_day_kept_or_the_months_last():
+    moment = datetime(2026, 3, 31, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "DAY") == datetime(2026, 4, 1, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "WEEK", -1) == datetime(2026, 3, 24, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "MONTH") == datetime(2026, 4, 30, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "MONTH", -1) == datetime(2026, 2, 28, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(datetime(2026, 12, 15, tzinfo=timezone.utc), "MONTH") == datetime(2027, 1, 15, tzinfo=timezone.utc)
+    assert fr.shifted(datetime(2026, 1, 15, tzinfo=timezone.utc), "MONTH", -1) == datetime(
+        2025, 12, 15, tzinfo=timezone.utc
+    )

@@ -152,7 +152,7 @@ def shown(doc: Contact) -> list[Doc]:
     return [{key: rule.get(key) for key in LISTED} for rule in doc.get("frequencyRules") or []]
 
 
-# --- the cap a rule sets (enforced on marketing emails: messaging/deferred_sends.py) ---------------
+# --- the cap a rule sets (enforced on marketing emails: messaging/frequency_caps.py) ---------------
 
 
 def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
@@ -166,7 +166,8 @@ def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
 
 def shifted(moment: datetime, time: str, sign: int = 1) -> datetime:
     """One DAY, WEEK or calendar MONTH after (sign 1) or before (-1) `moment`, as MySQL's
-    `DATE_SUB(NOW(), INTERVAL 1 MONTH)` and PHP's `P1M` count (the day kept, else the month's last)."""
+    `DATE_SUB(NOW(), INTERVAL 1 MONTH)` counts: the day kept, else the month's last (PHP's `P1M`, which
+    Mautic's reschedule adds, would run past a short month's end into the next)."""
     if time == "DAY":
         return moment + sign * timedelta(days=1)
     if time == "WEEK":

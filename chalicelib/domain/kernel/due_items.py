@@ -1,7 +1,8 @@
 """Due items: work to do at a time, kept in `due#<shard>` (shard: contact id % AUTOMATION_DUE_SHARDS)
 under time-ordered ids, which the minute job (`automations/automation_runs.dispatch`) queues as
 they fall due and queues again when their message was lost. Automations keep their scheduled
-events here; messaging its deferred sends (`messaging/deferred_sends.py`), items naming an `email`.
+events here; messaging the sends a frequency cap deferred (`messaging/frequency_caps.py`), items naming an
+`email`.
 """
 
 import secrets
