@@ -27,7 +27,7 @@ def test_one_rule_per_channel_keeping_stored_ids():
     assert rules[1]["pauseFromDate"] == "2026-12-01T00:00:00+00:00"
 
 
-def test_the_last_flagged_channel_is_preferred_and_a_lone_number_is_no_fr.cap():
+def test_the_last_flagged_channel_is_preferred_and_a_lone_number_is_no_cap():
     wanted = fr.requested(
         {"email": {"preferred_channel": True, "frequency_number": 4}, "sms": {"preferred_channel": True}}
     )
@@ -71,7 +71,8 @@ def test_periods_are_a_day_a_week_and_a_calendar_month_the_day_kept_or_the_month
     assert fr.shifted(moment, "WEEK", -1) == datetime(2026, 3, 24, 9, 30, tzinfo=timezone.utc)
     assert fr.shifted(moment, "MONTH") == datetime(2026, 4, 30, 9, 30, tzinfo=timezone.utc)
     assert fr.shifted(moment, "MONTH", -1) == datetime(2026, 2, 28, 9, 30, tzinfo=timezone.utc)
-    assert fr.shifted(datetime(2026, 12, 15, tzinfo=timezone.utc), "MONTH") == datetime(2027, 1, 15, tzinfo=timezone.utc)
+    december = datetime(2026, 12, 15, tzinfo=timezone.utc)
+    assert fr.shifted(december, "MONTH") == datetime(2027, 1, 15, tzinfo=timezone.utc)
     assert fr.shifted(datetime(2026, 1, 15, tzinfo=timezone.utc), "MONTH", -1) == datetime(
         2025, 12, 15, tzinfo=timezone.utc
     )
