@@ -227,3 +227,19 @@ def test_a_wake_up_interrupted_between_its_claim_and_its_record_is_never_sent_ag
     _run_due(drain)
     assert _record(second, ann)["status"] == "unknown" and _due(ann) == []
     assert _received("ann") == ["First", "Second"]
+
+
+def test_a_send_due_while_the_reputation_guard_pauses_waits_a_quarter_hour(api, drain, frozen, capped):
+    from chalicelib.domain.messaging import reputation
+
+    ann, _, _, second, _ = capped
+    store.put(reputation.KIND, {"id": 1, "paused": True, "epoch": 0, "reason": "test pause"})
+    frozen.advance(days=1, minutes=1)
+    _run_due(drain)
+    record = _record(second, ann)
+    assert record["status"] == "deferred" and record["queueAttempts"] == 0 and "reputation guard" in record["reason"]
+    assert _received("ann") == ["First"] and len(_due(ann)) == 1
+    reputation.resume("cli:test")
+    frozen.advance(minutes=16)
+    _run_due(drain)
+    assert _received("ann") == ["First", "Second"] and _due(ann) == []

@@ -55,6 +55,7 @@ PERSIST_TRIES = 3  # tries of a write no later retry repairs: `retry` records, a
 STUCK_SECONDS = 900  # longer than a worker may run: a `sending` record this old was interrupted
 OUTCOME = {"sent": "sent", "skipped": "skipped", "failed": "failed", "unknown": "failed", "deferred": "deferred"}
 MAX_ATTEMPTS = 3  # tries of a deferred send from the queue (Mautic's `email_attempts` default)
+PAUSED_WAIT = timedelta(minutes=15)  # a deferred send due while the reputation guard pauses (Mautic's PT15M)
 log = logging.getLogger(__name__)
 REACHED = ("sent", "sending", "unknown", "deferred")  # contacts a new run leaves out
 
@@ -420,13 +421,28 @@ def _defer(
     after: str | None = None,
 ) -> str:
     """A capped contact: its send waits one `time` after now (or after its last due time: Mautic's
-    reschedule), in a due item and `message.queue` event, then the record says `deferred` and names
-    the item. If the record changed meanwhile (SendLater), the item is an orphan its wake-up drops."""
+    reschedule)."""
     at = frequency_rules.shifted(clock.parse(after or ctx.now), time)
+    number, per = frequency_rules.cap(contact) or (0, time)
+    return _wait(email, record, contact, at, f"Frequency cap: {number} email(s) per {per}", source, ctx, attempts)
+
+
+def _wait(
+    email: Doc,
+    record: RecipientRecord | None,
+    contact: Doc,
+    at: datetime,
+    why: str,
+    source: list[JSON],
+    ctx: Context,
+    attempts: int,
+) -> str:
+    """The contact's send waits until `at`: a due item and `message.queue` event, then the record says
+    `deferred` and names the item. If the record changed meanwhile (SendLater), the item is an orphan
+    its wake-up drops."""
     item = frequency_caps.defer(email, contact["id"], at, source, attempts, ctx)
     base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
-    number, per = frequency_rules.cap(contact) or (0, time)
-    reason = f"Frequency cap: {number} email(s) per {per}; due {item['dueAt']}"
+    reason = f"{why}; due {item['dueAt']}"
     doc = dict(base, id=contact["id"], status="deferred", reason=reason, updatedAt=clock.now_iso())
     doc.update(due=item["id"], dueAt=item["dueAt"], source=source, queueAttempts=attempts, baseUrl=ctx.base_url)
     _write(email, record, cast(RecipientRecord, doc))
@@ -492,6 +508,12 @@ def _send_deferred(email: Doc, record: RecipientRecord) -> None:
     reason = sending.refusal(email, contact, False, ctx.now)
     if reason:
         _settle(email, record, record["id"], "skipped", reason)
+        return
+    held = reputation.paused()
+    if held is not None:  # as the guard holds segment sends: tried again later, no attempt counted
+        at, why = clock.parse(ctx.now) + PAUSED_WAIT, f"Paused by the reputation guard: {held.get('reason')}"
+        tries = int(record.get("queueAttempts") or 0)
+        _wait(email, record, contact, at, why, list(record.get("source") or []), ctx, tries)
         return
     time = frequency_caps.capped(contact, ctx.now)
     attempts = int(record.get("queueAttempts") or 0) + 1
