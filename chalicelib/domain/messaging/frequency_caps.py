@@ -4,7 +4,8 @@ whether a contact's own rule on `email` holds a send back, and the deferred send
 A contact is capped when it was sent `frequencyNumber` emails (any: its `email.sent` events) in the
 last DAY, WEEK or calendar MONTH of its rule. Its contact document says whether it has a rule, so
 a contact without one costs nothing; one with a rule costs one Query of its timeline, newest first,
-read only back to the window's start. A capped send is not dropped: it waits in a due item of the
+read only back to the window's start (and `ORDER_SLACK` before it: event ids follow time only that
+closely across containers). A capped send is not dropped: it waits in a due item of the
 automations' due shards (`kernel/due_items.py`), which the minute job queues when it falls due, and
 the contact's timeline shows it (`message.queue`, Mautic's "Message Queued" event), both written in
 one contact write. `email_sends` keeps the send's state in its `emailsend#` record and sends it.
@@ -15,7 +16,7 @@ from datetime import datetime
 
 from chalicelib.domain.contacts import contact_merge, frequency_rules
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, due_items, service, timeline
+from chalicelib.domain.kernel import clock, due_items, service, time_on_page, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
@@ -34,9 +35,10 @@ def capped(contact: Doc, now: str) -> str | None:
     since = frequency_rules.shifted(clock.parse(now), time, -1)
     sent = 0
     for event in store.iterate(timeline.kind(contact["id"]), descending=True):
-        if clock.parse(event["timestamp"]) < since:
-            break
-        sent += event.get("event") == "email.sent"
+        moment = clock.parse(event["timestamp"])
+        if moment < since - time_on_page.ORDER_SLACK:
+            break  # event ids follow time within ORDER_SLACK across containers: none later is newer
+        sent += event.get("event") == "email.sent" and moment >= since
         if sent >= number:
             return time
     return None
