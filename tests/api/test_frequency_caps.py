@@ -243,3 +243,15 @@ def test_a_send_due_while_the_reputation_guard_pauses_waits_a_quarter_hour(api, 
     frozen.advance(minutes=16)
     _run_due(drain)
     assert _received("ann") == ["First", "Second"] and _due(ann) == []
+
+
+def test_a_limited_user_sees_no_deferred_send_of_anothers_contact(api, drain, frozen, capped):
+    from tests.api.test_permissions import _as
+
+    ann, _, _, second, _ = capped
+    mallory = _as(api, "mallory", {"lead:leads": ["viewown", "editown", "create"], "email:emails": ["viewown"]})
+    assert mallory.get(f"/api/contacts/{ann['id']}/activity").status_code == 403
+    feed = mallory.get("/api/contacts/activity").json
+    assert not [e for e in feed.get("events") or [] if e["event"] == "message.queue"]
+    assert mallory.get(f"/api/emails/{second['id']}").status_code == 403  # its sendProgress with it
+    assert len(_queued_events(api, ann)) == 1
