@@ -255,3 +255,19 @@ def test_a_limited_user_sees_no_deferred_send_of_anothers_contact(api, drain, fr
     assert not [e for e in feed.get("events") or [] if e["event"] == "message.queue"]
     assert mallory.get(f"/api/emails/{second['id']}").status_code == 403  # its sendProgress with it
     assert len(_queued_events(api, ann)) == 1
+
+
+def test_the_configured_default_caps_contacts_without_a_rule_of_their_own(api, drain, frozen, monkeypatch):
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_NUMBER", 1)
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_TIME", "WEEK")
+    bob, cid = _contact(api, "bob"), _contact(api, "cid", {"email": {"frequency_number": 5, "frequency_time": "DAY"}})
+    segment = _segment(api, drain)
+    for name in ("First", "Second"):
+        mail = make_email(api, name=name, subject=name, emailType="list", lists=[segment["id"]])
+        api.post(f"/api/emails/{mail['id']}/send")
+        drain()
+    assert _received("bob") == ["First"] and _received("cid") == ["First", "Second"]  # cid's own rule wins
+    assert _record(mail, bob)["status"] == "deferred" and _record(mail, bob)["dueAt"] > _record(mail, bob)["updatedAt"]
+    frozen.advance(days=7, minutes=1)
+    _run_due(drain)
+    assert _received("bob") == ["First", "Second"] and _due(bob) == [] and _due(cid) == []

@@ -65,6 +65,21 @@ def test_a_cap_needs_a_number_and_a_time_on_the_channel():
     assert fr.cap({}) is None and fr.cap({"frequencyRules": None}) is None
 
 
+def test_the_configured_default_caps_only_contacts_without_an_email_rule(monkeypatch):
+    from chalicelib import config
+
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_NUMBER", 3)
+    assert fr.cap({}) is None  # a number without a time is no default
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_TIME", "MONTH")
+    assert fr.cap({}) == (3, "MONTH")
+    assert fr.cap({"frequencyRules": [{"channel": "email", "frequencyNumber": None, "preferredChannel": True}]}) == (
+        3,
+        "MONTH",
+    )
+    own = {"channel": "email", "frequencyNumber": 9, "frequencyTime": "DAY"}
+    assert fr.cap({"frequencyRules": [own]}) == (9, "DAY")
+
+
 def test_periods_are_a_day_a_week_and_a_calendar_month_the_day_kept_or_the_months_last():
     moment = datetime(2026, 3, 31, 9, 30, tzinfo=timezone.utc)
     assert fr.shifted(moment, "DAY") == datetime(2026, 4, 1, 9, 30, tzinfo=timezone.utc)

@@ -16,6 +16,7 @@ for it (integer, DAY/WEEK/MONTH, date); a bad one is a 400 naming `frequencyRule
 from calendar import monthrange
 from datetime import datetime, timedelta
 
+from chalicelib import config
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock
@@ -155,12 +156,15 @@ def shown(doc: Contact) -> list[Doc]:
 # --- the cap a rule sets (enforced on marketing emails: messaging/frequency_caps.py) ---------------
 
 
-def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
-    """(number, DAY/WEEK/MONTH) of the contact's rule on a channel, None when it sets no cap (Mautic
-    counts only rules with both, `FrequencyRuleRepository::getCustomFrequencyRuleViolations`)."""
+def cap(doc: Contact | Doc) -> tuple[int, str] | None:
+    """(number, DAY/WEEK/MONTH) of the contact's email rule, else the configured default's, None when
+    neither sets a cap (Mautic counts only rules with both, `FrequencyRuleRepository::
+    getAppliedFrequencyRules`, and the default only for contacts without such a rule)."""
     for rule in doc.get("frequencyRules") or []:
-        if rule.get("channel") == channel and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
+        if rule.get("channel") == "email" and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
             return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
+    if config.EMAIL_FREQUENCY_NUMBER > 0 and config.EMAIL_FREQUENCY_TIME in TIMES:
+        return config.EMAIL_FREQUENCY_NUMBER, config.EMAIL_FREQUENCY_TIME
     return None
 
 
