@@ -182,6 +182,10 @@ EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts pe
 # at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
 EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
+# Frequency caps (docs/email.md): Mautic's `email_frequency_number` / `email_frequency_time`, the cap of
+# the contacts without an email rule of their own (DAY, WEEK or MONTH; none unless both are set)
+EMAIL_FREQUENCY_NUMBER = int(os.environ.get("EMAIL_FREQUENCY_NUMBER", "0"))
+EMAIL_FREQUENCY_TIME = os.environ.get("EMAIL_FREQUENCY_TIME", "")
 # SES feedback (docs/email.md, "Bounces and complaints"): this many transient bounces of one contact
 # within the window (hours) make it do-not-contact, bounced
 EMAIL_SOFT_BOUNCE_LIMIT = int(os.environ.get("EMAIL_SOFT_BOUNCE_LIMIT", "3"))

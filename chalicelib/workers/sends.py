@@ -1,4 +1,5 @@
-"""Sends worker: segment-send plans and batches, point-trigger emails (domain/messaging/email_sends.py)."""
+"""Sends worker: segment-send plans and batches, point-trigger emails and deferred sends
+(domain/messaging/email_sends.py)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -9,6 +10,7 @@ STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
     "batch": email_sends.batch,
     "trigger": email_sends.trigger,
+    "deferred": email_sends.deferred,
 }
 
 

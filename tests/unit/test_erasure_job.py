@@ -113,7 +113,14 @@ def test_a_resumed_job_finishes_and_repeats_no_step(ctx, monkeypatch):
     monkeypatch.setattr(subscribers, "erase_steps", lambda: steps)
     with pytest.raises(RuntimeError):
         erasure.run(cid)
-    assert store.get(erasure.KIND, cid)["done"] == ["sends", "texts", "segment-sends", "uploads", "submissions"]
+    assert store.get(erasure.KIND, cid)["done"] == [
+        "sends",
+        "texts",
+        "deferred-sends",
+        "segment-sends",
+        "uploads",
+        "submissions",
+    ]
     assert list(store.iterate(timeline.kind(cid)))  # not erased yet: the steps before read it
     failing.clear()
     erasure.run(cid)
@@ -121,6 +128,7 @@ def test_a_resumed_job_finishes_and_repeats_no_step(ctx, monkeypatch):
     assert calls == {
         "sends": 1,
         "texts": 1,
+        "deferred-sends": 1,
         "segment-sends": 1,
         "uploads": 1,
         "submissions": 1,

@@ -1,6 +1,8 @@
 """The frequency rules of a contact payload (domain/contacts/frequency_rules.py): Mautic's input or the
 answered list, one rule per preference channel, checked as Mautic's form fields."""
 
+from datetime import datetime, timezone
+
 import pytest
 
 from chalicelib.domain.contacts import frequency_rules as fr
@@ -52,3 +54,40 @@ def test_bad_values_are_refused(value):
 def test_shown_lists_mautics_list_properties_only():
     rules = fr.rules([], {}, NOW)
     assert [list(rule) for rule in fr.shown({"frequencyRules": rules})] == [list(fr.LISTED)] * 2
+
+
+def test_a_cap_needs_a_number_and_a_time_on_the_channel():
+    email = {"channel": "email", "frequencyNumber": 2, "frequencyTime": "WEEK"}
+    assert fr.cap({"frequencyRules": [email]}) == (2, "WEEK")
+    assert fr.cap({"frequencyRules": [dict(email, channel="sms")]}) is None
+    assert fr.cap({"frequencyRules": [dict(email, frequencyTime=None)]}) is None
+    assert fr.cap({"frequencyRules": [dict(email, frequencyNumber=None)]}) is None
+    assert fr.cap({}) is None and fr.cap({"frequencyRules": None}) is None
+
+
+def test_the_configured_default_caps_only_contacts_without_an_email_rule(monkeypatch):
+    from chalicelib import config
+
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_NUMBER", 3)
+    assert fr.cap({}) is None  # a number without a time is no default
+    monkeypatch.setattr(config, "EMAIL_FREQUENCY_TIME", "MONTH")
+    assert fr.cap({}) == (3, "MONTH")
+    assert fr.cap({"frequencyRules": [{"channel": "email", "frequencyNumber": None, "preferredChannel": True}]}) == (
+        3,
+        "MONTH",
+    )
+    own = {"channel": "email", "frequencyNumber": 9, "frequencyTime": "DAY"}
+    assert fr.cap({"frequencyRules": [own]}) == (9, "DAY")
+
+
+def test_periods_are_a_day_a_week_and_a_calendar_month_the_day_kept_or_the_months_last():
+    moment = datetime(2026, 3, 31, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "DAY") == datetime(2026, 4, 1, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "WEEK", -1) == datetime(2026, 3, 24, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "MONTH") == datetime(2026, 4, 30, 9, 30, tzinfo=timezone.utc)
+    assert fr.shifted(moment, "MONTH", -1) == datetime(2026, 2, 28, 9, 30, tzinfo=timezone.utc)
+    december = datetime(2026, 12, 15, tzinfo=timezone.utc)
+    assert fr.shifted(december, "MONTH") == datetime(2027, 1, 15, tzinfo=timezone.utc)
+    assert fr.shifted(datetime(2026, 1, 15, tzinfo=timezone.utc), "MONTH", -1) == datetime(
+        2025, 12, 15, tzinfo=timezone.utc
+    )

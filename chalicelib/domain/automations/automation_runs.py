@@ -5,7 +5,8 @@
   `running`), performed after it, and completed by a second write: it runs at most once.
 - `dispatch` (every minute): due items falling due within LOOKAHEAD are queued with an SQS delay
   for their exact time (past the watermark of the previous run); items still there STALE after
-  their time lost their message and are queued again. Writes queue their own near events at once.
+  their time lost their message and are queued again. Items naming an `email` are deferred sends
+  (`messaging/frequency_caps.py`): they go to the `sends` queue. Writes queue their own near events at once.
 - `enroll` / `enroll_batch`: a new source segment's members enter (in batches of contacts).
 - `purge`: the memberships of a deleted automation are dropped from its members' documents.
 """
@@ -29,7 +30,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_messages, marketing_messages, rendering, sending
+from chalicelib.domain.messaging import email_messages, email_sends, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -91,7 +92,9 @@ def dispatch() -> None:
                 kind, between=(0, min(journey_routing.due_id_floor(now - STALE), mark["upTo"])), limit=SWEEP_MAX
             )
         )
-        _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in coming + lost], now)
+        events = [item for item in coming + lost if "email" not in item]
+        _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in events], now)
+        email_sends.wake([item for item in coming + lost if "email" in item], now)  # deferred sends
         store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
 
 
@@ -208,8 +211,11 @@ def _send_message(kind: str, key: str) -> ExternalAction:
         message = next(iter(a.ids_in(props.get(key))), None)
         if message is None:
             return "failed", f"No {kind} chosen."
+        send_one = getattr(sending, f"send_{kind}")
+        if kind == "email" and props.get("email_type") == "marketing":
+            send_one = email_sends.send_marketing  # capped by the contact's frequency rule
         try:
-            outcome = getattr(sending, f"send_{kind}")(message, contact["id"], ctx, source=("campaign", event["id"]))
+            outcome = send_one(message, contact["id"], ctx, source=("campaign", event["id"]))
         except NotFound:
             return "failed", f"The {kind} {message} does not exist."
         return ("ok", None) if outcome.get("success") else ("failed", str(outcome.get("reason") or outcome))

@@ -1,26 +1,28 @@
 """Journey routing: a contact's membership of an automation (enter, leave) and its arrival at the
 events of the graph (decisions wait, actions are ready or scheduled), all within the journey entry
-kept in the contact document (`journey_entry.py`). Also the keys of the members index and the due
-items, shared by the write side (`journey_items.py`) and the worker (`automation_runs.py`).
+kept in the contact document (`journey_entry.py`). Also the keys of the members index and of the due
+items (`kernel/due_items.py`), shared by the write side (`journey_items.py`) and the worker
+(`automation_runs.py`).
 """
 
-import secrets
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from chalicelib import config
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import journey_entry
 from chalicelib.domain.automations.journey_entry import JourneyEntry
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.due_items import ID_SCALE as ID_SCALE
+from chalicelib.domain.kernel.due_items import due_id as due_id
+from chalicelib.domain.kernel.due_items import due_id_floor as due_id_floor
+from chalicelib.domain.kernel.due_items import due_kind as due_kind
 from chalicelib.domain.kernel.types import Doc, Event
 from chalicelib.store.port import EntityId
 
 KIND = "automation"
-ID_SCALE = 10**6
 
 
 def by_id(ctx: Context) -> dict[int, Doc]:
@@ -31,21 +33,6 @@ def by_id(ctx: Context) -> dict[int, Doc]:
 def enrolled_kind(automation_id: EntityId) -> str:
     """The members index of an automation: `enrolled#<automation id>` / contact id."""
     return f"enrolled#{int(automation_id)}"
-
-
-def due_kind(contact_id: EntityId) -> str:
-    """The due items' shard of a contact: `due#<contact id % AUTOMATION_DUE_SHARDS>`."""
-    return f"due#{int(contact_id) % config.AUTOMATION_DUE_SHARDS}"
-
-
-def due_id(moment: datetime) -> int:
-    """A new due id: milliseconds of the due time, then six random digits."""
-    return int(moment.timestamp() * 1000) * ID_SCALE + secrets.randbelow(ID_SCALE)
-
-
-def due_id_floor(moment: datetime) -> int:
-    """The smallest due id of that due time (for range queries)."""
-    return int(moment.timestamp() * 1000) * ID_SCALE
 
 
 def now(ctx: Context) -> datetime:

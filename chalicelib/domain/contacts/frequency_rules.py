@@ -13,6 +13,10 @@ flagged, else the first channel). Each value is checked as Mautic's `ContactChan
 for it (integer, DAY/WEEK/MONTH, date); a bad one is a 400 naming `frequencyRules`.
 """
 
+from calendar import monthrange
+from datetime import datetime, timedelta
+
+from chalicelib import config
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import batching, clock
@@ -147,3 +151,31 @@ def give_ids(doc: Contact) -> None:
 def shown(doc: Contact) -> list[Doc]:
     """The rules as Mautic answers them (`frequencyRulesList`: its list properties only)."""
     return [{key: rule.get(key) for key in LISTED} for rule in doc.get("frequencyRules") or []]
+
+
+# --- the cap a rule sets (enforced on marketing emails: messaging/frequency_caps.py) ---------------
+
+
+def cap(doc: Contact | Doc) -> tuple[int, str] | None:
+    """(number, DAY/WEEK/MONTH) of the contact's email rule, else the configured default's, None when
+    neither sets a cap (Mautic counts only rules with both, `FrequencyRuleRepository::
+    getAppliedFrequencyRules`, and the default only for contacts without such a rule)."""
+    for rule in doc.get("frequencyRules") or []:
+        if rule.get("channel") == "email" and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
+            return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
+    if config.EMAIL_FREQUENCY_NUMBER > 0 and config.EMAIL_FREQUENCY_TIME in TIMES:
+        return config.EMAIL_FREQUENCY_NUMBER, config.EMAIL_FREQUENCY_TIME
+    return None
+
+
+def shifted(moment: datetime, time: str, sign: int = 1) -> datetime:
+    """One DAY, WEEK or calendar MONTH after (sign 1) or before (-1) `moment`, as MySQL's
+    `DATE_SUB(NOW(), INTERVAL 1 MONTH)` counts: the day kept, else the month's last (PHP's `P1M`, which
+    Mautic's reschedule adds, would run past a short month's end into the next)."""
+    if time == "DAY":
+        return moment + sign * timedelta(days=1)
+    if time == "WEEK":
+        return moment + sign * timedelta(weeks=1)
+    month = moment.month - 1 + sign
+    year, month = moment.year + month // 12, month % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, monthrange(year, month)[1]))

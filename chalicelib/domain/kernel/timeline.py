@@ -46,6 +46,7 @@ TYPES = {
     "page.videohit": "Video view event",
     "point.gained": "Point gained",
     "stage.changed": "Stage changed",
+    "message.queue": "Message Queue",
     "sms.sent": "Sent",
     "sms.failed": "Failed",
     "sms_reply": "Text message received",

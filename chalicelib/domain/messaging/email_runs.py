@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from chalicelib.domain.kernel.types import Doc
 
 KIND = "emailrun"
-OUTCOMES = ("sent", "failed", "skipped")
+OUTCOMES = ("sent", "failed", "skipped", "deferred")  # deferred: held back by a frequency cap
 
 
 def counter(email_id: int | str, generation: int, name: str) -> str:

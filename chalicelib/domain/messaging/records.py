@@ -67,7 +67,9 @@ class SmsRecord(TypedDict):
 
 class RecipientRecord(TypedDict):
     """A contact's record in the segment sends of one email (`emailsend#<email id>` / <contact id>):
-    `status` is sending, sent, skipped, failed, retry or unknown (domain/messaging/email_sends.py)."""
+    `status` is sending, sent, skipped, failed, retry, unknown or deferred (domain/messaging/email_sends.py);
+    a deferred send's record names its due item (`due`, `dueAt`), `source`, tries from the queue
+    (`queueAttempts`) and the base URL of its links."""
 
     id: int
     status: str
@@ -75,6 +77,11 @@ class RecipientRecord(TypedDict):
     attempts: int
     reason: str | None
     updatedAt: str
+    due: NotRequired[int]
+    dueAt: NotRequired[str]
+    source: NotRequired[list[JSON]]
+    queueAttempts: NotRequired[int]
+    baseUrl: NotRequired[str]
     _rev: NotRequired[int]
 
 
@@ -88,3 +95,4 @@ class SendOutcome(TypedDict, total=False):
     content: str
     reason: str
     retryable: bool
+    deferred: bool  # held back by the contact's frequency cap, sent later (email_sends.send_marketing)

@@ -1,12 +1,13 @@
 """What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
 text messages) stay, so the counts still add up, but without the contact, its address or number, the
 tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do
-its segment-send rows.
+its segment-send rows and its deferred sends (frequency caps).
 """
 
 from chalicelib.domain.contacts import erasure
+from chalicelib.domain.kernel import due_items
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import email_runs, email_stats
+from chalicelib.domain.messaging import email_runs, email_stats, frequency_caps
 from chalicelib.domain.messaging.email_sends import record_kind
 from chalicelib.store import port as store
 
@@ -80,3 +81,20 @@ def forget_segment_sends(job: Doc) -> None:
     one Query of the runs (an item per email ever sent to segments) and one DeleteItem per email."""
     for run in list(store.iterate(email_runs.KIND)):
         store.remove(record_kind(run["id"]), job["id"])
+
+
+def forget_deferred_sends(job: Doc) -> None:
+    """Erasure step: the contact's deferred sends, found through its `message.queue` events: each
+    email's record (1 GetItem; it names the latest due item) and every due item named (1 DeleteItem
+    each), then the record (1 DeleteItem)."""
+    named: dict[int, set[int]] = {}
+    for event in erasure.events(job, frequency_caps.QUEUED):
+        details = event.get("details") or {}
+        if details.get("emailId") and details.get("due"):
+            named.setdefault(int(details["emailId"]), set()).add(int(details["due"]))
+    for email_id, dues in sorted(named.items()):
+        record = store.get(record_kind(email_id), job["id"])
+        for due in sorted(dues | ({int(record["due"])} if record and record.get("due") else set())):
+            store.remove(due_items.due_kind(job["id"]), due)
+        if record is not None:
+            store.remove(record_kind(email_id), job["id"])

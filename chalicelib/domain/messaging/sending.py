@@ -39,6 +39,7 @@ from chalicelib.store.port import EntityId
 log = logging.getLogger(__name__)
 Source = Sequence[JSON] | None  # what sent a message: (source, id within it), e.g. ("campaign", <event id>)
 UNSUBSCRIBED, BOUNCED = 1, 2  # do-not-contact reasons (Mautic's)
+Hold = Callable[[Doc, Doc], SendOutcome | None]  # hold(email, contact): an answer instead of the send, or None
 
 
 @dataclass
@@ -258,8 +259,10 @@ def send_email(
     tokens: JSON = None,
     transactional: bool = False,
     attachments: Iterable[int] | None = None,
+    hold: Hold | None = None,
 ) -> SendOutcome:
-    """Send an email to a contact now (do-not-contact respected unless `transactional`).
+    """Send an email to a contact now (do-not-contact respected unless `transactional`); `hold`, given
+    the email and contact once they may be sent to, answers instead when it holds the send back.
 
     Returns {"success": True, "statId", "trackingHash"} or {"success": False, "reason", "retryable"};
     raises NotFound for an unknown email or contact, Forbidden when the caller may not view one of
@@ -270,6 +273,9 @@ def send_email(
     reason = refusal(email, contact, transactional, ctx.now)
     if reason:
         return _failure(reason)
+    held = hold(email, contact) if hold else None
+    if held is not None:
+        return held
     prepared = prepare(email, contact, ctx, tokens, attachments, transactional)
     try:
         message_id = deliver(prepared)

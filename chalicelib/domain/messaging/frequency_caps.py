@@ -1,0 +1,79 @@
+"""Frequency caps on marketing emails (issue 34; Mautic's `MessageQueueModel::processFrequencyRules`):
+whether a contact's own rule on `email` holds a send back, and the deferred send's durable parts.
+
+A contact is capped when it was sent `frequencyNumber` emails (any: its `email.sent` events) in the
+last DAY, WEEK or calendar MONTH of its rule. Its contact document says whether it has a rule, so
+a contact without one costs nothing; one with a rule costs one Query of its timeline, newest first,
+read only back to the window's start (and `ORDER_SLACK` before it: event ids follow time only that
+closely across containers). A capped send is not dropped: it waits in a due item of the
+automations' due shards (`kernel/due_items.py`), which the minute job queues when it falls due, and
+the contact's timeline shows it (`message.queue`, Mautic's "Message Queued" event), both written in
+one contact write. `email_sends` keeps the send's state in its `emailsend#` record and sends it.
+"""
+
+import copy
+from datetime import datetime
+
+from chalicelib.domain.contacts import contact_merge, frequency_rules
+from chalicelib.domain.contacts.declarations import CONTACT
+from chalicelib.domain.kernel import clock, due_items, service, time_on_page, timeline
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.store import port as store
+
+QUEUED = "message.queue"  # the timeline event of a deferred send (Mautic's message queue rows)
+LABEL = "Message Queued for channel - email"  # Mautic's `mautic.queued.channel` and the channel
+
+
+def capped(contact: Doc, now: str) -> str | None:
+    """The time of the contact's email rule (DAY, WEEK, MONTH) when it was sent its number of emails
+    in the last one of those, else None (no call when it has no rule)."""
+    rule = frequency_rules.cap(contact)
+    if rule is None:
+        return None
+    number, time = rule
+    since = frequency_rules.shifted(clock.parse(now), time, -1)
+    sent = 0
+    for event in store.iterate(timeline.kind(contact["id"]), descending=True):
+        moment = clock.parse(event["timestamp"])
+        if moment < since - time_on_page.ORDER_SLACK:
+            break  # event ids follow time within ORDER_SLACK across containers: none later is newer
+        sent += event.get("event") == "email.sent" and moment >= since
+        if sent >= number:
+            return time
+    return None
+
+
+def defer(email: Doc, contact_id: int, at: datetime, source: JSON, attempts: int, ctx: Context) -> Doc:
+    """Store a deferred send of `email` to the contact, due `at`: its due item and `message.queue`
+    event in one contact write (GetItem + TransactWriteItems). The item: {id, contact, email, dueAt}."""
+
+    def write() -> Doc:
+        existing = contact_merge.load(CONTACT, contact_id)
+        item = {
+            "id": due_items.due_id(at),
+            "contact": existing["id"],
+            "email": email["id"],
+            "dueAt": clock.iso(at),
+        }
+        details: dict[str, JSON] = {
+            "channelName": "email",
+            "channelId": email["id"],
+            "emailId": email["id"],
+            "due": item["id"],
+            "scheduledDate": item["dueAt"],
+            "attempts": attempts,
+            "status": "rescheduled" if attempts else "pending",
+            "source": source,
+        }
+        event = timeline.event(QUEUED, f"{LABEL} {email['id']}", details)
+        derived = [(due_items.due_kind(existing["id"]), item["id"], {k: v for k, v in item.items() if k != "id"})]
+        service.save_change(CONTACT, existing, copy.deepcopy(existing), ctx, [event], stamp=False, derived=derived)
+        return item
+
+    return service.retrying(write, ctx)
+
+
+def drop(contact_id: int, due: int) -> None:
+    """Remove a deferred send's due item (done, given up, or replaced by a later one)."""
+    store.remove(due_items.due_kind(contact_id), due)
