@@ -7,6 +7,7 @@ as read) less its `ph.date_hit`; hits without one are left out of the time-on-si
 Mautic's `date_left IS NOT NULL`. The device of a hit is its contact's first device (hits keep none)."""
 
 from collections import Counter
+from collections.abc import Callable
 
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.types import Doc
@@ -98,12 +99,20 @@ def _downloads_line(rows: Rows, name: str) -> Doc:
     return line(rows, name, [("Downloads", count_by(rows, "ad.date_download"))])
 
 
-def _most_downloaded(rows: Rows, name: str) -> Doc:
-    """[{title, id, downloads}] per asset (a deleted asset's downloads under a null id)."""
-    counts = grouped(rows, "a.id")
-    titles = {rows.value(r, "a.id"): rows.value(r, "a.title") for r in rows.rows}
-    items = [{"title": titles.get(i), "id": i, "downloads": n} for i, n in top(counts)]
-    return table(name, items, "ri-download-line", "mautic_asset_action")
+def _most(id_column: str, title_column: str, shown: str, icon: str, action: str) -> Callable[[Rows, str], Doc]:
+    """[{title, id, <shown>}] per document a row names (a deleted one's rows under a null id), most first
+    (AssetBundle's DownloadRepository::getMostDownloaded, FormBundle's SubmissionRepository::getMostSubmitted)."""
+
+    def draw(rows: Rows, name: str) -> Doc:
+        counts = grouped(rows, id_column)
+        titles = {rows.value(r, id_column): rows.value(r, title_column) for r in rows.rows}
+        items = [{"title": titles.get(i), "id": i, shown: n} for i, n in top(counts)]
+        return table(name, items, icon, action)
+
+    return draw
+
+
+_most_downloaded = _most("a.id", "a.title", "downloads", "ri-download-line", "mautic_asset_action")
 
 
 def _statuses(rows: Rows, name: str) -> Doc:
@@ -115,12 +124,7 @@ def _submissions_line(rows: Rows, name: str) -> Doc:
     return line(rows, name, [("Submissions", count_by(rows, "fs.date_submitted"))])
 
 
-def _most_submitted(rows: Rows, name: str) -> Doc:
-    """[{title, id, submissions}] per form (FormBundle's SubmissionRepository::getMostSubmitted)."""
-    counts = grouped(rows, "f.id")
-    titles = {rows.value(r, "f.id"): rows.value(r, "f.name") for r in rows.rows}
-    items = [{"title": titles.get(i), "id": i, "submissions": n} for i, n in top(counts)]
-    return table(name, items, "ri-check-line", "mautic_form_action")
+_most_submitted = _most("f.id", "f.name", "submissions", "ri-check-line", "mautic_form_action")
 
 
 PAGE_GRAPHS = {

@@ -77,14 +77,6 @@ DEVICE_COLUMNS = {
 }
 
 
-def _devices(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
-        | {column: entry.get(key) for column, key in DEVICE_COLUMNS.items()}
-        for entry in doc.get("devices") or []
-    ]
-
-
 def _do_not_contact(doc: Doc) -> list[Doc]:
     return [
         {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
@@ -104,14 +96,6 @@ FREQUENCY_COLUMNS = {
 }
 
 
-def _frequency_rules(doc: Doc) -> list[Doc]:
-    return [
-        {"id": rule.get("id"), "lead_id": doc["id"], "date_added": rule.get("dateAdded")}
-        | {column: rule.get(key) for column, key in FREQUENCY_COLUMNS.items()}
-        for rule in doc.get("frequencyRules") or []
-    ]
-
-
 UTM_COLUMNS = {
     "query": "query",
     "referer": "referer",
@@ -126,12 +110,22 @@ UTM_COLUMNS = {
 }
 
 
-def _utm_tags(doc: Doc) -> list[Doc]:
-    return [
-        {"id": entry.get("id"), "date_added": entry.get("dateAdded"), "lead_id": doc["id"]}
-        | {column: entry.get(key) for column, key in UTM_COLUMNS.items()}
-        for entry in doc.get("utmtags") or []
-    ]
+def _entries(key: str, columns: dict[str, str]) -> ContactRows:
+    """Rows of the contact's `key` entries: their id, the contact, their date and `columns` {column: key}."""
+
+    def rows(doc: Doc) -> list[Doc]:
+        return [
+            {"id": entry.get("id"), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
+            | {column: entry.get(name) for column, name in columns.items()}
+            for entry in doc.get(key) or []
+        ]
+
+    return rows
+
+
+_devices = _entries("devices", DEVICE_COLUMNS)
+_frequency_rules = _entries("frequencyRules", FREQUENCY_COLUMNS)
+_utm_tags = _entries("utmtags", UTM_COLUMNS)
 
 
 # --- webhook logs -------------------------------------------------------------------------------
