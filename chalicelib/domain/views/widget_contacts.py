@@ -41,13 +41,15 @@ from chalicelib.domain.views.widget_filters import Params
 COUNTRY_CODES: dict[str, str] = json.loads((Path(__file__).parent / "data" / "country_codes.json").read_text("utf-8"))
 
 
-def _identified_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def identified_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `anonymous.vs.identified.leads`: the contacts created in the range, identified or not."""
     contacts = list(_created_contacts(span, ctx))
     identified = sum(1 for doc in contacts if doc.get("dateIdentified"))
     return pie([("Identified", identified), ("Anonymous", len(contacts) - identified)], height)
 
 
-def _created_leads(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def created_leads(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `created.leads`: the contacts created in the range, newest first."""
     raw = []
     for doc in _created_contacts(span, ctx):
         values = doc.get("values") or {}
@@ -76,7 +78,8 @@ def top_segments(span: Range, limit: int, ctx: Context) -> list[tuple[int, str]]
     return [(int(str(i)), str((segments.get(i) or {}).get("name"))) for i, _ in top]
 
 
-def _top_lists(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def top_lists(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `top.lists`: the segments that gained the most contacts in the range."""
     top, segments = _top_segment_counts(span, limit, ctx)
     raw = [
         {
@@ -94,7 +97,7 @@ def _top_lists(span: Range, limit: int, height: int, ctx: Context, params: Param
     )
 
 
-def _top_people(by: str, head: str) -> Build:
+def top_people(by: str, head: str) -> Build:
     """Contacts created in the range counted by their owner (`owner`) or creator (`createdBy`)."""
 
     def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
@@ -116,7 +119,7 @@ def _person_row(by: str, user: Doc, user_id: JSON, count: int) -> Doc:
     return {"leads": count, "created_by": user_id, "created_by_user": name, "name": name}
 
 
-def _map(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def leads_map(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `map.of.leads`: contacts created in the range by country (its 2-letter code)."""
     counts: Counter[str] = Counter()
     for doc in _created_contacts(span, ctx):
@@ -153,7 +156,7 @@ def _segment_columns(contacts: Sequence[Doc], wanted: list[int] | None, ctx: Con
     return columns + everyone
 
 
-def _lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `lead.lifetime`: a column per segment (the 4 holding the most contacts created in the
     range, or the ids of `filter[flag]`, 0 for all contacts) with its contacts created in the range;
     one column of all contacts when no segment has any. Under each, the bars of the memberships
@@ -182,7 +185,7 @@ def _segment_id(value: str, field: str = "filter[flag]") -> int:
     return int(value)
 
 
-def _build_times(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def build_times(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `segments.build.time` (ListModel::getSegmentsBuildTime): the published segments the
     caller may view (those of `filter[segments]`), by their last build's duration (`filter[order]`,
     desc by default; a segment never built has none, first ascending and last descending, as MySQL

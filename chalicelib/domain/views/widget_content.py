@@ -40,20 +40,23 @@ from chalicelib.domain.views.widget_filters import Params
 DWELL_TIMES = (("< 1m", 0, 60), ("1 - 5m", 60, 300), ("5 - 10m", 300, 600), ("> 10m", 600, 999999))
 
 
-def _downloads_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def downloads_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `unique.vs.repetitive.downloads`: one download per contact and asset is unique."""
     downloads = guarded(_of(events_in(span), "asset.download"), ctx, "asset", ASSET)
     unique = len({(contact_of(e), ASSET(e)) for e in downloads})
     return pie([("Unique", unique), ("Repetitive", len(downloads) - unique)], height)
 
 
-def _read_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def read_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `ignored.vs.read.emails`: the range's sends, read, failed or ignored."""
     found = guarded(_of(events_in(span), "email.sent", "email.read", "email.failed"), ctx, "email", EMAIL)
     counts = Counter(e["event"] for e in found)
     sent, read, failed = counts["email.sent"], counts["email.read"], counts["email.failed"]
     return pie([("Ignored", max(sent - read - failed, 0)), ("Read", read), ("Failed", failed)], height)
 
 
-def _returning_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def returning_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `unique.vs.returning.leads`: visitors with one hit in the range, or more."""
     hits = guarded(_of(events_in(span), "page.hit"), ctx, "page", PAGE)
     per_visitor = Counter(contact_of(e) for e in hits)
     returning = sum(1 for count in per_visitor.values() if count > 1)
@@ -64,7 +67,7 @@ def _hit_key(event: Doc) -> tuple[Hashable | None, datetime]:
     return contact_of(event), time_on_page.moment(event["timestamp"])
 
 
-def _dwell_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def dwell_pie(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `dwell.times`: the range's hits by their time on the page (until the contact's next
     hit within the session, read up to a session past the range: `time_on_page.py`); a hit never
     left counts in no bucket, as Mautic's TIMESTAMPDIFF of a null `date_left` is in none."""
@@ -80,7 +83,7 @@ def _dwell_pie(span: Range, limit: int, height: int, ctx: Context, params: Param
     return pie([(label, sum(low <= n < high for n in counted)) for label, low, high in DWELL_TIMES], height)
 
 
-def _devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) -> Build:
+def devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) -> Build:
     """A pie of the device types (`device` of their first device) of the contacts behind the events."""
 
     def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
@@ -95,7 +98,7 @@ def _devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) 
     return build
 
 
-def _popular(event_type: str, kind: str, key: Callable[[Doc], JSON], count: str, title: str, head: str) -> Build:
+def popular(event_type: str, kind: str, key: Callable[[Doc], JSON], count: str, title: str, head: str) -> Build:
     """The documents of `kind` named by the most events of the range (Mautic's popular assets and
     pages, most sent and most read emails)."""
 
@@ -113,7 +116,7 @@ def _popular(event_type: str, kind: str, key: Callable[[Doc], JSON], count: str,
     return build
 
 
-def _created(kind: str, title: str) -> Build:
+def created_list(kind: str, title: str) -> Build:
     """The documents of `kind` created in the range, newest first (Mautic's created assets, forms...)."""
 
     def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
@@ -133,7 +136,8 @@ def _created(kind: str, title: str) -> Build:
     return build
 
 
-def _referrers(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def referrers(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `top.submission.referrers`: the referers of the most submissions in the range."""
     found = guarded(_of(events_in(span), "form.submitted"), ctx, "form", FORM)
     top = _top(Counter(_detail("submission", "referer")(e) for e in found), limit)
     raw = [{"submissions": n, "referer": referer} for referer, n in top]
@@ -147,7 +151,8 @@ def _referrers(span: Range, limit: int, height: int, ctx: Context, params: Param
     )
 
 
-def _submitters(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def submitters(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+    """Mautic's `top.submitters`: the contacts who submitted forms most in the range."""
     found = guarded(_of(events_in(span), "form.submitted"), ctx, "form", FORM)
     found = guarded(found, ctx, "contact", contact_of)
     top = _top(Counter(contact_of(e) for e in found), limit)
@@ -188,7 +193,7 @@ SENT_HEAD = (
 )
 
 
-def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def sent_to_contacts(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `sent.email.to.contacts`: the latest sends of the range, a row each, of the contacts
     `filter[companyId|campaignId|segmentId]` keep."""
     found = guarded(guarded(_of(events_in(span), "email.sent"), ctx, "email", EMAIL), ctx, "contact", contact_of)
@@ -213,7 +218,7 @@ def _sent_to_contacts(span: Range, limit: int, height: int, ctx: Context, params
     return {"headItems": [f"mautic.dashboard.label.{h}" for h in SENT_HEAD], "bodyItems": rows}
 
 
-def _redirects(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def redirects(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `most.hit.email.redirects`: the links of emails clicked most in the range, by the
     contacts `filter[companyId|campaignId|segmentId]` keep."""
     clicks = [e for e in _of(events_in(span), "page.hit") if _detail("source")(e) == "email"]
@@ -231,7 +236,7 @@ def _redirects(span: Range, limit: int, height: int, ctx: Context, params: Param
     return {"headItems": [f"mautic.dashboard.label.{h}" for h in head], "bodyItems": rows}
 
 
-def _upcoming(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def upcoming(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Emails automations will send later: `campaign.event.scheduled` events of `email.send` steps
     scheduled within the range and due after now."""
     now = clock.now().strftime(DB_FORMAT)
@@ -250,7 +255,7 @@ def _upcoming(span: Range, limit: int, height: int, ctx: Context, params: Params
     return {"upcomingEmails": rows}
 
 
-def _best_hours(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
+def best_hours(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
     """Mautic's `emails.best.hours`: the share of the range's reads made in each hour of the day (in
     the range's zone), of the contacts `filter[companyId|campaignId|segmentId]` keep."""
     reads = widget_filters.matching(guarded(_of(events_in(span), "email.read"), ctx, "email", EMAIL), params, ctx)
