@@ -1,16 +1,16 @@
 """Sends worker: segment-send plans and batches, point-trigger emails and deferred sends
-(domain/messaging/email_sends.py)."""
+(domain/messaging/email_sends.py, deferred_sends.py)."""
 
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import email_sends
+from chalicelib.domain.messaging import deferred_sends, email_sends
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
     "batch": email_sends.batch,
     "trigger": email_sends.trigger,
-    "deferred": email_sends.deferred,
+    "deferred": deferred_sends.deferred,
 }
 
 

@@ -10,7 +10,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
-from chalicelib.domain.messaging import email_sends, email_stats, sending
+from chalicelib.domain.messaging import email_stats, recipients, sending
+from chalicelib.store import port as store
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 
@@ -167,12 +168,12 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
     with pytest.raises(RuntimeError):
         _run(batch)
     assert len(sent_messages()) == 1
-    with pytest.raises(email_sends.SendLater):
+    with pytest.raises(recipients.SendLater):
         _run(batch)  # the record is fresh: maybe another worker is still sending
-    monkeypatch.setattr(email_sends, "STUCK_SECONDS", 0)
+    monkeypatch.setattr(recipients, "STUCK_SECONDS", 0)
     _run(batch)
     assert _recipients() == ["c0@example.com", "c1@example.com"]
-    record = email_sends.store.get(email_sends.record_kind(mail_doc["id"]), ids[0])
+    record = store.get(recipients.record_kind(mail_doc["id"]), ids[0])
     assert record["status"] == "unknown"
     progress = _shown(api, mail_doc)["sendProgress"]
     assert (progress["status"], progress["sent"], progress["failed"]) == ("done", 1, 1)
@@ -182,17 +183,17 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
     segment, _ = _audience(api, drain, 1)
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    real = email_sends._settle
+    real = recipients.settle
 
     def crash_when_sent(email, record, contact_id, status, reason):
         if status == "sent":
             raise RuntimeError("worker died")
         return real(email, record, contact_id, status, reason)
 
-    monkeypatch.setattr(email_sends, "_settle", crash_when_sent)
+    monkeypatch.setattr(recipients, "settle", crash_when_sent)
     with pytest.raises(RuntimeError):
         _run(batch)
-    monkeypatch.setattr(email_sends, "_settle", real)
+    monkeypatch.setattr(recipients, "settle", real)
     _run(batch)
     assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
 
@@ -216,9 +217,9 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     mail_doc = make_email(api, lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
-    with pytest.raises(email_sends.SendLater):
+    with pytest.raises(recipients.SendLater):
         _run(batch)
-    record = email_sends.store.get(email_sends.record_kind(mail_doc["id"]), ids[0])
+    record = store.get(recipients.record_kind(mail_doc["id"]), ids[0])
     assert record["status"] == "retry" and record["reason"] == "Throttling by SES"
     _run(batch)
     assert _recipients() == ["c0@example.com"]
@@ -237,7 +238,7 @@ def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
     drain()
     elapsed = time.monotonic() - started
     assert len(sent_messages()) == 9 and elapsed > 1.0
-    stats = email_sends.store.iterate(email_stats.kind("email", mail_doc["id"]))
+    stats = store.iterate(email_stats.kind("email", mail_doc["id"]))
     per_second = Counter(stat["dateSent"] for stat in stats)
     assert max(per_second.values()) <= 4
 

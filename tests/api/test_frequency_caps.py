@@ -9,7 +9,7 @@ import pytest
 from chalicelib import config
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import due_items
-from chalicelib.domain.messaging import email_sends
+from chalicelib.domain.messaging import deferred_sends, recipients
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from tests.api.test_automations import action, executed, new_automation
@@ -45,7 +45,7 @@ def _run_due(drain):
 
 
 def _record(mail, contact):
-    return store.get(email_sends.record_kind(mail["id"]), contact["id"])
+    return store.get(recipients.record_kind(mail["id"]), contact["id"])
 
 
 def _due(contact):
@@ -182,9 +182,9 @@ def test_a_redelivered_wake_up_sends_once(api, drain, frozen, capped):
     (item,) = _due(ann)
     frozen.advance(days=1, minutes=1)
     message = {"type": "deferred", "contact": ann["id"], "due": item["id"]}
-    queues.send(email_sends.QUEUE, [message, message])  # SQS delivers at least once
+    queues.send(recipients.QUEUE, [message, message])  # SQS delivers at least once
     _run_due(drain)  # and the minute job wakes it too
-    email_sends.deferred(ann["id"], item["id"])  # a late redelivery
+    deferred_sends.deferred(ann["id"], item["id"])  # a late redelivery
     assert _received("ann") == ["First", "Second"]
     assert _record(second, ann)["status"] == "sent" and _due(ann) == []
 
@@ -201,7 +201,7 @@ def test_a_wake_up_interrupted_after_sending_never_sends_twice(api, drain, froze
 
     with monkeypatch.context() as patched, pytest.raises(RuntimeError):
         patched.setattr(frequency_caps, "drop", crash)
-        email_sends.deferred(ann["id"], item["id"])
+        deferred_sends.deferred(ann["id"], item["id"])
     assert _received("ann") == ["First", "Second"] and _record(second, ann)["status"] == "sent"
     _run_due(drain)  # the item is still there (its message lost): the sweep wakes it again later
     frozen.advance(minutes=15)
@@ -221,7 +221,7 @@ def test_a_wake_up_interrupted_between_its_claim_and_its_record_is_never_sent_ag
 
     with pytest.MonkeyPatch.context() as patched, pytest.raises(RuntimeError):
         patched.setattr(sending, "record_sent", crash)
-        email_sends.deferred(ann["id"], item["id"])
+        deferred_sends.deferred(ann["id"], item["id"])
     assert _record(second, ann)["status"] == "sending" and _received("ann") == ["First", "Second"]
     frozen.advance(minutes=20)  # past STUCK_SECONDS: it may have gone out, so it is not sent again
     _run_due(drain)

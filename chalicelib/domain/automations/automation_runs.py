@@ -30,7 +30,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_messages, email_sends, marketing_messages, rendering, sending
+from chalicelib.domain.messaging import deferred_sends, email_messages, marketing_messages, rendering, sending
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -94,7 +94,7 @@ def dispatch() -> None:
         )
         events = [item for item in coming + lost if "email" not in item]
         _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in events], now)
-        email_sends.wake([item for item in coming + lost if "email" in item], now)  # deferred sends
+        deferred_sends.wake([item for item in coming + lost if "email" in item], now)  # deferred sends
         store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
 
 
@@ -213,7 +213,7 @@ def _send_message(kind: str, key: str) -> ExternalAction:
             return "failed", f"No {kind} chosen."
         send_one = getattr(sending, f"send_{kind}")
         if kind == "email" and props.get("email_type") == "marketing":
-            send_one = email_sends.send_marketing  # capped by the contact's frequency rule
+            send_one = deferred_sends.send_marketing  # capped by the contact's frequency rule
         try:
             outcome = send_one(message, contact["id"], ctx, source=("campaign", event["id"]))
         except NotFound:

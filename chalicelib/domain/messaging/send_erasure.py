@@ -8,7 +8,7 @@ from chalicelib.domain.contacts import erasure
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_runs, email_stats, frequency_caps
-from chalicelib.domain.messaging.email_sends import record_kind
+from chalicelib.domain.messaging.recipients import record_kind
 from chalicelib.store import port as store
 
 # What an anonymised send record keeps: its ids, dates, source and what happened to it (counts).
