@@ -20,10 +20,10 @@ from chalicelib.domain.contacts.declarations import (
     DEVICE,
     NOTE,
 )
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import references, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.service import payload_object
+from chalicelib.domain.kernel.validation import payload_object
 from chalicelib.domain.privacy import export
 from chalicelib.domain.segments import segment_actions
 
@@ -133,7 +133,7 @@ def devices_of_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
 def notes_of_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """The contact's notes with the list parameters (search, start, limit, orderBy, orderByDir)."""
     contact = service.load(CONTACT, id)
-    service.remember(CONTACT.kind, contact, ctx)  # each note's `lead`
+    references.remember(CONTACT.kind, contact, ctx)  # each note's `lead`
     search = request.query.get("search")
     scoped = copy.copy(request)
     scoped.query = dict(request.query, search=f"lead:{contact['id']}" + (f" ({search})" if search else ""))

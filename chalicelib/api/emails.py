@@ -4,7 +4,7 @@ from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import references, validation
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
@@ -31,7 +31,7 @@ def _attachments(value: JSON, ctx: Context) -> list[int]:
         ids = a.id_list(value)
     except a.Invalid:
         raise invalid("assetAttachments", "This value should be a list of asset ids.") from None
-    missing = [str(i) for i in ids if i not in service.referenced("asset", ids, ctx)]
+    missing = [str(i) for i in ids if i not in references.referenced("asset", ids, ctx)]
     if missing:
         raise invalid("assetAttachments", f"No asset found with id {', '.join(missing)}.")
     return ids
@@ -44,7 +44,7 @@ def _attachments(value: JSON, ctx: Context) -> list[int]:
 )
 def send_to_contact(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Answer:
     """A transactional send to one contact (do-not-contact ignored, as Mautic)."""
-    payload = service.payload_object(request.body)
+    payload = validation.payload_object(request.body)
     tokens, attachments = _tokens(payload.get("tokens")), _attachments(payload.get("assetAttachments"), ctx)
     result = sending.send_email(
         id, contact_id, ctx, source=("api", None), tokens=tokens, transactional=True, attachments=attachments
@@ -56,7 +56,7 @@ def send_to_contact(request: ApiRequest, ctx: Context, id: str, contact_id: str)
 def send_to_segments(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """Send the email to its segments (or the `lists` given, at most `limit` contacts): the first
     `batch` in the request (counted in `sentCount` and `failedRecipients`), the rest queued."""
-    state, outcomes = email_sends.start(id, service.payload_object(request.body), ctx)
+    state, outcomes = email_sends.start(id, validation.payload_object(request.body), ctx)
     counts = {email_runs.counter(state["id"], state["generation"], name): n for name, n in outcomes.items()}
     return {
         "success": 1,

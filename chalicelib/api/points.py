@@ -8,7 +8,7 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.service import payload_object
+from chalicelib.domain.kernel.validation import payload_object
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER

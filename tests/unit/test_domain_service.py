@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from chalicelib.domain.contacts.declarations import COMPANY, CONTACT
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import service, validation
 from chalicelib.domain.kernel.basics import CATEGORY, TAG
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
@@ -139,8 +139,8 @@ def test_retrying_runs_again_on_a_fresh_read(ctx):
 
 
 def test_a_body_that_is_not_an_object_is_refused():
-    assert service.payload_object([]) == {} and service.payload_object(None) == {}
-    assert errors_of(service.payload_object, ["a"]) == {"body": ["The request body should be a JSON object."]}
+    assert validation.payload_object([]) == {} and validation.payload_object(None) == {}
+    assert errors_of(validation.payload_object, ["a"]) == {"body": ["The request body should be a JSON object."]}
 
 
 def test_required_attributes_are_named(ctx):

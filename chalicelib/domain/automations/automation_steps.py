@@ -13,7 +13,7 @@ from chalicelib.domain.kernel import addresses, clock
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
-from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.references import referenced
 from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
 from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.domain.segments import filters, membership

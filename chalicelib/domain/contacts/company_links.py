@@ -13,7 +13,7 @@ written in the contact's own transaction: a refused write changes none of them.
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.contacts.contact_document import Contact
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import Write
@@ -41,7 +41,7 @@ def apply(doc: Contact, write: Write) -> None:
     current = [link["id"] for link in doc.get("companies") or []]
     added = [i for i in wanted if i not in current]
     removed = [i for i in current if i not in wanted]
-    found = service.referenced("company", added + removed, write.ctx)
+    found = references.referenced("company", added + removed, write.ctx)
     missing = [str(i) for i in added if i not in found]
     if missing:
         write.errors["companies"] = [f"No company found with id {', '.join(missing)}."]

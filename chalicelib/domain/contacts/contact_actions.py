@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 from chalicelib import config
 from chalicelib.domain.contacts import devices
 from chalicelib.domain.contacts.contact_document import CompanyLink, Contact
-from chalicelib.domain.kernel import access, batching, clock, registry, service, timeline
+from chalicelib.domain.kernel import access, batching, clock, references, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -274,7 +274,7 @@ def unlink_company(doc: Contact, company: Doc, ctx: Context) -> bool:
     doc["companies"] = links
     if doc["values"].get("company") == (company.get("values") or {}).get("companyname"):
         primary = next((link["id"] for link in links if link["isPrimary"]), None)
-        found = service.referenced("company", [primary], ctx).get(primary) if primary else None
+        found = references.referenced("company", [primary], ctx).get(primary) if primary else None
         doc["values"]["company"] = found["values"].get("companyname") if found else None
     return True
 
@@ -360,7 +360,7 @@ def named_stage(stage_id: JSON, ctx: Context) -> Doc | None:
     """The stage a form action or trigger event names, when it exists; Forbidden (403) when the
     caller may not view it (a reference decides access on the document: docs/permissions.md)."""
     wanted = a.id_or_none(stage_id)
-    stage = service.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
+    stage = references.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
     if stage is not None:
         access.require(ctx, registry.resource("stage"), Action.VIEW, stage)
     return stage
@@ -372,7 +372,7 @@ def enter_stage(doc: Contact, stage_id: JSON, origin: str, ctx: Context) -> Even
     `stage.change`); its `stage.changed` event, or None when it is there already. NotFound when no
     such stage exists."""
     wanted = a.id_or_none(stage_id)
-    stage = service.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
+    stage = references.referenced("stage", [wanted], ctx).get(wanted) if wanted is not None else None
     if stage is None:
         raise NotFound("Stage not found.")
     return set_stage(doc, stage, origin)

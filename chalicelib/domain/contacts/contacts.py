@@ -17,7 +17,17 @@ from chalicelib.domain.contacts import (
 from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import batching, cache_keys, cached, clock, ip_privacy, search, service, timeline
+from chalicelib.domain.kernel import (
+    batching,
+    cache_keys,
+    cached,
+    clock,
+    ip_privacy,
+    references,
+    search,
+    service,
+    timeline,
+)
 from chalicelib.domain.kernel.basics import TAG
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Merge, Write
@@ -218,7 +228,7 @@ class ContactHooks(_Valued):
         if command.name == "tag":
             return any(search.like(t["tag"], command.value, contains=False) for t in doc.get("tags") or [])
         if command.name == "owner":
-            owner = service.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
+            owner = references.referenced("user", [doc["owner"]], ctx).get(doc["owner"]) if doc.get("owner") else None
             pattern = command.value if "%" in command.value or command.strict else command.value + "%"
             return owner is not None and any(
                 search.like(owner.get(k), pattern, contains=False) for k in ("username", "firstName", "lastName")
@@ -321,7 +331,7 @@ def _stage_changed(doc: Contact, write: Write) -> Events:
     if new == old or "stage" in write.errors:
         return []
     named = new if new is not None else old
-    stage = service.referenced("stage", [named], write.ctx).get(named)
+    stage = references.referenced("stage", [named], write.ctx).get(named)
     if stage is None and new is not None:
         return []
     return [contact_actions.stage_event(stage or {"id": old}, "API")]

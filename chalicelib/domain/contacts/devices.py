@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.of_contact import OfContact
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, references, registry, service, validation
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -153,7 +153,7 @@ def mirror_items(doc: Contact | None, existing: Contact | None) -> list[Derived]
 
 def _contact(contact_id: EntityId, ctx: Context) -> Doc:
     """The contact, as the request read it (checking `lead`) or afresh after a retry."""
-    found = service.referenced("contact", [contact_id], ctx).get(contact_id)
+    found = references.referenced("contact", [contact_id], ctx).get(contact_id)
     if found is None:
         raise NotFound()
     return found
@@ -176,7 +176,7 @@ def create(resource: Resource, payload: JSON, ctx: Context) -> tuple[Doc, bool]:
     """A device written through `/api/devices/new`, stored on its contact (`lead` or `contact`):
     (device, True)."""
     doc = service.blank(resource)
-    service.validated(resource, doc, payload, ctx, "create")
+    validation.validated(resource, doc, payload, ctx, "create")
 
     def attempt() -> Doc:
         entry = dict(_fields(doc), id=doc.get("id") or store.allocate_ids(KIND)[0], dateAdded=ctx.now)
@@ -197,7 +197,7 @@ def edit(resource: Resource, device_id: EntityId, payload: JSON, ctx: Context, r
         return create(resource, payload, ctx)
     doc = service.blank(resource) if replace else copy.deepcopy(existing)
     doc.update({"id": existing["id"], "dateAdded": existing.get("dateAdded")})
-    service.validated(resource, doc, payload, ctx, "put" if replace else "patch", existing)
+    validation.validated(resource, doc, payload, ctx, "put" if replace else "patch", existing)
     entry = dict(_fields(doc), id=existing["id"], dateAdded=existing.get("dateAdded"))
 
     def attempt() -> Doc:

@@ -3,8 +3,8 @@ they are the contact's."""
 
 from chalicelib.domain.kernel import registry
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.references import referenced
 from chalicelib.domain.kernel.resources import Hooks
-from chalicelib.domain.kernel.service import referenced
 from chalicelib.domain.kernel.types import JSON, Doc
 
 

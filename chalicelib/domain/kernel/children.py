@@ -16,9 +16,9 @@ moves nothing from it. (Mautic's `translation_parent_id` and `variant_parent_id`
 """
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
-from chalicelib.domain.kernel import access
+from chalicelib.domain.kernel import access, references
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -26,7 +26,6 @@ from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc, Items
 from chalicelib.store import port as store
 
-Read = Callable[[Iterable[JSON]], dict[JSON, Doc]]  # parent ids -> the stored parents found
 Move = tuple[str, JSON, bool]  # (children attribute, parent id, True: joins / False: leaves)
 
 
@@ -35,7 +34,7 @@ def links(resource: Resource) -> list[a.Attr]:
     return [attr for attr in resource.all_attrs if attr.children_of]
 
 
-def upkeep(resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, read: Read) -> Items:
+def upkeep(resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context) -> Items:
     """Derived items of a create, edit or delete (`doc` None) of a document: its parents' new
     lists, each `Checked` at the revision read; nothing when its parent references did not move.
     Joining a parent changes it: Forbidden unless the caller may edit that parent (leaving one, the
@@ -44,7 +43,7 @@ def upkeep(resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Conte
     if not moves:
         return []
     child = (doc or existing or {})["id"]
-    parents = read(list(dict.fromkeys(parent for _, parent, _ in moves)))
+    parents = references.referenced(resource.kind, list(dict.fromkeys(parent for _, parent, _ in moves)), ctx)
     changed: dict[JSON, Doc] = {}
     for name, parent_id, joins in moves:
         if parent_id not in parents:

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from chalicelib.domain.kernel import access, cache_keys, children, counters, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.references import referenced_many
 from chalicelib.domain.kernel.resources import AUDIT_KEYS, Resource
-from chalicelib.domain.kernel.service import referenced_many
 from chalicelib.domain.kernel.types import JSON, Doc
 
 CATEGORY_KEYS = ("id", "title", "alias", "description", "color", "bundle")

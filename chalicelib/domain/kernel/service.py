@@ -1,7 +1,7 @@
 """The standard operations of every resource: get, list, create, edit (PATCH/PUT), delete."""
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from chalicelib.domain.kernel import (
@@ -9,18 +9,18 @@ from chalicelib.domain.kernel import (
     batching,
     cache_keys,
     children,
-    counters,
+    references,
     retries,
     subscribers,
     timeline,
     unlisted,
+    validation,
 )
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale, ValidationError
-from chalicelib.domain.kernel.resources import Merge, Resource, Write
+from chalicelib.domain.kernel.resources import Merge, Resource
 from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Event, Events, Items
 from chalicelib.store import port as store
 
@@ -39,7 +39,7 @@ def load(resource: Resource, entity_id: JSON, ctx: Context | None = None) -> Doc
     if doc is None:
         doc = store.get(resource.kind, number) if number > 0 else None
         if doc is not None and ctx is not None:
-            remember(resource.kind, doc, ctx)
+            references.remember(resource.kind, doc, ctx)
     if doc is None:
         raise NotFound()
     return doc
@@ -50,130 +50,6 @@ def blank(resource: Resource) -> Doc:
     doc = {attr.name: attr.fresh_default() for attr in resource.all_attrs}
     doc.update({n.name: [] for n in resource.nested})
     return doc
-
-
-def payload_object(payload: JSON) -> Doc:
-    """The request body as a dict: `[]` (how PHP clients send nothing) is an empty object."""
-    if payload is None or payload == [] or payload == "":
-        return {}
-    if not isinstance(payload, dict):
-        raise ValidationError({"body": ["The request body should be a JSON object."]})
-    return payload
-
-
-def _apply(resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, existing: Doc | None = None) -> Write:
-    """Validate the payload into `doc`, check the caller may leave it so, then finalize (which may write)."""
-    write, pending = _validated(resource, doc, payload, ctx, mode, existing)
-    _finish(resource, doc, write, pending)
-    return write
-
-
-def _validated(
-    resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, existing: Doc | None = None
-) -> tuple[Write, nested_items.Pending]:
-    """(Write, new nested items) of a payload applied to `doc`, nothing stored yet: ValidationError
-    naming the fields, Forbidden when the result is a document the caller may not leave so."""
-    errors: Errors = {}
-    payload, forced = access.publishing(ctx, resource, payload, existing)
-    for attr in resource.all_attrs:
-        if attr.writable and attr.name in payload:
-            try:
-                doc[attr.name] = attr.clean(payload[attr.name])
-            except a.Invalid as error:
-                errors[attr.name] = [str(error)]
-    doc.update(forced)
-    pending: nested_items.Pending = []
-    for spec in resource.nested:
-        if spec.name in payload:
-            doc[spec.name], new = nested_items.merge(
-                spec, doc.get(spec.name) or [], payload[spec.name], replace=mode != "patch", errors=errors
-            )
-            pending += new
-        elif mode == "put":
-            doc[spec.name] = []
-    write = Write(payload, mode, existing, errors, ctx)
-    resource.hooks.prepare(doc, write)
-    counters.written(resource, doc, write)
-    for attr in resource.all_attrs:
-        if attr.required and attr.name not in errors and doc.get(attr.name) in (None, "", []):
-            errors[attr.name] = ["A value is required."]
-    _check_references(resource, doc, ctx, errors, existing)
-    errors.update(children.own_parent_errors(resource, doc))
-    if errors:
-        raise ValidationError(errors, _sole_message(errors))
-    access.require_keeps(ctx, resource, doc, existing)
-    return write, pending
-
-
-def _finish(resource: Resource, doc: Doc, write: Write, pending: nested_items.Pending) -> None:
-    """After validation: the resource's finalize hook, then ids for the new nested items (linked by its hook)."""
-    resource.hooks.finalize(doc, write)
-    if pending:
-        resource.hooks.link(doc, nested_items.assign_ids(pending))
-
-
-def validated(
-    resource: Resource, doc: Doc, payload: JSON, ctx: Context, mode: str, existing: Doc | None = None
-) -> Write:
-    """Apply a payload to `doc` as a create (`mode` create) or edit (`patch`, `put` of `existing`)
-    does, storing nothing: ValidationError naming the fields, else the Write (for resources whose
-    documents live inside another's, such as devices in their contact)."""
-    return _apply(resource, doc, payload_object(payload), ctx, mode, existing)
-
-
-def _check_references(resource: Resource, doc: Doc, ctx: Context, errors: Errors, existing: Doc | None = None) -> None:
-    """Each reference the write sets must exist; one it keeps as stored is not checked again (its
-    document may have gone meanwhile: a deleted stage, cleared from its contacts in the background)."""
-    for attr in resource.all_attrs:
-        value = doc.get(attr.name)
-        if (
-            not attr.ref
-            or attr.name in errors
-            or value in (None, [])
-            or (existing is not None and existing.get(attr.name) == value)
-        ):
-            continue
-        wanted = value if isinstance(value, list) else [value]
-        found = referenced(attr.ref, wanted, ctx)
-        missing = [str(i) for i in wanted if i not in found]
-        if missing:
-            errors[attr.name] = [_missing_message(attr.ref, missing)]
-
-
-def _missing_message(kind: str, missing: Sequence[str]) -> str:
-    """What a write is told of references to documents that do not exist."""
-    if kind == "category":
-        return f"Category {', '.join(missing)} does not exist"  # Mautic's words
-    return f"No {kind} found with id {', '.join(missing)}."
-
-
-def _sole_message(errors: Errors) -> str | None:
-    """Mautic answers an unknown category with its own sentence as the whole message."""
-    if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
-        return errors["category"][0]
-    return None
-
-
-def remember(kind: str, doc: Doc, ctx: Context) -> None:
-    """A document the request already read: references to it are shown without reading it again."""
-    ctx.cache.setdefault(cache_keys.ref(kind), {})[doc["id"]] = doc
-
-
-def referenced(kind: str, ids: Iterable[JSON], ctx: Context) -> dict[JSON, Doc]:
-    """Documents of another kind by id, memoised for the request."""
-    return referenced_many({kind: ids}, ctx)[kind]
-
-
-def referenced_many(wanted: Mapping[str, Iterable[JSON]], ctx: Context) -> dict[str, dict[JSON, Doc]]:
-    """Documents of several kinds by id ({kind: ids} -> {kind: {id: doc}}), memoised per kind for
-    the request: the ones not read yet in one BatchGetItem per 100, whatever their kinds."""
-    caches = {kind: ctx.cache.setdefault(cache_keys.ref(kind), {}) for kind in wanted}
-    unknown = list(dict.fromkeys((kind, i) for kind, ids in wanted.items() for i in ids if i not in caches[kind]))
-    if unknown:
-        found = store.batch_get_keys(unknown)
-        for kind, i in unknown:
-            caches[kind][i] = found.get((kind, int(i)))
-    return {kind: {i: caches[kind][i] for i in ids if caches[kind].get(i) is not None} for kind, ids in wanted.items()}
 
 
 def _stamp(resource: Resource, doc: Doc, ctx: Context, created: bool) -> None:
@@ -235,7 +111,7 @@ def _consequences(
     (point triggers, journeys, segment membership); the document is put in the feed of its
     permission user (`access.index_owner`)."""
     derived, more = resource.hooks.consequences(doc, existing, ctx, events)
-    derived = derived + children.upkeep(resource, doc, existing, ctx, lambda ids: referenced(resource.kind, ids, ctx))
+    derived = derived + children.upkeep(resource, doc, existing, ctx)
     derived = derived + unlisted.upkeep(resource, doc, existing)
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
     if doc is not None:
@@ -301,14 +177,14 @@ def create(
     is given the document about to be stored, with its id (the duplicate's, or the survivor of a merge):
     it may change it and returns timeline events stored with it; `items` are further (kind, id, document)
     items written in the same transaction."""
-    payload = payload_object(payload)
+    payload = validation.payload_object(payload)
     doc = blank(resource)
-    write, pending = _validated(resource, doc, payload, ctx, "create")
+    write, pending = validation.checked(resource, doc, payload, ctx, "create")
     existing = resource.hooks.duplicate_of(doc, ctx)
     if existing is not None:
         access.require(ctx, resource, Action.EDIT, existing)  # a found duplicate is edited: echo nothing otherwise
         return _edit_existing(resource, existing, payload, ctx, "patch", build, items), False
-    _finish(resource, doc, write, pending)
+    validation.finish(resource, doc, write, pending)
     doc.update(system or {})
     return _save_new(resource, doc, ctx, write.events, build, items), True
 
@@ -331,7 +207,7 @@ def _edit_existing(
         doc.update({spec.name: existing.get(spec.name) or [] for spec in resource.nested})
     else:
         doc = copy.deepcopy(existing)
-    write = _apply(resource, doc, payload, ctx, mode, existing)
+    write = validation.apply(resource, doc, payload, ctx, mode, existing)
     other = _holder_of_new_uniques(resource, doc, existing, ctx)
     if other is not None:
         return resource.hooks.merge(Merge(doc, existing, other, ctx, write.events, build, items))
@@ -456,7 +332,7 @@ def edit(
 ) -> tuple[Doc, bool]:
     """PATCH (replace=False: 404 when missing) or PUT (replace=True: creates when missing); `build` and
     `items` as for `create`. Returns (document, created)."""
-    payload = payload_object(payload)
+    payload = validation.payload_object(payload)
     try:
         existing = load(resource, entity_id, ctx)
     except NotFound:
@@ -464,7 +340,7 @@ def edit(
             raise
         access.require(ctx, resource, Action.CREATE)  # a PUT of an unknown id creates it
         doc = blank(resource)
-        write = _apply(resource, doc, payload, ctx, "create")
+        write = validation.apply(resource, doc, payload, ctx, "create")
         return _save_new(resource, doc, ctx, write.events, build, items), True
     return _edit_existing(resource, existing, payload, ctx, "put" if replace else "patch", build, items), False
 
@@ -479,7 +355,7 @@ def update(
 ) -> Doc:
     """PATCH a document the caller already loaded (`existing`), as `edit` does after its read; `build`
     and `items` as for `create`. Returns the stored document."""
-    return _edit_existing(resource, existing, payload_object(payload), ctx, "patch", build, items)
+    return _edit_existing(resource, existing, validation.payload_object(payload), ctx, "patch", build, items)
 
 
 def delete(resource: Resource, entity_id: JSON, ctx: Context) -> Doc:

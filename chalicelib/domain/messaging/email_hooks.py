@@ -8,7 +8,7 @@ with them, needs the caller's view of each asset."""
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.kernel import access, cache_keys, registry, service
+from chalicelib.domain.kernel import access, cache_keys, references, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
@@ -57,7 +57,7 @@ def require_viewable_assets(asset_ids: Iterable[int] | None, ctx: Context) -> No
     if not asset_ids or access.unrestricted(ctx):
         return
     asset = registry.resource("asset")
-    for doc in service.referenced("asset", list(dict.fromkeys(asset_ids)), ctx).values():
+    for doc in references.referenced("asset", list(dict.fromkeys(asset_ids)), ctx).values():
         access.require(ctx, asset, Action.VIEW, doc)
 
 

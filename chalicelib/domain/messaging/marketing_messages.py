@@ -14,7 +14,7 @@ view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.kernel import access, batching, registry, service
+from chalicelib.domain.kernel import access, batching, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -89,7 +89,7 @@ class MarketingMessageHooks(Hooks):
         for entry in doc["channels"]:
             if entry["channelId"] is not None:
                 wanted.setdefault(entry["channel"], []).append(entry["channelId"])
-        found = service.referenced_many(wanted, write.ctx) if wanted else {}
+        found = references.referenced_many(wanted, write.ctx) if wanted else {}
         missing = [
             f"{e['channel']}: No {e['channel']} found with id {e['channelId']}."
             for e in doc["channels"]
@@ -112,7 +112,7 @@ class MarketingMessageHooks(Hooks):
                 if entry.get("channelId") is not None:
                     wanted.setdefault(entry["channel"], []).append(entry["channelId"])
         if wanted:
-            service.referenced_many(wanted, ctx)
+            references.referenced_many(wanted, ctx)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         """`channels` keyed by channel, with the name of the content each names."""
@@ -121,7 +121,7 @@ class MarketingMessageHooks(Hooks):
         shown: dict[str, Doc] = {}
         for entry in doc.get("channels") or []:
             content = (
-                service.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"])
+                references.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"])
                 if entry.get("channelId") is not None
                 else None
             )

@@ -10,7 +10,7 @@ from datetime import timedelta
 from chalicelib import config
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, service
+from chalicelib.domain.kernel import clock, references, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc
@@ -51,7 +51,7 @@ def _state() -> Doc:
 
 def _delete(doc: Doc, ctx: Context) -> bool:
     """Delete an expired visitor through the normal contact delete; False when it was gone already."""
-    service.remember(CONTACT.kind, doc, ctx)  # the page's copy: the delete reads nothing again
+    references.remember(CONTACT.kind, doc, ctx)  # the page's copy: the delete reads nothing again
     try:
         service.delete(CONTACT, doc["id"], ctx)
     except NotFound:

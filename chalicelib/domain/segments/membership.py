@@ -14,7 +14,7 @@ from typing import Any
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.service import referenced
+from chalicelib.domain.kernel.references import referenced
 from chalicelib.domain.kernel.subscribers import Change, Command
 from chalicelib.domain.kernel.types import Doc, Event, Events
 from chalicelib.domain.segments import filters

@@ -16,7 +16,7 @@ from functools import partial
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import cache_keys, clock, registry, search, service
+from chalicelib.domain.kernel import cache_keys, clock, references, registry, search, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
@@ -90,7 +90,7 @@ def on_contact_write(change: Change) -> tuple[list[Derived], Events]:
 def _stage(stage_id: EntityId, ctx: Context) -> Doc:
     """The stage document, or NotFound; remembered, so the contact written shows it without a read."""
     stage = service.load(registry.resource("stage"), stage_id)
-    service.remember("stage", stage, ctx)
+    references.remember("stage", stage, ctx)
     return stage
 
 
@@ -123,7 +123,7 @@ def refusal(doc: Contact, stage: Doc | None, ctx: Context) -> str | None:
         return MISSING
     if doc.get("stage") == stage["id"]:
         return ALREADY
-    current = service.referenced("stage", [doc["stage"]], ctx).get(doc["stage"]) if doc.get("stage") else None
+    current = references.referenced("stage", [doc["stage"]], ctx).get(doc["stage"]) if doc.get("stage") else None
     if current is not None and (current.get("weight") or 0) > (stage.get("weight") or 0):
         return LOWER
     return None

@@ -10,7 +10,7 @@ email) of the sends in the rows."""
 from collections import Counter
 from collections.abc import Callable
 
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import references
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
 from chalicelib.domain.messaging.stats_tables import db_value
@@ -52,7 +52,7 @@ def _emails(rows: Rows) -> dict[JSON, Doc]:
     `sentCount` and `readCount` as the email API shows them: stored plus the live counters (one
     BatchGetItem per 20 emails)."""
     ids = {rows.value(r, "es.email_id") for r in rows.rows} - {None}
-    docs = service.referenced("email", [int(str(i)) for i in ids], rows.ctx)
+    docs = references.referenced("email", [int(str(i)) for i in ids], rows.ctx)
     live = email_stats.counts("email", list(docs))
     return {
         i: dict(
@@ -118,7 +118,7 @@ def _dnc(reason: int) -> Callable[[Rows, Doc], bool]:
         lead, email = rows.value(row, "es.lead_id"), rows.value(row, "es.email_id")
         if lead is None or email is None:
             return False
-        contact = service.referenced("contact", [int(str(lead))], rows.ctx).get(int(str(lead))) or {}
+        contact = references.referenced("contact", [int(str(lead))], rows.ctx).get(int(str(lead))) or {}
         return any(
             e.get("channel") == "email" and e.get("reason") == reason and str(e.get("channelId")) == str(email)
             for e in contact.get("doNotContact") or []
@@ -130,7 +130,7 @@ def _dnc(reason: int) -> Callable[[Rows, Doc], bool]:
 def _with_contacts(rows: Rows) -> None:
     """Read the sends' contacts in one BatchGetItem per 100, so that `_dnc`'s tests read none."""
     ids = {rows.value(r, "es.lead_id") for r in rows.rows} - {None}
-    service.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
+    references.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
 
 
 def _dnc_table(reason: int, shown: str) -> Graph:
@@ -171,7 +171,7 @@ def _contact_dates(rows: Rows) -> list[tuple[JSON, JSON]]:
     if "l.date_added" in rows.source.columns and rows.source.date_column == "l.date_added":
         return [(rows.value(r, "l.date_added"), rows.value(r, "l.date_identified")) for r in rows.rows]
     ids = {rows.value(r, "lp.lead_id") for r in rows.rows} - {None}
-    contacts = service.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
+    contacts = references.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
     found = []
     for row in rows.rows:
         lead = rows.value(row, "lp.lead_id")

@@ -9,7 +9,7 @@ Mautic's `date_left IS NOT NULL`. The device of a hit is its contact's first dev
 from collections import Counter
 from collections.abc import Callable
 
-from chalicelib.domain.kernel import service
+from chalicelib.domain.kernel import references
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.views.charts import local
 from chalicelib.domain.views.report_graph_base import Graph, Rows, count_by, grouped, line, not_null, pie, table, top
@@ -61,7 +61,7 @@ def _languages(rows: Rows, name: str) -> Doc:
 def _devices(rows: Rows, name: str) -> Doc:
     """The hits by their contact's first device type (1 BatchGetItem per 100 contacts)."""
     ids = {rows.value(r, "ph.lead_id") for r in rows.rows} - {None}
-    contacts = service.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
+    contacts = references.referenced("contact", [int(str(i)) for i in ids], rows.ctx)
     counts: Counter[str] = Counter()
     for row in rows.rows:
         lead = rows.value(row, "ph.lead_id")

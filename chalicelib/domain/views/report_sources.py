@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from chalicelib.domain.contacts import custom_fields
-from chalicelib.domain.kernel import access, counters, registry, service
+from chalicelib.domain.kernel import access, counters, references, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
@@ -130,9 +130,8 @@ class Source:
         is used). Call on a bound source."""
         joins = [join for join in self.joins if join.prefix in prefixes]
         for chunk in stats_tables.chunks(rows) if joins else ([row] for row in rows):
-            docs = _with_counts(
-                service.referenced_many({j.kind: [int(r[j.on]) for r in chunk if r.get(j.on)] for j in joins}, ctx), ctx
-            )
+            wanted = {j.kind: [int(r[j.on]) for r in chunk if r.get(j.on)] for j in joins}
+            docs = _with_counts(references.referenced_many(wanted, ctx), ctx)
             for row in chunk:
                 for column, derive in self.derived.items():
                     row.setdefault(self.alias(column), derive(row))

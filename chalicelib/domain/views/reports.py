@@ -9,7 +9,7 @@ sees only rows of documents they may view (each source's `guards`), and counts o
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from chalicelib import config
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
@@ -123,7 +123,7 @@ def _visible(rows: Iterable[Doc], guarded: Mapping[str, Resource], ctx: Context)
             resource.kind: [int(row[alias]) for row in chunk if row.get(alias) is not None]
             for alias, resource in guarded.items()
         }
-        docs = service.referenced_many(wanted, ctx)
+        docs = references.referenced_many(wanted, ctx)
         yield from (
             row
             for row in chunk

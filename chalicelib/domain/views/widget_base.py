@@ -8,7 +8,7 @@ cells, `raw`: the rows as Mautic's queries name their columns) shapes."""
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from chalicelib.domain.kernel import access, registry, service, timeline
+from chalicelib.domain.kernel import access, references, registry, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
@@ -37,7 +37,7 @@ def visible_ids(ctx: Context, kind: str, ids: Iterable[JSON]) -> set[JSON]:
     wanted = set(ids)
     if access.visible_owner(ctx, resource) is None:
         return wanted
-    docs = service.referenced_many({kind: [i for i in wanted if i is not None]}, ctx)[kind]
+    docs = references.referenced_many({kind: [i for i in wanted if i is not None]}, ctx)[kind]
     return {i for i in wanted if i is not None and access.viewable(ctx, resource, docs.get(i))}
 
 
@@ -106,7 +106,7 @@ def _top(counts: Counter[JSON], limit: int) -> list[tuple[JSON, int]]:
 
 
 def _docs(ctx: Context, kind: str, ids: Iterable[JSON]) -> dict[JSON, Doc]:
-    return service.referenced_many({kind: [i for i in ids if i is not None]}, ctx)[kind]
+    return references.referenced_many({kind: [i for i in ids if i is not None]}, ctx)[kind]
 
 
 def _contact_name(doc: Doc) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from chalicelib.domain.kernel import clock, registry, service, time_on_page
+from chalicelib.domain.kernel import clock, references, registry, time_on_page
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value
@@ -88,7 +88,7 @@ def devices_pie(types: tuple[str, ...], kind: str, key: Callable[[Doc], JSON]) -
 
     def build(span: Range, limit: int, height: int, ctx: Context, params: Params) -> Doc:
         found = guarded(_of(events_in(span), *types), ctx, kind, key)
-        contacts = service.referenced_many({"contact": list({contact_of(e) for e in found})}, ctx)["contact"]
+        contacts = references.referenced_many({"contact": list({contact_of(e) for e in found})}, ctx)["contact"]
         counts: Counter[str] = Counter()
         for event in found:
             devices = (contacts.get(contact_of(event)) or {}).get("devices") or [{}]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -96,7 +96,7 @@ def check(params: Params, ctx: Context) -> None:
     wanted = {kind: [i] for kind, i in named.items() if i is not None}
     if not wanted:
         return
-    for kind, found in service.referenced_many(wanted, ctx).items():
+    for kind, found in references.referenced_many(wanted, ctx).items():
         for doc in found.values():
             access.require(ctx, registry.resource(kind), Action.VIEW, doc)
 
@@ -133,7 +133,7 @@ def _of_company(doc: Doc | None, company_id: int) -> bool:
 
 def _steps(automation_id: int, ctx: Context) -> set[int]:
     """The ids of an automation's steps (none for an unknown automation)."""
-    found = service.referenced("automation", [automation_id], ctx).get(automation_id) or {}
+    found = references.referenced("automation", [automation_id], ctx).get(automation_id) or {}
     return {int(e["id"]) for e in found.get("events") or [] if str(e.get("id", "")).isdigit()}
 
 
@@ -177,7 +177,7 @@ def matching(events: Iterable[Doc], params: Params, ctx: Context) -> list[Doc]:
         found = _from_steps(found, _steps(params.campaign_id, ctx))
     if params.company_id is None and params.segment_id is None:
         return found
-    contacts = service.referenced_many({"contact": list({e.get("contactId") for e in found})}, ctx)["contact"]
+    contacts = references.referenced_many({"contact": list({e.get("contactId") for e in found})}, ctx)["contact"]
     if params.company_id is not None:
         found = [e for e in found if _of_company(contacts.get(e.get("contactId")), params.company_id)]
     if params.segment_id is not None:

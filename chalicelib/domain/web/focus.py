@@ -19,7 +19,7 @@ import json
 import random
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import cache_keys, registry, service, timeline
+from chalicelib.domain.kernel import cache_keys, references, registry, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
@@ -234,5 +234,9 @@ class FocusHooks(Hooks):
     def prepare(self, doc: Doc, write: Write) -> None:
         """The form a `form` item names must exist."""
         form_id = doc.get("form")
-        if form_id is not None and "form" not in write.errors and not service.referenced("form", [form_id], write.ctx):
+        if (
+            form_id is not None
+            and "form" not in write.errors
+            and not references.referenced("form", [form_id], write.ctx)
+        ):
             write.errors["form"] = [f"No form found with id {form_id}."]

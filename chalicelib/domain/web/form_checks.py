@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.addresses import normalized
@@ -66,7 +66,7 @@ def _existing(kind: str, value: JSON, ctx: Context, noun: str) -> str | None:
     entity_id = a.id_or_none(value)
     if entity_id is None:
         return f"Choose the {noun} (its id)."
-    return None if service.referenced(kind, [entity_id], ctx) else f"No {noun} found with id {entity_id}."
+    return None if references.referenced(kind, [entity_id], ctx) else f"No {noun} found with id {entity_id}."
 
 
 def email_of(props: Doc) -> JSON:
@@ -106,7 +106,7 @@ def _check_email_to_users(props: Doc, ctx: Context) -> dict[str, str]:
     if message:
         errors["useremail" if isinstance(props.get("useremail"), dict) else "email"] = message
     wanted = a.ids_in(props.get("user_id"))
-    missing = sorted(wanted - set(service.referenced("user", sorted(wanted), ctx)))
+    missing = sorted(wanted - set(references.referenced("user", sorted(wanted), ctx)))
     if not wanted or missing:
         errors["user_id"] = (
             f"No user found with id {', '.join(map(str, missing))}."
@@ -144,7 +144,7 @@ def _check_points(props: Doc, ctx: Context) -> dict[str, str]:
     if props.get("group") in (None, ""):
         return {}
     wanted = a.id_or_none(props.get("group"))
-    group = service.referenced("pointgroup", [wanted], ctx).get(wanted) if wanted is not None else None
+    group = references.referenced("pointgroup", [wanted], ctx).get(wanted) if wanted is not None else None
     if group is None:
         return {"group": "Choose an existing point group (its id), or none for the contact's points."}
     access.require(ctx, registry.resource("pointgroup"), Action.VIEW, group)

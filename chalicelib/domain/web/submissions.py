@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import access, registry, service, timeline
+from chalicelib.domain.kernel import access, references, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -360,7 +360,7 @@ def present(form: Doc, rows: Sequence[Doc], ctx: Context) -> list[Doc]:
 
 def _category(category_id: int | None, ctx: Context) -> Doc | None:
     """The form's category; its bare id when the caller may not view it (as any reference)."""
-    found = service.referenced("category", [category_id], ctx).get(category_id) if category_id else None
+    found = references.referenced("category", [category_id], ctx).get(category_id) if category_id else None
     if found is None or access.allowed(ctx, registry.resource("category"), Action.VIEW, found):
         return found
     return {"id": found["id"]}
