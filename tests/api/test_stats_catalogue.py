@@ -18,6 +18,7 @@ from tests.api.test_permissions import _as
 from tests.api.test_point_triggers import make_trigger
 from tests.api.test_sms_send import make_sms
 from tests.api.test_stages import move, new_stage
+from tests.api.test_stats import stats
 from tests.api.test_visitors import browse
 from tests.conftest import visitor_cookie
 
@@ -70,19 +71,6 @@ EMPTY = {
     "tweet_stats",
     "video_hits",
 }
-
-
-def stats(client, table, **params):
-    pairs = []
-    for name, value in params.items():
-        if isinstance(value, list):
-            pairs += [(f"{name}[{i}][{k}]", v) for i, entry in enumerate(value) for k, v in entry.items()]
-        else:
-            pairs.append((name, value))
-    response = client.get(f"/api/stats/{table}?{urlencode(pairs)}")
-    assert response.status_code == 200, response.json
-    assert set(response.json) == {"total", "stats"}
-    return response.json
 
 
 def _hook_log(hook_id, entry_id, status):
