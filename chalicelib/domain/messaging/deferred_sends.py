@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import cast
 
-from chalicelib import aws, observe
-from chalicelib.channels import mail
+from chalicelib import observe
 from chalicelib.domain.contacts import frequency_rules
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, due_items, service
@@ -140,24 +139,4 @@ def _send_deferred(email: Doc, record: RecipientRecord) -> None:
     elif time is not None:
         defer(email, record, contact, time, list(record.get("source") or []), ctx, attempts, record.get("dueAt"))
     else:
-        _deliver_deferred(email, record, contact, ctx)
-
-
-def _deliver_deferred(email: Doc, record: RecipientRecord, contact: Doc, ctx: Context) -> None:
-    """Claim, send and settle as a segment send's contact; AWS unavailable puts the record back to
-    `deferred` (its due item kept: SQS, then the minute job's sweep, wake it again)."""
-    prepared = sending.prepare(email, contact, ctx)
-    claimed = recipients.claim(email, record, record["id"], prepared.stat_id)
-    try:
-        message_id = sending.deliver(prepared)
-    except mail.Rejected as error:
-        sending.refused(email["id"], record["id"], error, ctx)
-        recipients.settle(email, claimed, record["id"], "failed", str(error))
-        return
-    except Exception as error:
-        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
-            raise
-        failure = str(error)
-        recipients.persisting(lambda: recipients.settle(email, claimed, record["id"], "deferred", failure))
-        raise recipients.SendLater(failure) from None
-    recipients.settle_sent(email, claimed, prepared, message_id, record.get("source") or None, ctx)
+        recipients.deliver(email, record, contact, record.get("source") or None, ctx, waiting="deferred")

@@ -23,7 +23,6 @@ from itertools import islice
 from typing import cast
 
 from chalicelib import aws, config, observe
-from chalicelib.channels import mail
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
@@ -250,18 +249,7 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
     time = frequency_caps.capped(contact, ctx.now)
     if time is not None:
         return deferred_sends.defer(email, record, contact, time, ["segment", generation], ctx)
-    prepared = sending.prepare(email, contact, ctx)
-    record = recipients.claim(email, record, contact_id, prepared.stat_id)
-    try:
-        message_id = sending.deliver(prepared)
-    except mail.Rejected as error:
-        sending.refused(email["id"], contact_id, error, ctx)
-        return recipients.settle(email, record, contact_id, "failed", str(error))
-    except Exception as error:
-        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
-            raise
-        recipients.retry_later(email, record, contact_id, error)
-    return recipients.settle_sent(email, record, prepared, message_id, ("segment", generation), ctx)
+    return recipients.deliver(email, record, contact, ("segment", generation), ctx, waiting="retry")
 
 
 def _held(email: Doc, contact_id: int, reason: str) -> str:

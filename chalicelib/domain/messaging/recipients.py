@@ -12,9 +12,10 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import NoReturn, cast
+from typing import cast
 
 from chalicelib import aws, observe
+from chalicelib.channels import mail
 from chalicelib.domain.kernel import clock, retries
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
@@ -100,12 +101,28 @@ def interrupted(email: Doc, record: RecipientRecord) -> str:
     return settle(email, record, record["id"], "unknown", "Interrupted while sending; not sent again.")
 
 
-def retry_later(email: Doc, record: RecipientRecord, contact_id: int, error: Exception) -> NoReturn:
-    """The message did not go out (SES, or the send rate's counter, unavailable): the record says
-    `retry`, so a batch sends to it, and SQS retries this one. That write is tried a few times: a
-    record left `sending` would never be sent again (docs/reliability.md)."""
-    persisting(lambda: settle(email, record, contact_id, "retry", str(error)))
-    raise SendLater(str(error)) from None
+def deliver(
+    email: Doc, record: RecipientRecord | None, contact: Doc, source: sending.Source, ctx: Context, waiting: str
+) -> str:
+    """Claim the contact's record, hand the message to SES and settle the outcome: `failed` when SES
+    refuses it, `sent` when it takes it. SES (or the send rate's counter) unavailable: the record says
+    `waiting` (`retry` for a segment send's batch, `deferred` for a deferred send), a write tried a few
+    times since a record left `sending` is never sent again (docs/reliability.md), and SendLater
+    leaves the message to SQS's retry."""
+    prepared = sending.prepare(email, contact, ctx)
+    claimed = claim(email, record, contact["id"], prepared.stat_id)
+    try:
+        message_id = sending.deliver(prepared)
+    except mail.Rejected as error:
+        sending.refused(email["id"], contact["id"], error, ctx)
+        return settle(email, claimed, contact["id"], "failed", str(error))
+    except Exception as error:
+        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
+            raise
+        failure = str(error)
+        persisting(lambda: settle(email, claimed, contact["id"], waiting, failure))
+        raise SendLater(failure) from None
+    return settle_sent(email, claimed, prepared, message_id, source, ctx)
 
 
 def persisting(operation: Callable[[], object]) -> None:
