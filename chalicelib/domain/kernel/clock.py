@@ -1,8 +1,15 @@
 """Time: the current instant and the ISO 8601 UTC form used in every response."""
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from dateutil import parser as date_parser
+
+from chalicelib import config
+
+# How far ids read in id order (timeline events, documents) may lag or lead their times: ids of
+# different processes follow time only to within an id block's age (config.ID_BLOCK_SECONDS), plus
+# a request's own length. A read by time in id order goes on this far past its window's edge.
+ORDER_SLACK = timedelta(seconds=config.ID_BLOCK_SECONDS + 5)
 
 
 def now() -> datetime:

@@ -7,9 +7,9 @@ the same contact's next hit when that one came less than SESSION_SECONDS later; 
 hit, or a later visit) it has none, and Mautic's dwell-time counts leave it out. Hits record no
 device, so the next hit is the contact's, whatever browser made it.
 
-Streams come in id order, which follows time only to within ORDER_SLACK (ids come from blocks of
+Streams come in id order, which follows time only to within clock.ORDER_SLACK (ids come from blocks of
 different processes): a hit read oldest first waits for its next hit until the stream is
-SESSION_SECONDS + ORDER_SLACK past it.
+SESSION_SECONDS + clock.ORDER_SLACK past it.
 """
 
 from collections import deque
@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Generic, TypeVar
 
-from chalicelib import config
+from chalicelib.domain.kernel import clock
 
 SESSION_SECONDS = 1800  # Mautic's `mautic_referer_id` cookie lifetime
-ORDER_SLACK = timedelta(seconds=config.ID_BLOCK_SECONDS + 5)
 T = TypeVar("T")
 # (visitor, when) of an item: visitor None for an item that is no hit (it keeps its place in the stream)
 Key = Callable[[T], tuple[Hashable | None, datetime]]
@@ -96,7 +95,7 @@ def _released(
 ) -> Iterator[tuple[T, datetime | None]]:
     """The held items that may go, oldest first (all of them when `now` is None): settled ones, and
     hits a session (and the order slack) older than `now`, which no later hit can settle."""
-    bound = timedelta(seconds=SESSION_SECONDS) + ORDER_SLACK
+    bound = timedelta(seconds=SESSION_SECONDS) + clock.ORDER_SLACK
     while held:
         first = held[0]
         if not first.settled and now is not None and now - first.when < bound:

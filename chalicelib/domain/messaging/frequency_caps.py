@@ -16,7 +16,7 @@ from datetime import datetime
 
 from chalicelib.domain.contacts import contact_merge, frequency_rules
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import clock, due_items, service, time_on_page, timeline
+from chalicelib.domain.kernel import clock, due_items, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
@@ -36,7 +36,7 @@ def capped(contact: Doc, now: str) -> str | None:
     sent = 0
     for event in store.iterate(timeline.kind(contact["id"]), descending=True):
         moment = clock.parse(event["timestamp"])
-        if moment < since - time_on_page.ORDER_SLACK:
+        if moment < since - clock.ORDER_SLACK:
             break  # event ids follow time within ORDER_SLACK across containers: none later is newer
         sent += event.get("event") == "email.sent" and moment >= since
         if sent >= number:

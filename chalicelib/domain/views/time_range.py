@@ -7,16 +7,12 @@ from datetime import datetime, timedelta, timezone, tzinfo
 
 from dateutil import parser as date_parser
 
-from chalicelib import config
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 
 MAX_ROWS_READ = 50_000  # rows one view request may read before it is refused (docs/storage.md)
 DB_FORMAT = "%Y-%m-%d %H:%M:%S"
-# How far past a range's far end a read in id order goes on: ids of different processes follow time
-# only to within an id block's age (config.ID_BLOCK_SECONDS), plus a request's own length.
-ORDER_SLACK = timedelta(seconds=config.ID_BLOCK_SECONDS + 5)
 
 
 class TooMuch(DomainError):
@@ -77,11 +73,11 @@ def within(
 ) -> Iterator[Doc]:
     """The rows (in `date_column` order, newest first when `descending`) inside `span`: rows before
     the near end are skipped, rows past the far end too, and the read stops at the first row more
-    than ORDER_SLACK past it (rows come in id order, which follows time only to within the id
+    than clock.ORDER_SLACK past it (rows come in id order, which follows time only to within the id
     blocks' age across processes: docs/storage.md, "Ids"); at most MAX_ROWS_READ are read."""
     start, end = span.db()
-    edge = span.start - ORDER_SLACK if descending and span.start else None
-    edge = span.end + ORDER_SLACK if not descending and span.end else edge
+    edge = span.start - clock.ORDER_SLACK if descending and span.start else None
+    edge = span.end + clock.ORDER_SLACK if not descending and span.end else edge
     stop = edge.strftime(DB_FORMAT) if edge else None
     for count, row in enumerate(rows, start=1):
         if count > MAX_ROWS_READ:
