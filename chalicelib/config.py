@@ -196,8 +196,13 @@ EMAIL_GUARD_BOUNCE_RATE = float(os.environ.get("EMAIL_GUARD_BOUNCE_RATE", "4"))
 EMAIL_GUARD_COMPLAINT_RATE = float(os.environ.get("EMAIL_GUARD_COMPLAINT_RATE", "0.08"))
 EMAIL_GUARD_DAYS = int(os.environ.get("EMAIL_GUARD_DAYS", "7"))
 EMAIL_GUARD_MIN_SENDS = int(os.environ.get("EMAIL_GUARD_MIN_SENDS", "500"))
-# `/mailer/callback` (SNS over HTTPS): the topic ARNs whose messages it accepts (comma-separated);
-# empty accepts any topic SNS signed, as Mautic does
-MAILER_CALLBACK_TOPICS = _list("MAILER_CALLBACK_TOPICS", "")
+# SES feedback (docs/security.md, "SES feedback comes only from the stack's own account"): the account
+# the stack runs in (the template sets it; locally moto's), the only one whose SES notifications and
+# SNS topics count; and the topic ARNs `/mailer/callback` accepts (comma-separated). None unless
+# set: the template sets the stack's own topic, the local stage defaults to the local stack's.
+STACK_ACCOUNT_ID = os.environ.get("STACK_ACCOUNT_ID") or ("123456789012" if LOCAL else "")
+FEEDBACK_TOPIC = f"{RESOURCE_PREFIX}ses-feedback"  # SES notifications -> SNS -> the feedback queue
+_LOCAL_TOPIC = f"arn:aws:sns:{AWS_REGION}:{STACK_ACCOUNT_ID}:{FEEDBACK_TOPIC}" if LOCAL else ""
+MAILER_CALLBACK_TOPICS = _list("MAILER_CALLBACK_TOPICS", _LOCAL_TOPIC)
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")

@@ -6,7 +6,9 @@ a pin.
 
 - `PATCHES`: what `install()` replaces in moto (the local stack and the api tier's session call
   it): serialized calls and captured writes (`capture`), the ordered-key Query (`query`) and the
-  writes that keep its keys in order (`tracking`), and the two below, whose code is here:
+  writes that keep its keys in order (`tracking`), SES's mailbox simulator (`ses_simulator`:
+  notifications for the very message sent, instead of moto's canned one), and the two below,
+  whose code is here:
   - moto backs up every table a transaction touches with a deep copy of the whole table (once
     per item of the transaction), so each write costs time and memory in proportion to the
     table. Here a transaction saves only the items it names, and a cancelled one puts exactly
@@ -29,7 +31,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from devstack import capture, query
+from devstack import capture, query, ses_simulator
 
 if TYPE_CHECKING:
     from moto.dynamodb.models import DynamoDBBackend
@@ -137,6 +139,20 @@ PATCHES = (
     Patch(_TABLE + "query", "devstack.query", "a Query bisects ordered keys instead of sorting the table", _QUERY),
     Patch(_TABLE + "put_item", "devstack.tracking", "the ordered keys of the item move", _TABLE_PUT),
     Patch(_TABLE + "delete_item", "devstack.tracking", "the ordered keys of the item move", "self hash_key range_key"),
+    Patch(
+        "moto.ses.models.SESBackend.send_raw_email",
+        "devstack.ses_simulator",
+        "SES's mailbox simulator: a send to bounce@, complaint@, success@, ooto@ or suppressionlist@"
+        "simulator.amazonses.com publishes SES's notifications for that very message to the sender's topic",
+        "self source destinations raw_data",
+    ),
+    Patch(
+        "moto.ses.models.SESBackend.__process_sns_feedback__",
+        "devstack.ses_simulator",
+        "moto's canned notification (for any address containing 'bounce', 'complaint' or 'success', "
+        "naming a message id no send has) is not published",
+        "self source destinations",
+    ),
 )
 
 ELSEWHERE = (
@@ -176,6 +192,7 @@ RELIED_ON = (
         "the messages a delete consumes (journal); emptying queues between tests (PurgeQueue: once a minute)",
     ),
     ("moto.sqs.models.Queue._pending_messages", "tests/motostate.py", "messages in flight, emptied between tests"),
+    ("moto.ses.models.SESBackend.sns_topics", "devstack.ses_simulator", "the notification topics set per identity"),
     ("moto.sqs.models.Message.had_receipt_handle", "devstack.capture", "which messages a delete consumes"),
     (
         "moto.dynamodb.models.table.Table.items",
@@ -310,6 +327,7 @@ def install() -> None:
     if getattr(DynamoDBBackend.transact_write_items, "light_backup", False):
         return
     capture.install()
+    ses_simulator.install()
     _cache_condition_tokens()
     original = DynamoDBBackend.transact_write_items
 

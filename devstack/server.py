@@ -232,9 +232,10 @@ def _compaction_loop(journal: Journal, stop: threading.Event) -> None:
 
 def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None) -> None:
     """Run until SIGINT/SIGTERM."""
-    from devstack import capture, patches
+    from devstack import capture, patches, ses_simulator
 
     patches.install()
+    ses_simulator.later(1.0)  # the simulator's feedback comes after the send is recorded, as from SES
     gc.set_threshold(*gc.get_threshold()[:2], 1_000_000)  # full collections: `_collect_when_idle`
     with mock_aws():
         writes, generated = start_stack(data_dir, admin_user, admin_password)

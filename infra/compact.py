@@ -32,6 +32,8 @@ ENVIRONMENT = {
     "RESOURCE_PREFIX": {"Fn::Sub": "${AWS::StackName}-"},
     "FILES_BUCKET": {"Ref": "FilesBucket"},
     "SES_CONFIGURATION_SET": {"Ref": "MailConfigurationSet"},  # its events feed the feedback queue
+    "STACK_ACCOUNT_ID": {"Ref": "AWS::AccountId"},  # the only account whose SES feedback counts
+    "MAILER_CALLBACK_TOPICS": {"Ref": "FeedbackTopic"},  # the one topic /mailer/callback accepts
 }
 
 

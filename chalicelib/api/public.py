@@ -165,16 +165,18 @@ def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
 @routes.route("/mailer/callback", "POST")
 def mailer_callback(request: ApiRequest, ctx: Context) -> Answer:
     """Amazon SNS over HTTPS (Mautic's transport callback): a signed subscription confirmation or
-    SES notification (docs/email.md). 400 for a body that is not JSON, 403 for an unsigned or forged
-    message (nothing written), 502 when the subscription could not be confirmed (SNS retries)."""
+    SES notification of an accepted topic (docs/security.md). 400 for a body that is not JSON (the
+    API's parser and depth limit) or no SES notification, 403 (one text, whatever the reason) for a
+    message not signed for an accepted topic (nothing written), 502 when the subscription could not
+    be confirmed (SNS retries)."""
     try:
-        done = sns_callback.receive(request.raw.raw_body or b"")
+        done = sns_callback.receive(request.json())
     except ValueError as error:
         raise ApiError(400, f"The request body is not an SNS message: {error}") from None
-    except sns_callback.Refused as error:
-        raise ApiError(403, str(error)) from None
-    except OSError as error:
-        raise ApiError(502, f"The subscription could not be confirmed: {error}") from None
+    except sns_callback.Refused:
+        raise ApiError(403, sns_callback.REFUSED) from None
+    except OSError:
+        raise ApiError(502, "The subscription could not be confirmed; try again.") from None
     return {"success": True, "result": done}
 
 

@@ -60,16 +60,13 @@ class ApiRequest:
             raise ApiError(415, f"Unsupported media type: {kind}. Send application/json, {FORM} or {MULTIPART}.")
         if not raw.strip():
             return {}
-        too_deep = f"The request body nests more than {MAX_DEPTH} levels."
-        try:
-            data = json.loads(raw)
-        except RecursionError:
-            raise ApiError(400, too_deep, {"body": [too_deep]}) from None
-        except (ValueError, UnicodeDecodeError) as error:
-            raise ApiError(400, f"The request body is not valid JSON: {error}.", {"body": [str(error)]}) from None
-        if _depth(data) > MAX_DEPTH:
-            raise ApiError(400, too_deep, {"body": [too_deep]})
-        return data
+        return _json(raw)
+
+    def json(self) -> Any:
+        """The body read as JSON whatever its Content-Type (Amazon SNS posts JSON as text/plain), with
+        the depth limit of `body`; ApiError 400 when it is not JSON or nests too deep."""
+        raw = self.raw.raw_body or b""
+        return _json(raw.encode("utf-8") if isinstance(raw, str) else raw)
 
     def _multipart(self, raw: bytes) -> dict[str, Any]:
         """The fields of a multipart body; its files go to `self.files`."""
@@ -111,6 +108,20 @@ class ApiRequest:
         stage = (self.raw.context or {}).get("stage")
         suffix = f"/{stage}" if stage and ".execute-api." in host else ""
         return f"{scheme}://{host}{suffix}"
+
+
+def _json(raw: bytes) -> Any:
+    """A JSON body as Python data: ApiError 400 when it is not JSON or nests more than MAX_DEPTH levels."""
+    too_deep = f"The request body nests more than {MAX_DEPTH} levels."
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ApiError(400, too_deep, {"body": [too_deep]}) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ApiError(400, f"The request body is not valid JSON: {error}.", {"body": [str(error)]}) from None
+    if _depth(data) > MAX_DEPTH:
+        raise ApiError(400, too_deep, {"body": [too_deep]})
+    return data
 
 
 def _nested(parse: Callable[[], dict[str, Any]]) -> dict[str, Any]:

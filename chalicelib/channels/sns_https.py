@@ -1,10 +1,13 @@
 """Small HTTPS GETs to Amazon SNS for `/mailer/callback`: a signing certificate, a subscription's
-SubscribeURL. The caller has checked the URL (https, an `sns.<region>.amazonaws.com` host); this
-module only fetches, with a short timeout and a size cap. Tests replace the fetcher (`use`), so no
-test reaches the network."""
+SubscribeURL. The caller has checked the URL (https, the exact regional SNS host of the topic);
+this module only fetches, with a short timeout, a size cap and no redirects (a redirect would lead
+away from the host the caller checked). Tests replace the fetcher (`use`), so no test reaches the
+network."""
 
 import urllib.request
 from collections.abc import Callable
+from email.message import Message
+from typing import IO, NoReturn
 
 TIMEOUT = 3.0  # seconds: SNS waits 15 s for the endpoint's answer
 READ_LIMIT = 64 * 1024  # a certificate or a confirmation answer is a few KB
@@ -12,9 +15,25 @@ READ_LIMIT = 64 * 1024  # a certificate or a confirmation answer is a few KB
 Fetcher = Callable[[str], bytes]
 
 
+class Redirected(OSError):
+    """The host answered with a redirect, which is not followed."""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect instead of following it."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str, headers: Message, newurl: str
+    ) -> NoReturn:
+        raise Redirected(f"HTTP {code}: redirects are not followed")
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def _urlopen(url: str) -> bytes:
     """GET `url` (the caller checked it is an https SNS URL) and return at most READ_LIMIT bytes."""
-    with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:
+    with _OPENER.open(url, timeout=TIMEOUT) as answer:
         data: bytes = answer.read(READ_LIMIT)
         return data
 
@@ -29,5 +48,6 @@ def use(fetcher: Fetcher | None) -> None:
 
 
 def get(url: str) -> bytes:
-    """The body at `url`; raises OSError (urllib's URLError, a timeout) when it cannot be fetched."""
+    """The body at `url`; raises OSError (urllib's URLError, a timeout, a redirect) when it cannot be
+    fetched."""
     return _fetcher(url)

@@ -8,7 +8,6 @@ from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
 QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
-FEEDBACK_TOPIC = "ses-feedback"  # SES notifications -> SNS -> the feedback queue (docs/email.md)
 
 
 def queue_name(queue: str) -> str:
@@ -41,14 +40,11 @@ def _feedback_path() -> None:
     """SES feedback for the default sender's domain -> the SNS topic -> the feedback queue, as the
     template wires it on AWS (there through the configuration set's event destination)."""
     sqs, sns, ses = aws.client("sqs"), aws.client("sns"), aws.client("ses")
-    topic = sns.create_topic(Name=config.RESOURCE_PREFIX + FEEDBACK_TOPIC)["TopicArn"]
+    topic = sns.create_topic(Name=config.FEEDBACK_TOPIC)["TopicArn"]
     url = sqs.get_queue_url(QueueName=queue_name("feedback"))["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     if not any(s["Endpoint"] == arn for s in sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]):
         sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
     domain = config.MAILER_FROM_EMAIL.rpartition("@")[2]
-    # the embedded SES finds the identity by the text after the Source's "@": "example.com>" when
-    # the sender has a display name
-    for identity in (domain, domain + ">"):
-        for kind in ("Bounce", "Complaint", "Delivery"):
-            ses.set_identity_notification_topic(Identity=identity, NotificationType=kind, SnsTopic=topic)
+    for kind in ("Bounce", "Complaint", "Delivery"):  # the embedded SES's mailbox simulator answers here
+        ses.set_identity_notification_topic(Identity=domain, NotificationType=kind, SnsTopic=topic)

@@ -356,6 +356,9 @@ def test_ses_feedback_reaches_the_feedback_queue(infra):
     [send] = resources["FeedbackQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert send["Condition"]["ArnEquals"]["aws:SourceArn"] == {"Ref": "FeedbackTopic"}
     assert compact.ENVIRONMENT["SES_CONFIGURATION_SET"] == {"Ref": "MailConfigurationSet"}
+    # /mailer/callback accepts the stack's own topic and account only (issue 39)
+    assert compact.ENVIRONMENT["MAILER_CALLBACK_TOPICS"] == {"Ref": "FeedbackTopic"}
+    assert compact.ENVIRONMENT["STACK_ACCOUNT_ID"] == {"Ref": "AWS::AccountId"}
 
 
 @pytest.mark.parametrize("failure", ["AUTHORIZER_FAILURE", "INTEGRATION_FAILURE"])
