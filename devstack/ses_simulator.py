@@ -162,7 +162,7 @@ def install() -> None:
         return message
 
     def no_canned_feedback(self: SESBackend, source: str, destinations: Any) -> None:
-        """moto's canned notification: not sent (the simulator answers instead)."""
+        """Not sent: the simulator answers instead of the embedded SES's canned notification."""
 
     capture.replace(SESBackend, "send_raw_email", capture.marked(simulated_send, simulated=True))
     capture.replace(SESBackend, "__process_sns_feedback__", no_canned_feedback)

@@ -82,7 +82,7 @@ def test_the_other_simulator_mailboxes_answer_as_ses_does(api, drain):
 
 
 def test_an_address_that_merely_contains_bounce_gets_no_notification(api, drain):
-    """moto's canned notification (any address containing "bounce") is gone."""
+    """The embedded SES's canned notification (any address containing "bounce") is gone."""
     contact, mail_doc = _send_to(api, "bounce.back@example.com")
     assert queues.receive("feedback") == []
     drain()

@@ -25,9 +25,13 @@ def ctx(seeded_store: MemoryStore) -> Context:
     return Context(user=next(store.iterate("user")))
 
 
-def sent(ctx: Context, address: str = "ann@example.com") -> tuple[dict[str, Any], dict[str, Any]]:
-    """A contact and the send record of an email to it (as `sending.record_sent` stores it)."""
-    contact, _ = service.create(CONTACT, {"email": address}, Context(user=ctx.user))
+def sent(
+    ctx: Context, address: str = "ann@example.com", contact: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A contact (new unless given) and the send record of a new email to it (as `sending.record_sent`
+    stores it)."""
+    if contact is None:
+        contact, _ = service.create(CONTACT, {"email": address}, Context(user=ctx.user))
     email, _ = service.create(EMAIL, {"name": "News", "subject": "Hi", "emailType": "list"}, Context(user=ctx.user))
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     stat = {
@@ -114,18 +118,68 @@ def test_a_complaint_unsubscribes(ctx: Context) -> None:
 
 
 def test_transient_bounces_reach_the_threshold(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transient bounces of three sends to one contact make it do-not-contact; a send counts one."""
     monkeypatch.setattr(config, "EMAIL_SOFT_BOUNCE_LIMIT", 3)
-    contact, stat = sent(ctx)
+    contact, first = sent(ctx)
+    stats = [first] + [sent(ctx, contact=contact)[1] for _ in range(2)]
 
-    def soft(n: int) -> str:
+    def soft(stat: dict[str, Any], n: int) -> str:
         return feedback.handle(notification("Bounce", stat, bounceType="Transient", feedbackId=f"t-{n}"))
 
-    assert [soft(1), soft(2)] == ["softbounced", "softbounced"]
+    assert [soft(stats[0], 1), soft(stats[1], 2)] == ["softbounced", "softbounced"]
     assert dnc(contact["id"]) == []
-    assert soft(2) == "repeated"  # SNS again: not counted twice
-    assert soft(3) == "bounced"
+    assert soft(stats[1], 2) == "repeated"  # SNS again: not counted twice
+    assert soft(stats[1], 9) == "repeated"  # another feedback id for the same send: one bounce per send
+    assert soft(stats[2], 3) == "bounced"
     [entry] = dnc(contact["id"])
     assert entry["reason"] == 2 and entry["comments"].startswith("3 transient bounces")
+
+
+def test_one_complaint_and_one_bounce_per_send_whatever_the_feedback_ids(ctx: Context) -> None:
+    """Issue 39: the reputation guard cannot be driven by repeats of one send."""
+    contact, stat = sent(ctx)
+    complaints = [notification("Complaint", stat, feedbackId=f"c-{n}") for n in range(3)]
+    assert [feedback.handle(body) for body in complaints] == ["complained", "repeated", "repeated"]
+    assert [feedback.handle(permanent(stat, f"b-{n}")) for n in range(3)] == ["bounced", "repeated", "repeated"]
+    assert feedback.counts(stat["email"]["id"]) == {"bounce": 1, "complaint": 1, "delivery": 0}
+
+
+def test_a_permanent_bounce_after_a_transient_one_bounces_without_a_second_count(ctx: Context) -> None:
+    contact, stat = sent(ctx)
+    assert feedback.handle(notification("Bounce", stat, bounceType="Transient", feedbackId="t")) == "softbounced"
+    assert feedback.handle(permanent(stat, "p")) == "bounced"
+    assert feedback.handle(permanent(stat, "p2")) == "repeated"
+    assert dnc(contact["id"])[0]["reason"] == 2
+    assert feedback.counts(stat["email"]["id"])["bounce"] == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"Type": "Notification", "Message": "not json"},
+        {"Type": "Notification", "Message": "[" * 100_000 + "]" * 100_000},
+        {"Type": "Notification", "Message": json.dumps({"mail": json.loads("[" * 40 + "]" * 40)})},
+        {"Type": "Notification", "Message": "[1]"},
+        {"Type": "Notification", "Message": None},
+    ],
+)
+def test_a_message_that_is_no_notification_is_poison(body: dict[str, Any]) -> None:
+    with pytest.raises(feedback.Poison):
+        feedback.handle(body)
+
+
+def test_feedback_naming_another_account_is_dropped(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config, "STACK_ACCOUNT_ID", "111111111111")
+    contact, stat = sent(ctx)
+    body = permanent(stat)
+    assert feedback.handle(dict(body, TopicArn="arn:aws:sns:us-east-1:999999999999:t")) == "foreign"
+    message = json.loads(body["Message"])
+    message["mail"]["sendingAccountId"] = "999999999999"
+    assert feedback.handle({"Type": "Notification", "Message": json.dumps(message)}) == "foreign"
+    assert dnc(contact["id"]) == []
+    message["mail"]["sendingAccountId"] = "111111111111"
+    own = {"Type": "Notification", "TopicArn": "arn:aws:sns:us-east-1:111111111111:t", "Message": json.dumps(message)}
+    assert feedback.handle(own) == "bounced"
 
 
 def test_deliveries_are_counted_once(ctx: Context) -> None:
