@@ -28,7 +28,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation
+from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation, versions
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
@@ -54,6 +54,7 @@ class Prepared:
     mail: mail.Mail
     tokens: dict[str, str]
     sent_at: str | None = None
+    variant: int | None = None  # the A/B test's variant picked (versions.py), counted for its test
 
 
 def address_of(contact: Doc) -> str | None:
@@ -94,14 +95,18 @@ def prepare(
     attachments: Iterable[int] | None = (),
     transactional: bool = False,
 ) -> Prepared:
-    """Render the email for the contact under a new tracking hash."""
+    """Render the version of the email the contact gets (its A/B variant and translation:
+    versions.py) under a new tracking hash; the send is recorded on that version."""
+    version = versions.choose(email, contact, ctx)
+    email = version.doc
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
     attached = email_messages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     message = email_messages.compose(
         email, contact, address_of(contact) or "", tracking_hash, rendered, attached, ctx, transactional
     )
-    return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
+    normalised = rendering.normalise_tokens(tokens)
+    return Prepared(email, contact, stat_id, tracking_hash, rendered, message, normalised, variant=version.variant)
 
 
 def deliver(prepared: Prepared) -> str:
@@ -162,7 +167,9 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "sendTokens": prepared.tokens,
         "headers": prepared.mail.headers,
     }
-    email_stats.create("email", email["id"], stat)
+    if prepared.variant is not None:
+        stat["variant"] = prepared.variant
+    email_stats.create("email", email["id"], stat, variant=prepared.variant)
     _after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
     _after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
     details = {

@@ -71,6 +71,7 @@ def _opened(stat: SendRecord, first: bool, ctx: Context, events: Iterable[Doc] =
     email_id = stat["email"]["id"]
     if first:
         email_stats.count_read(email_id)
+        email_stats.count_variant("read", stat)
     details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
 
     def build(doc: Doc) -> list[Doc]:
@@ -134,6 +135,8 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
     if stat is None:
         return url
     stat, _ = _update_stat(stat, _clicked)
+    if stat.get("clickCount") == 1:  # its first click: the A/B test's click-through counts contacts
+        email_stats.count_variant("click", stat)
     details = {"emailId": stat["email"]["id"], "statId": stat["id"], "url": url, "source": "email"}
 
     def build(doc: Doc) -> list[Doc]:
