@@ -277,3 +277,30 @@ def test_an_unpublished_variant_takes_no_share(api, weight):
     for contact in contacts:
         api.post(f"/api/emails/{parent['id']}/contact/{contact['id']}/send")
     assert "B" not in {m["Subject"] for m in sent_messages()}
+
+
+# Costs (docs/storage.md)
+
+
+def test_variants_and_translations_cost_two_batch_reads_per_batch_and_no_call_per_message(api, drain, monkeypatch):
+    from chalicelib import config
+    from tests.bench.conftest import dynamodb_calls
+
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)  # every send in the worker: one batch each
+    segment, _ = _segment(api, drain, [{"email": f"c{n}@example.com", "preferred_locale": "fr"} for n in range(20)])
+    costs = {}
+    for name in ("warm", "plain", "tested"):
+        mail = _email(
+            api, name=name, subject=name, lists=[segment["id"]], dynamicContent=SLOTS, utmTags={"utmSource": "s"}
+        )
+        if name == "tested":
+            child = make_email(api, name="B", subject="B", variantParent=mail["id"], variantSettings={"weight": 50})
+            make_email(api, name="B fr", subject="B fr", language="fr", translationParent=child["id"])
+            make_email(api, name="A fr", subject="A fr", language="fr", translationParent=mail["id"])
+        api.post(f"/api/emails/{mail['id']}/send")
+        with dynamodb_calls() as calls:
+            drain()
+        costs[name] = dict(calls)
+    assert len(sent_messages()) == 60 and {m["Subject"] for m in sent_messages()[40:]} == {"A fr", "B fr"}
+    more = {op: costs["tested"].get(op, 0) - costs["plain"].get(op, 0) for op in costs["tested"]}
+    assert {op: n for op, n in more.items() if n} == {"BatchGetItem": 2}, costs

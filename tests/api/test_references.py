@@ -71,7 +71,12 @@ def test_references_are_written_as_ids_or_objects_with_an_id(api):
     email = make(
         api,
         "emails",
-        {"name": "News", "emailType": "list", "lists": [{"id": segment["id"], "name": "ignored"}], "unsubscribeForm": {"id": form["id"]}},
+        {
+            "name": "News",
+            "emailType": "list",
+            "lists": [{"id": segment["id"], "name": "ignored"}],
+            "unsubscribeForm": {"id": form["id"]},
+        },
     )
     assert [s["id"] for s in email["lists"]] == [segment["id"]]
     edited = api.patch(f"/api/emails/{email['id']}/edit", {"lists": [other["id"], {"id": segment["id"]}]})
