@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.api.test_automations import action, new_automation
-from tests.api.test_email_send import make_contact, make_email, parts, sent_messages
+from tests.api.test_automations import action, branch, new_automation, tag, tags
+from tests.api.test_email_send import events, make_contact, make_email, parts, sent_messages
 from tests.api.test_forms_submit import post
 from tests.api.test_permissions import FORBIDDEN, _as
 
@@ -193,6 +193,28 @@ def test_single_automation_and_form_sends_pick_the_translation(api, drain):
     subjects = [(m["To"].addresses[0].addr_spec, m["Subject"]) for m in sent_messages()]
     assert subjects == [("fr@example.com", "Bonjour"), ("fr@example.com", "Bonjour"), ("lea@example.com", "Bonjour")]
     assert _shown(api, french["id"])["sentCount"] == 3 and _shown(api, parent["id"])["sentCount"] == 0
+
+
+def test_an_automations_open_decision_on_the_email_is_met_by_its_translation(api, drain):
+    parent, french, _ = _translated(api)
+    flow = new_automation(
+        api,
+        [
+            action("new1", "email.send", {"email": parent["id"]}),
+            branch("new2", "email.open", parent="new1"),
+            tag("new3", "opened", "new2", "yes"),
+        ],
+    )
+    fr = make_contact(api, email="fr@example.com", preferred_locale="fr")
+    api.post(f"/api/automations/{flow['id']}/contact/{fr['id']}/add")
+    drain()
+    (message,) = sent_messages()
+    assert message["Subject"] == "Bonjour"
+    _open(api, message)
+    drain()
+    assert tags(api, fr["id"]) == ["opened"]  # Mautic: the opened email's related ids hold the parent
+    (read,) = events(api, fr["id"], "email.read")
+    assert (read["details"]["emailId"], read["details"]["requestedEmailId"]) == (french["id"], parent["id"])
 
 
 def test_a_variant_sends_its_own_translation(api):

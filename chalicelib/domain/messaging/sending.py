@@ -55,6 +55,7 @@ class Prepared:
     tokens: dict[str, str]
     sent_at: str | None = None
     variant: int | None = None  # the A/B test's variant picked (versions.py), counted for its test
+    requested: int | None = None  # the email the send asked for, when the contact got another version
 
 
 def address_of(contact: Doc) -> str | None:
@@ -98,6 +99,7 @@ def prepare(
     """Render the version of the email the contact gets (its A/B variant and translation:
     versions.py) under a new tracking hash; the send is recorded on that version."""
     version = versions.choose(email, contact, ctx)
+    requested = email["id"] if version.doc["id"] != email["id"] else None
     email = version.doc
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
@@ -106,7 +108,17 @@ def prepare(
         email, contact, address_of(contact) or "", tracking_hash, rendered, attached, ctx, transactional
     )
     normalised = rendering.normalise_tokens(tokens)
-    return Prepared(email, contact, stat_id, tracking_hash, rendered, message, normalised, variant=version.variant)
+    return Prepared(
+        email,
+        contact,
+        stat_id,
+        tracking_hash,
+        rendered,
+        message,
+        normalised,
+        variant=version.variant,
+        requested=requested,
+    )
 
 
 def deliver(prepared: Prepared) -> str:
@@ -169,6 +181,8 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
     }
     if prepared.variant is not None:
         stat["variant"] = prepared.variant
+    if prepared.requested is not None:
+        stat["requestedEmailId"] = prepared.requested
     email_stats.create("email", email["id"], stat, variant=prepared.variant)
     _after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
     _after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
@@ -178,6 +192,7 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "trackingHash": stat["trackingHash"],
         "subject": stat["subject"],
         "source": _source(source),
+        **requested_of(stat),
     }
     write_contact(
         contact["id"],
@@ -252,6 +267,14 @@ def touch(doc: Doc, now: str) -> None:
     """Move the contact's last activity to now."""
     doc["lastActive"] = now
     doc.setdefault("values", {})["last_active"] = clock.parse(now).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def requested_of(stat: SendRecord) -> dict[str, int]:
+    """`requestedEmailId` for a send's timeline events when the contact got another version (a
+    variant or translation) of the email the send asked for: an automation's decision on that email
+    is met by it, as Mautic's `getRelatedEntityIds` check is."""
+    requested = stat.get("requestedEmailId")
+    return {"requestedEmailId": requested} if requested is not None else {}
 
 
 def _failure(reason: str, retryable: bool = False) -> SendOutcome:
