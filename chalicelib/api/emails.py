@@ -9,7 +9,7 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_runs, email_sends, sending, tracking
+from chalicelib.domain.messaging import ab_tests, email_runs, email_sends, sending, tracking
 
 routes = Routes("emails")
 
@@ -97,6 +97,12 @@ def send_sms(request: ApiRequest, ctx: Context, id: str, contact_id: str) -> Ans
         "result": {"sent": False, "status": reason},
         "errors": [{"message": reason}],
     }
+
+
+@routes.route("/emails/{id}/abtest", "GET", access=(Need("email", Action.VIEW, "id"),))
+def ab_test(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """The A/B test the email belongs to: its versions' counts, the criteria and the winners."""
+    return {"abTest": ab_tests.results(id, ctx)}
 
 
 blueprint = routes.blueprint()

@@ -153,7 +153,13 @@ def _seed_send(stack: Stack, world: World, count: int) -> None:
     segment = stack.call("POST", "/api/segments/new", {"name": "Capacity", "filters": filters})["list"]["id"]
     stack.drain()
     html = '<p>Hello {contactfield=firstname|there}</p><a href="https://shop.example/">Shop</a>{unsubscribe_text}'
-    body = {"name": "Capacity", "subject": "Hi {contactfield=firstname}", "customHtml": html, "lists": [segment]}
+    body = {
+        "name": "Capacity",
+        "subject": "Hi {contactfield=firstname}",
+        "customHtml": html,
+        "emailType": "list",
+        "lists": [segment],
+    }
     world.extra["email"] = stack.call("POST", "/api/emails/new", body)["email"]["id"]
 
 

@@ -110,10 +110,10 @@ def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain
 
 def test_bad_requests(api, drain):
     segment, _ = _audience(api, drain, 1)
-    no_lists = make_email(api)
+    no_lists = make_email(api, emailType="list")
     bad = api.post(f"/api/emails/{no_lists['id']}/send")
     assert bad.status_code == 400 and "lists" in bad.json["errors"][0]["details"]
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"] + 50]})
     assert bad.status_code == 400 and "lists" in bad.json["errors"][0]["details"]
     bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"limit": "many"})
@@ -121,7 +121,7 @@ def test_bad_requests(api, drain):
     bad = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": -1})
     assert bad.status_code == 400 and "batch" in bad.json["errors"][0]["details"]
     assert api.post("/api/emails/999/send").status_code == 404
-    hidden = make_email(api, lists=[segment["id"]], isPublished=False)
+    hidden = make_email(api, emailType="list", lists=[segment["id"]], isPublished=False)
     assert api.post(f"/api/emails/{hidden['id']}/send").status_code == 404
 
 
@@ -144,7 +144,7 @@ def _run(body):
 
 def test_a_redelivered_batch_sends_nothing_twice(api, drain, fan_out_only):
     segment, _ = _audience(api, drain, 3)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     _run(batch)
     _run(batch)
@@ -154,7 +154,7 @@ def test_a_redelivered_batch_sends_nothing_twice(api, drain, fan_out_only):
 
 def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     real = sending.record_sent
     crashes = iter([True])
@@ -181,7 +181,7 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
 
 def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, monkeypatch, fan_out_only):
     segment, _ = _audience(api, drain, 1)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     real = recipients.settle
 
@@ -214,7 +214,7 @@ def _ses_answering(monkeypatch, *codes):
 
 def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
     with pytest.raises(recipients.SendLater):
@@ -232,7 +232,7 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
 def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
     monkeypatch.setattr(config, "EMAIL_SEND_RATE", 4)
     segment, _ = _audience(api, drain, 9)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     started = time.monotonic()
     api.post(f"/api/emails/{mail_doc['id']}/send")
     drain()
@@ -269,7 +269,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
     monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
     monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 2)
     segment, _ = _audience(api, drain, 5)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": 3})
     assert (response.json["sentCount"], response.json["failedRecipients"]) == (2, 0)  # at most EMAIL_SEND_INLINE
     monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 100)
@@ -277,7 +277,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
     assert _recipients() == [f"c{n}@example.com" for n in range(5)]
     progress = _shown(api, mail_doc)["sendProgress"]
     assert (progress["status"], progress["queued"], progress["sent"], progress["batches"]) == ("done", 5, 5, 2)
-    other = make_email(api, lists=[segment["id"]])
+    other = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{other['id']}/send", {"batch": 3, "limit": 4})
     assert response.json["sentCount"] == 3 and len(sent_messages()) == 8
     drain()
@@ -286,7 +286,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
 
 def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
     segment, ids = _audience(api, drain, 3)
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     _ses_answering(monkeypatch, "MessageRejected", None, "Throttling")
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 1, 1)

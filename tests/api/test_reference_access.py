@@ -60,9 +60,13 @@ def test_a_summary_of_what_the_caller_may_not_view_is_its_bare_id(api):
     note = mallory.post("/api/notes/new", {"lead": mine["id"], "text": "hello"}).json["note"]
     assert note["lead"]["id"] == mine["id"] and note["lead"]["fields"]["all"]["email"] == "mine@example.com"
     segment = api.post("/api/segments/new", {"name": "Secret list", "alias": "secret-list"}).json["list"]
-    email = api.post("/api/emails/new", {"name": "Shared", "subject": "S", "lists": [segment["id"]]}).json["email"]
+    email = api.post(
+        "/api/emails/new", {"name": "Shared", "subject": "S", "emailType": "list", "lists": [segment["id"]]}
+    ).json["email"]
     assert api.get(f"/api/emails/{email['id']}").json["email"]["lists"][0]["name"] == "Secret list"
-    own = mallory.post("/api/emails/new", {"name": "Mine", "subject": "S", "lists": [segment["id"]]})
+    own = mallory.post(
+        "/api/emails/new", {"name": "Mine", "subject": "S", "emailType": "list", "lists": [segment["id"]]}
+    )
     assert own.status_code == 201 and own.json["email"]["lists"] == [{"id": segment["id"]}]
     _shows_none_of(own, "Secret list", "secret-list")
 

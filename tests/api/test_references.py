@@ -37,6 +37,7 @@ def test_an_email_shows_its_segments_attachments_and_form_as_objects(api):
         {
             "name": "News",
             "subject": "Hi",
+            "emailType": "list",
             "lists": [segment["id"]],
             "assetAttachments": [asset["id"]],
             "unsubscribeForm": form["id"],
@@ -70,7 +71,12 @@ def test_references_are_written_as_ids_or_objects_with_an_id(api):
     email = make(
         api,
         "emails",
-        {"name": "News", "lists": [{"id": segment["id"], "name": "ignored"}], "unsubscribeForm": {"id": form["id"]}},
+        {
+            "name": "News",
+            "emailType": "list",
+            "lists": [{"id": segment["id"], "name": "ignored"}],
+            "unsubscribeForm": {"id": form["id"]},
+        },
     )
     assert [s["id"] for s in email["lists"]] == [segment["id"]]
     edited = api.patch(f"/api/emails/{email['id']}/edit", {"lists": [other["id"], {"id": segment["id"]}]})
@@ -116,7 +122,7 @@ def test_a_page_of_emails_reads_its_references_in_constant_calls(api):
             assert api.get("/api/emails?limit=100").status_code == 200
         return calls["BatchGetItem"]
 
-    make(api, "emails", {"name": "E0", "lists": [segment["id"]], "category": category["id"]})
+    make(api, "emails", {"name": "E0", "emailType": "list", "lists": [segment["id"]], "category": category["id"]})
     few = listing_calls()
     segments = [make(api, "segments", {"name": f"S{n}", "category": category["id"]})["id"] for n in range(6)]
     for n in range(8):
@@ -125,6 +131,7 @@ def test_a_page_of_emails_reads_its_references_in_constant_calls(api):
             "emails",
             {
                 "name": f"E{n + 1}",
+                "emailType": "list",
                 "lists": segments[n % 6 :],
                 "assetAttachments": [asset["id"]],
                 "unsubscribeForm": form["id"],

@@ -38,7 +38,13 @@ def _send(http, segment_id, limit=None):
     email = http(
         "POST",
         "/api/emails/new",
-        {"name": "Bench", "subject": "Hi {contactfield=firstname}", "customHtml": HTML, "lists": [segment_id]},
+        {
+            "name": "Bench",
+            "subject": "Hi {contactfield=firstname}",
+            "customHtml": HTML,
+            "emailType": "list",
+            "lists": [segment_id],
+        },
     )["email"]
     started = time.perf_counter()
     with dynamodb_calls() as calls:

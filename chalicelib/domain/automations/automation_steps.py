@@ -68,7 +68,7 @@ def decided(decision: Doc, automation: Doc, event: Event) -> bool:
         if decision["type"] == "page.pagehit" and details.get("emailId") is not None:
             return False
         limit = a.ids_in(props.get(wanted[1]))
-    if limit and a.id_or_none(details.get(wanted[2])) not in limit:
+    if limit and not {a.id_or_none(details.get(wanted[2])), a.id_or_none(details.get("requestedEmailId"))} & limit:
         return False
     return _url_matches(decision, details)
 

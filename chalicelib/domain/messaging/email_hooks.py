@@ -16,6 +16,22 @@ from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_runs, email_stats
 from chalicelib.store import port as store
 
+COUNTED = (
+    ("sentCount", "sent"),
+    ("readCount", "read"),
+    ("variantSentCount", "variantsent"),
+    ("variantReadCount", "variantread"),
+)  # (attribute, live counter) pairs: what is shown is what was written plus the counter
+
+
+def in_test(doc: Doc) -> bool:
+    """Whether an email is part of an A/B test (it has variants or is one): its variant counters count."""
+    return bool(doc.get("variantChildren") or doc.get("variantParent"))
+
+
+def _counts(channel: str, docs: Sequence[Doc]) -> dict[int, dict[str, int]]:
+    return email_stats.counts(channel, [doc["id"] for doc in docs], {doc["id"] for doc in docs if in_test(doc)})
+
 
 class MessageHooks(Hooks):
     """Counters of a channel (`email` or `sms`) added to the stored counts."""
@@ -27,24 +43,25 @@ class MessageHooks(Hooks):
         """A count a client writes is what it sees: the stored base is that minus the live counter."""
         if write.existing is None or write.errors:
             return
-        live = email_stats.counts(self.channel, [write.existing["id"]])[write.existing["id"]]
-        for name, key in (("sentCount", "sent"), ("readCount", "read")):
+        live = _counts(self.channel, [write.existing])[write.existing["id"]]
+        for name, key in COUNTED:
             if name in write.payload and name in doc:
-                doc[name] = int(doc.get(name) or 0) - live[key]
+                doc[name] = int(doc.get(name) or 0) - live.get(key, 0)
 
     def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
         """The send counters of a page of messages, read in one go for `present`."""
-        ids = [doc["id"] for doc in docs]
-        ctx.cache[cache_keys.send_counts(self.channel)] = email_stats.counts(self.channel, ids)
+        ctx.cache[cache_keys.send_counts(self.channel)] = _counts(self.channel, docs)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """`sentCount` (and `readCount`): what was written plus the live counters."""
+        """`sentCount` (`readCount`, `variantSentCount`, `variantReadCount`): what was written plus the
+        live counters."""
         counts = ctx.cache.get(cache_keys.send_counts(self.channel), {}).get(doc.get("id"))
         if counts is None:
-            counts = email_stats.counts(self.channel, [doc["id"]])[doc["id"]]
+            counts = _counts(self.channel, [doc])[doc["id"]]
         out["sentCount"] = int(doc.get("sentCount") or 0) + counts["sent"]
-        if "readCount" in out:
-            out["readCount"] = int(doc.get("readCount") or 0) + counts["read"]
+        for name, key in COUNTED[1:]:
+            if name in out:
+                out[name] = int(doc.get(name) or 0) + counts.get(key, 0)
         if self.channel == "email":  # what SES reported (feedback.py), read with the counts above
             out.update(
                 bounceCount=counts["bounce"], complaintCount=counts["complaint"], deliveryCount=counts["delivery"]
@@ -68,8 +85,11 @@ class EmailHooks(MessageHooks):
         super().__init__("email")
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """The counts, and the caller's view of each newly attached asset (Forbidden otherwise)."""
+        """The counts, and the caller's view of each newly attached asset (Forbidden otherwise). A
+        template email keeps no segments: Mautic's `EmailModel::saveEntity` empties its `lists`."""
         super().prepare(doc, write)
+        if doc.get("emailType") != "list" and doc.get("lists"):
+            doc["lists"] = []
         kept = set((write.existing or {}).get("assetAttachments") or [])
         require_viewable_assets([i for i in doc.get("assetAttachments") or [] if i not in kept], write.ctx)
 

@@ -14,7 +14,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import dynamic_content, rendering, theme_html
+from chalicelib.domain.messaging import dynamic_content, email_dynamic_content, rendering, theme_html, utm
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
@@ -98,8 +98,11 @@ def contact_sources(
     )
 
 
-def sources(contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True) -> rendering.Sources:
-    """The sources of an email: the contact's, and links carrying the tracking hash."""
+def sources(
+    contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True, email: Doc | None = None
+) -> rendering.Sources:
+    """The sources of an email: the contact's, links carrying the tracking hash, and the email's own
+    dynamic content (`dynamicContent`) judged for the contact."""
     base = base_url(ctx)
     links = rendering.Links(
         unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}",
@@ -108,6 +111,7 @@ def sources(contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel:
         asset=lambda i: _asset_url(i, ctx),
         page=lambda i: _page_url(i, ctx),
         dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx),
+        dynamic=lambda name: email_dynamic_content.content((email or {}).get("dynamicContent"), name, contact, ctx),
     )
     return contact_sources(contact, ctx, tokens, links)
 
@@ -116,9 +120,12 @@ def render(
     email: Doc, contact: Doc, tracking_hash: str, tokens: JSON, ctx: Context, pixel: bool = True
 ) -> rendering.Rendered:
     """The email rendered for the contact (in the frame of its theme: `themed`), links rewritten
-    through the click redirect."""
-    found = sources(contact, tracking_hash, tokens, ctx, pixel)
-    return rendering.render_email(themed(email), found, track=lambda url: click_url(tracking_hash, url, ctx))
+    through the click redirect to their target with the email's `utmTags` (docs/email.md)."""
+    found = sources(contact, tracking_hash, tokens, ctx, pixel, email)
+    tags = email.get("utmTags")
+    return rendering.render_email(
+        themed(email), found, track=lambda url: click_url(tracking_hash, utm.tagged(url, tags), ctx)
+    )
 
 
 def themed(email: Doc) -> Doc:

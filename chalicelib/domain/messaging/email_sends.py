@@ -63,6 +63,12 @@ def _lists(payload: Doc, email: Doc) -> list[int]:
     return lists
 
 
+def is_list_email(email: Doc) -> bool:
+    """Whether the email goes to segments (`emailType` list); a template email never does (Mautic's
+    `sendEmailToLists` sends nothing for one)."""
+    return email.get("emailType") == "list"
+
+
 def _positive(payload: Doc, name: str) -> int | None:
     if payload.get(name) in (None, ""):
         return None
@@ -83,6 +89,8 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
     email_hooks.require_viewable_assets(email.get("assetAttachments"), ctx)
     if not is_published(email, ctx.now):
         raise NotFound("This email is not published.")
+    if not is_list_email(email):
+        raise invalid("emailType", "Only a segment (list) email is sent to segments; this one is a template email.")
     reputation.require_running()
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
     generation = store.allocate_ids(email_runs.KIND)[0]
@@ -239,6 +247,8 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
         return recipients.OUTCOME[status]
     if status == "sending" and record is not None:
         return recipients.interrupted(email, record)
+    if not is_list_email(email):
+        return recipients.settle(email, record, contact_id, "skipped", "A template email is not sent to segments.")
     try:
         contact = service.load(CONTACT, contact_id)
     except NotFound:

@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TypeVar, cast
 
 from chalicelib.domain.kernel.types import Doc
@@ -41,10 +41,28 @@ def allocate(channel: str, message_id: int | str) -> tuple[int, str]:
     return stat_id, new_hash(message_id, stat_id)
 
 
-def create(channel: str, message_id: int | str, stat: Record) -> Record:
-    """Store a new stat (and count it as sent)."""
-    store.create(kind(channel, message_id), cast(Doc, stat))
+def create(channel: str, message_id: int | str, stat: Record, variant: int | None = None) -> Record:
+    """Store a new stat (and count it as sent); a send of an A/B test also counts for the variant
+    picked, in the same transaction (one more item, no more calls)."""
+    derived = [(variant_kind(variant), 0, store.Tally(1))] if variant is not None else None
+    store.create(kind(channel, message_id), cast(Doc, stat), derived=derived)
     return stat
+
+
+def variant_kind(variant: int) -> str:
+    """The kind whose count (`count#emailvariant#<id>`) is a variant's A/B test sends: `variantSentCount`."""
+    return f"emailvariant#{int(variant)}"
+
+
+def variant_counter(event: str, variant: int | str) -> str:
+    """The counter of a variant's A/B test sends (`sent`), first reads (`read`) or first clicks (`click`)."""
+    return f"count#{variant_kind(int(variant))}" if event == "sent" else f"variant{event}#email#{int(variant)}"
+
+
+def count_variant(event: str, stat: SendRecord) -> None:
+    """One more first read or first click of an A/B test send, for the variant it was picked as."""
+    if stat.get("variant") is not None:
+        store.add(variant_counter(event, stat["variant"]))
 
 
 def get(channel: str, message_id: int | str, stat_id: int | str) -> Doc | None:
@@ -113,16 +131,22 @@ def feedback_counter(event: str, email_id: int | str) -> str:
     return f"{event}#email#{int(email_id)}"
 
 
-def _names(channel: str, i: int) -> dict[str, str]:
+VARIANT = ("sent", "read", "click")  # what an email's A/B test counts (`variant<event>` in `counts`)
+
+
+def _names(channel: str, i: int, test: bool) -> dict[str, str]:
     names = {"sent": f"count#{kind(channel, i)}"}
     if channel == "email":
         names.update({"read": read_counter(i)}, **{event: feedback_counter(event, i) for event in FEEDBACK})
+    if test:
+        names.update({f"variant{event}": variant_counter(event, i) for event in VARIANT})
     return names
 
 
-def counts(channel: str, ids: Iterable[int]) -> dict[int, dict[str, int]]:
+def counts(channel: str, ids: Iterable[int], tests: Collection[int] = ()) -> dict[int, dict[str, int]]:
     """{id: {"sent": n, "read": n}} for a page of emails (or text messages), emails also with SES's
-    {"bounce", "complaint", "delivery"}. One BatchGetItem per 20 emails."""
-    names = {i: _names(channel, i) for i in ids}
+    {"bounce", "complaint", "delivery"}, and those of `tests` (emails in an A/B test) their test's
+    {"variantsent", "variantread", "variantclick"}. One BatchGetItem per 100 counters (20 emails)."""
+    names = {i: _names(channel, i, i in tests) for i in ids}
     found = store.counters([name for named in names.values() for name in named.values()]) if names else {}
     return {i: {"read": 0, **{key: found[name] for key, name in named.items()}} for i, named in names.items()}

@@ -48,6 +48,8 @@ class SendRecord(TypedDict):
     bounced: NotRequired[str]  # SES's bounce type: Permanent, Transient, Undetermined
     complained: NotRequired[bool]
     delivered: NotRequired[bool]
+    variant: NotRequired[int]  # sent in an A/B test: the variant picked (its counts: ab_tests.py)
+    requestedEmailId: NotRequired[int]  # the email the send asked for, when another version was sent
     folded: NotRequired[str]  # past STATS_RETENTION_DAYS: slimmed, counted under this day (send_retention.py)
     _rev: NotRequired[int]
 

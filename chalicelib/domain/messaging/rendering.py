@@ -58,6 +58,7 @@ class Links:
     asset: Callable[[int], str | None] = lambda asset_id: None
     page: Callable[[int], str | None] = lambda page_id: None
     dwc: Callable[[str], str | None] = lambda slot: None
+    dynamic: Callable[[str], str] = lambda name: ""  # the email's own `dynamicContent` slot for the contact
 
 
 @dataclass
@@ -139,8 +140,8 @@ def normalise_tokens(tokens: JSON) -> dict[str, str]:
 class _Renderer:
     """Resolves the tokens of one part (subject, HTML or text) for one recipient."""
 
-    def __init__(self, sources: Sources, html: bool) -> None:
-        self.sources, self.html = sources, html
+    def __init__(self, sources: Sources, html: bool, nested: bool = False) -> None:
+        self.sources, self.html, self.nested = sources, html, nested
         self.used: dict[str, str] = {}
 
     def substitute(self, template: str | None) -> str:
@@ -245,6 +246,14 @@ class _Renderer:
     def token_dwc(self, argument: str, modifier: str) -> Piece:
         content = self.sources.links.dwc(argument) or ""
         return self._markup(content, html_to_text(content))
+
+    def token_dynamiccontent(self, argument: str, modifier: str) -> Piece:
+        """`{dynamiccontent="name"}`: the slot's content for the contact, its own tokens rendered (a
+        slot inside a slot renders empty, as Mautic stops the recursion); an unknown slot is empty."""
+        name = unescape(argument).strip().strip("\"'")
+        content = "" if self.nested else self.sources.links.dynamic(name)
+        html = _Renderer(self.sources, html=True, nested=True).substitute(content)
+        return self._markup(html, html_to_text(html))
 
 
 def render_text(template: str | None, sources: Sources, html: bool = False) -> tuple[str, dict[str, str]]:

@@ -28,7 +28,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation
+from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation, versions
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
@@ -54,6 +54,8 @@ class Prepared:
     mail: mail.Mail
     tokens: dict[str, str]
     sent_at: str | None = None
+    variant: int | None = None  # the A/B test's variant picked (versions.py), counted for its test
+    requested: int | None = None  # the email the send asked for, when the contact got another version
 
 
 def address_of(contact: Doc) -> str | None:
@@ -94,14 +96,29 @@ def prepare(
     attachments: Iterable[int] | None = (),
     transactional: bool = False,
 ) -> Prepared:
-    """Render the email for the contact under a new tracking hash."""
+    """Render the version of the email the contact gets (its A/B variant and translation:
+    versions.py) under a new tracking hash; the send is recorded on that version."""
+    version = versions.choose(email, contact, ctx)
+    requested = email["id"] if version.doc["id"] != email["id"] else None
+    email = version.doc
     stat_id, tracking_hash = email_stats.allocate("email", email["id"])
     rendered = email_messages.render(email, contact, tracking_hash, tokens, ctx)
     attached = email_messages.attachments(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     message = email_messages.compose(
         email, contact, address_of(contact) or "", tracking_hash, rendered, attached, ctx, transactional
     )
-    return Prepared(email, contact, stat_id, tracking_hash, rendered, message, rendering.normalise_tokens(tokens))
+    normalised = rendering.normalise_tokens(tokens)
+    return Prepared(
+        email,
+        contact,
+        stat_id,
+        tracking_hash,
+        rendered,
+        message,
+        normalised,
+        variant=version.variant,
+        requested=requested,
+    )
 
 
 def deliver(prepared: Prepared) -> str:
@@ -162,7 +179,11 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "sendTokens": prepared.tokens,
         "headers": prepared.mail.headers,
     }
-    email_stats.create("email", email["id"], stat)
+    if prepared.variant is not None:
+        stat["variant"] = prepared.variant
+    if prepared.requested is not None:
+        stat["requestedEmailId"] = prepared.requested
+    email_stats.create("email", email["id"], stat, variant=prepared.variant)
     _after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
     _after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
     details = {
@@ -171,6 +192,7 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         "trackingHash": stat["trackingHash"],
         "subject": stat["subject"],
         "source": _source(source),
+        **requested_of(stat),
     }
     write_contact(
         contact["id"],
@@ -245,6 +267,14 @@ def touch(doc: Doc, now: str) -> None:
     """Move the contact's last activity to now."""
     doc["lastActive"] = now
     doc.setdefault("values", {})["last_active"] = clock.parse(now).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def requested_of(stat: SendRecord) -> dict[str, int]:
+    """`requestedEmailId` for a send's timeline events when the contact got another version (a
+    variant or translation) of the email the send asked for: an automation's decision on that email
+    is met by it, as Mautic's `getRelatedEntityIds` check is."""
+    requested = stat.get("requestedEmailId")
+    return {"requestedEmailId": requested} if requested is not None else {}
 
 
 def _failure(reason: str, retryable: bool = False) -> SendOutcome:

@@ -71,7 +71,13 @@ def _opened(stat: SendRecord, first: bool, ctx: Context, events: Iterable[Doc] =
     email_id = stat["email"]["id"]
     if first:
         email_stats.count_read(email_id)
-    details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
+        email_stats.count_variant("read", stat)
+    details = {
+        "emailId": email_id,
+        "statId": stat["id"],
+        "trackingHash": stat["trackingHash"],
+        **sending.requested_of(stat),
+    }
 
     def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
@@ -134,7 +140,10 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
     if stat is None:
         return url
     stat, _ = _update_stat(stat, _clicked)
+    if stat.get("clickCount") == 1:  # its first click: the A/B test's click-through counts contacts
+        email_stats.count_variant("click", stat)
     details = {"emailId": stat["email"]["id"], "statId": stat["id"], "url": url, "source": "email"}
+    details.update(sending.requested_of(stat))
 
     def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
@@ -187,7 +196,9 @@ def reply(tracking_hash: str, ctx: Context) -> SendRecord:
 
     stat, unread = _update_stat(stat, change)
     replied = timeline.event(
-        "email.replied", stat.get("subject"), {"emailId": stat["email"]["id"], "statId": stat["id"]}
+        "email.replied",
+        stat.get("subject"),
+        {"emailId": stat["email"]["id"], "statId": stat["id"], **sending.requested_of(stat)},
     )
     _opened(stat, unread, ctx, [replied])
     return stat
