@@ -9,15 +9,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from typing import TypeVar, cast
 
+from chalicelib import config
+
 T = TypeVar("T")
-WORKERS = 16  # calls in flight per container: botocore's default pool holds 10 connections per host, +6 waiting
 _END = object()
 
 
 @cache
 def _pool() -> ThreadPoolExecutor:
     """One pool per process, created on first use (a cold start that lists nothing pays nothing)."""
-    return ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="fanout")
+    return ThreadPoolExecutor(max_workers=config.DYNAMODB_CONNECTIONS, thread_name_prefix="fanout")
 
 
 def _first(iterator: Iterator[T]) -> object:
