@@ -2,8 +2,8 @@
 runs (as a call to DynamoDB from Lambda waits its round trip), and the calls of one request are
 grouped into round trips: a call's depth is one more than the deepest call that ended before it
 began, and the request waits on as many round trips as its deepest call (calls sent together are
-one, a call waiting for a free connection or thread is one more). The request authorizer's calls are left out (on AWS it is
-another function, whose decisions API Gateway caches)."""
+one, a call waiting for a free connection or thread is one more). The request authorizer's calls
+are left out (on AWS it is another function, whose decisions API Gateway caches)."""
 
 import threading
 import time

@@ -73,8 +73,8 @@ def iterate(
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:
     """The documents of a feed (FeedIndex), by id: a Query per page of keys of each of its shards (the
-    first pages at once), merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone since they were indexed
-    are skipped."""
+    first pages at once), merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone
+    since they were indexed are skipped."""
     shards = fanout.started(
         iter(Entity.in_feed.query(key, scan_index_forward=not descending, page_size=100)) for key in feed_keys(name)
     )
