@@ -106,6 +106,9 @@ def _shard_counts(name: str, default: str) -> dict[str, int]:
 # keys; 32 leave room); devices, one per new visitor in a transaction, ~0.2 (8). Each shard costs a list
 # page one Query (0.5 read unit at least), so only hot kinds are sharded.
 SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:8")
+# DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries) and
+# the connections kept for them: a page of the 32 contact shards is then one round trip
+DYNAMODB_CONNECTIONS = int(os.environ.get("DYNAMODB_CONNECTIONS", "32"))
 # Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request, and
 # one user importing 2,000 contacts/s writes 2,000 index items/s to their owner feed: 8 keys, 250/s each.
 FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib.store import documents, versions_item
+from chalicelib.store import documents, fanout, versions_item
 from chalicelib.store.common import Document, EntityId, unique_key
 from chalicelib.store.keys import count_parts, feed_keys, logical, partition, partitions, sharded_count
 from chalicelib.store.models import Counter, Entity, Unique
@@ -17,8 +17,10 @@ from chalicelib.store.models import Counter, Entity, Unique
 
 def ids_by_email(kind: str, prefix: str) -> list[int]:
     """Ids whose email starts with `prefix` (case-insensitive), by email: a Query on the email index
-    per partition key of the kind (its hash key is the item's `kind`), merged."""
-    found = (Entity.by_email.query(key, Entity.email.startswith(prefix.lower())) for key in partitions(kind))
+    per partition key of the kind (its hash key is the item's `kind`), all at once, merged."""
+    found = fanout.started(
+        iter(Entity.by_email.query(key, Entity.email.startswith(prefix.lower()))) for key in partitions(kind)
+    )
     return [int(item.id) for item in heapq.merge(*found, key=lambda item: (item.email, int(item.id)))]
 
 
@@ -47,30 +49,35 @@ def iterate(
     kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
 ) -> Iterator[Document]:
     """Documents of a kind in id order (`between`: an inclusive (first, last) id range): a Query,
-    paged by DynamoDB (1 MB per call). A sharded kind: a Query per shard, merged lazily by id, each
-    paged at about its share of `limit` (+2), so a page (or a cursor's) stays O(page)."""
+    paged by DynamoDB (1 MB per call). A sharded kind: a Query per shard, their first pages fetched
+    at once (one round trip), merged lazily by id, each paged at about its share of `limit` (+2), so a
+    page (or a cursor's) stays O(page)."""
     keys = partitions(kind)
     page = min(limit // len(keys) + 2 if len(keys) > 1 else limit, 1000) if limit else None
-    shards = [
-        Entity.query(
-            key,
-            Entity.id.between(*between) if between else None,
-            scan_index_forward=not descending,
-            limit=limit,
-            page_size=page,
+    shards = fanout.started(
+        iter(
+            Entity.query(
+                key,
+                Entity.id.between(*between) if between else None,
+                scan_index_forward=not descending,
+                limit=limit,
+                page_size=page,
+            )
         )
         for key in keys
-    ]
+    )
     merged = heapq.merge(*shards, key=lambda item: int(item.id), reverse=descending) if len(keys) > 1 else shards[0]
     for item in islice(merged, limit):
         yield documents.document(item)
 
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:
-    """The documents of a feed (FeedIndex), by id: a Query per page of keys of each of its shards,
-    merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone since they were indexed
-    are skipped."""
-    shards = [Entity.in_feed.query(key, scan_index_forward=not descending, page_size=100) for key in feed_keys(name)]
+    """The documents of a feed (FeedIndex), by id: a Query per page of keys of each of its shards (the
+    first pages at once), merged lazily by id, then 1 BatchGetItem per 100 documents. Documents gone
+    since they were indexed are skipped."""
+    shards = fanout.started(
+        iter(Entity.in_feed.query(key, scan_index_forward=not descending, page_size=100)) for key in feed_keys(name)
+    )
     merged = heapq.merge(*shards, key=lambda item: (int(item.id), logical(item.kind)), reverse=descending)
     keys = []
     for item in merged:

@@ -33,6 +33,9 @@ class _Meta:
     max_retry_attempts = config.AWS_RETRIES["dynamodb"][1] - 1
     connect_timeout_seconds = config.AWS_CONNECT_TIMEOUT
     read_timeout_seconds = config.AWS_READ_TIMEOUT
+    # connections kept per container: a sharded kind's page sends one Query per shard at once
+    # (store/fanout.py); botocore's default of 10 would open and drop the others' connections
+    max_pool_connections = config.DYNAMODB_CONNECTIONS
 
 
 # pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.

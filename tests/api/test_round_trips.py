@@ -1,0 +1,50 @@
+"""Round-trip budgets (issue 43): with every AWS call delayed as on AWS, a list page, a cursor page and
+an email search of the sharded contacts wait on at most three sequential round trips, however many
+shards the kind has; a GET by id on two. The latency model is tests/round_trips.py; `make bench`
+prints it for more routes (tests/bench/test_latency.py)."""
+
+import pytest
+
+from tests.round_trips import modelled
+
+BUDGETS = {
+    "/api/contacts/1": 2,  # the versions item (read once a second per container on AWS), the contact
+    "/api/contacts?limit=30": 3,
+    "/api/contacts?limit=30&start=60": 3,
+    "/api/contacts?search=email:c7@example.com": 3,
+    "/api/contacts?search=email:c1%": 3,
+}
+
+
+@pytest.fixture
+def filled(api):
+    for n in range(100):
+        assert api.post("/api/contacts/new", {"email": f"c{n}@example.com"}).status_code == 201
+    return api
+
+
+@pytest.mark.parametrize("path", list(BUDGETS))
+def test_a_route_waits_on_at_most_its_budget_of_round_trips(filled, path):
+    filled.get(path)  # warm: cached kinds and credentials
+    with modelled() as trips:
+        answer = filled.get(path)
+    assert answer.status_code == 200
+    assert trips.rounds <= BUDGETS[path], trips.waves
+
+
+def test_a_cursor_page_waits_on_at_most_three_round_trips(filled):
+    after = filled.get("/api/contacts?limit=30").json["next"]
+    filled.get(f"/api/contacts?limit=30&after={after}")
+    with modelled() as trips:
+        page = filled.get(f"/api/contacts?limit=30&after={after}")
+    assert page.status_code == 200 and len(page.json["contacts"]) == 30
+    assert trips.rounds <= 3, trips.waves
+
+
+def test_a_list_page_reads_every_shard_at_once(filled):
+    from chalicelib import config
+
+    with modelled() as trips:
+        filled.get("/api/contacts?limit=30")
+    queries = [wave.count("Query") for wave in trips.waves]
+    assert max(queries) == config.SHARDED_KINDS["contact"], trips.waves

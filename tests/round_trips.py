@@ -1,0 +1,76 @@
+"""A latency model of AWS calls for tests and benchmarks: every call waits `delay` seconds before it
+runs (as a call to DynamoDB from Lambda waits its round trip), and the calls of one request are
+grouped into round trips: a call's depth is one more than the deepest call that ended before it
+began, and the request waits on as many round trips as its deepest call (calls sent together are
+one, a call waiting for a free connection or thread is one more). The request authorizer's calls
+are left out (on AWS it is another function, whose decisions API Gateway caches)."""
+
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from unittest import mock
+
+import botocore.client
+
+_original = botocore.client.BaseClient._make_api_call
+
+
+@dataclass
+class Trips:
+    """What the requests made inside `modelled` cost: AWS calls, sequential round trips, and the
+    calls of each round trip by operation name."""
+
+    calls: int = 0
+    rounds: int = 0
+    waves: list[list[str]] = field(default_factory=list)
+    _ended: int = 0  # the deepest depth of the calls ended so far
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def begin(self, operation: str) -> int:
+        """Count a call starting now; its depth."""
+        with self._lock:
+            self.calls += 1
+            depth = self._ended + 1
+            self.rounds = max(self.rounds, depth)
+            while len(self.waves) < depth:
+                self.waves.append([])
+            self.waves[depth - 1].append(operation)
+            return depth
+
+    def end(self, depth: int) -> None:
+        with self._lock:
+            self._ended = max(self._ended, depth)
+
+
+@contextmanager
+def modelled(delay=0.05):
+    """Trips of the AWS calls made inside, each delayed by `delay` seconds (long enough that calls
+    started together overlap whatever the machine's load)."""
+    from chalicelib.api import authorizer
+
+    trips, deciding = Trips(), threading.local()
+    decide = authorizer.decide
+
+    def delayed(self, operation, params):
+        if getattr(deciding, "now", False):
+            return _original(self, operation, params)
+        depth = trips.begin(operation)
+        try:
+            time.sleep(delay)
+            return _original(self, operation, params)
+        finally:
+            trips.end(depth)
+
+    def undelayed(event):
+        deciding.now = True
+        try:
+            return decide(event)
+        finally:
+            deciding.now = False
+
+    with (
+        mock.patch.object(botocore.client.BaseClient, "_make_api_call", delayed),
+        mock.patch.object(authorizer, "decide", undelayed),
+    ):
+        yield trips
