@@ -6,7 +6,7 @@ so a form's submissions are one Query and one of them one GetItem.
 """
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from chalicelib.domain.contacts import contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -18,7 +18,7 @@ from chalicelib.domain.kernel.errors import Forbidden, NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_actions, form_uploads, limits
+from chalicelib.domain.web import form_actions, form_fields, form_uploads, form_validation, limits
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
 from chalicelib.domain.web.hits import Build, Visit
@@ -84,21 +84,28 @@ def _captcha_error(field: Doc, value: str) -> str | None:
 
 
 def validate(
-    form: Doc, data: Doc, uploads: Mapping[str, form_uploads.Upload] | None = None
+    form: Doc,
+    data: Doc,
+    uploads: Mapping[str, form_uploads.Upload] | None = None,
+    unseen: Collection[str] = (),
 ) -> tuple[dict[str, str], Doc, list[form_uploads.Pending]]:
     """(results by field alias, contact payload, the checked uploads to store) of a submission;
-    ValidationError naming each bad field. A `file` field's value is its stored file name (Mautic's)."""
+    ValidationError naming each bad field. A `file` field's value is its stored file name (Mautic's).
+    A conditional field its parent's value hid is neither checked nor stored (Mautic's
+    `showForConditionalField`); the errors of fields progressive profiling did not show the visitor
+    (`unseen`) are dropped, as Mautic's SubmissionModel drops them."""
     results: dict[str, str] = {}
     payload: Doc = {}
     pending: list[form_uploads.Pending] = []
     errors: dict[str, list[str]] = {}
-    for field in form.get("fields") or []:
-        if field["type"] in NOT_INPUT:
+    fields = form.get("fields") or []
+    for field in fields:
+        if field["type"] in NOT_INPUT or not form_fields.shown_by_condition(field, fields, data):
             continue
         alias = field["alias"]
         value, message = _checked(field, data, uploads or {}, pending)
         if message:
-            errors[alias] = [message]
+            errors.update({} if alias in unseen else {alias: [message]})
             continue
         if field["type"] != "captcha" and field.get("saveResult", True):
             results[alias] = value
@@ -126,8 +133,9 @@ def _checked(
         return value, _captcha_error(field, value)
     if value == "":
         required = field.get("validationMessage") or f"'{field.get('label')}' is required."
-        return value, required if field.get("isRequired") else None
-    return value, _type_error(field, value)
+        unasked = field.get("showWhenValueExists") is False and field["alias"] not in data  # hidden: value known
+        return value, required if field.get("isRequired") and not unasked else None
+    return value, _type_error(field, value) or form_validation.error(field, value)
 
 
 def _mapping(field: Doc) -> str | None:
