@@ -58,7 +58,7 @@ class Limit:
 
 def known_value(item: Doc, visitor: Visitor) -> JSON:
     """The contact's value of the field a form field maps (contact fields only), or None."""
-    if not visitor.known or item.get("mappedObject", "contact") != "contact" or not item.get("mappedField"):
+    if not visitor.known or (item.get("mappedObject") or "contact") != "contact" or not item.get("mappedField"):
         return None
     value = visitor.values.get(item["mappedField"])
     return None if value in (None, "", []) else value

@@ -5,6 +5,7 @@ Submissions are documents of kind `submission#<form id>` (ids from the `submissi
 so a form's submissions are one Query and one of them one GetItem.
 """
 
+import dataclasses
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
@@ -18,7 +19,15 @@ from chalicelib.domain.kernel.errors import Forbidden, NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_actions, form_fields, form_uploads, form_validation, limits
+from chalicelib.domain.web import (
+    form_actions,
+    form_display,
+    form_fields,
+    form_pages,
+    form_uploads,
+    form_validation,
+    limits,
+)
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
 from chalicelib.domain.web.hits import Build, Visit
@@ -204,10 +213,12 @@ def submit(
 ) -> tuple[Doc, Doc, Doc]:
     """Validate and store a submission with its contact (the form's actions and points applied), in
     one transaction; its uploads are put in the bucket first and removed again when the submission
-    is not stored. Returns (form, submission, contact)."""
+    is not stored. In kiosk mode (`inKioskMode`: one device, many people) the tracked visitor is left
+    out: the submission finds or creates its contact by email alone and the browser keeps its own
+    (Mautic's SubmissionModel). Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
     limits.submission(visit)
-    results, payload, pending = validate(form, data, uploads)
+    results, payload, pending = validate(form, data, uploads, _unseen(form, visit.contact_id))
     submission = {
         "id": store.allocate_ids("submission")[0],
         "formId": form["id"],
@@ -243,13 +254,25 @@ def submit(
         return events
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
+    who = dataclasses.replace(visit, contact_id=None) if form.get("inKioskMode") else visit
     try:
-        contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+        contact = service.retrying(lambda: _contact(payload, who, form, ctx, build, items), ctx)
     except Exception:
         form_uploads.remove((submission.get("files") or {}).values())  # a refused submission keeps no file
         raise
     form_actions.queue(items)
     return form, submission, contact
+
+
+def _unseen(form: Doc, contact_id: int | None) -> set[str]:
+    """The fields progressive profiling did not show this visitor (their errors are dropped, as Mautic's
+    SubmissionModel drops them); none when the form does not use it or the visitor is unknown."""
+    if not contact_id or not form_display.uses_progressive_profiling(form):
+        return set()
+    fields = form.get("fields") or []
+    seen = form_pages.visitor(form, form_pages.tracked(contact_id))
+    shown = form_display.displayed(form, fields, seen)
+    return {f["alias"] for f in fields if f.get("parent") in (None, "") and f["alias"] not in shown}
 
 
 def _file_links(form: Doc, submission: Doc, ctx: Context) -> Doc:
