@@ -82,6 +82,7 @@ def displayed(form: Doc, fields: Sequence[Doc], visitor: Visitor) -> dict[str, b
     """For each top-level field's alias: shown (True), shown as a hidden input carrying the known value
     (False, autofilled); fields left out are absent. Conditional fields follow their parent."""
     progressive = uses_progressive_profiling(form)
+    visitor = Visitor() if form.get("inKioskMode") else visitor  # a kiosk serves strangers
     raw = form.get("progressiveProfilingLimit") if progressive else None
     limit = Limit(int(raw) if raw else None, sum(1 for f in fields if f.get("alwaysDisplay")))
     out: dict[str, bool] = {}

@@ -9,7 +9,7 @@ from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc, Events
-from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.web import form_checks, form_fields, form_html, form_uploads, upload_purge
 from chalicelib.store.port import Derived
 
@@ -43,7 +43,9 @@ class FormHooks(AliasHooks):
         old_ids = {f.get("id") for f in ((write.existing or {}).get("fields") or [])}
         _refuse_unknown_ids(sent, old_ids)
         given = _given_aliases(fields, sent, old_ids)
-        write.errors.update(form_fields.assign_aliases(fields, form_fields.form_name(doc), given))
+        taken = form_fields.assign_aliases(fields, form_fields.form_name(doc), given)
+        if taken:  # Mautic refuses the request at once, with the message alone
+            raise ValidationError(taken, next(iter(taken.values()))[0])
         for field in fields:
             form_fields.backfill_mapping(field)
         for index, action in enumerate(doc.get("actions") or []):

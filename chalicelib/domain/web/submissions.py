@@ -9,7 +9,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from chalicelib.domain.contacts import contact_merge, contacts, custom_values
+from chalicelib.domain.contacts import contact_actions, contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, references, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
@@ -254,6 +254,9 @@ def submit(
         return events
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
+    company = _company(form, results, ctx)
+    if company is not None:
+        build = _linking(build, company, ctx)
     who = dataclasses.replace(visit, contact_id=None) if form.get("inKioskMode") else visit
     try:
         contact = service.retrying(lambda: _contact(payload, who, form, ctx, build, items), ctx)
@@ -262,6 +265,40 @@ def submit(
         raise
     form_actions.queue(items)
     return form, submission, contact
+
+
+def _company_values(form: Doc, results: Mapping[str, str]) -> Doc:
+    """The company fields the submission fills (fields mapped to the company object, a `companyLookup`
+    field's name among them), by company field alias."""
+    return {
+        f["mappedField"]: results[f["alias"]]
+        for f in form.get("fields") or []
+        if f.get("mappedObject") == "company" and f.get("mappedField") and results.get(f["alias"])
+    }
+
+
+def _company(form: Doc, results: Mapping[str, str], ctx: Context) -> Doc | None:
+    """Mautic's IdentifyCompanyHelper: the company the submission names (`companyname`), found by name
+    (any case) or created with the submitted company fields; None when no company name was given."""
+    values = _company_values(form, results)
+    name = str(values.get("companyname") or "").strip()
+    if not name:
+        return None
+    wanted = name.lower()
+    for company in store.iterate("company"):  # O(companies): only forms with a company name field
+        if str((company.get("values") or {}).get("companyname") or "").strip().lower() == wanted:
+            return company
+    return service.create(registry.resource("company"), values, ctx)[0]
+
+
+def _linking(build: Build, company: Doc, ctx: Context) -> Build:
+    """`build` that also links the contact to the submission's company (primary when it is the first)."""
+
+    def linked(doc: Doc) -> list[Doc]:
+        contact_actions.link_company(doc, company, ctx)  # type: ignore[arg-type]
+        return build(doc)
+
+    return linked
 
 
 def _unseen(form: Doc, contact_id: int | None) -> set[str]:
