@@ -113,7 +113,12 @@ def submit_form(request: ApiRequest, ctx: Context) -> Answer:
         if not ajax:
             raise
         raise ApiError(400, str(error), error.fields, headers=cross_site.headers(request)) from None
-    return Reply(reply.body, reply.status, dict(cross_site.cookies(request, reply.headers), **cross_site.headers(request)), reply.content_type)
+    return Reply(
+        reply.body,
+        reply.status,
+        dict(cross_site.cookies(request, reply.headers), **cross_site.headers(request)),
+        reply.content_type,
+    )
 
 
 def _submitted(request: ApiRequest, ctx: Context, data: dict[str, Any], ajax: bool) -> Reply:
@@ -135,7 +140,10 @@ def _submitted(request: ApiRequest, ctx: Context, data: dict[str, Any], ajax: bo
         answer.update(
             {"redirect": target}
             if action == "redirect" and target
-            else {"message": target or "Thank you for your submission.", "successMessage": target or "Thank you for your submission."}
+            else {
+                "message": target or "Thank you for your submission.",
+                "successMessage": target or "Thank you for your submission.",
+            }
         )
         answer.update({"download": download} if download else {})
         answer["formName"] = data.get("formName") or form_fields.form_name(form)

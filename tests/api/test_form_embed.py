@@ -122,8 +122,8 @@ def test_a_known_visitor_is_autofilled_and_a_known_value_is_not_asked_again(api)
     assert 'name="mauticform[email]" class="mauticform-input" value="ann@example.com"' in known
     assert "mauticform[first]" not in known and "mauticform[why]" not in known
     assert (
-        '<input type="hidden" id="mauticform_input_submissiontestform_city" name="mauticform[city]" class="mauticform-hidden" value="Lyon">'
-        in known
+        '<input type="hidden" id="mauticform_input_submissiontestform_city" name="mauticform[city]"'
+        ' class="mauticform-hidden" value="Lyon">' in known
     )
     stranger = get(api, f"/form/{form['id']}").body.decode()
     assert "ann@example.com" not in stranger and "mauticform[first]" in stranger and "mauticform[why]" in stranger
@@ -158,8 +158,8 @@ def test_get_parameters_fill_the_form_page_and_a_landing_pages_form(api):
         api, f"/form/{form['id']}?email=testform@test.com&firstname=test&description=test-test&checkbox=val1|val3"
     ).body.decode()
     assert (
-        'type="email" id="mauticform_input_testform_email" name="mauticform[email]" class="mauticform-input" value="testform@test.com"'
-        in html
+        'type="email" id="mauticform_input_testform_email" name="mauticform[email]" class="mauticform-input"'
+        ' value="testform@test.com"' in html
     )
     assert 'value="test"' in html and ">test-test</textarea>" in html
     assert 'value="val1" checked>' in html and 'value="val2">' in html and 'value="val3" checked>' in html

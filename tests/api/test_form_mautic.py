@@ -177,11 +177,12 @@ def test_send_submission_when_field_have_mysql_reserved_words(api):
 
 
 def test_redirect_post_action_replaces_form_and_contact_tokens(api):
-    """testRedirectPostAction (Mautic's PublicController::replacePostSubmitTokens): `{formfield=..}`,
+    """TestRedirectPostAction (Mautic's PublicController::replacePostSubmitTokens): `{formfield=..}`,
     `{contactfield=..|default}` and `{pagelink=N}` in the redirect URL, values URL-encoded."""
     page = api.post("/api/pages/new", {"title": "Thanks", "alias": "thanks", "customHtml": "<p>ok</p>"}).json["page"]
     target = (
-        f"{{pagelink={page['id']}}}?who={{formfield=full_name}}&mail={{contactfield=email}}&city={{contactfield=city|none}}"
+        f"{{pagelink={page['id']}}}?who={{formfield=full_name}}"
+        "&mail={contactfield=email}&city={contactfield=city|none}"
     )
     fields = [{"label": "Full name", "type": "text"}, {"label": "Email", "type": "email", "mappedField": "email"}]
     form = make(api, fields=fields, postAction="redirect", postActionProperty=target)

@@ -71,8 +71,8 @@ def test_a_file_field_is_rendered_in_a_multipart_form(api):
     html = make_form(api)["cachedHtml"]
     assert 'enctype="multipart/form-data"' in html
     assert (
-        '<input type="file" id="mauticform_input_jobs_cv" name="mauticform[cv]" class="mauticform-input" accept=".pdf,.txt">'
-        in html
+        '<input type="file" id="mauticform_input_jobs_cv" name="mauticform[cv]" class="mauticform-input"'
+        ' accept=".pdf,.txt">' in html
     )
 
 

@@ -162,7 +162,9 @@ def _check_tags(props: Doc, ctx: Context) -> dict[str, str]:
             continue
         ids = [int(i) for i in items if isinstance(i, int) or (isinstance(i, str) and i.isdigit())]
         found = references.referenced("tag", ids, ctx)
-        visible = {i: t["tag"] for i, t in found.items() if access.allowed(ctx, registry.resource("tag"), Action.VIEW, t)}
+        visible = {
+            i: t["tag"] for i, t in found.items() if access.allowed(ctx, registry.resource("tag"), Action.VIEW, t)
+        }
         missing = [i for i in ids if i not in visible]
         if missing:
             errors[name] = f"No tag found with id {missing[0]}."

@@ -75,6 +75,7 @@ class Writer:
         return str(given if given not in (None, "") else field.get("defaultValue") or "")
 
     def input_id(self, field: Doc) -> str:
+        """Mautic's id of a field's control (its label's `for`)."""
         return f"mauticform_input_{self.name}_{field['alias']}"
 
     def row(self, field: Doc, as_hidden: bool = False) -> str:
@@ -122,6 +123,7 @@ class Writer:
         }
 
     def label(self, field: Doc) -> str:
+        """The field's label, with its `labelAttributes` and the required marker."""
         marker = ' <span class="mauticform-required">*</span>' if field.get("isRequired") else ""
         own: attrs.Attrs = {
             "id": f"mauticform_label_{self.name}_{field['alias']}",
@@ -140,6 +142,7 @@ class Writer:
         return attrs.render(attrs.merged(attrs.parse(field.get("inputAttributes")), own))
 
     def control(self, field: Doc) -> str:
+        """The field's control: input, textarea, select, choices, button, file chooser or free text."""
         kind = field["type"]
         if kind in CHOICE_TYPES:
             return self.choices(field)
@@ -151,35 +154,45 @@ class Writer:
             return f"<textarea{self.input_attrs(field, 'mauticform-textarea')}>{escape(self.value(field))}</textarea>"
         if kind == "button":
             label = escape(field.get("label") or "Submit")
-            return f'<button type="submit"{self.input_attrs(field, "mauticform-button btn btn-default", value="1")}>{label}</button>'
+            button = self.input_attrs(field, "mauticform-button btn btn-default", value="1")
+            return f'<button type="submit"{button}>{label}</button>'
         if kind == "file":
             accept = ",".join(f".{extension}" for extension in form_uploads.extensions(field))
             return f'<input type="file"{self.input_attrs(field, "mauticform-input", accept=accept)}>'
         css = "mauticform-hidden" if kind == "hidden" else "mauticform-input"
-        return f'<input type="{INPUT_TYPES.get(kind, "text")}"{self.input_attrs(field, css, value=self.value(field), aria_required=required)}>'
+        own = self.input_attrs(field, css, value=self.value(field), aria_required=required)
+        return f'<input type="{INPUT_TYPES.get(kind, "text")}"{own}>'
 
     def choices(self, field: Doc) -> str:
         """A select, or a group of radio buttons or checkboxes."""
         chosen = set(self.value(field).split("|"))
-        if field["type"] == "select":
-            multiple = bool((field.get("properties") or {}).get("multiple"))
-            items = "".join(
-                f'<option value="{escape(v, quote=True)}"{" selected" if v in chosen else ""}>{escape(text)}</option>'
-                for v, text in options(field)
-            )
-            blank = "" if multiple else f'<option value="">{escape(str((field.get("properties") or {}).get("placeholder") or ""))}</option>'
-            name = {"name": f"mauticform[{field['alias']}][]", "multiple": "multiple"} if multiple else {}
-            return f"<select{self.input_attrs(field, 'mauticform-selectbox', **name)}>{blank}{items}</select>"
-        box = "radio" if field["type"] == "radiogrp" else "checkbox"
-        suffix = "" if box == "radio" else "[]"
+        return self.select(field, chosen) if field["type"] == "select" else self.group(field, chosen)
+
+    def select(self, field: Doc, chosen: set[str]) -> str:
+        """A select: a blank first choice unless it is multiple (`properties.multiple`, posted as a list)."""
+        props = field.get("properties") or {}
+        multiple = bool(props.get("multiple"))
+        items = "".join(
+            f'<option value="{escape(v, quote=True)}"{" selected" if v in chosen else ""}>{escape(text)}</option>'
+            for v, text in options(field)
+        )
+        blank = "" if multiple else f'<option value="">{escape(str(props.get("placeholder") or ""))}</option>'
+        name = {"name": f"mauticform[{field['alias']}][]", "multiple": "multiple"} if multiple else {}
+        return f"<select{self.input_attrs(field, 'mauticform-selectbox', **name)}>{blank}{items}</select>"
+
+    def group(self, field: Doc, chosen: set[str]) -> str:
+        """Radio buttons or checkboxes (posted as a list), one row per choice, as Mautic's group template."""
+        kind, alias = field["type"], escape(field["alias"])
+        box = "radio" if kind == "radiogrp" else "checkbox"
+        name = f"mauticform[{alias}]" + ("" if box == "radio" else "[]")
         rows = []
         for index, (v, text) in enumerate(options(field)):
-            item_id = f"mauticform_{field['type']}_{box}_{field['alias']}_{index}"
+            item_id = f"mauticform_{kind}_{box}_{alias}_{index}"
             checked = " checked" if v in chosen else ""
             rows.append(
-                f'<div class="mauticform-{field["type"]}-row"><input type="{box}" class="mauticform-{field["type"]}-{box}"'
-                f' name="mauticform[{escape(field["alias"])}]{suffix}" id="{item_id}" value="{escape(v, quote=True)}"{checked}>'
-                f' <label for="{item_id}" class="mauticform-{field["type"]}-label">{escape(text)}</label></div>'
+                f'<div class="mauticform-{kind}-row"><input type="{box}" class="mauticform-{kind}-{box}"'
+                f' name="{name}" id="{item_id}" value="{escape(v, quote=True)}"{checked}>'
+                f' <label for="{item_id}" class="mauticform-{kind}-label">{escape(text)}</label></div>'
             )
         return "".join(rows)
 
@@ -199,7 +212,8 @@ def render(form: Doc, base_url: str, visitor: Visitor | None = None, values: Map
             rows += [writer.row(child) for child in children if child["type"] not in NOT_RENDERED]
     if not any(f.get("type") == "button" for f in writer.fields):
         rows.append(
-            f'<div class="mauticform-row mauticform-button-wrapper"><button type="submit" class="mauticform-button btn btn-default"'
+            '<div class="mauticform-row mauticform-button-wrapper"><button type="submit"'
+            ' class="mauticform-button btn btn-default"'
             f' id="mauticform_input_{writer.name}_submit">Submit</button></div>'
         )
     return _frame(form, base_url, writer.name, "".join(rows))
@@ -226,7 +240,8 @@ def _frame(form: Doc, base_url: str, name: str, rows: str) -> str:
         f'{STYLE}<div id="mauticform_wrapper_{name}" class="mauticform_wrapper"><form{form_attrs}>'
         f'<div class="mauticform-error" id="mauticform_{name}_error"></div>'
         f'<div class="mauticform-message" id="mauticform_{name}_message"></div>'
-        f'<div class="mauticform-innerform"><div class="mauticform-page-wrapper mauticform-page-1" data-mautic-form-page="1">'
+        '<div class="mauticform-innerform">'
+        '<div class="mauticform-page-wrapper mauticform-page-1" data-mautic-form-page="1">'
         f"{rows}</div></div>{hidden}{TRAP}</form></div>"
     )
 

@@ -24,7 +24,7 @@ TOKEN = re.compile(r"{form=(\d+)}")
 def published(form_id: JSON, ctx: Context) -> Doc:
     """A published form by id, or NotFound (an unknown id, or not a number)."""
     try:
-        form = service.load(registry.resource("form"), int(form_id))  # type: ignore[arg-type]
+        form = service.load(registry.resource("form"), int(form_id))
     except (TypeError, ValueError):
         raise NotFound() from None
     if not is_published(form, ctx.now):
@@ -121,4 +121,4 @@ def replace_tokens(html: str, contact: Doc | None, query: Mapping[str, JSON], ct
 
 def tracked(contact_id: JSON) -> Doc | None:
     """The visitor's contact document (its signed token's), or None."""
-    return store.get("contact", int(contact_id)) if contact_id else None  # type: ignore[arg-type]
+    return store.get("contact", int(contact_id)) if contact_id else None

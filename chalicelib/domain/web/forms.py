@@ -4,12 +4,11 @@ properties they need (domain/web/form_checks.py), `file` fields' limits (domain/
 
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc, Events
-from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.web import form_checks, form_fields, form_html, form_uploads, upload_purge
 from chalicelib.store.port import Derived
 
@@ -39,7 +38,8 @@ class FormHooks(AliasHooks):
         404 naming it (Mautic's FormApiController)."""
         super().prepare(doc, write)
         fields = doc.get("fields") or []
-        sent = write.payload.get("fields") if isinstance(write.payload.get("fields"), list) else []
+        raw = write.payload.get("fields")
+        sent: list[JSON] = raw if isinstance(raw, list) else []
         old_ids = {f.get("id") for f in ((write.existing or {}).get("fields") or [])}
         _refuse_unknown_ids(sent, old_ids)
         given = _given_aliases(fields, sent, old_ids)
@@ -84,7 +84,7 @@ def _check_file_fields(fields: list[Doc], errors: dict[str, list[str]]) -> None:
 def _number(raw_id: JSON) -> int | None:
     """A field id a client sent as a number (not a temporary id such as `new1`), or None."""
     try:
-        return int(raw_id)  # type: ignore[arg-type]
+        return int(raw_id)
     except (TypeError, ValueError):
         return None
 

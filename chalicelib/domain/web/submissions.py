@@ -255,11 +255,10 @@ def submit(
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
     company = _company(form, results, ctx)
-    if company is not None:
-        build = _linking(build, company, ctx)
+    builder: Build = build if company is None else _linking(build, company, ctx)
     who = dataclasses.replace(visit, contact_id=None) if form.get("inKioskMode") else visit
     try:
-        contact = service.retrying(lambda: _contact(payload, who, form, ctx, build, items), ctx)
+        contact = service.retrying(lambda: _contact(payload, who, form, ctx, builder, items), ctx)
     except Exception:
         form_uploads.remove((submission.get("files") or {}).values())  # a refused submission keeps no file
         raise
@@ -295,7 +294,7 @@ def _linking(build: Build, company: Doc, ctx: Context) -> Build:
     """`build` that also links the contact to the submission's company (primary when it is the first)."""
 
     def linked(doc: Doc) -> list[Doc]:
-        contact_actions.link_company(doc, company, ctx)  # type: ignore[arg-type]
+        contact_actions.link_company(doc, company, ctx)
         return build(doc)
 
     return linked
