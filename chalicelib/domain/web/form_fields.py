@@ -66,10 +66,11 @@ def _generated(label: JSON, taken: set[str], name: str) -> str:
     """Mautic's `generateAlias`: the label cleaned, then `<alias>1`, `<alias>2`... until free; an alias
     the form's HTML uses for itself gets `f_`."""
     alias = _own(clean_alias(label) or "field", name)
+    alias = f"f_{alias}" if alias in INTERNAL else alias
     candidate, number = alias, 1
     while candidate in taken:
         candidate, number = f"{alias}{number}", number + 1
-    return f"f_{candidate}" if candidate in INTERNAL else candidate
+    return candidate
 
 
 def backfill_mapping(field: Doc) -> None:
