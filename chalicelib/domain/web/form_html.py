@@ -8,6 +8,7 @@ The form posts `mauticform[...]` to the public submit URL; /media/js/mautic-form
 from collections.abc import Mapping
 from html import escape
 
+from chalicelib.domain.contacts import field_choices
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.web import form_display, form_uploads
 from chalicelib.domain.web import html_attributes as attrs
@@ -24,10 +25,9 @@ INPUT_TYPES = {
     "datetime": "datetime-local",
     "hidden": "hidden",
     "password": "password",
-    "country": "text",
     "companyLookup": "text",
 }
-CHOICE_TYPES = ("select", "radiogrp", "checkboxgrp")
+CHOICE_TYPES = ("select", "country", "radiogrp", "checkboxgrp")
 NOT_RENDERED = ("captcha", "pagebreak", "plugin.loginSocial")
 NO_LABEL = ("hidden", "button", "freetext", "freehtml")
 REQUIRED = "This is required."  # Mautic's mautic.form.field.generic.required
@@ -41,8 +41,11 @@ TRAP = (
 
 
 def options(field: Doc) -> list[tuple[str, str]]:
-    """The choices of a select/radio/checkbox field as [(value, label)], from Mautic's property shapes."""
+    """The choices of a select/radio/checkbox field as [(value, label)], from Mautic's property shapes;
+    a `country` field's are Mautic's countries (its country template is a select of them)."""
     props = field.get("properties") or {}
+    if field.get("type") == "country":
+        return [(name, name) for name in field_choices.countries()]
     raw = props.get("list") or props.get("optionlist") or props.get("optionList") or []
     if isinstance(raw, dict):
         raw = raw.get("list", raw)
@@ -96,7 +99,7 @@ class Writer:
 
     def container(self, field: Doc) -> attrs.Attrs:
         """The row's attributes: id, classes, and the required and conditional markers."""
-        wrapper = "button-wrapper" if field["type"] == "button" else field["type"]
+        wrapper = {"button": "button-wrapper", "country": "select"}.get(field["type"], field["type"])
         own: attrs.Attrs = {
             "id": f"mauticform_{self.name}_{field['alias']}",
             "class": ["mauticform-row", f"mauticform-{wrapper}", f"mauticform-field-{field.get('order') or 0}"],
@@ -166,7 +169,7 @@ class Writer:
     def choices(self, field: Doc) -> str:
         """A select, or a group of radio buttons or checkboxes."""
         chosen = set(self.value(field).split("|"))
-        return self.select(field, chosen) if field["type"] == "select" else self.group(field, chosen)
+        return self.select(field, chosen) if field["type"] in ("select", "country") else self.group(field, chosen)
 
     def select(self, field: Doc, chosen: set[str]) -> str:
         """A select: a blank first choice unless it is multiple (`properties.multiple`, posted as a list)."""
