@@ -166,6 +166,12 @@ FORM_RELAY_PER_WINDOW = int(os.environ.get("FORM_RELAY_PER_WINDOW", "500"))  # f
 # Hosts a form's `return` (or the Referer) may send the browser back to, besides the service's own;
 # `.example.com` also allows its subdomains (docs/public-endpoints.md).
 FORM_RETURN_HOSTS = _list("FORM_RETURN_HOSTS", "")
+# Mautic's `do_not_submit_emails`: address patterns (shell wildcards) an email field with the
+# `donotsubmit` validation refuses (docs/public-endpoints.md, "Forms").
+DO_NOT_SUBMIT_EMAILS = _list("DO_NOT_SUBMIT_EMAILS", "")
+# Websites whose pages may post embedded forms with fetch and read the answer (CORS, with the
+# visitor's cookies): origins such as https://www.example.com, or * for any.
+FORM_ALLOWED_ORIGINS = _list("FORM_ALLOWED_ORIGINS", "*")
 
 # Webhooks (docs/webhooks.md): seconds to wait before each retry, then the dead-letter queue.
 WEBHOOK_RETRY_DELAYS = tuple(float(s) for s in _list("WEBHOOK_RETRY_DELAYS", "10,60,300,1800,7200,18000,36000,36000"))

@@ -11,6 +11,7 @@ from chalicelib.api import (
     dashboard,
     emails,
     files,
+    form_embed,
     marketing,
     oauth1_endpoints,
     oauth2_endpoints,
@@ -51,7 +52,7 @@ API_ROUTES = tuple(
         themes,
     )
 )
-PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking))
+PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, form_embed, tracking))
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", r) for r in PUBLIC_ROUTES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`
 
@@ -76,4 +77,10 @@ API_BLUEPRINTS = (
     themes.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
-PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint, tracking.blueprint)
+PUBLIC_BLUEPRINTS = (
+    oauth2_endpoints.blueprint,
+    oauth1_endpoints.blueprint,
+    public.blueprint,
+    form_embed.blueprint,
+    tracking.blueprint,
+)

@@ -6,16 +6,26 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import config
-from chalicelib.api import downloads
+from chalicelib.api import cross_site, downloads
 from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
 from chalicelib.domain.kernel import files, ip_privacy
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.messaging import dynamic_content, sns_callback
-from chalicelib.domain.web import assets, form_actions, form_html, form_uploads, pages, submissions, visitors
+from chalicelib.domain.web import (
+    assets,
+    form_actions,
+    form_fields,
+    form_html,
+    form_redirect,
+    form_uploads,
+    pages,
+    submissions,
+    visitors,
+)
 from chalicelib.domain.web.hits import Visit
 
 routes = Routes("public", authenticated=False)
@@ -91,10 +101,28 @@ def _redirect(url: str, headers: dict[str, Any] | None = None, status: int = 302
 @routes.route("/form/submit/ajax", "POST")
 def submit_form(request: ApiRequest, ctx: Context) -> Answer:
     """Mautic's public form post: `mauticform[...]` fields; an `asset.download` action (the download
-    URL) or else the form's postAction decides the answer."""
+    URL) or else the form's postAction decides the answer. An ajax post (a page's script, maybe on
+    another site) gets the CORS headers of api/cross_site.py, its field errors included."""
     body = request.body if isinstance(request.body, dict) else {}
     fields = body.get("mauticform")
     data = fields if isinstance(fields, dict) else {}
+    ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
+    try:
+        reply = _submitted(request, ctx, data, bool(ajax))
+    except ValidationError as error:
+        if not ajax:
+            raise
+        raise ApiError(400, str(error), error.fields, headers=cross_site.headers(request)) from None
+    return Reply(
+        reply.body,
+        reply.status,
+        dict(cross_site.cookies(request, reply.headers), **cross_site.headers(request)),
+        reply.content_type,
+    )
+
+
+def _submitted(request: ApiRequest, ctx: Context, data: dict[str, Any], ajax: bool) -> Reply:
+    """The answer to a valid submission (ValidationError otherwise)."""
     form_id = request.query.get("formId") or data.get("formId")
     if form_id in (None, ""):
         raise NotFound("No form was named (formId).")
@@ -106,15 +134,19 @@ def submit_form(request: ApiRequest, ctx: Context) -> Answer:
     headers = visitor_cookies(visitor.contact_id, ctx, visitor.private)
     download = form_actions.download_url(form, ctx)
     action, target = form.get("postAction") or "message", form.get("postActionProperty") or ""
-    ajax = request.raw.path.endswith("/ajax") or request.query.get("ajax") in ("1", "true") or data.get("messenger")
+    target = form_redirect.replace(target, submission, contact, ctx, in_url=action == "redirect")
     if ajax:
         answer = {"success": 1, "submissionId": submission["id"], "results": submission["results"]}
         answer.update(
             {"redirect": target}
             if action == "redirect" and target
-            else {"message": target or "Thank you for your submission."}
+            else {
+                "message": target or "Thank you for your submission.",
+                "successMessage": target or "Thank you for your submission.",
+            }
         )
         answer.update({"download": download} if download else {})
+        answer["formName"] = data.get("formName") or form_fields.form_name(form)
         return Reply(answer, 200, headers)
     if download:
         return _redirect(download, headers)

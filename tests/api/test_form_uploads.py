@@ -70,7 +70,10 @@ def bucket_bytes(key):
 def test_a_file_field_is_rendered_in_a_multipart_form(api):
     html = make_form(api)["cachedHtml"]
     assert 'enctype="multipart/form-data"' in html
-    assert '<input type="file" id="mauticform_input_jobs_cv" name="mauticform[cv]" accept=".pdf,.txt">' in html
+    assert (
+        '<input type="file" id="mauticform_input_jobs_cv" name="mauticform[cv]" class="mauticform-input"'
+        ' accept=".pdf,.txt">' in html
+    )
 
 
 def test_a_file_upload_is_stored_under_its_form_and_submission_and_its_name_is_the_result(api):

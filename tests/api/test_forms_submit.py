@@ -52,11 +52,12 @@ def post(api, form_id, values, query="", headers=None):
 def test_cached_html_is_a_form_posting_to_the_submit_url(api):
     form = make_form(api)
     html = form["cachedHtml"]
-    assert html.startswith("<form") and f'/form/submit?formId={form["id"]}"' in html
-    assert 'name="mauticform[email]"' in html and 'type="email"' in html and "required" in html
+    assert html.startswith("<style") and '<form autocomplete="false"' in html  # Mautic's wrapper
+    assert f'/form/submit?formId={form["id"]}"' in html and 'id="mauticform_newsletter"' in html
+    assert 'name="mauticform[email]"' in html and 'type="email"' in html and 'data-validate="email"' in html
     assert 'class="mauticform-required">*' in html and ">First name<" in html
     assert '<option value="red">Red</option>' in html and 'name="mauticform[topics][]"' in html
-    assert f'name="mauticform[formId]" value="{form["id"]}"' in html
+    assert f'name="mauticform[formId]" id="mauticform_newsletter_id" value="{form["id"]}"' in html
 
 
 def test_submission_creates_the_contact_stores_results_and_shows_the_message(api, source_ip):

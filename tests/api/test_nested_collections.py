@@ -117,12 +117,17 @@ def test_put_deletes_items_absent_from_request(api, form):
     assert api.get(f"/api/forms/{form['id']}").json["form"] == r.json["form"]
 
 
-def test_item_with_unknown_id_is_new(api, form):
-    r = api.patch(f"/api/forms/{form['id']}/edit", {"fields": [{"id": 987654, "label": "X", "type": "text"}]})
+def test_item_with_a_temporary_id_is_new_and_an_unknown_field_id_a_404(api, form):
+    """A temporary id (`new7`) adds an item; a numeric field id the form does not hold is Mautic's 404
+    (FormApiControllerFunctionalTest::testFormWithInvalidField), nothing written."""
+    r = api.patch(f"/api/forms/{form['id']}/edit", {"fields": [{"id": "new7", "label": "X", "type": "text"}]})
     assert r.status_code == 200, r.json
     fields = r.json["form"]["fields"]
     assert len(fields) == 3
-    assert fields[2]["label"] == "X" and fields[2]["id"] != 987654
+    assert fields[2]["label"] == "X" and fields[2]["id"] != "new7"
+    refused = api.patch(f"/api/forms/{form['id']}/edit", {"fields": [{"id": 987654, "label": "Y", "type": "text"}]})
+    assert refused.status_code == 404 and refused.json["errors"][0]["message"] == "Form Field ID 987654 not found"
+    assert len(api.get(f"/api/forms/{form['id']}").json["form"]["fields"]) == 3
 
 
 def test_nested_item_ids_are_unique_across_forms(api, form):
@@ -135,7 +140,7 @@ def test_field_aliases_unique_within_form(api):
         api, "forms", {"name": "F", "fields": [{"label": "Name", "type": "text"}, {"label": "Name", "type": "text"}]}
     )
     aliases = [f["alias"] for f in form["fields"]]
-    assert len(set(aliases)) == 2 and aliases[0] == "name"
+    assert len(set(aliases)) == 2 and aliases[0] == "f_name"  # `name` is one of the form's own ids (Mautic's f_)
 
 
 def test_form_field_without_type_is_400(api):

@@ -15,6 +15,11 @@ def _choices() -> dict[str, list[str]]:
     return json.loads((DATA / "choices.json").read_text(encoding="utf-8"))
 
 
+def countries() -> list[str]:
+    """Mautic's countries in its order (a form's `country` field offers them)."""
+    return list(_choices()["countries"])
+
+
 @cache
 def choices(kind: str) -> frozenset[str]:
     """The allowed values of a field type: `country`, `region`, `locale` or `timezone`."""

@@ -60,6 +60,9 @@ FORM_FIELD_ATTRS = (
     a.text("leadField"),
     a.boolean("saveResult", default=True),
     a.boolean("isAutoFill"),
+    a.Attr("showWhenValueExists", a.as_bool),
+    a.Attr("showAfterXSubmissions", a.as_int),
+    a.boolean("alwaysDisplay"),
     a.choice("mappedObject", "contact", "company"),
     a.text("mappedField"),
 )
@@ -94,6 +97,7 @@ FORM = Resource(
         a.boolean("noIndex"),
         a.text("formAttributes"),
         a.text("language"),
+        a.Attr("progressiveProfilingLimit", a.as_int),
     ),
     nested=(a.Nested("fields", "formfield", FORM_FIELD_ATTRS), a.Nested("actions", "formaction", FORM_ACTION_ATTRS)),
     commands=CORE_COMMANDS | {"name", "has:results"},

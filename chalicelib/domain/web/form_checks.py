@@ -151,7 +151,29 @@ def _check_points(props: Doc, ctx: Context) -> dict[str, str]:
     return {}
 
 
+def _check_tags(props: Doc, ctx: Context) -> dict[str, str]:
+    """`lead.changetags`: `add_tags` / `remove_tags` kept as tag names, as Mautic answers them
+    (FormApiControllerFunctionalTest::testFormWithChangeTagsAction): an id becomes its tag's name,
+    a name stays (the action creates it); an id of no tag the caller may view is refused."""
+    errors: dict[str, str] = {}
+    for name in ("add_tags", "remove_tags"):
+        items = [props[name]] if isinstance(props.get(name), (str, int)) else props.get(name)
+        if not isinstance(items, list):
+            continue
+        ids = [int(i) for i in items if isinstance(i, int) or (isinstance(i, str) and i.isdigit())]
+        found = references.referenced("tag", ids, ctx)
+        visible = {
+            i: t["tag"] for i, t in found.items() if access.allowed(ctx, registry.resource("tag"), Action.VIEW, t)
+        }
+        missing = [i for i in ids if i not in visible]
+        if missing:
+            errors[name] = f"No tag found with id {missing[0]}."
+        props[name] = [visible.get(int(i), i) if str(i).isdigit() else str(i).strip() for i in items if str(i).strip()]
+    return errors
+
+
 CHECKS: dict[str, Callable[[Doc, Context], dict[str, str]]] = {
+    "lead.changetags": _check_tags,
     "lead.pointschange": _check_points,
     "form.repost": _check_repost,
     "asset.download": _check_asset,

@@ -4,12 +4,12 @@ properties they need (domain/web/form_checks.py), `file` fields' limits (domain/
 
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import aliases
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.domain.kernel.types import Doc, Events
-from chalicelib.domain.web import form_checks, form_html, form_uploads, upload_purge
+from chalicelib.domain.kernel.types import JSON, Doc, Events
+from chalicelib.domain.web import form_checks, form_fields, form_html, form_uploads, upload_purge
 from chalicelib.store.port import Derived
 
 ACTION_TYPES = (
@@ -33,18 +33,21 @@ class FormHooks(AliasHooks):
     """Forms: an alias from the name, field aliases, checked actions and the rendered HTML."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """Field aliases unique within the form (from the labels when missing); known action types with
-        the properties they need."""
+        """Field aliases as Mautic's API sets them (domain/web/form_fields.py), `leadField` and `mappedField`
+        as one; known action types with the properties they need. A field id the form does not hold is a
+        404 naming it (Mautic's FormApiController)."""
         super().prepare(doc, write)
-        taken = set()
-        for field in doc.get("fields") or []:
-            base = aliases.clean(field.get("alias") or field.get("label"), "_") or "field"
-            alias, number = base, 1
-            while alias in taken:
-                number += 1
-                alias = f"{base}{number}"
-            field["alias"] = alias
-            taken.add(alias)
+        fields = doc.get("fields") or []
+        raw = write.payload.get("fields")
+        sent: list[JSON] = raw if isinstance(raw, list) else []
+        old_ids = {f.get("id") for f in ((write.existing or {}).get("fields") or [])}
+        _refuse_unknown_ids(sent, old_ids)
+        given = _given_aliases(fields, sent, old_ids)
+        taken = form_fields.assign_aliases(fields, form_fields.form_name(doc), given)
+        if taken:  # Mautic refuses the request at once, with the message alone
+            raise ValidationError(taken, next(iter(taken.values()))[0])
+        for field in fields:
+            form_fields.backfill_mapping(field)
         for index, action in enumerate(doc.get("actions") or []):
             if action.get("type") and action["type"] not in ACTION_TYPES:
                 write.errors[f"actions[{index}][type]"] = [
@@ -76,3 +79,33 @@ def _check_file_fields(fields: list[Doc], errors: dict[str, list[str]]) -> None:
         if field.get("type") == "file":
             for name, message in form_uploads.field_errors(field).items():
                 errors[f"fields[{index}][properties][{name}]"] = [message]
+
+
+def _number(raw_id: JSON) -> int | None:
+    """A field id a client sent as a number (not a temporary id such as `new1`), or None."""
+    try:
+        return int(raw_id)
+    except (TypeError, ValueError):
+        return None
+
+
+def _refuse_unknown_ids(sent: list[JSON], old_ids: set[JSON]) -> None:
+    """A numeric field id the form does not hold: Mautic's 404 "Form Field ID <id> not found"."""
+    for raw in sent:
+        number = _number(raw.get("id")) if isinstance(raw, dict) else None
+        if number is not None and number not in old_ids:
+            raise NotFound(f"Form Field ID {number} not found")
+
+
+def _given_aliases(fields: list[Doc], sent: list[JSON], old_ids: set[JSON]) -> set[int]:
+    """The positions in `fields` of the items whose alias the request gave: the edited ones by id, the
+    new ones in the request's order (they follow the kept ones in the merged list)."""
+    by_id = {f.get("id"): i for i, f in enumerate(fields)}
+    new_positions = iter(i for i, f in enumerate(fields) if f.get("id") not in old_ids)
+    given = set()
+    for raw in (r for r in sent if isinstance(r, dict)):
+        number = _number(raw.get("id"))
+        position = by_id.get(number) if number in old_ids else next(new_positions, None)
+        if position is not None and raw.get("alias"):
+            given.add(position)
+    return given

@@ -5,6 +5,7 @@ A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 import base64
 import json
 import re
+from collections.abc import Mapping
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
@@ -17,7 +18,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import public_docs
+from chalicelib.domain.web import form_pages, public_docs
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
@@ -82,16 +83,18 @@ def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int,
         ),
         ctx,
     )
-    return 200, render(page, contact, ctx), None
+    return 200, render(page, contact, ctx, visit.query), None
 
 
-def render(page: Doc, contact: Doc | None, ctx: Context) -> str:
+def render(page: Doc, contact: Doc | None, ctx: Context, query: Mapping[str, JSON] | None = None) -> str:
     """The page's HTML with the contact's tokens (`{contactfield=alias|default}`, `{dwc=slot}`...)
-    filled in, as in emails (domain/messaging/rendering.py)."""
+    filled in, as in emails (domain/messaging/rendering.py), and its `{form=N}` forms for the visitor,
+    filled from the page's GET parameters (domain/web/form_pages.py)."""
     html = (
         _page_tokens(theme_html.themed(page, "page"), page)
         or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}</title></head><body></body></html>"
     )
+    html = form_pages.replace_tokens(html, contact, query or {}, ctx)
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
     return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
 

@@ -5,10 +5,11 @@ Submissions are documents of kind `submission#<form id>` (ids from the `submissi
 so a form's submissions are one Query and one of them one GetItem.
 """
 
+import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
-from chalicelib.domain.contacts import contact_merge, contacts, custom_values
+from chalicelib.domain.contacts import contact_actions, contact_merge, contacts, custom_values
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, references, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
@@ -18,7 +19,15 @@ from chalicelib.domain.kernel.errors import Forbidden, NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_actions, form_uploads, limits
+from chalicelib.domain.web import (
+    form_actions,
+    form_display,
+    form_fields,
+    form_pages,
+    form_uploads,
+    form_validation,
+    limits,
+)
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
 from chalicelib.domain.web.hits import Build, Visit
@@ -84,21 +93,28 @@ def _captcha_error(field: Doc, value: str) -> str | None:
 
 
 def validate(
-    form: Doc, data: Doc, uploads: Mapping[str, form_uploads.Upload] | None = None
+    form: Doc,
+    data: Doc,
+    uploads: Mapping[str, form_uploads.Upload] | None = None,
+    unseen: Collection[str] = (),
 ) -> tuple[dict[str, str], Doc, list[form_uploads.Pending]]:
     """(results by field alias, contact payload, the checked uploads to store) of a submission;
-    ValidationError naming each bad field. A `file` field's value is its stored file name (Mautic's)."""
+    ValidationError naming each bad field. A `file` field's value is its stored file name (Mautic's).
+    A conditional field its parent's value hid is neither checked nor stored (Mautic's
+    `showForConditionalField`); the errors of fields progressive profiling did not show the visitor
+    (`unseen`) are dropped, as Mautic's SubmissionModel drops them."""
     results: dict[str, str] = {}
     payload: Doc = {}
     pending: list[form_uploads.Pending] = []
     errors: dict[str, list[str]] = {}
-    for field in form.get("fields") or []:
-        if field["type"] in NOT_INPUT:
+    fields = form.get("fields") or []
+    for field in fields:
+        if field["type"] in NOT_INPUT or not form_fields.shown_by_condition(field, fields, data):
             continue
         alias = field["alias"]
         value, message = _checked(field, data, uploads or {}, pending)
         if message:
-            errors[alias] = [message]
+            errors.update({} if alias in unseen else {alias: [message]})
             continue
         if field["type"] != "captcha" and field.get("saveResult", True):
             results[alias] = value
@@ -126,8 +142,9 @@ def _checked(
         return value, _captcha_error(field, value)
     if value == "":
         required = field.get("validationMessage") or f"'{field.get('label')}' is required."
-        return value, required if field.get("isRequired") else None
-    return value, _type_error(field, value)
+        unasked = field.get("showWhenValueExists") is False and field["alias"] not in data  # hidden: value known
+        return value, required if field.get("isRequired") and not unasked else None
+    return value, _type_error(field, value) or form_validation.error(field, value)
 
 
 def _mapping(field: Doc) -> str | None:
@@ -196,10 +213,12 @@ def submit(
 ) -> tuple[Doc, Doc, Doc]:
     """Validate and store a submission with its contact (the form's actions and points applied), in
     one transaction; its uploads are put in the bucket first and removed again when the submission
-    is not stored. Returns (form, submission, contact)."""
+    is not stored. In kiosk mode (`inKioskMode`: one device, many people) the tracked visitor is left
+    out: the submission finds or creates its contact by email alone and the browser keeps its own
+    (Mautic's SubmissionModel). Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
     limits.submission(visit)
-    results, payload, pending = validate(form, data, uploads)
+    results, payload, pending = validate(form, data, uploads, _unseen(form, visit.contact_id))
     submission = {
         "id": store.allocate_ids("submission")[0],
         "formId": form["id"],
@@ -235,13 +254,61 @@ def submit(
         return events
 
     items: list[Derived] = [(kind(form["id"]), submission["id"], submission)]
+    company = _company(form, results, ctx)
+    builder: Build = build if company is None else _linking(build, company, ctx)
+    who = dataclasses.replace(visit, contact_id=None) if form.get("inKioskMode") else visit
     try:
-        contact = service.retrying(lambda: _contact(payload, visit, form, ctx, build, items), ctx)
+        contact = service.retrying(lambda: _contact(payload, who, form, ctx, builder, items), ctx)
     except Exception:
         form_uploads.remove((submission.get("files") or {}).values())  # a refused submission keeps no file
         raise
     form_actions.queue(items)
     return form, submission, contact
+
+
+def _company_values(form: Doc, results: Mapping[str, str]) -> Doc:
+    """The company fields the submission fills (fields mapped to the company object, a `companyLookup`
+    field's name among them), by company field alias."""
+    return {
+        f["mappedField"]: results[f["alias"]]
+        for f in form.get("fields") or []
+        if f.get("mappedObject") == "company" and f.get("mappedField") and results.get(f["alias"])
+    }
+
+
+def _company(form: Doc, results: Mapping[str, str], ctx: Context) -> Doc | None:
+    """Mautic's IdentifyCompanyHelper: the company the submission names (`companyname`), found by name
+    (any case) or created with the submitted company fields; None when no company name was given."""
+    values = _company_values(form, results)
+    name = str(values.get("companyname") or "").strip()
+    if not name:
+        return None
+    wanted = name.lower()
+    for company in store.iterate("company"):  # O(companies): only forms with a company name field
+        if str((company.get("values") or {}).get("companyname") or "").strip().lower() == wanted:
+            return company
+    return service.create(registry.resource("company"), values, ctx)[0]
+
+
+def _linking(build: Build, company: Doc, ctx: Context) -> Build:
+    """`build` that also links the contact to the submission's company (primary when it is the first)."""
+
+    def linked(doc: Doc) -> list[Doc]:
+        contact_actions.link_company(doc, company, ctx)
+        return build(doc)
+
+    return linked
+
+
+def _unseen(form: Doc, contact_id: int | None) -> set[str]:
+    """The fields progressive profiling did not show this visitor (their errors are dropped, as Mautic's
+    SubmissionModel drops them); none when the form does not use it or the visitor is unknown."""
+    if not contact_id or not form_display.uses_progressive_profiling(form):
+        return set()
+    fields = form.get("fields") or []
+    seen = form_pages.visitor(form, form_pages.tracked(contact_id))
+    shown = form_display.displayed(form, fields, seen)
+    return {f["alias"] for f in fields if f.get("parent") in (None, "") and f["alias"] not in shown}
 
 
 def _file_links(form: Doc, submission: Doc, ctx: Context) -> Doc:
