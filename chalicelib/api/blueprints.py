@@ -11,6 +11,7 @@ from chalicelib.api import (
     dashboard,
     emails,
     files,
+    landing_pages,
     marketing,
     oauth1_endpoints,
     oauth2_endpoints,
@@ -18,6 +19,7 @@ from chalicelib.api import (
     public,
     reports,
     segments,
+    site_tracking,
     stages,
     stats,
     taxonomy,
@@ -76,4 +78,11 @@ API_BLUEPRINTS = (
     themes.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
-PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint, tracking.blueprint)
+PUBLIC_BLUEPRINTS = (
+    oauth2_endpoints.blueprint,
+    oauth1_endpoints.blueprint,
+    public.blueprint,
+    tracking.blueprint,
+    site_tracking.blueprint,
+    landing_pages.blueprint,
+)

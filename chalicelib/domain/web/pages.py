@@ -5,11 +5,12 @@ A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 import base64
 import json
 import re
+from dataclasses import dataclass
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.kernel import registry, timeline
+from chalicelib.domain.kernel import registry, timeline, variants
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -17,12 +18,12 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import public_docs
+from chalicelib.domain.web import page_choice, public_docs
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
-RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
+RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico", "mtc", "mtc.js"}
 UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
 
 
@@ -57,16 +58,43 @@ def by_alias(alias: str, ctx: Context) -> Doc:
     return page
 
 
-def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int, str, str | None]:
-    """(status, html, redirect URL) for a page fetched by alias: the hit recorded on the visitor's
-    contact (a new one for a new visitor) and counted, tokens replaced."""
+@dataclass
+class Served:
+    """A landing page's answer: 200 with its HTML, or a redirect; the variant cookie to set; whether
+    search engines are told not to index it (`noIndex`)."""
+
+    status: int
+    html: str = ""
+    location: str | None = None
+    cookie: tuple[str, str] | None = None
+    no_index: bool = False
+
+
+def _in_language(page: Doc, language: str | None) -> bool:
+    """Whether a page may be served at a URL naming `language` (none named: any page)."""
+    return language is None or variants.locale(page.get("language") or "en") == variants.locale(language)
+
+
+def serve(
+    alias: str, visit: Visit, url: str | None, ctx: Context, asked: page_choice.Request | None = None, base: str = ""
+) -> Served:
+    """A page fetched by alias: the variant or translation the visitor is shown (`page_choice`), or a
+    redirect; the hit recorded on the visitor's contact (a new one for a new visitor) and counted on
+    the page shown (its `variantHits` too on a first visit, when it is in an A/B test), tokens replaced."""
+    asked = asked or page_choice.Request()
     page = by_alias(alias, ctx)
+    if not _in_language(page, asked.language):
+        raise NotFound()
     if not is_published(page, ctx.now):
         if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
-            return page["redirectType"], "", page["redirectUrl"]
+            return Served(page["redirectType"], location=page["redirectUrl"])
         raise NotFound()
+    choice = page_choice.choose(page, asked, None if visit.private else visit.contact_id, base, ctx)
+    if choice.redirect:
+        return Served(choice.redirect[0], location=choice.redirect[1], cookie=choice.cookie)
+    shown = choice.page
     details = {
-        "page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")},
+        "page": {"id": shown["id"], "title": shown.get("title"), "alias": shown.get("alias")},
         "url": url,
         "referer": visit.referer,
         "query": visit.query,
@@ -74,15 +102,16 @@ def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int,
     contact = record_hit(
         visit,
         registry.resource("page"),
-        page,
+        shown,
         ("hits", "uniqueHits"),
         lambda doc: (
-            scored(doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx)
+            scored(doc, timeline.event("page.hit", shown.get("title"), details), "page.hit", shown["id"], ctx)
             + _utm(doc, visit, url, ctx)
         ),
         ctx,
+        firsts=("variantHits",) if page_choice.in_test(shown) else (),
     )
-    return 200, render(page, contact, ctx), None
+    return Served(200, render(shown, contact, ctx), cookie=choice.cookie, no_index=bool(shown.get("noIndex")))
 
 
 def render(page: Doc, contact: Doc | None, ctx: Context) -> str:
@@ -93,7 +122,14 @@ def render(page: Doc, contact: Doc | None, ctx: Context) -> str:
         or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}</title></head><body></body></html>"
     )
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
-    return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
+    rendered = rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)
+    return _robots(rendered[0]) if page.get("noIndex") else rendered[0]
+
+
+def _robots(html: str) -> str:
+    """Mautic's robots tag for a `noIndex` page, put before `</head>` (a page without a head gets only
+    the `X-Robots-Tag` header)."""
+    return re.sub(r"</head>", '<meta name="robots" content="noindex">\n</head>', html, count=1, flags=re.IGNORECASE)
 
 
 def _page_tokens(html: str, page: Doc) -> str:

@@ -1,0 +1,122 @@
+"""Issue 41, pages: A/B variants split visitors by weight and each visitor keeps its variant (Mautic's
+cookie `mautic_page_<id>`, or the contact), `variantHits` counted; translations chosen by the contact's
+`preferred_locale` or `Accept-Language` with Mautic's redirects; `noIndex` and an asset's `disallow`
+reach the robots header and tag."""
+
+import pytest
+
+from tests.conftest import set_cookies, visitor_cookie
+
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+HEAD = "<!DOCTYPE html><html><head><title>{t}</title></head><body>{b}</body></html>"
+
+
+def fetch(api, path, headers=None):
+    return api.http.request("GET", path, headers=dict({"User-Agent": BROWSER}, **(headers or {})), body=b"")
+
+
+def page(api, title, body, **extra):
+    response = api.post("/api/pages/new", dict({"title": title, "customHtml": HEAD.format(t=title, b=body)}, **extra))
+    assert response.status_code == 201, response.json
+    return response.json["page"]
+
+
+def ab_test(api, weight):
+    parent = page(api, "Offer", "A")
+    child = page(api, "Offer B", "B", variantParent=parent["id"], variantSettings={"weight": weight})
+    return parent, child
+
+
+def shown(response):
+    return response.body.decode().split("<body>")[1].split("</body>")[0]
+
+
+def test_a_50_50_test_serves_both_and_each_visitor_keeps_its_variant(api, source_ip):
+    parent, child = ab_test(api, 50)
+    seen, jars = [], []
+    for n in range(20):
+        source_ip(f"10.1.0.{n + 1}")
+        response = fetch(api, "/offer")
+        assert response.status_code == 200
+        seen.append(shown(response))
+        jars.append(set_cookies(response))
+    assert seen.count("A") == 10 and seen.count("B") == 10  # the weight deficit alternates them
+    for jar, first in list(zip(jars, seen, strict=True))[:6]:
+        cookie = "; ".join(f"{k}={v}" for k, v in jar.items())
+        assert jar[f"mautic_page_{parent['id']}"] == str(child["id"] if first == "B" else parent["id"])
+        assert [shown(fetch(api, "/offer", {"Cookie": cookie})) for _ in range(2)] == [first, first]
+    counted = {p["id"]: p for p in api.get("/api/pages?limit=10").json["pages"]}
+    b = api.get(f"/api/pages/{child['id']}").json["page"]
+    assert counted[parent["id"]]["variantHits"] == 10 and b["variantHits"] == 10 and b["hits"] == 16
+    assert counted[parent["id"]]["hits"] == 16 and counted[parent["id"]]["uniqueHits"] == 10
+
+
+def test_a_known_contact_keeps_its_variant_in_any_browser(api):
+    ab_test(api, 50)
+    contacts = [api.post("/api/contacts/new", {"email": f"v{n}@example.com"}).json["contact"] for n in range(8)]
+    first = [shown(fetch(api, "/offer", {"Cookie": visitor_cookie(c["id"])})) for c in contacts]
+    again = [shown(fetch(api, "/offer", {"Cookie": visitor_cookie(c["id"])})) for c in contacts]
+    assert first == again and set(first) == {"A", "B"}
+
+
+def test_a_weight_100_variant_always_serves(api, source_ip):
+    parent, child = ab_test(api, 100)
+    for n in range(6):
+        source_ip(f"10.2.0.{n + 1}")
+        assert shown(fetch(api, "/offer")) == "B"
+    contact = api.post("/api/contacts/new", {"email": "all@example.com"}).json["contact"]
+    assert shown(fetch(api, "/offer", {"Cookie": visitor_cookie(contact["id"])})) == "B"
+    assert api.get(f"/api/pages/{parent['id']}").json["page"]["hits"] == 0
+
+
+def test_a_variant_url_moves_to_its_test_and_unpublished_variants_are_not_served(api):
+    parent, child = ab_test(api, 100)
+    moved = fetch(api, "/offer-b")
+    assert moved.status_code == 301 and moved.headers["Location"].endswith("/offer")
+    api.patch(f"/api/pages/{child['id']}/edit", {"isPublished": False})
+    assert shown(fetch(api, "/offer")) == "A"
+
+
+def test_a_translation_is_served_for_accept_language(api):
+    english = page(api, "Welcome", "Hello")
+    french = page(api, "Bienvenue", "Bonjour", language="fr", translationParent=english["id"])
+    sent = fetch(api, "/welcome", {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.8"})
+    assert sent.status_code == 302 and sent.headers["Location"] == "http://127.0.0.1/fr/bienvenue"
+    assert shown(fetch(api, "/fr/bienvenue", {"Accept-Language": "fr"})) == "Bonjour"
+    assert shown(fetch(api, "/welcome", {"Accept-Language": "en-US,en;q=0.9"})) == "Hello"
+    assert shown(fetch(api, "/welcome", {"Accept-Language": "de"})) == "Hello"  # no German: the page asked for
+    back = fetch(api, "/bienvenue", {"Accept-Language": "en"})  # the translation's URL without its language
+    assert back.status_code == 302 and back.headers["Location"] == "http://127.0.0.1/welcome"
+    assert shown(fetch(api, "/welcome?ntrd=1", {"Accept-Language": "fr"})) == "Hello"
+    assert fetch(api, "/de/bienvenue").status_code == 404
+    assert api.get(f"/api/pages/{french['id']}").json["page"]["hits"] == 1
+
+
+def test_the_contacts_preferred_locale_comes_before_the_browsers(api):
+    english = page(api, "Welcome", "Hello")
+    page(api, "Bienvenue", "Bonjour", language="fr", translationParent=english["id"])
+    page(api, "Willkommen", "Hallo", language="de_DE", translationParent=english["id"])
+    contact = api.post("/api/contacts/new", {"email": "k@example.com", "preferred_locale": "de_DE"}).json["contact"]
+    sent = fetch(api, "/welcome", {"Accept-Language": "fr", "Cookie": visitor_cookie(contact["id"])})
+    assert sent.headers["Location"] == "http://127.0.0.1/de_DE/willkommen"
+    assert fetch(api, "/welcome", {"Accept-Language": "de-AT"}).headers["Location"].endswith("/de_DE/willkommen")
+
+
+def test_no_index_page_and_disallowed_asset_tell_robots(api):
+    hidden = page(api, "Hidden", "secret", noIndex=True)
+    response = fetch(api, "/hidden")
+    assert response.headers["X-Robots-Tag"] == "noindex"
+    assert '<meta name="robots" content="noindex">\n</head>' in response.body.decode()
+    public = page(api, "Open", "open")
+    assert "X-Robots-Tag" not in fetch(api, "/open").headers and "robots" not in fetch(api, "/open").body.decode()
+    assert hidden["noIndex"] is True and public["noIndex"] is False
+    remote = {"storageLocation": "remote", "file": "https://files.example/guide.pdf"}
+    kept = api.post("/api/assets/new", dict(remote, title="Kept", disallow=True)).json["asset"]
+    shared = api.post("/api/assets/new", dict(remote, title="Shared")).json["asset"]
+    assert fetch(api, f"/asset/{kept['id']}").headers["X-Robots-Tag"] == "noindex, nofollow, noarchive"
+    assert "X-Robots-Tag" not in fetch(api, f"/asset/{shared['id']}").headers
+
+
+@pytest.mark.parametrize("path", ["/api/x", "/oauth/x", "/mtc/x"])
+def test_language_urls_do_not_swallow_other_paths(api, path):
+    assert fetch(api, path).status_code == 404
