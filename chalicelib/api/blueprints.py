@@ -53,7 +53,9 @@ API_ROUTES = tuple(
         themes,
     )
 )
-PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking))
+PUBLIC_ROUTES = tuple(
+    m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking, site_tracking, landing_pages)
+)
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", r) for r in PUBLIC_ROUTES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`
 

@@ -168,12 +168,13 @@ def pixel_hit(visit: Visit, ctx: Context) -> Doc | None:
     if not url:
         return None
     title = _first(query, "page_title", "title")
+    tags = dict(parse_qsl(urlparse(url).query), **query)  # Mautic's getHitQuery: the URL's, then the request's
     details = {
         "url": url,
         "title": title,
         "referer": _first(query, "page_referrer", "referrer") or visit.referer,
         "language": _first(query, "page_language", "language"),
-        "query": {k: v for k, v in query.items() if k in UTM_PARAMS},
+        "query": {k: v for k, v in tags.items() if k in UTM_PARAMS},
     }
     return record_for_contact(
         visit,
