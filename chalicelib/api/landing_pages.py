@@ -45,7 +45,9 @@ def _page(request: ApiRequest, ctx: Context, alias: str, language: str | None) -
         no_redirect=str(request.query.get("ntrd") or "") in ("1", "true"),
     )
     served = pages.serve(alias, visitor, url, ctx, asked, request.base_url())
-    kept = [f"{n}={v}; Path=/; Max-Age={page_choice.COOKIE_SECONDS}; SameSite=Lax" for n, v in filter(None, [served.cookie])]
+    kept = [
+        f"{n}={v}; Path=/; Max-Age={page_choice.COOKIE_SECONDS}; SameSite=Lax" for n, v in filter(None, [served.cookie])
+    ]
     if served.location:
         return Reply("", served.status, dict({"Location": served.location}, **_set(kept)), HTML)
     headers = _set(kept + visitor_cookies(visitor.contact_id, ctx, visitor.private).get("Set-Cookie", []))

@@ -120,3 +120,34 @@ def test_no_index_page_and_disallowed_asset_tell_robots(api):
 @pytest.mark.parametrize("path", ["/api/x", "/oauth/x", "/mtc/x"])
 def test_language_urls_do_not_swallow_other_paths(api, path):
     assert fetch(api, path).status_code == 404
+
+
+def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip):
+    from tests.api.test_site_tracking import event
+    from tests.bench.conftest import dynamodb_calls
+
+    ab_test(api, 50)
+    english = page(api, "Welcome", "Hello")
+    page(api, "Bienvenue", "Bonjour", language="fr", translationParent=english["id"])
+    plain = page(api, "Plain", "plain")
+    source_ip("10.9.1.1")
+    fetch(api, "/plain")  # warm: the id blocks and cached kinds a first request reads
+    counts = {}
+    for name, path, headers in (
+        ("plain", "/plain", {}),
+        ("variant, new visitor", "/offer", {}),
+        ("translation redirect", "/welcome", {"Accept-Language": "fr"}),
+    ):
+        source_ip(f"10.9.0.{len(counts) + 1}")
+        with dynamodb_calls() as calls:
+            assert fetch(api, path, headers).status_code in (200, 302)
+        counts[name] = sum(calls.values())
+    with dynamodb_calls() as calls:
+        event(api)
+    counts["mtc event, new visitor"] = sum(calls.values())
+    assert plain["id"] and counts == {
+        "plain": 7,
+        "variant, new visitor": 10,  # + the variants' BatchGetItem, their counters', a variantHits shard
+        "translation redirect": 3,  # alias, page, the family's BatchGetItem (no contact, no hit)
+        "mtc event, new visitor": 4,  # the visitor count, the contact's ids, its transaction, versions
+    }

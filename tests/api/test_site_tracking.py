@@ -92,7 +92,11 @@ def test_cors_for_allowed_sites_only_and_preflight(api, allowed):
     assert answer.headers["Access-Control-Allow-Credentials"] == "true" and answer.headers["Vary"] == "Origin"
     other = event(api, headers={"Origin": "https://evil.test"})
     assert other.status_code == 200 and "Access-Control-Allow-Origin" not in other.headers
-    asked = {"Origin": SITE, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-requested-with"}
+    asked = {
+        "Origin": SITE,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "x-requested-with",
+    }
     preflight = api.http.request("OPTIONS", "/mtc/event", headers=asked, body=b"")
     assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == SITE
     assert "X-Requested-With" in preflight.headers["Access-Control-Allow-Headers"]
@@ -111,7 +115,10 @@ def test_cookies_for_third_party_pages_over_https(api):
     plain = event(api)
     assert all("SameSite=Lax" in cookie and "Secure" not in cookie for cookie in plain.headers["Set-Cookie"])
     pixel = api.http.request(
-        "GET", "/mtracking.gif?page_url=https%3A%2F%2Fshop.example%2F", headers={"User-Agent": BROWSER, "X-Forwarded-Proto": "https"}, body=b""
+        "GET",
+        "/mtracking.gif?page_url=https%3A%2F%2Fshop.example%2F",
+        headers={"User-Agent": BROWSER, "X-Forwarded-Proto": "https"},
+        body=b"",
     )
     assert all("SameSite=None; Secure" in cookie for cookie in pixel.headers["Set-Cookie"])
 

@@ -82,7 +82,9 @@ def chromium() -> str:
     if not os.access(CHROMIUM, os.X_OK):
         reason = _install()
         if not os.access(CHROMIUM, os.X_OK):
-            pytest.skip(f"browser tier skipped: {CHROMIUM} (Debian's chromium) is missing and could not be installed ({reason})")
+            pytest.skip(
+                f"browser tier skipped: {CHROMIUM} (Debian's chromium) is missing and could not be installed ({reason})"
+            )
     return CHROMIUM
 
 

@@ -20,7 +20,14 @@ COUNTRIES = {"list": {"list": [{"label": "United States", "value": "US"}, {"labe
 def _form(stack):
     conn = stack.connection()
     fields = [
-        {"label": "Email", "alias": "email", "type": "email", "isRequired": True, "mappedObject": "contact", "mappedField": "email"},
+        {
+            "label": "Email",
+            "alias": "email",
+            "type": "email",
+            "isRequired": True,
+            "mappedObject": "contact",
+            "mappedField": "email",
+        },
         {"label": "Country", "alias": "country", "type": "select", "properties": COUNTRIES},
         {"label": "Send", "alias": "submit", "type": "button"},
     ]

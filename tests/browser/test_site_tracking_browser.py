@@ -16,7 +16,8 @@ mt('send', 'pageview');
 
 
 def site_page(title, service):
-    return f"<!DOCTYPE html><html><head><title>{title}</title>{SNIPPET.format(service=service)}</head><body>{title}</body></html>"
+    head = f"<title>{title}</title>{SNIPPET.format(service=service)}"
+    return f"<!DOCTYPE html><html><head>{head}</head><body>{title}</body></html>"
 
 
 def page_hits(stack, contact_id, count, timeout=15):
@@ -65,7 +66,9 @@ def test_a_landing_page_serves_its_variant_and_the_visitors_translation(stack, b
     page("Browser offer B", "B", variantParent=offer["id"], variantSettings={"weight": 100})
     welcome = page("Browser welcome", "Hello")
     page("Browser bienvenue", "Bonjour", language="fr", translationParent=welcome["id"])
-    french = browser.new_context(locale="fr-FR", user_agent="Mozilla/5.0 (X11; Linux x86_64) Chrome/150.0 Safari/537.36")
+    french = browser.new_context(
+        locale="fr-FR", user_agent="Mozilla/5.0 (X11; Linux x86_64) Chrome/150.0 Safari/537.36"
+    )
     tab = french.new_page()
     tab.goto(f"{service}/browser-offer")
     assert tab.inner_text("#text") == "B"
