@@ -122,10 +122,13 @@ def test_language_urls_do_not_swallow_other_paths(api, path):
     assert fetch(api, path).status_code == 404
 
 
-def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip):
+def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip, monkeypatch):
     from tests.api.test_site_tracking import event
     from tests.bench.conftest import dynamodb_calls
 
+    from chalicelib import config
+
+    monkeypatch.setattr(config, "VERSIONS_TTL", 0.0)  # the versions read by every request that reads them
     ab_test(api, 50)
     english = page(api, "Welcome", "Hello")
     page(api, "Bienvenue", "Bonjour", language="fr", translationParent=english["id"])
@@ -143,11 +146,19 @@ def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, s
             assert fetch(api, path, headers).status_code in (200, 302)
         counts[name] = sum(calls.values())
     with dynamodb_calls() as calls:
-        event(api)
+        token = event(api).json["device_id"]
     counts["mtc event, new visitor"] = sum(calls.values())
+    with dynamodb_calls() as calls:
+        event(api, {"mautic_device_id": token})
+    counts["mtc event, tracked"] = sum(calls.values())
+    with dynamodb_calls() as calls:
+        event(api, headers={"User-Agent": "Googlebot/2.1"})
+    counts["mtc event, bot"] = sum(calls.values())
     assert plain["id"] and counts == {
         "plain": 7,
         "variant, new visitor": 10,  # + the variants' BatchGetItem, their counters', a variantHits shard
         "translation redirect": 3,  # alias, page, the family's BatchGetItem (no contact, no hit)
         "mtc event, new visitor": 4,  # the visitor count, the contact's ids, its transaction, versions
+        "mtc event, tracked": 3,  # the contact GetItem, its event id, its transaction
+        "mtc event, bot": 1,  # the versions (the publicly updatable fields)
     }
