@@ -162,3 +162,15 @@ def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, s
         "mtc event, tracked": 3,  # the contact GetItem, its event id, its transaction
         "mtc event, bot": 1,  # the versions (the publicly updatable fields)
     }
+
+
+def test_variant_settings_are_checked_as_mautics_form_does(api):
+    parent = page(api, "Offer", "A")
+    bad = {"variantParent": parent["id"], "variantSettings": {"weight": 120, "winnerCriteria": "email.openrate"}}
+    refused = api.post("/api/pages/new", dict({"title": "Offer C"}, **bad))
+    details = refused.json["errors"][0]["details"]
+    assert refused.status_code == 400 and "variantSettings[weight]" in details
+    assert "variantSettings[winnerCriteria]" in details and api.get("/api/pages").json["total"] == 1
+    good = {"weight": "30", "winnerCriteria": "page.dwelltime"}
+    made = api.post("/api/pages/new", {"title": "Offer D", "variantParent": parent["id"], "variantSettings": good})
+    assert made.status_code == 201 and made.json["page"]["variantSettings"]["winnerCriteria"] == "page.dwelltime"

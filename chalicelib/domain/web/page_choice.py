@@ -18,6 +18,7 @@ from chalicelib.store import port as store
 
 COOKIE_PREFIX = "mautic_page_"  # Mautic's cookie naming the variant a visitor was shown
 COOKIE_SECONDS = 14 * 86400
+FAMILY = "pagefamily"  # what `public_docs` keeps of a test's variants or a page's translations
 
 
 @dataclass
@@ -52,7 +53,7 @@ def _pages(ids: list[JSON], ctx: Context) -> list[Doc]:
     if not ids:
         return []
     key = ",".join(str(i) for i in ids)
-    kept = public_docs.read("pagefamily", key, lambda: {"pages": list(store.batch_get("page", ids).values())})
+    kept = public_docs.read(FAMILY, key, lambda: {"pages": list(store.batch_get("page", ids).values())})
     found = {doc["id"]: doc for doc in (kept or {}).get("pages") or []}
     return [found[i] for i in ids if i in found and is_published(found[i], ctx.now)]
 

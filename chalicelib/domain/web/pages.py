@@ -15,6 +15,7 @@ from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
@@ -33,13 +34,37 @@ def scored(doc: Doc, event: Doc, event_type: str, subject: JSON, ctx: Context) -
     return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
+WINNER_CRITERIA = ("page.bouncerate", "page.dwelltime")  # Mautic's PageBundle BuilderSubscriber
+
+
 class PageHooks(AliasHooks):
     """Landing pages: an alias from the title; a page written here is served fresh at once."""
 
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The alias, and a variant's settings as Mautic's VariantType takes them."""
+        super().prepare(doc, write)
+        write.errors.update(variant_errors(doc.get("variantSettings")))
+
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
-        """Forget the pages this container keeps for public hits (`public_docs`)."""
+        """Forget the pages (and variant or translation families) this container keeps for public hits."""
         super().stored(doc, existing, ctx)
         public_docs.forget("page")
+        public_docs.forget(page_choice.FAMILY)
+
+
+def variant_errors(settings: JSON) -> dict[str, list[str]]:
+    """`variantSettings` problems by field: `weight` a whole percent (0 to 100), `winnerCriteria` one of
+    the page criteria (`page.bouncerate`, `page.dwelltime`) when given."""
+    if not isinstance(settings, dict):
+        return {}
+    errors: dict[str, list[str]] = {}
+    weight = settings.get("weight")
+    if weight not in (None, "") and not (str(weight).isdigit() and int(str(weight)) <= 100):
+        errors["variantSettings[weight]"] = ["The weight is a whole percent from 0 to 100."]
+    criteria = settings.get("winnerCriteria")
+    if criteria not in (None, "") and criteria not in WINNER_CRITERIA:
+        errors["variantSettings[winnerCriteria]"] = [f"The winner criteria is one of {', '.join(WINNER_CRITERIA)}."]
+    return errors
 
 
 def _stored_by_alias(alias: str) -> Doc | None:
