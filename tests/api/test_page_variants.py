@@ -123,10 +123,9 @@ def test_language_urls_do_not_swallow_other_paths(api, path):
 
 
 def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip, monkeypatch):
+    from chalicelib import config
     from tests.api.test_site_tracking import event
     from tests.bench.conftest import dynamodb_calls
-
-    from chalicelib import config
 
     monkeypatch.setattr(config, "VERSIONS_TTL", 0.0)  # the versions read by every request that reads them
     ab_test(api, 50)
