@@ -19,11 +19,19 @@ class Candidate:
     hits: int
 
 
-def weights(parent: JSON, children: Sequence[tuple[JSON, float]]) -> list[tuple[JSON, float]]:
+def weights(parent: JSON, children: Sequence[tuple[JSON, JSON]]) -> list[tuple[JSON, float]]:
     """(id, weight) of a test: the children's own weights, the parent the rest of 100 (never below 0),
     as Mautic's page view computes the parent's share."""
-    given = [(child, max(float(weight or 0), 0.0)) for child, weight in children]
+    given = [(child, _percent(weight)) for child, weight in children]
     return given + [(parent, max(100.0 - sum(weight for _, weight in given), 0.0))]
+
+
+def _percent(value: JSON) -> float:
+    """A weight as stored (a number or its text; anything else weighs 0), never below 0."""
+    try:
+        return max(float(str(value or 0)), 0.0)
+    except ValueError:
+        return 0.0
 
 
 def by_deficit(candidates: Sequence[Candidate]) -> JSON:
