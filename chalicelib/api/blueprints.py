@@ -15,6 +15,7 @@ from chalicelib.api import (
     marketing,
     oauth1_endpoints,
     oauth2_endpoints,
+    page_tests,
     points,
     public,
     reports,
@@ -51,6 +52,7 @@ API_ROUTES = tuple(
         reports,
         dashboard,
         themes,
+        page_tests,
     )
 )
 PUBLIC_ROUTES = tuple(
@@ -78,6 +80,7 @@ API_BLUEPRINTS = (
     reports.blueprint,
     dashboard.blueprint,
     themes.blueprint,
+    page_tests.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
 PUBLIC_BLUEPRINTS = (

@@ -5,6 +5,7 @@ reach the robots header and tag."""
 
 import pytest
 
+from tests.api.test_permissions import _as
 from tests.conftest import set_cookies, visitor_cookie
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
@@ -173,3 +174,43 @@ def test_variant_settings_are_checked_as_mautics_form_does(api):
     good = {"weight": "30", "winnerCriteria": "page.dwelltime"}
     made = api.post("/api/pages/new", {"title": "Offer D", "variantParent": parent["id"], "variantSettings": good})
     assert made.status_code == 201 and made.json["page"]["variantSettings"]["winnerCriteria"] == "page.dwelltime"
+
+
+def test_the_ab_test_result_by_bounce_rate_and_dwell_time(api, frozen):
+    parent = page(api, "Offer", "A")
+    child = page(
+        api,
+        "Offer B",
+        "B",
+        variantParent=parent["id"],
+        variantSettings={"weight": 50, "winnerCriteria": "page.bouncerate"},
+    )
+    page(api, "Plain", "plain")
+    people = [api.post("/api/contacts/new", {"email": f"ab{n}@example.com"}).json["contact"] for n in range(4)]
+    for person, shown_id, stay in zip(
+        people, [parent["id"], parent["id"], child["id"], child["id"]], [10, None, 30, 50], strict=True
+    ):
+        cookie = f"{visitor_cookie(person['id'])}; mautic_page_{parent['id']}={shown_id}"
+        fetch(api, "/offer", {"Cookie": cookie})
+        frozen.advance(seconds=stay or 4000)
+        if stay:
+            fetch(api, "/plain", {"Cookie": cookie})
+        frozen.advance(seconds=4000)
+    test = api.get(f"/api/pages/{child['id']}/abtest").json["abTest"]
+    rows = {row["id"]: row for row in test["variants"]}
+    assert test["parent"] == parent["id"] and test["basedOn"] == "page.bouncerate" and test["winners"] == [child["id"]]
+    assert rows[parent["id"]]["title"] == "Offer" and rows[child["id"]]["weight"] == 50
+    assert (rows[parent["id"]]["variantHits"], rows[parent["id"]]["bounces"], rows[parent["id"]]["rate"]) == (
+        2,
+        1,
+        50.0,
+    )
+    assert (rows[child["id"]]["bounces"], rows[child["id"]]["rate"], rows[child["id"]]["isWinner"]) == (0, 0.0, True)
+    api.patch(f"/api/pages/{child['id']}/edit", {"variantSettings": {"weight": 50, "winnerCriteria": "page.dwelltime"}})
+    test = api.get(f"/api/pages/{parent['id']}/abtest").json["abTest"]
+    rows = {row["id"]: row for row in test["variants"]}
+    assert rows[parent["id"]]["averageDwellTime"] == 5.0 and rows[child["id"]]["averageDwellTime"] == 40.0
+    assert test["winners"] == [child["id"]]
+    her = _as(api, "her", {"page:pages": ["viewown"]})
+    assert her.get(f"/api/pages/{parent['id']}/abtest").status_code == 403
+    assert api.get("/api/pages/999/abtest").status_code == 404

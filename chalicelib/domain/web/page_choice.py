@@ -70,7 +70,7 @@ def in_test(page: Doc) -> bool:
     return bool(page.get("variantParent") or page.get("variantChildren") or page.get("variantStartDate"))
 
 
-def _weight(page: Doc) -> JSON:
+def weight_of(page: Doc) -> JSON:
     """A variant's `variantSettings.weight` as stored (settings that are not an object weigh nothing)."""
     settings = page.get("variantSettings")
     return settings.get("weight") if isinstance(settings, dict) else None
@@ -80,7 +80,7 @@ def _candidates(parent: Doc, children: list[Doc]) -> list[variants.Candidate]:
     """The test's variants with their weights and `variantHits` (the live counters; a variant's
     translations count with it, as in Mautic)."""
     docs = {doc["id"]: doc for doc in [*children, parent]}
-    shares = variants.weights(parent["id"], [(c["id"], _weight(c)) for c in children])
+    shares = variants.weights(parent["id"], [(c["id"], weight_of(c)) for c in children])
     family = {doc_id: [doc_id, *(docs[doc_id].get("translationChildren") or [])] for doc_id in docs}
     live = counters.live(registry.resource("page"), [i for ids in family.values() for i in ids])
     return [
