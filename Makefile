@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run check chaos test test-unit test-api test-e2e fuzz openapi bench capacity package lint-template check-python clean
+.PHONY: run check chaos test test-unit test-api test-e2e test-browser fuzz openapi bench capacity package lint-template check-python clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ test-api: $(STAMP)
 
 test-e2e: $(STAMP)
 	$(PY) -m pytest -q -m e2e tests/e2e
+
+# The browser tier, not part of `make test` (tests/browser/conftest.py): Playwright driving Debian's
+# chromium (installed with apt-get when missing) against the local stack and a test site on 127.0.0.2.
+test-browser: $(STAMP)
+	$(PY) -m pytest -q -p no:randomly tests/browser
 
 # The fault-injection run, longer than its part of `make test` (docs/reliability.md): FAULT_RATE of
 # the AWS calls fail with AWS's error codes; every answer must be a success or a 503 with Retry-After.

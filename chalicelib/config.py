@@ -215,3 +215,9 @@ _LOCAL_TOPIC = f"arn:aws:sns:{AWS_REGION}:{STACK_ACCOUNT_ID}:{FEEDBACK_TOPIC}" i
 MAILER_CALLBACK_TOPICS = _list("MAILER_CALLBACK_TOPICS", _LOCAL_TOPIC)
 SMS_SENDER_ID = os.environ.get("SMS_SENDER_ID", "")
 OUTBOX_DIR = os.environ.get("OUTBOX_DIR") or (os.path.join(DATA_DIR, "outbox") if LOCAL else "")
+
+# Cross-origin requests of the scripts websites embed (`/mtc/event`, `/mtc`; docs/public-endpoints.md),
+# Mautic's `cors_restrict_domains` and `cors_valid_domains`: the origins allowed (shell patterns,
+# `https://*.example.com`); CORS_RESTRICT_DOMAINS=0 allows any origin.
+CORS_RESTRICT_DOMAINS = _flag("CORS_RESTRICT_DOMAINS", True)
+CORS_VALID_DOMAINS = _list("CORS_VALID_DOMAINS", "")

@@ -51,14 +51,14 @@ AWS_FILES = {
     "test_localquery.py",
     "test_patches.py",
 }
-TIERS = ("unit", "api", "e2e")
+TIERS = ("unit", "api", "e2e", "browser")
 
 
 def tier(item: pytest.Item) -> str:
     """The tier of a collected test (see the module's docstring)."""
     folder, name = Path(str(item.path)).relative_to(TESTS).parts[0], item.path.name
-    if folder == "e2e":
-        return "e2e"
+    if folder in ("e2e", "browser"):
+        return folder
     aws = "aws" in item.fixturenames or item.get_closest_marker("aws") is not None or name in AWS_FILES
     return "unit" if folder == "unit" and not aws else "api"
 

@@ -12,13 +12,16 @@ from chalicelib.api import (
     emails,
     files,
     form_embed,
+    landing_pages,
     marketing,
     oauth1_endpoints,
     oauth2_endpoints,
+    page_tests,
     points,
     public,
     reports,
     segments,
+    site_tracking,
     stages,
     stats,
     taxonomy,
@@ -50,9 +53,12 @@ API_ROUTES = tuple(
         reports,
         dashboard,
         themes,
+        page_tests,
     )
 )
-PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, form_embed, tracking))
+PUBLIC_ROUTES = tuple(
+    m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, form_embed, tracking, site_tracking, landing_pages)
+)
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", r) for r in PUBLIC_ROUTES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`
 
@@ -75,6 +81,7 @@ API_BLUEPRINTS = (
     reports.blueprint,
     dashboard.blueprint,
     themes.blueprint,
+    page_tests.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
 PUBLIC_BLUEPRINTS = (
@@ -83,4 +90,6 @@ PUBLIC_BLUEPRINTS = (
     public.blueprint,
     form_embed.blueprint,
     tracking.blueprint,
+    site_tracking.blueprint,
+    landing_pages.blueprint,
 )

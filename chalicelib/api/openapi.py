@@ -105,6 +105,8 @@ def _operation(path: str, method: str, handler: Handler, contract: Contract | No
         op["responses"]["200"] = _json("The result.", {}, _common_headers())
     else:
         op["responses"].update({"200": ANY_CONTENT, "3XX": ANY_CONTENT})
+        if method == "OPTIONS":  # a CORS preflight (api/site_tracking.py)
+            op["responses"]["204"] = {"description": "No content: the CORS headers of an allowed origin."}
         if method in BODY_METHODS:
             op["requestBody"] = {
                 "required": False,

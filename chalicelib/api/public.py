@@ -1,9 +1,10 @@
-"""The public, unauthenticated endpoints (no /api prefix): form submission, landing pages by
-alias, the tracking pixel, asset downloads and dynamic content. See docs/public-endpoints.md."""
+"""The public, unauthenticated endpoints (no /api prefix): form submission, the tracking pixel,
+asset downloads and dynamic content (landing pages: api/landing_pages.py; what websites embed:
+api/site_tracking.py). See docs/public-endpoints.md."""
 
 from html import escape
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 from chalicelib import config
 from chalicelib.api import cross_site, downloads
@@ -31,8 +32,10 @@ from chalicelib.domain.web.hits import Visit
 routes = Routes("public", authenticated=False)
 TRACKING_COOKIE = "mtc_id"  # Mautic's: the bare contact id, for scripts; never trusted
 VISITOR_COOKIE = "mtc_sid"  # the signed visitor token (domain/web/visitors.py)
+DEVICE_COOKIE = "mautic_device_id"  # Mautic's device cookie: here the same signed token
 COOKIE_DAYS = 730
 PREFETCH = ("prefetch", "prerender")
+ROBOTS_DISALLOW = "noindex, nofollow, noarchive"  # Mautic's header for an asset with `disallow`
 # Chalice's default binary types: bodies of these types travel base64 through API Gateway.
 BINARY_TYPES = frozenset(downloads.CHALICE_TYPES)
 
@@ -69,18 +72,31 @@ def _signal(request: ApiRequest, header: str) -> bool:
     return (request.headers.get(header) or "").strip() == "1"
 
 
-def visitor_cookies(contact_id: int | None, ctx: Context, private: bool = False) -> dict[str, list[str]]:
+def visitor_cookies(
+    contact_id: int | None, ctx: Context, private: bool = False, cross_site: bool = False, secure: bool = False
+) -> dict[str, list[str]]:
     """The cookies naming the visitor's contact: Mautic's bare id and the signed token (none when the
-    visit has no contact, or when the browser asked not to be tracked: `private`)."""
+    visit has no contact, or when the browser asked not to be tracked: `private`). For the requests of
+    other sites' pages (`cross_site`: the pixel, mtc.js's), also Mautic's `mautic_device_id` (the same
+    token), and `SameSite=None; Secure` over https, without which a browser drops them."""
     if contact_id is None or private:
         return {}
-    lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax"
+    same_site = "SameSite=None; Secure" if cross_site and secure else "SameSite=Lax"
+    lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; {same_site}"
+    signed = visitors.token(contact_id, ctx)
+    device = [f"{DEVICE_COOKIE}={signed}; {lasting}; HttpOnly"] if cross_site else []
     return {
         "Set-Cookie": [
             f"{TRACKING_COOKIE}={contact_id}; {lasting}",
-            f"{VISITOR_COOKIE}={visitors.token(contact_id, ctx)}; {lasting}; HttpOnly",
+            f"{VISITOR_COOKIE}={signed}; {lasting}; HttpOnly",
+            *device,
         ]
     }
+
+
+def is_https(request: ApiRequest) -> bool:
+    """Whether the visitor reached the service over https (cookies for other sites need Secure)."""
+    return request.base_url().startswith("https:")
 
 
 def _html(title: str, body: str, status: int = 200, headers: dict[str, Any] | None = None) -> Reply:
@@ -190,7 +206,8 @@ def _binary(data: bytes, mime: str, headers: dict[str, Any] | None = None) -> Re
 def tracking_pixel(request: ApiRequest, ctx: Context) -> Answer:
     """Records a page hit by URL for the visitor's contact (tracked, or new); always the 1x1 GIF."""
     contact = pages.pixel_hit(visit(request, ctx), ctx)
-    headers = dict(visitor_cookies(contact["id"] if contact else None, ctx), **{"Cache-Control": "no-store"})
+    cookies = visitor_cookies(contact["id"] if contact else None, ctx, cross_site=True, secure=is_https(request))
+    headers = dict(cookies, **{"Cache-Control": "no-store"})
     return Reply(PIXEL, 200, headers, "image/gif")
 
 
@@ -217,13 +234,15 @@ def download_asset(request: ApiRequest, ctx: Context, key: str) -> Answer:
     """Serves a local asset's file (or redirects to a remote one) and counts the download."""
     visitor = visit(request, ctx)
     asset, data = assets.download(key, visitor, ctx)
+    robots = {"X-Robots-Tag": ROBOTS_DISALLOW} if asset.get("disallow") else {}
     if data is None:
-        return _redirect(asset["file"], visitor_cookies(visitor.contact_id, ctx))
+        return _redirect(asset["file"], dict(visitor_cookies(visitor.contact_id, ctx), **robots))
     name = f"{asset.get('alias') or asset['id']}.{asset.get('extension') or 'bin'}"
     disposition = "inline" if request.query.get("stream") in ("1", "true") else "attachment"
     headers = dict(
         visitor_cookies(visitor.contact_id, ctx),
         **{"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}"},
+        **robots,
     )
     return _binary(data, asset.get("mime") or files.mime_of(name), headers)
 
@@ -254,19 +273,6 @@ def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer
     tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
     return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
-
-
-@routes.route("/{alias}", "GET")
-def landing_page(request: ApiRequest, ctx: Context, alias: str) -> Answer:
-    """A landing page by alias for the visitor's contact (cookie set); an unpublished one redirects
-    (redirectType/redirectUrl) or is a 404."""
-    visitor = visit(request, ctx)
-    query = urlencode([(k, v) for k, v in visitor.query.items()])
-    url = request.url() + (f"?{query}" if query else "")
-    status, html, location = pages.serve(alias, visitor, url, ctx)
-    if location:
-        return _redirect(location, status=status)
-    return Reply(html, 200, visitor_cookies(visitor.contact_id, ctx), "text/html; charset=utf-8")
 
 
 blueprint = routes.blueprint()

@@ -53,7 +53,7 @@ def test_a_hit_writes_no_document(ctx: Context) -> None:
     counters.count_hit(PAGE, page, "hits", "uniqueHits", "c7")
     assert store.get("page", page["id"]) == before  # same revision, no `hits` key written
     assert "hits" not in before or before["hits"] in (None, 0)
-    assert counters.live(PAGE, [page["id"]]) == {page["id"]: {"hits": 2, "uniqueHits": 1}}
+    assert counters.live(PAGE, [page["id"]]) == {page["id"]: {"hits": 2, "uniqueHits": 1, "variantHits": 0}}
     one_each = [store.counters(counters.shard_names("page", page["id"], n)) for n in ("hits", "uniqueHits")]
     assert [sum(found.values()) for found in one_each] == [1, 1]  # each hit is one counter write
 

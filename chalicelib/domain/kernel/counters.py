@@ -98,11 +98,15 @@ def count_hit(
     unique: str | None = None,
     visitor: JSON = None,
     new_visitor: bool = False,
+    firsts: tuple[str, ...] = (),
 ) -> None:
     """One more on a document's `total` number, on its `unique` number instead (which counts in the
     total too) the first time `visitor` comes (`new_visitor`: known to be the first time): one
-    counter shard (`add`), the document not written. A visitor's first time is a one-time marker (a
-    GetItem, then a conditional PutItem that only one of two concurrent first visits wins)."""
+    counter shard (`add`), the document not written; that first time also one more on each of
+    `firsts` (a page's `variantHits`). A visitor's first time is a one-time marker (a GetItem, then a
+    conditional PutItem that only one of two concurrent first visits wins)."""
     marker = f"{resource.kind}-{unique}#{doc['id']}#{visitor}"
     first = bool(unique) and (new_visitor or not store.marked(marker)) and store.claim(marker)
     add(resource.kind, doc["id"], unique if first and unique else total)
+    for name in firsts if first else ():
+        add(resource.kind, doc["id"], name)

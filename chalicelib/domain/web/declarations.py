@@ -141,7 +141,7 @@ PAGE = Resource(
     uniques=("alias",),
     summary=("id", "title", "alias", "category"),
     hooks=PageHooks("title"),
-    counted=(("hits", "uniqueHits"),),
+    counted=(("hits", "uniqueHits"), ("variantHits",)),
     list_filters=("variantParent", "translationParent"),  # Mautic's PageApiController::getEntitiesAction
 )
 

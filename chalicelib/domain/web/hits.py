@@ -169,14 +169,21 @@ def record_for_contact(visit: Visit, build: Build, ctx: Context, fields: Doc | N
 
 
 def record_hit(
-    visit: Visit, resource: Resource, doc: Doc, counters: tuple[str, str], build: Build, ctx: Context
+    visit: Visit,
+    resource: Resource,
+    doc: Doc,
+    counters: tuple[str, str],
+    build: Build,
+    ctx: Context,
+    firsts: tuple[str, ...] = (),
 ) -> Doc | None:
     """A hit on `doc`: recorded on the visitor's contact (`record_for_contact`), then counted with
-    `counters` = (total, unique) as that contact; a browser that asked not to be tracked counts in the
-    total only (no unique-visitor marker naming it or its address). Returns the contact or None."""
+    `counters` = (total, unique) as that contact, and `firsts` on its first visit; a browser that asked
+    not to be tracked counts in the total only (no unique-visitor marker naming it or its address).
+    Returns the contact or None."""
     contact, created = _recorded(visit, build, ctx)
     if visit.private:
         count_hit(resource, doc, counters[0])
     else:
-        count_hit(resource, doc, *counters, visit.visitor, new_visitor=created)
+        count_hit(resource, doc, *counters, visit.visitor, new_visitor=created, firsts=firsts)
     return contact

@@ -6,24 +6,26 @@ import base64
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.kernel import registry, timeline
+from chalicelib.domain.kernel import registry, timeline, variants
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
+from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_pages, public_docs
+from chalicelib.domain.web import form_pages, page_choice, public_docs
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
-RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico"}
+RESERVED = {"api", "oauth", "form", "asset", "media", "dwc", "mtracking.gif", "favicon.ico", "mtc", "mtc.js"}
 UTM_PARAMS = ("utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term")
 
 
@@ -33,13 +35,37 @@ def scored(doc: Doc, event: Doc, event_type: str, subject: JSON, ctx: Context) -
     return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
+WINNER_CRITERIA = ("page.bouncerate", "page.dwelltime")  # Mautic's PageBundle BuilderSubscriber
+
+
 class PageHooks(AliasHooks):
     """Landing pages: an alias from the title; a page written here is served fresh at once."""
 
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """The alias, and a variant's settings as Mautic's VariantType takes them."""
+        super().prepare(doc, write)
+        write.errors.update(variant_errors(doc.get("variantSettings")))
+
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
-        """Forget the pages this container keeps for public hits (`public_docs`)."""
+        """Forget the pages (and variant or translation families) this container keeps for public hits."""
         super().stored(doc, existing, ctx)
         public_docs.forget("page")
+        public_docs.forget(page_choice.FAMILY)
+
+
+def variant_errors(settings: JSON) -> dict[str, list[str]]:
+    """`variantSettings` problems by field: `weight` a whole percent (0 to 100), `winnerCriteria` one of
+    the page criteria (`page.bouncerate`, `page.dwelltime`) when given."""
+    if not isinstance(settings, dict):
+        return {}
+    errors: dict[str, list[str]] = {}
+    weight = settings.get("weight")
+    if weight not in (None, "") and not (str(weight).isdigit() and int(str(weight)) <= 100):
+        errors["variantSettings[weight]"] = ["The weight is a whole percent from 0 to 100."]
+    criteria = settings.get("winnerCriteria")
+    if criteria not in (None, "") and criteria not in WINNER_CRITERIA:
+        errors["variantSettings[winnerCriteria]"] = [f"The winner criteria is one of {', '.join(WINNER_CRITERIA)}."]
+    return errors
 
 
 def _stored_by_alias(alias: str) -> Doc | None:
@@ -58,16 +84,43 @@ def by_alias(alias: str, ctx: Context) -> Doc:
     return page
 
 
-def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int, str, str | None]:
-    """(status, html, redirect URL) for a page fetched by alias: the hit recorded on the visitor's
-    contact (a new one for a new visitor) and counted, tokens replaced."""
+@dataclass
+class Served:
+    """A landing page's answer: 200 with its HTML, or a redirect; the variant cookie to set; whether
+    search engines are told not to index it (`noIndex`)."""
+
+    status: int
+    html: str = ""
+    location: str | None = None
+    cookie: tuple[str, str] | None = None
+    no_index: bool = False
+
+
+def _in_language(page: Doc, language: str | None) -> bool:
+    """Whether a page may be served at a URL naming `language` (none named: any page)."""
+    return language is None or variants.locale(page.get("language") or "en") == variants.locale(language)
+
+
+def serve(
+    alias: str, visit: Visit, url: str | None, ctx: Context, asked: page_choice.Request | None = None, base: str = ""
+) -> Served:
+    """A page fetched by alias: the variant or translation the visitor is shown (`page_choice`), or a
+    redirect; the hit recorded on the visitor's contact (a new one for a new visitor) and counted on
+    the page shown (its `variantHits` too on a first visit, when it is in an A/B test), tokens replaced."""
+    asked = asked or page_choice.Request()
     page = by_alias(alias, ctx)
+    if not _in_language(page, asked.language):
+        raise NotFound()
     if not is_published(page, ctx.now):
         if page.get("redirectType") in (301, 302) and page.get("redirectUrl"):
-            return page["redirectType"], "", page["redirectUrl"]
+            return Served(page["redirectType"], location=page["redirectUrl"])
         raise NotFound()
+    choice = page_choice.choose(page, asked, None if visit.private else visit.contact_id, base, ctx)
+    if choice.redirect:
+        return Served(choice.redirect[0], location=choice.redirect[1], cookie=choice.cookie)
+    shown = choice.page
     details = {
-        "page": {"id": page["id"], "title": page.get("title"), "alias": page.get("alias")},
+        "page": {"id": shown["id"], "title": shown.get("title"), "alias": shown.get("alias")},
         "url": url,
         "referer": visit.referer,
         "query": visit.query,
@@ -75,15 +128,18 @@ def serve(alias: str, visit: Visit, url: str | None, ctx: Context) -> tuple[int,
     contact = record_hit(
         visit,
         registry.resource("page"),
-        page,
+        shown,
         ("hits", "uniqueHits"),
         lambda doc: (
-            scored(doc, timeline.event("page.hit", page.get("title"), details), "page.hit", page["id"], ctx)
+            scored(doc, timeline.event("page.hit", shown.get("title"), details), "page.hit", shown["id"], ctx)
             + _utm(doc, visit, url, ctx)
         ),
         ctx,
+        firsts=("variantHits",) if page_choice.in_test(shown) else (),
     )
-    return 200, render(page, contact, ctx, visit.query), None
+    return Served(
+        200, render(shown, contact, ctx, visit.query), cookie=choice.cookie, no_index=bool(shown.get("noIndex"))
+    )
 
 
 def render(page: Doc, contact: Doc | None, ctx: Context, query: Mapping[str, JSON] | None = None) -> str:
@@ -96,7 +152,14 @@ def render(page: Doc, contact: Doc | None, ctx: Context, query: Mapping[str, JSO
     )
     html = form_pages.replace_tokens(html, contact, query or {}, ctx)
     links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
-    return rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)[0]
+    rendered = rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)
+    return _robots(rendered[0]) if page.get("noIndex") else rendered[0]
+
+
+def _robots(html: str) -> str:
+    """Mautic's robots tag for a `noIndex` page, put before `</head>` (a page without a head gets only
+    the `X-Robots-Tag` header)."""
+    return re.sub(r"</head>", '<meta name="robots" content="noindex">\n</head>', html, count=1, flags=re.IGNORECASE)
 
 
 def _page_tokens(html: str, page: Doc) -> str:
@@ -135,12 +198,13 @@ def pixel_hit(visit: Visit, ctx: Context) -> Doc | None:
     if not url:
         return None
     title = _first(query, "page_title", "title")
+    tags = dict(parse_qsl(urlparse(url).query), **query)  # Mautic's getHitQuery: the URL's, then the request's
     details = {
         "url": url,
         "title": title,
         "referer": _first(query, "page_referrer", "referrer") or visit.referer,
         "language": _first(query, "page_language", "language"),
-        "query": {k: v for k, v in query.items() if k in UTM_PARAMS},
+        "query": {k: v for k, v in tags.items() if k in UTM_PARAMS},
     }
     return record_for_contact(
         visit,
