@@ -2,10 +2,7 @@
 script (`/form/generate.js?id=N`); the form's `state` field is shown only when `country` is US (a
 field condition on its `parent`), and required then. Mautic's DOM ids: the form `mauticform_<form>`,
 a field's wrapper `mauticform_<form>_<field>` and input `mauticform_input_<form>_<field>`, the
-message `mauticform_<form>_message`.
-
-Skipped while `/form/generate.js` answers 404 (the embedded form is built on the `web-forms` branch;
-the skip goes when it is merged)."""
+message `mauticform_<form>_message`."""
 
 import time
 
@@ -53,14 +50,8 @@ def _form(stack):
 
 @pytest.fixture
 def embedded(stack, site):
-    """The form, on a page of the test site; skipped while the service does not serve the embed script."""
+    """The form, on a page of the test site, through the service's embed script."""
     form = _form(stack)
-    conn = stack.connection()
-    conn.request("GET", f"/form/generate.js?id={form['id']}")
-    answer = conn.getresponse()
-    answer.read()
-    if answer.status == 404:
-        pytest.skip("the embedded form is not served yet: /form/generate.js answers 404 (branch web-forms)")
     service = f"http://127.0.0.1:{stack.port}"
     site.pages["/signup"] = (
         "<!DOCTYPE html><html><head><title>Sign up</title></head><body><h1>Sign up</h1>"
