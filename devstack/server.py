@@ -104,7 +104,8 @@ class Handler(ChaliceRequestHandler):
         from devstack.gateway import ApiGateway
 
         # Synced stands in for the LocalGateway: it answers `handle_request`, all the handler calls
-        self.local_gateway = Synced(ApiGateway(app_object, config), journal)  # type: ignore[assignment]
+        gateway = ApiGateway(app_object, config, source_ip=client_address[0])  # the peer, as API Gateway's sourceIp
+        self.local_gateway = Synced(gateway, journal)  # type: ignore[assignment]
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
     def __getattr__(self, name: str) -> Any:
@@ -230,6 +231,25 @@ def _compaction_loop(journal: Journal, stop: threading.Event) -> None:
             _compact(journal, journal.rotate())
 
 
+def _stop_signals() -> int:
+    """The read end of a pipe that SIGINT and SIGTERM write a byte to. A handler that did more (set an
+    Event) could deadlock: a second signal (make forwards one to the whole group) ran while the first
+    handler held the Event's lock, in the same main thread. Writing to a non-blocking pipe takes no lock;
+    the main thread reads the pipe and stops the stack itself."""
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+
+    def on_signal(signum: int, frame: object) -> None:
+        try:
+            os.write(writer, b"!")
+        except BlockingIOError:  # the pipe is full of signals no one reads any more: one is enough
+            pass
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    return reader
+
+
 def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None) -> None:
     """Run until SIGINT/SIGTERM."""
     from devstack import capture, patches
@@ -248,8 +268,7 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
             ),
         )
         stop = threading.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: stop.set())
+        stopping = _stop_signals()
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
         threading.Thread(target=_collect_when_idle, args=(stop,), daemon=True).start()
@@ -264,7 +283,8 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
-        stop.wait()
+        os.read(stopping, 1)  # the first SIGINT or SIGTERM; later ones only write to the pipe
+        stop.set()
         server.shutdown()
         aws_server.shutdown()
         os.remove(os.path.join(data_dir, "local-aws.json"))
