@@ -232,22 +232,22 @@ def _compaction_loop(journal: Journal, stop: threading.Event) -> None:
 
 
 def _stop_signals() -> int:
-    """The read end of a pipe that SIGINT and SIGTERM write a byte to. A handler that did more (set an
-    Event) could deadlock: a second signal (make forwards one to the whole group) ran while the first
-    handler held the Event's lock, in the same main thread. Writing to a non-blocking pipe takes no lock;
-    the main thread reads the pipe and stops the stack itself."""
+    """The read end of a pipe that SIGINT and SIGTERM write a byte to; the main thread reads it and stops
+    the stack itself. A handler that did more (set an Event) could deadlock: a second signal (make forwards
+    one to the whole group) ran while the first handler held the Event's lock, in the same main thread.
+    The byte is written by Python's C-level handler (`set_wakeup_fd`), in whichever thread the kernel
+    delivered the signal to: a Python handler runs only once the main thread runs, which a blocking read
+    in it would never do when the signal interrupted another thread."""
     reader, writer = os.pipe()
     os.set_blocking(writer, False)
-
-    def on_signal(signum: int, frame: object) -> None:
-        try:
-            os.write(writer, b"!")
-        except BlockingIOError:  # the pipe is full of signals no one reads any more: one is enough
-            pass
-
+    signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, on_signal)
+        signal.signal(signum, _noted)
     return reader
+
+
+def _noted(signum: int, frame: object) -> None:
+    """The Python handler of SIGINT and SIGTERM: nothing, the byte in the wakeup pipe says it all."""
 
 
 def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None) -> None:
@@ -283,7 +283,7 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
-        os.read(stopping, 1)  # the first SIGINT or SIGTERM; later ones only write to the pipe
+        os.read(stopping, 1)  # the first SIGINT or SIGTERM; later ones only write to the pipe (or not: full)
         stop.set()
         server.shutdown()
         aws_server.shutdown()
