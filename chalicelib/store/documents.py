@@ -7,15 +7,19 @@ its item stores at `DOCUMENT_STORED_MAX_BYTES`, below DynamoDB's 400 KB item wit
 other attributes. A larger one is `TooLarge` before any call, so nothing of its write is made.
 """
 
+from __future__ import annotations
+
 import json
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import config
 from chalicelib.store.common import FEED, INTERNAL, Document, TooLarge
 from chalicelib.store.keys import logical
-from chalicelib.store.models import Entity
+
+if TYPE_CHECKING:  # the in-memory store checks sizes here too, without loading PynamoDB
+    from chalicelib.store.models import Entity
 
 # Documents whose JSON is longer are stored compressed (docs/storage.md "Compressed documents"): below
 # it zlib saves a third at most and never a unit (the item stays under 1 KB), the text stays greppable.
