@@ -123,8 +123,29 @@ class Handler(ChaliceRequestHandler):
         if length:
             self.rfile.read(length)
         body = json.dumps(errors.body(405, f"Method {self.command} is not allowed here.")).encode()
-        self.send_response(405)
-        for key, value in dict(errors.headers(), Allow=", ".join(sorted(routing.METHODS))).items():
+        self._send(405, dict(errors.headers(), Allow=", ".join(sorted(routing.METHODS))), body)
+
+    def parse_request(self) -> bool:
+        """http.server's parsing of the request line and headers; a body announced over API Gateway's
+        10 MB quota is answered its 413 at once, unread, and the connection closed (chalice's handler
+        would read it whole into memory first)."""
+        if not super().parse_request():
+            return False
+        from chalicelib.api import errors
+        from devstack import gateway
+
+        announced = (self.headers.get("Content-Length") or "").strip()
+        if not announced.isdigit() or int(announced) <= errors.GATEWAY_BODY_MAX_BYTES:
+            return True
+        answer = gateway.request_too_large()
+        self.close_connection = True
+        self._send(answer["statusCode"], dict(answer["headers"], Connection="close"), answer["body"].encode())
+        return False
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Write a whole answer."""
+        self.send_response(status)
+        for key, value in headers.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -51,6 +51,17 @@ class ApiGateway(LocalGateway):
             return failed(error)
 
 
+def request_too_large() -> dict[str, Any]:
+    """API Gateway's answer to a body over its 10 MB quota (REQUEST_TOO_LARGE, infra/), given before the
+    body is read (`devstack/server.py`)."""
+    return {
+        "statusCode": 413,
+        "headers": errors.headers(),
+        "multiValueHeaders": {},
+        "body": errors.request_too_large_json(),
+    }
+
+
 def failed(error: BaseException) -> dict[str, Any]:
     """API Gateway's answer when the authorizer function failed: our JSON 503 with Retry-After when
     AWS was unavailable (as the routes answer), else a JSON 500 (AUTHORIZER_FAILURE, infra/)."""

@@ -220,3 +220,21 @@ def test_signals_in_quick_succession_stop_the_stack_in_time_with_its_journal_int
         assert status == 200 and found["contact"]["fields"]["all"]["email"] == "sig@example.com"
     finally:
         second.stop()
+
+
+def test_a_body_over_api_gateways_quota_is_its_json_413_before_it_is_read(stack):
+    """API Gateway refuses a body over 10 MB (REQUEST_TOO_LARGE, infra/resources.json); so does the local
+    gateway, from the announced length, without reading (or waiting for) the body."""
+    with socket.create_connection(("127.0.0.1", stack.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /form/submit?formId=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10485761\r\n\r\nmauticform"
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 413") or head.startswith(b"HTTP/1.1 413"), head
+    message = "The request body is larger than the 10 MB the API takes."
+    expected = {"code": 413, "message": message, "details": {"body": [message]}, "type": None}
+    assert json.loads(body)["errors"][0] == expected
