@@ -116,6 +116,17 @@ FEED_SHARDS = int(os.environ.get("FEED_SHARDS", "8"))
 # BatchGetItem, 0.5 read unit per item): `count#contact` took ~0.57 write units per request, so 8 (0.07 each).
 COUNT_SHARDS = int(os.environ.get("COUNT_SHARDS", "8"))
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(4 * 1024 * 1024)))  # Lambda answers at most 6 MB (base64)
+# Sizes (docs/security.md "Sizes are bounded"). A request body is refused (413) before it is parsed past
+# BODY_MAX_BYTES on /api, PUBLIC_BODY_MAX_BYTES on the public routes (forms, tracking, OAuth, the SNS callback:
+# SNS's largest message is 256 KB), and a multipart body past UPLOAD_MAX_BYTES + MULTIPART_EXTRA_BYTES (the form's
+# other fields). A document's JSON and what its item stores (compressed) are bounded below DynamoDB's 400 KB item;
+# an answer's JSON, escaped as Lambda's response carries it, at ANSWER_MAX_BYTES (Lambda answers at most 6 MB).
+BODY_MAX_BYTES = int(os.environ.get("BODY_MAX_BYTES", str(2 * 1024 * 1024)))
+PUBLIC_BODY_MAX_BYTES = int(os.environ.get("PUBLIC_BODY_MAX_BYTES", str(512 * 1024)))
+MULTIPART_EXTRA_BYTES = int(os.environ.get("MULTIPART_EXTRA_BYTES", str(256 * 1024)))
+DOCUMENT_JSON_MAX_BYTES = int(os.environ.get("DOCUMENT_JSON_MAX_BYTES", str(1024 * 1024)))
+DOCUMENT_STORED_MAX_BYTES = int(os.environ.get("DOCUMENT_STORED_MAX_BYTES", "350000"))
+ANSWER_MAX_BYTES = int(os.environ.get("ANSWER_MAX_BYTES", str(5 * 1024 * 1024)))
 
 
 def _list(name: str, default: str) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from dataclasses import replace as copied
 from typing import Any
 
+from chalicelib.store import documents
 from chalicelib.store.common import (
     FEED,
     INTERNAL,
@@ -26,6 +27,7 @@ from chalicelib.store.common import (
     Missing,
     Stale,
     Tally,
+    TooLarge,
     chunks,
     claimable,
     unique_changes,
@@ -52,6 +54,8 @@ class Item:
 
 
 def _stored(doc: Mapping[str, Any]) -> str:
+    """The document's JSON, once it is known to fit an item as DynamoDB's store holds it (else TooLarge)."""
+    documents.packed(doc)
     return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
 
 
@@ -352,11 +356,11 @@ class MemoryStore:
         results: list[Exception | None] = []
         for chunk in chunks(entries):
             tx = Transaction(self)
-            for entry in chunk:
-                self._create_items(tx, **entry)
             try:
+                for entry in chunk:
+                    self._create_items(tx, **entry)
                 tx.commit()
-            except Refused:
+            except (Refused, TooLarge):  # one too large is refused alone, as over DynamoDB
                 results += [self._outcome(entry) for entry in chunk]
                 continue
             for entry in chunk:

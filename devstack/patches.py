@@ -172,8 +172,9 @@ ELSEWHERE = (
     ),
     Patch(
         "chalice.local.LambdaEventConverter.LOCAL_SOURCE_IP",
-        "tests/conftest.py (source_ip fixture)",
-        "the caller's address API Gateway would report, for one test (monkeypatch)",
+        "tests/conftest.py (source_ip fixture); devstack.gateway (on one connection's converter instance)",
+        "the caller's address API Gateway would report: for one test (monkeypatch), or the socket's peer "
+        "address of the devserver's connection",
     ),
     Patch(
         "chalice.app.Chalice.current_request",

@@ -104,7 +104,8 @@ class Handler(ChaliceRequestHandler):
         from devstack.gateway import ApiGateway
 
         # Synced stands in for the LocalGateway: it answers `handle_request`, all the handler calls
-        self.local_gateway = Synced(ApiGateway(app_object, config), journal)  # type: ignore[assignment]
+        gateway = ApiGateway(app_object, config, source_ip=client_address[0])  # the peer, as API Gateway's sourceIp
+        self.local_gateway = Synced(gateway, journal)  # type: ignore[assignment]
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
     def __getattr__(self, name: str) -> Any:
@@ -122,8 +123,29 @@ class Handler(ChaliceRequestHandler):
         if length:
             self.rfile.read(length)
         body = json.dumps(errors.body(405, f"Method {self.command} is not allowed here.")).encode()
-        self.send_response(405)
-        for key, value in dict(errors.headers(), Allow=", ".join(sorted(routing.METHODS))).items():
+        self._send(405, dict(errors.headers(), Allow=", ".join(sorted(routing.METHODS))), body)
+
+    def parse_request(self) -> bool:
+        """http.server's parsing of the request line and headers; a body announced over API Gateway's
+        10 MB quota is answered its 413 at once, unread, and the connection closed (chalice's handler
+        would read it whole into memory first)."""
+        if not super().parse_request():
+            return False
+        from chalicelib.api import errors
+        from devstack import gateway
+
+        announced = (self.headers.get("Content-Length") or "").strip()
+        if not announced.isdigit() or int(announced) <= errors.GATEWAY_BODY_MAX_BYTES:
+            return True
+        answer = gateway.request_too_large()
+        self.close_connection = True
+        self._send(answer["statusCode"], dict(answer["headers"], Connection="close"), answer["body"].encode())
+        return False
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Write a whole answer."""
+        self.send_response(status)
+        for key, value in headers.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -230,6 +252,25 @@ def _compaction_loop(journal: Journal, stop: threading.Event) -> None:
             _compact(journal, journal.rotate())
 
 
+def _stop_signals() -> int:
+    """The read end of a pipe that SIGINT and SIGTERM write a byte to; the main thread reads it and stops
+    the stack itself. A handler that did more (set an Event) could deadlock: a second signal (make forwards
+    one to the whole group) ran while the first handler held the Event's lock, in the same main thread.
+    The byte is written by Python's C-level handler (`set_wakeup_fd`), in whichever thread the kernel
+    delivered the signal to: a Python handler runs only once the main thread runs, which a blocking read
+    in it would never do when the signal interrupted another thread."""
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+    signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _noted)
+    return reader
+
+
+def _noted(signum: int, frame: object) -> None:
+    """The Python handler of SIGINT and SIGTERM: nothing, the byte in the wakeup pipe says it all."""
+
+
 def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None) -> None:
     """Run until SIGINT/SIGTERM."""
     from devstack import capture, patches, ses_simulator
@@ -249,8 +290,7 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
             ),
         )
         stop = threading.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: stop.set())
+        stopping = _stop_signals()
         threading.Thread(target=server.serve_forever, daemon=True).start()
         threading.Thread(target=_compaction_loop, args=(writes, stop), daemon=True).start()
         threading.Thread(target=_collect_when_idle, args=(stop,), daemon=True).start()
@@ -265,7 +305,8 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
         if generated:
             print(f"Administrator created: user {admin_user!r}, password {generated!r} (shown once)", flush=True)
         print(f"Serving on http://127.0.0.1:{port} (data in {data_dir})", flush=True)
-        stop.wait()
+        os.read(stopping, 1)  # the first SIGINT or SIGTERM; later ones only write to the pipe (or not: full)
+        stop.set()
         server.shutdown()
         aws_server.shutdown()
         os.remove(os.path.join(data_dir, "local-aws.json"))

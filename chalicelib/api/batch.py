@@ -89,6 +89,7 @@ from chalicelib.domain.kernel.present import present
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.wiring import BATCHED
+from chalicelib.store.common import TooLarge
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +208,8 @@ class Outcome:
         """The `errors` entry of a failed item (an unexpected failure is logged and a 500)."""
         if isinstance(error, DomainError):
             return item_error(error)
+        if isinstance(error, TooLarge):  # over what an item may hold (store/documents.py): not written
+            return {"code": 413, "message": str(error), "details": {"body": [str(error)]}, "type": None}
         log.error("batch item %s of %s failed", key, self.resource.kind, exc_info=error)
         return {"code": 500, "message": UNEXPECTED, "details": [], "type": None}
 

@@ -58,6 +58,15 @@ def not_found_path_json() -> str:
     return json.dumps(NOT_FOUND_PATH)
 
 
+GATEWAY_BODY_MAX_BYTES = 10 * 1024 * 1024  # API Gateway's payload quota: a larger request never reaches a function
+TOO_LARGE_FOR_GATEWAY = "The request body is larger than the 10 MB the API takes."
+
+
+def request_too_large_json() -> str:
+    """The 413 of a body over API Gateway's quota, locally and by API Gateway (REQUEST_TOO_LARGE, see infra/)."""
+    return json.dumps(body(413, TOO_LARGE_FOR_GATEWAY, {"body": [TOO_LARGE_FOR_GATEWAY]}))
+
+
 def no_credentials_json() -> str:
     """The 401 of a request without credentials, locally and by API Gateway (UNAUTHORIZED, see infra/)."""
     return json.dumps(body(401, NO_CREDENTIALS, error_type="access_denied", with_details=False))

@@ -320,12 +320,18 @@ def _read_schema(resource: Resource) -> Doc:
     return {"type": "object", "required": ["id"], "properties": props, "additionalProperties": True}
 
 
+def _written(attr: a.Attr) -> Doc:
+    """The schema of the values an attribute takes: a string's with its cap (docs/security.md)."""
+    schema = _attr_schema(attr)
+    return dict(schema, maxLength=attr.text_limit()) if schema.get("type") == "string" else schema
+
+
 def _write_schema(resource: Resource, required: bool) -> Doc:
     """What a create (`required`: its required attributes) or an edit accepts."""
     props: Doc = {}
     for attr in resource.all_attrs:
         if attr.writable and not attr.hidden:
-            props[attr.name] = _nullable(_attr_schema(attr)) if attr.nullable else _attr_schema(attr)
+            props[attr.name] = _nullable(_written(attr)) if attr.nullable else _written(attr)
     for spec in resource.nested:
         props[spec.name] = {"type": ["array", "object"]}
     schema: Doc = {"type": "object", "properties": props, "additionalProperties": True}

@@ -19,7 +19,7 @@ from chalice import Blueprint, Response
 from chalice.app import Request
 
 from chalicelib import aws, bootstrap, config, observe
-from chalicelib.api import idempotency, rate_limits, route_needs
+from chalicelib.api import answer_limits, body_limits, idempotency, rate_limits, route_needs
 from chalicelib.api.authorizer import caller
 from chalicelib.api.errors import UNAVAILABLE, UNEXPECTED, ApiError
 from chalicelib.api.errors import body as error_body
@@ -31,6 +31,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.store.common import TooLarge
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # run again after AWS unavailable: they write nothing
@@ -185,6 +186,7 @@ def _dispatch_once(
         raise ApiError(
             405, f"Method {request.method} is not allowed here.", headers={"Allow": ", ".join(sorted(handlers))}
         )
+    body_limits.check(request, authenticated)  # before anything reads or parses the body
     bootstrap.ensure_ready()
     api_request = ApiRequest(request)
     ctx = Context(base_url=api_request.base_url())
@@ -233,7 +235,12 @@ def _answer(request: Request, run: Callable[[], Answer], ctx: Context, progress:
         headers = dict(base_headers(), **reply.headers)
         headers["Content-Type"] = reply.content_type
         return Response(body=reply.body, status_code=reply.status, headers=headers)
-    return render(reply.status, reply.body, reply.headers)
+    response = render(reply.status, reply.body, reply.headers)
+    try:
+        answer_limits.check(response.body)
+    except ApiError as error:  # past what Lambda may answer: a 400 that says so, never API Gateway's 502
+        return failure(request, error)
+    return response
 
 
 def failure(request: Request, error: BaseException) -> Response:
@@ -252,6 +259,8 @@ def failure(request: Request, error: BaseException) -> Response:
             error_body(error.status, error.message, error.details, error.type, error.with_details),
             error.headers,
         )
+    if isinstance(error, TooLarge):  # a document over what an item may hold (store/documents.py): nothing written
+        return render(413, error_body(413, str(error), {"body": [str(error)]}))
     if aws.unavailable(error):
         log.warning("dependency unavailable on %s %s: %s", request.method, request.path, error)
         return unavailable()

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from chalicelib import config
+from chalicelib.api import answer_limits
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Contract, Reply, Routes
@@ -119,20 +120,33 @@ def list_query(query: Mapping[str, Any]) -> ListQuery:
 
 def list_reply(resource: Resource, request: ApiRequest, ctx: Context) -> Reply:
     """`{"total", "<plural>"}`, with `next` (and a `Link` header) when more items follow the page in
-    key order."""
+    key order. A page larger than Lambda may answer keeps the items that fit (`api/answer_limits.py`) and
+    links the next page: by cursor in key order, else by `start`."""
     query = replace(list_query(request.query), after=_after(resource, request.query))
     total, docs, next_after = list_documents(resource, query, ctx)
     reprs = present(resource, docs, ctx, minimal=query.minimal)
+    kept = answer_limits.fitting(reprs)
+    shrunk = kept < len(reprs)
+    if shrunk:  # the page would pass what Lambda may answer: it ends at the last item that fits
+        reprs = reprs[:kept]
+        next_after = docs[kept - 1]["id"] if next_after is not None or query.after is not None else None
     body: Doc = {"total": total, resource.plural: collection(resource, reprs)}
-    if next_after is None:
-        return Reply(body)
-    body["next"] = _cursor(resource, next_after)
+    if next_after is not None:
+        body["next"] = _cursor(resource, next_after)
+        return Reply(body, headers={"Link": _next_link(resource, request, ctx, ("after", body["next"]))})
+    if shrunk:  # a page by offset: the next starts after the items this one kept
+        return Reply(body, headers={"Link": _next_link(resource, request, ctx, ("start", query.start + kept))})
+    return Reply(body)
+
+
+def _next_link(resource: Resource, request: ApiRequest, ctx: Context, position: tuple[str, Any]) -> str:
+    """The `Link` header of the next page: the request's query, its position (`after` or `start`) moved."""
     raw_params = request.raw.query_params  # a MultiDict, or None without a query
     params = (
         [(k, v) for k in raw_params if k not in ("start", "after") for v in raw_params.getlist(k)] if raw_params else []
     )
-    link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode(params + [('after', body['next'])])}"
-    return Reply(body, headers={"Link": f'<{link}>; rel="next"'})
+    link = f"{ctx.base_url}/api/{resource.prefix}?{urlencode([*params, position])}"
+    return f'<{link}>; rel="next"'
 
 
 def install(routes: Routes, resource: Resource, own: Collection[str] = ()) -> None:

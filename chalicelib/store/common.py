@@ -20,6 +20,14 @@ class Conflict(Exception):
         self.fields = fields
 
 
+class TooLarge(Exception):
+    """A document over what an item may hold (`store/documents.py`): its JSON, or what it stores compressed."""
+
+    def __init__(self, size: int, limit: int, what: str) -> None:
+        super().__init__(f"The item would be {size:,} bytes ({what}), over the {limit:,} bytes an item may hold.")
+        self.size, self.limit = size, limit
+
+
 class Missing(Exception):
     """The entity to change no longer exists."""
 

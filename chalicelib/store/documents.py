@@ -1,16 +1,25 @@
 """The document of an entities item, as stored (docs/storage.md "Compressed documents"): its JSON in
 `doc`, or zlib-compressed in `z` when that is longer than COMPRESS_ABOVE and compressing makes it
 smaller; the revision (`rev`) and feed (`feed`) attributes read back into `_rev` and `_feed`.
+
+A document is bounded (docs/security.md "Sizes are bounded"): its JSON at `DOCUMENT_JSON_MAX_BYTES`, and what
+its item stores at `DOCUMENT_STORED_MAX_BYTES`, below DynamoDB's 400 KB item with room for the keys and the
+other attributes. A larger one is `TooLarge` before any call, so nothing of its write is made.
 """
+
+from __future__ import annotations
 
 import json
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chalicelib.store.common import FEED, INTERNAL, Document
+from chalicelib import config
+from chalicelib.store.common import FEED, INTERNAL, Document, TooLarge
 from chalicelib.store.keys import logical
-from chalicelib.store.models import Entity
+
+if TYPE_CHECKING:  # the in-memory store checks sizes here too, without loading PynamoDB
+    from chalicelib.store.models import Entity
 
 # Documents whose JSON is longer are stored compressed (docs/storage.md "Compressed documents"): below
 # it zlib saves a third at most and never a unit (the item stays under 1 KB), the text stays greppable.
@@ -45,7 +54,12 @@ def packed(doc: Mapping[str, Any]) -> str | bytes:
     bytes compress to ~465: one unit instead of two (four in a transaction)."""
     json_text = stored(doc)
     plain = json_text.encode()
+    if len(plain) > config.DOCUMENT_JSON_MAX_BYTES:
+        raise TooLarge(len(plain), config.DOCUMENT_JSON_MAX_BYTES, "as JSON")
     if len(plain) <= COMPRESS_ABOVE:
         return json_text
     compressed = zlib.compress(plain, COMPRESS_LEVEL)
-    return compressed if len(compressed) < len(plain) else json_text
+    packed_doc = compressed if len(compressed) < len(plain) else json_text
+    if len(packed_doc) > config.DOCUMENT_STORED_MAX_BYTES:
+        raise TooLarge(len(packed_doc), config.DOCUMENT_STORED_MAX_BYTES, "compressed")
+    return packed_doc

@@ -36,6 +36,7 @@ from chalicelib.store.common import (
     Missing,
     Stale,
     Tally,
+    TooLarge,
     Uniques,
     chunks,
     claimable,
@@ -313,7 +314,7 @@ def _create_chunk(chunk: list[Mapping[str, Any]]) -> list[Exception | None]:
             for entry in chunk:
                 _create_items(tx, counts, **entry)
             _add_counts(tx, counts, int(chunk[0]["doc"]["id"]))
-    except TransactWriteError:
+    except (TransactWriteError, TooLarge):  # one too large is refused alone, the others are stored
         return [_outcome(create, **entry) for entry in chunk]
     for entry in chunk:
         entry["doc"]["_rev"] = 1

@@ -3,7 +3,9 @@ REQUEST Lambda authorizer before every `/api` route (`gateway/authorizer.py`).
 
 Chalice's local gateway answers an unknown path with a 403 "Missing Authentication Token";
 on AWS the GatewayResponse in infra/resources.json turns that into our JSON 404, and so does
-this subclass locally.
+this subclass locally. Chalice also reports every caller as 127.0.0.1; the devserver builds a gateway
+per connection with the socket's peer address, which it reports as API Gateway does
+(`requestContext.identity.sourceIp`), so per-address limits are per address locally too.
 """
 
 import json
@@ -24,9 +26,11 @@ log = logging.getLogger(__name__)
 class ApiGateway(LocalGateway):
     """Chalice's local gateway with API Gateway's answer to unknown paths and our REQUEST authorizer."""
 
-    def __init__(self, app_object: Chalice, config: Config) -> None:
+    def __init__(self, app_object: Chalice, config: Config, source_ip: str | None = None) -> None:
         super().__init__(app_object, config)
         self._authorizer = LocalRequestAuthorizer(app_object)
+        if source_ip is not None:  # this gateway's converter only: the class's stays chalice's (tests set it)
+            self.event_converter.LOCAL_SOURCE_IP = source_ip
 
     def handle_request(self, method: str, path: str, headers: dict[str, Any], body: bytes | None) -> dict[str, Any]:
         """The gateway's answer: our JSON 404 for an unknown path, a refusal of the authorizer, or the route's."""
@@ -45,6 +49,17 @@ class ApiGateway(LocalGateway):
             return answer.response
         except Exception as error:  # noqa: BLE001 - the authorizer failed: an answer, never a closed connection
             return failed(error)
+
+
+def request_too_large() -> dict[str, Any]:
+    """API Gateway's answer to a body over its 10 MB quota (REQUEST_TOO_LARGE, infra/), given before the
+    body is read (`devstack/server.py`)."""
+    return {
+        "statusCode": 413,
+        "headers": errors.headers(),
+        "multiValueHeaders": {},
+        "body": errors.request_too_large_json(),
+    }
 
 
 def failed(error: BaseException) -> dict[str, Any]:

@@ -180,3 +180,61 @@ def test_an_answered_write_survives_kill_9_and_a_torn_record_is_skipped(tmp_path
         assert status == 201 and body["contact"]["id"] == last_id + 100
     finally:
         second.stop()
+
+
+def _from(stack, address):
+    """A connection to the stack whose socket is bound to `address` (any of 127.0.0.0/8)."""
+    return http.client.HTTPConnection("127.0.0.1", stack.port, timeout=30, source_address=(address, 0))
+
+
+def test_per_address_lockouts_are_per_address_locally(stack):
+    """The local gateway reports each socket's peer as API Gateway's `sourceIp` (chalice's reports 127.0.0.1
+    for everyone): ten wrong passwords from 127.0.0.2 lock the admin out there only, not from 127.0.0.3."""
+    attacker = _from(stack, "127.0.0.2")
+    for _ in range(10):
+        status, _, _ = _call(attacker, "GET", "/api/contacts", password="wrong")
+        assert status == 401
+    status, body, _ = _call(attacker, "GET", "/api/contacts")  # the right password, from the locked address
+    assert status == 429, body
+    status, body, _ = _call(_from(stack, "127.0.0.3"), "GET", "/api/contacts")
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("signals", [2, 25])
+def test_signals_in_quick_succession_stop_the_stack_in_time_with_its_journal_intact(tmp_path, signals):
+    """`make run` forwards a SIGTERM to the whole group as the terminal sends its SIGINT: a second signal
+    used to re-enter the first handler's `stop.set()` and hang the stack for ever."""
+    first = Stack(tmp_path / "data")
+    status, body, _ = _call(first.connection(), "POST", "/api/contacts/new", {"email": "sig@example.com"})
+    assert status == 201
+    for n in range(signals):
+        os.kill(first.process.pid, signal.SIGINT if n % 2 else signal.SIGTERM)
+    started = time.monotonic()
+    out, _ = first.process.communicate(timeout=30)
+    assert first.process.returncode == 0 and "Stopped; data saved." in out, out
+    assert time.monotonic() - started < 15
+    second = Stack(tmp_path / "data", admin_password=None)
+    try:
+        assert not any("torn or corrupt" in line for line in second.output), second.output
+        status, found, _ = _call(second.connection(), "GET", f"/api/contacts/{body['contact']['id']}")
+        assert status == 200 and found["contact"]["fields"]["all"]["email"] == "sig@example.com"
+    finally:
+        second.stop()
+
+
+def test_a_body_over_api_gateways_quota_is_its_json_413_before_it_is_read(stack):
+    """API Gateway refuses a body over 10 MB (REQUEST_TOO_LARGE, infra/resources.json); so does the local
+    gateway, from the announced length, without reading (or waiting for) the body."""
+    with socket.create_connection(("127.0.0.1", stack.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /form/submit?formId=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10485761\r\n\r\nmauticform"
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 413") or head.startswith(b"HTTP/1.1 413"), head
+    message = "The request body is larger than the 10 MB the API takes."
+    expected = {"code": 413, "message": message, "details": {"body": [message]}, "type": None}
+    assert json.loads(body)["errors"][0] == expected

@@ -338,6 +338,19 @@ def test_authorizer_refusals_answer_the_local_gateways_json(infra):
         }
 
 
+def test_a_body_over_api_gateways_quota_answers_the_local_gateways_json_413(infra):
+    """API Gateway's REQUEST_TOO_LARGE answer is the local gateway's (devstack/gateway, docs/security.md)."""
+    from devstack import gateway
+
+    responses = infra["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
+    expected, response = gateway.request_too_large(), responses["REQUEST_TOO_LARGE"]
+    assert int(response["statusCode"]) == expected["statusCode"] == 413
+    assert response["responseTemplates"]["application/json"] == expected["body"]
+    assert response["responseParameters"] == {
+        f"gatewayresponse.header.{header}": f"'{value}'" for header, value in expected["headers"].items()
+    }
+
+
 def test_ses_feedback_reaches_the_feedback_queue(infra):
     """Issue 28: the configuration set's bounce, complaint and delivery events go to the feedback
     topic, which SES may publish to; the topic's subscription feeds the feedback queue, which only

@@ -4,6 +4,8 @@ follow documents, revisions guard writes."""
 
 import pytest
 
+from chalicelib import config
+from chalicelib.store.common import TooLarge
 from chalicelib.store.port import Checked, Conflict, Missing, Stale, Tally
 
 KIND = "tag"
@@ -44,6 +46,27 @@ def test_conflicting_create_writes_nothing(store, kind):
     assert raised.value.fields == ["tag"]
     assert store.get(kind, 2) is None
     assert store.count(kind) == 1
+
+
+def test_a_document_over_an_items_size_is_refused_and_nothing_is_written(store, kind, monkeypatch):
+    import os
+
+    monkeypatch.setattr(config, "DOCUMENT_STORED_MAX_BYTES", 5_000)
+    big = os.urandom(6_000).hex()  # hex: compresses to about half, still over 5,000 bytes
+    with pytest.raises(TooLarge):
+        store.create(kind, dict(_doc(1, "big"), note=big), {"tag": "big"})
+    assert store.get(kind, 1) is None and store.count(kind) == 0 and store.lookup(kind, "tag", "big") is None
+    results = store.create_many(
+        [
+            {"kind": kind, "doc": dict(_doc(2, "big"), note=big)},
+            {"kind": kind, "doc": _doc(3, "small")},
+        ]
+    )
+    assert isinstance(results[0], TooLarge) and results[1] is None
+    assert store.get(kind, 2) is None and store.get(kind, 3)["tag"] == "small"
+    monkeypatch.setattr(config, "DOCUMENT_JSON_MAX_BYTES", 1_000)
+    with pytest.raises(TooLarge):
+        store.create(kind, dict(_doc(4, "long"), note="a" * 1_000))  # compresses well, but its JSON is over
 
 
 def test_replace_moves_unique_values(store, kind):

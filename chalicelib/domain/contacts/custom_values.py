@@ -5,7 +5,11 @@ select and multiselect options, and country, region, locale and timezone against
 (`field_choices`). A lookup field is text, as in Mautic (its list only suggests values).
 
 Values of single-line fields (every type but `textarea` and `html`) lose their control characters on
-write: a line break in a name would otherwise end up in a mail header."""
+write: a line break in a name would otherwise end up in a mail header.
+
+A value is at most as long as Mautic's column for its type (`SchemaDefinition`): 191 characters for
+single-line types (or the field's `charLengthLimit`, 1 to 255), 65,535 for text areas, HTML, multiselects
+and text fields whose alias holds `description` (docs/mautic-compat.md "Field lengths")."""
 
 import re
 from collections.abc import Callable
@@ -42,6 +46,20 @@ def _number(definition: Doc, value: JSON) -> float | int:
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 MULTI_LINE = ("textarea", "html")
+VARCHAR_MAX = 191  # SchemaDefinition::MAX_VARCHAR_LENGTH: a single-line field's column without a limit
+LIMITED_TYPES = ("text", "select", "tel", "url", "email")  # FieldType's types with a charLengthLimit
+LONG_TYPES = ("textarea", "html", "multiselect")  # TEXT columns
+
+
+def max_length(definition: Doc) -> int:
+    """The most characters a value of the field may have, as Mautic's column for it holds."""
+    kind = str(definition.get("type"))
+    if kind in LONG_TYPES or (kind == "text" and "description" in str(definition.get("alias"))):
+        return a.TEXT_MAX
+    limit = definition.get("charLengthLimit")
+    if kind in LIMITED_TYPES and isinstance(limit, int) and 0 < limit <= 255:
+        return limit
+    return VARCHAR_MAX
 
 
 def _single_line(value: JSON) -> str:
@@ -118,8 +136,9 @@ def coerce_value(definition: Doc, value: JSON) -> JSON:
     if value is None or value == "":
         return None
     if definition.get("type") in MULTI_LINE:
-        return a.as_string(value)
-    return _COERCE.get(str(definition.get("type")), lambda d, v: _single_line(v))(definition, value)
+        return a.within(a.as_string(value), max_length(definition))
+    coerce = _COERCE.get(str(definition.get("type")), lambda d, v: _single_line(v))
+    return a.within(coerce(definition, value), max_length(definition))
 
 
 def _default(definition: Doc) -> JSON:

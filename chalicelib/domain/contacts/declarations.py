@@ -65,7 +65,7 @@ COMPANY_FIELD, CONTACT_FIELD = (
         singular="field",
         plural="fields",
         attrs=(
-            a.text("label", required=True),
+            a.text("label", required=True, max_length=191),  # LeadField's Assert\Length
             a.text("alias"),
             a.text("description"),
             a.text("type", default="text"),

@@ -1,5 +1,7 @@
-"""Typed attributes of resources: how a client value is checked and normalised."""
+"""Typed attributes of resources: how a client value is checked and normalised, and how long it may be
+(docs/security.md "Sizes are bounded": every string, list and object attribute has a cap by its kind)."""
 
+import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -9,6 +11,17 @@ from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON
 
 Coerce: TypeAlias = Callable[[JSON], JSON]  # a client value -> the value stored, or Invalid
+
+# Caps by kind of attribute, in characters (docs/security.md). Mautic's columns: a name is a VARCHAR(255)
+# (ClassMetadataBuilder::addIdColumns), an alias an indexed VARCHAR(191) (MAX_VARCHAR_INDEXED_LENGTH), other
+# text a TEXT of 65,535; HTML and serialized arrays are LONGTEXT there, capped here so a document stays far
+# below DynamoDB's item size and an answer below Lambda's.
+NAME_MAX = 255
+ALIAS_MAX = 191
+TEXT_MAX = 65_535
+HTML_MAX = 262_144
+JSON_MAX = 262_144  # of an array or object attribute, as its JSON
+_SHORT = {"name": NAME_MAX, "alias": ALIAS_MAX}
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no", ""}
@@ -168,6 +181,7 @@ class Attr:
     ref: str | None = None  # kind of the referenced entities (single id or id list)
     hidden: bool = False  # stored, never shown to clients
     children_of: str | None = None  # kept by the kernel: ids of the documents whose attribute of this name is ours
+    max_length: int | None = None  # characters of a string value, or of a list's or object's JSON; None: by kind
 
     def fresh_default(self) -> JSON:
         """The default, a copy of it when it is a list or an object (never shared between documents)."""
@@ -185,7 +199,26 @@ class Attr:
             if self.nullable:
                 return None
             raise Invalid("This value should not be null.")
-        return self.coerce(value)
+        return within(self.coerce(value), self.max_length, self.name)
+
+    def text_limit(self) -> int:
+        """The most characters a string value may have (the API document's `maxLength`)."""
+        return self.max_length or _SHORT.get(self.name, TEXT_MAX)
+
+
+def within(value: JSON, max_length: int | None = None, name: str = "") -> JSON:
+    """The value when it is within its cap (`max_length`, else its kind's: a name, an alias or other
+    text; a list or an object counted as its JSON), else Invalid in the words of Symfony's Length
+    constraint, which Mautic's forms answer."""
+    if isinstance(value, str):
+        size, limit = len(value), max_length or _SHORT.get(name, TEXT_MAX)
+    elif isinstance(value, (list, dict)):
+        size, limit = len(json.dumps(value, separators=(",", ":"))), max_length or JSON_MAX
+    else:
+        return value
+    if size > limit:
+        raise Invalid(f"This value is too long. It should have {limit} characters or less.")
+    return value
 
 
 @dataclass(frozen=True)
@@ -199,6 +232,12 @@ class Nested:
 
 def text(name: str, **kw: Any) -> Attr:
     """A string attribute."""
+    return Attr(name, as_string, **kw)
+
+
+def html(name: str, **kw: Any) -> Attr:
+    """A string attribute holding HTML or a message body (HTML_MAX characters)."""
+    kw.setdefault("max_length", HTML_MAX)
     return Attr(name, as_string, **kw)
 
 

@@ -118,7 +118,7 @@ PAGE = Resource(
     attrs=(a.text("title", required=True), a.text("description"), a.text("alias"))
     + content(
         a.text("template"),
-        a.text("customHtml"),
+        a.html("customHtml"),
         read_only(a.integer("hits")),
         read_only(a.integer("uniqueHits")),
         read_only(a.integer("revision", default=1)),
@@ -191,7 +191,7 @@ FOCUS = Resource(
         a.obj("utmTags"),
         a.text("htmlMode"),
         a.text("editor"),
-        a.text("html"),
+        a.html("html"),
         read_only(a.text("cache")),
     ),
     commands=CORE_COMMANDS,
