@@ -150,7 +150,7 @@ def _complete(contact_id: int, automation: Doc, event: Doc, status: str, reason:
         entry = journey_entry.entries(doc).get(str(automation["id"]))
         if entry is None or journey_entry.done_status(entry, event["id"]) != "running":
             return
-        events = journeys.complete(entry, automation, event, status, reason, ctx)
+        events = journeys.complete(doc, entry, automation, event, (status, reason), ctx)
         service.save_change(contacts, existing, doc, ctx, events, stamp=False)
 
     try:

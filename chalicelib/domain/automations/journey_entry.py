@@ -21,11 +21,13 @@ class DoneEvent(TypedDict):
 
 
 class PendingEvent(TypedDict):
-    """An event scheduled for later; `decision` names the decision whose no path it is (else None)."""
+    """An event scheduled for later; `decision` names the decision whose no path it is (else None);
+    `checked`: it was ready already (its send window allowed it), only left to the worker."""
 
     event: int
     dueAt: str
     decision: int | None
+    checked: NotRequired[bool]
 
 
 class JourneyEntry(TypedDict):
