@@ -36,7 +36,7 @@ from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "automations"
-LOOKAHEAD = timedelta(minutes=2)
+LOOKAHEAD = journey_routing.LOOKAHEAD
 STALE = timedelta(minutes=10)
 SWEEP_MAX = 1000
 ENROLL_BATCH = 100

@@ -6,7 +6,7 @@ items (`kernel/due_items.py`), shared by the write side (`journey_items.py`) and
 """
 
 from collections.abc import Mapping
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from chalicelib.domain.automations import automation_graph as graph
@@ -23,6 +23,8 @@ from chalicelib.domain.kernel.types import Doc, Event
 from chalicelib.store.port import EntityId
 
 KIND = "automation"
+LOOKAHEAD = timedelta(minutes=2)  # how far ahead the minute job queues due items (automation_runs.dispatch)
+HOLD = timedelta(seconds=30)  # a client's past date waits this long past the look-ahead: the next minute job
 
 
 def by_id(ctx: Context) -> dict[int, Doc]:
@@ -129,14 +131,29 @@ def reach(entry: JourneyEntry, automation: Doc, event: Doc, ctx: Context, clock_
 
 
 def schedule(
-    entry: JourneyEntry, event_id: int, at: datetime, decision: int | None = None, checked: bool = False
+    entry: JourneyEntry,
+    event_id: int,
+    at: datetime,
+    decision: int | None = None,
+    checked: bool = False,
+    slot: datetime | None = None,
 ) -> None:
-    """Add a pending event due at `at` (its due item is written with the contact); `checked`: a ready
-    event left to the worker, whose send window is not looked at again when it fires."""
+    """Add a pending event due at `at` (its due item is written with the contact, in the index at `slot`,
+    else at `at`); `checked`: a ready event left to the worker, whose send window is not looked at again
+    when it fires."""
     pending: PendingEvent = {"event": event_id, "dueAt": clock.iso(at), "decision": decision}
     if checked:
         pending["checked"] = True
-    entry["pending"][str(due_id(at))] = pending
+    entry["pending"][str(due_id(slot or at))] = pending
+
+
+def next_run(at: datetime, ctx: Context) -> datetime:
+    """Where a date a client set goes in the due index: its own place, or, when it has passed or is
+    about to, the minute job's next run (past the look-ahead, so this write queues nothing at once).
+    Mautic leaves an edited log scheduled until the next `campaign:trigger`: the client may still
+    change it, and an edit stored before the worker's claim wins (the claim is conditional on the
+    contact's revision)."""
+    return max(at, now(ctx) + LOOKAHEAD + HOLD)
 
 
 def reach_children(
