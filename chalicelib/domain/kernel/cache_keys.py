@@ -68,6 +68,11 @@ def document(kind: str, entity_id: JSON) -> CacheKey:
     return CacheKey("document", (kind, entity_id))
 
 
+def points_timeline(contact_id: JSON) -> CacheKey:
+    """The stored timeline events of a contact, read once for its point history and URL hits (points)."""
+    return CacheKey("points-timeline", contact_id)
+
+
 def points_history(contact_id: JSON) -> CacheKey:
     """The point history of a contact (points)."""
     return CacheKey("points-history", contact_id)

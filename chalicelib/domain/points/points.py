@@ -3,6 +3,7 @@ existing contacts given a trigger's events (`triggerExistingLeads`, domain/point
 
 from chalicelib.domain.contacts import contact_actions
 from chalicelib.domain.kernel import access, registry
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
@@ -44,6 +45,12 @@ class PointActionHooks(Hooks):
             write.errors["type"] = [f"Unknown point action type '{doc['type']}'; see /api/points/actions/types."]
 
 
+def _names_an_email(event: Doc) -> bool:
+    """Whether an `email.send_to_user` event names its email (`properties.useremail.email`, an id)."""
+    useremail = (event.get("properties") or {}).get("useremail")
+    return isinstance(useremail, dict) and a.id_or_none(useremail.get("email")) is not None
+
+
 class TriggerHooks(Hooks):
     """Point triggers: the colour without its '#', the pass over existing contacts after a save."""
 
@@ -54,6 +61,8 @@ class TriggerHooks(Hooks):
         category_by_title(doc, write)
         doc["color"] = (doc.get("color") or "").lstrip("#") or None
         for index, event in enumerate(doc.get("events") or []):
+            if event.get("type") == "email.send_to_user" and not _names_an_email(event):
+                write.errors[f"events[{index}][properties][useremail][email]"] = ["Choose the email to send (its id)."]
             if event.get("type") == "stage.change":
                 if contact_actions.named_stage((event.get("properties") or {}).get("stage"), write.ctx) is None:
                     write.errors[f"events[{index}][properties][stage]"] = ["Choose an existing stage (its id)."]
