@@ -30,7 +30,14 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import deferred_sends, email_messages, marketing_messages, rendering, sending
+from chalicelib.domain.messaging import (
+    deferred_sends,
+    email_messages,
+    marketing_messages,
+    rendering,
+    sending,
+    user_emails,
+)
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -253,12 +260,22 @@ def _send_marketing_message(props: Doc, contact: Doc, event: Doc, ctx: Context) 
     return "failed", "; ".join(reasons) or "The message has no enabled channel."
 
 
+def _email_users(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
+    """`email.send.to.user`: the email about the contact to users and addresses (messaging/user_emails.py);
+    its messages are claimed per event, contact and rotation."""
+    rotation = next(
+        (e.get("rotation") for e in (contact.get("automations") or {}).values() if str(event["id"]) in e["done"]), 1
+    )
+    return user_emails.send(props, contact, f"campaign#{event['id']}#{contact['id']}#{rotation}", ctx)
+
+
 EXTERNAL_ACTIONS = {
     "campaign.sendwebhook": _webhook,
     "lead.deletecontact": _delete_contact,
     "email.send": _send_message("email", "email"),
     "sms.send_text_sms": _send_message("sms", "sms"),
     "message.send": _send_marketing_message,
+    "email.send.to.user": _email_users,
 }
 
 

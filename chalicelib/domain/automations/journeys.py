@@ -21,7 +21,7 @@ from datetime import timedelta
 
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import automation_steps as steps
-from chalicelib.domain.automations import journey_entry, send_windows
+from chalicelib.domain.automations import dwc_requests, journey_entry, send_windows
 from chalicelib.domain.automations.journey_entry import JourneyEntry, PendingEvent
 from chalicelib.domain.automations.journey_items import changes
 from chalicelib.domain.automations.journey_routing import (
@@ -257,4 +257,5 @@ def _jump(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
 JOURNEY_ACTIONS: dict[str | None, steps.Step] = {  # the actions that move the contact between automations and events
     "campaign.addremovelead": lambda p, d, auto, c: change_automations(d, p, c, this=auto["id"]),
     "campaign.jump_to_event": _jump,
+    "dwc.push_content": dwc_requests.push_content,
 }

@@ -27,6 +27,7 @@ EMAIL_RUNS = CacheKey("email-runs")  # {email id: segment send progress} of a pa
 DYNAMIC_CONTENT_ITEMS = CacheKey("dwc-items")  # the published dynamic content (messaging)
 POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
 POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
+DWC_SLOT = CacheKey("dwc-slot")  # the dynamic content slot a page asked for in this request (automations)
 WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
 ERASING = CacheKey("erasing")  # ids of the contacts this request deletes for good (contacts/erasure.py)
 UPLOAD_PURGES = CacheKey("upload-purges")  # the upload purge jobs this request's form writes add (web/upload_purge.py)
