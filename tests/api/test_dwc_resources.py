@@ -90,3 +90,22 @@ def test_email_send_to_user_action_mails_the_owner(api, drain):
     (sent,) = sent_messages()
     assert sent["To"].addresses[0].addr_spec == "owner@example.com" and sent["Subject"] == "Call Ann"
     assert executed(api, ann["id"]) == [("new1", "ok")]
+
+
+def test_costs_of_a_slot_request(api):
+    """A request with no decision waiting only reads; one that decides is one contact write."""
+    from tests.bench.conftest import dynamodb_calls
+
+    default = _dwc(api, "Default", "Default offer", isCampaignBased=True)
+    decision = branch("new1", "dwc.decision", {"dwc_slot_name": "offer", "dynamicContent": default["id"]})
+    automation = new_automation(api, [decision])
+    _dwc(api, "Hello", "Hello")
+    ann, bob = person(api), person(api, email="bob@example.com")
+    api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
+    with dynamodb_calls() as plain:
+        assert _slot(api, bob) == "Hello"
+    with dynamodb_calls() as deciding:
+        assert _slot(api, ann, "offer") == "Default offer"
+    print("dwc costs", dict(plain), dict(deciding))
+    assert "TransactWriteItems" not in plain and "PutItem" not in plain
+    assert deciding["TransactWriteItems"] == 1

@@ -82,3 +82,15 @@ def test_accumulated_time_on_the_pages(api, frozen):
     assert _visit(api, ann) == 0  # 3 minutes; /about's time is not pricing's
     frozen.advance(minutes=2)
     assert _visit(api, ann) == 10  # 3 + 2 minutes
+
+
+def test_costs_of_a_counted_hit(api, frozen):
+    from tests.bench.conftest import dynamodb_calls
+
+    _action(api, page_hits=3)
+    ann = person(api)
+    _visit(api, ann)
+    with dynamodb_calls() as calls:
+        _visit(api, ann)
+    print("url.hit costs", dict(calls))
+    assert calls["Query"] <= 3  # the contact's timeline, read once for its hits and its point history
