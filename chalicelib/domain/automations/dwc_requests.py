@@ -26,8 +26,9 @@ REQUESTED = "dynamiccontent.requested"  # the timeline event a `dwc.decision` wa
 def request(slot: str, contact: Contact | None, accept_language: JSON, ctx: Context) -> str | None:
     """The slot's content for the contact (None: nothing fits), after its waiting decisions on the slot."""
     if contact is not None and waiting(contact, slot, ctx):
+        contact_id = int(contact["id"])
         try:
-            contact = service.retrying(lambda: _decide(int(contact["id"]), slot, ctx), ctx)
+            contact = service.retrying(lambda: _decide(contact_id, slot, ctx), ctx)
         except NotFound:
             contact = None
     return dynamic_content.resolve(slot, dict(contact) if contact else None, ctx, accept_language)

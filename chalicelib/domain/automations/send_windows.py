@@ -54,10 +54,19 @@ def as_days(value: JSON) -> list[int]:
 
 
 def _time(value: JSON) -> time | None:
-    if not value:
+    """A stored hour as a time; None when empty (or stored unchecked, before saves checked it)."""
+    try:
+        hours, minutes = as_hour(value).split(":")
+    except a.Invalid:
         return None
-    hours, minutes = as_hour(value).split(":")
     return time(int(hours), int(minutes))
+
+
+def _days(value: JSON) -> frozenset[int]:
+    try:
+        return frozenset(as_days(value or []))
+    except a.Invalid:
+        return frozenset()
 
 
 def window(event: Mapping[str, JSON]) -> Window | None:
@@ -67,7 +76,7 @@ def window(event: Mapping[str, JSON]) -> Window | None:
         return None
     hour = _time(event.get("triggerHour"))
     start, stop = _time(event.get("triggerRestrictedStartHour")), _time(event.get("triggerRestrictedStopHour"))
-    days = frozenset(as_days(event.get("triggerRestrictedDaysOfWeek") or []))
+    days = _days(event.get("triggerRestrictedDaysOfWeek"))
     if hour is None and (start is None or stop is None) and not days:
         return None
     return Window(hour, start, stop, days)
