@@ -109,3 +109,15 @@ def test_costs_of_a_slot_request(api):
     print("dwc costs", dict(plain), dict(deciding))
     assert "TransactWriteItems" not in plain and "PutItem" not in plain
     assert deciding["TransactWriteItems"] == 1
+
+
+def test_score_contacts_companies_action(api, drain):
+    acme = api.post("/api/companies/new", {"companyname": "Acme"}).json["company"]
+    ann, bob = person(api), person(api, email="bob@example.com")
+    api.post(f"/api/companies/{acme['id']}/contact/{ann['id']}/add")
+    automation = new_automation(api, [action("new1", "lead.scorecontactscompanies", {"score": 7})])
+    for someone in (ann, bob):
+        api.post(f"/api/automations/{automation['id']}/contact/{someone['id']}/add")
+    drain()
+    assert api.get(f"/api/companies/{acme['id']}").json["company"]["score"] == 7
+    assert executed(api, ann["id"]) == [("new1", "ok")] and executed(api, bob["id"]) == [("new1", "failed")]

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
-from chalicelib.domain.automations import journey_entry, journey_items, journey_routing, journeys
+from chalicelib.domain.automations import company_actions, journey_entry, journey_items, journey_routing, journeys
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
@@ -263,10 +263,7 @@ def _send_marketing_message(props: Doc, contact: Doc, event: Doc, ctx: Context) 
 def _email_users(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     """`email.send.to.user`: the email about the contact to users and addresses (messaging/user_emails.py);
     its messages are claimed per event, contact and rotation."""
-    rotation = next(
-        (e.get("rotation") for e in (contact.get("automations") or {}).values() if str(event["id"]) in e["done"]), 1
-    )
-    return user_emails.send(props, contact, f"campaign#{event['id']}#{contact['id']}#{rotation}", ctx)
+    return user_emails.send(props, contact, f"campaign#{journey_entry.run_key(contact, event['id'])}", ctx)
 
 
 EXTERNAL_ACTIONS = {
@@ -276,6 +273,7 @@ EXTERNAL_ACTIONS = {
     "sms.send_text_sms": _send_message("sms", "sms"),
     "message.send": _send_marketing_message,
     "email.send.to.user": _email_users,
+    "lead.scorecontactscompanies": company_actions.score_companies,
 }
 
 

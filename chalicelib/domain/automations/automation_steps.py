@@ -32,6 +32,7 @@ EXTERNAL = frozenset(
         "lead.deletecontact",
         "message.send",
         "email.send.to.user",
+        "lead.scorecontactscompanies",
     }
 )
 UNAVAILABLE = "This event type is not available in this service."

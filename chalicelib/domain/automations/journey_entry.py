@@ -57,6 +57,12 @@ def kept_entries(doc: Contact) -> dict[str, JourneyEntry]:
     return cast("dict[str, JourneyEntry]", doc.setdefault("automations", {}))
 
 
+def run_key(contact: Contact, event_id: object) -> str:
+    """`<event>#<contact>#<rotation>`: one run of an event for a contact (markers of outside actions)."""
+    rotation = next((e["rotation"] for e in entries(contact).values() if str(event_id) in e["done"]), 1)
+    return f"{event_id}#{contact['id']}#{rotation}"
+
+
 def done_status(entry: JourneyEntry, event_id: object) -> str | None:
     """How the event ran for the contact (`done[<event id>].status`), None when it has not run."""
     done = entry["done"].get(str(event_id))
