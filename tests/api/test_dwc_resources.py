@@ -121,3 +121,17 @@ def test_score_contacts_companies_action(api, drain):
     drain()
     assert api.get(f"/api/companies/{acme['id']}").json["company"]["score"] == 7
     assert executed(api, ann["id"]) == [("new1", "ok")] and executed(api, bob["id"]) == [("new1", "failed")]
+
+
+def test_a_limited_user_cannot_have_an_automation_mail_out_an_email_she_may_not_view(api):
+    mallory = _as(api, "mallory", {"campaign:campaigns": ["full"], "email:emails": ["viewown", "editown", "create"]})
+    secret, mine = make_email(api, name="Secret offer"), make_email(mallory, name="Mine")
+
+    def events(email_id):
+        return [action("new1", "email.send.to.user", {"useremail": {"email": email_id}, "to": "drop@evil.example"})]
+
+    refused = mallory.post("/api/automations/new", {"name": "Leak", "events": events(secret["id"])})
+    assert refused.status_code == 403 and "Secret offer" not in str(refused.json)
+    assert mallory.post("/api/automations/new", {"name": "Fine", "events": events(mine["id"])}).status_code == 201
+    bad = mallory.post("/api/automations/new", {"name": "Bad", "events": events(None)})
+    assert bad.status_code == 400 and "events[0][properties][useremail][email]" in str(bad.json)

