@@ -6,6 +6,7 @@ score of each company the contact is linked to; a contact with no company fails 
 revisioned write read again when it changed meanwhile."""
 
 import copy
+from functools import partial
 
 from chalicelib.domain.automations import journey_entry
 from chalicelib.domain.contacts.declarations import COMPANY
@@ -28,7 +29,7 @@ def score_companies(props: Doc, contact: Doc, event: Doc, ctx: Context) -> tuple
     run = journey_entry.run_key(contact, event["id"])
     for link in links:
         if store.claim(f"campaign-score#{run}#{link['id']}"):
-            service.retrying(lambda company=link["id"]: _add(company, delta, ctx), ctx)
+            service.retrying(partial(_add, int(link["id"]), delta, ctx), ctx)
     return "ok", None
 
 
