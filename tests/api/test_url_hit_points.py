@@ -4,6 +4,7 @@ the time spent on the URL's pages. Time is driven by the `frozen` clock."""
 
 from urllib.parse import urlencode
 
+from tests.api.payloads import assert_error
 from tests.api.test_pages_public import fetch, person
 from tests.conftest import visitor_cookie
 
@@ -94,3 +95,10 @@ def test_costs_of_a_counted_hit(api, frozen):
         _visit(api, ann)
     print("url.hit costs", dict(calls))
     assert calls["Query"] <= 3  # the contact's timeline, read once for its hits and its point history
+
+
+def test_options_that_are_not_whole_numbers_are_refused(api):
+    for name, value in (("page_hits", "three"), ("returns_within", -1), ("accumulative_time", "Infinity")):
+        body = {"name": "Bad", "type": "url.hit", "properties": {"page_url": "x", name: value}}
+        assert_error(api.post("/api/points/new", body), 400, field=f"properties[{name}]")
+    assert api.get("/api/points").json["total"] == 0

@@ -48,5 +48,13 @@ def test_accumulated_time_counts_each_hit_until_the_next_within_the_session():
 def test_units_as_mauticss_form_reads_them():
     assert seconds({"t": 2}, "t") == 7200  # hours by default
     assert seconds({"t": "3", "t_unit": "d"}, "t") == 259200 and seconds({"t": 5, "t_unit": "s"}, "t") == 5
-    assert seconds({"t": "x"}, "t") == 0
+    assert seconds({"t": "x"}, "t") == 0 and seconds({"t": "inf"}, "t") == 0 and seconds({"t": "nan"}, "t") == 0
     assert counted({"page_hits": 2}) and not counted({"page_url": "x", "page_hits": 0})
+
+
+def test_weights_that_are_not_numbers_count_nothing():
+    from chalicelib.domain.kernel.weighted_variants import pick, weights
+
+    parent, child = {"id": 1}, {"id": 2, "variantSettings": {"weight": "inf"}}
+    assert weights(parent, [child]) == [(parent, 100), (child, 0)]
+    assert pick(parent, [child], "7") is parent

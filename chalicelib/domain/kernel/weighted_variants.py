@@ -13,7 +13,7 @@ def _weight(doc: Doc) -> int:
     value: JSON = settings.get("weight") if isinstance(settings, dict) else None
     try:
         return max(0, int(float(str(value))))
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0
 
 

@@ -8,7 +8,7 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.points import point_triggers
+from chalicelib.domain.points import point_triggers, url_hits
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
 from chalicelib.store import port as store
 
@@ -44,6 +44,8 @@ class PointActionHooks(Hooks):
         category_by_title(doc, write)
         if doc.get("type") and doc["type"] not in POINT_ACTION_TYPES:
             write.errors["type"] = [f"Unknown point action type '{doc['type']}'; see /api/points/actions/types."]
+        if doc.get("type") == "url.hit":
+            write.errors.update(url_hits.problems(doc.get("properties") or {}))
 
 
 def _check_user_email(event: Doc, index: int, write: Write) -> None:

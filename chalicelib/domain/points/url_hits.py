@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import time_on_page
 from chalicelib.domain.kernel.types import JSON
 
@@ -40,6 +41,23 @@ def url_matches(pattern: JSON, url: JSON) -> bool:
     return bool(wanted) and fnmatch.fnmatchcase(str(url or ""), wanted if "*" in wanted else f"*{wanted}*")
 
 
+def problems(props: Mapping[str, JSON]) -> dict[str, list[str]]:
+    """{`properties[<option>]`: [message]} of options that are not whole numbers of 0 or more, as
+    Mautic's form (an integer field, seconds converted from whole units) refuses them."""
+    errors = {}
+    for name in COUNTED[1:]:
+        value = props.get(name)
+        if value in (None, ""):
+            continue
+        try:
+            number = a.as_int(value)
+        except a.Invalid:
+            number = -1
+        if number < 0:
+            errors[f"properties[{name}]"] = ["This value should be a whole number of 0 or more."]
+    return errors
+
+
 def counted(props: Mapping[str, JSON]) -> bool:
     """Whether the action sets an option that needs the contact's earlier hits."""
     return any(props.get(name) for name in COUNTED)
@@ -49,7 +67,7 @@ def seconds(props: Mapping[str, JSON], name: str) -> int:
     """An option's time in seconds (0 when unset or not a number)."""
     try:
         value = int(float(str(props.get(name) or 0)))
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0
     return value * UNIT_SECONDS.get(str(props.get(f"{name}_unit") or "H"), 1)
 
@@ -78,7 +96,7 @@ def holds(props: Mapping[str, JSON], url: str, earlier: Sequence[Hit], now: date
 def _number(value: JSON) -> int:
     try:
         return int(float(str(value)))
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0
 
 
