@@ -91,6 +91,8 @@ ID_BLOCK_SECONDS = float(os.environ.get("ID_BLOCK_SECONDS", "10"))
 VERSIONS_TTL = float(os.environ.get("VERSIONS_TTL", "1"))
 SEGMENT_REBUILD_BATCH = int(os.environ.get("SEGMENT_REBUILD_BATCH", "1000"))  # contacts per rebuild message
 AUTOMATION_DUE_SHARDS = int(os.environ.get("AUTOMATION_DUE_SHARDS", "8"))  # partitions of scheduled events
+# Mautic's `default_timezone`: the send windows of automation events for contacts without a `timezone`
+DEFAULT_TIMEZONE = os.environ.get("DEFAULT_TIMEZONE", "UTC")
 
 
 def _shard_counts(name: str, default: str) -> dict[str, int]:

@@ -12,10 +12,11 @@ from chalicelib.api.errors import ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
+from chalicelib.domain.automations import dwc_requests
 from chalicelib.domain.kernel import files, ip_privacy
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
-from chalicelib.domain.messaging import dynamic_content, sns_callback
+from chalicelib.domain.messaging import sns_callback
 from chalicelib.domain.web import (
     assets,
     form_actions,
@@ -272,7 +273,8 @@ def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer
     visitor = visit(request, ctx)
     tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
-    return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
+    found = dwc_requests.request(slot, contact, request.headers.get("accept-language"), ctx)
+    return Reply(found or "", 200, {}, "text/html; charset=utf-8")
 
 
 blueprint = routes.blueprint()

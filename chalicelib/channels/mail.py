@@ -46,6 +46,7 @@ class Mail:
     text: str
     reply_to: str = ""
     bcc: list[str] = field(default_factory=list)
+    cc: list[str] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
     attachments: list[Attachment] = field(default_factory=list)
 
@@ -58,6 +59,8 @@ def mime(mail: Mail) -> bytes:
     message["Subject"] = mail.subject
     message["Date"] = formatdate(usegmt=True)
     message["Message-ID"] = make_msgid(domain=mail.sender.rpartition("@")[2] or None)
+    if mail.cc:
+        message["Cc"] = ", ".join(mail.cc)
     if mail.reply_to:
         message["Reply-To"] = mail.reply_to
     for name, value in mail.headers.items():
@@ -115,12 +118,12 @@ def _unverified_message(mail: Mail, error: Exception) -> str:
 
 
 def _send_raw(mail: Mail, raw: bytes) -> str:
-    """One SendRawEmail of the built message to the recipient and the Bcc addresses; SES's message id."""
+    """One SendRawEmail of the built message to the recipient, the Cc and the Bcc addresses; SES's message id."""
     options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
     with translated(PERMANENT):
         answer = aws.client("ses").send_raw_email(
             Source=formataddr((mail.sender_name or "", mail.sender)),
-            Destinations=[mail.to] + list(mail.bcc),
+            Destinations=[mail.to] + list(mail.cc) + list(mail.bcc),
             RawMessage={"Data": raw},
             **options,
         )

@@ -20,7 +20,7 @@ from chalicelib.domain.contacts.declarations import (
 from chalicelib.domain.kernel import registry, subscribers
 from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
 from chalicelib.domain.kernel.resources import Resource
-from chalicelib.domain.messaging import email_sends, send_erasure
+from chalicelib.domain.messaging import email_sends, send_erasure, user_emails
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
@@ -98,6 +98,7 @@ SUBSCRIBERS = subscribers.Table(
     actions={
         "campaign.changecampaign": journeys.on_trigger,
         "email.send": email_sends.after_trigger,
+        "email.send_to_user": user_emails.after_trigger,
     },
     # Search commands segments add to contacts:
     commands={

@@ -4,12 +4,13 @@
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import deferred_sends, email_sends
+from chalicelib.domain.messaging import deferred_sends, email_sends, user_emails
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
     "batch": email_sends.batch,
     "trigger": email_sends.trigger,
+    "trigger-to-user": user_emails.trigger,
     "deferred": deferred_sends.deferred,
 }
 

@@ -5,6 +5,8 @@ the automation's events each with its `contactLog`, the automation and the membe
 `PUT /campaigns/events/{eventId}/contact/{contactId}/edit`: EventLogModel::updateContactEvent,
 201 when a log is created, 409 for its refusals), campaigns renamed automations."""
 
+from chalicelib.domain.automations import automation_runs, journey_routing
+from chalicelib.store import port as store
 from tests.api.test_automations import contact, new_automation, run_due, tag, tags
 from tests.api.test_segments import new_contact
 
@@ -72,7 +74,10 @@ def test_rescheduling_and_triggering_a_pending_event(api, drain, frozen):
     frozen.advance(days=2)
     run_due(drain)
     assert tags(api, ann["id"]) == ["now"]  # no longer due tomorrow
-    assert api.put(edit, {}).status_code == 200  # no triggerDate: rescheduled for now
+    assert api.put(edit, {}).status_code == 200  # no triggerDate: rescheduled for now...
+    run_due(drain)
+    assert tags(api, ann["id"]) == ["now"]  # ...run by the next minute job, as Mautic's next campaign:trigger
+    frozen.advance(minutes=1)
     run_due(drain)
     assert tags(api, ann["id"]) == ["now", "tomorrow"]
     again = api.put(edit, {"triggerDate": later.isoformat()})
@@ -110,3 +115,60 @@ def test_editing_refusals_and_created_logs(api):
     assert api.put(edit, {"dateTriggered": "not a date"}).status_code == 409  # executed already
     assert api.put(f"/api/automations/events/999/contact/{ann['id']}/edit", {}).status_code == 404
     assert contact(api, ann["id"])["id"] == ann["id"]
+
+
+def _scheduled_row(api, automation, ann):
+    events = by_name(api.get(f"/api/automations/{automation['id']}/events/contact/{ann['id']}").json["events"])
+    return events["new2"]["contactLog"]
+
+
+def test_a_past_date_set_by_a_client_stays_editable_until_the_next_run(api, drain, frozen):
+    """Issue 39: PUT a past `triggerDate`, then edit again: the second edit is taken (no "has already been
+    executed"), because the event waits for the next minute job as Mautic's log waits for campaign:trigger."""
+    automation = later_automation(api)
+    ann = new_contact(api, email="ann@example.com")
+    api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
+    edit = f"/api/automations/events/{_event_id(api, 'new2')}/contact/{ann['id']}/edit"
+    past = frozen.moment.replace(year=frozen.moment.year - 1, microsecond=0)
+    assert api.put(edit, {"triggerDate": past.isoformat()}).status_code == 200
+    drain()  # the workers run whatever is queued: nothing is
+    run_due(drain)  # nor does the minute job of this very minute take it
+    (row,) = _scheduled_row(api, automation, ann)
+    assert row["isScheduled"] is True and row["triggerDate"].startswith(str(past.year))
+    later = frozen.moment.replace(year=frozen.moment.year + 1, microsecond=0)
+    assert api.put(edit, {"triggerDate": later.isoformat()}).status_code == 200  # the edit wins
+    frozen.advance(minutes=5)
+    run_due(drain)
+    assert tags(api, ann["id"]) == ["now"]
+    (row,) = _scheduled_row(api, automation, ann)
+    assert row["triggerDate"].startswith(str(later.year))
+
+
+def test_a_worker_that_read_the_contact_before_an_edit_does_not_run_the_old_schedule(api, frozen, monkeypatch):
+    """The worker's claim is conditional on the contact's revision: a fire message for the schedule a
+    client replaced, read just before the edit was stored, finds on its fresh read that it is gone."""
+    automation = later_automation(api)
+    ann = new_contact(api, email="ann@example.com")
+    api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
+    edit = f"/api/automations/events/{_event_id(api, 'new2')}/contact/{ann['id']}/edit"
+    assert api.put(edit, {"triggerDate": "2020-01-01 00:00:00"}).status_code == 200
+    (due,) = list(store.iterate(journey_routing.due_kind(ann["id"])))
+    read_before_edit = store.get("contact", ann["id"])
+    assert api.put(edit, {"triggerDate": "2099-01-01 00:00:00"}).status_code == 200
+    real_get, reads = store.get, []
+
+    def stale_first(kind, entity_id):
+        reads.append(kind)
+        return read_before_edit if kind == "contact" and reads.count("contact") == 1 else real_get(kind, entity_id)
+
+    monkeypatch.setattr(store, "get", stale_first)
+    automation_runs.fire(ann["id"], due["id"])
+    monkeypatch.undo()
+    assert reads.count("contact") == 2  # the stale claim was refused, the fresh read found nothing due
+    assert tags(api, ann["id"]) == ["now"]
+    (row,) = _scheduled_row(api, automation, ann)
+    assert row["isScheduled"] is True and row["triggerDate"].startswith("2099")
+
+
+def _event_id(api, name):
+    return next(e["id"] for e in api.get("/api/automations/events").json["events"] if e["name"] == name)

@@ -92,7 +92,8 @@ def _payloads(mark):
     return [(prefix, dict(BY_PREFIX[prefix].create, **extra)) for prefix, extra in plain] + [
         ("contacts", {"email": f"{mark.lower()}@example.com", "firstname": mark}),
         ("companies", {"companyname": f"{mark} company"}),
-        ("segments", {"name": f"{mark} segment", "alias": f"{mark.lower()}-segment"}),
+        # private: a global segment is seen by every viewer of segments (issue 41, docs/segments.md)
+        ("segments", {"name": f"{mark} segment", "alias": f"{mark.lower()}-segment", "isGlobal": False}),
         ("tags", {"tag": f"{mark} tag"}),
         (
             "automations",

@@ -163,14 +163,16 @@ def test_the_created_contacts_widget_counts_only_her_contacts(api, world):
     assert created(api) >= 3  # hers, the victim's, the visitor's
 
 
-def test_the_segment_picker_lists_only_her_segments(api, world):
-    victim_segment = world["victim"].post("/api/segments/new", {"name": "Victim VIPs", "isPublished": True})
-    assert victim_segment.status_code == 201, victim_segment.json
+def test_the_segment_picker_lists_her_segments_and_global_ones(api, world):
+    """Mautic's LeadListRepository::getLists: without viewother, the published global segments and her own."""
+    private = {"name": "Victim VIPs", "isPublished": True, "isGlobal": False}
+    assert world["victim"].post("/api/segments/new", private).status_code == 201
+    shared = world["victim"].post("/api/segments/new", {"name": "Shared", "isPublished": True}).json["list"]
     hers = world["mallory"].post("/api/segments/new", {"name": "Mine", "isPublished": True}).json["list"]
     picked = world["mallory"].get("/api/contacts/list/segments")
-    assert picked.status_code == 200 and list(picked.json) == [str(hers["id"])]
+    assert picked.status_code == 200 and list(picked.json) == [str(hers["id"]), str(shared["id"])]
     assert "Victim VIPs" not in json.dumps(picked.json)
-    assert len(api.get("/api/contacts/list/segments").json) == 2
+    assert len(api.get("/api/contacts/list/segments").json) == 3
 
 
 def test_the_stats_refuse_to_read_past_their_ceiling(api, world, monkeypatch):

@@ -98,4 +98,4 @@ def test_roots_and_children_follow_order_and_paths():
     ],
 )
 def test_due_at(timing, expected):
-    assert graph.due_at(ev(1, **timing), REACHED) == expected.replace(tzinfo=timezone.utc)
+    assert graph.due_at(ev(1, **timing), REACHED, timezone.utc) == expected.replace(tzinfo=timezone.utc)

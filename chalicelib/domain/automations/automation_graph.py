@@ -6,10 +6,11 @@ its children down a `yes` or `no` path (`decisionPath`); an action's children fo
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from dateutil.relativedelta import relativedelta
 
+from chalicelib.domain.automations import send_windows
 from chalicelib.domain.automations.catalog import AUTOMATION_EVENT_TYPES
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -92,13 +93,16 @@ def _ordered(events: Iterable[Doc]) -> list[Doc]:
     return sorted(events, key=lambda e: (e.get("order") or 0, e["id"]))
 
 
-def due_at(event: Doc, reached: datetime) -> datetime:
+def due_at(event: Doc, reached: datetime, zone: tzinfo) -> datetime:
     """When an action or condition reached at `reached` (a datetime) runs: at once, after its
-    interval, or at its date (at once when that date has passed)."""
+    interval (then at the first moment its send window allows, on the clock of `zone`, the contact's),
+    or at its date (at once when that date has passed)."""
     mode = event.get("triggerMode") or "immediate"
     if mode == "interval":
         unit = UNITS.get(event.get("triggerIntervalUnit") or "d", "days")
-        return reached + relativedelta(**{unit: int(event.get("triggerInterval") or 0)})
+        at = reached + relativedelta(**{unit: int(event.get("triggerInterval") or 0)})
+        found = send_windows.window(event)
+        return send_windows.earliest(at, found, zone) if found else at
     if mode == "date" and event.get("triggerDate"):
         return max(reached, clock.parse(event["triggerDate"]))
     return reached

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from chalicelib import config
 from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
-from chalicelib.domain.automations import journey_entry, journey_items, journey_routing, journeys
+from chalicelib.domain.automations import company_actions, journey_entry, journey_items, journey_routing, journeys
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
@@ -30,13 +30,20 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import deferred_sends, email_messages, marketing_messages, rendering, sending
+from chalicelib.domain.messaging import (
+    deferred_sends,
+    email_messages,
+    marketing_messages,
+    rendering,
+    sending,
+    user_emails,
+)
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.store import port as store
 from chalicelib.store import queues
 
 QUEUE = "automations"
-LOOKAHEAD = timedelta(minutes=2)
+LOOKAHEAD = journey_routing.LOOKAHEAD
 STALE = timedelta(minutes=10)
 SWEEP_MAX = 1000
 ENROLL_BATCH = 100
@@ -150,7 +157,7 @@ def _complete(contact_id: int, automation: Doc, event: Doc, status: str, reason:
         entry = journey_entry.entries(doc).get(str(automation["id"]))
         if entry is None or journey_entry.done_status(entry, event["id"]) != "running":
             return
-        events = journeys.complete(entry, automation, event, status, reason, ctx)
+        events = journeys.complete(doc, entry, automation, event, (status, reason), ctx)
         service.save_change(contacts, existing, doc, ctx, events, stamp=False)
 
     try:
@@ -253,12 +260,20 @@ def _send_marketing_message(props: Doc, contact: Doc, event: Doc, ctx: Context) 
     return "failed", "; ".join(reasons) or "The message has no enabled channel."
 
 
+def _email_users(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
+    """`email.send.to.user`: the email about the contact to users and addresses (messaging/user_emails.py);
+    its messages are claimed per event, contact and rotation."""
+    return user_emails.send(props, contact, f"campaign#{journey_entry.run_key(contact, event['id'])}", ctx)
+
+
 EXTERNAL_ACTIONS = {
     "campaign.sendwebhook": _webhook,
     "lead.deletecontact": _delete_contact,
     "email.send": _send_message("email", "email"),
     "sms.send_text_sms": _send_message("sms", "sms"),
     "message.send": _send_marketing_message,
+    "email.send.to.user": _email_users,
+    "lead.scorecontactscompanies": company_actions.score_companies,
 }
 
 

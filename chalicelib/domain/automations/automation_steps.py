@@ -24,7 +24,17 @@ from chalicelib.domain.stages import stages
 Step = Callable[[Doc, Contact, Doc, Context], Events | None]
 Condition = Callable[[Doc, Contact, Context], bool | None]  # check(properties, contact, ctx)
 
-EXTERNAL = frozenset({"campaign.sendwebhook", "email.send", "sms.send_text_sms", "lead.deletecontact", "message.send"})
+EXTERNAL = frozenset(
+    {
+        "campaign.sendwebhook",
+        "email.send",
+        "sms.send_text_sms",
+        "lead.deletecontact",
+        "message.send",
+        "email.send.to.user",
+        "lead.scorecontactscompanies",
+    }
+)
 UNAVAILABLE = "This event type is not available in this service."
 DECISIONS: dict[
     str | None, tuple[str, str, str]
@@ -56,6 +66,11 @@ def _names(value: JSON) -> list[str]:
 
 def decided(decision: Doc, automation: Doc, event: Event) -> bool:
     """Whether a timeline event of the contact satisfies a waiting decision (its yes path)."""
+    if decision.get("type") == "dwc.decision":  # a page asked for its slot (automations/dwc_requests.py)
+        slot = (event.get("details") or {}).get("slot")
+        return event.get("event") == "dynamiccontent.requested" and slot == (decision.get("properties") or {}).get(
+            "dwc_slot_name"
+        )
     wanted = DECISIONS.get(decision.get("type"))
     if wanted is None or event.get("event") != wanted[0]:
         return False

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import access, clock, registry, service
+from chalicelib.domain.kernel import access, clock, references, registry, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
@@ -37,6 +37,18 @@ def _namer(sent: list[JSON]) -> Callable[[Doc], str]:
     return lambda event: f"events[{index_of.get(str(event.get('id')), event.get('id'))}]"
 
 
+def _check_user_email(event: Doc, key: str, write: Write) -> None:
+    """An `email.send.to.user` action names an existing email (400 naming `<event>[properties][useremail]
+    [email]`) that the caller may view (403: its content goes to the addresses the action names)."""
+    useremail = (event.get("properties") or {}).get("useremail")
+    email_id = a.id_or_none(useremail.get("email")) if isinstance(useremail, dict) else None
+    found = references.referenced("email", [email_id], write.ctx).get(email_id) if email_id is not None else None
+    if found is None:
+        write.errors[f"{key}[properties][useremail][email]"] = ["Choose an existing email (its id)."]
+    else:
+        access.require(write.ctx, registry.resource("email"), access.Action.VIEW, found)
+
+
 class AutomationHooks(AliasHooks):
     """Parents may name events by real or temporary id; `children` is derived from parents."""
 
@@ -59,6 +71,9 @@ class AutomationHooks(AliasHooks):
             event.pop("children", None)
         if not write.errors:
             write.errors.update(automation_graph.problems(events, _namer(sent)))
+        for event in events:
+            if event.get("type") == "email.send.to.user":
+                _check_user_email(event, _namer(sent)(event), write)
 
     def stamp_created(self, doc: Doc, ctx: Context) -> None:
         """The creator is also the modifier, at the same time: Mautic's CampaignApiController saves a new

@@ -1,6 +1,7 @@
 """The automation resource and its events."""
 
 from chalicelib.domain.automations.automations import AutomationHooks, as_ref, as_refs
+from chalicelib.domain.automations.send_windows import as_days, as_hour
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, refs
 
@@ -15,10 +16,10 @@ EVENT_ATTRS = (
     a.datetime_("triggerDate"),
     a.Attr("triggerInterval", a.as_int),
     a.choice("triggerIntervalUnit", "i", "h", "d", "m", "y", default="d"),
-    a.text("triggerHour"),
-    a.text("triggerRestrictedStartHour"),
-    a.text("triggerRestrictedStopHour"),
-    a.array("triggerRestrictedDaysOfWeek"),
+    a.Attr("triggerHour", as_hour),
+    a.Attr("triggerRestrictedStartHour", as_hour),
+    a.Attr("triggerRestrictedStopHour", as_hour),
+    a.Attr("triggerRestrictedDaysOfWeek", as_days, default=[]),
     a.choice("decisionPath", "yes", "no"),
     a.text("channel"),
     a.Attr("channelId", a.as_int),

@@ -200,7 +200,8 @@ def edit_run(automation: Doc, event: Doc, existing: Doc, payload: JSON, ctx: Con
         }
     else:
         at = _moment(payload, "triggerDate") if payload.get("triggerDate") not in (None, "") else ctx.now
-        journey_routing.schedule(entry, event["id"], clock.parse(at))
+        moment = clock.parse(at)
+        journey_routing.schedule(entry, event["id"], moment, slot=journey_routing.next_run(moment, ctx))
     stored = service.save_change(CONTACT, existing, doc, ctx)
     return log_rows(stored["automations"][str(automation["id"])], event["id"]), not pending
 

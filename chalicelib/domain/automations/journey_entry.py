@@ -21,11 +21,13 @@ class DoneEvent(TypedDict):
 
 
 class PendingEvent(TypedDict):
-    """An event scheduled for later; `decision` names the decision whose no path it is (else None)."""
+    """An event scheduled for later; `decision` names the decision whose no path it is (else None);
+    `checked`: it was ready already (its send window allowed it), only left to the worker."""
 
     event: int
     dueAt: str
     decision: int | None
+    checked: NotRequired[bool]
 
 
 class JourneyEntry(TypedDict):
@@ -53,6 +55,12 @@ def entries(doc: Contact | None) -> dict[str, JourneyEntry]:
 def kept_entries(doc: Contact) -> dict[str, JourneyEntry]:
     """The contact document's journey entries by automation id, created in it when missing (to add one)."""
     return cast("dict[str, JourneyEntry]", doc.setdefault("automations", {}))
+
+
+def run_key(contact: Contact, event_id: object) -> str:
+    """`<event>#<contact>#<rotation>`: one run of an event for a contact (markers of outside actions)."""
+    rotation = next((e["rotation"] for e in entries(contact).values() if str(event_id) in e["done"]), 1)
+    return f"{event_id}#{contact['id']}#{rotation}"
 
 
 def done_status(entry: JourneyEntry, event_id: object) -> str | None:

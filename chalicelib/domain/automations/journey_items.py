@@ -12,7 +12,7 @@ from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import journey_entry
 from chalicelib.domain.automations.journey_routing import by_id, due_kind, enrolled_kind, is_active
 from chalicelib.domain.contacts.contact_document import Contact
-from chalicelib.domain.kernel import clock, timeline
+from chalicelib.domain.kernel import clock, due_items, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc, Event, Events
 from chalicelib.domain.segments import membership
@@ -104,8 +104,8 @@ def _scheduled_event(automation: Doc | None, pending: Mapping[str, Any], ctx: Co
 
 
 def queue_targets(doc: Contact | None, existing: Contact | None, horizon: datetime) -> list[tuple[int, int, datetime]]:
-    """[(contact id, due id, due at)] of the pending events this write added that fall due before
-    `horizon` (the worker is told at once; later ones wait for the dispatch job)."""
+    """[(contact id, due id, due at)] of the pending events this write added whose place in the due
+    index falls before `horizon` (the worker is told at once; later ones wait for the dispatch job)."""
     if doc is None:
         return []
     old = journey_entry.entries(existing)
@@ -116,7 +116,7 @@ def queue_targets(doc: Contact | None, existing: Contact | None, horizon: dateti
         found += [
             (doc["id"], int(due), clock.parse(p["dueAt"]))
             for due, p in (entry.get("pending") or {}).items()
-            if due not in before and clock.parse(p["dueAt"]) <= horizon
+            if due not in before and due_items.due_at(int(due)) <= horizon.timestamp()
         ]
     return found
 

@@ -6,12 +6,12 @@ items (`kernel/due_items.py`), shared by the write side (`journey_items.py`) and
 """
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from chalicelib.domain.automations import automation_graph as graph
-from chalicelib.domain.automations import journey_entry
-from chalicelib.domain.automations.journey_entry import JourneyEntry
+from chalicelib.domain.automations import journey_entry, send_windows
+from chalicelib.domain.automations.journey_entry import JourneyEntry, PendingEvent
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
@@ -23,6 +23,8 @@ from chalicelib.domain.kernel.types import Doc, Event
 from chalicelib.store.port import EntityId
 
 KIND = "automation"
+LOOKAHEAD = timedelta(minutes=2)  # how far ahead the minute job queues due items (automation_runs.dispatch)
+HOLD = timedelta(seconds=30)  # a client's past date waits this long past the look-ahead: the next minute job
 
 
 def by_id(ctx: Context) -> dict[int, Doc]:
@@ -33,6 +35,11 @@ def by_id(ctx: Context) -> dict[int, Doc]:
 def enrolled_kind(automation_id: EntityId) -> str:
     """The members index of an automation: `enrolled#<automation id>` / contact id."""
     return f"enrolled#{int(automation_id)}"
+
+
+def zone(doc: Contact) -> tzinfo:
+    """The clock of the contact's send windows: its `timezone`, else the instance default."""
+    return send_windows.zone_of((doc.get("values") or {}).get("timezone"))
 
 
 def now(ctx: Context) -> datetime:
@@ -66,7 +73,7 @@ def enroll(doc: Contact, automation: Doc, source: str, ctx: Context) -> bool:
     }
     entries[key] = entry
     for root in graph.roots(automation):
-        reach(entry, automation, root, ctx)
+        reach(entry, automation, root, ctx, zone(doc))
     return True
 
 
@@ -99,9 +106,10 @@ def is_active(entry: Mapping[str, Any] | None) -> bool:
 # --- routing ---------------------------------------------------------------------------------------
 
 
-def reach(entry: JourneyEntry, automation: Doc, event: Doc, ctx: Context) -> None:
+def reach(entry: JourneyEntry, automation: Doc, event: Doc, ctx: Context, clock_zone: tzinfo) -> None:
     """The contact arrives at an event: a decision starts waiting (its no path scheduled), an action
-    or condition is ready now or scheduled for its time. Events already done are not reached again."""
+    or condition is ready now or scheduled for its time (send windows on `clock_zone`, the contact's).
+    Events already done are not reached again."""
     key = str(event["id"])
     if (
         key in entry["done"]
@@ -113,24 +121,47 @@ def reach(entry: JourneyEntry, automation: Doc, event: Doc, ctx: Context) -> Non
     if event.get("eventType") == "decision":
         entry["waiting"][key] = ctx.now
         for child in graph.children(automation, event["id"], "no"):
-            schedule(entry, child["id"], graph.due_at(child, moment), decision=event["id"])
+            schedule(entry, child["id"], graph.due_at(child, moment, clock_zone), decision=event["id"])
         return
-    at = graph.due_at(event, moment)
+    at = graph.due_at(event, moment, clock_zone)
     if at <= moment:
         entry.setdefault("ready", []).append(event["id"])
     else:
         schedule(entry, event["id"], at)
 
 
-def schedule(entry: JourneyEntry, event_id: int, at: datetime, decision: int | None = None) -> None:
-    """Add a pending event due at `at` (its due item is written with the contact)."""
-    entry["pending"][str(due_id(at))] = {"event": event_id, "dueAt": clock.iso(at), "decision": decision}
+def schedule(
+    entry: JourneyEntry,
+    event_id: int,
+    at: datetime,
+    decision: int | None = None,
+    checked: bool = False,
+    slot: datetime | None = None,
+) -> None:
+    """Add a pending event due at `at` (its due item is written with the contact, in the index at `slot`,
+    else at `at`); `checked`: a ready event left to the worker, whose send window is not looked at again
+    when it fires."""
+    pending: PendingEvent = {"event": event_id, "dueAt": clock.iso(at), "decision": decision}
+    if checked:
+        pending["checked"] = True
+    entry["pending"][str(due_id(slot or at))] = pending
 
 
-def reach_children(entry: JourneyEntry, automation: Doc, event_id: int, path: str | None, ctx: Context) -> None:
+def next_run(at: datetime, ctx: Context) -> datetime:
+    """Where a date a client set goes in the due index: its own place, or, when it has passed or is
+    about to, the minute job's next run (past the look-ahead, so this write queues nothing at once).
+    Mautic leaves an edited log scheduled until the next `campaign:trigger`: the client may still
+    change it, and an edit stored before the worker's claim wins (the claim is conditional on the
+    contact's revision)."""
+    return max(at, now(ctx) + LOOKAHEAD + HOLD)
+
+
+def reach_children(
+    entry: JourneyEntry, automation: Doc, event_id: int, path: str | None, ctx: Context, clock_zone: tzinfo
+) -> None:
     """The contact reaches the children of an event (those on `path`, yes or no, when given)."""
     for child in graph.children(automation, event_id, path):
-        reach(entry, automation, child, ctx)
+        reach(entry, automation, child, ctx, clock_zone)
 
 
 def record(entry: JourneyEntry, event_id: int, status: str, ctx: Context, reason: str | None = None) -> None:

@@ -21,8 +21,8 @@ from datetime import timedelta
 
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import automation_steps as steps
-from chalicelib.domain.automations import journey_entry
-from chalicelib.domain.automations.journey_entry import JourneyEntry
+from chalicelib.domain.automations import dwc_requests, journey_entry, send_windows
+from chalicelib.domain.automations.journey_entry import JourneyEntry, PendingEvent
 from chalicelib.domain.automations.journey_items import changes
 from chalicelib.domain.automations.journey_routing import (
     by_id,
@@ -35,6 +35,7 @@ from chalicelib.domain.automations.journey_routing import (
     record,
     run_event,
     schedule,
+    zone,
 )
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
@@ -108,7 +109,7 @@ def _decide(doc: Contact, events: Sequence[Event], ctx: Context) -> Events:
                 del entry["waiting"][waiting]
                 record(entry, decision["id"], "yes", ctx)
                 decided.append(run_event(automation, decision, "yes", ctx))
-                reach_children(entry, automation, decision["id"], "yes", ctx)
+                reach_children(entry, automation, decision["id"], "yes", ctx, zone(doc))
     return decided
 
 
@@ -136,25 +137,28 @@ def _run(doc: Contact, entry: JourneyEntry, automation: Doc, event: Doc, ctx: Co
         status = "failed" if outcome is None else "yes" if outcome else "no"
         record(entry, event["id"], status, ctx, steps.UNAVAILABLE if outcome is None else None)
         if outcome is not None:
-            reach_children(entry, automation, event["id"], status, ctx)
+            reach_children(entry, automation, event["id"], status, ctx, zone(doc))
         return [run_event(automation, event, status, ctx, entry["done"][str(event["id"])]["reason"])]
     if event["type"] in steps.EXTERNAL:
         claimed = ctx.cache.get(cache_keys.JOURNEYS_EXTERNAL)
         if claimed is None:  # not in the worker: it runs there, right after this write
-            schedule(entry, event["id"], now(ctx))
+            schedule(entry, event["id"], now(ctx), checked=True)
             return []
         record(entry, event["id"], "running", ctx)
         claimed.append((automation["id"], event["id"]))
         return []
     status, reason, effects = steps.act(event, doc, automation, ctx, JOURNEY_ACTIONS)
-    return effects + complete(entry, automation, event, status, reason, ctx)
+    return effects + complete(doc, entry, automation, event, (status, reason), ctx)
 
 
-def complete(entry: JourneyEntry, automation: Doc, event: Doc, status: str, reason: str | None, ctx: Context) -> Events:
-    """Record how an action went; on success its children are reached. Its timeline events."""
+def complete(
+    doc: Contact, entry: JourneyEntry, automation: Doc, event: Doc, outcome: tuple[str, str | None], ctx: Context
+) -> Events:
+    """Record how an action went (status, reason); on success its children are reached. Its timeline events."""
+    status, reason = outcome
     record(entry, event["id"], status, ctx, reason)
     if status == "ok" and is_active(entry):
-        reach_children(entry, automation, event["id"], None, ctx)
+        reach_children(entry, automation, event["id"], None, ctx, zone(doc))
     return [run_event(automation, event, status, ctx, reason)]
 
 
@@ -166,7 +170,7 @@ def _defer_ready(doc: Contact, ctx: Context) -> None:
             continue
         paused = not is_published(by_id(ctx).get(int(key)) or {}, ctx.now)
         for event_id in left:
-            schedule(entry, event_id, now(ctx) + (PAUSE if paused else timedelta(0)))
+            schedule(entry, event_id, now(ctx) + (PAUSE if paused else timedelta(0)), checked=not paused)
 
 
 def take_due(doc: Contact, due: int, ctx: Context) -> tuple[str, Events]:
@@ -181,6 +185,8 @@ def take_due(doc: Contact, due: int, ctx: Context) -> tuple[str, Events]:
     if clock.parse(pending["dueAt"]) > now(ctx):
         return "early", []
     del entry["pending"][str(due)]
+    if _window_closed(doc, key, entry, pending, ctx):
+        return "taken", []
     events = []
     decision = pending.get("decision")
     if decision is not None:
@@ -194,6 +200,18 @@ def take_due(doc: Contact, due: int, ctx: Context) -> tuple[str, Events]:
             return "taken", []
     entry.setdefault("ready", []).append(pending["event"])
     return "taken", events
+
+
+def _window_closed(doc: Contact, key: str, entry: JourneyEntry, pending: PendingEvent, ctx: Context) -> bool:
+    """An event whose send window is closed now (a late worker, a date a client set) moves to the
+    window's next moment instead of running, as Mautic's ScheduledExecutioner::validateSchedule does."""
+    automation = by_id(ctx).get(int(key))
+    event = graph.event(automation, pending["event"]) if automation and not pending.get("checked") else None
+    found = send_windows.window(event) if event else None
+    if found is None or send_windows.still_open(now(ctx), found, zone(doc)):
+        return False
+    schedule(entry, pending["event"], send_windows.earliest(now(ctx), found, zone(doc)), pending.get("decision"))
+    return True
 
 
 # --- subscribers -----------------------------------------------------------------------------------
@@ -233,10 +251,11 @@ def _jump(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
     target = graph.event(automation, a.id_or_none(props.get("jumpToEvent")))
     if target is None:
         raise a.Invalid("The event to jump to is not in this automation.")
-    reach(journey_entry.entries(doc)[str(automation["id"])], automation, target, ctx)
+    reach(journey_entry.entries(doc)[str(automation["id"])], automation, target, ctx, zone(doc))
 
 
 JOURNEY_ACTIONS: dict[str | None, steps.Step] = {  # the actions that move the contact between automations and events
     "campaign.addremovelead": lambda p, d, auto, c: change_automations(d, p, c, this=auto["id"]),
     "campaign.jump_to_event": _jump,
+    "dwc.push_content": dwc_requests.push_content,
 }

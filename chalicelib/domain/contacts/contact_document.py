@@ -57,6 +57,7 @@ class ContactDocument(TypedDict, total=False):
     segments: dict[str, SegmentEntry]  # by segment id
     automations: dict[str, Doc]  # by automation id: automations/journey_entry.py's JourneyEntry
     groupScores: dict[str, int]  # by point group id
+    dwcSlots: dict[str, int]  # dynamic content an automation gave the contact, by slot (automations/dwc_requests.py)
     isPublished: bool
     dateAdded: str
     dateModified: str | None

@@ -115,6 +115,8 @@ def allowed(ctx: Context, resource: Resource, action: Action, doc: Doc | None = 
     if unrestricted(ctx):
         return True
     owner = ANY if doc is None or shared(resource) else owner_of(resource, doc, ctx)
+    if action == Action.VIEW and doc is not None and resource.hooks.seen_by_viewers(doc):
+        owner = ANY
     return may(ctx, resource.permission, action, owner)
 
 

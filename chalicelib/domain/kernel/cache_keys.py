@@ -27,6 +27,7 @@ EMAIL_RUNS = CacheKey("email-runs")  # {email id: segment send progress} of a pa
 DYNAMIC_CONTENT_ITEMS = CacheKey("dwc-items")  # the published dynamic content (messaging)
 POINT_GROUPS = CacheKey("point-groups")  # {id: point group} (points)
 POINT_ACTIONS = CacheKey("point-actions")  # the published point actions (points)
+DWC_SLOT = CacheKey("dwc-slot")  # the dynamic content slot a page asked for in this request (automations)
 WEBHOOKS = CacheKey("webhooks")  # the published webhooks (webhooks)
 ERASING = CacheKey("erasing")  # ids of the contacts this request deletes for good (contacts/erasure.py)
 UPLOAD_PURGES = CacheKey("upload-purges")  # the upload purge jobs this request's form writes add (web/upload_purge.py)
@@ -66,6 +67,11 @@ def send_counts(channel: str) -> CacheKey:
 def document(kind: str, entity_id: JSON) -> CacheKey:
     """One document read for rendering (messaging tokens)."""
     return CacheKey("document", (kind, entity_id))
+
+
+def points_timeline(contact_id: JSON) -> CacheKey:
+    """The stored timeline events of a contact, read once for its point history and URL hits (points)."""
+    return CacheKey("points-timeline", contact_id)
 
 
 def points_history(contact_id: JSON) -> CacheKey:

@@ -77,7 +77,7 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
     end = query.start + query.limit if query.limit else None
     candidates = (
         access.own_documents(resource, owner, descending)
-        if owner is not None and access.owner_indexed(resource)
+        if owner is not None and access.owner_indexed(resource) and not resource.hooks.shares_with_viewers
         else _candidates(resource, node, ctx, descending)
     )
     if _names_counted(resource, clause, keys, column):
@@ -86,7 +86,7 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
         doc
         for doc in candidates
         if unlisted.listed(resource, doc)
-        and (owner is None or access.owner_of(resource, doc, ctx) == owner)
+        and (owner is None or access.owner_of(resource, doc, ctx) == owner or resource.hooks.seen_by_viewers(doc))
         and (not query.published_only or is_published(doc, ctx.now))
         and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
         and where.matches(clause, partial(value, doc))

@@ -125,6 +125,17 @@ class Hooks:
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
     owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
+    shares_with_viewers = False  # some of its documents are seen by every viewer (`seen_by_viewers`)
+
+    def seen_by_viewers(self, doc: Doc) -> bool:
+        """Whether every caller who may view some document of the kind may view this one, whoever
+        owns it (Mautic's global segments)."""
+        return False
+
+    def choosable(self, doc: Doc, ctx: Context) -> bool:
+        """Whether the caller may name this document in a reference another write sets (Mautic offers
+        a private segment as a choice only to its author and to who sees every segment)."""
+        return True
 
     def permission_user(self, doc: Doc, ctx: Context) -> JSON:
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""

@@ -4,7 +4,7 @@ document so. The standard operations (`service.py`) and documents kept inside an
 
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import access, children, counters, references
+from chalicelib.domain.kernel import access, children, counters, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.context import Context
@@ -98,7 +98,8 @@ def _check_references(resource: Resource, doc: Doc, ctx: Context, errors: Errors
             continue
         wanted = value if isinstance(value, list) else [value]
         found = references.referenced(attr.ref, wanted, ctx)
-        missing = [str(i) for i in wanted if i not in found]
+        choosable = registry.resource(attr.ref).hooks.choosable
+        missing = [str(i) for i in wanted if i not in found or not choosable(found[i], ctx)]
         if missing:
             errors[attr.name] = [_missing_message(attr.ref, missing)]
 

@@ -96,6 +96,7 @@ DYNAMIC_CONTENT = Resource(
         a.integer("sentCount"),
         children("variantChildren", "dynamiccontent", parent="variantParent"),
         ref("variantParent", "dynamiccontent"),
+        a.php_array("variantSettings"),
         ref("translationParent", "dynamiccontent"),
         a.boolean("isCampaignBased", default=True),
         a.text("slotName"),

@@ -1,27 +1,41 @@
-"""Dynamic content by slot: `{dwc=slot}` in pages (and emails) resolves, for a contact, to the first
-published filter-based item (`isCampaignBased` false) of that `slotName` whose filters match the
-contact (no filters match everyone); each resolution counts in its `sentCount`, a sharded counter
-(`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}` writes no document."""
+"""Dynamic content by slot, as Mautic's DynamicContentHelper::getDynamicContentForLead: the content an
+automation gave the contact for the slot (`dwcSlots`, written by `dwc.decision` and `dwc.push_content`,
+domain/automations/dwc_requests.py), else the first published filter-based item (`isCampaignBased`
+false, no variant or translation parent) of that `slotName` whose filters match the contact (no filters
+match everyone). A filter-based item with variants serves the contact's variant by weight, the same
+one each time (kernel/weighted_variants.py); the item served is the translation for the contact's
+`preferred_locale`, else the browser's `Accept-Language` (kernel/locales.py). `{dwc=slot}` in pages
+and emails resolves the same way. Each resolution counts in the served item's `sentCount`, a sharded
+counter (`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}` writes no document."""
 
-from chalicelib.domain.kernel import cache_keys, clock
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import cache_keys, clock, locales, weighted_variants
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
 from chalicelib.domain.segments import filters, membership
 from chalicelib.store import port as store
 
 
-def _slot_items(ctx: Context) -> list[Doc]:
+def _published(ctx: Context) -> dict[int, Doc]:
+    """Every published item by id (one Query of the kind per request)."""
     return ctx.memo(
         cache_keys.DYNAMIC_CONTENT_ITEMS,
-        lambda: [
-            d
-            for d in store.iterate(DYNAMIC_CONTENT.kind)
-            if d.get("slotName") and not d.get("isCampaignBased", True) and is_published(d, ctx.now)
-        ],
+        lambda: {d["id"]: d for d in store.iterate(DYNAMIC_CONTENT.kind) if is_published(d, ctx.now)},
     )
+
+
+def _slot_items(slot: str, ctx: Context) -> list[Doc]:
+    return [
+        d
+        for d in _published(ctx).values()
+        if d.get("slotName") == slot
+        and not d.get("isCampaignBased", True)
+        and d.get("variantParent") is None
+        and d.get("translationParent") is None
+    ]
 
 
 def _matches(item: Doc, contact: Doc | None, ctx: Context) -> bool:
@@ -37,10 +51,29 @@ def _matches(item: Doc, contact: Doc | None, ctx: Context) -> bool:
     return matcher.matches(membership.subject(contact, ctx, "company" in matcher.objects), clock.parse(ctx.now))
 
 
-def resolve(slot: str, contact: Doc | None, ctx: Context) -> str | None:
+def _translated(item: Doc, contact: Doc | None, accept_language: JSON, ctx: Context) -> Doc:
+    family = [item] + [d for d in _published(ctx).values() if d.get("translationParent") == item["id"]]
+    return locales.translation(family, locales.wanted(contact, accept_language))
+
+
+def _variant(item: Doc, contact: Doc | None, ctx: Context) -> Doc:
+    children = [d for d in _published(ctx).values() if d.get("variantParent") == item["id"]]
+    return weighted_variants.pick(item, children, str((contact or {}).get("id") or "")) if children else item
+
+
+def _pushed(slot: str, contact: Doc | None, ctx: Context) -> Doc | None:
+    """The published item an automation gave the contact for the slot, or None."""
+    chosen = a.id_or_none(((contact or {}).get("dwcSlots") or {}).get(slot))
+    return _published(ctx).get(chosen) if chosen is not None else None
+
+
+def resolve(slot: str, contact: Doc | None, ctx: Context, accept_language: JSON = None) -> str | None:
     """The content for `slot` and the contact (a document or None), counted as sent; None when nothing fits."""
-    for item in _slot_items(ctx):
-        if item["slotName"] == slot and _matches(item, contact, ctx):
-            count_hit(DYNAMIC_CONTENT, item, "sentCount")
-            return item.get("content") or ""
-    return None
+    item = _pushed(slot, contact, ctx)
+    if item is None:
+        item = next((_variant(i, contact, ctx) for i in _slot_items(slot, ctx) if _matches(i, contact, ctx)), None)
+    if item is None:
+        return None
+    served = _translated(item, contact, accept_language, ctx)
+    count_hit(DYNAMIC_CONTENT, served, "sentCount")
+    return served.get("content") or ""

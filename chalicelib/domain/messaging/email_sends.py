@@ -286,7 +286,8 @@ def after_trigger(doc: Doc, item: Doc, ctx: Context) -> bool:
     return True
 
 
-def _fired(contact_id: int, event_id: JSON) -> bool:
+def fired(contact_id: int, event_id: JSON) -> bool:
+    """Whether the point trigger event has fired for the contact in a stored change (its `point.gained` names it)."""
     return any(
         event_id in ((e.get("details") or {}).get("triggerEvents") or [])
         for e in store.iterate(f"timeline#{int(contact_id)}")
@@ -296,7 +297,7 @@ def _fired(contact_id: int, event_id: JSON) -> bool:
 
 def trigger(email: int, contact: int, event: JSON) -> None:
     """Send a point trigger's email once the trigger's firing is stored (else later); at most once."""
-    if not _fired(contact, event):
+    if not fired(contact, event):
         raise recipients.SendLater(f"trigger event {event} is not stored on contact {contact} yet")
     if store.claim(f"trigger-email#{event}#{contact}"):
         try:

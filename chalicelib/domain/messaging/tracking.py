@@ -147,7 +147,7 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
 
     def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
-        return [timeline.event("page.hit", url, details)] + points_engine.award(doc, "url.hit", url, ctx)
+        return [timeline.event("page.hit", url, details)]  # url.hit points: the points subscriber
 
     sending.write_contact(stat["lead"]["id"], build, ctx)
     visit.contact_id = stat["lead"]["id"]

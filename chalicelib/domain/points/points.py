@@ -2,11 +2,13 @@
 existing contacts given a trigger's events (`triggerExistingLeads`, domain/points/point_triggers.py)."""
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.kernel import access, registry
+from chalicelib.domain.kernel import access, references, registry
+from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.points import point_triggers
+from chalicelib.domain.points import point_triggers, url_hits
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES
 from chalicelib.store import port as store
 
@@ -42,6 +44,20 @@ class PointActionHooks(Hooks):
         category_by_title(doc, write)
         if doc.get("type") and doc["type"] not in POINT_ACTION_TYPES:
             write.errors["type"] = [f"Unknown point action type '{doc['type']}'; see /api/points/actions/types."]
+        if doc.get("type") == "url.hit":
+            write.errors.update(url_hits.problems(doc.get("properties") or {}))
+
+
+def _check_user_email(event: Doc, index: int, write: Write) -> None:
+    """An `email.send_to_user` event names an existing email (`properties.useremail.email`, 400 naming
+    it) that the caller may view (403: its content would go to the addresses the event names)."""
+    useremail = (event.get("properties") or {}).get("useremail")
+    email_id = a.id_or_none(useremail.get("email")) if isinstance(useremail, dict) else None
+    found = references.referenced("email", [email_id], write.ctx).get(email_id) if email_id is not None else None
+    if found is None:
+        write.errors[f"events[{index}][properties][useremail][email]"] = ["Choose an existing email (its id)."]
+    else:
+        access.require(write.ctx, registry.resource("email"), Action.VIEW, found)
 
 
 class TriggerHooks(Hooks):
@@ -54,6 +70,8 @@ class TriggerHooks(Hooks):
         category_by_title(doc, write)
         doc["color"] = (doc.get("color") or "").lstrip("#") or None
         for index, event in enumerate(doc.get("events") or []):
+            if event.get("type") == "email.send_to_user":
+                _check_user_email(event, index, write)
             if event.get("type") == "stage.change":
                 if contact_actions.named_stage((event.get("properties") or {}).get("stage"), write.ctx) is None:
                     write.errors[f"events[{index}][properties][stage]"] = ["Choose an existing stage (its id)."]

@@ -11,20 +11,19 @@ subscriber table's `actions`. A point action naming a point group scores in that
 the points, and a trigger naming one fires on that group's score (domain/points/group_scores.py).
 """
 
-import fnmatch
 from collections.abc import Iterable, Sequence
 from typing import cast
 
 from chalicelib.domain.contacts import contact_actions, contacts
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cache_keys, cached, subscribers, timeline
+from chalicelib.domain.kernel import cache_keys, cached, clock, subscribers, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc, Event, Events
-from chalicelib.domain.points import group_scores
+from chalicelib.domain.points import group_scores, url_hits
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived
@@ -44,8 +43,7 @@ def matches(action: Doc, event_type: str, subject: JSON) -> bool:
         return False
     props = action.get("properties") or {}
     if event_type == "url.hit":
-        pattern = str(props.get("page_url") or "").strip()
-        return bool(pattern) and fnmatch.fnmatchcase(str(subject or ""), pattern if "*" in pattern else f"*{pattern}*")
+        return url_hits.url_matches(props.get("page_url"), subject)
     wanted = a.ids_in(props.get(SUBJECT_PROPERTIES[event_type]))
     return not wanted or int(subject) in wanted
 
@@ -57,13 +55,28 @@ def point_actions(ctx: Context) -> list[Doc]:
     )
 
 
+def _stored_events(doc: Contact, ctx: Context) -> list[Doc]:
+    """The contact's stored timeline events (one Query a MB, once per request; none for a new contact)."""
+    return ctx.memo(cache_keys.points_timeline(doc["id"]), lambda: list(store.iterate(timeline.kind(doc["id"]))))
+
+
+def _earlier_hits(doc: Contact, ctx: Context) -> list[url_hits.Hit]:
+    """The contact's stored page hits with a URL, oldest first."""
+    found = [
+        url_hits.Hit(str(e["details"]["url"]), clock.parse(e["timestamp"]))
+        for e in _stored_events(doc, ctx)
+        if e.get("event") == "page.hit" and (e.get("details") or {}).get("url") and e.get("timestamp")
+    ]
+    return sorted(found, key=lambda hit: hit.at)
+
+
 def _history(doc: Contact, ctx: Context) -> tuple[set[JSON], set[JSON]]:
     """(point action ids, trigger event ids) that already happened to the contact."""
 
     def read() -> tuple[set[JSON], set[JSON]]:
         actions: set[JSON] = set()
         events: set[JSON] = set()
-        for event in store.iterate(f"timeline#{int(doc['id'])}"):
+        for event in _stored_events(doc, ctx):
             if event.get("event") == "point.gained":
                 details = event.get("details") or {}
                 actions.add(details.get("pointActionId"))
@@ -77,7 +90,7 @@ def award(doc: Contact, event_type: str, subject: JSON, ctx: Context) -> Events:
     """Apply the point actions that `event_type` on `subject` earns; returns their timeline events."""
     events = []
     for action in point_actions(ctx):
-        if not matches(action, event_type, subject):
+        if not matches(action, event_type, subject) or not _counts_hold(doc, action, event_type, subject, ctx):
             continue
         if not action.get("repeatable") and action["id"] in _history(doc, ctx)[0]:
             continue
@@ -86,6 +99,25 @@ def award(doc: Contact, event_type: str, subject: JSON, ctx: Context) -> Events:
             _history(doc, ctx)[0].add(action["id"])
             events.append(event)
     return events
+
+
+def _counts_hold(doc: Contact, action: Doc, event_type: str, subject: JSON, ctx: Context) -> bool:
+    """A `url.hit` action's options on the contact's hits (url_hits.py); other actions have none."""
+    props = action.get("properties") or {}
+    if event_type != "url.hit" or not url_hits.counted(props):
+        return True
+    return url_hits.holds(props, str(subject), _earlier_hits(doc, ctx), clock.parse(ctx.now))
+
+
+def url_hit_points(doc: Contact, events: Sequence[Event], ctx: Context) -> Events:
+    """The `url.hit` point actions that the change's page hits of no landing page (the tracking
+    pixel, a tracked email link) earn, as Mautic's PageBundle PointSubscriber::onPageHit."""
+    return [
+        gained
+        for e in events
+        if e.get("event") == "page.hit" and not (e.get("details") or {}).get("page") and e["details"].get("url")
+        for gained in award(doc, "url.hit", e["details"]["url"], ctx)
+    ]
 
 
 def _score(doc: Contact, action: Doc, event_type: str, ctx: Context) -> Event | None:
@@ -142,11 +174,13 @@ def fire_events(doc: Contact, triggers: Iterable[Doc], ctx: Context, out: Events
 
 
 def on_contact_write(change: Change) -> tuple[list[Derived], Events]:
-    """Subscriber to contact writes: run the triggers crossed by the points change its
-    `point.gained` events record (a no-op for a change whose caller ran them already)."""
-    caused: Events = []
-    if change.doc is not None:
-        run_triggers(change.doc, contacts.points(change.existing), change.events, change.ctx, caused)
+    """Subscriber to contact writes: score the `url.hit` point actions its page hits earn, then run
+    the triggers crossed by the points change its `point.gained` events record (a no-op for a change
+    whose caller ran them already)."""
+    if change.doc is None:
+        return [], []
+    caused = url_hit_points(change.doc, change.events, change.ctx)
+    run_triggers(change.doc, contacts.points(change.existing), [*change.events, *caused], change.ctx, caused)
     return [], caused
 
 

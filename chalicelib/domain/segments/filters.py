@@ -118,7 +118,7 @@ def compile_filters(filters: Sequence[Doc]) -> Matcher:
     return Matcher(
         groups,
         relative=any(map(_is_relative, filters)),
-        segments={segment for item in filters for segment in _segments_of(item)},
+        segments={segment for item in filters for segment in segments_of(item)},
         objects={item.get("object") or "lead" for item in filters},
     )
 
@@ -260,7 +260,8 @@ def _is_relative(item: Doc) -> bool:
     return any(date_target(raw).relative for raw in _value_items(operator, _value(item)))
 
 
-def _segments_of(item: Doc) -> set[int]:
+def segments_of(item: Doc) -> set[int]:
+    """The ids of the segments a `leadlist` filter names (none for other filters)."""
     if _type_of(item) != "leadlist" or item["operator"] not in LISTS:
         return set()
     return {number for number in map(as_integer, listed(_value(item))) if number is not None}

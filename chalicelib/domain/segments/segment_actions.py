@@ -3,7 +3,7 @@
 import copy
 
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import access, service
+from chalicelib.domain.kernel import access, cached, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -57,18 +57,27 @@ def _try_add(segment_id: int, contact_id: JSON, ctx: Context) -> bool:
     return True
 
 
+def _offered(segment: Doc, others: bool, ctx: Context) -> bool:
+    published = is_published(segment, ctx.now)
+    if others:
+        return published
+    own = access.owner_of(SEGMENT, segment, ctx) == ctx.user_id
+    return (published and SEGMENT.hooks.seen_by_viewers(segment)) or own
+
+
 def of_contact(contact_id: EntityId, ctx: Context) -> Doc:
     """The contact's segments view (compat 1.8); 404 for an unknown contact."""
     return membership.contact_segments(service.load(CONTACT, contact_id), ctx)
 
 
 def user_segments(ctx: Context) -> dict[str, Doc] | list[Doc]:
-    """The segments a user may add contacts to (`GET /contacts/list/segments`): the published ones they
-    may view, by name, `{id: {id, name, alias}}` (Mautic's list indexed by id; `[]` when there are
-    none). Without `lead:lists:viewother` only their own (Mautic also lists global ones; here a
-    GET of those would be refused)."""
+    """The segments a user may add contacts to (`GET /contacts/list/segments`), by name, `{id: {id,
+    name, alias}}` (Mautic's list indexed by id; `[]` when there are none), as
+    LeadListRepository::getLists: the published ones for who may view others' segments; else the
+    published global ones and the caller's own, published or not (its query's `OR` reads so)."""
+    others = access.visible_owner(ctx, SEGMENT) is None
     found = sorted(
-        (s for s in access.visible_documents(ctx, SEGMENT) if is_published(s, ctx.now)),
+        (s for s in cached.documents(SEGMENT.kind, ctx) if _offered(s, others, ctx)),
         key=lambda s: (str(s.get("name") or "").lower(), s["id"]),
     )
     return {str(s["id"]): {"id": s["id"], "name": s.get("name"), "alias": s.get("alias")} for s in found} or []

@@ -5,13 +5,13 @@ import copy
 from collections.abc import Sequence
 
 from chalicelib.domain.contacts.custom_fields import definitions
-from chalicelib.domain.kernel import cache_keys, cached
+from chalicelib.domain.kernel import access, cache_keys, cached
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc, Events
 from chalicelib.domain.segments import membership, rebuilds
-from chalicelib.domain.segments.filters import SPECIAL_FIELDS, validate
+from chalicelib.domain.segments.filters import SPECIAL_FIELDS, segments_of, validate
 from chalicelib.store.port import Derived
 
 FILTER_KEYS = ("glue", "field", "object", "type", "operator")
@@ -44,7 +44,24 @@ def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
 class SegmentHooks(AliasHooks):
     """Filters are checked (400 naming the filter) and stored normalised, with their field's type, for
     evaluation; the API answers them as sent (`SENT`). A change of who matches queues a rebuild (see
-    domain/segments/rebuilds.py)."""
+    domain/segments/rebuilds.py). A global segment (`isGlobal`, the default) is seen by every caller
+    who may view segments; a private one only by its author and who sees every segment (`viewother`),
+    as Mautic's ListModel::getUserLists and segment list; only those may name it in a reference."""
+
+    shares_with_viewers = True
+
+    def seen_by_viewers(self, doc: Doc) -> bool:
+        """Global segments are seen by every viewer of segments, whoever made them."""
+        return bool(doc.get("isGlobal", True))
+
+    def choosable(self, doc: Doc, ctx: Context) -> bool:
+        """Mautic's segment choices (LeadListRepository::getLists): every global segment, the caller's
+        own, and every one for who may view others' segments."""
+        return (
+            self.seen_by_viewers(doc)
+            or access.owner_of(self.resource, doc, ctx) == ctx.user_id
+            or access.has(ctx, "lead:lists:viewother")
+        )
 
     def prepare(self, doc: Doc, write: Write) -> None:
         """Filters in Mautic's shape, checked against the fields, each with its field's type."""
@@ -70,6 +87,18 @@ class SegmentHooks(AliasHooks):
                     or types["groups"].get(item["field"])
                     or SPECIAL_FIELDS.get(item["field"])
                 )
+            self._check_named(filters, write)
+
+    def _check_named(self, filters: list[Doc], write: Write) -> None:
+        """A `leadlist` filter names only segments the caller may choose (a private one of another
+        user is refused as Mautic's choice list refuses it: 400 naming the filter's value)."""
+        known = {d["id"]: d for d in cached.documents(self.resource.kind, write.ctx)}
+        for index, item in enumerate(filters):
+            hidden = sorted(i for i in segments_of(item) if i in known and not self.choosable(known[i], write.ctx))
+            if hidden:
+                write.errors[f"filters[{index}][properties][filter]"] = [
+                    f"No segment found with id {', '.join(map(str, hidden))}."
+                ]
 
     def consequences(
         self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]

@@ -209,7 +209,7 @@ def pixel_hit(visit: Visit, ctx: Context) -> Doc | None:
     return record_for_contact(
         visit,
         lambda doc: (
-            scored(doc, timeline.event("page.hit", title or url, details), "url.hit", url, ctx)
+            [timeline.event("page.hit", title or url, details)]  # url.hit points: the points subscriber
             + _utm(doc, visit, url, ctx)
         ),
         ctx,
