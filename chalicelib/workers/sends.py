@@ -1,16 +1,18 @@
-"""Sends worker: segment-send plans and batches, point-trigger emails and deferred sends
-(domain/messaging/email_sends.py, deferred_sends.py)."""
+"""Sends worker: segment-send plans and batches, point-trigger emails, deferred sends, and the walks and
+batches of broadcasts (domain/messaging/email_sends.py, deferred_sends.py, broadcasts.py)."""
 
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import deferred_sends, email_sends
+from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
     "batch": email_sends.batch,
     "trigger": email_sends.trigger,
     "deferred": deferred_sends.deferred,
+    "broadcast": broadcasts.walk,
+    "broadcast-batch": broadcasts.batch,
 }
 
 

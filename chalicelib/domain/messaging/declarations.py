@@ -77,7 +77,7 @@ SMS = Resource(
         a.integer("sentCount"),
         a.text("smsType", default="template"),
     )
-    + content(),
+    + content(refs("lists", "segment")),
     commands=CONTENT_COMMANDS,
     hooks=MessageHooks("sms"),
 )
