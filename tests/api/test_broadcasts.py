@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib import config, workers
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.messaging import broadcasts
+from chalicelib.domain.messaging import broadcast_index
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
@@ -164,7 +164,7 @@ def test_large_segments_are_walked_in_pages(api, drain, period, monkeypatch):
             queues.delete("sends", receipt)
     assert walks.count("broadcast") == 3 and walks.count("broadcast-batch") == 3
     assert _recipients() == [f"c{n}@example.com" for n in range(5)]
-    cursor = store.get(broadcasts.state_kind("email"), mail["id"])["segments"][str(segment["id"])]
+    cursor = store.get(broadcast_index.state_kind("email"), mail["id"])["segments"][str(segment["id"])]
     assert cursor["walked"] is True
 
 
@@ -199,3 +199,40 @@ def test_a_list_text_message_reaches_each_member_once_do_not_contact_respected(a
     sent = sorted((m[0], m[1]) for m in sms_messages())
     assert sent == [("+420777123450", "Hi C0"), ("+420777123452", "Hi C2"), ("+420777123457", "Hi C7")]
     assert api.get(f"/api/smses/{text['id']}").json["sms"]["sentCount"] == 3
+
+
+def test_an_erased_contact_leaves_no_join_rows_nor_broadcast_records(api, drain, period):
+    from chalicelib.domain.messaging import text_sends
+    from chalicelib.domain.messaging.recipients import record_kind
+    from chalicelib.domain.segments import membership
+
+    segment = _segment(api)
+    contact = _contact(api, 0, mobile="+420777123450")
+    drain()
+    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    text = api.post(
+        "/api/smses/new", {"name": "Flash", "message": "Hi", "smsType": "list", "lists": [segment["id"]]}
+    ).json["sms"]
+    _tick(period, drain)
+    joins = membership.joins_kind(segment["id"])
+    assert [row["contact"] for row in store.iterate(joins)] == [contact["id"]]
+    assert store.get(record_kind(mail["id"]), contact["id"])["status"] == "sent"
+    assert store.get(text_sends.record_kind(text["id"]), contact["id"])["status"] == "sent"
+    assert api.delete(f"/api/contacts/{contact['id']}/delete").status_code == 200
+    drain()
+    assert list(store.iterate(joins)) == []
+    assert store.get(record_kind(mail["id"]), contact["id"]) is None
+    assert store.get(text_sends.record_kind(text["id"]), contact["id"]) is None
+
+
+def test_join_rows_older_than_their_days_are_pruned(api, drain, period):
+    from chalicelib.domain.segments import membership
+
+    segment = _segment(api)
+    _contact(api, 0)
+    drain()
+    period.advance(days=membership.JOIN_DAYS, minutes=1)
+    _contact(api, 1)
+    drain()
+    workers.run_jobs("hour")
+    assert len(list(store.iterate(membership.joins_kind(segment["id"])))) == 1

@@ -15,6 +15,11 @@ def kind(channel: str) -> str:
     return f"broadcasts#{channel}"
 
 
+def state_kind(channel: str) -> str:
+    """The cursors of a channel's broadcasts (domain/messaging/broadcasts.py): `broadcast#<channel>` / message id."""
+    return f"broadcast#{channel}"
+
+
 def is_broadcast(channel: str, doc: Doc | None) -> bool:
     """A `list` message with segments: what Mautic's broadcast command sends."""
     return bool(doc and doc.get(TYPE_FIELD[channel]) == "list" and doc.get("lists"))

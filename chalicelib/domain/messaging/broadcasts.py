@@ -14,8 +14,8 @@ steps without a long Lambda. The batches send through the segment-send machinery
 per-contact record, claim, send rate, frequency rules, do-not-contact: `email_sends.send_once`; a text
 message's: `text_sends.py`), so a contact also reached by `POST /emails/<id>/send` gets it once.
 While the reputation guard pauses sends no email walk is queued, and a batch met by a pause comes
-back after PAUSE_DELAY seconds. A batch whose message is no longer published sends nothing and drops
-the cursor, so a message published again walks its members from the start (their records keep
+back after PAUSE_DELAY seconds. A batch whose message is no longer published sends nothing and clears
+the cursors, so a message published again walks its members from the start (their records keep
 each contact to one send).
 """
 
@@ -37,11 +37,6 @@ KINDS = {"email": EMAIL.kind, "sms": SMS.kind}
 LAST_ID = 2**63 - 1
 PAUSE_DELAY = 900  # seconds a batch met by the reputation guard's pause waits (SQS's longest delay)
 PENDING = (None, "retry", "paused")  # an email record a broadcast sends to
-
-
-def state_kind(channel: str) -> str:
-    """The cursors of a channel's broadcasts: `broadcast#<channel>` / message id."""
-    return f"broadcast#{channel}"
 
 
 def run() -> None:
@@ -80,7 +75,7 @@ def walk(channel: str, message: int) -> None:
     doc = _live(channel, message, now)
     if doc is None:
         return
-    state = store.get(state_kind(channel), message)
+    state = store.get(broadcast_index.state_kind(channel), message)
     fresh = state is None
     cursors = (state or {}).get("segments") or {}
     horizon = membership.join_id(clock.iso(clock.now() - timedelta(seconds=config.BROADCAST_JOIN_SLACK)))
@@ -146,9 +141,9 @@ def _save(channel: str, state: Doc, fresh: bool) -> bool:
     """Store the moved cursors, conditionally on the revision read; False when another walk won."""
     try:
         if fresh:
-            store.create(state_kind(channel), {k: v for k, v in state.items() if k != "_rev"})
+            store.create(broadcast_index.state_kind(channel), {k: v for k, v in state.items() if k != "_rev"})
         else:
-            store.replace(state_kind(channel), state)
+            store.replace(broadcast_index.state_kind(channel), state)
     except (store.Conflict, store.Stale, store.Missing):
         return False
     return True
@@ -159,8 +154,8 @@ def batch(channel: str, message: int, contacts: Sequence[int]) -> None:
     the message is no longer a published broadcast (its cursors go: a new publication walks again)."""
     now = clock.now_iso()
     doc = _live(channel, message, now)
-    if doc is None:
-        store.remove(state_kind(channel), message)
+    if doc is None:  # its cursors start again (the item stays: erasures find the message's records by it)
+        store.put(broadcast_index.state_kind(channel), {"id": message, "segments": {}})
         return
     if channel == "sms":
         for contact in contacts:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+from chalicelib.domain.contacts import erasure
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
@@ -63,6 +64,15 @@ def join_id(moment: str, contact_id: int = 0) -> int:
 def _join_row(segment_key: str, contact_id: int, now: str) -> Derived:
     row = {"id": join_id(now, contact_id), "contact": contact_id, "joinedAt": now}
     return (joins_kind(segment_key), row["id"], row)
+
+
+def forget_joins(job: Doc) -> None:
+    """Erasure step (domain/contacts/erasure.py): the contact's join rows, found through its
+    `segment_membership` events (each names the segment and the moment of the join): a DeleteItem each."""
+    for event in erasure.events(job, "segment_membership"):
+        details = event.get("details") or {}
+        if details.get("action") == "added" and details.get("segmentId") and details.get("dateAdded"):
+            store.remove(joins_kind(details["segmentId"]), join_id(details["dateAdded"], job["id"]))
 
 
 def prune_joins() -> None:
