@@ -49,6 +49,7 @@ EMAIL = Resource(
         a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         ref("unsubscribeForm", "form"),
+        ref("preferenceCenter", "page"),
         a.array("dynamicContent"),
         refs("lists", "segment"),
         refs("assetAttachments", "asset"),

@@ -244,7 +244,7 @@ def send_once(email: Doc, contact_id: int, source: tuple[str, int], ctx: Context
         contact = service.load(CONTACT, contact_id)
     except NotFound:
         return recipients.settle(email, record, contact_id, "skipped", "The contact was deleted.")
-    reason = sending.refusal(email, contact, False, ctx.now)
+    reason = sending.refusal(email, contact, False, ctx.now) or sending.category_refusal(email, contact)
     if reason:
         return recipients.settle(email, record, contact_id, "skipped", reason)
     time = frequency_caps.capped(contact, ctx.now)
