@@ -14,7 +14,16 @@ from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 from tests.api.test_sms_send import sms_messages
 
-PRAGUE = [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=", "properties": {"filter": "Prague"}}]
+PRAGUE = [
+    {
+        "glue": "and",
+        "field": "city",
+        "object": "lead",
+        "type": "text",
+        "operator": "=",
+        "properties": {"filter": "Prague"},
+    }
+]
 
 
 @pytest.fixture
@@ -49,9 +58,7 @@ def _iso(moment):
     return clock.iso(moment)
 
 
-def test_a_scheduled_broadcast_waits_for_publish_up_then_reaches_members_and_later_joiners_once(
-    api, drain, period
-):
+def test_a_scheduled_broadcast_waits_for_publish_up_then_reaches_members_and_later_joiners_once(api, drain, period):
     segment = _segment(api)
     for n in range(3):
         _contact(api, n)

@@ -41,7 +41,10 @@ def test_category_subscriptions_are_kept_and_shown(api):
     assert api.post(f"/api/contacts/{contact['id']}/categories/{offers['id']}/remove").json == {"success": True}
     shown = api.get(f"/api/contacts/{contact['id']}/categories").json
     assert shown["total"] == 2
-    assert (shown["categories"][str(news["id"])]["manuallyAdded"], shown["categories"][str(news["id"])]["manuallyRemoved"]) == (
+    assert (
+        shown["categories"][str(news["id"])]["manuallyAdded"],
+        shown["categories"][str(news["id"])]["manuallyRemoved"],
+    ) == (
         True,
         False,
     )
@@ -110,7 +113,8 @@ def centre(api):
     news, deals = _category(api, "News"), _category(api, "Deals")
     _category(api, "Assets only", bundle="asset")
     page = api.post(
-        "/api/pages/new", {"title": "Preferences", "alias": "prefs", "isPreferenceCenter": True, "customHtml": CENTRE_HTML}
+        "/api/pages/new",
+        {"title": "Preferences", "alias": "prefs", "isPreferenceCenter": True, "customHtml": CENTRE_HTML},
     ).json["page"]
     contact = make_contact(api, mobile="+420777123456")
     api.post(f"/api/segments/{public.json['list']['id']}/contact/{contact['id']}/add")
@@ -177,11 +181,16 @@ def test_the_preference_centre_saves_segments_categories_and_channels(api, centr
 
 
 def test_a_bad_choice_is_a_400_and_changes_nothing(api, centre):
-    bad = {f"{FORM}[lead_channels][frequency_number_email]": "often", f"{FORM}[lead_channels][frequency_time_email]": "DAY"}
+    bad = {
+        f"{FORM}[lead_channels][frequency_number_email]": "often",
+        f"{FORM}[lead_channels][frequency_time_email]": "DAY",
+    }
     answer = _public(api, f"/email/unsubscribe/{centre['hash']}", method="POST", form=bad)
     assert answer.status_code == 400
     assert api.get(f"/api/contacts/{centre['contact']['id']}/categories").json["total"] == 0
-    one_click = _public(api, f"/email/unsubscribe/{centre['hash']}", method="POST", form={"List-Unsubscribe": "One-Click"})
+    one_click = _public(
+        api, f"/email/unsubscribe/{centre['hash']}", method="POST", form={"List-Unsubscribe": "One-Click"}
+    )
     assert one_click.status_code == 200
     assert api.get(f"/api/contacts/{centre['contact']['id']}").json["contact"]["doNotContact"][0]["reason"] == 1
 
@@ -199,7 +208,11 @@ def test_a_limited_user_reads_and_changes_only_their_own_contacts_categories(api
     theirs = owner.post("/api/contacts/new", {"email": "own@example.com"}).json["contact"]
     api.post(f"/api/contacts/{theirs['id']}/categories/{news['id']}/remove")
     denied = mallory.get(f"/api/contacts/{theirs['id']}/categories")
-    assert denied.status_code == 403 and denied.json["errors"][0]["message"] == FORBIDDEN and "News" not in str(denied.json)
+    assert (
+        denied.status_code == 403
+        and denied.json["errors"][0]["message"] == FORBIDDEN
+        and "News" not in str(denied.json)
+    )
     assert mallory.post(f"/api/contacts/{theirs['id']}/categories/{news['id']}/add").status_code == 403
     assert api.get(f"/api/contacts/{theirs['id']}/categories").json["categories"][str(news["id"])]["manuallyRemoved"]
     assert owner.get(f"/api/contacts/{theirs['id']}/categories").json["total"] == 1

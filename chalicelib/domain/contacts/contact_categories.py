@@ -9,7 +9,7 @@ pending query, EmailBundle's CampaignSubscriber). Written by the preference cent
 import copy
 from collections.abc import Iterable
 
-from chalicelib.domain.contacts.contact_document import Contact
+from chalicelib.domain.contacts.contact_document import CategoryEntry, Contact
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, service, timeline
 from chalicelib.domain.kernel import attributes as a
@@ -25,20 +25,23 @@ def unsubscribed(contact: Contact, category_id: JSON) -> bool:
     """Whether the contact unsubscribed from the category (False for no category)."""
     if category_id in (None, "", 0):
         return False
-    return bool(((contact.get("categories") or {}).get(str(category_id)) or {}).get("manuallyRemoved"))
+    rows: dict[str, CategoryEntry] = contact.get("categories") or {}
+    row = rows.get(str(category_id))
+    return bool(row and row["manuallyRemoved"])
 
 
 def subscribed_ids(contact: Contact) -> list[int]:
     """The categories the contact is subscribed to (rows not removed), by id."""
-    return sorted(int(k) for k, row in (contact.get("categories") or {}).items() if not row.get("manuallyRemoved"))
+    rows: dict[str, CategoryEntry] = contact.get("categories") or {}
+    return sorted(int(k) for k, row in rows.items() if not row["manuallyRemoved"])
 
 
 def change(doc: Contact, category: Doc, subscribe: bool, now: str) -> Event | None:
     """Subscribe (or unsubscribe) the contact document to a category; the timeline event, or None
     when nothing changes."""
-    rows = doc.setdefault("categories", {})
+    rows: dict[str, CategoryEntry] = doc.setdefault("categories", {})
     old = rows.get(str(category["id"]))
-    if old is not None and bool(old.get("manuallyRemoved")) != subscribe:
+    if old is not None and bool(old["manuallyRemoved"]) != subscribe:
         return None  # already as wanted (no row: subscribed by default, and unsubscribing writes one)
     rows[str(category["id"])] = {
         "dateAdded": old["dateAdded"] if old else now,

@@ -62,8 +62,8 @@ def join_id(moment: str, contact_id: int = 0) -> int:
 
 
 def _join_row(segment_key: str, contact_id: int, now: str) -> Derived:
-    row = {"id": join_id(now, contact_id), "contact": contact_id, "joinedAt": now}
-    return (joins_kind(segment_key), row["id"], row)
+    row_id = join_id(now, contact_id)
+    return (joins_kind(segment_key), row_id, {"id": row_id, "contact": contact_id, "joinedAt": now})
 
 
 def forget_joins(job: Doc) -> None:

@@ -28,6 +28,7 @@ from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc, Events
 from chalicelib.domain.messaging import email_messages, tracking
+from chalicelib.domain.messaging.records import SendRecord
 from chalicelib.domain.segments import membership
 from chalicelib.domain.web import form_html, pages
 from chalicelib.store import port as store
@@ -35,8 +36,10 @@ from chalicelib.store import port as store
 FORM = "lead_contact_frequency_rules"  # Mautic's form name, so its field names carry over
 UNSUBSCRIBED = 1  # do-not-contact reason: the contact unsubscribed
 BOUNCED = 2  # kept when the contact ticks the channel again: the address does not take mail
-TOKENS = ("segmentlist", "categorylist", "preferredchannel", "channelfrequency", "saveprefsbutton", "successmessage")
 SAVED = "Your preferences have been saved."
+SAVE_BUTTON = (
+    f'<button type="submit" name="{FORM}[buttons][save]" value="1" class="pref-saveprefs">Save preferences</button>'
+)
 
 
 def _centre(email: Doc | None, now: str) -> Doc | None:
@@ -46,7 +49,7 @@ def _centre(email: Doc | None, now: str) -> Doc | None:
     return page if page and page.get("isPreferenceCenter") and is_published(page, now) else None
 
 
-def _recipient(stat: Doc) -> tuple[Doc | None, Doc | None]:
+def _recipient(stat: SendRecord) -> tuple[Doc | None, Doc | None]:
     """(email, contact) of a send record, each None when gone."""
     email = store.get("email", stat["email"]["id"])
     lead = (stat.get("lead") or {}).get("id")
@@ -190,7 +193,9 @@ def _box(name: str, value: JSON, checked: bool, label: JSON) -> str:
 def _segment_list(contact: Contact, ctx: Context) -> str:
     entries = contact.get("segments") or {}
     boxes = [
-        _box("lead_lists", s["id"], membership.is_member(entries.get(str(s["id"]))), s.get("publicName") or s.get("name"))
+        _box(
+            "lead_lists", s["id"], membership.is_member(entries.get(str(s["id"]))), s.get("publicName") or s.get("name")
+        )
         for s in _public_segments(ctx)
     ]
     return f'<div class="pref-segmentlist">{"".join(boxes)}</div>'
@@ -234,16 +239,14 @@ def _frequency(contact: Contact, channel: str) -> str:
     )
 
 
-def _render(page: Doc, contact: Contact, tracking_hash: str, saved: bool, ctx: Context) -> str:
+def _render(page: Doc, contact: Doc, tracking_hash: str, saved: bool, ctx: Context) -> str:
     """The preference centre page for the contact, its tokens replaced, the page the form."""
     parts = {
         "segmentlist": lambda: _segment_list(contact, ctx),
         "categorylist": lambda: _category_list(contact, ctx),
         "preferredchannel": lambda: _preferred_channel(contact),
         "channelfrequency": lambda: "".join(_frequency(contact, c) for c in frequency_rules.CHANNELS),
-        "saveprefsbutton": lambda: (
-            f'<button type="submit" name="{FORM}[buttons][save]" value="1" class="pref-saveprefs">Save preferences</button>'
-        ),
+        "saveprefsbutton": lambda: SAVE_BUTTON,
         "successmessage": lambda: f'<div class="pref-successmessage">{SAVED}</div>' if saved else "",
         "langbar": lambda: "",
         "sharebuttons": lambda: "",
