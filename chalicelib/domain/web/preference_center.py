@@ -6,7 +6,8 @@ the recipient, its Mautic tokens replaced by the parts of Mautic's contact-prefe
 (`lead_contact_frequency_rules`): `{segmentlist}` the public segments (`isPreferenceCenter` on the
 segment, published), `{categorylist}` the `global` categories, `{preferredchannel}`,
 `{channelfrequency}` (each channel subscribed or not, and how often), `{saveprefsbutton}`,
-`{successmessage}` (after a save); `{langbar}` and `{sharebuttons}` go. The whole page is the form,
+`{successmessage}` (after a save), `{leadidentifier}` (the contact's name, else company, email or
+address); `{langbar}` and `{sharebuttons}` go. The whole page is the form,
 posted back to the same address: the choice is stored on the contact (segment memberships by hand,
 category subscriptions, do-not-contact per channel, frequency rules and preferred channel). Without a
 preference centre the visit unsubscribes the recipient from email, as before, and the page shows
@@ -239,6 +240,14 @@ def _frequency(contact: Contact, channel: str) -> str:
     )
 
 
+def _identifier(contact: Contact) -> str:
+    """Mautic's `Lead::getPrimaryIdentifier`: the name, else the company, else the email, else an address."""
+    values = contact.get("values") or {}
+    name = " ".join(str(values[k]) for k in ("firstname", "lastname") if values.get(k))
+    addresses = [entry.get("ipAddress") for entry in contact.get("ipAddresses") or []]
+    return name or str(values.get("company") or values.get("email") or next(iter(addresses), None) or "Anonymous")
+
+
 def _render(page: Doc, contact: Doc, tracking_hash: str, saved: bool, ctx: Context) -> str:
     """The preference centre page for the contact, its tokens replaced, the page the form."""
     parts = {
@@ -248,6 +257,7 @@ def _render(page: Doc, contact: Doc, tracking_hash: str, saved: bool, ctx: Conte
         "channelfrequency": lambda: "".join(_frequency(contact, c) for c in frequency_rules.CHANNELS),
         "saveprefsbutton": lambda: SAVE_BUTTON,
         "successmessage": lambda: f'<div class="pref-successmessage">{SAVED}</div>' if saved else "",
+        "leadidentifier": lambda: escape(_identifier(contact)),
         "langbar": lambda: "",
         "sharebuttons": lambda: "",
     }
