@@ -243,3 +243,27 @@ def test_join_rows_older_than_their_days_are_pruned(api, drain, period):
     drain()
     workers.run_jobs("hour")
     assert len(list(store.iterate(membership.joins_kind(segment["id"])))) == 1
+
+
+def test_a_limited_user_sees_only_ids_of_others_segments_and_pages_and_none_of_their_messages(api):
+    from tests.api.test_permissions import _as
+
+    secret = api.post("/api/segments/new", {"name": "Zqx secret", "isGlobal": False}).json["list"]
+    page = api.post("/api/pages/new", {"title": "Zqx prefs", "alias": "zqx", "isPreferenceCenter": True}).json["page"]
+    theirs = api.post(
+        "/api/smses/new", {"name": "Zqx flash", "smsType": "list", "lists": [secret["id"]]}
+    ).json["sms"]
+    mallory = _as(
+        api,
+        "mallory",
+        {"sms:smses": ["viewown", "editown", "create"], "email:emails": ["viewown", "editown", "create"]},
+    )
+    assert mallory.get(f"/api/smses/{theirs['id']}").status_code == 403
+    assert mallory.patch(f"/api/smses/{theirs['id']}/edit", {"lists": []}).status_code == 403
+    assert api.get(f"/api/smses/{theirs['id']}").json["sms"]["lists"][0]["id"] == secret["id"]
+    mine = mallory.post("/api/smses/new", {"name": "Mine", "smsType": "list", "lists": [secret["id"]]})
+    mail = mallory.post("/api/emails/new", {"name": "Mine", "preferenceCenter": page["id"]})
+    assert (mine.status_code, mail.status_code) == (201, 201)
+    assert "zqx" not in str(mine.json).lower() and "zqx" not in str(mail.json).lower()
+    assert mine.json["sms"]["lists"] == [{"id": secret["id"]}]  # the bare id of a segment she may not view
+    assert mail.json["email"]["preferenceCenter"] == {"id": page["id"]}
