@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib import config, workers
 from chalicelib.domain.kernel import clock
-from chalicelib.domain.messaging import broadcast_index
+from chalicelib.domain.messaging import broadcast_index, broadcasts
 from chalicelib.store import port as store
 from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
@@ -267,3 +267,41 @@ def test_a_limited_user_sees_only_ids_of_others_segments_and_pages_and_none_of_t
     assert "zqx" not in str(mine.json).lower() and "zqx" not in str(mail.json).lower()
     assert mine.json["sms"]["lists"] == [{"id": secret["id"]}]  # the bare id of a segment she may not view
     assert mail.json["email"]["preferenceCenter"] == {"id": page["id"]}
+
+
+def test_a_broadcast_follows_frequency_rules(api, drain, period):
+    from chalicelib.domain.messaging import recipients
+
+    segment = _segment(api)
+    ann = _contact(api, "ann", frequencyRules={"email": {"frequency_number": 1, "frequency_time": "DAY"}})
+    _contact(api, "bob")
+    drain()
+    make_email(api, emailType="list", lists=[segment["id"]], subject="First")
+    _tick(period, drain)
+    second = make_email(api, emailType="list", lists=[segment["id"]], subject="Second")
+    _tick(period, drain, minutes=60)
+    received = sorted((m["To"].addresses[0].addr_spec, m["Subject"]) for m in sent_messages())
+    assert received == [("cann@example.com", "First"), ("cbob@example.com", "First"), ("cbob@example.com", "Second")]
+    assert store.get(recipients.record_kind(second["id"]), ann["id"])["status"] == "deferred"
+    _tick(period, drain, minutes=24 * 60)  # its day is over: the deferred send falls due
+    assert sum(m["Subject"] == "Second" for m in sent_messages()) == 2
+    _tick(period, drain)
+    assert len(sent_messages()) == 4
+
+
+def test_a_batch_met_by_a_pause_comes_back_later_untouched(api, drain, period, monkeypatch):
+    from chalicelib.domain.messaging import recipients, reputation
+
+    segment = _segment(api)
+    contact = _contact(api, 0)
+    drain()
+    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    broadcasts.walk("email", mail["id"])
+    ((receipt, body, _),) = queues.receive("sends")
+    queues.delete("sends", receipt)
+    monkeypatch.setattr(reputation, "paused", lambda: {"paused": True, "reason": "bounces"})
+    later = []
+    monkeypatch.setattr(queues, "send", lambda queue, bodies, delay=0: later.append((queue, list(bodies), delay)))
+    broadcasts.batch(body["channel"], body["message"], body["contacts"])
+    assert later == [("sends", [body], broadcasts.PAUSE_DELAY)]
+    assert sent_messages() == [] and store.get(recipients.record_kind(mail["id"]), contact["id"]) is None
