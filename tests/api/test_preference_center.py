@@ -55,6 +55,11 @@ def test_category_subscriptions_are_kept_and_shown(api):
     assert api.post(f"/api/contacts/999/categories/{news['id']}/add").status_code == 404
     events = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
     assert sum(e["event"] == "lead.categorychange" for e in events) == 2
+    rows = api.get("/api/stats/lead_categories").json["stats"]
+    assert [(r["category_id"], r["lead_id"], r["manually_added"], r["manually_removed"]) for r in rows] == [
+        (str(news["id"]), str(contact["id"]), "1", "0"),  # Mautic's stats answer strings
+        (str(offers["id"]), str(contact["id"]), "0", "1"),
+    ]
 
 
 def test_a_segment_send_skips_contacts_unsubscribed_from_the_emails_category(api, drain):
