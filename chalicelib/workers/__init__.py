@@ -17,7 +17,7 @@ from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge, erasure
-from chalicelib.domain.messaging import broadcasts
+from chalicelib.domain.messaging import broadcast_index, broadcasts
 from chalicelib.domain.privacy import retention, stats_retention
 from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.stages import stages
@@ -61,7 +61,13 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         upload_purge.resend_lost,
         broadcasts.run,
     ),
-    "hour": (rebuilds.refresh_relative, retention.run, stats_retention.run, membership.prune_joins),
+    "hour": (
+        rebuilds.refresh_relative,
+        retention.run,
+        stats_retention.run,
+        membership.prune_joins,
+        broadcast_index.backfill,
+    ),
 }
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to

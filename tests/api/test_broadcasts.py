@@ -305,3 +305,17 @@ def test_a_batch_met_by_a_pause_comes_back_later_untouched(api, drain, period, m
     broadcasts.batch(body["channel"], body["message"], body["contacts"])
     assert later == [("sends", [body], broadcasts.PAUSE_DELAY)]
     assert sent_messages() == [] and store.get(recipients.record_kind(mail["id"]), contact["id"]) is None
+
+
+def test_messages_saved_before_the_index_existed_are_indexed_once(api, drain, period):
+    segment = _segment(api)
+    _contact(api, 0)
+    drain()
+    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    store.remove(broadcast_index.kind("email"), mail["id"])  # as saved before the index existed
+    _tick(period, drain)
+    assert sent_messages() == []
+    workers.run_jobs("hour")
+    assert store.get(broadcast_index.kind("email"), mail["id"])["lists"] == [segment["id"]]
+    _tick(period, drain)
+    assert _recipients() == ["c0@example.com"]

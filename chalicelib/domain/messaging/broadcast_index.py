@@ -4,10 +4,12 @@ hooks' `consequences`), so the job reads one short partition per channel instead
 document (domain/messaging/broadcasts.py)."""
 
 from chalicelib.domain.kernel.types import Doc
+from chalicelib.store import port as store
 from chalicelib.store.port import Derived
 
 TYPE_FIELD = {"email": "emailType", "sms": "smsType"}  # Mautic's `list` messages are the broadcasts
 KEPT = ("lists", "isPublished", "publishUp", "publishDown")
+BACKFILLED = "broadcastindex#1"  # the marker of the one-time index of messages saved before it existed
 
 
 def kind(channel: str) -> str:
@@ -35,3 +37,16 @@ def entry(channel: str, doc: Doc | None, existing: Doc | None) -> list[Derived]:
         assert existing is not None
         return [(kind(channel), existing["id"], None)]
     return []
+
+
+def backfill() -> None:
+    """Hourly, until done once (its marker: 1 GetItem an hour after that): index the `list` messages
+    saved before the index existed (1 Query of each message kind, 1 PutItem per broadcast)."""
+    if store.marked(BACKFILLED):
+        return
+    for channel in TYPE_FIELD:
+        for doc in list(store.iterate(channel)):  # the kinds are named as the channels: `email`, `sms`
+            for kind_, entity_id, item in entry(channel, doc, None):
+                if isinstance(item, dict) and store.get(kind_, entity_id) is None:
+                    store.put(kind_, item)
+    store.claim(BACKFILLED)

@@ -1,8 +1,8 @@
 """The tables of the stats catalogue (`stats_catalogue.py`) answered from what the store keeps
 outside the timeline: entries kept in the contact document (segments, automations, companies,
-devices, addresses, UTM tags, do-not-contact, frequency rules, category subscriptions), read contact by contact in id order among the
-contacts the caller may view, and `webhook_logs`, the delivery logs of the hooks the caller may
-view, hook by hook (docs/activity-and-stats.md).
+devices, addresses, UTM tags, do-not-contact, frequency rules, category subscriptions), read contact by
+contact in id order among the contacts the caller may view, and `webhook_logs`, the delivery logs of
+the hooks the caller may view, hook by hook (docs/activity-and-stats.md).
 """
 
 from collections.abc import Callable, Iterable, Iterator
