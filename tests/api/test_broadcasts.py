@@ -250,9 +250,7 @@ def test_a_limited_user_sees_only_ids_of_others_segments_and_pages_and_none_of_t
 
     secret = api.post("/api/segments/new", {"name": "Zqx secret", "isGlobal": False}).json["list"]
     page = api.post("/api/pages/new", {"title": "Zqx prefs", "alias": "zqx", "isPreferenceCenter": True}).json["page"]
-    theirs = api.post(
-        "/api/smses/new", {"name": "Zqx flash", "smsType": "list", "lists": [secret["id"]]}
-    ).json["sms"]
+    theirs = api.post("/api/smses/new", {"name": "Zqx flash", "smsType": "list", "lists": [secret["id"]]}).json["sms"]
     mallory = _as(
         api,
         "mallory",

@@ -142,7 +142,7 @@ def test_the_preference_centre_renders_the_contacts_choices(api, centre):
     page = _public(api, f"/email/unsubscribe/{centre['hash']}")
     html = page.body.decode()
     assert page.status_code == 200 and "<h1>Hi Ann</h1><p>Ann</p>" in html
-    assert html.index("<body><form method=\"post\" action=") < html.index("</form></body>")
+    assert html.index('<body><form method="post" action=') < html.index("</form></body>")
     assert f'/email/unsubscribe/{centre["hash"]}" class="pref-form">' in html
     assert f'name="{FORM}[lead_lists][]" value="{centre["weekly"]["id"]}" checked> Weekly news' in html
     assert f'name="{FORM}[lead_lists][]" value="{centre["offers"]["id"]}"> Offers' in html
