@@ -58,6 +58,15 @@ def _iso(moment):
     return clock.iso(moment)
 
 
+def _since():
+    """A `publishUp` a minute ago (Mautic broadcasts only messages with one)."""
+    return _iso(clock.now() - timedelta(minutes=1))
+
+
+def _list_email(api, **extra):
+    return make_email(api, emailType="list", publishUp=_since(), **extra)
+
+
 def test_a_scheduled_broadcast_waits_for_publish_up_then_reaches_members_and_later_joiners_once(api, drain, period):
     segment = _segment(api)
     for n in range(3):
@@ -86,7 +95,7 @@ def test_the_job_runs_only_at_its_period(api, drain, period):
     segment = _segment(api)
     _contact(api, 0)
     drain()
-    make_email(api, emailType="list", lists=[segment["id"]])
+    _list_email(api, lists=[segment["id"]])
     period.advance(minutes=1)
     workers.run_jobs("minute")
     drain()
@@ -95,12 +104,13 @@ def test_the_job_runs_only_at_its_period(api, drain, period):
     assert _recipients() == ["c0@example.com"]
 
 
-def test_template_emails_and_unpublished_ones_are_not_broadcast(api, drain, period):
+def test_template_emails_unpublished_ones_and_those_without_publish_up_are_not_broadcast(api, drain, period):
     segment = _segment(api)
     _contact(api, 0)
     drain()
-    make_email(api, emailType="template", lists=[segment["id"]])
-    make_email(api, emailType="list", lists=[segment["id"]], isPublished=False)
+    make_email(api, emailType="template", lists=[segment["id"]], publishUp=_since())
+    make_email(api, emailType="list", lists=[segment["id"]])  # no publishUp: sent by POST /send only
+    _list_email(api, lists=[segment["id"]], isPublished=False)
     _tick(period, drain)
     assert sent_messages() == []
 
@@ -110,8 +120,8 @@ def test_unpublishing_or_publish_down_stops_the_broadcast(api, drain, period):
     _contact(api, 0)
     drain()
     down = period.moment + timedelta(minutes=7)
-    first = make_email(api, emailType="list", lists=[segment["id"]], publishDown=_iso(down))
-    second = make_email(api, emailType="list", lists=[segment["id"]], subject="Second")
+    first = _list_email(api, lists=[segment["id"]], publishDown=_iso(down))
+    second = _list_email(api, lists=[segment["id"]], subject="Second")
     _tick(period, drain)
     assert len(sent_messages()) == 2
     api.patch(f"/api/emails/{second['id']}/edit", {"isPublished": False})
@@ -131,7 +141,7 @@ def test_a_broadcast_and_a_segment_send_reach_each_contact_once(api, drain, peri
     for n in range(3):
         _contact(api, n)
     drain()
-    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    mail = _list_email(api, lists=[segment["id"]])
     assert api.post(f"/api/emails/{mail['id']}/send").json["sentCount"] == 1  # Mautic's answer, at once
     _tick(period, drain)
     assert _recipients() == ["c0@example.com", "c1@example.com", "c2@example.com"]
@@ -143,7 +153,7 @@ def test_do_not_contact_frequency_and_a_removed_member(api, drain, period):
     drain()
     api.post(f"/api/contacts/{ids[0]}/dnc/email/add", {"reason": 1})
     api.post(f"/api/segments/{segment['id']}/contact/{ids[1]}/remove")
-    make_email(api, emailType="list", lists=[segment["id"]])
+    _list_email(api, lists=[segment["id"]])
     _tick(period, drain)
     assert _recipients() == ["c2@example.com"]
 
@@ -155,7 +165,7 @@ def test_large_segments_are_walked_in_pages(api, drain, period, monkeypatch):
     for n in range(5):
         _contact(api, n)
     drain()
-    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    mail = _list_email(api, lists=[segment["id"]])
     period.advance(minutes=5)
     workers.run_jobs("minute")
     walks = []
@@ -181,7 +191,7 @@ def test_a_paused_reputation_guard_holds_the_broadcast(api, drain, period, monke
     segment = _segment(api)
     _contact(api, 0)
     drain()
-    make_email(api, emailType="list", lists=[segment["id"]])
+    _list_email(api, lists=[segment["id"]])
     running = reputation.paused
     monkeypatch.setattr(reputation, "paused", lambda: {"paused": True, "reason": "bounces"})
     _tick(period, drain)
@@ -196,7 +206,13 @@ def test_a_list_text_message_reaches_each_member_once_do_not_contact_respected(a
     ids = [_contact(api, n, mobile=f"+42077712345{n}")["id"] for n in range(3)]
     drain()
     api.post(f"/api/contacts/{ids[1]}/dnc/sms/add", {"reason": 1})
-    body = {"name": "Flash", "message": "Hi {contactfield=firstname}", "smsType": "list", "lists": [segment["id"]]}
+    body = {
+        "name": "Flash",
+        "message": "Hi {contactfield=firstname}",
+        "smsType": "list",
+        "lists": [segment["id"]],
+        "publishUp": _since(),
+    }
     text = api.post("/api/smses/new", body).json["sms"]
     assert [s["id"] for s in text["lists"]] == [segment["id"]]
     _tick(period, drain)
@@ -216,9 +232,10 @@ def test_an_erased_contact_leaves_no_join_rows_nor_broadcast_records(api, drain,
     segment = _segment(api)
     contact = _contact(api, 0, mobile="+420777123450")
     drain()
-    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    mail = _list_email(api, lists=[segment["id"]])
     text = api.post(
-        "/api/smses/new", {"name": "Flash", "message": "Hi", "smsType": "list", "lists": [segment["id"]]}
+        "/api/smses/new",
+        {"name": "Flash", "message": "Hi", "smsType": "list", "lists": [segment["id"]], "publishUp": _since()},
     ).json["sms"]
     _tick(period, drain)
     joins = membership.joins_kind(segment["id"])
@@ -274,9 +291,9 @@ def test_a_broadcast_follows_frequency_rules(api, drain, period):
     ann = _contact(api, "ann", frequencyRules={"email": {"frequency_number": 1, "frequency_time": "DAY"}})
     _contact(api, "bob")
     drain()
-    make_email(api, emailType="list", lists=[segment["id"]], subject="First")
+    _list_email(api, lists=[segment["id"]], subject="First")
     _tick(period, drain)
-    second = make_email(api, emailType="list", lists=[segment["id"]], subject="Second")
+    second = _list_email(api, lists=[segment["id"]], subject="Second")
     _tick(period, drain, minutes=60)
     received = sorted((m["To"].addresses[0].addr_spec, m["Subject"]) for m in sent_messages())
     assert received == [("cann@example.com", "First"), ("cbob@example.com", "First"), ("cbob@example.com", "Second")]
@@ -293,7 +310,7 @@ def test_a_batch_met_by_a_pause_comes_back_later_untouched(api, drain, period, m
     segment = _segment(api)
     contact = _contact(api, 0)
     drain()
-    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    mail = _list_email(api, lists=[segment["id"]])
     broadcasts.walk("email", mail["id"])
     ((receipt, body, _),) = queues.receive("sends")
     queues.delete("sends", receipt)
@@ -309,7 +326,7 @@ def test_messages_saved_before_the_index_existed_are_indexed_once(api, drain, pe
     segment = _segment(api)
     _contact(api, 0)
     drain()
-    mail = make_email(api, emailType="list", lists=[segment["id"]])
+    mail = _list_email(api, lists=[segment["id"]])
     store.remove(broadcast_index.kind("email"), mail["id"])  # as saved before the index existed
     _tick(period, drain)
     assert sent_messages() == []

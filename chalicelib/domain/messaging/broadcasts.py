@@ -1,5 +1,5 @@
-"""Broadcasts, Mautic's `mautic:broadcasts:send` (ChannelBundle's BroadcastExecutioner): a published
-`list` email or text message whose `publishUp` has passed (and `publishDown` has not) goes to the
+"""Broadcasts, Mautic's `mautic:broadcasts:send` (ChannelBundle's SendChannelBroadcastCommand): a published
+`list` email or text message with a `publishUp` that has passed (and a `publishDown` that has not) goes to the
 members of its segments it has not reached, including contacts who join later, every
 BROADCAST_MINUTES minutes, until it is unpublished or `publishDown` passes.
 
@@ -47,6 +47,12 @@ def run() -> None:
         queue_walks(clock.iso(now))
 
 
+def on_air(doc: Doc, now: str) -> bool:
+    """Broadcast now: published, with a `publishUp` that has passed (Mautic's broadcast query calls
+    `getPublishedByDateExpression` with `allowNullForPublishedUp` false: no `publishUp`, no broadcast)."""
+    return bool(doc.get("publishUp")) and is_published(doc, now)
+
+
 def queue_walks(now: str) -> int:
     """Queue a walk of each broadcast message published at `now` (emails not while the reputation
     guard pauses sends); how many were queued."""
@@ -55,7 +61,7 @@ def queue_walks(now: str) -> int:
         {"type": "broadcast", "channel": channel, "message": entry["id"]}
         for channel in channels
         for entry in store.iterate(broadcast_index.kind(channel))
-        if is_published(entry, now)
+        if on_air(entry, now)
     ]
     if walks:
         queues.send(recipients.QUEUE, walks)
@@ -65,7 +71,7 @@ def queue_walks(now: str) -> int:
 def _live(channel: str, message: int, now: str) -> Doc | None:
     """The message when it is a published broadcast at `now`, else None."""
     doc = store.get(KINDS[channel], message)
-    return doc if broadcast_index.is_broadcast(channel, doc) and doc and is_published(doc, now) else None
+    return doc if broadcast_index.is_broadcast(channel, doc) and doc and on_air(doc, now) else None
 
 
 def walk(channel: str, message: int) -> None:
