@@ -81,7 +81,13 @@ def set_one(contact_id: EntityId, category_id: EntityId, subscribe: bool, ctx: C
 def of_contact(contact_id: EntityId, ctx: Context) -> Doc:
     """`GET /contacts/<id>/categories`: `{"total", "categories": {id: {id, title, alias, bundle,
     dateAdded, manuallyAdded, manuallyRemoved}}}`, unsubscribed rows included (they are the choice)."""
-    rows = service.load(CONTACT, contact_id).get("categories") or {}
+    return view(service.load(CONTACT, contact_id), ctx)
+
+
+def view(contact: Contact, ctx: Context) -> Doc:
+    """The contact document's category rows as `GET /contacts/<id>/categories` shows them (also its
+    data export), rows of deleted categories left out."""
+    rows: dict[str, CategoryEntry] = contact.get("categories") or {}
     found = referenced(CATEGORY.kind, [int(k) for k in rows], ctx)
     shown = {
         key: {
