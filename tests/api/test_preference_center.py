@@ -164,6 +164,7 @@ def test_the_preference_centre_saves_segments_categories_and_channels(api, centr
         f"{FORM}[lead_channels][frequency_number_sms]": "2",
         f"{FORM}[lead_channels][frequency_time_sms]": "WEEK",
         f"{FORM}[buttons][save]": "1",
+        f"{FORM}[shown][]": ["segmentlist", "categorylist", "preferredchannel", "channelfrequency"],
     }
     saved = _public(api, f"/email/unsubscribe/{centre['hash']}", method="POST", form=choice)
     assert saved.status_code == 200 and b"Your preferences have been saved." in saved.body
@@ -188,6 +189,7 @@ def test_a_bad_choice_is_a_400_and_changes_nothing(api, centre):
     bad = {
         f"{FORM}[lead_channels][frequency_number_email]": "often",
         f"{FORM}[lead_channels][frequency_time_email]": "DAY",
+        f"{FORM}[shown][]": ["channelfrequency", "categorylist"],
     }
     answer = _public(api, f"/email/unsubscribe/{centre['hash']}", method="POST", form=bad)
     assert answer.status_code == 400
@@ -197,6 +199,19 @@ def test_a_bad_choice_is_a_400_and_changes_nothing(api, centre):
     )
     assert one_click.status_code == 200
     assert api.get(f"/api/contacts/{centre['contact']['id']}").json["contact"]["doNotContact"][0]["reason"] == 1
+
+
+def test_a_save_changes_only_the_parts_the_page_shows(api, centre):
+    api.patch(f"/api/pages/{centre['page']['id']}/edit", {"customHtml": "<body>{segmentlist}{saveprefsbutton}</body>"})
+    page = _public(api, f"/email/unsubscribe/{centre['hash']}").body.decode()
+    assert f'name="{FORM}[shown][]" value="segmentlist"' in page and "channelfrequency" not in page
+    nothing_ticked = {f"{FORM}[shown][]": ["segmentlist"], f"{FORM}[buttons][save]": "1"}
+    assert _public(api, f"/email/unsubscribe/{centre['hash']}", method="POST", form=nothing_ticked).status_code == 200
+    contact = api.get(f"/api/contacts/{centre['contact']['id']}").json["contact"]
+    assert contact["doNotContact"] == []  # the channels were not on the page: both stay subscribed
+    assert api.get(f"/api/contacts/{contact['id']}/categories").json["total"] == 0
+    lists = api.get(f"/api/contacts/{contact['id']}/segments").json["lists"]
+    assert sorted(int(k) for k in lists) == [centre["private"]["id"]]  # left the public one, kept the other
 
 
 def test_an_unpublished_or_plain_page_is_no_preference_centre(api, centre):

@@ -109,48 +109,80 @@ def _ids(value: JSON, name: str) -> set[int]:
 
 
 def _choice(form: Mapping[str, JSON]) -> Doc:
-    """The posted form as {segments, categories, channels, rules}; 400 naming a bad field."""
+    """The posted form as {shown, segments, categories, channels, preferred, numbers}: `shown` the
+    parts the page rendered (their hidden `shown[]` markers: an unticked box posts nothing, so only a
+    part shown may be read as all unticked); 400 naming a bad field."""
     channels = form.get("lead_channels") or {}
     if not isinstance(channels, Mapping):
         raise invalid(f"{FORM}[lead_channels]", "This value should be an object.")
-    subscribed = {str(c) for c in a.as_list(channels.get("subscribed_channels") or [])}
     preferred = channels.get("preferred_channel") or frequency_rules.CHANNELS[0]
-    wanted = {
-        channel: {
-            "frequency_number": channels.get(f"frequency_number_{channel}"),
-            "frequency_time": channels.get(f"frequency_time_{channel}") or None,
-            "preferred_channel": channel == preferred,
-        }
+    if preferred not in frequency_rules.CHANNELS:
+        raise invalid(f"{FORM}[lead_channels]", f"The preferred channel should be one of {frequency_rules.CHANNELS}.")
+    numbers = {
+        channel: (channels.get(f"frequency_number_{channel}"), channels.get(f"frequency_time_{channel}") or None)
         for channel in frequency_rules.CHANNELS
     }
-    try:
-        rules = frequency_rules.requested(wanted)
-    except a.Invalid as error:
-        raise invalid(f"{FORM}[lead_channels]", str(error)) from None
     return {
+        "shown": {str(part) for part in a.as_list(form.get("shown") or [])},
         "segments": _ids(form.get("lead_lists"), "lead_lists"),
         "categories": _ids(form.get("global_categories"), "global_categories"),
-        "channels": subscribed,
-        "rules": rules,
+        "channels": {str(c) for c in a.as_list(channels.get("subscribed_channels") or [])},
+        "preferred": preferred,
+        "numbers": numbers,
     }
 
 
 def _apply(doc: Contact, choice: Doc, ctx: Context) -> Events:
-    """Put the choice on the contact document: its events."""
+    """Put the choice of each part the page showed on the contact document: its events."""
+    shown, events = choice["shown"], []
+    if "segmentlist" in shown:
+        events += _segments(doc, choice["segments"], ctx)
+    if "categorylist" in shown:
+        events += contact_categories.apply(doc, choice["categories"], _categories(ctx), ctx.now)
+    if "channelfrequency" in shown:
+        for channel in frequency_rules.CHANNELS:
+            events += _channel(doc, channel, channel in choice["channels"], ctx)
+    if shown & {"channelfrequency", "preferredchannel"}:
+        doc["frequencyRules"] = frequency_rules.rules(doc.get("frequencyRules") or [], _rules(doc, choice), ctx.now)
+        frequency_rules.give_ids(doc)
+    return events
+
+
+def _segments(doc: Contact, chosen: set[int], ctx: Context) -> Events:
+    """Join or leave the public segments by hand, as ticked."""
     events: Events = []
     for segment in _public_segments(ctx):
-        key, wanted = str(segment["id"]), segment["id"] in choice["segments"]
+        key, wanted = str(segment["id"]), segment["id"] in chosen
         if membership.is_member((doc.get("segments") or {}).get(key)) != wanted:
             membership.mark(doc, segment["id"], wanted, ctx.now)
             verb = "Added to" if wanted else "Removed from"
             details = {"segmentId": segment["id"], "preferenceCenter": True}
             events.append(timeline.event("lead.preferences", f"{verb} segment {segment.get('name')}", details))
-    events += contact_categories.apply(doc, choice["categories"], _categories(ctx), ctx.now)
-    for channel in frequency_rules.CHANNELS:
-        events += _channel(doc, channel, channel in choice["channels"], ctx)
-    doc["frequencyRules"] = frequency_rules.rules(doc.get("frequencyRules") or [], choice["rules"], ctx.now)
-    frequency_rules.give_ids(doc)
     return events
+
+
+def _rules(doc: Contact, choice: Doc) -> dict[str, Doc]:
+    """The frequency rules wanted: the numbers posted (else kept), the preferred channel posted (else
+    kept), the pause dates kept; 400 naming a bad number or period."""
+    stored = {rule.get("channel"): rule for rule in doc.get("frequencyRules") or []}
+    preferred = choice["preferred"] if "preferredchannel" in choice["shown"] else _preferred(doc)
+    wanted = {}
+    for channel in frequency_rules.CHANNELS:
+        rule = stored.get(channel) or {}
+        number, time = (rule.get("frequencyNumber"), rule.get("frequencyTime"))
+        if "channelfrequency" in choice["shown"]:
+            number, time = choice["numbers"][channel]
+        wanted[channel] = {
+            "frequency_number": number,
+            "frequency_time": time,
+            "pause_from_date": rule.get("pauseFromDate"),
+            "pause_to_date": rule.get("pauseToDate"),
+            "preferred_channel": channel == preferred,
+        }
+    try:
+        return frequency_rules.requested(wanted)
+    except a.Invalid as error:
+        raise invalid(f"{FORM}[lead_channels]", str(error)) from None
 
 
 def _channel(doc: Contact, channel: str, subscribed: bool, ctx: Context) -> Events:
@@ -183,6 +215,11 @@ def _by_id(doc: Doc) -> int:
     return int(doc["id"])
 
 
+def _shown(part: str) -> str:
+    """The hidden marker of a part of the form the page shows (its choice is read on save)."""
+    return f'<input type="hidden" name="{FORM}[shown][]" value="{part}">'
+
+
 def _box(name: str, value: JSON, checked: bool, label: JSON) -> str:
     mark = " checked" if checked else ""
     return (
@@ -199,7 +236,7 @@ def _segment_list(contact: Contact, ctx: Context) -> str:
         )
         for s in _public_segments(ctx)
     ]
-    return f'<div class="pref-segmentlist">{"".join(boxes)}</div>'
+    return f'<div class="pref-segmentlist">{_shown("segmentlist")}{"".join(boxes)}</div>'
 
 
 def _category_list(contact: Contact, ctx: Context) -> str:
@@ -207,7 +244,7 @@ def _category_list(contact: Contact, ctx: Context) -> str:
         _box("global_categories", c["id"], not contact_categories.unsubscribed(contact, c["id"]), c.get("title"))
         for c in _categories(ctx)
     ]
-    return f'<div class="pref-categorylist">{"".join(boxes)}</div>'
+    return f'<div class="pref-categorylist">{_shown("categorylist")}{"".join(boxes)}</div>'
 
 
 def _preferred(contact: Contact) -> str:
@@ -221,7 +258,8 @@ def _preferred_channel(contact: Contact) -> str:
     options = "".join(
         f'<option value="{c}"{" selected" if c == chosen else ""}>{c}</option>' for c in frequency_rules.CHANNELS
     )
-    return f'<select name="{FORM}[lead_channels][preferred_channel]" class="pref-preferredchannel">{options}</select>'
+    select = f'<select name="{FORM}[lead_channels][preferred_channel]" class="pref-preferredchannel">{options}</select>'
+    return _shown("preferredchannel") + select
 
 
 def _frequency(contact: Contact, channel: str) -> str:
@@ -254,7 +292,9 @@ def _render(page: Doc, contact: Doc, tracking_hash: str, saved: bool, ctx: Conte
         "segmentlist": lambda: _segment_list(contact, ctx),
         "categorylist": lambda: _category_list(contact, ctx),
         "preferredchannel": lambda: _preferred_channel(contact),
-        "channelfrequency": lambda: "".join(_frequency(contact, c) for c in frequency_rules.CHANNELS),
+        "channelfrequency": lambda: (
+            _shown("channelfrequency") + "".join(_frequency(contact, c) for c in frequency_rules.CHANNELS)
+        ),
         "saveprefsbutton": lambda: SAVE_BUTTON,
         "successmessage": lambda: f'<div class="pref-successmessage">{SAVED}</div>' if saved else "",
         "leadidentifier": lambda: escape(_identifier(contact)),
