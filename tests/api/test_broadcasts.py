@@ -334,3 +334,15 @@ def test_messages_saved_before_the_index_existed_are_indexed_once(api, drain, pe
     assert store.get(broadcast_index.kind("email"), mail["id"])["lists"] == [segment["id"]]
     _tick(period, drain)
     assert _recipients() == ["c0@example.com"]
+
+
+def test_a_deleted_segments_join_rows_go_with_it(api, drain, period):
+    from chalicelib.domain.segments import membership
+
+    segment = _segment(api)
+    _contact(api, 0)
+    drain()
+    assert len(list(store.iterate(membership.joins_kind(segment["id"])))) == 1
+    assert api.delete(f"/api/segments/{segment['id']}/delete").status_code == 200
+    drain()
+    assert list(store.iterate(membership.joins_kind(segment["id"]))) == []
