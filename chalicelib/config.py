@@ -204,6 +204,11 @@ EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts pe
 # at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
 EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
+# Broadcasts (docs/email.md "Broadcasts"): Mautic's `mautic:broadcasts:send` cron, every this many minutes
+BROADCAST_MINUTES = max(1, int(os.environ.get("BROADCAST_MINUTES", "5")))
+BROADCAST_PAGE = int(os.environ.get("BROADCAST_PAGE", "1000"))  # members or joins one walk step reads per segment
+# a join row is read once it is this old: its contact write has surely committed by then
+BROADCAST_JOIN_SLACK = int(os.environ.get("BROADCAST_JOIN_SLACK", "60"))
 # Frequency caps (docs/email.md): Mautic's `email_frequency_number` / `email_frequency_time`, the cap of
 # the contacts without an email rule of their own (DAY, WEEK or MONTH; none unless both are set)
 EMAIL_FREQUENCY_NUMBER = int(os.environ.get("EMAIL_FREQUENCY_NUMBER", "0"))

@@ -9,7 +9,7 @@ from chalicelib.api.route_needs import Holds, Need
 from chalicelib.api.routing import Answer, Routes
 from chalicelib.auth import users
 from chalicelib.domain.contacts import contact_actions as actions
-from chalicelib.domain.contacts import devices
+from chalicelib.domain.contacts import contact_categories, devices
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import (
     ADDRESS,
@@ -121,6 +121,26 @@ def companies_of_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
 def segments_of_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """The segments the contact is a member of."""
     return segment_actions.of_contact(id, ctx)
+
+
+@routes.route("/contacts/{id}/categories", "GET", access=(Need("contact", Action.VIEW, "id"),))
+def categories_of_contact(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """The contact's category subscriptions (Mautic's `lead_categories`), unsubscribed ones included."""
+    return contact_categories.of_contact(id, ctx)
+
+
+@routes.route("/contacts/{id}/categories/{category_id}/add", "POST", access=(Need("contact", Action.EDIT, "id"),))
+def add_category(request: ApiRequest, ctx: Context, id: str, category_id: str) -> Answer:
+    """Subscribe the contact to a category (a row `manuallyAdded`)."""
+    contact_categories.set_one(id, category_id, True, ctx)
+    return {"success": True}
+
+
+@routes.route("/contacts/{id}/categories/{category_id}/remove", "POST", access=(Need("contact", Action.EDIT, "id"),))
+def remove_category(request: ApiRequest, ctx: Context, id: str, category_id: str) -> Answer:
+    """Unsubscribe the contact from a category (its row `manuallyRemoved`): its emails skip it."""
+    contact_categories.set_one(id, category_id, False, ctx)
+    return {"success": True}
 
 
 @routes.route("/contacts/{id}/devices", "GET", access=(Need("contact", Action.VIEW, "id"),))

@@ -10,7 +10,7 @@ from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import tracking
-from chalicelib.domain.web import focus
+from chalicelib.domain.web import focus, preference_center
 
 routes = Routes("tracking", authenticated=False)
 HTML = "text/html; charset=utf-8"
@@ -40,12 +40,17 @@ def web_view(request: ApiRequest, ctx: Context, hash: str) -> Answer:
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")
 def unsubscribe(request: ApiRequest, ctx: Context, hash: str) -> Answer:
-    """Unsubscribes the recipient (GET from the link, POST from mail clients' one-click button)."""
-    stat = tracking.unsubscribe(hash, ctx)
-    page = (
-        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Unsubscribed</title></head><body>'
-        f"<p>{escape(stat.get('emailAddress') or 'You')} will no longer receive these emails.</p></body></html>"
-    )
+    """The unsubscribe link (GET: the email's preference centre, else the unsubscription with the
+    email's unsubscribe form), the preference centre saved (POST of its form), or mail clients'
+    one-click button (any other POST: unsubscribed)."""
+    body = request.body if isinstance(request.body, dict) else {}
+    if request.method == "POST" and preference_center.FORM in body:
+        page = preference_center.save(hash, body[preference_center.FORM], ctx)
+    elif request.method == "POST":
+        stat = tracking.unsubscribe(hash, ctx)
+        page = f"{escape(stat.get('emailAddress') or 'You')} will no longer receive these emails."
+    else:
+        page = preference_center.visit(hash, ctx)
     return Reply(page, 200, {"Cache-Control": "no-store"}, HTML)
 
 

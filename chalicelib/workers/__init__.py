@@ -17,8 +17,9 @@ from chalicelib import observe
 from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge, erasure
+from chalicelib.domain.messaging import broadcast_index, broadcasts
 from chalicelib.domain.privacy import retention, stats_retention
-from chalicelib.domain.segments import rebuilds
+from chalicelib.domain.segments import membership, rebuilds
 from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups, upload_purge
 from chalicelib.domain.webhooks import webhook_events
@@ -58,8 +59,15 @@ JOBS: dict[str, tuple[Callable[[], object], ...]] = {
         stages.resend_lost,
         erasure.resend_lost,
         upload_purge.resend_lost,
+        broadcasts.run,
     ),
-    "hour": (rebuilds.refresh_relative, retention.run, stats_retention.run),
+    "hour": (
+        rebuilds.refresh_relative,
+        retention.run,
+        stats_retention.run,
+        membership.prune_joins,
+        broadcast_index.backfill,
+    ),
 }
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to

@@ -1,10 +1,10 @@
-"""Sends worker: segment-send plans and batches, point-trigger emails and deferred sends
-(domain/messaging/email_sends.py, deferred_sends.py)."""
+"""Sends worker: segment-send plans and batches, point-trigger emails, deferred sends, and the walks and
+batches of broadcasts (domain/messaging/email_sends.py, deferred_sends.py, broadcasts.py)."""
 
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import deferred_sends, email_sends, user_emails
+from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends, user_emails
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
@@ -12,6 +12,8 @@ STEPS: dict[str, Callable[..., object]] = {
     "trigger": email_sends.trigger,
     "trigger-to-user": user_emails.trigger,
     "deferred": deferred_sends.deferred,
+    "broadcast": broadcasts.walk,
+    "broadcast-batch": broadcasts.batch,
 }
 
 

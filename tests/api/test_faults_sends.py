@@ -84,19 +84,19 @@ def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_worke
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     from chalicelib.domain.messaging import email_sends
 
-    original = email_sends._send_once
+    original = email_sends.send_once
     calls = []
 
-    def failing_second(email, contact_id, generation, ctx):
+    def failing_second(email, contact_id, source, ctx):
         calls.append(contact_id)
         if len(calls) == 2:
             raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "GetItem")
-        return original(email, contact_id, generation, ctx)
+        return original(email, contact_id, source, ctx)
 
-    monkeypatch.setattr(email_sends, "_send_once", failing_second)
+    monkeypatch.setattr(email_sends, "send_once", failing_second)
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert response.status_code == 200 and response.json["sentCount"] == 1
-    monkeypatch.setattr(email_sends, "_send_once", original)
+    monkeypatch.setattr(email_sends, "send_once", original)
     drain()
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(3)})
 

@@ -42,6 +42,10 @@ def _everything(api, source_ip):
     _ok(api.post(f"/api/companies/{made['company']}/contact/{cid}/add"))
     made["segment"] = _ok(api.post("/api/segments/new", {"name": "Fans", "alias": "fans"}), 201)["list"]["id"]
     _ok(api.post(f"/api/segments/{made['segment']}/contact/{cid}/add"))
+    made["category"] = _ok(api.post("/api/categories/new", {"title": "News", "bundle": "global"}), 201)["category"][
+        "id"
+    ]
+    _ok(api.post(f"/api/contacts/{cid}/categories/{made['category']}/remove"))
     made["automation"] = later_automation(api)["id"]
     _ok(api.post(f"/api/automations/{made['automation']}/contact/{cid}/add"))
     _ok(api.post(f"/api/contacts/{cid}/points/plus/5"))
@@ -111,6 +115,7 @@ def test_the_export_holds_every_kind_of_data_of_the_contact(api, source_ip):
         "companyname"
     ] == "Acme"
     assert [s["id"] for s in export["segments"]] == [made["segment"]]
+    assert [(c["id"], c["manuallyRemoved"]) for c in export["categories"]] == [(made["category"], True)]
     automations = export["automations"]
     assert [m["id"] for m in automations["memberships"]] == [made["automation"]]
     assert str(made["automation"]) in automations["journeys"]
@@ -172,4 +177,5 @@ def test_the_export_reads_the_contacts_partitions_not_the_tables(api, source_ip)
         assert api.get(f"/api/contacts/{made['contact']}/export").status_code == 200
     assert "Scan" not in calls and calls["GetItem"] == 2  # the contact, the versions item
     assert calls["Query"] == 2  # the timeline and the notes index
-    assert sum(calls.values()) == 9  # + BatchGetItem: companies, send records, submissions, notes, references
+    # + BatchGetItem: companies, send records, submissions, notes, references, categories
+    assert sum(calls.values()) == 10

@@ -168,6 +168,7 @@ def _fillers(api):
     """Values of the path parameters that name no own/other document (visible to the walker)."""
     group = api.post("/api/points/groups/new", {"name": "Group"}).json["pointGroup"]
     stage = api.post("/api/stages/new", {"name": "Stage", "weight": 1}).json["stage"]
+    category = api.post("/api/categories/new", {"title": "Category", "bundle": "global"}).json["category"]
     return {
         "operator": "plus",
         "delta": "1",
@@ -177,6 +178,7 @@ def _fillers(api):
         "submission_id": "1",
         "field": "cv",
         "groupId": str(group["id"]),
+        "category_id": str(category["id"]),
         "id": str(stage["id"]),
     }
 

@@ -63,7 +63,6 @@ EMPTY = {
     "channel_url_trackables",
     "dynamic_content_lead_data",
     "dynamic_content_stats",
-    "lead_categories",
     "lead_companies_change_log",
     "page_redirects",
     "push_notification_stats",
@@ -112,6 +111,8 @@ def world(api, source_ip):
     assert api.post(f"/api/contacts/{ann['id']}/dnc/sms/add", {"reason": 3}).status_code == 200
     rules = {"email": {"frequency_number": 2, "frequency_time": "WEEK"}}
     assert api.patch(f"/api/contacts/{ann['id']}/edit", {"frequencyRules": rules}).status_code == 200
+    category = api.post("/api/categories/new", {"title": "News", "bundle": "global"}).json["category"]
+    assert api.post(f"/api/contacts/{ann['id']}/categories/{category['id']}/remove").status_code == 200
     focus = api.post("/api/focus/new", {"name": "F", "type": "notice", "style": "bar"}).json["focus"]
     browse(api, f"/focus/{focus['id']}/viewpixel.gif", cookie=ann["id"])
     browse(api, "/mtracking.gif?" + urlencode({"page_url": "https://site.example/p", "page_title": "P"}))
@@ -132,6 +133,7 @@ def world(api, source_ip):
         "company": company,
         "hook": hook.json["hook"],
         "focus": focus,
+        "category": category,
     }
 
 
@@ -173,6 +175,7 @@ def _real(world):
         "focus_stats": ("focus_id", str(world["focus"]["id"])),
         "form_submissions": ("form_id", str(world["form"]["id"])),
         "ip_addresses": ("ip_address", "10.1.2.3"),
+        "lead_categories": ("category_id", str(world["category"]["id"])),
         "lead_devices": ("lead_id", ann),
         "lead_donotcontact": ("channel", "sms"),
         "lead_event_log": ("lead_id", ann),

@@ -20,6 +20,14 @@ class SegmentEntry(TypedDict):
     manuallyRemoved: bool
 
 
+class CategoryEntry(TypedDict):
+    """A contact's subscription to one category (`categories[<category id>]`, contacts/contact_categories.py)."""
+
+    dateAdded: str
+    manuallyAdded: bool
+    manuallyRemoved: bool
+
+
 class TagEntry(TypedDict):
     """A tag on a contact: `id` None until the write that names it for the first time is valid."""
 
@@ -55,6 +63,7 @@ class ContactDocument(TypedDict, total=False):
     companies: list[CompanyLink]
     devices: list[Doc]  # contacts/devices.py
     segments: dict[str, SegmentEntry]  # by segment id
+    categories: dict[str, CategoryEntry]  # by category id: Mautic's lead_categories
     automations: dict[str, Doc]  # by automation id: automations/journey_entry.py's JourneyEntry
     groupScores: dict[str, int]  # by point group id
     dwcSlots: dict[str, int]  # dynamic content an automation gave the contact, by slot (automations/dwc_requests.py)

@@ -49,6 +49,7 @@ EMAIL = Resource(
         a.php_array("variantSettings"),
         a.datetime_("variantStartDate"),
         ref("unsubscribeForm", "form"),
+        ref("preferenceCenter", "page"),
         a.array("dynamicContent"),
         refs("lists", "segment"),
         refs("assetAttachments", "asset"),
@@ -77,7 +78,7 @@ SMS = Resource(
         a.integer("sentCount"),
         a.text("smsType", default="template"),
     )
-    + content(),
+    + content(refs("lists", "segment")),
     commands=CONTENT_COMMANDS,
     hooks=MessageHooks("sms"),
 )

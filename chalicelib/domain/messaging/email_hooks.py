@@ -12,8 +12,8 @@ from chalicelib.domain.kernel import access, cache_keys, references, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Hooks, Write
-from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import email_runs, email_stats
+from chalicelib.domain.kernel.types import Doc, Events, Items
+from chalicelib.domain.messaging import broadcast_index, email_runs, email_stats
 from chalicelib.store import port as store
 
 COUNTED = (
@@ -47,6 +47,12 @@ class MessageHooks(Hooks):
         for name, key in COUNTED:
             if name in write.payload and name in doc:
                 doc[name] = int(doc.get(name) or 0) - live.get(key, 0)
+
+    def consequences(
+        self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
+    ) -> tuple[Items, Events]:
+        """The message's entry in the broadcast index (a `list` message with segments), in its transaction."""
+        return broadcast_index.entry(self.channel, doc, existing), []
 
     def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
         """The send counters of a page of messages, read in one go for `present`."""

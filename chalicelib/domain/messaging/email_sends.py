@@ -128,7 +128,7 @@ def _send_inline(
     run_ctx = Context(base_url=ctx.base_url)
     try:
         for contact_id in _first_pending(email["id"], lists, size):
-            outcomes[_send_once(email, contact_id, generation, run_ctx)] += 1
+            outcomes[send_once(email, contact_id, ("segment", generation), run_ctx)] += 1
             handled.append(contact_id)
     except recipients.SendLater:
         pass  # that contact's record says `retry`: the run's batches send to it
@@ -219,7 +219,7 @@ def batch(email: int, generation: int, number: int, contacts: Sequence[int]) -> 
     if held is not None:
         outcomes = Counter(_held(doc, contact_id, str(held.get("reason"))) for contact_id in contacts)
     else:
-        outcomes = Counter(_send_once(doc, contact_id, generation, ctx) for contact_id in contacts)
+        outcomes = Counter(send_once(doc, contact_id, ("segment", generation), ctx) for contact_id in contacts)
     if not store.claim(f"emailbatch#{email}#{generation}#{number}"):
         return
     for outcome, count in outcomes.items():
@@ -238,8 +238,9 @@ def _finish(email: int, generation: int) -> None:
             pass  # a newer run took over
 
 
-def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> str:
-    """Send to one contact unless its record says it was reached; its outcome for the run's counts."""
+def send_once(email: Doc, contact_id: int, source: tuple[str, int], ctx: Context) -> str:
+    """Send to one contact unless its record says it was reached; its outcome for the run's counts.
+    `source`: ("segment", run generation) or ("broadcast", email id)."""
     ctx.now = clock.now_iso()
     record = cast(RecipientRecord | None, store.get(recipients.record_kind(email["id"]), contact_id))
     status = record.get("status") if record else None
@@ -253,13 +254,13 @@ def _send_once(email: Doc, contact_id: int, generation: int, ctx: Context) -> st
         contact = service.load(CONTACT, contact_id)
     except NotFound:
         return recipients.settle(email, record, contact_id, "skipped", "The contact was deleted.")
-    reason = sending.refusal(email, contact, False, ctx.now)
+    reason = sending.refusal(email, contact, False, ctx.now) or sending.category_refusal(email, contact)
     if reason:
         return recipients.settle(email, record, contact_id, "skipped", reason)
     time = frequency_caps.capped(contact, ctx.now)
     if time is not None:
-        return deferred_sends.defer(email, record, contact, time, ["segment", generation], ctx)
-    return recipients.deliver(email, record, contact, ("segment", generation), ctx, waiting="retry")
+        return deferred_sends.defer(email, record, contact, time, list(source), ctx)
+    return recipients.deliver(email, record, contact, source, ctx, waiting="retry")
 
 
 def _held(email: Doc, contact_id: int, reason: str) -> str:

@@ -1,13 +1,13 @@
 """What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
 text messages) stay, so the counts still add up, but without the contact, its address or number, the
 tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do
-its segment-send rows and its deferred sends (frequency caps).
+its segment-send and broadcast rows (emails and text messages) and its deferred sends (frequency caps).
 """
 
 from chalicelib.domain.contacts import erasure
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import email_runs, email_stats, frequency_caps
+from chalicelib.domain.messaging import broadcast_index, email_runs, email_stats, frequency_caps, text_sends
 from chalicelib.domain.messaging.recipients import record_kind
 from chalicelib.store import port as store
 
@@ -77,10 +77,15 @@ def anonymise_texts(job: Doc) -> None:
 
 
 def forget_segment_sends(job: Doc) -> None:
-    """Erasure step: the contact's rows of segment sends (`emailsend#<email>`/<contact>), sent or not:
-    one Query of the runs (an item per email ever sent to segments) and one DeleteItem per email."""
-    for run in list(store.iterate(email_runs.KIND)):
-        store.remove(record_kind(run["id"]), job["id"])
+    """Erasure step: the contact's rows of segment sends and broadcasts (`emailsend#<email>`/<contact>,
+    `smssend#<sms>`/<contact>), sent or not: one Query each of the runs and of the broadcast cursors
+    (an item per message ever sent to segments) and one DeleteItem per message."""
+    emails = {run["id"] for run in store.iterate(email_runs.KIND)}
+    emails |= {state["id"] for state in store.iterate(broadcast_index.state_kind("email"))}
+    for email_id in sorted(emails):
+        store.remove(record_kind(email_id), job["id"])
+    for state in list(store.iterate(broadcast_index.state_kind("sms"))):
+        store.remove(text_sends.record_kind(state["id"]), job["id"])
 
 
 def forget_deferred_sends(job: Doc) -> None:

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from chalicelib import aws, config
 from chalicelib.channels import mail
 from chalicelib.channels import sms as sms_channel
-from chalicelib.domain.contacts import contact_merge
+from chalicelib.domain.contacts import contact_categories, contact_merge
 from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
@@ -85,6 +85,15 @@ def refusal(email: Doc, contact: Doc, transactional: bool, now: str) -> str | No
         return "The contact does not want emails (do not contact)."
     if address_of(contact) is None:
         return "The contact has no valid email address."
+    return None
+
+
+def category_refusal(email: Doc, contact: Doc) -> str | None:
+    """Why a segment send, broadcast or automation may not send this email to the contact: it
+    unsubscribed from the email's category (Mautic's pending query and CampaignSubscriber; a direct
+    send through the API does not look)."""
+    if contact_categories.unsubscribed(contact, email.get("category")):
+        return "The contact unsubscribed from the email's category."
     return None
 
 
@@ -301,6 +310,8 @@ def send_email(
     email_hooks.require_viewable_assets(list(email.get("assetAttachments") or []) + list(attachments or []), ctx)
     contact = service.load(CONTACT, contact_id)
     reason = refusal(email, contact, transactional, ctx.now)
+    if not reason and source and source[0] == "campaign":
+        reason = category_refusal(email, contact)
     if reason:
         return _failure(reason)
     held = hold(email, contact) if hold else None

@@ -6,7 +6,7 @@ never a whole table, so its cost grows with that contact's data only (docs/priva
 from collections.abc import Iterable, Sequence
 
 from chalicelib.domain.automations import journey_items
-from chalicelib.domain.contacts import devices, notes
+from chalicelib.domain.contacts import contact_categories, devices, notes
 from chalicelib.domain.contacts.declarations import COMPANY, CONTACT, NOTE
 from chalicelib.domain.kernel import service, timeline
 from chalicelib.domain.kernel.context import Context
@@ -37,6 +37,7 @@ def export(contact_id: JSON, ctx: Context) -> Doc:
         "fields": _fields(doc),
         "companies": _companies(doc),
         "segments": list(membership.contact_segments(doc, ctx)["lists"].values()),
+        "categories": list(contact_categories.view(doc, ctx)["categories"].values()),
         "automations": _automations(doc, events, ctx),
         "points": {"points": shown.get("points"), "groupScores": _group_scores(doc, ctx)},
         "stage": shown.get("stage"),

@@ -5,12 +5,17 @@ manuallyAdded, manuallyRemoved}`. A contact belongs to a segment when the segmen
 match it or it was added by hand, unless it was removed by hand (that row stays, so the
 filters cannot add it back). Each row is mirrored by an index item `members#<segment>` /
 <contact id>, put or deleted in the transaction that writes the contact, so a segment's
-members are one Query away and never disagree with the contact.
+members are one Query away and never disagree with the contact. A contact joining a segment also
+writes a join row `joins#<segment>` / <join id> (`join_id`: the second of the change, then the
+contact id), so what joined since a moment is one range Query (broadcasts read it for later
+joiners, domain/messaging/broadcasts.py); the hourly `prune_joins` deletes rows older than JOIN_DAYS.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
+from chalicelib.domain.contacts import erasure
 from chalicelib.domain.contacts.contact_document import Contact
 from chalicelib.domain.kernel import cache_keys, cached, clock, timeline
 from chalicelib.domain.kernel.context import Context
@@ -30,6 +35,8 @@ DNC_FLAGS: dict[tuple[Any, Any], str] = {  # (channel, reason) -> the special fi
     ("sms", 1): "dnc_unsubscribed_sms",
     ("sms", 2): "dnc_bounced_sms",
 }
+JOIN_DAYS = 30  # how long a join row lives: longer than any pause of the broadcast job
+JOIN_SHIFT = 32  # a join id: the epoch second, then 32 bits of contact id
 UTM_KEYS = {
     "utm_campaign": "utmCampaign",
     "utm_content": "utmContent",
@@ -42,6 +49,39 @@ UTM_KEYS = {
 def members_kind(segment_id: EntityId) -> str:
     """The members index of a segment: `members#<segment id>` / contact id."""
     return f"members#{int(segment_id)}"
+
+
+def joins_kind(segment_id: EntityId) -> str:
+    """The join rows of a segment: `joins#<segment id>` / join id (time ordered)."""
+    return f"joins#{int(segment_id)}"
+
+
+def join_id(moment: str, contact_id: int = 0) -> int:
+    """The id of a join row: the change's epoch second, then the contact id (ids sort by time)."""
+    return (int(clock.parse(moment).timestamp()) << JOIN_SHIFT) | (int(contact_id) & ((1 << JOIN_SHIFT) - 1))
+
+
+def _join_row(segment_key: str, contact_id: int, now: str) -> Derived:
+    row_id = join_id(now, contact_id)
+    return (joins_kind(segment_key), row_id, {"id": row_id, "contact": contact_id, "joinedAt": now})
+
+
+def forget_joins(job: Doc) -> None:
+    """Erasure step (domain/contacts/erasure.py): the contact's join rows, found through its
+    `segment_membership` events (each names the segment and the moment of the join): a DeleteItem each."""
+    for event in erasure.events(job, "segment_membership"):
+        details = event.get("details") or {}
+        if details.get("action") == "added" and details.get("segmentId") and details.get("dateAdded"):
+            store.remove(joins_kind(details["segmentId"]), join_id(details["dateAdded"], job["id"]))
+
+
+def prune_joins() -> None:
+    """Delete the join rows older than JOIN_DAYS (hourly): a range Query per segment from its oldest
+    row, and a DeleteItem per expired row, so the cost follows the joins, not the members."""
+    end = join_id(clock.iso(clock.now() - timedelta(days=JOIN_DAYS))) - 1
+    for segment in store.iterate(KIND):
+        for row in list(store.iterate(joins_kind(segment["id"]), between=(0, end))):
+            store.remove(joins_kind(segment["id"]), row["id"])
 
 
 def is_member(entry: Mapping[str, Any] | None) -> bool:
@@ -226,6 +266,9 @@ def changes(doc: Contact | None, existing: Contact | None, ctx: Context) -> tupl
         if old.get(key) == new.get(key):
             continue
         derived.append((members_kind(key), contact_id, new.get(key)))
+        joined = is_member(new.get(key)) and not is_member(old.get(key))
+        if doc is not None and joined:
+            derived.append(_join_row(key, contact_id, ctx.now))
         if doc is not None and is_member(old.get(key)) != is_member(new.get(key)) and int(key) in names:
             events.append(_event(names[int(key)], new.get(key), old.get(key)))
     return derived, events

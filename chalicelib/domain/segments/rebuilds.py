@@ -156,9 +156,11 @@ def purge(segment_id: int) -> None:
 
 
 def purge_members(segment: int) -> None:
-    """Drop a deleted segment's rows from its members' documents and its index."""
+    """Drop a deleted segment's rows from its members' documents and its index, and its join rows."""
     ctx = Context()
     store.remove(BUILT, segment)
+    for join in list(store.iterate(membership.joins_kind(segment))):
+        store.remove(membership.joins_kind(segment), join["id"])
     for row in list(store.iterate(membership.members_kind(segment))):
         contact = store.get(CONTACT.kind, row["id"])
         if contact is None:

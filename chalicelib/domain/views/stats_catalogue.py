@@ -149,7 +149,11 @@ TABLES: dict[str, Table] = {
         ("id", "date_submitted"),
     ),
     "ip_addresses": Table(("id", "ip_address", "ip_details"), KEPT["ip_addresses"]),
-    "lead_categories": Table(("id", "category_id", "lead_id", "date_added", "manually_removed", "manually_added")),
+    "lead_categories": Table(
+        ("id", "category_id", "lead_id", "date_added", "manually_removed", "manually_added"),
+        KEPT["lead_categories"],
+        ("lead_id",),
+    ),
     "lead_companies_change_log": Table(
         ("id", "lead_id", "type", "event_name", "action_name", "company_id", "date_added")
     ),

@@ -1,8 +1,8 @@
 """The tables of the stats catalogue (`stats_catalogue.py`) answered from what the store keeps
 outside the timeline: entries kept in the contact document (segments, automations, companies,
-devices, addresses, UTM tags, do-not-contact, frequency rules), read contact by contact in id order among the
-contacts the caller may view, and `webhook_logs`, the delivery logs of the hooks the caller may
-view, hook by hook (docs/activity-and-stats.md).
+devices, addresses, UTM tags, do-not-contact, frequency rules, category subscriptions), read contact by
+contact in id order among the contacts the caller may view, and `webhook_logs`, the delivery logs of
+the hooks the caller may view, hook by hook (docs/activity-and-stats.md).
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +38,15 @@ def _memberships(doc: Doc) -> list[Doc]:
         {"leadlist_id": int(segment_id), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
         | {"manually_removed": entry.get("manuallyRemoved"), "manually_added": entry.get("manuallyAdded")}
         for segment_id, entry in sorted((doc.get("segments") or {}).items(), key=lambda item: int(item[0]))
+    ]
+
+
+def _categories(doc: Doc) -> list[Doc]:
+    """Mautic's `lead_categories` rows of a contact; `id` None (the rows are kept in the contact, unnumbered)."""
+    return [
+        {"id": None, "category_id": int(category_id), "lead_id": doc["id"], "date_added": entry.get("dateAdded")}
+        | {"manually_removed": entry.get("manuallyRemoved"), "manually_added": entry.get("manuallyAdded")}
+        for category_id, entry in sorted((doc.get("categories") or {}).items(), key=lambda item: int(item[0]))
     ]
 
 
@@ -153,6 +162,7 @@ READERS: dict[str, Reader] = {
     "lead_devices": _contacts(_devices),
     "lead_donotcontact": _contacts(_do_not_contact),
     "lead_frequencyrules": _contacts(_frequency_rules),
+    "lead_categories": _contacts(_categories),
     "lead_lists_leads": _contacts(_memberships),
     "lead_utmtags": _contacts(_utm_tags),
     "webhook_logs": _hook_logs,
