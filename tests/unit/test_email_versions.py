@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from chalicelib.domain.kernel import variants
 from chalicelib.domain.messaging import ab_tests, rendering, utm, versions
 
 # The variant pick
@@ -41,7 +42,7 @@ def test_a_variants_weight(settings, expected):
 
 # The locale match
 
-TRANSLATIONS = [(10, "fr"), (11, "fr_CA"), (12, "de_AT"), (13, "pt-BR")]
+TRANSLATIONS = {1: "en", 10: "fr", 11: "fr_CA", 12: "de_AT", 13: "pt-BR"}  # the email (en) first
 
 
 @pytest.mark.parametrize(
@@ -53,13 +54,14 @@ TRANSLATIONS = [(10, "fr"), (11, "fr_CA"), (12, "de_AT"), (13, "pt-BR")]
         ("de_DE", 12),
         ("pt_BR", 13),  # a hyphen is the same locale
         ("FR_ca", 11),
-        ("en_US", None),  # no translation: the email itself
+        ("en_US", 1),  # no translation: the email itself
+        ("es", None),  # no language of it: the caller keeps the email
         ("", None),
         (None, None),
     ],
 )
 def test_the_translation_for_a_locale(locale, expected):
-    assert versions.pick_translation(locale, TRANSLATIONS) == expected
+    assert variants.translation(TRANSLATIONS, variants.wanted(locale)) == expected
 
 
 # The dynamic content token

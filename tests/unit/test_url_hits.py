@@ -53,8 +53,8 @@ def test_units_as_mauticss_form_reads_them():
 
 
 def test_weights_that_are_not_numbers_count_nothing():
-    from chalicelib.domain.kernel.weighted_variants import pick, weights
+    from chalicelib.domain.messaging.versions import pick_variant, weight
 
-    parent, child = {"id": 1}, {"id": 2, "variantSettings": {"weight": "inf"}}
-    assert weights(parent, [child]) == [(parent, 100), (child, 0)]
-    assert pick(parent, [child], "7") is parent
+    for raw in ("x", "inf", "nan"):
+        assert weight({"variantSettings": {"weight": raw}}) == 0
+        assert all(pick_variant(1, [(2, weight({"variantSettings": {"weight": raw}}))], n) == 1 for n in range(50))

@@ -68,6 +68,11 @@ def accepted(header: str | None) -> list[str]:
     return [tag for tag in dict.fromkeys(found) if tag and tag != "*"]
 
 
+def wanted(preferred: JSON, header: str | None = None) -> list[str]:
+    """The locales a reader wants, in order: the contact's `preferred_locale`, then the browser's."""
+    return ([str(preferred)] if preferred else []) + accepted(header)
+
+
 def translation(languages: Mapping[JSON, str], wanted: Sequence[str]) -> JSON | None:
     """The id among `languages` ({id: locale}, the translation parent first) for the locales `wanted`
     (the contact's `preferred_locale`, then the browser's): the first exact match; else the first

@@ -3,17 +3,18 @@ automation gave the contact for the slot (`dwcSlots`, written by `dwc.decision` 
 domain/automations/dwc_requests.py), else the first published filter-based item (`isCampaignBased`
 false, no variant or translation parent) of that `slotName` whose filters match the contact (no filters
 match everyone). A filter-based item with variants serves the contact's variant by weight, the same
-one each time (kernel/weighted_variants.py); the item served is the translation for the contact's
-`preferred_locale`, else the browser's `Accept-Language` (kernel/locales.py). `{dwc=slot}` in pages
+one each time (the emails' `versions.pick_variant`); the item served is the translation for the
+contact's `preferred_locale`, else the browser's `Accept-Language` (`kernel/variants.translation`). `{dwc=slot}` in pages
 and emails resolves the same way. Each resolution counts in the served item's `sentCount`, a sharded
 counter (`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}` writes no document."""
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import cache_keys, clock, locales, weighted_variants
+from chalicelib.domain.kernel import cache_keys, clock, variants
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.counters import count_hit
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.messaging import versions
 from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT
 from chalicelib.domain.segments import filters, membership
 from chalicelib.store import port as store
@@ -53,12 +54,19 @@ def _matches(item: Doc, contact: Doc | None, ctx: Context) -> bool:
 
 def _translated(item: Doc, contact: Doc | None, accept_language: JSON, ctx: Context) -> Doc:
     family = [item] + [d for d in _published(ctx).values() if d.get("translationParent") == item["id"]]
-    return locales.translation(family, locales.wanted(contact, accept_language))
+    preferred = ((contact or {}).get("values") or {}).get("preferred_locale")
+    languages = {d["id"]: str(d.get("language") or "") for d in family}
+    chosen = variants.translation(languages, variants.wanted(preferred, str(accept_language or "")))
+    return next((d for d in family if d["id"] == chosen), item)
 
 
 def _variant(item: Doc, contact: Doc | None, ctx: Context) -> Doc:
     children = [d for d in _published(ctx).values() if d.get("variantParent") == item["id"]]
-    return weighted_variants.pick(item, children, str((contact or {}).get("id") or "")) if children else item
+    if not children:
+        return item
+    reader = int((contact or {}).get("id") or 0)  # visitors without a contact share one pick
+    chosen = versions.pick_variant(item["id"], [(d["id"], versions.weight(d)) for d in children], reader)
+    return next((d for d in children if d["id"] == chosen), item)
 
 
 def _pushed(slot: str, contact: Doc | None, ctx: Context) -> Doc | None:

@@ -4,8 +4,8 @@ the contact's locale, as Mautic's `EmailModel::sendEmail` / `getEmailSettings` c
 Every send path calls `choose(email, contact, ctx)` per recipient (single sends, segment batches,
 automations, form actions). The email's versions (its published variant children and each one's
 published translations) are read once per context (`load`, memoised on `ctx`): a segment batch or
-an automation run reads them once, not per message. The pure pieces (`pick_variant`,
-`pick_translation`) read nothing.
+an automation run reads them once, not per message. The variant pick (`pick_variant`, which dynamic
+content uses too) reads nothing; the translation is `kernel/variants.translation`, as for pages.
 
 Variants: the parent takes `100 - sum(children's variantSettings.weight)` percent, each published
 child its weight (docs/email.md). Mautic shuffles each batch and fills the variants by their weight
@@ -14,13 +14,15 @@ batch or a message SQS delivers twice gives the contact the same version.
 """
 
 import hashlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import variants
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
-from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.kernel.types import Doc
 from chalicelib.store import port as store
 
 BUCKETS = 10_000  # a contact's share of 100 %, in hundredths of a percent
@@ -50,13 +52,14 @@ class Version:
 
 
 def weight(doc: Doc) -> float:
-    """A variant child's `variantSettings.weight` in percent (0 when missing or not a number)."""
+    """A variant child's `variantSettings.weight` in percent (0 when missing or not a finite number)."""
     settings = doc.get("variantSettings")
     raw = settings.get("weight") if isinstance(settings, dict) else None
     try:
-        return max(0.0, float(raw)) if raw not in (None, "") else 0.0
+        number = float(raw) if raw not in (None, "") else 0.0
     except (TypeError, ValueError):
         return 0.0
+    return max(0.0, number) if math.isfinite(number) else 0.0
 
 
 def bucket(parent_id: int, contact_id: int) -> float:
@@ -77,26 +80,6 @@ def pick_variant(parent_id: int, children: Sequence[tuple[int, float]], contact_
         if place < edge:
             return version_id
     return parent_id
-
-
-def _core(locale: str) -> str:
-    """Mautic's `getTranslationLocaleCore`: the language without its region (`fr_CA` -> `fr`)."""
-    return locale.split("_", 1)[0]
-
-
-def _normal(locale: JSON) -> str:
-    return str(locale or "").strip().replace("-", "_").lower()
-
-
-def pick_translation(locale: JSON, translations: Sequence[tuple[int, JSON]]) -> int | None:
-    """The id of the translation for a contact's `preferred_locale`: the one whose `language` is that
-    locale, else the first of the same language (without region), else None (the version itself)."""
-    wanted = _normal(locale)
-    if not wanted:
-        return None
-    same_core = [(i, _normal(lang)) for i, lang in translations if _core(_normal(lang)) == _core(wanted)]
-    exact = next((i for i, lang in same_core if lang == wanted), None)
-    return exact if exact is not None else next((i for i, _ in same_core), None)
 
 
 def _ids(doc: Doc, name: str) -> list[int]:
@@ -133,7 +116,7 @@ def choose(email: Doc, contact: Doc, ctx: Context) -> Version:
         variant = pick_variant(email["id"], [(d["id"], w) for d, w in versions.variants], contact["id"])
         doc = next((d for d, _ in versions.variants if d["id"] == variant), email)
     translations = versions.translations.get(doc["id"]) or []
-    locale = (contact.get("values") or {}).get("preferred_locale")
-    chosen = pick_translation(locale, [(t["id"], t.get("language")) for t in translations])
+    languages = {d["id"]: str(d.get("language") or "") for d in [doc, *translations]}
+    chosen = variants.translation(languages, variants.wanted((contact.get("values") or {}).get("preferred_locale")))
     translated = next((t for t in translations if t["id"] == chosen), doc)
     return Version(translated, variant)

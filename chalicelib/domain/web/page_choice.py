@@ -129,8 +129,8 @@ def _translation(page: Doc, request: Request, contact: Doc | None, ctx: Context)
         return page
     family = [parent, *_pages(list(parent.get("translationChildren") or []), ctx)]
     preferred = ((contact or {}).get("values") or {}).get("preferred_locale")
-    wanted = ([str(preferred)] if preferred else []) + variants.accepted(request.accept_language)
-    chosen = variants.translation({doc["id"]: doc.get("language") or "en" for doc in family}, wanted)
+    languages = {doc["id"]: doc.get("language") or "en" for doc in family}
+    chosen = variants.translation(languages, variants.wanted(preferred, request.accept_language))
     return next((doc for doc in family if doc["id"] == chosen), page)
 
 
