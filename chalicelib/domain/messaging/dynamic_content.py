@@ -5,8 +5,9 @@ false, no variant or translation parent) of that `slotName` whose filters match 
 match everyone). A filter-based item with variants serves the contact's variant by weight, the same
 one each time (the emails' `versions.pick_variant`); the item served is the translation for the
 contact's `preferred_locale`, else the browser's `Accept-Language` (`kernel/variants.translation`).
-`{dwc=slot}` in pages and emails resolves the same way. Each resolution counts in the served item's `sentCount`, a sharded
-counter (`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}` writes no document."""
+`{dwc=slot}` in pages and emails resolves the same way. Each resolution counts in the served item's
+`sentCount`, a sharded counter (`domain/kernel/counters.py`): an email or page rendering `{dwc=slot}`
+writes no document."""
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cache_keys, clock, variants
