@@ -19,12 +19,8 @@ HTML = "text/html; charset=utf-8"
 
 def _cookies(request: ApiRequest) -> dict[str, str]:
     """The variant cookies of the request ({parent page id: variant id})."""
-    kept = {}
-    for part in (request.headers.get("cookie") or "").split(";"):
-        name, _, value = part.strip().partition("=")
-        if name.startswith(page_choice.COOKIE_PREFIX):
-            kept[name[len(page_choice.COOKIE_PREFIX) :]] = value
-    return kept
+    prefix = page_choice.COOKIE_PREFIX
+    return {name[len(prefix) :]: value for name, value in request.cookies().items() if name.startswith(prefix)}
 
 
 def _set(cookies: list[str]) -> dict[str, object]:

@@ -41,15 +41,6 @@ ROBOTS_DISALLOW = "noindex, nofollow, noarchive"  # Mautic's header for an asset
 BINARY_TYPES = frozenset(downloads.CHALICE_TYPES)
 
 
-def _cookie(request: ApiRequest, name: str) -> str | None:
-    """The value of a request cookie, or None."""
-    for part in (request.headers.get("cookie") or "").split(";"):
-        key, _, value = part.strip().partition("=")
-        if key == name:
-            return value
-    return None
-
-
 def visit(request: ApiRequest, ctx: Context) -> Visit:
     """The visitor: IP (the gateway's source address; a client's X-Forwarded-For is never trusted),
     referer, query, the contact its signed visitor token names, User-Agent, and whether the browser
@@ -61,7 +52,7 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
         source=source,
         referer=request.headers.get("referer"),
         query={k: v for k, v in request.query.items() if isinstance(v, str)},
-        contact_id=visitors.contact_of(_cookie(request, VISITOR_COOKIE), ctx),
+        contact_id=visitors.contact_of(request.cookies().get(VISITOR_COOKIE), ctx),
         user_agent=request.headers.get("user-agent"),
         prefetch=purpose.startswith(PREFETCH),
         private=config.HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),

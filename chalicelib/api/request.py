@@ -12,6 +12,7 @@ from chalice.app import Request
 from chalicelib import config
 from chalicelib.api import php_query
 from chalicelib.api.errors import ApiError
+from chalicelib.domain.kernel import nesting
 
 FORM = "application/x-www-form-urlencoded"
 MAX_DEPTH = php_query.MAX_DEPTH  # nesting levels of a JSON body
@@ -86,6 +87,15 @@ class ApiRequest:
                 pairs.append((name, payload.decode("utf-8", "replace")))
         return _nested(lambda: php_query.parse(pairs))
 
+    def cookies(self) -> dict[str, str]:
+        """The request's cookies by name (the first of a repeated name)."""
+        found: dict[str, str] = {}
+        for part in (self.headers.get("cookie") or "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name:
+                found.setdefault(name, value)
+        return found
+
     def form_field(self, name: str) -> str | None:
         """A field of a form-encoded body (not for GET), or None; never raises."""
         if self.method == "GET" or self.content_type != FORM:
@@ -119,7 +129,7 @@ def _json(raw: bytes) -> Any:
         raise ApiError(400, too_deep, {"body": [too_deep]}) from None
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(400, f"The request body is not valid JSON: {error}.", {"body": [str(error)]}) from None
-    if _depth(data) > MAX_DEPTH:
+    if nesting.depth(data, MAX_DEPTH) > MAX_DEPTH:
         raise ApiError(400, too_deep, {"body": [too_deep]})
     return data
 
@@ -130,15 +140,3 @@ def _nested(parse: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         return parse()
     except php_query.TooDeep as error:
         raise ApiError(400, str(error), {error.name: [str(error)]}) from None
-
-
-def _depth(data: Any) -> int:
-    """Levels of nested arrays and objects in parsed JSON, counted without recursion; stops
-    counting one past MAX_DEPTH."""
-    deepest, stack = 0, [(data, 0)]
-    while stack and deepest <= MAX_DEPTH:
-        node, level = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, level + 1)
-            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return deepest

@@ -59,17 +59,9 @@ def _visitor(request: ApiRequest, ctx: Context) -> Visit:
     params = _params(request)
     visitor.query = params
     visitor.private = visitor.private or tracking_script.opted_out(params)
-    device = params.get(tracking_script.DEVICE_PARAM) or _cookie(request, "mautic_device_id")
+    device = params.get(tracking_script.DEVICE_PARAM) or request.cookies().get("mautic_device_id")
     tracking_script.identify(visitor, None if visitor.private else device, ctx)
     return visitor
-
-
-def _cookie(request: ApiRequest, name: str) -> str | None:
-    for part in (request.headers.get("cookie") or "").split(";"):
-        key, _, value = part.strip().partition("=")
-        if key == name:
-            return value
-    return None
 
 
 def _identity(contact_id: int | None, request: ApiRequest, ctx: Context, **extra: object) -> Reply:

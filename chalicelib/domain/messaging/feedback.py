@@ -19,7 +19,7 @@ import time
 from typing import cast
 
 from chalicelib import config, observe
-from chalicelib.domain.kernel import retries, timeline
+from chalicelib.domain.kernel import nesting, retries, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_stats, reputation, sending, tracking
@@ -65,20 +65,9 @@ def _object(data: object) -> Doc:
     """`data` when it is a JSON object of at most MAX_DEPTH levels, else Poison."""
     if not isinstance(data, dict):
         raise Poison("The notification is not a JSON object.")
-    if _depth(data) > MAX_DEPTH:
+    if nesting.depth(data, MAX_DEPTH) > MAX_DEPTH:
         raise Poison(f"The notification nests more than {MAX_DEPTH} levels.")
     return cast(Doc, data)
-
-
-def _depth(data: object) -> int:
-    """Levels of nested objects and arrays, counted without recursion; stops one past MAX_DEPTH."""
-    deepest, stack = 0, [(data, 0)]
-    while stack and deepest <= MAX_DEPTH:
-        node, level = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, level + 1)
-            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return deepest
 
 
 def unwrap(body: Doc) -> Doc:
