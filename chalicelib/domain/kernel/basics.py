@@ -5,6 +5,7 @@ from chalicelib.domain.kernel import permission_catalog
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.people import RoleHooks, UserHooks
 from chalicelib.domain.kernel.resources import Resource, read_only, ref
+from chalicelib.domain.kernel.tag_names import TagHooks
 
 USER = Resource(
     kind="user",
@@ -67,6 +68,7 @@ TAG = Resource(
     text_columns=("tag",),
     commands=frozenset({"ids"}),
     uniques=("tag",),
+    hooks=TagHooks(),
 )
 
 CATEGORY = Resource(
