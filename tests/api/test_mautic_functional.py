@@ -32,7 +32,9 @@ def posted(api, method, path, params):
 def test_form_encoded_indexed_lists_are_lists(api):
     """`http_build_query` lists (`rawPermissions[lead:leads][0]=viewown`) read as lists, as PHP
     reads them (`UserApiControllerFunctionalTest` roles, `ListApiControllerFunctionalTest` filters)."""
-    role = posted(api, "POST", "/api/roles/new", {"name": "Sales", "rawPermissions": {"lead:leads": ["viewown", "editown"]}})
+    role = posted(
+        api, "POST", "/api/roles/new", {"name": "Sales", "rawPermissions": {"lead:leads": ["viewown", "editown"]}}
+    )
     assert role.status_code == 201, role.json
     assert role.json["role"]["rawPermissions"] == {"lead:leads": ["viewown", "editown"]}
     segment = posted(
@@ -74,7 +76,10 @@ def test_tag_workflow(api):
 
 def test_whitespace_before_and_after_name_not_creating_duplicates(api):
     """`TagApiControllerFunctionalTest::testWhitespaceBeforeAndAfterNameNotCreatingDuplicates`."""
-    answers = [posted(api, "POST", "/api/tags/new", {"tag": name}).json["tag"] for name in ("test", "test ", " test", "test\t", "\ttest")]
+    answers = [
+        posted(api, "POST", "/api/tags/new", {"tag": name}).json["tag"]
+        for name in ("test", "test ", " test", "test\t", "\ttest")
+    ]
     assert {(tag["id"], tag["tag"]) for tag in answers} == {(answers[0]["id"], "test")}
 
 
@@ -96,10 +101,22 @@ def test_batch_new_endpoint_does_not_create_duplicates(api):
     company_a = api.post("/api/companies/new", {"companyname": "CompanyA corp"}).json["company"]["id"]
     company_b = api.post("/api/companies/new", {"companyname": "CompanyB corp"}).json["company"]["id"]
     payload = [
-        {"email": "batchemail1@email.com", "firstname": "BatchUpdate", "points": 4, "tags": ["batchtest", "testbatch"],
-         "city": "Houston", "timezone": "America/Chicago", "owner": 1, "company": company_a},
-        {"email": "batchemail2@email.com", "firstname": "BatchUpdate2",
-         "tags": ["batchtest", "testbatch", "batchremovetest"], "city": "Boston"},
+        {
+            "email": "batchemail1@email.com",
+            "firstname": "BatchUpdate",
+            "points": 4,
+            "tags": ["batchtest", "testbatch"],
+            "city": "Houston",
+            "timezone": "America/Chicago",
+            "owner": 1,
+            "company": company_a,
+        },
+        {
+            "email": "batchemail2@email.com",
+            "firstname": "BatchUpdate2",
+            "tags": ["batchtest", "testbatch", "batchremovetest"],
+            "city": "Boston",
+        },
         {"email": "batchemail3@email.com", "firstname": "BatchUpdate3"},
     ]
     first = posted(api, "POST", "/api/contacts/batch/new", payload)
@@ -151,3 +168,76 @@ def test_add_and_remove_dnc_to_existing_contact(api):
     removed = api.post(f"{path}/remove", headers=FORM, raw=b"")
     assert (removed.status_code, removed.json["contact"]["doNotContact"]) == (200, [])
     assert api.delete(f"/api/contacts/{contact['id']}/delete").status_code == 200
+
+
+def _field_payload(alias):
+    return {
+        "isPublished": True,
+        "label": "New Field",
+        "alias": alias,
+        "type": "text",
+        "group": "core",
+        "object": "lead",
+        "defaultValue": "foobar",
+        "isRequired": True,
+        "isPubliclyUpdatable": True,
+        "isUniqueIdentifier": True,
+        "isVisible": False,
+        "isListable": False,
+        "properties": [],
+    }
+
+
+def test_field_api_endpoints_with_background_processing_disabled(api):
+    """`FieldApiControllerFunctionalTest::testFieldApiEndpointsWithBackgroundProcessingDisabled`: a
+    PATCH keeps the field's alias, object and type whatever it sends; the delete answers the field."""
+    payload = _field_payload("fieldabc")
+    created = posted(api, "POST", "/api/fields/contact/new", payload)
+    assert created.status_code == 201, created.json
+    field_id = created.json["field"]["id"]
+    for key, value in payload.items():
+        assert created.json["field"][key] == (value or created.json["field"][key])
+    edit = dict(
+        _field_payload("should_not_change"),
+        id=field_id,
+        label="Foo Bar",
+        object="company",
+        isRequired=False,
+        isPubliclyUpdatable=False,
+        isUniqueIdentifier=False,
+        isVisible=True,
+        isListable=True,
+    )
+    del edit["isPublished"]
+    patched = posted(api, "PATCH", f"/api/fields/contact/{field_id}/edit", edit)
+    assert patched.status_code == 200, patched.json
+    expected = dict(edit, alias="fieldabc", object="lead", type="text", properties=patched.json["field"]["properties"])
+    assert {key: patched.json["field"][key] for key in edit} == expected
+    deleted = api.delete(f"/api/fields/contact/{field_id}/delete")
+    assert deleted.status_code == 200
+    assert (deleted.json["field"]["id"], deleted.json["field"]["alias"], deleted.json["field"]["object"]) == (
+        None,
+        "fieldabc",
+        "lead",
+    )
+
+
+def test_creating_new_boolean_field_api_endpoint(api):
+    """`FieldApiControllerFunctionalTest::testCreatingNewBooleanFieldApiEndpoint` (Mautic after 5.1):
+    a boolean field needs its positive and negative labels; nothing is created without them."""
+    base = {"label": "Request a meeting", "alias": "meeting", "type": "boolean", "isPubliclyUpdatable": True}
+    cases = [
+        ({}, "A 'positive' label is required."),
+        ({"yes": "Yes"}, "A 'negative' label is required."),
+        ({"no": "No"}, "A 'positive' label is required."),
+    ]
+    for properties, message in cases:
+        answer = posted(
+            api, "POST", "/api/fields/contact/new", dict(base, properties=properties) if properties else base
+        )
+        assert answer.status_code == 400
+        assert (answer.json["errors"][0]["code"], answer.json["errors"][0]["message"]) == (400, message)
+    assert api.get("/api/fields/contact?search=meeting").json["total"] in (0, "0")
+    good = posted(api, "POST", "/api/fields/contact/new", dict(base, properties={"yes": "Yes", "no": "No"}))
+    assert good.status_code == 201
+    assert good.json["field"]["properties"] == {"yes": "Yes", "no": "No"}

@@ -111,7 +111,10 @@ def _missing_message(kind: str, missing: Sequence[str]) -> str:
 
 
 def _sole_message(errors: Errors) -> str | None:
-    """Mautic answers an unknown category with its own sentence as the whole message."""
+    """Mautic answers an unknown category, and a custom field's missing property (`FieldApiController::
+    preSaveEntity`), with its own sentence as the whole message."""
     if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
         return errors["category"][0]
+    if list(errors) == ["properties"] and len(errors["properties"]) == 1:
+        return errors["properties"][0]
     return None
