@@ -85,14 +85,14 @@ def test_batch_segment_workflow(api):
     assert created.status_code == 201, created.json
     assert created.json["statusCodes"] == [201, 201]
     lists = created.json["lists"]
-    for sent, segment in zip(payload, lists):
+    for sent, segment in zip(payload, lists, strict=True):
         assert (segment["isPublished"], segment["isGlobal"], segment["isPreferenceCenter"]) == (True, True, False)
         assert (segment["name"], segment["description"]) == (sent["name"], sent["description"])
         assert isinstance(segment["filters"], list)
         segment["isPublished"] = False
     edited = posted(api, "PATCH", "/api/segments/batch/edit", lists)
     assert edited.json["statusCodes"] == [200, 200], edited.json
-    for sent, segment in zip(payload, edited.json["lists"]):
+    for sent, segment in zip(payload, edited.json["lists"], strict=True):
         assert (segment["isPublished"], segment["isGlobal"], segment["isPreferenceCenter"]) == (False, True, False)
         assert segment["name"] == sent["name"]
     expected = dict(ANSWERED_CITY, filter="Prague", display=None)

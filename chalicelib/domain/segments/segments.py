@@ -64,7 +64,7 @@ def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
 
 class SegmentHooks(AliasHooks):
     """Filters are checked (400 naming the filter) and stored normalised, with their field's type, for
-    evaluation; the API answers them as sent (`SENT`). A change of who matches queues a rebuild (see
+    evaluation; the API answers them in Mautic's shape (`SENT`). A change of who matches queues a rebuild (see
     domain/segments/rebuilds.py)."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
@@ -127,7 +127,8 @@ class SegmentHooks(AliasHooks):
             ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """The filters as Mautic answers them (see `_answered`), and the rebuild's progress. The normalised filters stay stored for evaluation."""
+        """The filters as Mautic answers them (see `_answered`), and the rebuild's progress. The
+        normalised filters stay stored for evaluation."""
         out["filters"] = copy.deepcopy(doc[SENT]) if SENT in doc else out.get("filters") or []
         out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"
