@@ -4,12 +4,13 @@ forms) whose members enter in the background (domain/automations/automation_runs
 import copy
 from collections.abc import Callable, Collection, Mapping
 
-from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing
+from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing, restart_delay
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, registry, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import Unprocessable
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
@@ -59,6 +60,9 @@ class AutomationHooks(AliasHooks):
             event.pop("children", None)
         if not write.errors:
             write.errors.update(automation_graph.problems(events, _namer(sent)))
+        loops = restart_delay.problems(events, (write.existing or {}).get("id"), _namer(sent))
+        if loops and not write.errors:
+            raise Unprocessable(loops)
 
     def stamp_created(self, doc: Doc, ctx: Context) -> None:
         """The creator is also the modifier, at the same time: Mautic's CampaignApiController saves a new

@@ -107,6 +107,8 @@ def _missing_message(kind: str, missing: Sequence[str]) -> str:
     """What a write is told of references to documents that do not exist."""
     if kind == "category":
         return f"Category {', '.join(missing)} does not exist"  # Mautic's words
+    if kind == "role":
+        return "This value is not valid."  # Mautic's entity choice (UserApiControllerFunctionalTest)
     return f"No {kind} found with id {', '.join(missing)}."
 
 
