@@ -247,7 +247,11 @@ def _list_schema(resource: Resource) -> Doc:
         "type": "object",
         "required": ["total", resource.plural],
         "properties": {
-            "total": {"type": "integer"},
+            "total": (
+                {"type": "string", "pattern": "^[0-9]+$", "description": "A count, as digits: Mautic's raw SQL count."}
+                if resource.total_as_text
+                else {"type": "integer"}
+            ),
             resource.plural: items,
             "next": {"type": "string", "description": "Cursor of the next page (`after=`)."},
         },

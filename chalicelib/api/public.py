@@ -214,12 +214,14 @@ def image_in_folder(request: ApiRequest, ctx: Context, subdir: str, name: str) -
 
 @routes.route("/dwc/{slot}", "GET")
 def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer:
-    """The slot's content for the tracked contact, as HTML (empty when nothing fits); a browser that asked
-    not to be tracked gets the content for no contact."""
+    """The slot's content for the tracked contact, as HTML; 204 when nothing fits (Mautic's
+    `DynamicContentApiController::getAction`, `testDwcGetEndpointForNoSlotNorContact`). A browser that
+    asked not to be tracked gets the content for no contact."""
     visitor = visit(request, ctx)
     tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
-    return Reply(dynamic_content.resolve(slot, contact, ctx) or "", 200, {}, "text/html; charset=utf-8")
+    content = dynamic_content.resolve(slot, contact, ctx)
+    return Reply(content, 200, {}, "text/html; charset=utf-8") if content else Reply("", 204, {}, "text/html")
 
 
 @routes.route("/{alias}", "GET")

@@ -123,7 +123,7 @@ def list_reply(resource: Resource, request: ApiRequest, ctx: Context) -> Reply:
     query = replace(list_query(request.query), after=_after(resource, request.query))
     total, docs, next_after = list_documents(resource, query, ctx)
     reprs = present(resource, docs, ctx, minimal=query.minimal)
-    body: Doc = {"total": total, resource.plural: collection(resource, reprs)}
+    body: Doc = {"total": str(total) if resource.total_as_text else total, resource.plural: collection(resource, reprs)}
     if next_after is None:
         return Reply(body)
     body["next"] = _cursor(resource, next_after)

@@ -52,7 +52,7 @@ def test_single_email_workflow(api):
 
 
 def _sender_setup(api):
-    """testSendAction's world: a user (owner), Jane Doe owned by them in a segment, and a list email."""
+    """TestSendAction's world: a user (owner), Jane Doe owned by them in a segment, and a list email."""
     owner = _as(api, "apitest", {"email:emails": ["viewown"]})
     api.patch(f"/api/users/{owner.user_id}/edit", {"firstName": "John", "lastName": "Doe", "email": "john@api.test"})
     segment = api.post("/api/segments/new", {"name": "API segment", "filters": []}).json["list"]
