@@ -334,7 +334,9 @@ def test_restart_runs_again_only_when_allowed(api, drain):
         assert contact(api, person["id"])["points"] == expected
         rows = api.get(f"/api/automations/{automation['id']}/contacts").json["contacts"]
         assert rows[0]["rotation"] == str(expected)
-        api.delete(f"/api/segments/{segment['id']}/delete")
+        assert api.delete(f"/api/segments/{segment['id']}/delete").status_code == 422  # an automation uses it
+        api.delete(f"/api/automations/{automation['id']}/delete")
+        assert api.delete(f"/api/segments/{segment['id']}/delete").status_code == 200
         drain()
 
 

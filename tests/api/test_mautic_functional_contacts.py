@@ -1,0 +1,73 @@
+"""More of Mautic 5.1's `LeadApiControllerFunctionalTest`, read as HTTP requests with the same assertions
+(the lead's first ports are in test_mautic_functional.py)."""
+
+from tests.api.test_mautic_functional import posted
+
+
+def test_activity_api(api):
+    """`LeadApiControllerFunctionalTest::testActivityApi`: every contact's activity has Mautic's keys."""
+    answer = api.get("/api/contacts/activity")
+    assert answer.status_code == 200, answer.json
+    assert {"events", "filters", "order", "types", "total", "page", "limit", "maxPages"} <= set(answer.json)
+
+
+def test_batch_edit_endpoint(api):
+    """`LeadApiControllerFunctionalTest::testBatchEditEndpoint`: a PUT batch edits by id."""
+    contact = api.post("/api/contacts/new", {"email": "batcheditcontact1@gmail.com"}).json["contact"]["id"]
+    payload = [{"email": "batcheditcontact1-updated@gmail.com", "id": contact}]
+    answer = posted(api, "PUT", "/api/contacts/batch/edit", payload)
+    assert answer.status_code == 200, answer.json
+    assert answer.json["statusCodes"][0] == 200
+    assert answer.json["contacts"][0]["id"] == contact
+    assert answer.json["contacts"][0]["fields"]["all"]["email"] == "batcheditcontact1-updated@gmail.com"
+
+
+def test_batch_edit_endpoint_with_rubbish_id(api):
+    """`LeadApiControllerFunctionalTest::testBatchEditEndpointWithRubbishId`: a PUT with an id that is no
+    id creates the contact (201)."""
+    answer = posted(api, "PUT", "/api/contacts/batch/edit", [{"email": "batchemail1@email.com", "id": "rubbish"}])
+    assert answer.status_code == 200, answer.json
+    assert answer.json["statusCodes"][0] == 201
+    assert answer.json["contacts"][0]["id"] >= 1
+    assert answer.json["contacts"][0]["fields"]["all"]["email"] == "batchemail1@email.com"
+
+
+def test_single_new_endpoint_create_and_delete_with_dnc(api):
+    """`LeadApiControllerFunctionalTest::testSingleNewEndpointCreateAndDeleteWithDnc`."""
+    payload = {
+        "email": "apidnc@email.com",
+        "firstname": "API",
+        "lastname": "DNC test",
+        "points": 4,
+        "tags": ["apitest", "testapi"],
+        "city": "Houston",
+        "state": "Texas",
+        "country": "United States",
+        "preferred_locale": "es_SV",
+        "timezone": "America/Chicago",
+        "owner": 1,
+        "doNotContact": [{"channel": "email", "reason": 2}],
+    }
+    created = posted(api, "POST", "/api/contacts/new", payload)
+    assert created.status_code == 201, created.json
+    dnc = created.json["contact"]["doNotContact"]
+    assert [(entry["channel"], entry["reason"]) for entry in dnc] == [("email", 2)]
+    assert api.delete(f"/api/contacts/{created.json['contact']['id']}/delete").status_code == 200
+
+
+def test_batch_dnc_add_and_remove(api):
+    """`LeadApiControllerFunctionalTest::testBatchDncAddAndRemove`: reason 3 adds, reason 0 removes."""
+    contact = posted(api, "POST", "/api/contacts/new", {"id": 80, "email": "dnc@mautic.com"}).json["contact"]["id"]
+    entry = {"reason": 3, "comments": "manually", "channel": "email", "channelId": None}
+    added = posted(
+        api, "PUT", "/api/contacts/batch/edit", [{"id": contact, "email": "dnc@mautic.com", "doNotContact": [entry]}]
+    )
+    assert added.json["contacts"][0]["doNotContact"][0]["reason"] == 3, added.json
+    removed = posted(
+        api,
+        "PUT",
+        "/api/contacts/batch/edit",
+        [{"id": contact, "email": "dnc@mautic.com", "doNotContact": [dict(entry, reason=0)]}],
+    )
+    assert removed.json["contacts"][0]["doNotContact"] == [], removed.json
+    assert api.delete(f"/api/contacts/{contact}/delete").status_code == 200
