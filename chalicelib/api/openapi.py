@@ -27,6 +27,7 @@ ERROR_RESPONSE = {
 _TYPES: dict[Callable[..., Any], Doc] = {
     a.as_string: {"type": "string"},
     a.as_int: {"type": "integer"},
+    a.as_int32: {"type": "integer", "minimum": a.INT32[0], "maximum": a.INT32[1]},
     a.as_bool: {"type": "boolean"},
     a.as_datetime: {"type": "string", "format": "date-time"},
     a.as_list: {"type": "array"},

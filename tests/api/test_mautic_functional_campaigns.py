@@ -4,6 +4,7 @@ LeadBundle's `CampaignSubscriberFunctionalTest`), read as HTTP requests with the
 import pytest
 
 from tests.api.test_automations import run_due
+from tests.api.test_email_send import sent_messages
 from tests.api.test_mautic_functional import posted
 from tests.api.test_segments import new_contact
 
@@ -149,3 +150,160 @@ def test_batch_edit_events_put(api):
         f"The event {first} in the campaign {campaign['id']} has already been executed at 2016-01-10T00:00:00+00:00 "
         f"for the contact {one}."
     )
+
+
+def test_contact_campaign_api_endpoints(api):
+    """`ContactCampaignApiControllerFunctionalTest::testContactCampaignApiEndpoints`: add answers exactly
+    `{"success":1}`; the contact's campaigns keyed by id with its membership flags; the campaign's contacts
+    (`total` as Mautic's count, `lead_id` per row); remove answers `{"success":1}`."""
+    campaign = api.post(
+        "/api/campaigns/new",
+        {
+            "name": "Campaign",
+            "events": [
+                {
+                    "id": "new1",
+                    "name": "Points",
+                    "type": "lead.changepoints",
+                    "eventType": "action",
+                    "properties": {"points": 1},
+                    "triggerMode": "interval",
+                    "triggerInterval": 1,
+                    "triggerIntervalUnit": "d",
+                }
+            ],
+        },
+    ).json["campaign"]
+    others = [new_contact(api, email=f"other{n}@tester.email")["id"] for n in (1, 2)]
+    for other in others:
+        assert api.post(f"/api/campaigns/{campaign['id']}/contact/{other}/add").status_code == 200
+    contact = new_contact(api, email="campaign@tester.email")["id"]
+    added = api.post(f"/api/campaigns/{campaign['id']}/contact/{contact}/add")
+    assert (added.status_code, added.body) == (200, b'{"success":1}')
+    mine = api.get(f"/api/contacts/{contact}/campaigns").json
+    assert mine["total"] == 1
+    entry = mine["campaigns"][str(campaign["id"])]
+    assert (entry["id"], entry["name"], entry["manuallyRemoved"], entry["manuallyAdded"]) == (
+        campaign["id"],
+        "Campaign",
+        False,
+        True,
+    )
+    assert entry["dateAdded"]
+    members = api.get(f"/api/campaigns/{campaign['id']}/contacts").json
+    assert int(members["total"]) == 3
+    assert int(members["contacts"][2]["lead_id"]) == contact
+    removed = api.post(f"/api/campaigns/{campaign['id']}/contact/{contact}/remove")
+    assert (removed.status_code, removed.body) == (200, b'{"success":1}')
+    assert api.get(f"/api/contacts/{contact}/campaigns").json["total"] in (0, "0")
+
+
+def test_create_new_campaign(api, drain):
+    """`CampaignApiControllerFunctionalTest::testCreateNewCampaign`: a campaign posted with temporary ids,
+    `children`, `lists` as objects and its canvas; its segment's two members get the email (from the
+    instance, or from the owner for the owned contact) and wait on the decision's `no` path."""
+    owner = api.patch("/api/users/1/edit", {"email": "admin@mautic.test", "firstName": "Admin", "lastName": "User"})
+    assert owner.status_code == 200, owner.json
+    segment = api.post("/api/segments/new", {"name": "test", "alias": "test"}).json["list"]["id"]
+    email = api.post(
+        "/api/emails/new",
+        {
+            "name": "test",
+            "subject": "Ahoy {contactfield=email}",
+            "customHtml": "Your email is <b>{contactfield=email}</b>",
+            "useOwnerAsMailer": True,
+            "isPublished": True,
+        },
+    ).json["email"]["id"]
+    dwc = api.post("/api/dynamiccontents/new", {"name": "test", "slotName": "test", "content": "test"}).json
+    company = api.post("/api/companies/new", {"companyname": "test"}).json["company"]["id"]
+    for address, owned in (("contact@one.email", None), ("contact@two.email", 1)):
+        person = new_contact(api, email=address, **({"owner": owned} if owned else {}))
+        assert api.post(f"/api/segments/{segment}/contact/{person['id']}/add").status_code == 200
+
+    def event(ref, name, type_, role, properties, **more):
+        return dict(
+            {"id": ref, "name": name, "description": "API test", "type": type_, "eventType": role},
+            properties=properties,
+            **more,
+        )
+
+    payload = {
+        "name": "test",
+        "description": "Created via API",
+        "events": [
+            event(
+                "new_43",
+                "DWC event test",
+                "dwc.decision",
+                "decision",
+                {"dwc_slot_name": "test", "dynamicContent": dwc["dynamicContent"]["id"]},
+                order=1,
+                triggerInterval=0,
+                triggerIntervalUnit=None,
+                triggerMode=None,
+                children=["new_55"],
+                parent=None,
+                decisionPath=None,
+            ),
+            event(
+                "new_44",
+                "Send email",
+                "email.send",
+                "action",
+                {"email": email, "email_type": "transactional"},
+                order=2,
+                triggerInterval=0,
+                triggerIntervalUnit="d",
+                triggerMode="interval",
+                children=[],
+                parent=None,
+                decisionPath="yes",
+            ),
+            event(
+                "new_55",
+                "Add to company action",
+                "lead.addtocompany",
+                "action",
+                {"company": company},
+                order=2,
+                triggerInterval=1,
+                triggerIntervalUnit="d",
+                triggerMode="interval",
+                children=[],
+                parent="new_43",
+                decisionPath="no",
+            ),
+        ],
+        "forms": [],
+        "lists": [{"id": segment}],
+        "canvasSettings": {
+            "nodes": [
+                {"id": "new_43", "positionX": "650", "positionY": "189"},
+                {"id": "new_44", "positionX": "433", "positionY": "348"},
+                {"id": "new_55", "positionX": "750", "positionY": "411"},
+                {"id": "lists", "positionX": "629", "positionY": "65"},
+            ],
+            "connections": [
+                {"sourceId": "lists", "targetId": "new_43", "anchors": {"source": "leadsource", "target": "top"}},
+                {"sourceId": "lists", "targetId": "new_44", "anchors": {"source": "leadsource", "target": "top"}},
+                {"sourceId": "new_43", "targetId": "new_55", "anchors": {"source": "no", "target": "top"}},
+            ],
+        },
+    }
+    created = posted(api, "POST", "/api/campaigns/new", payload)
+    assert created.status_code == 201, created.json
+    campaign = created.json["campaign"]
+    assert (campaign["name"], campaign["description"]) == ("test", "Created via API")
+    assert campaign["events"][0]["name"] == "DWC event test"
+    assert campaign["lists"][0]["id"] == segment
+    drain()
+    run_due(drain)
+    messages = {message["To"]: message for message in sent_messages()}
+    assert sorted(messages) == ["contact@one.email", "contact@two.email"]
+    one, two = messages["contact@one.email"], messages["contact@two.email"]
+    assert one["Subject"] == "Ahoy contact@one.email" and two["Subject"] == "Ahoy contact@two.email"
+    assert one.get_body(("plain",)).get_content().strip() == "Your email is contact@one.email"
+    assert "Your email is <b>contact@one.email</b>" in one.get_body(("html",)).get_content()
+    assert two["From"] == "Admin User <admin@mautic.test>" and two["Reply-To"] == "admin@mautic.test"
+    assert "admin@mautic.test" not in one["From"]

@@ -187,3 +187,13 @@ def test_create_new_remote_asset_with_vulnerable_file(api):
         {"remotePath": ["The remote should be a valid URL."]},
     )
     assert api.get("/api/assets").json["total"] in (0, "0")
+
+
+def test_a_contact_points_change_outside_32_bits_is_refused(api):
+    """Mautic's contact points are an INT column (`IntHelper`): a change beyond 32 bits is a 400, nothing written."""
+    contact = api.post("/api/contacts/new", {"email": "points@example.com", "points": 5}).json["contact"]["id"]
+    answer = api.post(f"/api/contacts/{contact}/points/plus/{2**31}")
+    assert answer.status_code == 400
+    assert "This value should be between -2147483648 and 2147483647." in answer.json["errors"][0]["message"]
+    assert api.get(f"/api/contacts/{contact}").json["contact"]["points"] == 5
+    assert api.post(f"/api/contacts/{contact}/points/minus/{2**31}").status_code == 200  # -2**31 is in range

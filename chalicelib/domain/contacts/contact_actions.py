@@ -62,6 +62,10 @@ def operand(operator: str, value: JSON, operators: Iterable[str], field: str) ->
         number = a.as_int(value)
     except a.Invalid:
         raise invalid(field, "This value should be an integer.") from None
+    try:
+        a.as_int32(number)  # Mautic's points are an INT column
+    except a.Invalid as error:
+        raise invalid(field, str(error)) from None
     if operator == "divide" and number == 0:
         raise invalid(field, "Cannot divide by zero.")
     return number

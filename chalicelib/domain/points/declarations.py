@@ -2,22 +2,9 @@
 
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.resources import Resource, ref
-from chalicelib.domain.kernel.types import JSON
 from chalicelib.domain.points.catalog import EXTRA_TRIGGER_EVENT_TYPES, TRIGGER_EVENT_TYPES
 from chalicelib.domain.points.groups import PointGroupHooks
 from chalicelib.domain.points.points import PointActionHooks, TriggerHooks
-
-INT_RANGE = (-(2**31), 2**31 - 1)  # Mautic's `IntHelper`: a point action's delta is a 32-bit column
-
-
-def delta(value: JSON) -> int:
-    """A point action's delta: an integer within 32 bits (Mautic's `Range` constraint on `Point::delta`,
-    `PointEntityValidationTest::testDeltaValidationOnCreateViaAPI`)."""
-    number = a.as_int(value)
-    if not INT_RANGE[0] <= number <= INT_RANGE[1]:
-        raise a.Invalid(f"This value should be between {INT_RANGE[0]} and {INT_RANGE[1]}.")
-    return number
-
 
 POINT = Resource(
     kind="point",
@@ -31,7 +18,7 @@ POINT = Resource(
         a.text("name", required=True),
         a.text("description"),
         a.text("type", required=True),
-        a.Attr("delta", delta, default=0),
+        a.Attr("delta", a.as_int32, default=0),  # PointEntityValidationTest: a 32-bit column
         a.obj("properties"),
         a.boolean("repeatable"),
         ref("group", "pointgroup"),
