@@ -197,3 +197,30 @@ def test_a_contact_points_change_outside_32_bits_is_refused(api):
     assert "This value should be between -2147483648 and 2147483647." in answer.json["errors"][0]["message"]
     assert api.get(f"/api/contacts/{contact}").json["contact"]["points"] == 5
     assert api.post(f"/api/contacts/{contact}/points/minus/{2**31 - 1}").status_code == 200
+
+
+def test_focus_api_new(api):
+    """`FocusApiControllerTest::testFocusApiNew`: a focus item posted form-encoded, its properties nested."""
+    payload = {
+        "name": "test",
+        "type": "notice",
+        "website": "http://",
+        "style": "bar",
+        "htmlMode": 1,
+        "html": '<div><strong style="color:red">html mode enabled</strong></div>',
+        "properties": {
+            "bar": {"allow_hide": 1, "sticky": 1, "size": "large", "placement": "top"},
+            "modal": {"placement": "top"},
+            "notification": {"placement": "top_left"},
+            "animate": 1,
+            "link_activation": 1,
+            "colors": {"primary": "27184e"},
+            "content": {"headline": "", "font": "Arial, Helvetica, sans-serif"},
+            "when": "immediately",
+            "frequency": "everypage",
+            "stop_after_conversion": 1,
+        },
+    }
+    answer = posted(api, "POST", "/api/focus/new", payload)
+    assert answer.status_code == 201, answer.json
+    assert answer.json["focus"]["id"] and answer.json["focus"]["name"] == "test"
