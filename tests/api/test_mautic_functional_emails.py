@@ -161,3 +161,36 @@ def test_preview_page_refuses_what_the_viewer_may_not_see(api):
     reader = _as(api, "reader", {"email:emails": ["viewother"], "lead:leads": ["viewother"]})
     status, page = _page(reader, f"/email/preview/{private}?contactId={contact['id']}")
     assert status == 200 and "Contact emails is [Email]" in page and "test@domain.tld" not in page
+
+
+def test_reply_action_if_not_found(api):
+    """`EmailApiControllerFunctionalTest::testReplyActionIfNotFound`: 404 with Mautic's message."""
+    answer = api.post("/api/emails/reply/tracking_hash_123")
+    assert answer.status_code == 404
+    assert answer.json["errors"][0]["message"] == "Email Stat with tracking hash tracking_hash_123 was not found"
+
+
+def test_reply_action(api):
+    """`EmailApiControllerFunctionalTest::testReplyAction`: 201 `{"success": true}`; the reply and the read
+    stat in the stats API, whose `total` is Mautic's string count."""
+    import re
+
+    contact = api.post("/api/contacts/new", {"email": "john@doe.email"}).json["contact"]["id"]
+    email_id = api.post("/api/emails/new", {"name": "Reply", "subject": "S", "customHtml": "<p>Hi</p>"}).json["email"][
+        "id"
+    ]
+    assert api.post(f"/api/emails/{email_id}/contact/{contact}/send").json == {"success": True}
+    stat = api.get("/api/stats/email_stats").json["stats"][0]
+    tracking_hash = sent_messages()[-1]["X-Mautic-Tracking"]  # the stats API keeps the hash out, as a secret
+    answer = api.post(f"/api/emails/reply/{tracking_hash}")
+    assert (answer.status_code, answer.json) == (201, {"success": True})
+    replies = api.get(
+        f"/api/stats/email_stat_replies?where[0][col]=stat_id&where[0][expr]=eq&where[0][val]={stat['id']}"
+    ).json
+    assert replies["total"] == "1"
+    assert int(replies["stats"][0]["stat_id"]) == int(stat["id"])
+    assert re.match(r"api-[a-z0-9]*", replies["stats"][0]["message_id"])
+    stats = api.get(f"/api/stats/email_stats?where[0][col]=id&where[0][expr]=eq&where[0][val]={stat['id']}").json
+    assert stats["total"] == "1"
+    assert str(stats["stats"][0]["is_read"]) == "1"
+    assert re.match(r"\d{4}-\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}", stats["stats"][0]["date_read"])
