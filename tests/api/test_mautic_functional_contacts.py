@@ -71,3 +71,67 @@ def test_batch_dnc_add_and_remove(api):
     )
     assert removed.json["contacts"][0]["doNotContact"] == [], removed.json
     assert api.delete(f"/api/contacts/{contact}/delete").status_code == 200
+
+
+def _all(answer):
+    return answer.json["contact"]["fields"]["all"]
+
+
+def test_single_new_endpoint_create_and_update(api):
+    """`LeadApiControllerFunctionalTest::testSingleNewEndpointCreateAndUpdate`: a create matching the email
+    updates; blank values are ignored unless `overwriteWithBlank`; the owner stays unless given; a PATCH
+    sets points."""
+    second_owner = api.post(
+        "/api/users/new",
+        {
+            "username": "sales",
+            "firstName": "Sales",
+            "lastName": "Person",
+            "email": "sales@example.com",
+            "role": 1,
+            "plainPassword": {"password": "Qwertee@123", "confirm": "Qwertee@123"},
+        },
+    ).json["user"]["id"]
+    payload = {
+        "email": "apiemail1@email.com",
+        "firstname": "API",
+        "lastname": "Update",
+        "points": 4,
+        "tags": ["apitest", "testapi"],
+        "city": "Houston",
+        "state": "Texas",
+        "country": "United States",
+        "preferred_locale": "es_SV",
+        "timezone": "America/Chicago",
+        "owner": 1,
+    }
+    created = posted(api, "POST", "/api/contacts/new", payload)
+    assert created.status_code == 201, created.json
+    contact = created.json["contact"]["id"]
+    fields = _all(created)
+    for key in ("email", "firstname", "lastname", "city", "state", "country", "preferred_locale", "timezone"):
+        assert fields[key] == payload[key], key
+    assert (created.json["contact"]["points"], len(created.json["contact"]["tags"])) == (4, 2)
+    assert created.json["contact"]["owner"]["id"] == 1
+    blank = posted(api, "POST", "/api/contacts/new", dict(payload, lastname=""))
+    assert blank.json["contact"]["id"] == contact and _all(blank)["lastname"] == "Update"
+    assert (blank.json["contact"]["points"], len(blank.json["contact"]["tags"])) == (4, 2)
+    overwrite = posted(api, "POST", "/api/contacts/new", dict(payload, lastname="", overwriteWithBlank=True))
+    assert overwrite.json["contact"]["id"] == contact and not _all(overwrite)["lastname"]
+    assert (overwrite.json["contact"]["points"], _all(overwrite)["points"]) == (4, 4)
+    updated = {"email": "apiemail1@email.com", "lastname": "Update", "city": "Boston", "state": "Massachusetts"}
+    merged = posted(api, "POST", "/api/contacts/new", dict(updated, owner=second_owner))
+    assert merged.json["contact"]["id"] == contact
+    assert (_all(merged)["firstname"], _all(merged)["city"], _all(merged)["country"]) == (
+        "API",
+        "Boston",
+        "United States",
+    )
+    assert (merged.json["contact"]["points"], merged.json["contact"]["owner"]["id"]) == (4, second_owner)
+    kept = posted(api, "POST", "/api/contacts/new", updated)
+    assert (kept.json["contact"]["owner"]["id"], kept.json["contact"]["stage"]) == (second_owner, None)
+    listed = api.get("/api/contacts").json["contacts"][str(contact)]
+    assert (listed["points"], listed["fields"]["all"]["points"], len(listed["tags"])) == (4, 4, 2)
+    patched = posted(api, "PATCH", f"/api/contacts/{contact}/edit", dict(updated, owner=second_owner, points=1))
+    assert (patched.json["contact"]["points"], _all(patched)["points"]) == (1, 1)
+    assert (_all(patched)["city"], patched.json["contact"]["owner"]["id"]) == ("Boston", second_owner)
