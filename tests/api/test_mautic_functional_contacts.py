@@ -135,3 +135,18 @@ def test_single_new_endpoint_create_and_update(api):
     patched = posted(api, "PATCH", f"/api/contacts/{contact}/edit", dict(updated, owner=second_owner, points=1))
     assert (patched.json["contact"]["points"], _all(patched)["points"]) == (1, 1)
     assert (_all(patched)["city"], patched.json["contact"]["owner"]["id"]) == ("Boston", second_owner)
+
+
+def test_put_edit_with_inexisting_id_so_it_should_create(api):
+    """`DeviceApiControllerFunctionalTest::testPutEditWithInexistingIdSoItShouldCreate`: 201."""
+    contact = api.post("/api/contacts/new", {"email": "device@example.com"}).json["contact"]["id"]
+    payload = {
+        "device": "desktop",
+        "deviceOsName": "Ubuntu",
+        "deviceOsShortName": "UBT",
+        "deviceOsPlatform": "x64",
+        "lead": contact,
+    }
+    answer = posted(api, "PUT", "/api/devices/99999/edit", payload)
+    assert answer.status_code == 201, answer.json
+    assert answer.json["device"]["deviceOsName"] == "Ubuntu"
