@@ -150,3 +150,44 @@ def test_put_edit_with_inexisting_id_so_it_should_create(api):
     answer = posted(api, "PUT", "/api/devices/99999/edit", payload)
     assert answer.status_code == 201, answer.json
     assert answer.json["device"]["deviceOsName"] == "Ubuntu"
+
+
+def test_batch_new_endpoint_create_and_update(api):
+    """`LeadApiControllerFunctionalTest::testBatchNewEndpointCreateAndUpdate`, its blank-value rules: a
+    batch create matching the email ignores a blank lastname unless `overwriteWithBlank`; a batch PATCH
+    ignores a blank firstname the same way and blanks the lastname with it."""
+    payload = [
+        {
+            "email": "apiemail1@email.com",
+            "firstname": "API",
+            "lastname": "Update",
+            "points": 4,
+            "tags": ["apitest", "testapi"],
+            "city": "Houston",
+            "owner": 1,
+        },
+        {"email": "apiemail2@email.com", "firstname": "API2", "lastname": "Update2", "points": 3},
+    ]
+    created = posted(api, "POST", "/api/contacts/batch/new", payload)
+    assert created.status_code == 201, created.json
+    first = created.json["contacts"][0]
+    contact = first["id"]
+    assert (first["points"], first["fields"]["all"]["points"], len(first["tags"])) == (4, 4, 2)
+    payload[0]["lastname"] = ""
+    kept = posted(api, "POST", "/api/contacts/batch/new", payload).json["contacts"][0]
+    assert (kept["id"], kept["fields"]["all"]["lastname"]) == (contact, "Update")
+    payload[0]["overwriteWithBlank"] = True
+    blanked = posted(api, "POST", "/api/contacts/batch/new", payload).json["contacts"][0]
+    assert blanked["id"] == contact and not blanked["fields"]["all"]["lastname"]
+    assert (blanked["points"], len(blanked["tags"])) == (4, 2)
+    edit = [{"id": contact, "email": "apiemail1@email.com", "city": "Boston", "firstname": "", "owner": 1, "points": 1}]
+    patched = posted(api, "PATCH", "/api/contacts/batch/edit", edit).json["contacts"][0]
+    assert (patched["fields"]["all"]["firstname"], patched["points"], patched["fields"]["all"]["city"]) == (
+        "API",
+        1,
+        "Boston",
+    )
+    cleared = posted(
+        api, "PATCH", "/api/contacts/batch/edit", [{"id": contact, "lastname": "", "overwriteWithBlank": True}]
+    ).json["contacts"][0]
+    assert cleared["fields"]["all"]["firstname"] == "API" and not cleared["fields"]["all"]["lastname"]
