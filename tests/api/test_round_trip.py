@@ -926,10 +926,14 @@ def _message(r: Refs) -> dict:
 
 _MESSAGE_ALLOWED = {
     "channels": Allowed(
-        "ChannelBundle/Entity/Message.php: every channel is answered (a Channel entity per channel, with its id "
-        "and the content's name); mautic/api-library tests/Api/MessagesTest.php skips `channels`",
+        "ChannelBundle/Entity/Message.php: the channels saved are answered as a list of Channel entities, each "
+        "with its id and the content's name (MessageApiControllerTest reads `channels[0]`); mautic/api-library "
+        "tests/Api/MessagesTest.php skips `channels`",
         lambda sent, answer: all(
-            all(_same(v, (answer.get("channels") or {}).get(name, {}).get(k)) for k, v in entry.items())
+            all(
+                _same(v, {c["channel"]: c for c in answer.get("channels") or []}.get(name, {}).get(k))
+                for k, v in entry.items()
+            )
             for name, entry in sent.items()
         ),
     )
@@ -1577,7 +1581,10 @@ def test_a_document_read_and_put_back_is_unchanged(api, case):
     base = f"/api/{case.prefix}"
     entity = _created(api, case, case.create(Refs(api)))
     read = api.get(f"{base}/{entity['id']}").json[case.singular]
-    response = api.put(f"{base}/{entity['id']}/edit", read)
+    sent = dict(read)
+    if case.prefix == "users":  # Mautic takes a user's role by id only (UserApiControllerFunctionalTest, issue 42)
+        sent["role"] = read["role"]["id"]
+    response = api.put(f"{base}/{entity['id']}/edit", sent)
     assert response.status_code == 200, (response.status_code, response.json)
     again = api.get(f"{base}/{entity['id']}").json[case.singular]
     for answer in (response.json[case.singular], again):
