@@ -70,7 +70,7 @@ POINT_GROUP = Resource(
     audit="A-",
     keyed_list=False,
     permission="point:groups",
-    attrs=(a.text("name", required=True), a.text("description", default="")),  # Mautic's Group: "" unless set
+    attrs=(a.text("name", required=True), a.text("description")),
     commands=frozenset({"ids", "is:published", "is:unpublished"}),
     summary=("id", "name", "description"),
     hooks=PointGroupHooks(),
