@@ -27,6 +27,7 @@ ERROR_RESPONSE = {
 _TYPES: dict[Callable[..., Any], Doc] = {
     a.as_string: {"type": "string"},
     a.as_int: {"type": "integer"},
+    a.as_int32: {"type": "integer", "minimum": a.INT32[0], "maximum": a.INT32[1]},
     a.as_bool: {"type": "boolean"},
     a.as_datetime: {"type": "string", "format": "date-time"},
     a.as_list: {"type": "array"},
@@ -249,7 +250,11 @@ def _list_schema(resource: Resource) -> Doc:
         "type": "object",
         "required": ["total", resource.plural],
         "properties": {
-            "total": {"type": "integer"},
+            "total": (
+                {"type": "string", "pattern": "^[0-9]+$", "description": "A count, as digits: Mautic's raw SQL count."}
+                if resource.total_as_text
+                else {"type": "integer"}
+            ),
             resource.plural: items,
             "next": {"type": "string", "description": "Cursor of the next page (`after=`)."},
         },

@@ -46,10 +46,23 @@ def _assign(node: dict[str, Any] | list[Any], parts: list[str], value: str) -> N
         _assign(child, rest, value)
 
 
+def _listed(node: Any) -> Any:
+    """`node` with every object whose keys are "0".."n-1" in order made a list, as PHP's arrays
+    are lists then (`array_is_list`): `a[0]=x&a[1]=y`, what `http_build_query` sends, is `["x", "y"]`."""
+    if isinstance(node, list):
+        return [_listed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    items = {key: _listed(value) for key, value in node.items()}
+    if items and list(items) == [str(index) for index in range(len(items))]:
+        return list(items.values())
+    return items
+
+
 def parse(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
-    """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` -> {"a": ["1", "2"]}.
-    Raises TooDeep for a key of more than MAX_DEPTH levels."""
+    """Nest (key, value) pairs: `a[b]=1` -> {"a": {"b": "1"}}, `a[]=1&a[]=2` and `a[0]=1&a[1]=2`
+    -> {"a": ["1", "2"]}. Raises TooDeep for a key of more than MAX_DEPTH levels."""
     root: dict[str, Any] = {}
     for key, value in pairs:
         _assign(root, _parts(key), value)
-    return root
+    return {key: _listed(value) for key, value in root.items()}

@@ -259,13 +259,14 @@ def image_in_folder(request: ApiRequest, ctx: Context, subdir: str, name: str) -
 
 @routes.route("/dwc/{slot}", "GET")
 def dynamic_content_slot(request: ApiRequest, ctx: Context, slot: str) -> Answer:
-    """The slot's content for the tracked contact, as HTML (empty when nothing fits); a browser that asked
-    not to be tracked gets the content for no contact."""
+    """The slot's content for the tracked contact, as HTML; 204 when nothing fits (Mautic's
+    `DynamicContentApiController::getAction`, `testDwcGetEndpointForNoSlotNorContact`). A browser that
+    asked not to be tracked gets the content for no contact."""
     visitor = visit(request, ctx)
     tracked = None if visitor.private else visitor.contact_id
     contact = pages.tracked_contact(tracked) if tracked else None
-    found = dwc_requests.request(slot, contact, request.headers.get("accept-language"), ctx)
-    return Reply(found or "", 200, {}, "text/html; charset=utf-8")
+    content = dwc_requests.request(slot, contact, request.headers.get("accept-language"), ctx)
+    return Reply(content, 200, {}, "text/html; charset=utf-8") if content else Reply("", 204, {}, "text/html")
 
 
 blueprint = routes.blueprint()

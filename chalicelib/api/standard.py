@@ -130,7 +130,7 @@ def list_reply(resource: Resource, request: ApiRequest, ctx: Context) -> Reply:
     if shrunk:  # the page would pass what Lambda may answer: it ends at the last item that fits
         reprs = reprs[:kept]
         next_after = docs[kept - 1]["id"] if next_after is not None or query.after is not None else None
-    body: Doc = {"total": total, resource.plural: collection(resource, reprs)}
+    body: Doc = {"total": str(total) if resource.total_as_text else total, resource.plural: collection(resource, reprs)}
     if next_after is not None:
         body["next"] = _cursor(resource, next_after)
         return Reply(body, headers={"Link": _next_link(resource, request, ctx, ("after", body["next"]))})

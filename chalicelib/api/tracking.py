@@ -4,12 +4,13 @@ items, Mautic's public script, its view pixel and the click-through of its link.
 
 from html import escape
 
+from chalicelib.api.authorizer import caller
 from chalicelib.api.public import PIXEL, visit, visitor_cookies
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.messaging import tracking
+from chalicelib.domain.messaging import email_preview, tracking
 from chalicelib.domain.web import focus, preference_center
 
 routes = Routes("tracking", authenticated=False)
@@ -36,6 +37,17 @@ def web_view(request: ApiRequest, ctx: Context, hash: str) -> Answer:
         dict(visitor_cookies(visitor.contact_id, ctx, visitor.private), **{"Cache-Control": "no-store"}),
         HTML,
     )
+
+
+@routes.route("/email/preview/{id}", "GET")
+def preview_page(request: ApiRequest, ctx: Context, id: str) -> Answer:
+    """Mautic's preview page of an email (domain/messaging/email_preview.py); credentials, when sent,
+    make the viewer that user (Mautic's signed-in session)."""
+    signed_in = bool(request.headers.get("authorization") or request.query.get("access_token"))
+    if signed_in:
+        ctx.user = caller(request, ctx)
+    html = email_preview.preview(id, request.query.get("contactId"), signed_in, ctx)
+    return Reply(html, 200, {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}, HTML)
 
 
 @routes.route("/email/unsubscribe/{hash}", "GET", "POST")

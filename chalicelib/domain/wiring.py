@@ -5,7 +5,7 @@ Importing this module installs both (the API, the workers and the command line i
 they serve). It is the only domain module that imports every capability; no capability imports it.
 """
 
-from chalicelib.domain.automations import automation_runs, journeys
+from chalicelib.domain.automations import automation_runs, journeys, segment_usage
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts import erasure
 from chalicelib.domain.contacts.declarations import (
@@ -72,7 +72,8 @@ SUBSCRIBERS = subscribers.Table(
             membership.on_contact_write,  # segments: membership rows and events
             journeys.on_membership_change,  # automations: members and due rows, membership events
             stages.on_contact_write,  # stages: the contacts-by-stage index (last: sees the final stage)
-        )
+        ),
+        "segment": (segment_usage.on_segment_write,),  # automations: a segment they use stays published
     },
     # Every write, once its events are final: the webhook outbox item, in the same transaction.
     announce=(webhook_events.announce,),

@@ -34,11 +34,11 @@ def test_all_contacts_activity_filters_and_pages(api):
     assert first["filters"]["includeEvents"] == ["point.gained"] and first["maxPages"] == 2
     second = api.get(f"/api/contacts/activity?{query}&page=2").json
     assert [e["contactId"] for e in second["events"]] == [people[0]["id"]]
-    assert second["total"] == 4 and second["maxPages"] == 2
+    assert int(second["total"]) == 4 and second["maxPages"] == 2
     oldest = api.get(f"/api/contacts/activity?{query}&order[0]=timestamp&order[1]=ASC").json
     assert [e["contactId"] for e in oldest["events"]] == [p["id"] for p in people][:3]
     none = api.get("/api/contacts/activity?filters[excludeEvents][]=point.gained&filters[search]=point").json
-    assert none["events"] == [] and none["total"] == 0
+    assert none["events"] == [] and int(none["total"]) == 0
     bad = api.get("/api/contacts/activity?filters[dateFrom]=yesterday-ish")
     assert bad.status_code == 400 and "dateFrom" in str(bad.json["errors"][0]["details"])
 

@@ -46,7 +46,7 @@ def test_a_contacts_event_log_in_the_automation(api):
     ann = new_contact(api, email="ann@example.com")
     path = f"/api/automations/{automation['id']}/events/contact/{ann['id']}"
     refused = api.get(path)
-    assert refused.status_code == 409 and "not part of automation" in refused.json["errors"][0]["message"]
+    assert refused.status_code == 409 and "is not in the campaign" in refused.json["errors"][0]["message"]
     api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
     answer = api.get(path).json
     assert answer["total"] == 2 and answer["automation"]["id"] == automation["id"]

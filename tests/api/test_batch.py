@@ -85,7 +85,7 @@ def test_new_invalid_item_does_not_stop_the_others(api):
     # nothing of the invalid item was written
     assert total(api) == 2
     listed = api.get("/api/contacts?search=email:not-an-email").json
-    assert listed["total"] == 0
+    assert int(listed["total"]) == 0
 
 
 def test_new_trailing_failure_keeps_an_array_and_leading_failure_an_object(api):
@@ -189,7 +189,7 @@ def test_new_contacts_stored_together_are_each_whole(api):
         assert email(found) == f"g{n}@example.com" and value(found, "firstname") == f"G{n}"
         events = api.get(f"/api/contacts/{created[n]['id']}/activity").json["events"]
         assert [e["event"] for e in events] == ["lead.identified"]
-    assert api.get("/api/contacts?search=email:g119@example.com").json["total"] == 1
+    assert int(api.get("/api/contacts?search=email:g119@example.com").json["total"]) == 1
 
 
 def test_a_write_refused_when_the_group_is_stored_is_reported_on_its_item(api, monkeypatch):

@@ -86,7 +86,7 @@ def test_bad_or_unknown_ids_are_a_400_and_nothing_is_written(api, firms, value):
     assert linked(api, contact_id) == [(acme, "Acme", 1)]
     r = api.post("/api/contacts/new", {"email": "bob@example.com", "companies": value})
     assert_error(r, 400, "companies")
-    assert api.get("/api/contacts?search=email:bob@example.com").json["total"] == 0
+    assert int(api.get("/api/contacts?search=email:bob@example.com").json["total"]) == 0
 
 
 def test_unknown_id_message_names_it(api):
@@ -141,7 +141,7 @@ def test_a_limited_user_links_only_companies_it_may_view(api, firms):
     assert api.get(f"/api/contacts/{mine}").json["contact"]["fields"]["all"]["firstname"] is None
     r = mallory.post("/api/contacts/new", {"email": "n@example.com", "companies": [admins_acme]})
     assert_error(r, 403, message=FORBIDDEN)
-    assert api.get("/api/contacts?search=email:n@example.com").json["total"] == 0
+    assert int(api.get("/api/contacts?search=email:n@example.com").json["total"]) == 0
     # nor may it take the contact out of a company it may not view
     api.post(f"/api/companies/{admins_acme}/contact/{mine}/add")
     assert_error(mallory.patch(f"/api/contacts/{mine}/edit", {"companies": [own]}), 403, message=FORBIDDEN)

@@ -24,7 +24,7 @@ def test_edit_to_email_of_another_contact_merges(api):
     assert r.status_code == 200, r.json
     assert r.json["contact"]["id"] == ann["id"]  # the older contact survives
     listing = api.get("/api/contacts").json
-    assert listing["total"] == 1
+    assert int(listing["total"]) == 1
     (only,) = listing["contacts"].values()
     assert values(only)["email"] == "ann@example.com"
     assert values(only)["firstname"] == "Ann" and values(only)["lastname"] == "Builder"
@@ -37,7 +37,7 @@ def test_a_put_to_email_of_another_contact_merges_too(api):
     r = api.put(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com", "city": "Brno"})
     assert r.status_code == 200 and r.json["contact"]["id"] == ann["id"]
     assert values(r.json["contact"])["city"] == "Brno" and values(r.json["contact"])["firstname"] == "Ann"
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_the_edited_values_win_and_blanks_are_filled(api):
@@ -59,7 +59,7 @@ def test_an_older_contact_taking_a_newer_ones_email_keeps_its_id_and_the_emails_
     again = api.post("/api/contacts/new", {"email": "bob@example.com"})
     assert again.status_code == 200 and again.json["contact"]["id"] == ann["id"]  # bob's email now leads to ann
     assert contact(api, email="ann@example.com")["id"] not in (ann["id"], bob["id"])  # ann's old email is free
-    assert api.get("/api/contacts?search=email:bob@example.com").json["total"] == 1
+    assert int(api.get("/api/contacts?search=email:bob@example.com").json["total"]) == 1
 
 
 def test_points_tags_ips_and_owner_are_joined(api):
@@ -113,7 +113,7 @@ def test_the_merge_is_on_the_timeline_and_the_other_contacts_events_move(api, dr
     assert [e["eventLabel"] for e in events(api, ann["id"], "note")] == ["Called"]
     gained = moved_points(api, ann["id"])
     assert [e["contactId"] for e in gained] == [ann["id"]] and gained[0]["eventLabel"] == "Webinar"
-    assert api.get(f"/api/contacts/{ann['id']}/activity").json["total"] >= 4  # both identifications too
+    assert int(api.get(f"/api/contacts/{ann['id']}/activity").json["total"]) >= 4  # both identifications too
 
 
 def test_a_lost_move_message_is_sent_again_by_the_minute_job(api, drain, frozen):
@@ -144,7 +144,7 @@ def test_batch_edits_merge_per_item(api):
     )
     assert r.json["statusCodes"] == [200, 200]
     assert [c["id"] for c in r.json["contacts"]] == [ann["id"], carl["id"]]
-    assert api.get("/api/contacts").json["total"] == 2
+    assert int(api.get("/api/contacts").json["total"]) == 2
 
 
 def test_a_merge_fires_the_update_and_delete_webhooks(api, drain, receiver):
@@ -202,4 +202,4 @@ def test_a_cookie_naming_a_merged_contact_tracks_the_survivor(api):
     )
     assert page.status_code == 200 and set_cookies(page)["mtc_id"] == str(ann["id"])
     assert len(events(api, ann["id"], "page.hit")) == 1
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1

@@ -61,8 +61,8 @@ def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert response.status_code == 200
-    assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 3, 0)
-    assert response.json["sendProgress"]["status"] == "queued"
+    assert response.json == {"success": 1, "sentCount": 3, "failedRecipients": 0}  # Mautic's keys, no more
+    assert _shown(api, mail_doc)["sendProgress"]["status"] == "queued"
     assert _recipients() == ["c0@example.com", "c2@example.com", "c3@example.com"]
     drain()
     assert _recipients() == ["c0@example.com", "c2@example.com", "c3@example.com"]

@@ -97,7 +97,7 @@ def test_bots_are_not_counted(api, headers):
     r = fetch(api, f"/focus/{item['id']}/click", dict(headers, Accept="*/*"))
     assert r.status_code == 302 and r.headers["Location"] == "https://shop.example/spring"
     assert numbers(api, item["id"]) == (0, 0, 0)
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_an_unpublished_or_unknown_item_counts_nothing(api):
@@ -106,7 +106,7 @@ def test_an_unpublished_or_unknown_item_counts_nothing(api):
     view(api, 999)
     r = browse(api, f"/focus/{item['id']}/click")
     assert r.status_code == 302  # the link still works
-    assert numbers(api, item["id"]) == (0, 0, 0) and api.get("/api/contacts").json["total"] == 0
+    assert numbers(api, item["id"]) == (0, 0, 0) and int(api.get("/api/contacts").json["total"]) == 0
 
 
 def _not_found(response):
@@ -130,7 +130,7 @@ def test_a_limited_user_sees_no_numbers_nor_script_of_others_items(api):
         assert r.status_code == 403 and "viewpixel" not in r.body.decode()
     r = mallory.get(f"/api/focus/{item['id']}")
     assert r.status_code == 403 and "uniqueViews" not in r.body.decode()
-    assert mallory.get("/api/focus").json["total"] == 0
+    assert int(mallory.get("/api/focus").json["total"]) == 0
     own = mallory.post("/api/focus/new", dict(ITEM, name="Mine")).json["focus"]
     assert (own["views"], own["uniqueViews"], own["clickThrough"]) == (0, 0, 0)
 

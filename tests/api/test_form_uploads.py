@@ -106,8 +106,8 @@ def test_a_refused_extension_or_size_answers_mautics_messages_and_stores_nothing
     }
     both = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("big.zip", big)})
     assert both.json["errors"][0]["details"]["cv"][0].count("<br />") == 1
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
-    assert api.get("/api/contacts").json["total"] == 0 and bucket_keys() == []
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0 and bucket_keys() == []
     monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 1000)  # the request's bound beats the field's
     capped = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", b"x" * 2000)})
     assert "maximum allowed file size of 0 MB" in capped.json["errors"][0]["details"]["cv"][0]
@@ -135,7 +135,7 @@ def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch):
     response = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", PDF)})
     assert response.status_code == 409
     monkeypatch.undo()
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0 and bucket_keys() == []
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0 and bucket_keys() == []
 
 
 def test_a_file_fields_limits_are_checked_when_the_form_is_saved(api):
@@ -148,7 +148,7 @@ def test_a_file_fields_limits_are_checked_when_the_form_is_saved(api):
         'File extension contains an illegal extension: "php".'
     ]
     assert details["fields[0][properties][allowed_file_size]"] == ["This value should be less than or equal to 4."]
-    assert api.get("/api/forms").json["total"] == 0
+    assert int(api.get("/api/forms").json["total"]) == 0
 
 
 def test_a_file_field_mapped_to_a_contact_field_fills_it_with_the_download_link(api):
@@ -284,8 +284,8 @@ def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkey
     response = submit(api, form["id"], {"email": "ann@example.com"}, files)
     assert response.status_code == 503 and response.headers["Retry-After"] == str(config.RETRY_AFTER_SECONDS)
     assert bucket_keys() == []  # the first file, stored, was removed again
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 @pytest.fixture

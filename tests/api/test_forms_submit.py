@@ -75,7 +75,7 @@ def test_submission_creates_the_contact_stores_results_and_shows_the_message(api
     (contact,) = contacts.values()
     assert contact["fields"]["all"]["firstname"] == "Ann"
     listed = api.get(f"/api/forms/{form['id']}/submissions").json
-    assert listed["total"] == 1
+    assert int(listed["total"]) == 1
     sub = listed["submissions"][0]
     assert sub["results"] == {
         "email": "ann@example.com",
@@ -98,8 +98,8 @@ def test_second_submission_with_same_email_reuses_the_contact(api):
     form = make_form(api)
     post(api, form["id"], {"email": "bob@example.com"})
     post(api, form["id"], {"email": "BOB@example.com", "first_name": "Bob"})
-    assert api.get("/api/contacts").json["total"] == 1
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 2
+    assert int(api.get("/api/contacts").json["total"]) == 1
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 2
 
 
 def test_invalid_submission_names_the_fields_and_stores_nothing(api):
@@ -109,8 +109,8 @@ def test_invalid_submission_names_the_fields_and_stores_nothing(api):
     details = json.loads(response.body)["errors"][0]["details"]
     assert details["email"] == ["We need your email."]
     assert set(details) == {"email", "age", "colour", "topics"}
-    assert api.get("/api/contacts").json["total"] == 0
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
     assert post(api, form["id"], {"email": "not-an-email"}).status_code == 400
 
 
@@ -172,12 +172,12 @@ def test_submissions_api_by_contact_one_and_ordering(api):
         post(api, form["id"], {"email": email})
     base = f"/api/forms/{form['id']}/submissions"
     ordered = api.get(base + "?orderBy=s.date_submitted&orderByDir=DESC&limit=2").json
-    assert ordered["total"] == 3 and len(ordered["submissions"]) == 2
+    assert int(ordered["total"]) == 3 and len(ordered["submissions"]) == 2
     by_id = api.get(base + "?orderBy=s.id&orderByDir=DESC").json["submissions"]
     assert [s["id"] for s in by_id] == sorted((s["id"] for s in by_id), reverse=True)
     contact_id = by_id[0]["lead"]["id"]
     mine = api.get(f"{base}/contact/{contact_id}").json
-    assert mine["total"] == 2 and all(s["lead"]["id"] == contact_id for s in mine["submissions"])
+    assert int(mine["total"]) == 2 and all(s["lead"]["id"] == contact_id for s in mine["submissions"])
     one = api.get(f"{base}/{by_id[0]['id']}").json["submission"]
     assert one["id"] == by_id[0]["id"] and one["results"]["email"] == "a@example.com"
     assert api.get(f"{base}/9999").status_code == 404
@@ -220,8 +220,8 @@ def test_a_submission_failing_on_the_contact_stores_nothing(api, monkeypatch):
     response = post(api, form["id"], {"email": "ann@example.com"})
     assert response.status_code == 409
     monkeypatch.undo()
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_a_known_email_typed_in_updates_that_contact_but_does_not_hand_it_over(api):
@@ -244,7 +244,7 @@ def test_an_anonymous_visitor_giving_a_new_email_becomes_identified(api):
     _visitor(api, form["id"], {"email": "new@example.com"}, visitor["id"])
     contact = api.get(f"/api/contacts/{visitor['id']}").json["contact"]
     assert contact["fields"]["all"]["email"] == "new@example.com" and contact["dateIdentified"]
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_a_known_visitor_giving_another_email_submits_as_that_other_contact(api):

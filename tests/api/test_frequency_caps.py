@@ -74,7 +74,7 @@ def capped(api, drain, frozen):
 
 def test_a_capped_contact_gets_the_second_segment_email_when_its_day_is_over(api, drain, frozen, capped):
     ann, bob, first, second, answer = capped
-    assert answer["sentCount"] == 1 and answer["sendProgress"]["deferred"] == 1  # Bob now, Ann deferred
+    assert answer["sentCount"] == 1  # Bob now, Ann deferred
     assert _received("bob") == ["First", "Second"] and _received("ann") == ["First"]
     record = _record(second, ann)
     assert record["status"] == "deferred" and record["queueAttempts"] == 0

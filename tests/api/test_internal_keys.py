@@ -59,7 +59,7 @@ def test_no_answer_carries_an_internal_key(api, drain, receiver):
         "/api/automations/events",
     ]
     answers += [api.get(path) for path in paths]
-    assert api.get(f"/api/hooks/{hook['id']}/logs").json["total"] >= 1  # the log was written
+    assert int(api.get(f"/api/hooks/{hook['id']}/logs").json["total"]) >= 1  # the log was written
     walked = [(a.status_code, internal_keys(a.json)) for a in answers if a.json is not None]
     assert len(walked) == len(answers)
     assert [keys for _, keys in walked if keys] == []

@@ -31,7 +31,7 @@ def _list(api, prefix, query=""):
     assert response.status_code == 200, response.json
     collection = response.json[PLURAL[prefix]]
     docs = collection.values() if isinstance(collection, dict) else collection
-    return response.json["total"], [doc["id"] for doc in docs], response.json
+    return int(response.json["total"]), [doc["id"] for doc in docs], response.json
 
 
 def _found(api, prefix, query=""):

@@ -19,15 +19,21 @@ def test_reserved_domain_names_are_valid_addresses(api, address):
     """Mautic checks email syntax only: special-use names (RFC 2606/6761) are addresses like any other."""
     contact = _contact(api, email=address)
     assert contact["fields"]["all"]["email"] == address
-    assert api.get(f"/api/contacts?search=email:{address}").json["total"] == 1
+    assert int(api.get(f"/api/contacts?search=email:{address}").json["total"]) == 1
 
 
-@pytest.mark.parametrize("address", ["ann@", "no-at-sign", "a b@example.com", "x@localhost"])
+@pytest.mark.parametrize("address", ["ann@", "no-at-sign", "a@@example.com", "x@localhost"])
 def test_addresses_that_break_the_syntax_are_refused(api, address):
     response = api.post("/api/contacts/new", {"email": address})
     assert_error(response, 400)
     assert "email" in response.json["errors"][0]["details"]
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
+
+
+@pytest.mark.parametrize("address", ["a b@example.com", "ab@example.com,", "<ab@example.com>"])
+def test_characters_an_address_cannot_hold_are_dropped(api, address):
+    """As Mautic's `InputHelper::email` (PHP's FILTER_SANITIZE_EMAIL): spaces, commas and brackets go."""
+    assert _contact(api, email=address)["fields"]["all"]["email"] == "ab@example.com"
 
 
 @pytest.mark.parametrize(
@@ -44,7 +50,7 @@ def test_an_unknown_category_is_refused_with_mautics_message(api, prefix, payloa
     error = response.json["errors"][0]
     assert error["message"] == "Category 999 does not exist"
     assert error["details"] == {"category": ["Category 999 does not exist"]}
-    assert api.get(f"/api/{prefix}").json["total"] == 0
+    assert int(api.get(f"/api/{prefix}").json["total"]) == 0
 
 
 def test_segment_filters_come_back_as_sent(api):
@@ -115,7 +121,7 @@ def test_a_bad_do_not_contact_entry_writes_nothing(api):
     assert_error(response, 400, field="doNotContact")
     shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]
     assert shown["fields"]["all"]["firstname"] == "Ann" and shown["doNotContact"] == []
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_batch_creates_apply_do_not_contact_per_item(api):
@@ -131,7 +137,7 @@ def test_batch_creates_apply_do_not_contact_per_item(api):
     first, second = response.json["contacts"][:2]
     assert _dnc(first) == [("email", 1, None)] and second["doNotContact"] == []
     assert "doNotContact" in str(response.json["errors"])
-    assert api.get("/api/contacts").json["total"] == 2
+    assert int(api.get("/api/contacts").json["total"]) == 2
     edited = api.patch(
         "/api/contacts/batch/edit",
         [
@@ -160,7 +166,7 @@ def test_typed_contact_fields_take_mautics_choices_only(api, field, good, bad):
     shown = api.get(f"/api/contacts/{contact['id']}").json["contact"]["fields"]["all"]
     assert shown[field] == good and shown["firstname"] is None
     assert_error(api.post("/api/contacts/new", {"email": "bob@example.com", field: bad}), 400, field=field)
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_company_country_and_region_and_select_boolean_fields(api):
@@ -176,7 +182,8 @@ def test_company_country_and_region_and_select_boolean_fields(api):
     assert api.patch(f"/api/companies/{company_id}/edit", {"companyindustry": "Banking"}).status_code == 200
     assert (
         api.post(
-            "/api/fields/contact/new", {"label": "Subscribed", "alias": "subscribed", "type": "boolean"}
+            "/api/fields/contact/new",
+            {"label": "Subscribed", "alias": "subscribed", "type": "boolean", "properties": {"yes": "Y", "no": "N"}},
         ).status_code
         == 201
     )

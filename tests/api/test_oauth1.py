@@ -169,7 +169,7 @@ def test_full_flow_then_signed_get_and_form_post(mode_1a, consumer):
 
     listed = call(api, access, "GET", "/api/contacts?limit=5&orderBy=id")
     assert listed.status == 200, listed.text
-    assert listed.json() == {"total": 0, "contacts": {}}
+    assert listed.json() == {"total": "0", "contacts": {}}
 
     created = call(api, access, "POST", "/api/tags/new", body="tag=signed+tag", headers=FORM)
     assert created.status == 201, created.text
@@ -283,7 +283,7 @@ def test_tampered_body_is_refused(access, mode_1a):
     response = call(mode_1a, access, "POST", "/api/tags/new", body="tag=good", headers=FORM, send_body="tag=evil")
     assert response.status == 401 and response.error_type() == "signature_invalid"
     assert response.headers["WWW-Authenticate"].startswith("OAuth")
-    assert call(mode_1a, access, "GET", "/api/tags?search=evil").json()["total"] == 0
+    assert int(call(mode_1a, access, "GET", "/api/tags?search=evil").json()["total"]) == 0
 
 
 def test_added_body_parameter_is_refused(access, mode_1a):

@@ -87,7 +87,7 @@ def test_tracking_pixel_records_url_hits_for_known_contacts_not_bots(api):
     hit = [e for e in api.get(f"/api/contacts/{contact['id']}/activity").json["events"] if e["event"] == "page.hit"]
     assert hit[0]["details"]["url"] == "https://site.example/pricing?utm_source=ads"
     bot = fetch(api, f"/mtracking.gif?{query}", {"Accept": "*/*", "User-Agent": "Googlebot/2.1"})
-    assert bot.status_code == 200 and api.get("/api/contacts").json["total"] == 1
+    assert bot.status_code == 200 and int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_dynamic_content_by_slot_in_pages_and_counted(api):
@@ -119,5 +119,8 @@ def test_dynamic_content_by_slot_in_pages_and_counted(api):
     assert fetch(api, "/spring-offer", {"Cookie": visitor_cookie(vip["id"])}).body.decode() == "<div><b>VIP</b></div>"
     assert fetch(api, "/spring-offer").body.decode() == "<div><i>Hello</i></div>"
     assert fetch(api, "/dwc/hero").body.decode() == "<i>Hello</i>"
-    assert fetch(api, "/dwc/none").body.decode() == ""
+    assert (fetch(api, "/dwc/none").status_code, fetch(api, "/dwc/none").body.decode()) == (
+        204,
+        "",
+    )  # Mautic: no content
     assert api.get(f"/api/dynamiccontents/{generic['id']}").json["dynamicContent"]["sentCount"] == 2

@@ -398,6 +398,20 @@ TAGS_MODIFIED = Allowed(
 )
 
 
+FILTERS_MIRRORED = Allowed(
+    "LeadBundle/Entity/LeadList.php getFilters (addLegacyParams), which the PATCH form starts from: each filter "
+    "sent comes back with `filter` and `display` mirroring its `properties` (ListApiControllerFunctionalTest::"
+    "testBatchSegmentWorkflow; the api-library's SegmentsTest::testBatchEndpoints adds them too)",
+    lambda sent, answer: (
+        answer.get("filters")
+        == [
+            dict(item, filter=item["properties"].get("filter"), display=item["properties"].get("display"))
+            for item in sent
+        ]
+    ),
+)
+
+
 _STORED_FORMS = {
     "newsletter": moved(
         "newsletter",
@@ -912,10 +926,14 @@ def _message(r: Refs) -> dict:
 
 _MESSAGE_ALLOWED = {
     "channels": Allowed(
-        "ChannelBundle/Entity/Message.php: every channel is answered (a Channel entity per channel, with its id "
-        "and the content's name); mautic/api-library tests/Api/MessagesTest.php skips `channels`",
+        "ChannelBundle/Entity/Message.php: the channels saved are answered as a list of Channel entities, each "
+        "with its id and the content's name (MessageApiControllerTest reads `channels[0]`); mautic/api-library "
+        "tests/Api/MessagesTest.php skips `channels`",
         lambda sent, answer: all(
-            all(_same(v, (answer.get("channels") or {}).get(name, {}).get(k)) for k, v in entry.items())
+            all(
+                _same(v, {c["channel"]: c for c in answer.get("channels") or []}.get(name, {}).get(k))
+                for k, v in entry.items()
+            )
             for name, entry in sent.items()
         ),
     )
@@ -1121,6 +1139,7 @@ CASES = [
         _segment,
         lambda r: {"name": "Gmail 2", "isGlobal": True, "filters": _segment(r)["filters"][:1]},
         lambda r: dict(_segment(r), name="Gmail 3", description="Replaced"),
+        patch_allowed={"filters": FILTERS_MIRRORED},
     ),
     Case(
         "dynamiccontents",
@@ -1562,7 +1581,10 @@ def test_a_document_read_and_put_back_is_unchanged(api, case):
     base = f"/api/{case.prefix}"
     entity = _created(api, case, case.create(Refs(api)))
     read = api.get(f"{base}/{entity['id']}").json[case.singular]
-    response = api.put(f"{base}/{entity['id']}/edit", read)
+    sent = dict(read)
+    if case.prefix == "users":  # Mautic takes a user's role by id only (UserApiControllerFunctionalTest, issue 42)
+        sent["role"] = read["role"]["id"]
+    response = api.put(f"{base}/{entity['id']}/edit", sent)
     assert response.status_code == 200, (response.status_code, response.json)
     again = api.get(f"{base}/{entity['id']}").json[case.singular]
     for answer in (response.json[case.singular], again):
@@ -1581,7 +1603,7 @@ def test_a_category_title_names_only_a_category_the_caller_may_view(api):
     refused = points_only.post("/api/points/new", body)
     assert refused.status_code == 400 and refused.json["errors"][0]["message"] == "Category Secret plans does not exist"
     assert str(secret["id"]) not in json.dumps(refused.json["errors"])
-    assert api.get("/api/points").json["total"] == 0
+    assert int(api.get("/api/points").json["total"]) == 0
     viewer = _as(api, "vic", {"point:points": ["full"], "category:categories": ["view"]})
     made = viewer.post("/api/points/new", body)
     assert made.status_code == 201 and made.json["point"]["category"] == "Secret plans", made.json

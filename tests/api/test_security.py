@@ -35,7 +35,7 @@ def test_a_regexp_that_needs_backtracking_is_refused_on_save(api):
     response = api.post("/api/segments/new", {"name": "Trap", "filters": filters})
     assert response.status_code == 400
     assert "filters[0][properties][filter]" in response.json["errors"][0]["details"]
-    assert api.get("/api/segments").json["total"] == 0
+    assert int(api.get("/api/segments").json["total"]) == 0
 
 
 def test_a_list_answer_never_holds_more_than_the_maximum(api, monkeypatch):
@@ -44,7 +44,7 @@ def test_a_list_answer_never_holds_more_than_the_maximum(api, monkeypatch):
         api.post("/api/tags/new", {"tag": f"t{n}"})
     for limit in ("0", "5000", "3"):
         answer = api.get(f"/api/tags?limit={limit}").json
-        assert answer["total"] == 5 and len(answer["tags"]) == 3, limit
+        assert int(answer["total"]) == 5 and len(answer["tags"]) == 3, limit
     assert len(api.get("/api/tags?limit=2").json["tags"]) == 2
 
 
@@ -216,8 +216,8 @@ def test_one_address_cannot_flood_forms(api, monkeypatch):
         assert post(api, form["id"], {"email": f"s{n}@example.com"}).status_code == 200
     refused = post(api, form["id"], {"email": "s2@example.com"}, headers={"X-Forwarded-For": "198.51.100.9"})
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0  # a forged header changes nothing
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 2
-    assert api.get("/api/contacts").json["total"] == 2
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 2
+    assert int(api.get("/api/contacts").json["total"]) == 2
 
 
 def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain, monkeypatch):
@@ -252,7 +252,7 @@ def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatc
     answers = [fetch(api, "/hi", browser) for _ in range(4)]
     assert [a.status_code for a in answers] == [200] * 4
     assert ["mtc_id" in set_cookies(a) for a in answers] == [True, True, False, False]
-    assert api.get("/api/contacts?search=is:anonymous").json["total"] == 2
+    assert int(api.get("/api/contacts?search=is:anonymous").json["total"]) == 2
     assert api.get("/api/pages").json["pages"][0]["hits"] == 4  # the page still counts every view
 
 
@@ -263,8 +263,8 @@ def test_a_bot_filling_the_honeypot_is_thanked_and_nothing_is_stored(api):
     assert 'name="mauticform[hp_website]"' in form["cachedHtml"] and 'aria-hidden="true"' in form["cachedHtml"]
     response = post(api, form["id"], {"email": "bot@example.com", "hp_website": "http://spam.example"})
     assert response.status_code == 200 and "Thank you" in response.body.decode()
-    assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_click_tracking_signs_only_links_of_the_stored_content(api):

@@ -99,12 +99,13 @@ def test_publish_dates_are_iso_utc(api, res):
 
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_list(api, res):
-    baseline = api.get(res.base).json["total"]  # default custom fields exist from the first start
+    baseline = int(api.get(res.base).json["total"])  # default custom fields exist from the first start
     first, second = create(api, res), _second(api, res)
     r = api.get(res.base)
     assert r.status_code == 200
     assert set(r.json) == {"total", res.plural}
-    assert type(r.json["total"]) is int and r.json["total"] == baseline + 2
+    as_text = res.plural in ("contacts", "companies")  # Mautic's raw SQL count: a string of digits
+    assert type(r.json["total"]) is (str if as_text else int) and int(r.json["total"]) == baseline + 2
     collection = r.json[res.plural]
     if res.keyed:
         assert isinstance(collection, dict)
@@ -126,7 +127,8 @@ def test_empty_list_shape(api, res):
     r = api.get(f"{res.base}?search=zzznomatch") if res.prefix.startswith("fields/") else api.get(res.base)
     assert r.status_code == 200
     expected = res.empty_list if res.empty_list != () else []
-    assert r.json == {"total": 0, res.plural: expected}
+    total = "0" if res.plural in ("contacts", "companies") else 0  # Mautic's raw SQL count for these two
+    assert r.json == {"total": total, res.plural: expected}
 
 
 # --- PATCH -----------------------------------------------------------------------------------------
@@ -149,7 +151,7 @@ def test_patch(api, res):
 
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_patch_unknown_id_is_404_and_creates_nothing(api, res):
-    before = api.get(res.base).json["total"]
+    before = int(api.get(res.base).json["total"])
     assert_error(api.patch(f"{res.base}/987654/edit", res.create), 404, message="Item was not found.")
     assert api.get(res.base).json["total"] == before
 
@@ -176,7 +178,7 @@ def test_put_existing_clears_unsent_fields(api, res):
 
 @pytest.mark.parametrize("res", PUTTABLE, ids=str)
 def test_put_missing_id_creates_with_new_id(api, res):
-    before = api.get(res.base).json["total"]
+    before = int(api.get(res.base).json["total"])
     r = api.put(f"{res.base}/987654/edit", res.create)
     assert r.status_code == 201, r.json
     assert list(r.json) == [res.singular]
@@ -214,7 +216,7 @@ def test_addresses_have_no_put(api):
 @pytest.mark.parametrize("res", RESOURCES, ids=str)
 def test_delete(api, res):
     entity = create(api, res)
-    before = api.get(res.base).json["total"]
+    before = int(api.get(res.base).json["total"])
     r = api.delete(f"{res.base}/{entity['id']}/delete")
     assert r.status_code == 200, r.json
     assert list(r.json) == [res.singular]

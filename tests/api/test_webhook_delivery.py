@@ -165,7 +165,7 @@ def test_a_receiver_failing_twice_gets_the_event_once_successfully(api, drain):
         assert len({r.headers["webhook-id"] for r in receiver.received}) == 1
         assert len({r.body for r in receiver.received}) == 1
         logs = api.get(f"/api/hooks/{hook['id']}/logs").json
-        assert logs["total"] == 3
+        assert int(logs["total"]) == 3
         assert [(e["attempt"], e["statusCode"], e["error"]) for e in logs["logs"]] == [
             (3, 200, None),
             (2, 503, "HTTP 503"),
@@ -292,7 +292,7 @@ def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver
         api.post("/api/contacts/new", {"email": f"log{n}@example.com"})
     drain()
     logs = api.get(f"/api/hooks/{hook['id']}/logs").json
-    assert logs["total"] == 3 and len(logs["logs"]) == 3
+    assert int(logs["total"]) == 3 and len(logs["logs"]) == 3
     assert [e["id"] for e in logs["logs"]] == [5, 4, 3]
     assert [e["id"] for e in api.get(f"/api/hooks/{hook['id']}/logs?start=1&limit=1").json["logs"]] == [4]
     from chalicelib.store import entities

@@ -60,8 +60,8 @@ def test_enrollment_throughput(http, capsys):
         with dynamodb_calls() as calls:
             local.drain()
         seconds = time.perf_counter() - started
-        members = http("GET", f"/api/automations/{automation['id']}/contacts?limit=1")["total"]
-        tagged = http("GET", "/api/contacts?search=tag:welcomed&limit=1")["total"]
+        members = int(http("GET", f"/api/automations/{automation['id']}/contacts?limit=1")["total"])
+        tagged = int(http("GET", "/api/contacts?search=tag:welcomed&limit=1")["total"])
         assert members == size and tagged == size
         _print(
             capsys,

@@ -47,7 +47,7 @@ def test_full_rebuild_at_scale(http, capsys):
             local.drain()
         seconds = time.perf_counter() - started
         shown = http("GET", f"/api/segments/{segment['list']['id']}")["list"]["rebuild"]
-        members = http("GET", f"/api/contacts?search=segment:{segment['list']['alias']}&limit=1")["total"]
+        members = int(http("GET", f"/api/contacts?search=segment:{segment['list']['alias']}&limit=1")["total"])
         assert shown["status"] == "done" and members == size // 2
         _print(
             capsys,

@@ -16,7 +16,7 @@ DEEP = 5000
 def test_deep_json_body_is_400(api, raw):
     r = api.call("POST", "/api/contacts/new", raw=raw.encode(), headers={"Content-Type": JSON})
     assert_error(r, 400, field="body")
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_json_body_at_the_depth_limit_is_accepted(api):
@@ -32,7 +32,7 @@ def test_deep_form_key_is_400_naming_it(api):
         "POST", "/api/contacts/new", raw=("firstname" + "[b]" * 3000 + "=1").encode(), headers={"Content-Type": FORM}
     )
     assert_error(r, 400, field="firstname")
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_deep_query_key_is_400_naming_it(api):

@@ -80,6 +80,6 @@ def test_segment_entry_runs_actions_and_the_worker_sends_the_webhook(tmp_path, r
         )
         assert after["points"] == 7
         status, members, _ = _call(conn, "GET", f"/api/automations/{automation['automation']['id']}/contacts")
-        assert members["total"] == 1 and members["contacts"][0]["lead_id"] == str(contact["id"])
+        assert int(members["total"]) == 1 and members["contacts"][0]["lead_id"] == str(contact["id"])
     finally:
         stack.stop()

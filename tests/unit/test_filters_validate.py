@@ -53,7 +53,6 @@ def test_valid_filters_have_no_errors():
         (F("vip", "gt", 1), "filters[0][operator]", "Operator 'gt' does not apply to type 'boolean'."),
         (F("email", "date", "2024-01-01"), "filters[0][operator]", "Operator 'date' does not apply to type 'email'."),
         (F("age", "date", "2024-01-01"), "filters[0][operator]", "Operator 'date' does not apply to type 'number'."),
-        (F("firstname", "gt", "a"), "filters[0][operator]", "Operator 'gt' does not apply to type 'text'."),
         (F("tags", "=", "vip"), "filters[0][operator]", "Operator '=' does not apply to type 'tags'."),
         (F("leadlist", "like", "3"), "filters[0][operator]", "Operator 'like' does not apply to type 'leadlist'."),
         (F("firstname", "regexp", "(unclosed"), "filters[0][properties][filter]", "Invalid regular expression"),

@@ -231,7 +231,10 @@ def _change_points(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> E
     return [event, *caused] if event else []
 
 
-def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:
+def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> Events:
+    """Mautic's `lead.updatelead`: each field given a value takes it; `points` too, set to the number
+    given (`CampaignSubscriberFunctionalTest::testUpdateLeadAction`), as a points change that the
+    point triggers see."""
     known = {f["alias"]: f for f in definitions("lead", ctx)}
     for alias, value in props.items():
         if alias in known and value not in (None, "") and alias != "points":
@@ -239,6 +242,13 @@ def _update_fields(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> N
                 doc["values"][alias] = custom_values.coerce_value(known[alias], value)
             except a.Invalid as error:
                 raise a.Invalid(f"{alias}: {error}") from None
+    if props.get("points") in (None, ""):
+        return []
+    try:
+        wanted = a.as_int(props["points"])
+    except a.Invalid as error:
+        raise a.Invalid(f"points: {error}") from None
+    return _change_points({"points": wanted - int(doc["values"].get("points") or 0)}, doc, automation, ctx)
 
 
 def _change_owner(props: Doc, doc: Contact, automation: Doc, ctx: Context) -> None:

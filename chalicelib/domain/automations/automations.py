@@ -4,12 +4,13 @@ forms) whose members enter in the background (domain/automations/automation_runs
 import copy
 from collections.abc import Callable, Collection, Mapping
 
-from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing
+from chalicelib.domain.automations import automation_graph, automation_runs, journey_routing, restart_delay
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, references, registry, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import Unprocessable
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
@@ -49,6 +50,20 @@ def _check_user_email(event: Doc, key: str, write: Write) -> None:
         access.require(write.ctx, registry.resource("email"), access.Action.VIEW, found)
 
 
+def _check_events(events: list[Doc], sent: list[Doc], write: Write) -> None:
+    """The graph's problems (400), the emails `email.send.to.user` actions name, then a restart
+    without Mautic's minimum delay (422)."""
+    named = _namer(sent)
+    if not write.errors:
+        write.errors.update(automation_graph.problems(events, named))
+    for event in events:
+        if event.get("type") == "email.send.to.user":
+            _check_user_email(event, named(event), write)
+    loops = restart_delay.problems(events, (write.existing or {}).get("id"), named)
+    if loops and not write.errors:
+        raise Unprocessable(loops)
+
+
 class AutomationHooks(AliasHooks):
     """Parents may name events by real or temporary id; `children` is derived from parents."""
 
@@ -69,11 +84,7 @@ class AutomationHooks(AliasHooks):
                 write.errors[f"events[{index}][parent]"] = [f"No event '{parent}' in this automation."]
         for event in events:
             event.pop("children", None)
-        if not write.errors:
-            write.errors.update(automation_graph.problems(events, _namer(sent)))
-        for event in events:
-            if event.get("type") == "email.send.to.user":
-                _check_user_email(event, _namer(sent)(event), write)
+        _check_events(events, sent, write)
 
     def stamp_created(self, doc: Doc, ctx: Context) -> None:
         """The creator is also the modifier, at the same time: Mautic's CampaignApiController saves a new

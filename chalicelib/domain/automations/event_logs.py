@@ -29,7 +29,14 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store.port import EntityId
 
 ORDER_KEYS = ("id", "name", "type", "eventType", "order")
-NOT_MEMBER = "Contact {contact} is not part of automation {automation}."
+# Mautic's messages (CampaignBundle flashes.ini, `EventLogModel::updateContactEvent`)
+NOT_MEMBER = "The contact {contact} is not in the campaign {automation}."
+EXECUTED = "The event {event} in the campaign {automation} has already been executed at {at} for the contact {contact}."
+UNSCHEDULED = (
+    "The event {event} in the campaign {automation} must be scheduled or marked as complete as the contact "
+    "{contact} does not have a log entry yet."
+)
+DECISION = "A decision type event cannot be scheduled. Event: {event}, campaign: {automation}, contact: {contact}."
 
 
 class Refused(DomainError):
@@ -209,14 +216,12 @@ def edit_run(automation: Doc, event: Doc, existing: Doc, payload: JSON, ctx: Con
 def _refusal(entry: JourneyEntry, event: Doc, payload: Doc, automation: Doc, contact: Contact) -> str | None:
     """Mautic's 409 reasons, or None."""
     ids = {"automation": automation["id"], "event": event["id"], "contact": contact["id"]}
-    if str(event["id"]) in (entry.get("done") or {}):
-        return "Event {event} has already been executed for contact {contact}.".format(**ids)
+    done = (entry.get("done") or {}).get(str(event["id"]))
+    if done is not None:
+        return EXECUTED.format(at=clock.iso(clock.parse(done["at"])) if done.get("at") else "", **ids)
     scheduled = any(p["event"] == event["id"] for p in entry["pending"].values())
     if not scheduled and payload.get("triggerDate") in (None, "") and payload.get("dateTriggered") in (None, ""):
-        return (
-            "Event {event} of automation {automation} is not scheduled for contact {contact}: send triggerDate "
-            "or dateTriggered."
-        ).format(**ids)
+        return UNSCHEDULED.format(**ids)
     if payload.get("triggerDate") not in (None, "") and event.get("eventType") == "decision":
-        return "Decision {event} of automation {automation} cannot be scheduled.".format(**ids)
+        return DECISION.format(**ids)
     return None

@@ -29,6 +29,13 @@ OPERATORS = {
     "divide": lambda p, d: p // d,
 }
 DNC_REASONS = {1: "unsubscribed", 2: "bounced", 3: "manual"}
+# Mautic's timeline text of each reason (`DncReasonHelper`, LeadBundle's messages.ini)
+DNC_REASON_TEXTS = {
+    0: "Contact is contactable.",
+    1: "Contact unsubscribed from this channel.",
+    2: "Communication bounced for this channel.",
+    3: "Contact was manually set as do not contact for this channel.",
+}
 UTM_FIELDS = {
     "utm_campaign": "utmCampaign",
     "utm_source": "utmSource",
@@ -55,6 +62,10 @@ def operand(operator: str, value: JSON, operators: Iterable[str], field: str) ->
         number = a.as_int(value)
     except a.Invalid:
         raise invalid(field, "This value should be an integer.") from None
+    try:
+        a.as_int32(number)  # Mautic's points are an INT column
+    except a.Invalid as error:
+        raise invalid(field, str(error)) from None
     if operator == "divide" and number == 0:
         raise invalid(field, "Cannot divide by zero.")
     return number
@@ -111,11 +122,21 @@ def set_dnc(
         entry = {"id": entry_id, "dateAdded": ctx.now, "channel": channel}
         doc["doNotContact"].append(entry)
     entry.update(reason=reason, comments=comments, channelId=channel_id)
-    return timeline.event(
-        "lead.donotcontact",
-        f"{channel}: {DNC_REASONS[reason]}",
-        {"channel": channel, "reason": reason, "comments": comments},
-    )
+    return timeline.event("lead.donotcontact", channel[:1].upper() + channel[1:], _dnc_details(entry))
+
+
+def _dnc_details(entry: Doc) -> Doc:
+    """The event's details: the entry's channel, reason code and comments, and under `dnc` the row
+    as Mautic's timeline shows it (the reason as its text)."""
+    reason = int(entry["reason"])
+    row = {
+        "date_added": entry["dateAdded"],
+        "reason": DNC_REASON_TEXTS[reason],
+        "comments": entry.get("comments"),
+        "channel": entry["channel"],
+        "channel_id": entry.get("channelId"),
+    }
+    return {"channel": entry["channel"], "reason": reason, "comments": entry.get("comments"), "dnc": row}
 
 
 def remove_dnc(resource: Resource, contact_id: EntityId, channel: str | None, payload: Doc, ctx: Context) -> Doc:

@@ -129,6 +129,26 @@ COMPANY_DEFAULTS: tuple[FieldRow, ...] = (
 )
 
 
+LIST_MISSING = (
+    "A list for the select box must be specified. Separate each option with a vertical bar. I.e. Green|Blue|Red"
+)
+# the properties a type cannot do without, in the order Mautic checks them (`FormFieldHelper::$types`)
+REQUIRED_PROPERTIES = {
+    "boolean": (("yes", "A 'positive' label is required."), ("no", "A 'negative' label is required.")),
+    "select": (("list", LIST_MISSING),),
+    "multiselect": (("list", LIST_MISSING),),
+}
+
+
+def missing_property(doc: Doc) -> str | None:
+    """Mautic's message for the first property the field's type requires and lacks, or None."""
+    properties = doc.get("properties") or {}
+    for key, message in REQUIRED_PROPERTIES.get(str(doc.get("type")), ()):
+        if not (properties.get(key) if isinstance(properties, dict) else None):
+            return message
+    return None
+
+
 class FieldHooks(Hooks):
     """Custom field definitions: object fixed by the path, alias unique and immutable, known types."""
 
@@ -136,7 +156,8 @@ class FieldHooks(Hooks):
         self.object_name = object_name
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """The object comes from the path; type and group are known ones; the alias is set once."""
+        """The object comes from the path; type and group are known ones, alias and type are set
+        once; the type's required properties are there (a boolean's yes and no labels)."""
         doc["object"] = self.object_name
         errors, existing = write.errors, write.existing
         if doc.get("type") not in FIELD_TYPES and "type" not in errors:
@@ -145,10 +166,11 @@ class FieldHooks(Hooks):
             errors["group"] = [f"This value should be one of: {', '.join(GROUPS)}."]
         if existing is None:
             aliases.assign(self.resource, doc, "label", separator="_")
-        elif write.payload.get("alias") not in (None, existing["alias"]):
-            errors["alias"] = ["The alias of an existing field cannot change."]
-        else:
-            doc["alias"] = existing["alias"]
+        else:  # as Mautic's form, an edit keeps the alias and the type whatever it sends
+            doc["alias"], doc["type"] = existing["alias"], existing["type"]
+        message = missing_property(doc) if "properties" not in errors else None
+        if message:
+            errors["properties"] = [message]
 
     def before_delete(self, doc: Doc, ctx: Context) -> None:
         """A fixed field (Mautic's core fields) cannot be deleted."""

@@ -67,8 +67,15 @@ def _single_line(value: JSON) -> str:
     return CONTROL.sub(" ", a.as_string(value)).strip()
 
 
+# the ASCII characters PHP's FILTER_SANITIZE_EMAIL drops (it drops all non-ASCII too; we keep those
+# for internationalised addresses, which email-validator checks)
+NOT_IN_EMAIL = re.compile(r"[^A-Za-z0-9!#$%&'*+\-=?^_`{|}~@.\[\]\u0080-\U0010ffff]")
+
+
 def _email(value: JSON) -> str:
-    text = _single_line(value)
+    """The address as Mautic keeps it (`InputHelper::email`: 254 characters at most, characters an
+    address cannot hold in ASCII dropped, so `ann@example.com,` is `ann@example.com`), then checked."""
+    text = NOT_IN_EMAIL.sub("", a.as_string(value)[:254]).strip()
     if addresses.normalized(text) is None:
         raise a.Invalid("A valid email is required.")
     return text

@@ -14,6 +14,7 @@ CONTACT = Resource(
     plural="contacts",
     audit="A-",
     empty_list_object=True,
+    total_as_text=True,  # CustomFieldRepositoryTrait's raw COUNT (testEmptyResponseReturnsJsonObject)
     permission="lead:leads",
     attrs=(
         ref("owner", "user"),
@@ -47,6 +48,7 @@ COMPANY = Resource(
     plural="companies",
     audit="A-",
     empty_list_object=True,
+    total_as_text=True,  # CustomFieldRepositoryTrait's raw COUNT (testEmptyResponseReturnsJsonObject)
     permission="lead:leads",
     attrs=(
         ref("owner", "user"),

@@ -56,6 +56,17 @@ def as_int(value: JSON) -> int:
     raise Invalid("This value should be an integer.")
 
 
+INT32 = (-(2**31), 2**31 - 1)  # Mautic's `IntHelper::MIN/MAX_INTEGER_VALUE`: a MySQL INT column
+
+
+def as_int32(value: JSON) -> int:
+    """`as_int` within 32 bits, as Mautic's `Range` constraint on an INT column words the refusal."""
+    number = as_int(value)
+    if not INT32[0] <= number <= INT32[1]:
+        raise Invalid(f"This value should be between {INT32[0]} and {INT32[1]}.")
+    return number
+
+
 def as_bool(value: JSON) -> bool:
     """The value as a boolean (`1`/`0`, `true`/`false`, `on`/`off`, `yes`/`no`)."""
     if isinstance(value, bool):

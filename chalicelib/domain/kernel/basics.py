@@ -4,7 +4,23 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import permission_catalog
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.people import RoleHooks, UserHooks
-from chalicelib.domain.kernel.resources import Resource, read_only, ref
+from chalicelib.domain.kernel.resources import Resource, read_only
+from chalicelib.domain.kernel.tag_names import TagHooks
+from chalicelib.domain.kernel.types import JSON
+
+INVALID_ROLE = "This value is not valid."
+
+
+def role_id(value: JSON) -> int:
+    """A user's role: its id only; an object (`{"id": 2}`) or anything else is Mautic's "not valid"
+    (`UserApiControllerFunctionalTest::testRoleUpdateByApiGivesErrorResponseWithInvalidRequestFormat`)."""
+    if isinstance(value, (dict, list, bool)):
+        raise a.Invalid(INVALID_ROLE)
+    try:
+        return a.as_id(value)
+    except a.Invalid:
+        raise a.Invalid(INVALID_ROLE) from None
+
 
 USER = Resource(
     kind="user",
@@ -25,7 +41,7 @@ USER = Resource(
         read_only(a.datetime_("lastLogin")),
         read_only(a.datetime_("lastActive")),
         a.text("signature"),
-        ref("role", "role"),
+        a.Attr("role", role_id, ref="role"),
         a.Attr("passwordHash", a.as_string, writable=False, hidden=True),
     ),
     text_columns=("username", "firstName", "lastName", "email"),
@@ -67,6 +83,7 @@ TAG = Resource(
     text_columns=("tag",),
     commands=frozenset({"ids"}),
     uniques=("tag",),
+    hooks=TagHooks(),
 )
 
 CATEGORY = Resource(

@@ -25,6 +25,12 @@ class ValidationError(DomainError):
         super().__init__(message, self.fields)
 
 
+class Unprocessable(ValidationError):
+    """A valid request the entity's state refuses (Mautic's 422: a segment in use cannot be unpublished)."""
+
+    status = 422
+
+
 class NotFound(DomainError):
     """The item does not exist (or the path names none)."""
 

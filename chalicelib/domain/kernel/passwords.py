@@ -1,7 +1,11 @@
-"""Password hashing with argon2id."""
+"""Password hashing with argon2id, and Mautic's strength policy."""
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from zxcvbn import zxcvbn
+
+MIN_STRENGTH = 3  # Mautic's `PasswordStrengthEstimatorModel::MINIMUM_PASSWORD_STRENGTH_ALLOWED` (zxcvbn 0-4)
+DICTIONARY = ["mautic", "user", "lead", "bundle", "campaign", "company"]  # words Mautic adds to zxcvbn's
 
 _hasher = PasswordHasher()
 _dummy: list[str] = []
@@ -10,6 +14,13 @@ _dummy: list[str] = []
 def hash_password(password: str) -> str:
     """The argon2id hash of a password (with its salt and parameters)."""
     return _hasher.hash(password)
+
+
+def strong(password: str) -> bool:
+    """Whether zxcvbn scores the password at least 3 of 4, with Mautic's extra words, as Mautic's
+    `NotWeakValidator` requires (`UserApiControllerFunctionalTest::testUserPasswordPolicy`). Its
+    estimate looks at the first 100 characters only, which keeps its cost bounded."""
+    return int(zxcvbn(password[:100], user_inputs=DICTIONARY)["score"]) >= MIN_STRENGTH
 
 
 def verify_nobody(password: str) -> bool:

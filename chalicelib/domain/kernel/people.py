@@ -20,6 +20,10 @@ from chalicelib.store import port as store
 Permissions = Mapping[str, Sequence[str]]  # {bundle:level: [permissions]}
 
 MIN_PASSWORD = 6
+WEAK_PASSWORD = (
+    "Please enter a stronger password. Your password must use a combination of upper and lower case, "
+    "special characters and numbers."
+)  # Mautic's `mautic.user.user.password.weak`
 PROFILE_REQUIRED = {
     "firstName": "First name is required.",
     "lastName": "Last name is required.",
@@ -28,9 +32,9 @@ PROFILE_REQUIRED = {
 }
 
 
-def _plain_password(value: JSON) -> str:
+def _plain_password(value: JSON, strong: bool = False) -> str:
     """The password of a `plainPassword` ({password, confirm} or a string); a.Invalid when they
-    differ or it is too short."""
+    differ, it is too short, or (`strong`) weak by `passwords.strong`."""
     if isinstance(value, dict):
         password, confirm = value.get("password"), value.get("confirm", value.get("password"))
     else:
@@ -41,11 +45,14 @@ def _plain_password(value: JSON) -> str:
         raise a.Invalid("Passwords do not match.")
     if len(password) < MIN_PASSWORD:
         raise a.Invalid(f"Password must be at least {MIN_PASSWORD} characters.")
+    if strong and not passwords.strong(password):
+        raise a.Invalid(WEAK_PASSWORD)
     return password
 
 
 class UserHooks(Hooks):
-    """Users: `plainPassword` is hashed (required on create, never stored or shown in clear)."""
+    """Users: `plainPassword` is hashed (required on create, never stored or shown in clear); one written
+    through the API must be strong (Mautic's user form; the command line and the first start are not)."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
         """Check what a restricted caller may not do, the profile and the password (hashed)."""
@@ -54,7 +61,8 @@ class UserHooks(Hooks):
             self._require_profile(doc, write)
         if "plainPassword" in write.payload and write.payload["plainPassword"] not in (None, "", {}):
             try:
-                doc["passwordHash"] = passwords.hash_password(_plain_password(write.payload["plainPassword"]))
+                plain = _plain_password(write.payload["plainPassword"], strong=write.ctx.user is not None)
+                doc["passwordHash"] = passwords.hash_password(plain)
             except a.Invalid as error:
                 write.errors["plainPassword"] = [str(error)]
         elif not doc.get("passwordHash"):

@@ -193,6 +193,7 @@ class Resource:
     audit: str | None = "A"
     keyed_list: bool = True
     empty_list_object: bool = False
+    total_as_text: bool = False  # the list's `total` is a string of digits: Mautic counts these by raw SQL
     nested: tuple[a.Nested, ...] = ()
     put: bool = True
     category: str | None = None

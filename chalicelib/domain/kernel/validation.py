@@ -108,11 +108,16 @@ def _missing_message(kind: str, missing: Sequence[str]) -> str:
     """What a write is told of references to documents that do not exist."""
     if kind == "category":
         return f"Category {', '.join(missing)} does not exist"  # Mautic's words
+    if kind == "role":
+        return "This value is not valid."  # Mautic's entity choice (UserApiControllerFunctionalTest)
     return f"No {kind} found with id {', '.join(missing)}."
 
 
 def _sole_message(errors: Errors) -> str | None:
-    """Mautic answers an unknown category with its own sentence as the whole message."""
+    """Mautic answers an unknown category, and a custom field's missing property (`FieldApiController::
+    preSaveEntity`), with its own sentence as the whole message."""
     if list(errors) == ["category"] and errors["category"][0].startswith("Category "):
         return errors["category"][0]
+    if list(errors) == ["properties"] and len(errors["properties"]) == 1:
+        return errors["properties"][0]
     return None

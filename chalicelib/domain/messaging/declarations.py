@@ -55,7 +55,7 @@ EMAIL = Resource(
         refs("assetAttachments", "asset"),
         a.obj("utmTags"),
         a.obj("headers"),
-        a.boolean("publicPreview", default=True),
+        a.boolean("publicPreview"),  # Mautic: false until set (testSingleEmailWorkflow)
     ),
     text_columns=("name", "subject"),
     commands=CONTENT_COMMANDS,

@@ -42,6 +42,16 @@ def sender(email: Doc, owner: Doc | None, ctx: Context) -> tuple[str, str]:
     )
 
 
+def reply_to(email: Doc, owner: Doc | None) -> str:
+    """The Reply-To: the email's own, else the owner's address when the owner is the mailer
+    (`MailHelper::setReplyToForSingleMessage`); none otherwise, so replies go to the sender."""
+    if email.get("replyToAddress"):
+        return str(email["replyToAddress"])
+    if email.get("useOwnerAsMailer") and owner and owner.get("email"):
+        return str(owner["email"])
+    return ""
+
+
 def signature(tracking_hash: str, url: str, ctx: Context, legacy: bool = False) -> str:
     """The signature of a click redirect: only links the service wrote redirect (no open redirect).
     Signed with the key derived for clicks; `legacy`: with the signing key itself, as links in
@@ -187,7 +197,7 @@ def compose(
         subject=rendered.subject,
         html=rendered.html,
         text=rendered.text,
-        reply_to=email.get("replyToAddress") or "",
+        reply_to=reply_to(email, owner),
         bcc=bcc,
         headers=headers(email, tracking_hash, unsubscribe, transactional),
         attachments=attached,

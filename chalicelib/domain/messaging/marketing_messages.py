@@ -3,13 +3,15 @@ contact prefers, each channel entry naming the content of that channel (`channel
 text message, a web notification or a tweet) and whether it is enabled.
 
 Clients write `channels` as an object keyed by channel (`{"email": {"channelId": 3, "isEnabled":
-1}}`, the api-library's shape) or as a list of entries naming their `channel`. A create or PUT
-gives every channel an entry, those it does not name disabled (Mautic's MessageApiController); a
-PATCH changes only the channels it names. A `channelId` must name an existing item of its channel.
-Entries keep their id across edits (ids from the `messagechannel` counter, taken once the write
-is valid). The response shows `channels` keyed by channel with Mautic's list properties: `id`,
-`channel`, `channelId`, `channelName` (the referenced item's name, None when the caller may not
-view it) and `isEnabled`; `properties` are stored, not shown, as in Mautic.
+1}}`, the api-library's shape) or as a list of entries naming their `channel`. A create saves the
+channels it names; a PUT also disables the stored ones it does not name (Mautic's
+MessageApiController fills its configured channels so); a PATCH changes only the channels it names.
+A `channelId` is any positive id, as Mautic's integer column takes it: content that does not exist
+shows no `channelName` and is never sent. Entries keep their id across edits (ids from the
+`messagechannel` counter, taken once the write is valid). The response shows `channels` as a list
+of the saved entries, in channel order, with Mautic's list properties: `id`, `channel`, `channelId`,
+`channelName` (the referenced item's name, None when the caller may not view it) and `isEnabled`;
+`properties` are stored, not shown, as in Mautic (`MessageApiControllerTest`).
 """
 
 from collections.abc import Iterable, Sequence
@@ -58,12 +60,13 @@ def as_channels(value: JSON) -> list[Doc]:
 
 
 def _merged(given: Iterable[Doc], existing: Iterable[Doc] | None, fill: bool) -> list[Doc]:
-    """Entries after a write: the stored ones updated by those given; with `fill`, every channel."""
+    """Entries after a write: the stored ones updated by those given; with `fill` (a PUT), the stored
+    ones it does not name disabled."""
     stored = {e["channel"]: e for e in existing or []}
     named = {e["channel"]: e for e in given}
     out = []
     for channel in CHANNELS:
-        if channel not in named and not (fill or channel in stored):
+        if channel not in named and channel not in stored:
             continue
         base = dict(
             stored.get(channel)
@@ -77,26 +80,14 @@ def _merged(given: Iterable[Doc], existing: Iterable[Doc] | None, fill: bool) ->
 
 
 class MarketingMessageHooks(Hooks):
-    """Channel entries: merged, checked against the content they name, numbered, shown by channel."""
+    """Channel entries: merged, numbered, shown as a list with the names of the content they name."""
 
     def prepare(self, doc: Doc, write: Write) -> None:
-        """Merge the given entries into the stored ones; each `channelId` must name existing content."""
+        """Merge the given entries into the stored ones."""
         if "channels" in write.errors:
             return
         given = doc.get("channels") if "channels" in write.payload else []
-        doc["channels"] = _merged(given or [], (write.existing or {}).get("channels"), write.mode != "patch")
-        wanted: dict[str, list[int]] = {}
-        for entry in doc["channels"]:
-            if entry["channelId"] is not None:
-                wanted.setdefault(entry["channel"], []).append(entry["channelId"])
-        found = references.referenced_many(wanted, write.ctx) if wanted else {}
-        missing = [
-            f"{e['channel']}: No {e['channel']} found with id {e['channelId']}."
-            for e in doc["channels"]
-            if e["channelId"] is not None and e["channelId"] not in found.get(e["channel"], {})
-        ]
-        if missing:
-            write.errors["channels"] = missing
+        doc["channels"] = _merged(given or [], (write.existing or {}).get("channels"), write.mode == "put")
 
     def finalize(self, doc: Doc, write: Write) -> None:
         """Number the new entries (ids from the `messagechannel` counter), once the write is valid."""
@@ -115,24 +106,26 @@ class MarketingMessageHooks(Hooks):
             references.referenced_many(wanted, ctx)
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """`channels` keyed by channel, with the name of the content each names."""
+        """`channels` as a list, with the name of the content each names."""
         if "channels" not in out:
             return
-        shown: dict[str, Doc] = {}
+        shown: list[Doc] = []
         for entry in doc.get("channels") or []:
             content = (
                 references.referenced(entry["channel"], [entry["channelId"]], ctx).get(entry["channelId"])
                 if entry.get("channelId") is not None
                 else None
             )
-            shown[entry["channel"]] = {
-                "id": entry.get("id"),
-                "channel": entry["channel"],
-                "channelId": entry.get("channelId"),
-                "channelName": _name(entry["channel"], content, ctx),
-                "isEnabled": bool(entry.get("isEnabled")),
-            }
-        out["channels"] = shown or []
+            shown.append(
+                {
+                    "id": entry.get("id"),
+                    "channel": entry["channel"],
+                    "channelId": entry.get("channelId"),
+                    "channelName": _name(entry["channel"], content, ctx),
+                    "isEnabled": bool(entry.get("isEnabled")),
+                }
+            )
+        out["channels"] = shown
 
 
 def _name(channel: str, content: Doc | None, ctx: Context) -> str | None:

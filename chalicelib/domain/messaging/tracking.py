@@ -8,6 +8,7 @@ events go through `sending.write_contact`.
 
 import copy
 import hmac
+import secrets
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
@@ -186,7 +187,8 @@ def unsubscribe(tracking_hash: str, ctx: Context) -> SendRecord:
 
 
 def reply(tracking_hash: str, ctx: Context) -> SendRecord:
-    """A reply to a sent email: the send record is replied and read, `email.replied` on the contact."""
+    """A reply to a sent email: the send record is replied and read, `email.replied` on the contact with
+    the reply's message id, `api-<random>` as Mautic's `EmailApiController::replyAction` names it."""
     stat = stat_of(tracking_hash)
 
     def change(doc: SendRecord) -> None:
@@ -198,7 +200,12 @@ def reply(tracking_hash: str, ctx: Context) -> SendRecord:
     replied = timeline.event(
         "email.replied",
         stat.get("subject"),
-        {"emailId": stat["email"]["id"], "statId": stat["id"], **sending.requested_of(stat)},
+        {
+            "emailId": stat["email"]["id"],
+            "statId": stat["id"],
+            "messageId": f"api-{secrets.token_hex(16)}",
+            **sending.requested_of(stat),
+        },
     )
     _opened(stat, unread, ctx, [replied])
     return stat

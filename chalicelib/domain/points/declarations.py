@@ -18,7 +18,7 @@ POINT = Resource(
         a.text("name", required=True),
         a.text("description"),
         a.text("type", required=True),
-        a.integer("delta"),
+        a.Attr("delta", a.as_int32, default=0),  # PointEntityValidationTest: a 32-bit column
         a.obj("properties"),
         a.boolean("repeatable"),
         ref("group", "pointgroup"),

@@ -9,14 +9,20 @@ leave the stored contact on its next group-score write (group ids are never reus
 from chalicelib.domain.kernel import cached, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
-from chalicelib.domain.kernel.resources import Hooks
+from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
 
 NAMING_KINDS = ("point", "trigger")  # the kinds whose documents may name a group
 
 
 class PointGroupHooks(Hooks):
-    """Point groups: deleting one deletes what names it."""
+    """Point groups: a new one's description is "" unless given; deleting one deletes what names it."""
+
+    def prepare(self, doc: Doc, write: Write) -> None:
+        """Mautic's `Group` starts with an empty description (`PointGroupsApiControllerTest`); a PUT
+        without one clears it to null, as its form does."""
+        if write.existing is None and doc.get("description") is None:
+            doc["description"] = ""
 
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """After a delete: delete the point actions and triggers that named the group."""

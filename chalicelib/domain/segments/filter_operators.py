@@ -146,7 +146,8 @@ def _tag_matcher(name: str, target: tuple[int | None, str | None]) -> Test:
 
 _TEXTUAL = frozenset(EQUALITY + EMPTINESS + PATTERNS + LISTS)
 _ORDERED = _TEXTUAL | frozenset(ORDER + RANGES)
-_TEXT = _Kind(_TEXTUAL, as_folded, text_target, _ordered, _member)
+# Mautic's query builder compares any column with gt/gte/lt/lte/between: text in its case-insensitive collation.
+_TEXT = _Kind(_ORDERED, as_folded, text_target, _ordered, _member)
 _NUMBER_KIND = _Kind(_ORDERED, as_number, number_target, _ordered, _member)
 _KINDS = {
     "text": _TEXT,
@@ -166,3 +167,10 @@ _KINDS = {
 def kind_of(type_name: str) -> _Kind:
     """The comparison rules of a filter type: the text ones for every text-like or unknown type."""
     return _KINDS.get(type_name, _TEXT)
+
+
+def effective_type(given: str | None, field_type: str) -> str:
+    """The type a filter compares by: the one it names, unless that is text-like, when the field's own
+    decides (Mautic's SQL compares a number column as a number whatever the filter's `type` says:
+    `SegmentFilterFunctionalTest::testSegments`, `points gte 20` typed `text`)."""
+    return given if given and kind_of(given) is not _TEXT else field_type

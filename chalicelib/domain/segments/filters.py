@@ -32,6 +32,7 @@ from chalicelib.domain.segments.filter_operators import (
     OPERATORS,
     PATTERNS,
     RANGES,
+    effective_type,
     kind_of,
     positive_test,
 )
@@ -164,7 +165,7 @@ def _problems(item: Any, known: Mapping[str, Mapping[str, str]]) -> Iterator[tup
         yield "[field]", f"Unknown field '{field}' for object '{obj}'."
         return
     field_type = known[obj][field]
-    type_name = item.get("type") or field_type
+    type_name = effective_type(item.get("type"), field_type)
     type_problem = _type_problem(item.get("type"), field, field_type)
     if type_problem:
         yield "[type]", type_problem

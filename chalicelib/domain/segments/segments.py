@@ -3,6 +3,7 @@ the filters change, and the rebuild's progress in the representation."""
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import access, cache_keys, cached
@@ -10,20 +11,40 @@ from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc, Events
-from chalicelib.domain.segments import membership, rebuilds
+from chalicelib.domain.segments import dependents, membership, rebuilds
+from chalicelib.domain.segments.filter_operators import effective_type
 from chalicelib.domain.segments.filters import SPECIAL_FIELDS, segments_of, validate
 from chalicelib.store.port import Derived
 
 FILTER_KEYS = ("glue", "field", "object", "type", "operator")
-SENT = "_filtersSent"  # the filters as the client sent them, which the API answers (an internal key)
+SENT = "_filtersSent"  # the filters as the API answers them, in Mautic's shape (an internal key)
+ANSWER_KEYS = ("object", "glue", "field", "type", "operator")  # in Mautic's order, then the others, properties
+
+
+def _answered(raw: Any, legacy: bool) -> Any:
+    """A filter as Mautic answers it (`ListApiController::prepareParametersForBinding`): a top-level
+    `filter` fills `properties.filter` when that is null, a non-empty `display` fills a missing
+    `properties.display`, and both top-level keys go. A PATCH's form starts from the stored filters as
+    `LeadList::getFilters` gives them, so it answers (and keeps) both again, mirroring `properties`."""
+    if not isinstance(raw, dict):
+        return raw
+    properties = raw.get("properties")
+    properties = dict(properties) if isinstance(properties, dict) else {}
+    if properties.get("filter") is None:
+        properties["filter"] = raw.get("filter")
+    if raw.get("display") and properties.get("display") is None:
+        properties["display"] = raw["display"]
+    out = {key: raw[key] for key in ANSWER_KEYS if key in raw}
+    out.update((key, value) for key, value in raw.items() if key not in (*out, "filter", "display", "properties"))
+    out["properties"] = properties
+    if legacy:
+        out["filter"], out["display"] = properties["filter"], properties.get("display")
+    return out
 
 
 def _normalised(raw: Doc, first: bool) -> Doc:
     """Mautic's shape: legacy top-level `filter`/`display` move into `properties`; first glue is `and`."""
-    properties = dict(raw.get("properties") or {})
-    for legacy in ("filter", "display"):
-        if legacy in raw and legacy not in properties:
-            properties[legacy] = raw[legacy]
+    properties = _answered(raw, False)["properties"]
     item = {key: raw.get(key) for key in FILTER_KEYS}
     item["glue"] = "and" if first else (item["glue"] or "and")
     item["object"] = item["object"] or "lead"
@@ -43,7 +64,7 @@ def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
 
 class SegmentHooks(AliasHooks):
     """Filters are checked (400 naming the filter) and stored normalised, with their field's type, for
-    evaluation; the API answers them as sent (`SENT`). A change of who matches queues a rebuild (see
+    evaluation; the API answers them in Mautic's shape (`SENT`). A change of who matches queues a rebuild (see
     domain/segments/rebuilds.py). A global segment (`isGlobal`, the default) is seen by every caller
     who may view segments; a private one only by its author and who sees every segment (`viewother`),
     as Mautic's ListModel::getUserLists and segment list; only those may name it in a reference."""
@@ -68,7 +89,8 @@ class SegmentHooks(AliasHooks):
         super().prepare(doc, write)
         raw_filters = doc.get("filters") or []
         if "filters" in write.payload or SENT not in doc:
-            doc[SENT] = copy.deepcopy(raw_filters)
+            legacy = write.mode == "patch" and write.existing is not None
+            doc[SENT] = [_answered(copy.deepcopy(raw), legacy) for raw in raw_filters]
         filters: list[Doc] = []
         for index, raw in enumerate(raw_filters):
             if not isinstance(raw, dict):
@@ -81,12 +103,12 @@ class SegmentHooks(AliasHooks):
             errors = validate(filters, types)
             write.errors.update(errors)
             for item in [] if errors else filters:
-                item["type"] = (
-                    item["type"]
-                    or types.get(item["object"], {}).get(item["field"])
+                known = (
+                    types.get(item["object"], {}).get(item["field"])
                     or types["groups"].get(item["field"])
                     or SPECIAL_FIELDS.get(item["field"])
                 )
+                item["type"] = effective_type(item["type"], known) if known else item["type"]
             self._check_named(filters, write)
 
     def _check_named(self, filters: list[Doc], write: Write) -> None:
@@ -103,7 +125,9 @@ class SegmentHooks(AliasHooks):
     def consequences(
         self, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Doc]
     ) -> tuple[list[Derived], Events]:
-        """The rebuild state written with the segment (queued on a change of who matches, gone on delete)."""
+        """The rebuild state written with the segment (queued on a change of who matches, gone on delete);
+        a segment others filter on is neither unpublished nor deleted (422)."""
+        dependents.refuse_if_needed(doc, existing, ctx)
         if doc is None:
             assert existing is not None  # a delete names the document it removes
             return [(rebuilds.KIND, existing["id"], None)], []
@@ -132,8 +156,8 @@ class SegmentHooks(AliasHooks):
             ctx.cache.update({cache_keys.progress(i): found.get(i) for i in wanted})
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
-        """The filters exactly as the client sent them (clients compare them; Mautic echoes them),
-        and the rebuild's progress. The normalised filters stay stored for evaluation."""
+        """The filters as Mautic answers them (see `_answered`), and the rebuild's progress. The
+        normalised filters stay stored for evaluation."""
         out["filters"] = copy.deepcopy(doc[SENT]) if SENT in doc else out.get("filters") or []
         out["rebuild"] = ctx.cache.get(cache_keys.progress(doc["id"]))
         out["building"] = bool(out["rebuild"]) and out["rebuild"]["status"] != "done"

@@ -293,7 +293,7 @@ def _page(rows: Iterable[Row], conditions: Sequence[Condition], start: int, limi
             found.append(row)
             if len(found) > start + limit:
                 break
-    return {"total": len(found), "stats": found[start : start + limit]}
+    return {"total": str(len(found)), "stats": found[start : start + limit]}  # Mautic: getRows' raw COUNT
 
 
 def rows(name: str, start: int, limit: int | None, order: JSON, where: JSON, ctx: Context) -> Doc:
@@ -310,7 +310,7 @@ def rows(name: str, start: int, limit: int | None, order: JSON, where: JSON, ctx
     if start >= stats_tables.MAX_EVENTS_READ:
         raise too_much(start)
     if table.read is None:
-        return {"total": 0, "stats": []}
+        return {"total": "0", "stats": []}
     contact_id = stats_tables.contact_of(conditions) if "lead_id" in table.columns else None
     read = table.read(wanted.descending and wanted.column is None, contact_id, ctx, too_much(start))
     shaped: Iterable[Row] = (_shaped(table.columns, row) for row in read)

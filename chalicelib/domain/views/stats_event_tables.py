@@ -82,7 +82,15 @@ def _download(e: Doc) -> list[Doc]:
 
 
 def _reply(e: Doc) -> list[Doc]:
-    return [{"id": e["id"], "stat_id": e["details"].get("statId"), "date_replied": e["timestamp"]}]
+    details = e["details"]
+    return [
+        {
+            "id": e["id"],
+            "stat_id": details.get("statId"),
+            "date_replied": e["timestamp"],
+            "message_id": details.get("messageId"),
+        }
+    ]
 
 
 def _open(e: Doc) -> list[Doc]:

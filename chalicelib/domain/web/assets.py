@@ -67,7 +67,8 @@ def _keep_file(doc: Doc, existing: Doc, payload: Doc) -> None:
 def _remote_facts(doc: Doc, write: Write) -> None:
     parts = urlparse(doc["file"])
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        write.errors["file"] = ["A remote asset needs an http or https URL."]
+        # Mautic's field and words (`AssetApiControllerFunctionalTest::testCreateNewRemoteAssetWithVulnerableFile`)
+        write.errors["remotePath"] = ["The remote should be a valid URL."]
         return
     doc.update(
         extension=files.extension_of(posixpath.basename(parts.path)) or None, mime=files.mime_of(parts.path), size=None
