@@ -28,7 +28,7 @@ def contact(api, **body):
 def total(api, prefix="contacts"):
     r = api.get(f"/api/{prefix}")
     assert r.status_code == 200, r.json
-    return r.json["total"]
+    return int(r.json["total"])
 
 
 def get(api, contact_id):

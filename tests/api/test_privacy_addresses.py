@@ -60,7 +60,7 @@ SIGNALS = [{"Sec-GPC": "1"}, {"DNT": "1"}]
 
 
 def _contact_count(api):
-    return api.get("/api/contacts?search=is:anonymous").json["total"]
+    return int(api.get("/api/contacts?search=is:anonymous").json["total"])
 
 
 @pytest.mark.parametrize("signal", SIGNALS)

@@ -51,7 +51,7 @@ def test_the_script_names_the_services_endpoints(api):
     assert response.status_code == 200 and response.headers["Content-Type"] == "application/javascript"
     script = response.body.decode()
     assert "'http://127.0.0.1'" in script and "/mtc/event" in script and "MauticTrackingObject" in script
-    assert "Set-Cookie" not in response.headers and api.get("/api/contacts").json["total"] == 0
+    assert "Set-Cookie" not in response.headers and int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_a_page_view_becomes_a_contacts_page_hit_with_mautics_answer(api, allowed):
@@ -71,7 +71,7 @@ def test_a_page_view_becomes_a_contacts_page_hit_with_mautics_answer(api, allowe
     assert api.get(f"/api/contacts/{contact_id}/devices").json["devices"][0]["device"] == "desktop"
     again = event(api, {"mautic_device_id": token, "page_url": "https://shop.example/cart", "counter": "1"})
     assert again.json["id"] == contact_id and len(hits(api, contact_id)) == 2
-    assert api.get("/api/contacts").json["total"] == 1
+    assert int(api.get("/api/contacts").json["total"]) == 1
 
 
 def test_the_visitor_is_its_cookie_or_its_device_id_never_a_bare_or_forged_id(api, allowed):
@@ -128,7 +128,7 @@ def test_bots_and_do_not_track_are_recorded_on_no_contact(api):
     assert event(api, {"do_not_track": "true"}).json["id"] is None
     refused = event(api, headers={"DNT": "1"})
     assert refused.json["id"] is None and "Set-Cookie" not in refused.headers
-    assert api.get("/api/contacts").json["total"] == 0
+    assert int(api.get("/api/contacts").json["total"]) == 0
 
 
 def test_url_hit_point_actions_score_page_views(api):
@@ -146,4 +146,4 @@ def test_a_limited_user_sees_no_visitors_timeline(api):
     her = _as(api, "her", {"lead:leads": ["viewown"]})
     assert her.get(f"/api/contacts/{contact_id}/activity").status_code == 403
     assert her.get(f"/api/contacts/{contact_id}").status_code == 403
-    assert her.get("/api/contacts").json["total"] == 0
+    assert int(her.get("/api/contacts").json["total"]) == 0

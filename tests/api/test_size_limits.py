@@ -88,7 +88,7 @@ def test_field_values_are_capped_by_type_as_mautics_columns(api):
 def test_company_fields_are_capped_too(api):
     refused = api.post("/api/companies/new", {"companyname": "c" * 192})
     assert_error(refused, 400, field="companyname")
-    assert api.get("/api/companies").json["total"] == 0
+    assert int(api.get("/api/companies").json["total"]) == 0
 
 
 @pytest.mark.parametrize(
@@ -123,8 +123,8 @@ def test_a_document_over_what_an_item_may_hold_is_a_413_and_nothing_is_written(a
     assert _stored() == before
     batch = api.post("/api/contacts/batch/new", [dict(values, email="e@example.com"), {"email": "f@example.com"}])
     assert [e["code"] for e in batch.json["errors"]] == [413], batch.json
-    assert api.get("/api/contacts?search=email:e@example.com").json["total"] == 0
-    assert api.get("/api/contacts?search=email:f@example.com").json["total"] == 1
+    assert int(api.get("/api/contacts?search=email:e@example.com").json["total"]) == 0
+    assert int(api.get("/api/contacts?search=email:f@example.com").json["total"]) == 1
 
 
 def _page_ids(response):
@@ -152,7 +152,7 @@ def test_a_list_page_larger_than_lambda_may_answer_shrinks_and_links_the_rest(ap
         response, seen = api.get(f"/api/contacts?{query}"), []
         while True:
             assert response.status_code == 200, response.json
-            assert response.json["total"] == 8
+            assert int(response.json["total"]) == 8
             seen += _page_ids(response)
             assert len(_page_ids(response)) < 8
             following = _next(response)
