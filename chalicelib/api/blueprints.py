@@ -12,6 +12,7 @@ from chalicelib.api import (
     emails,
     files,
     marketing,
+    movein,
     oauth1_endpoints,
     oauth2_endpoints,
     points,
@@ -49,6 +50,7 @@ API_ROUTES = tuple(
         reports,
         dashboard,
         themes,
+        movein,
     )
 )
 PUBLIC_ROUTES = tuple(m.routes for m in (oauth2_endpoints, oauth1_endpoints, public, tracking))
@@ -74,6 +76,7 @@ API_BLUEPRINTS = (
     reports.blueprint,
     dashboard.blueprint,
     themes.blueprint,
+    movein.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
 PUBLIC_BLUEPRINTS = (oauth2_endpoints.blueprint, oauth1_endpoints.blueprint, public.blueprint, tracking.blueprint)

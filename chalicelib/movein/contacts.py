@@ -1,0 +1,113 @@
+"""Copying contacts: a page of the source at a time, one `batch/new` (and one `batch/edit` for the
+changed ones) of up to 200 per page on the worker pool, one mapping write per batch. Each payload
+carries the contact's field values (points among them), tags, stage, do-not-contact entries with
+their reasons and company links, so a contact is whole from its first write: do-not-contact holds
+from the moment it exists here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.movein import payloads, source
+from chalicelib.movein.client import ApiFailure
+from chalicelib.movein.payloads import Doc
+from chalicelib.movein.run import Run, Timer, idempotency_key
+
+KIND = "contact"
+
+
+def copy(run: Run) -> None:
+    """Copy the contacts missing here or changed since their copy."""
+    with Timer(run, KIND):
+        total = source.count(run.source, "/contacts")
+        run.mapping(KIND)
+        jobs = (
+            lambda page=page: _page(run, page, total)  # type: ignore[misc]
+            for page in source.pages(run.source, "/contacts", ("contacts",))
+        )
+        run.each(jobs)
+
+
+def _page(run: Run, page: list[Doc], total: int) -> None:
+    """One page: the new ones created, the changed ones edited, their mapping stored."""
+    mapping = run.mapping(KIND)
+    todo = [doc for doc in page if not mapping.current(doc)]
+    run.report.count(KIND, "found", len(page))
+    run.report.count(KIND, "skipped", len(page) - len(todo))
+    fresh = [doc for doc in todo if mapping.get(doc["id"]) is None]
+    changed = [doc for doc in todo if mapping.get(doc["id"]) is not None]
+    if run.dry_run:
+        run.report.count(KIND, "copied", len(fresh))
+        run.report.count(KIND, "updated", len(changed))
+        return
+    pairs = _write(run, "POST", "new", fresh, [_payload(run, doc, None) for doc in fresh])
+    edits = [_payload(run, doc, mapping.get(doc["id"])) for doc in changed]
+    pairs += _write(run, "PATCH", "edit", changed, edits)
+    run.remember(KIND, pairs)
+    run.tick(KIND, total)
+
+
+def _write(run: Run, method: str, action: str, docs: list[Doc], body: list[Doc]) -> list[tuple[int, int, str | None]]:
+    """One batch write; the (source id, new id, dateModified) of the items it stored, the others failed."""
+    if not docs:
+        return []
+    outcome = "copied" if action == "new" else "updated"
+    key = idempotency_key(KIND, action, [(d["id"], d.get("dateModified")) for d in docs], body)
+    try:
+        answer = run.target.call(method, f"/contacts/batch/{action}", body, key=key)
+    except ApiFailure as failure:
+        run.report.count(KIND, "failed", len(docs), reason=str(failure))
+        return []
+    stored = _indexed(answer.get("contacts"))
+    errors = _indexed(answer.get("errors"))
+    pairs = []
+    for index, doc in enumerate(docs):
+        copy = stored.get(index)
+        if copy is None:
+            error = errors.get(index) or {}
+            run.report.count(KIND, "failed", reason=f"{error.get('code')} {error.get('message')}")
+            continue
+        pairs.append((int(doc["id"]), int(copy["id"]), doc.get("dateModified")))
+    run.report.count(KIND, outcome, len(pairs))
+    return pairs
+
+
+def _indexed(value: Any) -> dict[int, Doc]:
+    """A batch answer's map keyed by input index (an array, or an object keyed by the index)."""
+    if isinstance(value, list):
+        return dict(enumerate(value))
+    return {int(k): v for k, v in (value or {}).items() if str(k).isdigit()}
+
+
+def _payload(run: Run, doc: Doc, new_id: int | None) -> Doc:
+    """A contact's payload: field values, tags, stage, do-not-contact, company links (`id` for an edit).
+    The owner is left out: users are not copied."""
+    values = payloads.field_values(doc)
+    out: Doc = {k: v for k, v in values.items() if v is not None or new_id is not None}
+    out["tags"] = [t.get("tag") if isinstance(t, dict) else t for t in doc.get("tags") or []]
+    stage = run.maps["stage"].get(doc["stage"]) if doc.get("stage") and "stage" in run.maps else None
+    if stage is not None or new_id is not None:
+        out["stage"] = stage
+    out["doNotContact"] = [
+        {"channel": d.get("channel"), "reason": d.get("reason"), "comments": d.get("comments")}
+        for d in doc.get("doNotContact") or []
+    ]
+    if doc.get("lastActive"):
+        out["lastActive"] = doc["lastActive"]
+    companies = _companies(run, doc)
+    if companies:
+        out["companies"] = companies
+    if new_id is not None:
+        out["id"] = new_id
+    return out
+
+
+def _companies(run: Run, doc: Doc) -> list[int]:
+    """The copies of the contact's companies (read only for a contact naming a primary company, when
+    companies were copied: one call each)."""
+    companies = run.maps.get("company")
+    if not companies or not companies.entries or not payloads.field_values(doc).get("company"):
+        return []
+    answer = run.source.call("GET", f"/contacts/{doc['id']}/companies")
+    linked = source.rows(answer, ("companies",))
+    return [new for new in (companies.get(c.get("id")) for c in linked) if new is not None]

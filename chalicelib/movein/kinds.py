@@ -1,0 +1,194 @@
+"""The kinds a move-in copies, in dependency order: each reads at the source's path and writes at
+ours, with the attributes it leaves out and the references it remaps. Contacts are copied by
+`contacts.py` (batches, company links, static segment memberships)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chalicelib.movein import payloads
+from chalicelib.movein.payloads import Doc, Maps
+
+COUNTERS = ("readCount", "sentCount", "hits", "uniqueHits", "downloadCount", "uniqueDownloadCount", "revision")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind: mapping name, paths (`source` at Mautic, `target` here), JSON keys, what is left out
+    (`drop`), references (`refs`, attribute -> kind; one naming this kind is a parent, copied first),
+    a natural key matching a document that already exists here (`match`), and a last touch."""
+
+    name: str
+    source: str
+    target: str
+    keys: tuple[str, ...]
+    singular: str
+    drop: tuple[str, ...] = ()
+    refs: Mapping[str, str] = field(default_factory=dict)
+    match: str | None = None
+    unpublish: bool = False
+    finish: Callable[[Doc, Doc, Maps], Doc] | None = None
+    skip: Callable[[Doc], str | None] | None = None
+
+    def payload(self, doc: Doc, maps: Maps) -> Doc:
+        """The payload that creates (or updates) the copy of `doc`."""
+        out = payloads.plain(doc, self.drop + COUNTERS, self.refs, maps)
+        if self.finish is not None:
+            out = self.finish(out, doc, maps)
+        if self.unpublish:
+            out["isPublished"] = False
+        return out
+
+    def parents(self) -> tuple[str, ...]:
+        """The attributes that reference documents of this same kind (translations, variants)."""
+        return tuple(attribute for attribute, kind in self.refs.items() if kind == self.name)
+
+
+def _fixed(doc: Doc) -> str | None:
+    """A fixed (core) field exists here already: matched by alias, never created."""
+    return "a core field" if doc.get("isFixed") else None
+
+
+def _company(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A company's payload: its field values at the top level, as Mautic's API takes them."""
+    values = payloads.field_values(doc)
+    out.pop("fields", None)
+    out.pop("score", None)
+    return {**values, **out}
+
+
+def _segment(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A segment's filters remapped."""
+    out["filters"] = payloads.filters(doc.get("filters"), maps)
+    return out
+
+
+def _email(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A segment email is copied unpublished (publishing may send it); template emails as they are."""
+    if doc.get("emailType") == "list":
+        out["isPublished"] = False
+    return out
+
+
+def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A form's fields (new ids) and actions (properties remapped)."""
+    out["fields"] = [{k: v for k, v in f.items() if k not in ("id", "formId")} for f in _items(doc.get("fields"))]
+    out["actions"] = [
+        dict({k: v for k, v in a.items() if k not in ("id", "formId")}, properties=payloads.properties(a.get("properties"), maps))
+        for a in _items(doc.get("actions"))
+    ]
+    return out
+
+
+def _automation(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """An automation's events with temporary ids (`new<source id>`), parents and canvas relinked, and
+    properties remapped; copied unpublished (publishing enrolls)."""
+    events = []
+    for event in _items(doc.get("events")):
+        parent = event.get("parent")
+        parent_id = parent.get("id") if isinstance(parent, dict) else parent
+        copy = {k: v for k, v in event.items() if k not in ("campaign", "children", "parent", "contactLog", "changes")}
+        copy.update(id=f"new{event['id']}", properties=payloads.properties(event.get("properties"), maps))
+        copy["parent"] = f"new{parent_id}" if parent_id else None
+        events.append(copy)
+    out["events"] = events
+    out["canvasSettings"] = _canvas(doc.get("canvasSettings"))
+    return out
+
+
+def _canvas(canvas: Any) -> Any:
+    """Canvas nodes and connections naming events by their temporary ids."""
+    if not isinstance(canvas, dict):
+        return canvas
+
+    def relink(value: Any) -> Any:
+        text = str(value)
+        return f"new{text}" if text.isdigit() else value
+
+    nodes = [dict(n, id=relink(n.get("id"))) for n in _items(canvas.get("nodes"))]
+    connections = [
+        dict(c, sourceId=relink(c.get("sourceId")), targetId=relink(c.get("targetId")))
+        for c in _items(canvas.get("connections"))
+    ]
+    return dict(canvas, nodes=nodes, connections=connections)
+
+
+def _items(value: Any) -> list[Doc]:
+    """A list that PHP may have sent as an object keyed by index or id."""
+    items = value.values() if isinstance(value, dict) else value or []
+    return [item for item in items if isinstance(item, dict)]
+
+
+def _remote_asset(doc: Doc) -> str | None:
+    """A local asset's file is not reachable through Mautic's API in this version."""
+    return None if doc.get("storageLocation") == "remote" else "a local file (only remote assets are copied)"
+
+
+FIELD_DROP = ("isFixed", "object")
+KINDS: tuple[Kind, ...] = (
+    Kind("contactfield", "/fields/contact", "/fields/contact", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
+    Kind("companyfield", "/fields/company", "/fields/company", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
+    Kind("category", "/categories", "/categories", ("categories",), "category", match="alias"),
+    Kind("tag", "/tags", "/tags", ("tags",), "tag", match="tag"),
+    Kind("stage", "/stages", "/stages", ("stages",), "stage", refs={"category": "category"}),
+    Kind("pointgroup", "/points/groups", "/points/groups", ("pointGroups",), "pointGroup"),
+    Kind("company", "/companies", "/companies", ("companies",), "company", refs={"owner": "user"}, finish=_company),
+    # contacts: contacts.py
+    Kind(
+        "segment",
+        "/segments",
+        "/segments",
+        ("lists", "segments"),
+        "list",
+        refs={"category": "category"},
+        finish=_segment,
+    ),
+    Kind(
+        "asset",
+        "/assets",
+        "/assets",
+        ("assets",),
+        "asset",
+        ("downloadUrl", "size", "mime", "extension", "fileType", "iconClass"),
+        refs={"category": "category"},
+        skip=_remote_asset,
+    ),
+    Kind(
+        "email",
+        "/emails",
+        "/emails",
+        ("emails",),
+        "email",
+        ("translationChildren", "variantChildren", "unsubscribeForm", "preferenceCenter", "variantSentCount"),
+        refs={
+            "category": "category",
+            "lists": "segment",
+            "assetAttachments": "asset",
+            "translationParent": "email",
+            "variantParent": "email",
+        },
+        finish=_email,
+    ),
+    Kind("form", "/forms", "/forms", ("forms",), "form", ("cachedHtml", "submissionCount"), refs={"category": "category"}, finish=_form),
+    Kind(
+        "page",
+        "/pages",
+        "/pages",
+        ("pages",),
+        "page",
+        ("translationChildren", "variantChildren", "variantHits"),
+        refs={"category": "category", "translationParent": "page", "variantParent": "page"},
+    ),
+    Kind(
+        "automation",
+        "/campaigns",
+        "/automations",
+        ("campaigns", "automations"),
+        "automation",
+        refs={"category": "category", "lists": "segment", "forms": "form"},
+        unpublish=True,
+        finish=_automation,
+    ),
+)
