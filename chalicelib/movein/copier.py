@@ -3,11 +3,12 @@ parents (translations, variants) before children, one create or edit each on the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from chalicelib.movein import source
 from chalicelib.movein.client import ApiFailure
-from chalicelib.movein.kinds import Kind
+from chalicelib.movein.kinds import Kind, items
 from chalicelib.movein.payloads import Doc
 from chalicelib.movein.run import Run, Timer, created_id, idempotency_key
 
@@ -16,8 +17,8 @@ def copy(run: Run, kind: Kind) -> None:
     """Copy what `kind` holds at the source and is missing or stale here."""
     with Timer(run, kind.name):
         existing = _existing(run, kind) if kind.match else {}
-        pages = source.pages(run.source, kind.source, kind.keys)
-        pending = [doc for page in pages for raw in page for doc in _sort(run, kind, raw, existing)]
+        listed = _listed(run, kind)
+        pending = [doc for raw in listed for doc in _sort(run, kind, raw, existing)]
         parents = kind.parents()
         mapping = run.mapping(kind.name)
         while pending:
@@ -25,6 +26,28 @@ def copy(run: Run, kind: Kind) -> None:
             ready = ready or pending  # a parent that cannot be copied: its children go without it
             run.each([lambda d=doc: _write(run, kind, d) for doc in ready])  # type: ignore[misc]
             pending = [d for d in pending if all(d is not r for r in ready)]
+
+
+def _listed(run: Run, kind: Kind) -> Iterator[Doc]:
+    """The documents of `kind` at the source, each once: its list, and the children the list leaves
+    out (Mautic lists no variants, and no translations of pages), read one by one."""
+    seen: set[int] = set()
+    for page in source.pages(run.source, kind.source, kind.keys):
+        for doc in page:
+            yield from _family(run, kind, doc, seen)
+
+
+def _family(run: Run, kind: Kind, doc: Doc, seen: set[int]) -> Iterator[Doc]:
+    """`doc` (unless seen) and its unseen children, read from the source."""
+    if int(doc["id"]) in seen:
+        return
+    seen.add(int(doc["id"]))
+    yield doc
+    for attribute in kind.children:
+        for child in items(doc.get(attribute)):
+            if int(child["id"]) not in seen:
+                answer = run.source.call("GET", f"{kind.source}/{child['id']}")
+                yield from _family(run, kind, answer[kind.singular], seen)
 
 
 def _sort(run: Run, kind: Kind, doc: Doc, existing: dict[str, int]) -> list[Doc]:

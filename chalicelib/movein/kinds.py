@@ -31,6 +31,7 @@ class Kind:
     unpublish: bool = False
     finish: Callable[[Doc, Doc, Maps], Doc] | None = None
     skip: Callable[[Doc], str | None] | None = None
+    children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
         """The payload that creates (or updates) the copy of `doc`."""
@@ -74,10 +75,10 @@ def _email(out: Doc, doc: Doc, maps: Maps) -> Doc:
 
 def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A form's fields (new ids) and actions (properties remapped)."""
-    out["fields"] = [{k: v for k, v in f.items() if k not in ("id", "formId")} for f in _items(doc.get("fields"))]
+    out["fields"] = [{k: v for k, v in f.items() if k not in ("id", "formId")} for f in items(doc.get("fields"))]
     out["actions"] = [
         dict({k: v for k, v in a.items() if k not in ("id", "formId")}, properties=payloads.properties(a.get("properties"), maps))
-        for a in _items(doc.get("actions"))
+        for a in items(doc.get("actions"))
     ]
     return out
 
@@ -86,7 +87,7 @@ def _automation(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """An automation's events with temporary ids (`new<source id>`), parents and canvas relinked, and
     properties remapped; copied unpublished (publishing enrolls)."""
     events = []
-    for event in _items(doc.get("events")):
+    for event in items(doc.get("events")):
         parent = event.get("parent")
         parent_id = parent.get("id") if isinstance(parent, dict) else parent
         copy = {k: v for k, v in event.items() if k not in ("campaign", "children", "parent", "contactLog", "changes")}
@@ -107,15 +108,15 @@ def _canvas(canvas: Any) -> Any:
         text = str(value)
         return f"new{text}" if text.isdigit() else value
 
-    nodes = [dict(n, id=relink(n.get("id"))) for n in _items(canvas.get("nodes"))]
+    nodes = [dict(n, id=relink(n.get("id"))) for n in items(canvas.get("nodes"))]
     connections = [
         dict(c, sourceId=relink(c.get("sourceId")), targetId=relink(c.get("targetId")))
-        for c in _items(canvas.get("connections"))
+        for c in items(canvas.get("connections"))
     ]
     return dict(canvas, nodes=nodes, connections=connections)
 
 
-def _items(value: Any) -> list[Doc]:
+def items(value: Any) -> list[Doc]:
     """A list that PHP may have sent as an object keyed by index or id."""
     items = value.values() if isinstance(value, dict) else value or []
     return [item for item in items if isinstance(item, dict)]
@@ -127,6 +128,7 @@ def _remote_asset(doc: Doc) -> str | None:
 
 
 FIELD_DROP = ("isFixed", "object")
+CHILDREN = ("translationChildren", "variantChildren")
 KINDS: tuple[Kind, ...] = (
     Kind("contactfield", "/fields/contact", "/fields/contact", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
     Kind("companyfield", "/fields/company", "/fields/company", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
@@ -170,6 +172,7 @@ KINDS: tuple[Kind, ...] = (
             "variantParent": "email",
         },
         finish=_email,
+        children=CHILDREN,
     ),
     Kind("form", "/forms", "/forms", ("forms",), "form", ("cachedHtml", "submissionCount"), refs={"category": "category"}, finish=_form),
     Kind(
@@ -180,6 +183,7 @@ KINDS: tuple[Kind, ...] = (
         "page",
         ("translationChildren", "variantChildren", "variantHits"),
         refs={"category": "category", "translationParent": "page", "variantParent": "page"},
+        children=CHILDREN,
     ),
     Kind(
         "automation",

@@ -38,11 +38,13 @@ def _filtered(segment: Doc) -> bool:
 
 def _add(run: Run, target: int | None, ids: list[int | None]) -> None:
     """Add one batch of members to the copy of a segment."""
+    if run.dry_run:
+        run.report.count(KIND, "copied", len(ids))
+        return
     known = [i for i in ids if i is not None]
     if len(known) < len(ids):
         run.report.count(KIND, "failed", len(ids) - len(known), reason="the contact was not copied")
-    if run.dry_run or not known:
-        run.report.count(KIND, "copied", len(known))
+    if not known:
         return
     try:
         run.target.call("POST", f"/segments/{target}/contacts/add", {"ids": known})

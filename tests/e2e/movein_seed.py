@@ -1,0 +1,100 @@
+"""A Mautic-speaking source filled with a few documents of each kind the mover copies."""
+
+import base64
+import json
+import urllib.request
+
+
+class Client:
+    """JSON calls with Basic credentials to one local stack."""
+
+    def __init__(self, base, user, password):
+        self.base = base.rstrip("/")
+        self.auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.base}/api{path}", data=data, method=method)
+        request.add_header("Authorization", self.auth)
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def ok(self, method, path, body=None):
+        status, answer = self.call(method, path, body)
+        assert 200 <= status < 300, (method, path, status, answer)
+        return answer
+
+    def new(self, path, body):
+        answer = self.ok("POST", f"{path}/new", body)
+        return next(v for v in answer.values() if isinstance(v, dict))["id"]
+
+
+def seed(c):
+    """Every kind, with references between them; the ids by name."""
+    ids = {}
+    c.new("/fields/contact", {"label": "Colour", "alias": "colour", "type": "text"})
+    c.new("/fields/company", {"label": "Tier", "alias": "tier", "type": "text"})
+    ids["cat"] = c.new("/categories", {"title": "News", "alias": "news", "bundle": "global"})
+    ids["stage"] = c.new("/stages", {"name": "Lead", "weight": 10, "category": ids["cat"]})
+    ids["group"] = c.new("/points/groups", {"name": "Product"})
+    ids["acme"] = c.new("/companies", {"companyname": "Acme", "tier": "gold"})
+    people = [
+        {"email": "ann@example.com", "firstname": "Ann", "colour": "red", "tags": ["vip", "new"], "points": 12},
+        {"email": "bob@example.com", "firstname": "Bob", "colour": "blue", "stage": ids["stage"]},
+        {
+            "email": "cy@example.com",
+            "colour": "red",
+            "companies": [ids["acme"]],
+            "doNotContact": [{"channel": "email", "reason": 3, "comments": "asked"}],
+        },
+    ]
+    ids["contacts"] = [c.new("/contacts", p) for p in people]
+    ids["vip"] = c.new("/segments", {"name": "VIP", "alias": "vip"})
+    c.ok("POST", f"/segments/{ids['vip']}/contacts/add", {"ids": ids["contacts"][:2]})
+    red = [{"glue": "and", "field": "colour", "object": "lead", "type": "text", "operator": "=", "properties": {"filter": "red"}}]
+    ids["red"] = c.new("/segments", {"name": "Red", "alias": "red", "filters": red})
+    ids["welcome"] = c.new(
+        "/emails", {"name": "Welcome", "subject": "Hi", "customHtml": "<p>Hi</p>", "isPublished": True, "category": ids["cat"]}
+    )
+    ids["welcome_fr"] = c.new(
+        "/emails",
+        {"name": "Bienvenue", "subject": "Salut", "customHtml": "<p>Salut</p>", "language": "fr", "translationParent": ids["welcome"]},
+    )
+    ids["welcome_b"] = c.new(
+        "/emails", {"name": "Welcome B", "subject": "Hello", "customHtml": "<p>Hello</p>", "variantParent": ids["welcome"]}
+    )
+    ids["news"] = c.new(
+        "/emails",
+        {"name": "Newsletter", "subject": "News", "customHtml": "<p>News</p>", "emailType": "list", "lists": [ids["red"]], "isPublished": True},
+    )
+    ids["form"] = c.new(
+        "/forms",
+        {
+            "name": "Signup",
+            "formType": "standalone",
+            "fields": [
+                {"label": "Email", "alias": "email", "type": "email", "leadField": "email"},
+                {"label": "Send", "alias": "send", "type": "button"},
+            ],
+            "actions": [
+                {"name": "Welcome", "type": "email.send.lead", "properties": {"email": ids["welcome"]}},
+                {"name": "VIP", "type": "lead.changelist", "properties": {"addToLists": [ids["vip"]], "removeFromLists": []}},
+            ],
+        },
+    )
+    ids["landing"] = c.new("/pages", {"title": "Landing", "alias": "landing", "customHtml": "<html><body>Hi</body></html>"})
+    ids["landing_fr"] = c.new(
+        "/pages", {"title": "Accueil", "alias": "accueil", "language": "fr", "customHtml": "<html>Salut</html>", "translationParent": ids["landing"]}
+    )
+    events = [
+        {"id": "new1", "name": "Send", "type": "email.send", "eventType": "action", "order": 1, "properties": {"email": ids["welcome"]}, "triggerMode": "immediate"},
+        {"id": "new2", "name": "Opened?", "type": "email.open", "eventType": "decision", "order": 2, "parent": "new1"},
+        {"id": "new3", "name": "VIP", "type": "lead.changelist", "eventType": "action", "order": 3, "parent": "new2", "decisionPath": "yes",
+         "properties": {"addToLists": [ids["vip"]], "removeFromLists": []}, "triggerMode": "immediate"},
+    ]
+    ids["onboard"] = c.new("/campaigns", {"name": "Onboard", "lists": [ids["red"]], "events": events, "isPublished": True})
+    return ids
