@@ -101,7 +101,7 @@ class Api:
         return urllib.parse.urlsplit(self.base).path.rstrip("/")
 
     def _connection(self) -> http.client.HTTPConnection:
-        """This thread's connection, opened on first use or after a failure."""
+        """The calling thread's connection, opened on first use or after a failure."""
         connection = getattr(self._local, "connection", None)
         if connection is None:
             parts = urllib.parse.urlsplit(self.base)

@@ -22,8 +22,7 @@ def copy(run: Run) -> None:
         total = source.count(run.source, "/contacts")
         run.mapping(KIND)
         jobs = (
-            lambda page=page: _page(run, page, total)  # type: ignore[misc]
-            for page in source.pages(run.source, "/contacts", ("contacts",))
+            lambda page=page: _page(run, page, total) for page in source.pages(run.source, "/contacts", ("contacts",))
         )
         run.each(jobs)
 

@@ -76,11 +76,12 @@ def _sort(run: Run, kind: Kind, doc: Doc, existing: dict[str, int]) -> list[Doc]
 
 def _existing(run: Run, kind: Kind) -> dict[str, int]:
     """The documents of `kind` here by natural key (lowercase)."""
+    match = kind.match or "id"
     return {
-        str(doc.get(kind.match)).lower(): int(doc["id"])
+        str(doc.get(match)).lower(): int(doc["id"])
         for page in source.pages(run.target, kind.target, kind.keys)
         for doc in page
-        if doc.get(kind.match)
+        if doc.get(match)
     }
 
 

@@ -77,7 +77,10 @@ def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A form's fields (new ids) and actions (properties remapped)."""
     out["fields"] = [{k: v for k, v in f.items() if k not in ("id", "formId")} for f in items(doc.get("fields"))]
     out["actions"] = [
-        dict({k: v for k, v in a.items() if k not in ("id", "formId")}, properties=payloads.properties(a.get("properties"), maps))
+        dict(
+            {k: v for k, v in a.items() if k not in ("id", "formId")},
+            properties=payloads.properties(a.get("properties"), maps),
+        )
         for a in items(doc.get("actions"))
     ]
     return out
@@ -130,8 +133,26 @@ def _remote_asset(doc: Doc) -> str | None:
 FIELD_DROP = ("isFixed", "object")
 CHILDREN = ("translationChildren", "variantChildren")
 KINDS: tuple[Kind, ...] = (
-    Kind("contactfield", "/fields/contact", "/fields/contact", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
-    Kind("companyfield", "/fields/company", "/fields/company", ("fields",), "field", FIELD_DROP, match="alias", skip=_fixed),
+    Kind(
+        "contactfield",
+        "/fields/contact",
+        "/fields/contact",
+        ("fields",),
+        "field",
+        FIELD_DROP,
+        match="alias",
+        skip=_fixed,
+    ),
+    Kind(
+        "companyfield",
+        "/fields/company",
+        "/fields/company",
+        ("fields",),
+        "field",
+        FIELD_DROP,
+        match="alias",
+        skip=_fixed,
+    ),
     Kind("category", "/categories", "/categories", ("categories",), "category", match="alias"),
     Kind("tag", "/tags", "/tags", ("tags",), "tag", match="tag"),
     Kind("stage", "/stages", "/stages", ("stages",), "stage", refs={"category": "category"}),
@@ -174,7 +195,16 @@ KINDS: tuple[Kind, ...] = (
         finish=_email,
         children=CHILDREN,
     ),
-    Kind("form", "/forms", "/forms", ("forms",), "form", ("cachedHtml", "submissionCount"), refs={"category": "category"}, finish=_form),
+    Kind(
+        "form",
+        "/forms",
+        "/forms",
+        ("forms",),
+        "form",
+        ("cachedHtml", "submissionCount"),
+        refs={"category": "category"},
+        finish=_form,
+    ),
     Kind(
         "page",
         "/pages",

@@ -21,4 +21,3 @@ def move(run: Run) -> Report:
         if kind.name == "email":
             memberships.refilter(run)
     return run.report
-

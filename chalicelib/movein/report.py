@@ -19,8 +19,7 @@ NOT_READABLE = (
     "(not copied by this version of the mover)",
     "automations are copied unpublished without memberships: publishing one enrolls its segments' "
     "members from its first event",
-    "segment (list) emails are copied unpublished; a send here reaches members that this service has no "
-    "send record of",
+    "segment (list) emails are copied unpublished; a send here reaches members that this service has no send record of",
 )
 
 MAX_REASONS = 20
@@ -40,9 +39,7 @@ class KindReport:
 
     def as_json(self) -> dict[str, Any]:
         """The counts and up to `MAX_REASONS` failure reasons with their counts."""
-        body: dict[str, Any] = {
-            key: getattr(self, key) for key in ("found", "copied", "updated", "skipped", "failed")
-        }
+        body: dict[str, Any] = {key: getattr(self, key) for key in ("found", "copied", "updated", "skipped", "failed")}
         body["seconds"] = round(self.seconds, 2)
         body["reasons"] = dict(self.reasons.most_common(MAX_REASONS))
         return body

@@ -55,21 +55,45 @@ def seed(c):
     ids["contacts"] = [c.new("/contacts", p) for p in people]
     ids["vip"] = c.new("/segments", {"name": "VIP", "alias": "vip"})
     c.ok("POST", f"/segments/{ids['vip']}/contacts/add", {"ids": ids["contacts"][:2]})
-    red = [{"glue": "and", "field": "colour", "object": "lead", "type": "text", "operator": "=", "properties": {"filter": "red"}}]
+    red = [
+        {
+            "glue": "and",
+            "field": "colour",
+            "object": "lead",
+            "type": "text",
+            "operator": "=",
+            "properties": {"filter": "red"},
+        }
+    ]
     ids["red"] = c.new("/segments", {"name": "Red", "alias": "red", "filters": red})
     ids["welcome"] = c.new(
-        "/emails", {"name": "Welcome", "subject": "Hi", "customHtml": "<p>Hi</p>", "isPublished": True, "category": ids["cat"]}
+        "/emails",
+        {"name": "Welcome", "subject": "Hi", "customHtml": "<p>Hi</p>", "isPublished": True, "category": ids["cat"]},
     )
     ids["welcome_fr"] = c.new(
         "/emails",
-        {"name": "Bienvenue", "subject": "Salut", "customHtml": "<p>Salut</p>", "language": "fr", "translationParent": ids["welcome"]},
+        {
+            "name": "Bienvenue",
+            "subject": "Salut",
+            "customHtml": "<p>Salut</p>",
+            "language": "fr",
+            "translationParent": ids["welcome"],
+        },
     )
     ids["welcome_b"] = c.new(
-        "/emails", {"name": "Welcome B", "subject": "Hello", "customHtml": "<p>Hello</p>", "variantParent": ids["welcome"]}
+        "/emails",
+        {"name": "Welcome B", "subject": "Hello", "customHtml": "<p>Hello</p>", "variantParent": ids["welcome"]},
     )
     ids["news"] = c.new(
         "/emails",
-        {"name": "Newsletter", "subject": "News", "customHtml": "<p>News</p>", "emailType": "list", "lists": [ids["red"]], "isPublished": True},
+        {
+            "name": "Newsletter",
+            "subject": "News",
+            "customHtml": "<p>News</p>",
+            "emailType": "list",
+            "lists": [ids["red"]],
+            "isPublished": True,
+        },
     )
     ids["form"] = c.new(
         "/forms",
@@ -82,19 +106,51 @@ def seed(c):
             ],
             "actions": [
                 {"name": "Welcome", "type": "email.send.lead", "properties": {"email": ids["welcome"]}},
-                {"name": "VIP", "type": "lead.changelist", "properties": {"addToLists": [ids["vip"]], "removeFromLists": []}},
+                {
+                    "name": "VIP",
+                    "type": "lead.changelist",
+                    "properties": {"addToLists": [ids["vip"]], "removeFromLists": []},
+                },
             ],
         },
     )
-    ids["landing"] = c.new("/pages", {"title": "Landing", "alias": "landing", "customHtml": "<html><body>Hi</body></html>"})
+    ids["landing"] = c.new(
+        "/pages", {"title": "Landing", "alias": "landing", "customHtml": "<html><body>Hi</body></html>"}
+    )
     ids["landing_fr"] = c.new(
-        "/pages", {"title": "Accueil", "alias": "accueil", "language": "fr", "customHtml": "<html>Salut</html>", "translationParent": ids["landing"]}
+        "/pages",
+        {
+            "title": "Accueil",
+            "alias": "accueil",
+            "language": "fr",
+            "customHtml": "<html>Salut</html>",
+            "translationParent": ids["landing"],
+        },
     )
     events = [
-        {"id": "new1", "name": "Send", "type": "email.send", "eventType": "action", "order": 1, "properties": {"email": ids["welcome"]}, "triggerMode": "immediate"},
+        {
+            "id": "new1",
+            "name": "Send",
+            "type": "email.send",
+            "eventType": "action",
+            "order": 1,
+            "properties": {"email": ids["welcome"]},
+            "triggerMode": "immediate",
+        },
         {"id": "new2", "name": "Opened?", "type": "email.open", "eventType": "decision", "order": 2, "parent": "new1"},
-        {"id": "new3", "name": "VIP", "type": "lead.changelist", "eventType": "action", "order": 3, "parent": "new2", "decisionPath": "yes",
-         "properties": {"addToLists": [ids["vip"]], "removeFromLists": []}, "triggerMode": "immediate"},
+        {
+            "id": "new3",
+            "name": "VIP",
+            "type": "lead.changelist",
+            "eventType": "action",
+            "order": 3,
+            "parent": "new2",
+            "decisionPath": "yes",
+            "properties": {"addToLists": [ids["vip"]], "removeFromLists": []},
+            "triggerMode": "immediate",
+        },
     ]
-    ids["onboard"] = c.new("/campaigns", {"name": "Onboard", "lists": [ids["red"]], "events": events, "isPublished": True})
+    ids["onboard"] = c.new(
+        "/campaigns", {"name": "Onboard", "lists": [ids["red"]], "events": events, "isPublished": True}
+    )
     return ids

@@ -83,15 +83,22 @@ def _compare_contacts(src, dst, maps):
         assert (maps["stage"][a["stage"]["id"]] if a["stage"] else None) == (b["stage"] or {}).get("id")
         dnc = [(d["channel"], d["reason"], d["comments"]) for d in a["doNotContact"]]
         assert dnc == [(d["channel"], d["reason"], d["comments"]) for d in b["doNotContact"]]
-        companies = [maps["company"][c["id"]] for c in _rows(src.ok("GET", f"/contacts/{source_id}/companies"), "companies")]
+        companies = [
+            maps["company"][c["id"]] for c in _rows(src.ok("GET", f"/contacts/{source_id}/companies"), "companies")
+        ]
         assert companies == [c["id"] for c in _rows(dst.ok("GET", f"/contacts/{new_id}/companies"), "companies")]
 
 
 def _compare_content(src, dst, maps, ids):
-    for name, kind in (("welcome", "email"), ("welcome_fr", "email"), ("welcome_b", "email"), ("news", "email")):
+    for name in ("welcome", "welcome_fr", "welcome_b", "news"):
         a = _one(src, f"/emails/{ids[name]}", "email")
         b = _one(dst, f"/emails/{maps['email'][ids[name]]}", "email")
-        assert (a["name"], a["subject"], a["customHtml"], a["language"]) == (b["name"], b["subject"], b["customHtml"], b["language"])
+        assert (a["name"], a["subject"], a["customHtml"], a["language"]) == (
+            b["name"],
+            b["subject"],
+            b["customHtml"],
+            b["language"],
+        )
         for ref in ("translationParent", "variantParent"):
             assert [maps["email"][i] for i in _ids(a[ref])] == _ids(b[ref])
         assert [maps["segment"][i] for i in _ids(a["lists"])] == _ids(b["lists"])
@@ -116,7 +123,7 @@ def _compare_segments(src, dst, maps, ids):
     red = _one(dst, f"/segments/{maps['segment'][ids['red']]}", "list")
     assert [(f["field"], f["operator"], f["properties"]["filter"]) for f in red["filters"]] == [("colour", "=", "red")]
     vip = maps["segment"][ids["vip"]]
-    members = _rows(dst.ok("GET", f"/contacts?search=segment:vip&limit=50"), "contacts")
+    members = _rows(dst.ok("GET", "/contacts?search=segment:vip&limit=50"), "contacts")
     assert sorted(c["id"] for c in members) == sorted(maps["contact"][i] for i in ids["contacts"][:2])
     assert _one(dst, f"/segments/{vip}", "list")["filters"] == []
 
@@ -133,10 +140,18 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     assert json.loads((tmp_path / "report.json").read_text()) == report | {"seconds": report["seconds"]}
     kinds = report["kinds"]
     assert {k: kinds[k]["copied"] for k in ("contact", "segment", "email", "form", "page", "automation")} == {
-        "contact": 3, "segment": 2, "email": 4, "form": 1, "page": 2, "automation": 1
+        "contact": 3,
+        "segment": 2,
+        "email": 4,
+        "form": 1,
+        "page": 2,
+        "automation": 1,
     }
     assert all(k["failed"] == 0 for k in kinds.values())
-    maps = {kind: _mapping(target, kind) for kind in ("contact", "stage", "company", "segment", "email", "form", "page", "automation", "category")}
+    maps = {
+        kind: _mapping(target, kind)
+        for kind in ("contact", "stage", "company", "segment", "email", "form", "page", "automation", "category")
+    }
     _compare_contacts(src, dst, maps)
     _compare_segments(src, dst, maps, ids)
     _compare_content(src, dst, maps, ids)
@@ -166,7 +181,9 @@ def test_an_interrupted_run_then_a_rerun_copies_each_document_once(tmp_path):
     try:
         src, dst = _client(source), _client(target)
         for at in range(0, 250, 125):
-            src.ok("POST", "/contacts/batch/new", [{"email": f"p{at + i}@example.com", "points": i} for i in range(125)])
+            src.ok(
+                "POST", "/contacts/batch/new", [{"email": f"p{at + i}@example.com", "points": i} for i in range(125)]
+            )
         for n in range(3):
             src.new("/emails", {"name": f"E{n}", "subject": "S", "customHtml": "<p>x</p>"})
         origin = Api(_base(source), Credentials("admin", PASSWORD))
