@@ -33,15 +33,22 @@ def total(answer: Any) -> int:
 
 
 def pages(api: Api, path: str, keys: Sequence[str], query: dict[str, Any] | None = None) -> Iterator[list[Doc]]:
-    """The documents at `path`, one page of up to `PAGE` at a time (memory flat whatever the size)."""
-    start = 0
+    """The documents at `path`, one page of up to `PAGE` at a time (memory flat whatever the size):
+    by `start`, as Mautic pages, or by the `next` cursor when the source gives one (this service
+    does: a page then costs the same however deep)."""
+    start, cursor = 0, None
     while True:
-        params = {"start": start, "limit": PAGE, "orderBy": "id", "orderByDir": "ASC", **(query or {})}
-        batch = rows(api.call("GET", path, query=params), keys)
+        params = {"limit": PAGE, "orderBy": "id", "orderByDir": "ASC", **(query or {})}
+        params.update({"after": cursor} if cursor else {"start": start})
+        answer = api.call("GET", path, query=params)
+        batch = rows(answer, keys)
         if not batch:
             return
         yield batch
         start += len(batch)
+        cursor = answer.get("next") if isinstance(answer.get("next"), str) else None
+        if cursor is None and "next" in answer:  # a cursor list's last page
+            return
 
 
 def count(api: Api, path: str, query: dict[str, Any] | None = None) -> int:
