@@ -5,6 +5,7 @@ concurrent workers do not pay a TCP handshake a call."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import http.client
 import json
 import random
@@ -62,6 +63,45 @@ class Api:
             time.sleep(self._backoff(attempt, headers.get("retry-after")))
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns on its last attempt
 
+    def upload(self, path: str, name: str, data: bytes, key: str = "") -> Any:
+        """POST a file as multipart `file` to `/api<path>` (retried as `call`); the JSON answer. The
+        boundary comes from the data, so a replay under the same `key` is the same request."""
+        boundary = f"movein{hashlib.sha256(data).hexdigest()[:32]}"
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + data
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        media = f"multipart/form-data; boundary={boundary}"
+        for attempt in range(ATTEMPTS):
+            status, headers, raw = self._send("POST", f"{self._prefix()}/api{path}", body, key, media)
+            if status not in RETRIED or attempt == ATTEMPTS - 1:
+                return self._answer("POST", path, status, raw)
+            time.sleep(self._backoff(attempt, headers.get("retry-after")))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def download(self, url: str) -> tuple[int, str | None, bytes]:
+        """A public URL's status, `Location` (redirects not followed) and body, without credentials."""
+        parts = urllib.parse.urlsplit(url)
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        for attempt in range(ATTEMPTS):
+            connection = kind(parts.netloc, timeout=self.timeout)
+            try:
+                connection.request("GET", urllib.parse.urlunsplit(("", "", parts.path, parts.query, "")))
+                response = connection.getresponse()
+                status, location, body = response.status, response.getheader("Location"), response.read()
+            except (OSError, http.client.HTTPException):
+                status, location, body = 503, None, b""
+            finally:
+                connection.close()
+            if status not in RETRIED or attempt == ATTEMPTS - 1:
+                return status, location, body
+            time.sleep(self._backoff(attempt, None))
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         """Seconds to wait before retry `attempt`: the server's Retry-After, else exponential with jitter."""
         if retry_after and retry_after.isdigit():
@@ -80,11 +120,13 @@ class Api:
         message = errors[0].get("message", "") if isinstance(errors, list) and errors else raw[:200].decode("latin-1")
         raise ApiFailure(method, path, status, str(message))
 
-    def _send(self, method: str, target: str, data: bytes | None, key: str) -> tuple[int, dict[str, str], bytes]:
+    def _send(
+        self, method: str, target: str, data: bytes | None, key: str, media: str = "application/json"
+    ) -> tuple[int, dict[str, str], bytes]:
         """One exchange on this thread's connection; a dropped connection is a 503 to retry."""
         headers = {"Authorization": self._authorization(), "Accept": "application/json"}
         if data is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = media
         if key:
             headers["Idempotency-Key"] = key
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chalicelib.movein import source
+from chalicelib.movein import assets, source
 from chalicelib.movein.client import ApiFailure
 from chalicelib.movein.kinds import Kind, items
 from chalicelib.movein.payloads import Doc
@@ -93,12 +93,14 @@ def _write(run: Run, kind: Kind, doc: Doc) -> None:
     outcome = "copied" if new_id is None else "updated"
     key = idempotency_key(kind.name, doc["id"], doc.get("dateModified"), payload)
     try:
+        if kind.file:
+            payload = assets.with_file(run, doc, payload)
         if new_id is None:
             answer: Any = run.target.call("POST", f"{kind.target}/new", payload, key=key)
             new_id = created_id(answer)
         else:
             run.target.call("PATCH", f"{kind.target}/{new_id}/edit", payload, key=key)
-    except ApiFailure as failure:
+    except (ApiFailure, assets.NoFile) as failure:
         run.report.count(kind.name, "failed", reason=str(failure))
         return
     run.remember(kind.name, [(int(doc["id"]), new_id, doc.get("dateModified"))])

@@ -31,6 +31,7 @@ class Kind:
     unpublish: bool = False
     finish: Callable[[Doc, Doc, Maps], Doc] | None = None
     skip: Callable[[Doc], str | None] | None = None
+    file: bool = False  # a file read from the source's downloadUrl (assets.py)
     children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
@@ -125,11 +126,6 @@ def items(value: Any) -> list[Doc]:
     return [item for item in items if isinstance(item, dict)]
 
 
-def _remote_asset(doc: Doc) -> str | None:
-    """A local asset's file is not reachable through Mautic's API in this version."""
-    return None if doc.get("storageLocation") == "remote" else "a local file (only remote assets are copied)"
-
-
 FIELD_DROP = ("isFixed", "object")
 CHILDREN = ("translationChildren", "variantChildren")
 KINDS: tuple[Kind, ...] = (
@@ -176,7 +172,7 @@ KINDS: tuple[Kind, ...] = (
         "asset",
         ("downloadUrl", "size", "mime", "extension", "fileType", "iconClass"),
         refs={"category": "category"},
-        skip=_remote_asset,
+        file=True,
     ),
     Kind(
         "email",

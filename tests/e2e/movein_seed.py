@@ -4,12 +4,17 @@ import base64
 import json
 import urllib.request
 
+from chalicelib.movein.client import Api, Credentials
+
+GUIDE = b"A guide to moving in.\n" * 50
+REMOTE = "https://files.example.com/remote-guide.pdf"
+
 
 class Client:
     """JSON calls with Basic credentials to one local stack."""
 
     def __init__(self, base, user, password):
-        self.base = base.rstrip("/")
+        self.base, self.user, self.password = base.rstrip("/"), user, password
         self.auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
     def call(self, method, path, body=None):
@@ -66,9 +71,24 @@ def seed(c):
         }
     ]
     ids["red"] = c.new("/segments", {"name": "Red", "alias": "red", "filters": red})
+    upload = Api(c.base, Credentials(c.user, c.password)).upload("/files/media/new", "guide.txt", GUIDE)
+    ids["guide"] = c.new(
+        "/assets", {"title": "Guide", "storageLocation": "local", "file": upload["file"]["name"], "isPublished": True}
+    )
+    ids["remote"] = c.new(
+        "/assets",
+        {"title": "Remote", "storageLocation": "remote", "file": REMOTE, "category": ids["cat"], "isPublished": True},
+    )
     ids["welcome"] = c.new(
         "/emails",
-        {"name": "Welcome", "subject": "Hi", "customHtml": "<p>Hi</p>", "isPublished": True, "category": ids["cat"]},
+        {
+            "name": "Welcome",
+            "subject": "Hi",
+            "customHtml": "<p>Hi</p>",
+            "isPublished": True,
+            "category": ids["cat"],
+            "assetAttachments": [ids["guide"]],
+        },
     )
     ids["welcome_fr"] = c.new(
         "/emails",

@@ -10,7 +10,7 @@ import pytest
 from chalicelib.movein import mover
 from chalicelib.movein.client import Api, Credentials
 from chalicelib.movein.run import Run
-from tests.e2e.movein_seed import Client, seed
+from tests.e2e.movein_seed import GUIDE, REMOTE, Client, seed
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
 
 
@@ -119,6 +119,17 @@ def _compare_content(src, dst, maps, ids):
     assert _ids(events[1]["parent"]) == [events[0]["id"]] and events[2]["decisionPath"] == "yes"
 
 
+def _compare_assets(src, dst, maps, ids):
+    reader = Api("http://127.0.0.1", Credentials("x", "y"))
+    guide = _one(dst, f"/assets/{maps['asset'][ids['guide']]}", "asset")
+    assert guide["storageLocation"] == "local" and reader.download(guide["downloadUrl"])[2] == GUIDE
+    remote = _one(dst, f"/assets/{maps['asset'][ids['remote']]}", "asset")
+    assert remote["storageLocation"] == "remote" and _ids(remote["category"]) == [maps["category"][ids["cat"]]]
+    assert reader.download(remote["downloadUrl"])[:2] == (302, REMOTE)
+    welcome = _one(dst, f"/emails/{maps['email'][ids['welcome']]}", "email")
+    assert _ids(welcome["assetAttachments"]) == [guide["id"]]
+
+
 def _compare_segments(src, dst, maps, ids):
     red = _one(dst, f"/segments/{maps['segment'][ids['red']]}", "list")
     assert [(f["field"], f["operator"], f["properties"]["filter"]) for f in red["filters"]] == [("colour", "=", "red")]
@@ -150,11 +161,23 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     assert all(k["failed"] == 0 for k in kinds.values())
     maps = {
         kind: _mapping(target, kind)
-        for kind in ("contact", "stage", "company", "segment", "email", "form", "page", "automation", "category")
+        for kind in (
+            "contact",
+            "stage",
+            "company",
+            "segment",
+            "email",
+            "form",
+            "page",
+            "automation",
+            "category",
+            "asset",
+        )
     }
     _compare_contacts(src, dst, maps)
     _compare_segments(src, dst, maps, ids)
     _compare_content(src, dst, maps, ids)
+    _compare_assets(src, dst, maps, ids)
     assert len(_outbox(target)) == sent_before  # nothing sent for the copy
     again = _move(source, target)
     assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again["kinds"].items() if name != "membership")
