@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from chalicelib.movein import mover
+from chalicelib.movein import guard, mover
 from chalicelib.movein.client import Api, ApiFailure, Credentials
 from chalicelib.movein.run import Run
 
@@ -29,6 +29,11 @@ def add_parser(groups: Any, parents: list[argparse.ArgumentParser]) -> None:
     command.add_argument("--dry-run", action="store_true", help="count what would be copied; write nothing")
     command.add_argument("--workers", type=int, default=4, help="calls at once on each side (default 4)")
     command.add_argument("--report", help="write the JSON report to this file")
+    command.add_argument(
+        "--allow-live",
+        action="store_true",
+        help="write even though the destination runs webhooks, point triggers or automations (they fire)",
+    )
     command.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -56,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         source, target = (_api(args, side, env) for side, env in SIDES)
         move = Run(source, target, args.dry_run, args.workers, None if args.quiet else sys.stderr)
-        report = mover.move(move)
-    except (ValueError, ApiFailure) as error:
+        report = mover.move(move, args.allow_live)
+    except (ValueError, ApiFailure, guard.LiveDestination) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     body = report.as_json()

@@ -3,15 +3,17 @@ what needs them (static memberships, segment filters naming emails)."""
 
 from __future__ import annotations
 
-from chalicelib.movein import contacts, copier, memberships
+from chalicelib.movein import contacts, copier, guard, memberships
 from chalicelib.movein.kinds import KINDS
 from chalicelib.movein.report import Report
 from chalicelib.movein.run import Run
 
 
-def move(run: Run) -> Report:
-    """Copy everything this mover knows, or count it in a dry run; the report."""
+def move(run: Run, allow_live: bool = False) -> Report:
+    """Copy everything this mover knows, or count it in a dry run; the report. A destination running
+    webhooks, point triggers or automations stops a run that writes, unless `allow_live` (guard.py)."""
     run.report.dry_run = run.dry_run
+    run.report.live = guard.check(run.target, allow_live or run.dry_run)
     for kind in KINDS:
         if kind.name == "segment":
             contacts.copy(run)

@@ -50,6 +50,7 @@ class Report:
     """The whole run: per kind, in copy order, and whether it wrote anything."""
 
     dry_run: bool = False
+    live: list[str] = field(default_factory=list)  # what the destination runs that fires (guard.py)
     kinds: dict[str, KindReport] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     started: float = field(default_factory=time.monotonic)
@@ -74,6 +75,7 @@ class Report:
             "seconds": round(time.monotonic() - self.started, 2),
             "kinds": {name: k.as_json() for name, k in self.kinds.items()},
             "notCopied": list(NOT_READABLE),
+            "liveAtDestination": self.live,
         }
 
     def summary(self) -> str:
@@ -86,6 +88,8 @@ class Report:
             )
         for name, k in self.kinds.items():
             lines.extend(f"  {name}: {n} x {reason}" for reason, n in k.reasons.most_common(MAX_REASONS))
+        if self.live:
+            lines.append("Live at the destination (copied contacts set these off): " + "; ".join(self.live))
         lines.append("Not copied (Mautic's API cannot give it, or this mover does not yet):")
         lines.extend(f"  - {line}" for line in NOT_READABLE)
         return "\n".join(lines)
