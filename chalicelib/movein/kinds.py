@@ -76,7 +76,8 @@ def _email(out: Doc, doc: Doc, maps: Maps) -> Doc:
 
 def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A form's fields (new ids) and actions (properties remapped)."""
-    out["fields"] = [{k: v for k, v in f.items() if k not in ("id", "formId")} for f in items(doc.get("fields"))]
+    left_out = ("id", "formId", "parent", "conditions")  # conditions name the source's field ids
+    out["fields"] = [{k: v for k, v in f.items() if k not in left_out} for f in items(doc.get("fields"))]
     out["actions"] = [
         dict(
             {k: v for k, v in a.items() if k not in ("id", "formId")},
