@@ -4,35 +4,27 @@
 exists."""
 
 from chalicelib.api.request import ApiRequest
-from chalicelib.api.route_needs import OPEN
+from chalicelib.api.route_needs import ADMINISTRATOR
 from chalicelib.api.routing import Answer, Reply, Routes
-from chalicelib.domain.kernel import access, moved_ids
+from chalicelib.domain.kernel import moved_ids
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import Forbidden, invalid
+from chalicelib.domain.kernel.errors import invalid
 
 routes = Routes("movein")
 
 
-def _administrator(ctx: Context) -> None:
-    """Forbidden (403) unless the caller's role is an administrator's."""
-    if not access.unrestricted(ctx):
-        raise Forbidden()
-
-
-@routes.route("/movein/mappings/{kind}", "GET", access=OPEN)  # administrators: checked in the handler
+@routes.route("/movein/mappings/{kind}", "GET", access=(ADMINISTRATOR,))
 def read(request: ApiRequest, ctx: Context, kind: str) -> Answer:
     """One page of the mapping of `kind`."""
-    _administrator(ctx)
     after = str(request.query.get("after") or "0")
     if not after.isdigit():
         raise invalid("after", "after is the `next` of the previous page, a non-negative integer")
     return moved_ids.chunks(kind, int(after))
 
 
-@routes.route("/movein/mappings/{kind}", "POST", access=OPEN)  # administrators: checked in the handler
+@routes.route("/movein/mappings/{kind}", "POST", access=(ADMINISTRATOR,))
 def write(request: ApiRequest, ctx: Context, kind: str) -> Answer:
     """Store one chunk of the mapping of `kind` (201)."""
-    _administrator(ctx)
     body = request.body
     return Reply(moved_ids.record(kind, body.get("entries") if isinstance(body, dict) else None), 201)
 
