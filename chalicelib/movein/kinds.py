@@ -121,6 +121,33 @@ def _canvas(canvas: Any) -> Any:
     return dict(canvas, nodes=nodes, connections=connections)
 
 
+def _scoring(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A point action's properties remapped (the email, form, asset or page it scores)."""
+    out["properties"] = payloads.properties(doc.get("properties"), maps)
+    return out
+
+
+def _trigger(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A point trigger's events (new ids, properties remapped); `triggerExistingLeads` off, so that
+    publishing it does not fire it for every copied contact at once."""
+    out["events"] = [
+        dict(
+            {k: v for k, v in e.items() if k not in ("id", "trigger")},
+            properties=payloads.properties(e.get("properties"), maps),
+        )
+        for e in items(doc.get("events"))
+    ]
+    out["triggerExistingLeads"] = False
+    return out
+
+
+def _text_message(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A segment text message is copied unpublished, as a segment email."""
+    if doc.get("smsType") == "list":
+        out["isPublished"] = False
+    return out
+
+
 def items(value: Any) -> list[Doc]:
     """A list that PHP may have sent as an object keyed by index or id."""
     items = value.values() if isinstance(value, dict) else value or []
@@ -165,6 +192,7 @@ KINDS: tuple[Kind, ...] = (
         refs={"category": "category"},
         finish=_segment,
     ),
+    Kind("note", "/notes", "/notes", ("notes",), "note", refs={"lead": "contact"}),
     Kind(
         "asset",
         "/assets",
@@ -222,4 +250,46 @@ KINDS: tuple[Kind, ...] = (
         unpublish=True,
         finish=_automation,
     ),
+    Kind(
+        "sms",
+        "/smses",
+        "/smses",
+        ("smses",),
+        "sms",
+        ("sentCount",),
+        refs={"category": "category", "lists": "segment"},
+        finish=_text_message,
+    ),
+    Kind(
+        "dynamiccontent",
+        "/dynamiccontents",
+        "/dynamiccontents",
+        ("dynamicContents",),
+        "dynamicContent",
+        ("translationChildren", "variantChildren", "sentCount"),
+        refs={"category": "category", "translationParent": "dynamiccontent", "variantParent": "dynamiccontent"},
+        children=CHILDREN,
+    ),
+    Kind("focus", "/focus", "/focus", ("focus",), "focus", ("cache",), refs={"category": "category", "form": "form"}),
+    Kind(
+        "pointaction",
+        "/points",
+        "/points",
+        ("points",),
+        "point",
+        refs={"category": "category", "group": "pointgroup"},
+        finish=_scoring,
+    ),
+    # unpublished: a published trigger or webhook would fire for the delta runs that follow
+    Kind(
+        "pointtrigger",
+        "/points/triggers",
+        "/points/triggers",
+        ("triggers",),
+        "trigger",
+        refs={"category": "category", "group": "pointgroup"},
+        unpublish=True,
+        finish=_trigger,
+    ),
+    Kind("webhook", "/hooks", "/hooks", ("hooks",), "hook", refs={"category": "category"}, unpublish=True),
 )

@@ -14,9 +14,11 @@ NOT_READABLE = (
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
     "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
     "automation event logs and memberships, points history",
-    "UTM tags and frequency rules of contacts, and notes (not copied by this version of the mover)",
-    "webhooks, point actions and triggers, SMS, dynamic content, focus items, marketing messages, reports "
-    "(not copied by this version of the mover)",
+    "contacts' UTM tags, frequency rules and group scores; marketing messages, reports, notifications "
+    "and tweets (not copied by this version of the mover)",
+    "form fields' conditions (they name the source's field ids); a segment email's unsubscribe form and "
+    "preference centre",
+    "webhooks and point triggers are copied unpublished (publish them when the move is over)",
     "automations are copied unpublished without memberships: publishing one enrolls its segments' "
     "members from its first event",
     "segment (list) emails are copied unpublished; a send here reaches members that this service has no send record of",

@@ -173,4 +173,19 @@ def seed(c):
     ids["onboard"] = c.new(
         "/campaigns", {"name": "Onboard", "lists": [ids["red"]], "events": events, "isPublished": True}
     )
+    ids["note"] = c.new("/notes", {"lead": ids["contacts"][0], "text": "Met at the fair", "type": "general"})
+    ids["pointaction"] = c.new(
+        "/points", {"name": "Signed up", "type": "form.submit", "delta": 5, "properties": {"forms": [ids["form"]]}}
+    )
+    trigger_events = [{"name": "Welcome", "type": "email.send", "properties": {"email": ids["welcome"]}}]
+    ids["trigger"] = c.new(
+        "/points/triggers", {"name": "Warm", "points": 10, "events": trigger_events, "isPublished": True}
+    )
+    ids["sms"] = c.new(
+        "/smses", {"name": "Hello", "message": "Hi", "smsType": "list", "lists": [ids["red"]], "isPublished": True}
+    )
+    ids["banner"] = c.new("/dynamiccontents", {"name": "Banner", "content": "<b>Hi</b>", "isCampaignBased": True})
+    ids["popup"] = c.new("/focus", {"name": "Popup", "type": "form", "style": "modal", "form": ids["form"]})
+    hook = {"name": "CRM", "webhookUrl": "http://127.0.0.1:9/hook", "triggers": ["mautic.lead_post_save_new"]}
+    ids["hook"] = c.new("/hooks", dict(hook, isPublished=True))
     return ids

@@ -130,6 +130,26 @@ def _compare_assets(src, dst, maps, ids):
     assert _ids(welcome["assetAttachments"]) == [guide["id"]]
 
 
+def _compare_rest(dst, maps, ids):
+    note = _one(dst, f"/notes/{maps['note'][ids['note']]}", "note")
+    assert note["text"] == "Met at the fair" and _ids(note["lead"]) == [maps["contact"][ids["contacts"][0]]]
+    action = _one(dst, f"/points/{maps['pointaction'][ids['pointaction']]}", "point")
+    assert _ids(action["properties"]["forms"]) == [maps["form"][ids["form"]]]
+    trigger = _one(dst, f"/points/triggers/{maps['pointtrigger'][ids['trigger']]}", "trigger")
+    assert trigger["isPublished"] is False and trigger["triggerExistingLeads"] is False
+    assert [int(e["properties"]["email"]) for e in _rows(trigger, "events")] == [maps["email"][ids["welcome"]]]
+    sms = _one(dst, f"/smses/{maps['sms'][ids['sms']]}", "sms")
+    assert sms["isPublished"] is False and (sms["smsType"], sms["message"]) == ("list", "Hi")
+    popup = _one(dst, f"/focus/{maps['focus'][ids['popup']]}", "focus")
+    assert _ids(popup["form"]) == [maps["form"][ids["form"]]]
+    assert (
+        _one(dst, f"/dynamiccontents/{maps['dynamiccontent'][ids['banner']]}", "dynamicContent")["content"]
+        == "<b>Hi</b>"
+    )
+    hook = _one(dst, f"/hooks/{maps['webhook'][ids['hook']]}", "hook")
+    assert hook["isPublished"] is False and hook["triggers"] == ["mautic.lead_post_save_new"]
+
+
 def _compare_segments(src, dst, maps, ids):
     red = _one(dst, f"/segments/{maps['segment'][ids['red']]}", "list")
     assert [(f["field"], f["operator"], f["properties"]["filter"]) for f in red["filters"]] == [("colour", "=", "red")]
@@ -172,12 +192,20 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
             "automation",
             "category",
             "asset",
+            "note",
+            "pointaction",
+            "pointtrigger",
+            "sms",
+            "focus",
+            "dynamiccontent",
+            "webhook",
         )
     }
     _compare_contacts(src, dst, maps)
     _compare_segments(src, dst, maps, ids)
     _compare_content(src, dst, maps, ids)
     _compare_assets(src, dst, maps, ids)
+    _compare_rest(dst, maps, ids)
     assert len(_outbox(target)) == sent_before  # nothing sent for the copy
     again = _move(source, target)
     assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again["kinds"].items() if name != "membership")
