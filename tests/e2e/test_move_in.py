@@ -2,6 +2,7 @@
 with its references remapped, nothing sent, a rerun copies nothing, an interrupted run finishes."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -32,12 +33,14 @@ def _client(stack):
     return Client(_base(stack), "admin", PASSWORD)
 
 
-def _move(source, target, *extra):
+def _move(source, target, *extra, env=None):
+    """The CLI from `source` to `target`; the target's credentials from `env` when given."""
+    login = [] if env else ["--to-user", "admin", "--to-password", PASSWORD]
     done = subprocess.run(
         [sys.executable, "-m", "chalicelib.cli", "--json", "move-in", "--quiet", "--from", _base(source)]
-        + ["--from-user", "admin", "--from-password", PASSWORD, "--to", _base(target), "--to-user", "admin"]
-        + ["--to-password", PASSWORD, *extra],
+        + ["--from-user", "admin", "--from-password", PASSWORD, "--to", _base(target), *login, *extra],
         cwd=ROOT,
+        env=dict(os.environ, **(env or {})),
         capture_output=True,
         text=True,
         timeout=300,
@@ -207,7 +210,12 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     _compare_assets(src, dst, maps, ids)
     _compare_rest(dst, maps, ids)
     assert len(_outbox(target)) == sent_before  # nothing sent for the copy
-    again = _move(source, target)
+    code, client = target.cli(
+        "clients", "create", "--name", "mover", "--grant", "client_credentials", "--user", "admin"
+    )
+    assert code == 0, client
+    oauth = {"MAUTIC_TO_CLIENT_ID": client["clientId"], "MAUTIC_TO_CLIENT_SECRET": client["clientSecret"]}
+    again = _move(source, target, env=oauth)  # an OAuth2 client of the destination, from the environment
     assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again["kinds"].items() if name != "membership")
     assert dst.ok("GET", "/contacts")["total"] in (3, "3")
 
