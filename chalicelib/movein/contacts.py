@@ -79,8 +79,8 @@ def _indexed(value: Any) -> dict[int, Doc]:
 
 
 def _payload(run: Run, doc: Doc, new_id: int | None) -> Doc:
-    """A contact's payload: field values, tags, stage, do-not-contact, company links (`id` for an edit).
-    The owner is left out: users are not copied."""
+    """A contact's payload: field values, tags, stage, do-not-contact, owner, company links (`id` for
+    an edit)."""
     values = payloads.field_values(doc)
     out: Doc = {k: v for k, v in values.items() if v is not None or new_id is not None}
     out["tags"] = [t.get("tag") if isinstance(t, dict) else t for t in doc.get("tags") or []]
@@ -91,6 +91,9 @@ def _payload(run: Run, doc: Doc, new_id: int | None) -> Doc:
         {"channel": d.get("channel"), "reason": d.get("reason"), "comments": d.get("comments")}
         for d in doc.get("doNotContact") or []
     ]
+    owner = run.maps["user"].get(doc["owner"]) if doc.get("owner") and "user" in run.maps else None
+    if owner is not None:
+        out["owner"] = owner
     if doc.get("lastActive"):
         out["lastActive"] = doc["lastActive"]
     companies = _companies(run, doc)

@@ -4,6 +4,7 @@ ours, with the attributes it leaves out and the references it remaps. Contacts a
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +122,14 @@ def _canvas(canvas: Any) -> Any:
     return dict(canvas, nodes=nodes, connections=connections)
 
 
+def _user(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A user with a random password nobody knows (Mautic never gives one): an administrator sets a
+    new one (`python -m chalicelib.cli users password`) or the user resets it."""
+    secret = secrets.token_urlsafe(24)
+    out["plainPassword"] = {"password": secret, "confirm": secret}
+    return out
+
+
 def _scoring(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A point action's properties remapped (the email, form, asset or page it scores)."""
     out["properties"] = payloads.properties(doc.get("properties"), maps)
@@ -181,6 +190,18 @@ KINDS: tuple[Kind, ...] = (
     Kind("tag", "/tags", "/tags", ("tags",), "tag", match="tag"),
     Kind("stage", "/stages", "/stages", ("stages",), "stage", refs={"category": "category"}),
     Kind("pointgroup", "/points/groups", "/points/groups", ("pointGroups",), "pointGroup"),
+    Kind("role", "/roles", "/roles", ("roles",), "role", match="name"),
+    Kind(
+        "user",
+        "/users",
+        "/users",
+        ("users",),
+        "user",
+        ("lastLogin", "lastActive", "onlineStatus", "password", "preferences"),
+        refs={"role": "role"},
+        match="username",
+        finish=_user,
+    ),
     Kind("company", "/companies", "/companies", ("companies",), "company", refs={"owner": "user"}, finish=_company),
     # contacts: contacts.py
     Kind(

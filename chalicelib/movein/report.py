@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 NOT_READABLE = (
-    "users' passwords (Mautic's API never returns them): users are not copied; contacts' owners are left out",
+    "users' passwords (Mautic's API never returns them): users are copied with a random password nobody "
+    "knows; set a new one with `python -m chalicelib.cli users password --username NAME`",
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
     "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
     "automation event logs and memberships, points history",

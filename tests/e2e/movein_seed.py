@@ -46,10 +46,14 @@ def seed(c):
     ids["cat"] = c.new("/categories", {"title": "News", "alias": "news", "bundle": "global"})
     ids["stage"] = c.new("/stages", {"name": "Lead", "weight": 10, "category": ids["cat"]})
     ids["group"] = c.new("/points/groups", {"name": "Product"})
+    ids["role"] = c.new("/roles", {"name": "Sales", "rawPermissions": {"lead:leads": ["full"]}})
+    secret = {"password": "sam-secret-1", "confirm": "sam-secret-1"}
+    user = {"username": "sam", "firstName": "Sam", "lastName": "Seller", "email": "sam@example.com"}
+    ids["sam"] = c.new("/users", dict(user, role=ids["role"], plainPassword=secret))
     ids["acme"] = c.new("/companies", {"companyname": "Acme", "tier": "gold"})
     people = [
         {"email": "ann@example.com", "firstname": "Ann", "colour": "red", "tags": ["vip", "new"], "points": 12},
-        {"email": "bob@example.com", "firstname": "Bob", "colour": "blue", "stage": ids["stage"]},
+        {"email": "bob@example.com", "firstname": "Bob", "colour": "blue", "stage": ids["stage"], "owner": ids["sam"]},
         {
             "email": "cy@example.com",
             "colour": "red",

@@ -84,6 +84,7 @@ def _compare_contacts(src, dst, maps):
         assert values == {k: v for k, v in b["fields"]["all"].items() if k != "id"}
         assert sorted(t["tag"] for t in a["tags"]) == sorted(t["tag"] for t in b["tags"])
         assert (maps["stage"][a["stage"]["id"]] if a["stage"] else None) == (b["stage"] or {}).get("id")
+        assert (maps["user"][a["owner"]["id"]] if a["owner"] else None) == (b["owner"] or {}).get("id")
         dnc = [(d["channel"], d["reason"], d["comments"]) for d in a["doNotContact"]]
         assert dnc == [(d["channel"], d["reason"], d["comments"]) for d in b["doNotContact"]]
         companies = [
@@ -134,6 +135,9 @@ def _compare_assets(src, dst, maps, ids):
 
 
 def _compare_rest(dst, maps, ids):
+    sam = _one(dst, f"/users/{maps['user'][ids['sam']]}", "user")
+    assert (sam["username"], sam["email"], sam["role"]["id"]) == ("sam", "sam@example.com", maps["role"][ids["role"]])
+    assert _one(dst, f"/roles/{maps['role'][ids['role']]}", "role")["rawPermissions"] == {"lead:leads": ["full"]}
     note = _one(dst, f"/notes/{maps['note'][ids['note']]}", "note")
     assert note["text"] == "Met at the fair" and _ids(note["lead"]) == [maps["contact"][ids["contacts"][0]]]
     action = _one(dst, f"/points/{maps['pointaction'][ids['pointaction']]}", "point")
@@ -202,6 +206,8 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
             "focus",
             "dynamiccontent",
             "webhook",
+            "user",
+            "role",
         )
     }
     _compare_contacts(src, dst, maps)
