@@ -38,8 +38,10 @@ def _page(run: Run, page: list[Doc], total: int) -> None:
     if run.dry_run:
         run.report.count(KIND, "copied", len(fresh))
         run.report.count(KIND, "updated", len(changed))
+        run.tick(KIND, total)
         return
     pairs = _write(run, "POST", "new", fresh, [_payload(run, doc, None) for doc in fresh])
+    _utm_tags(run, fresh, pairs)
     edits = [_payload(run, doc, mapping.get(doc["id"])) for doc in changed]
     pairs += _write(run, "PATCH", "edit", changed, edits)
     run.remember(KIND, pairs)
@@ -69,6 +71,36 @@ def _write(run: Run, method: str, action: str, docs: list[Doc], body: list[Doc])
         pairs.append((int(doc["id"]), int(copy["id"]), doc.get("dateModified")))
     run.report.count(KIND, outcome, len(pairs))
     return pairs
+
+
+UTM_FIELDS = {
+    "utmCampaign": "utm_campaign",
+    "utmSource": "utm_source",
+    "utmMedium": "utm_medium",
+    "utmContent": "utm_content",
+    "utmTerm": "utm_term",
+    "userAgent": "useragent",
+    "url": "url",
+    "referer": "referer",
+    "remoteHost": "remotehost",
+    "query": "query",
+}
+
+
+def _utm_tags(run: Run, fresh: list[Doc], pairs: list[tuple[int, int, str | None]]) -> None:
+    """The UTM tags of newly copied contacts, one `/contacts/<id>/utm/add` each (edits carry none:
+    the source's tags have no identity to compare, so a rerun would add them twice)."""
+    copies = {source_id: new_id for source_id, new_id, _ in pairs}
+    for doc in fresh:
+        for tag in doc.get("utmtags") or [] if int(doc["id"]) in copies else []:
+            body = {name: tag[key] for key, name in UTM_FIELDS.items() if tag.get(key) not in (None, "", [], {})}
+            key = idempotency_key("utm", doc["id"], tag.get("id"), body)
+            try:
+                run.target.call("POST", f"/contacts/{copies[int(doc['id'])]}/utm/add", body, key=key)
+            except ApiFailure as failure:
+                run.report.count("utmtag", "failed", reason=str(failure))
+                continue
+            run.report.count("utmtag", "copied")
 
 
 def _indexed(value: Any) -> dict[int, Doc]:

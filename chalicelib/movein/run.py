@@ -28,6 +28,8 @@ class Run:
     progress: TextIO | None = sys.stderr
     report: Report = field(default_factory=Report)
     maps: dict[str, IdMap] = field(default_factory=dict)
+    ticked: bool = False  # a progress line is open (ended when its kind is done)
+    kind_started: float = 0.0  # when the kind being copied started (Timer)
 
     def mapping(self, kind: str) -> IdMap:
         """The mapping of `kind`, read from the destination once."""
@@ -57,10 +59,12 @@ class Run:
             return
         k = self.report.kind(kind)
         done = k.copied + k.updated + k.skipped + k.failed
-        rate = done / k.seconds if k.seconds else 0.0
+        elapsed = time.monotonic() - self.kind_started
+        rate = done / elapsed if elapsed > 0 else 0.0
         eta = (total - done) / rate if rate else 0.0
         self.progress.write(f"\r{kind}: {done}/{total} {rate:.0f}/s ETA {eta:.0f}s ")
         self.progress.flush()
+        self.ticked = True
 
 
 def idempotency_key(*parts: Any) -> str:
@@ -84,13 +88,14 @@ class Timer:
     kind: str
 
     def __enter__(self) -> Timer:
-        self.start = time.monotonic()
+        self.start = self.run.kind_started = time.monotonic()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.run.report.kind(self.kind).seconds += time.monotonic() - self.start
-        if self.run.progress is not None:
+        if self.run.progress is not None and self.run.ticked:
             self.run.progress.write("\n")
+            self.run.ticked = False
 
 
 def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

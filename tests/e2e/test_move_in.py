@@ -85,6 +85,8 @@ def _compare_contacts(src, dst, maps):
         assert sorted(t["tag"] for t in a["tags"]) == sorted(t["tag"] for t in b["tags"])
         assert (maps["stage"][a["stage"]["id"]] if a["stage"] else None) == (b["stage"] or {}).get("id")
         assert (maps["user"][a["owner"]["id"]] if a["owner"] else None) == (b["owner"] or {}).get("id")
+        utm = [(u["utmCampaign"], u["utmSource"], u["utmMedium"], u["url"]) for u in a["utmtags"]]
+        assert utm == [(u["utmCampaign"], u["utmSource"], u["utmMedium"], u["url"]) for u in b["utmtags"]]
         dnc = [(d["channel"], d["reason"], d["comments"]) for d in a["doNotContact"]]
         assert dnc == [(d["channel"], d["reason"], d["comments"]) for d in b["doNotContact"]]
         companies = [
