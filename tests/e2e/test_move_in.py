@@ -226,6 +226,14 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     again = _move(source, target, env=oauth)  # an OAuth2 client of the destination, from the environment
     assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again["kinds"].items() if name != "membership")
     assert dst.ok("GET", "/contacts")["total"] in (3, "3")
+    # a delta run: what changed at the source since its copy is edited, nothing else
+    src.ok("PATCH", f"/contacts/{ids['contacts'][1]}/edit", {"colour": "green", "points": 40})
+    src.ok("PATCH", f"/emails/{ids['welcome_fr']}/edit", {"subject": "Bonjour"})
+    delta = _move(source, target, env=oauth)["kinds"]
+    assert (delta["contact"]["updated"], delta["email"]["updated"], delta["contact"]["copied"]) == (1, 1, 0)
+    bob = _one(dst, f"/contacts/{maps['contact'][ids['contacts'][1]]}", "contact")["fields"]["all"]
+    assert (bob["colour"], bob["points"]) == ("green", 40)
+    assert _one(dst, f"/emails/{maps['email'][ids['welcome_fr']]}", "email")["subject"] == "Bonjour"
 
 
 class Failing(Api):
