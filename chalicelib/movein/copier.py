@@ -14,18 +14,26 @@ from chalicelib.movein.run import Run, Timer, created_id, idempotency_key
 
 
 def copy(run: Run, kind: Kind) -> None:
-    """Copy what `kind` holds at the source and is missing or stale here."""
+    """Copy what `kind` holds at the source and is missing or stale here: as the pages come (memory
+    flat), or, for a kind with parents of its own kind, in rounds, parents first."""
     with Timer(run, kind.name):
         existing = _existing(run, kind) if kind.match else {}
-        listed = _listed(run, kind)
-        pending = [doc for raw in listed for doc in _sort(run, kind, raw, existing)]
-        parents = kind.parents()
-        mapping = run.mapping(kind.name)
-        while pending:
-            ready = [d for d in pending if all(mapping.get(d[p]) or not d.get(p) for p in parents)]
-            ready = ready or pending  # a parent that cannot be copied: its children go without it
-            run.each([lambda d=doc: _write(run, kind, d) for doc in ready])  # type: ignore[misc]
-            pending = [d for d in pending if all(d is not r for r in ready)]
+        todo = (doc for raw in _listed(run, kind) for doc in _sort(run, kind, raw, existing))
+        if not kind.parents():
+            run.each(lambda d=doc: _write(run, kind, d) for doc in todo)  # type: ignore[misc]
+            return
+        _in_rounds(run, kind, list(todo))
+
+
+def _in_rounds(run: Run, kind: Kind, pending: list[Doc]) -> None:
+    """Write `pending` round by round: those whose parents are copied (or have none) first."""
+    parents, mapping = kind.parents(), run.mapping(kind.name)
+    while pending:
+        ready = [d for d in pending if all(mapping.get(d[p]) or not d.get(p) for p in parents)]
+        ready = ready or pending  # a parent that cannot be copied: its children go without it
+        run.each([lambda d=doc: _write(run, kind, d) for doc in ready])  # type: ignore[misc]
+        written = {int(d["id"]) for d in ready}
+        pending = [d for d in pending if int(d["id"]) not in written]
 
 
 def _listed(run: Run, kind: Kind) -> Iterator[Doc]:

@@ -1,6 +1,7 @@
 """Segments after they are copied: the members of static segments (no filters) added to their copies,
-and the filters that name emails set again once emails exist here (segments are copied before the
-emails that send to them). Members of filter segments are not copied: this service computes them."""
+and the filters that name emails or other segments set again once those exist here (segments are
+copied before the emails that send to them, and a segment may name one copied after it). Members of
+filter segments are not copied: this service computes them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from chalicelib.movein.payloads import Doc
 from chalicelib.movein.run import Run, Timer, chunked
 
 KIND = "membership"
-EMAIL_FILTERS = frozenset({"lead_email_received", "lead_email_sent", "lead_email_read_count", "email_id"})
+# filters naming emails, or segments copied after the one that names them
+LATE_FILTERS = frozenset({"lead_email_received", "lead_email_sent", "lead_email_read_count", "email_id", "leadlist"})
 
 
 def copy_static(run: Run) -> None:
@@ -54,7 +56,7 @@ def _add(run: Run, target: int | None, ids: list[int | None]) -> None:
 
 
 def refilter(run: Run) -> None:
-    """Set again the filters of segments that name emails, now that the emails are copied."""
+    """Set again the filters of segments that name emails or segments, now that all are copied."""
     if run.dry_run:
         return
     segments = run.mapping("segment")
@@ -62,7 +64,7 @@ def refilter(run: Run) -> None:
         for segment in page:
             target = segments.get(segment["id"])
             named = {str(f.get("field")) for f in _filters(segment)}
-            if target is None or not named & EMAIL_FILTERS:
+            if target is None or not named & LATE_FILTERS:
                 continue
             try:
                 run.target.call(

@@ -92,7 +92,7 @@ def field_values(doc: Doc) -> Doc:
 
 def filters(items: Any, maps: Maps) -> list[Doc]:
     """A segment's filters with the ids they compare with remapped (segments, tags, stages, categories,
-    companies, emails); a filter whose references all went missing is kept with what remains."""
+    companies, emails); a filter none of whose references is copied yet is left out."""
     refs = {
         "leadlist": "segment",
         "tags": "tag",
@@ -111,9 +111,18 @@ def filters(items: Any, maps: Maps) -> list[Doc]:
     for item in items.values() if isinstance(items, dict) else items or []:
         copy = {k: v for k, v in item.items() if k != "id"}
         kind = refs.get(str(item.get("field")))
-        if kind is not None and item.get("type") != "text":
-            for holder in (copy, copy.get("properties") if isinstance(copy.get("properties"), dict) else None):
-                if holder is not None and holder.get("filter") not in (None, "", []):
-                    holder["filter"] = mapped(holder["filter"], maps.get(kind))
+        if kind is not None and item.get("type") != "text" and not _remap_filter(copy, maps.get(kind)):
+            continue
         out.append(copy)
     return out
+
+
+def _remap_filter(item: Doc, mapping: IdMap | None) -> bool:
+    """Remap the ids a filter compares with, at its top and in its `properties`; False when none of
+    them is copied yet (the filter is left out; `memberships.refilter` sets it once they are)."""
+    kept = True
+    for holder in (item, item.get("properties") if isinstance(item.get("properties"), dict) else None):
+        if holder is not None and holder.get("filter") not in (None, "", []):
+            holder["filter"] = mapped(holder["filter"], mapping)
+            kept = kept and holder["filter"] not in (None, [])
+    return kept

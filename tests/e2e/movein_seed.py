@@ -77,6 +77,7 @@ def seed(c):
         }
     ]
     ids["red"] = c.new("/segments", {"name": "Red", "alias": "red", "filters": red})
+    ids["vip_red"] = c.new("/segments", {"name": "Red VIPs", "alias": "vip-red", "filters": red})
     upload = Api(c.base, Credentials(c.user, c.password)).upload("/files/media/new", "guide.txt", GUIDE)
     ids["guide"] = c.new(
         "/assets", {"title": "Guide", "storageLocation": "local", "file": upload["file"]["name"], "isPublished": True}
@@ -194,4 +195,8 @@ def seed(c):
     ids["popup"] = c.new("/focus", {"name": "Popup", "type": "form", "style": "modal", "form": ids["form"]})
     hook = {"name": "CRM", "webhookUrl": "http://127.0.0.1:9/hook", "triggers": ["mautic.lead_post_save_new"]}
     ids["hook"] = c.new("/hooks", dict(hook, isPublished=True))
+    in_vip = {"glue": "and", "field": "leadlist", "object": "lead", "type": "leadlist", "operator": "in"}
+    later = c.new("/segments", {"name": "Later", "alias": "later"})  # named by a segment created before it
+    c.ok("PATCH", f"/segments/{ids['vip_red']}/edit", {"filters": red + [dict(in_vip, properties={"filter": [later]})]})
+    ids["later"] = later
     return ids

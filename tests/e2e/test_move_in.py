@@ -166,6 +166,8 @@ def _compare_segments(src, dst, maps, ids):
     members = _rows(dst.ok("GET", "/contacts?search=segment:vip&limit=50"), "contacts")
     assert sorted(c["id"] for c in members) == sorted(maps["contact"][i] for i in ids["contacts"][:2])
     assert _one(dst, f"/segments/{vip}", "list")["filters"] == []
+    named = _one(dst, f"/segments/{maps['segment'][ids['vip_red']]}", "list")["filters"][1]["properties"]["filter"]
+    assert _ids(named) == [maps["segment"][ids["later"]]]
 
 
 def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothing(stacks, tmp_path):
@@ -181,7 +183,7 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     kinds = report["kinds"]
     assert {k: kinds[k]["copied"] for k in ("contact", "segment", "email", "form", "page", "automation")} == {
         "contact": 3,
-        "segment": 2,
+        "segment": 4,
         "email": 4,
         "form": 1,
         "page": 2,
