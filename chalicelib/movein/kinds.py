@@ -97,7 +97,9 @@ def _automation(out: Doc, doc: Doc, maps: Maps) -> Doc:
         parent = event.get("parent")
         parent_id = parent.get("id") if isinstance(parent, dict) else parent
         copy = {k: v for k, v in event.items() if k not in ("campaign", "children", "parent", "contactLog", "changes")}
-        copy.update(id=f"new{event['id']}", properties=payloads.properties(event.get("properties"), maps))
+        copy["id"] = f"new{event['id']}"
+        if "properties" in event:
+            copy["properties"] = payloads.properties(event["properties"], maps)
         copy["parent"] = f"new{parent_id}" if parent_id else None
         events.append(copy)
     out["events"] = events

@@ -46,9 +46,10 @@ def pages(api: Api, path: str, keys: Sequence[str], query: dict[str, Any] | None
             return
         yield batch
         start += len(batch)
-        cursor = answer.get("next") if isinstance(answer.get("next"), str) else None
-        if cursor is None and "next" in answer:  # a cursor list's last page
+        following = answer.get("next") if isinstance(answer.get("next"), str) else None
+        if cursor and not following:  # a cursor list's last page has no `next`
             return
+        cursor = following
 
 
 def count(api: Api, path: str, query: dict[str, Any] | None = None) -> int:
