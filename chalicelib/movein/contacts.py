@@ -22,7 +22,8 @@ def copy(run: Run) -> None:
         total = source.count(run.source, "/contacts")
         run.mapping(KIND)
         jobs = (
-            lambda page=page: _page(run, page, total) for page in source.pages(run.source, "/contacts", ("contacts",))
+            lambda page=page: _page(run, page, total)
+            for page in source.pages_at_once(run.source, "/contacts", ("contacts",), run.workers)
         )
         run.each(jobs)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from chalicelib.movein.client import Api
@@ -50,6 +51,45 @@ def pages(api: Api, path: str, keys: Sequence[str], query: dict[str, Any] | None
         if cursor and not following:  # a cursor list's last page has no `next`
             return
         cursor = following
+
+
+def pages_at_once(
+    api: Api, path: str, keys: Sequence[str], workers: int, query: dict[str, Any] | None = None
+) -> Iterator[list[Doc]]:
+    """As `pages`, with up to `workers` pages read at once when the source pages by `start` (Mautic):
+    its pages are independent, and a page of contacts is slow to serialise. A source that gives a
+    cursor (this service) is read page after page. Documents added at the source during the read may
+    be missed or read twice: the next run copies them, and the mapping keeps one copy each."""
+    params = {"limit": PAGE, "orderBy": "id", "orderByDir": "ASC", **(query or {})}
+    first = api.call("GET", path, query=dict(params, start=0))
+    if workers < 2 or (isinstance(first, dict) and isinstance(first.get("next"), str)):
+        yield from pages(api, path, keys, query)
+        return
+    batch = rows(first, keys)
+    if not batch:
+        return
+    yield batch
+    end = max(total(first), len(batch))
+    starts = range(len(batch), end, len(batch))  # the size the source answers with, were it capped
+    with ThreadPoolExecutor(workers) as pool:
+        waiting: list[Future[Any]] = []
+        for at in starts:
+            waiting.append(pool.submit(api.call, "GET", path, None, dict(params, start=at)))
+            if len(waiting) >= workers:
+                yield rows(waiting.pop(0).result(), keys)
+        for future in waiting:
+            yield rows(future.result(), keys)
+    yield from _from(api, path, keys, params, max(end, len(batch)))  # what came after the total was read
+
+
+def _from(api: Api, path: str, keys: Sequence[str], params: dict[str, Any], start: int) -> Iterator[list[Doc]]:
+    """The pages from `start` on, one after another, until an empty one."""
+    while True:
+        batch = rows(api.call("GET", path, query=dict(params, start=start)), keys)
+        if not batch:
+            return
+        yield batch
+        start += len(batch)
 
 
 def count(api: Api, path: str, query: dict[str, Any] | None = None) -> int:

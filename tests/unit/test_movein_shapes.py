@@ -42,6 +42,26 @@ def test_pages_by_start_for_mautic_and_by_cursor_when_given():
     assert ours.queries[1]["after"] == "c1" and "start" not in ours.queries[1]
 
 
+class Offsets:
+    """A Mautic list of `n` contacts answering any `start` (in any order, from several threads)."""
+
+    def __init__(self, n):
+        self.n, self.starts = n, []
+
+    def call(self, method, path, body=None, query=None, key=""):
+        start, limit = query["start"], query["limit"]
+        self.starts.append(start)
+        ids = range(start + 1, min(start + limit, self.n) + 1)
+        return {"total": str(self.n), "contacts": {str(i): {"id": i} for i in ids} or []}
+
+
+def test_mautic_pages_are_read_at_once_each_once_in_order():
+    mautic = Offsets(1001)
+    read = [d["id"] for page in source.pages_at_once(mautic, "/contacts", ("contacts",), 4) for d in page]
+    assert read == list(range(1, 1002))
+    assert sorted(mautic.starts) == [0, 200, 400, 600, 800, 1000, 1001]  # the last: anything added since
+
+
 def test_an_automation_keeps_its_graph_with_temporary_ids_and_remapped_properties():
     (automation,) = [k for k in kinds.KINDS if k.name == "automation"]
     doc = {
