@@ -45,6 +45,7 @@ def _page(run: Run, page: list[Doc], total: int) -> None:
     _utm_tags(run, fresh, pairs)
     edits = [_payload(run, doc, mapping.get(doc["id"])) for doc in changed]
     pairs += _write(run, "PATCH", "edit", changed, edits)
+    _group_scores(run, pairs)
     run.remember(KIND, pairs)
     run.tick(KIND, total)
 
@@ -102,6 +103,27 @@ def _utm_tags(run: Run, fresh: list[Doc], pairs: list[tuple[int, int, str | None
                 run.report.count("utmtag", "failed", reason=str(failure))
                 continue
             run.report.count("utmtag", "copied")
+
+
+def _group_scores(run: Run, pairs: list[tuple[int, int, str | None]]) -> None:
+    """Each copied contact's point group scores, set to the source's (when point groups were copied):
+    one read at the source and one `set` here per score (Mautic's contact does not show them)."""
+    groups = run.maps.get("pointgroup")
+    if not groups or not groups.entries:
+        return
+    for source_id, new_id, _ in pairs:
+        answer = run.source.call("GET", f"/contacts/{source_id}/points/groups")
+        for row in source.rows(answer, ("groupScores",)):
+            group = groups.get(row.get("group"))
+            if group is None:
+                continue
+            path = f"/contacts/{new_id}/points/groups/{group}/set/{int(row.get('score') or 0)}"
+            try:
+                run.target.call("POST", path, {"eventName": "Moved in", "actionName": "move-in"})
+            except ApiFailure as failure:
+                run.report.count("groupscore", "failed", reason=str(failure))
+                continue
+            run.report.count("groupscore", "copied")
 
 
 def _indexed(value: Any) -> dict[int, Doc]:

@@ -62,6 +62,7 @@ def seed(c):
         },
     ]
     ids["contacts"] = [c.new("/contacts", p) for p in people]
+    c.ok("POST", f"/contacts/{ids['contacts'][0]}/points/groups/{ids['group']}/plus/7")
     utm = {"utm_campaign": "spring", "utm_source": "news", "utm_medium": "email", "url": "https://x.example/a"}
     c.ok("POST", f"/contacts/{ids['contacts'][0]}/utm/add", utm)
     ids["vip"] = c.new("/segments", {"name": "VIP", "alias": "vip"})

@@ -87,6 +87,14 @@ def _compare_contacts(src, dst, maps):
         assert (maps["user"][a["owner"]["id"]] if a["owner"] else None) == (b["owner"] or {}).get("id")
         utm = [(u["utmCampaign"], u["utmSource"], u["utmMedium"], u["url"]) for u in a["utmtags"]]
         assert utm == [(u["utmCampaign"], u["utmSource"], u["utmMedium"], u["url"]) for u in b["utmtags"]]
+        scores = [
+            (maps["pointgroup"][g["group"]["id"]], g["score"])
+            for g in _rows(src.ok("GET", f"/contacts/{source_id}/points/groups"), "groupScores")
+        ]
+        assert scores == [
+            (g["group"]["id"], g["score"])
+            for g in _rows(dst.ok("GET", f"/contacts/{new_id}/points/groups"), "groupScores")
+        ]
         dnc = [(d["channel"], d["reason"], d["comments"]) for d in a["doNotContact"]]
         assert dnc == [(d["channel"], d["reason"], d["comments"]) for d in b["doNotContact"]]
         companies = [
@@ -212,6 +220,7 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
             "webhook",
             "user",
             "role",
+            "pointgroup",
         )
     }
     _compare_contacts(src, dst, maps)
