@@ -134,8 +134,8 @@ def _indexed(value: Any) -> dict[int, Doc]:
 
 
 def _payload(run: Run, doc: Doc, new_id: int | None) -> Doc:
-    """A contact's payload: field values, tags, stage, do-not-contact, owner, company links (`id` for
-    an edit)."""
+    """A contact's payload: field values, tags, stage, do-not-contact, frequency rules, owner, company
+    links (`id` for an edit)."""
     values = payloads.field_values(doc)
     out: Doc = {k: v for k, v in values.items() if v is not None or new_id is not None}
     out["tags"] = [t.get("tag") if isinstance(t, dict) else t for t in doc.get("tags") or []]
@@ -146,6 +146,9 @@ def _payload(run: Run, doc: Doc, new_id: int | None) -> Doc:
         {"channel": d.get("channel"), "reason": d.get("reason"), "comments": d.get("comments")}
         for d in doc.get("doNotContact") or []
     ]
+    rules = [{k: v for k, v in r.items() if k not in ("id", "dateAdded")} for r in doc.get("frequencyRules") or []]
+    if rules:
+        out["frequencyRules"] = rules  # the list a contact is answered with is taken back
     owner = run.maps["user"].get(doc["owner"]) if doc.get("owner") and "user" in run.maps else None
     if owner is not None:
         out["owner"] = owner

@@ -15,7 +15,7 @@ NOT_READABLE = (
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
     "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
     "automation event logs and memberships, points history",
-    "contacts' frequency rules, and UTM tags added at the source after a contact's copy; "
+    "UTM tags added at the source after a contact's copy; "
     "marketing messages, reports, notifications "
     "and tweets (not copied by this version of the mover)",
     "form fields' conditions (they name the source's field ids); a segment email's unsubscribe form and "

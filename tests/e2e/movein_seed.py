@@ -59,6 +59,7 @@ def seed(c):
             "colour": "red",
             "companies": [ids["acme"]],
             "doNotContact": [{"channel": "email", "reason": 3, "comments": "asked"}],
+            "frequencyRules": {"email": {"frequency_number": 2, "frequency_time": "WEEK"}},
         },
     ]
     ids["contacts"] = [c.new("/contacts", p) for p in people]

@@ -95,6 +95,8 @@ def _compare_contacts(src, dst, maps):
             (g["group"]["id"], g["score"])
             for g in _rows(dst.ok("GET", f"/contacts/{new_id}/points/groups"), "groupScores")
         ]
+        rules = [(r["channel"], r["frequencyNumber"], r["frequencyTime"]) for r in a["frequencyRules"]]
+        assert rules == [(r["channel"], r["frequencyNumber"], r["frequencyTime"]) for r in b["frequencyRules"]]
         dnc = [(d["channel"], d["reason"], d["comments"]) for d in a["doNotContact"]]
         assert dnc == [(d["channel"], d["reason"], d["comments"]) for d in b["doNotContact"]]
         companies = [
