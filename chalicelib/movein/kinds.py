@@ -159,6 +159,25 @@ def _text_message(out: Doc, doc: Doc, maps: Maps) -> Doc:
     return out
 
 
+def _channels(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A marketing message's channels, each naming the copy of its email, text message, notification
+    or tweet."""
+    out["channels"] = [
+        dict(
+            {k: v for k, v in c.items() if k not in ("id", "message")},
+            channelId=payloads.mapped(c.get("channelId"), maps.get(str(c.get("channel")))),
+        )
+        for c in items(doc.get("channels"))
+    ]
+    return out
+
+
+def _report(out: Doc, doc: Doc, maps: Maps) -> Doc:
+    """A report copied unscheduled: a schedule here would email it (set it again when the move is over)."""
+    out["isScheduled"] = False
+    return out
+
+
 def items(value: Any) -> list[Doc]:
     """A list that PHP may have sent as an object keyed by index or id."""
     items = value.values() if isinstance(value, dict) else value or []
@@ -283,6 +302,8 @@ KINDS: tuple[Kind, ...] = (
         refs={"category": "category", "lists": "segment"},
         finish=_text_message,
     ),
+    Kind("notification", "/notifications", "/notifications", ("notifications",), "notification", ("sentCount",)),
+    Kind("tweet", "/tweets", "/tweets", ("tweets",), "tweet", ("sentCount",), refs={"category": "category"}),
     Kind(
         "dynamiccontent",
         "/dynamiccontents",
@@ -294,6 +315,10 @@ KINDS: tuple[Kind, ...] = (
         children=CHILDREN,
     ),
     Kind("focus", "/focus", "/focus", ("focus",), "focus", ("cache",), refs={"category": "category", "form": "form"}),
+    Kind(
+        "message", "/messages", "/messages", ("messages",), "message", refs={"category": "category"}, finish=_channels
+    ),
+    Kind("report", "/reports", "/reports", ("reports",), "report", ("system",), match="name", finish=_report),
     Kind(
         "pointaction",
         "/points",

@@ -15,9 +15,8 @@ NOT_READABLE = (
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
     "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
     "automation event logs and memberships, points history",
-    "UTM tags added at the source after a contact's copy; "
-    "marketing messages, reports, notifications "
-    "and tweets (not copied by this version of the mover)",
+    "UTM tags added at the source after a contact's copy (a rerun adds none to a contact copied before)",
+    "reports are copied unscheduled (a schedule here emails them)",
     "form fields' conditions (they name the source's field ids); a segment email's unsubscribe form and "
     "preference centre",
     "webhooks and point triggers are copied unpublished (publish them when the move is over)",

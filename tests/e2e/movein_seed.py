@@ -195,6 +195,10 @@ def seed(c):
     )
     ids["banner"] = c.new("/dynamiccontents", {"name": "Banner", "content": "<b>Hi</b>", "isCampaignBased": True})
     ids["popup"] = c.new("/focus", {"name": "Popup", "type": "form", "style": "modal", "form": ids["form"]})
+    channels = [{"channel": "email", "channelId": ids["welcome"], "isEnabled": True}]
+    ids["message"] = c.new("/messages", {"name": "Hello everywhere", "channels": channels})
+    report = {"name": "Weekly contacts", "source": "leads", "columns": ["l.email"], "isScheduled": False}
+    ids["report"] = c.new("/reports", report)
     hook = {"name": "CRM", "webhookUrl": "http://127.0.0.1:9/hook", "triggers": ["mautic.lead_post_save_new"]}
     ids["hook"] = c.new("/hooks", dict(hook, isPublished=True))
     in_vip = {"glue": "and", "field": "leadlist", "object": "lead", "type": "leadlist", "operator": "in"}

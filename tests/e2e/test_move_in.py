@@ -165,6 +165,11 @@ def _compare_rest(dst, maps, ids):
         _one(dst, f"/dynamiccontents/{maps['dynamiccontent'][ids['banner']]}", "dynamicContent")["content"]
         == "<b>Hi</b>"
     )
+    message = _one(dst, f"/messages/{maps['message'][ids['message']]}", "message")
+    assert [(c["channel"], int(c["channelId"])) for c in _rows(message, "channels") if c["isEnabled"]] == [
+        ("email", maps["email"][ids["welcome"]])
+    ]
+    assert _one(dst, f"/reports/{maps['report'][ids['report']]}", "report")["columns"] == ["l.email"]
     hook = _one(dst, f"/hooks/{maps['webhook'][ids['hook']]}", "hook")
     assert hook["isPublished"] is False and hook["triggers"] == ["mautic.lead_post_save_new"]
 
@@ -223,6 +228,8 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
             "user",
             "role",
             "pointgroup",
+            "message",
+            "report",
         )
     }
     _compare_contacts(src, dst, maps)
