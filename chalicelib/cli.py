@@ -16,6 +16,7 @@
     python -m chalicelib.cli [--json] queues redrive [--queue NAME]   (dead-letter messages back to their queues)
     python -m chalicelib.cli [--json] storage reshard   (stored items moved to the key layout of the settings)
     python -m chalicelib.cli [--json] storage recount-unlisted   (once, for children stored before lists left them out)
+    python -m chalicelib.cli [--json] move-in --from URL --to URL [--dry-run] [--report FILE] ...   (docs/move-in.md)
 
 `--json` may also follow the subcommand (`clients create --name N --json`).
 Disabling a user, a new password and `revoke-tokens` make the user's OAuth tokens issued until
@@ -132,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     storage = groups.add_parser("storage", parents=common).add_subparsers(dest="action", required=True)
     storage.add_parser("reshard", parents=common)
     storage.add_parser("recount-unlisted", parents=common)
+    from chalicelib.movein import command as move_in
+
+    move_in.add_parser(groups, common)
     return parser
 
 
@@ -290,6 +294,10 @@ def _print(result: Result, as_json: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status (1 with a one-line error on stderr)."""
     args = _parser().parse_args(argv)
+    if args.group == "move-in":  # through both APIs: no local stack, no AWS
+        from chalicelib.movein import command as move_in
+
+        return move_in.run(args)
     try:
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()

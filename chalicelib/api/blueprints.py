@@ -14,6 +14,7 @@ from chalicelib.api import (
     form_embed,
     landing_pages,
     marketing,
+    movein,
     oauth1_endpoints,
     oauth2_endpoints,
     page_tests,
@@ -54,6 +55,7 @@ API_ROUTES = tuple(
         dashboard,
         themes,
         page_tests,
+        movein,
     )
 )
 PUBLIC_ROUTES = tuple(
@@ -82,6 +84,7 @@ API_BLUEPRINTS = (
     dashboard.blueprint,
     themes.blueprint,
     page_tests.blueprint,
+    movein.blueprint,
     CONTRACT_ROUTES.blueprint(),
 )
 PUBLIC_BLUEPRINTS = (

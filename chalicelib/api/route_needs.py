@@ -6,9 +6,9 @@ resource `kind` to `action` (an `Action` of `domain/kernel/access.py`: view, edi
 publish); with `param`, on the
 document whose id is that path parameter (own/other: it is read only when the caller's role
 grants one variant and not the other; an unknown id is a 404). `Holds(*names)` asks
-for any one of those `bundle:level:permission` names. `OPEN` needs nothing (the caller's own
-user). Batch routes check each item (`api/batch.py`), lists show what the caller may see
-(`domain/kernel/listing.py`; docs/permissions.md).
+for any one of those `bundle:level:permission` names; `ADMINISTRATOR`, an administrator's role.
+`OPEN` needs nothing (the caller's own user). Batch routes check each item (`api/batch.py`), lists
+show what the caller may see (`domain/kernel/listing.py`; docs/permissions.md).
 """
 
 from collections.abc import Iterable, Mapping
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.errors import NotFound
+from chalicelib.domain.kernel.errors import Forbidden, NotFound
 from chalicelib.domain.kernel.resources import Resource
 
 OPEN: tuple[()] = ()
@@ -40,10 +40,23 @@ class Holds:
         self.names = names
 
 
+class Administrator(Holds):
+    """An administrator's role (`isAdmin`), for what no permission grants (a move-in's id mapping)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+ADMINISTRATOR = Administrator()
+
+
 def check(needs: Iterable[Need | Holds], params: Mapping[str, str], ctx: Context, method: str) -> None:
     """Forbidden (403) unless the caller meets every need of the route."""
     for need in needs:
-        if isinstance(need, Holds):
+        if isinstance(need, Administrator):
+            if not access.unrestricted(ctx):
+                raise Forbidden()
+        elif isinstance(need, Holds):
             access.require_any(ctx, need.names)
         else:
             _check_need(need, params, ctx, method)

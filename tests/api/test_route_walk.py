@@ -31,6 +31,7 @@ NOT_WALKED = {
     "/emails/reply/{hash}": "a send's tracking hash: a bearer token, as on the public tracking routes",
     "/stats/{table}": "a stats table; needs lead:leads:viewother (webhook_logs: a webhook view, own hooks only)",
     "/data/{type}": "a dashboard widget type",
+    "/movein/mappings/{kind}": "a move-in's id mapping: administrators only (tests/api/test_movein_mappings.py)",
     "/themes/{theme}": "a theme (core:themes)",
     "/themes/{theme}/delete": "a theme (core:themes)",
     "/stages/{id}": "stages are a standard level (no own/other)",

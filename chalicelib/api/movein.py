@@ -1,0 +1,32 @@
+"""The id mapping of a move-in from Mautic (docs/move-in.md), for administrators only: `GET
+/movein/mappings/<kind>?after=N` (pages of chunks) and `POST /movein/mappings/<kind>` (`{"entries":
+[{from, to, modified}]}`). A restricted caller gets 403 and learns nothing, not even whether a mapping
+exists."""
+
+from chalicelib.api.request import ApiRequest
+from chalicelib.api.route_needs import ADMINISTRATOR
+from chalicelib.api.routing import Answer, Reply, Routes
+from chalicelib.domain.kernel import moved_ids
+from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import invalid
+
+routes = Routes("movein")
+
+
+@routes.route("/movein/mappings/{kind}", "GET", access=(ADMINISTRATOR,))
+def read(request: ApiRequest, ctx: Context, kind: str) -> Answer:
+    """One page of the mapping of `kind`."""
+    after = str(request.query.get("after") or "0")
+    if not after.isdigit():
+        raise invalid("after", "after is the `next` of the previous page, a non-negative integer")
+    return moved_ids.chunks(kind, int(after))
+
+
+@routes.route("/movein/mappings/{kind}", "POST", access=(ADMINISTRATOR,))
+def write(request: ApiRequest, ctx: Context, kind: str) -> Answer:
+    """Store one chunk of the mapping of `kind` (201)."""
+    body = request.body
+    return Reply(moved_ids.record(kind, body.get("entries") if isinstance(body, dict) else None), 201)
+
+
+blueprint = routes.blueprint()
