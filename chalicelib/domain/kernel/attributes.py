@@ -1,6 +1,7 @@
 """Typed attributes of resources: how a client value is checked and normalised."""
 
-from collections.abc import Callable, Collection
+import math
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, TypeAlias
@@ -41,6 +42,26 @@ def as_int(value: JSON) -> int:
         except ValueError:
             pass
     raise Invalid("This value should be an integer.")
+
+
+def non_finite(value: JSON, path: str) -> Iterator[str]:
+    """The paths (`field[key][0]`) of the infinite or NaN numbers in a client value: JSON's parser
+    takes `Infinity`, `NaN` and `1e309` as floats no document, DynamoDB number or JSON answer holds."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from non_finite(item, f"{path}[{key}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from non_finite(item, f"{path}[{index}]")
+
+
+def finite(value: float) -> float:
+    """The number, or Invalid for an infinite one or NaN (`float("Infinity")`, `float("1e309")`)."""
+    if not math.isfinite(value):
+        raise Invalid("This value should be a finite number.")
+    return value
 
 
 def as_bool(value: JSON) -> bool:

@@ -13,6 +13,7 @@ from chalicelib.domain.kernel.resources import Resource, Write
 from chalicelib.domain.kernel.types import JSON, Doc
 
 Errors = dict[str, list[str]]  # messages by field
+NOT_FINITE = "This value should be a finite number."
 
 
 def payload_object(payload: JSON) -> Doc:
@@ -36,7 +37,9 @@ def checked(
 ) -> tuple[Write, nested_items.Pending]:
     """(Write, new nested items) of a payload applied to `doc`, nothing stored yet: ValidationError
     naming the fields, Forbidden when the result is a document the caller may not leave so."""
-    errors: Errors = {}
+    errors: Errors = {name: [NOT_FINITE] for key in payload for name in a.non_finite(payload[key], key)}
+    if errors:
+        raise ValidationError(errors, _sole_message(errors))
     payload, forced = access.publishing(ctx, resource, payload, existing)
     for attr in resource.all_attrs:
         if attr.writable and attr.name in payload:
