@@ -71,7 +71,7 @@ def _opened(stat: SendRecord, first: bool, ctx: Context, events: Iterable[Doc] =
     email_id = stat["email"]["id"]
     if first:
         email_stats.count_read(email_id)
-    details = {"emailId": email_id, "statId": stat["id"], "trackingHash": stat["trackingHash"]}
+    details = {"emailId": email_id, "statId": stat["id"]}  # never the hash: events are shown (docs/security.md)
 
     def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)
