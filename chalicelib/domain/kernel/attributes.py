@@ -190,6 +190,11 @@ class Attr:
     hidden: bool = False  # stored, never shown to clients
     children_of: str | None = None  # kept by the kernel: ids of the documents whose attribute of this name is ours
 
+    @property
+    def is_array(self) -> bool:
+        """True for an attribute holding an array (empty by default): never null."""
+        return isinstance(self.default, list)
+
     def fresh_default(self) -> JSON:
         """The default, a copy of it when it is a list or an object (never shared between documents)."""
         return (
@@ -199,9 +204,12 @@ class Attr:
         )
 
     def clean(self, value: JSON) -> JSON:
-        """The normalised value, or Invalid. An empty string means 'no value' except for strings."""
+        """The normalised value, or Invalid. An empty string means 'no value' except for strings; null
+        for an array is the empty array (Mautic's forms submit it so: an email's `lists` emptied)."""
         if value == "" and self.coerce not in (as_string, as_bool):
             value = None
+        if value is None and self.is_array:
+            return self.fresh_default()
         if value is None:
             if self.nullable:
                 return None
