@@ -19,6 +19,12 @@ class Invalid(ValueError):
     """A value does not fit its attribute; the message says why."""
 
 
+def digits(text: str) -> bool:
+    """True for a non-empty run of ASCII digits: `str.isdigit` also takes `²` or `١`, which `int`
+    refuses or reads, so a client's `order[²]` or `/asset/²` would be a 500."""
+    return text.isascii() and text.isdigit()
+
+
 def as_string(value: JSON) -> str:
     """The value as a string (numbers in their decimal form, booleans `1`/`0`)."""
     if isinstance(value, bool):
@@ -89,8 +95,7 @@ def as_list(value: JSON) -> list[JSON]:
         return value
     if isinstance(value, dict):
         return [
-            value[k]
-            for k in sorted(value, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
+            value[k] for k in sorted(value, key=lambda k: (not digits(str(k)), int(k) if digits(str(k)) else 0, str(k)))
         ]
     raise Invalid("This value should be an array.")
 
