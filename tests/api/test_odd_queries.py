@@ -44,3 +44,15 @@ def test_odd_query_parameters_are_a_400_or_ignored(api, path):
 def test_a_unicode_digit_in_a_public_path_is_not_a_500(api, path):
     answer = api.http.request("GET", quote(path, safe="/?=&"), headers={"Accept": "*/*"}, body=b"")
     assert answer.status_code < 500, (path, answer.status_code)
+
+
+@pytest.mark.parametrize(
+    ("path", "key"),
+    [("/api/points/triggers/new", "events"), ("/api/forms/new", "fields"), ("/api/automations/new", "events")],
+)
+def test_a_collection_keyed_by_a_unicode_digit_is_read_in_order(api, path, key):
+    """`POST /api/points/triggers/new` with `events` keyed `²` (a PHP array from a fuzzer) was a 500:
+    its keys are ordered numbers first, and `²` is no number. Malformed items are a 400 naming them."""
+    answer = api.post(path, {"name": "T", key: {"0": {"name": "a"}, "²": {"name": "b"}}})
+    assert answer.status_code == 400, answer.json
+    assert f"{key}[" in answer.json["errors"][0]["message"]
