@@ -46,9 +46,10 @@ test-browser: $(STAMP)
 chaos: $(STAMP)
 	FAULT_RATE=$${FAULT_RATE:-0.03} CHAOS_ROUNDS=$${CHAOS_ROUNDS:-300} $(PY) -m pytest -q -s tests/api/test_faults.py -p no:randomly
 
-# The long fuzz run of the OpenAPI document (the short one is part of `make test`).
+# The long fuzz run of the OpenAPI document (the short one is part of `make test`): every operation
+# alone (explicit and generated cases), then sequences of operations (schemathesis' stateful phase).
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-25} FUZZ_COVERAGE=1 $(PY) -m pytest -q tests/contract/test_fuzz.py -p no:randomly
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-25} FUZZ_COVERAGE=1 FUZZ_STATEFUL=1 $(PY) -m pytest -q tests/contract/test_fuzz.py -p no:randomly
 
 # The OpenAPI document (docs/api-contract.md), for the server at BASE_URL.
 openapi: $(STAMP)

@@ -131,6 +131,12 @@ def _empty_bucket():
 @pytest.fixture
 def fresh(seeded):
     """Each test starts from the first-start state with empty queues and an empty files bucket."""
+    restore(seeded)
+    yield
+
+
+def restore(seeded):
+    """Back to the first-start state `seeded`: tables, queues, bucket, outboxes and the caches."""
     from chalicelib.auth import core
     from chalicelib.domain.kernel import cached
     from chalicelib.domain.messaging import theme_html
@@ -144,7 +150,6 @@ def fresh(seeded):
     public_docs.forget()  # pages and assets public hits read, from the tables just restored
     _empty_outboxes()
     cached.forget()
-    yield
 
 
 @pytest.fixture

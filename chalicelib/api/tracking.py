@@ -8,6 +8,7 @@ from chalicelib.api.authorizer import caller
 from chalicelib.api.public import PIXEL, visit, visitor_cookies
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.messaging import email_preview, tracking
@@ -81,7 +82,7 @@ def click(request: ApiRequest, ctx: Context, hash: str) -> Answer:
 @routes.route("/focus/{name}", "GET")
 def focus_script(request: ApiRequest, ctx: Context, name: str) -> Answer:
     """Mautic's `/focus/<id>.js`: the script of a published focus item (empty otherwise); tracks nobody."""
-    if not name.endswith(".js") or not name[:-3].isdigit():
+    if not name.endswith(".js") or not a.digits(name[:-3]):
         raise NotFound()
     return Reply(focus.public_script(name[:-3], ctx), 200, {}, "application/javascript")
 
@@ -90,7 +91,7 @@ def focus_script(request: ApiRequest, ctx: Context, name: str) -> Answer:
 def focus_view(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """Mautic's focus view pixel: records the view (docs/channel-resources.md); always the 1x1 GIF."""
     visitor = visit(request, ctx)
-    contact = focus.view(id, visitor, ctx) if id.isdigit() else None
+    contact = focus.view(id, visitor, ctx) if a.digits(id) else None
     headers = dict(visitor_cookies(contact["id"] if contact else None, ctx), **{"Cache-Control": "no-store"})
     return Reply(PIXEL, 200, headers, "image/gif")
 
@@ -98,7 +99,7 @@ def focus_view(request: ApiRequest, ctx: Context, id: str) -> Answer:
 @routes.route("/focus/{id}/click", "GET")
 def focus_click(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """A focus item's link: records the click-through, then redirects to the item's own `link_url`."""
-    if not id.isdigit():
+    if not a.digits(id):
         raise NotFound()
     visitor = visit(request, ctx)
     url, contact = focus.click(id, visitor, ctx)

@@ -16,12 +16,13 @@ import time
 from chalicelib.auth import clients, settings, users
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
 from chalicelib.auth.protocols import Request
+from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 
 CACHE_SECONDS = 60
 PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
-_verified: dict[str, tuple[float, Doc, float]] = {}  # SHA-256 of the header: (valid until, user, verified at)
+_verified: dict[str, tuple[Doc, float]] = {}  # SHA-256 of the header: (user, verified at: wall-clock seconds)
 
 
 def forget_verified() -> None:
@@ -76,10 +77,10 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
     cached = _verified.get(key)
     if (
         cached
-        and cached[0] > time.monotonic()
-        and not clients.revoked_before(ctx, f"user:{cached[1]['id']}", cached[2])
+        and clock.fresh(cached[1], CACHE_SECONDS, time.time())
+        and not clients.revoked_before(ctx, f"user:{cached[0]['id']}", cached[1])
     ):
-        return cached[1]
+        return cached[0]
     try:
         username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
     except (binascii.Error, UnicodeDecodeError):
@@ -87,5 +88,5 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
     user = users.check_password(username, password, source)
     if user is None:
         raise AuthError(401, "Authorization denied, invalid credentials.")
-    _verified[key] = (time.monotonic() + CACHE_SECONDS, user, time.time())
+    _verified[key] = (user, time.time())
     return user

@@ -197,3 +197,22 @@ def test_a_limited_user_counts_only_her_documents(api, more):
     assert_error(own.get("/api/data/top.owners"), 403)  # Mautic: counting others' contacts needs viewother
     assert widget(own, "map.of.leads")["data"] == {}
     assert _raw(own, "created.leads") == []
+
+
+def _total(client, widget_type, label):
+    return sum(widget(client, widget_type, "?timeUnit=m&dataFormat=raw")[label].values())
+
+
+def test_points_and_stages_in_time_count_only_the_contacts_she_may_view(api):
+    """Issue 39: both widgets counted every contact's points and stage changes for a caller who may
+    view only her own contacts, or none."""
+    own = _as(api, "own", {"lead:leads": ["viewown"], "point:points": ["view"], "stage:stages": ["view"]})
+    blind = _as(api, "blind", {"point:points": ["view"], "stage:stages": ["view"]})
+    stage = api.post("/api/stages/new", {"name": "Lead", "weight": 10}).json["stage"]
+    for email, owner, points in (("hers@example.com", own.user_id, 5), ("other@example.com", None, 7)):
+        made = api.post("/api/contacts/new", {"email": email, "owner": owner}).json["contact"]
+        assert api.post(f"/api/contacts/{made['id']}/points/plus/{points}").status_code == 200
+        assert api.post(f"/api/stages/{stage['id']}/contact/{made['id']}/add").status_code == 200
+    assert (_total(api, "points.in.time", "Points"), _total(api, "stages.in.time", "Stage changes")) == (12, 2)
+    assert (_total(own, "points.in.time", "Points"), _total(own, "stages.in.time", "Stage changes")) == (5, 1)
+    assert (_total(blind, "points.in.time", "Points"), _total(blind, "stages.in.time", "Stage changes")) == (0, 0)

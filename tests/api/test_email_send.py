@@ -95,7 +95,6 @@ def test_send_to_one_contact_delivers_the_rendered_email(api):
     assert sent["details"] == {
         "emailId": mail["id"],
         "statId": sent["details"]["statId"],
-        "trackingHash": tracking,
         "subject": "Hello Ann",
         "source": ["api", None],
     }

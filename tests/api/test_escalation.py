@@ -3,6 +3,7 @@ administrator role, give an administrator role or one granting more than they ho
 own role, or edit or delete an administrator; nothing is written. And access fails closed: a
 caller whose user no longer exists, or a resource with no permission declared, grants nothing."""
 
+import base64
 import dataclasses
 
 import jwt
@@ -10,6 +11,7 @@ import jwt
 from chalicelib.store import entities as store
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import FORBIDDEN, PASSWORD, _as
+from tests.conftest import Api
 
 
 def _admin_role(api):
@@ -157,3 +159,41 @@ def test_a_resource_with_no_permission_declared_is_closed_to_restricted_callers(
     except Forbidden:
         pass
     assert access.allowed(Context(), undeclared, "view")  # the system is unrestricted
+
+
+def _basic(api, name, password):
+    other = Api(api.http)
+    other.auth = {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
+    return other
+
+
+def test_a_user_editor_cannot_take_over_a_user_holding_more(api):
+    """Issue 39: `user:users` edit alone changed the password of a contacts administrator, then
+    signed in as them. Their password, email and username stay theirs; other fields may change."""
+    ursula = _as(api, "ursula", {"user:users": ["view", "edit"]})
+    rich = _as(api, "rich", {"lead:leads": ["full"], "user:users": ["view"]})
+    before = api.get(f"/api/users/{rich.user_id}").json["user"]
+    taken = {"plainPassword": {"password": "taken-over-1", "confirm": "taken-over-1"}}
+    assert_error(ursula.patch(f"/api/users/{rich.user_id}/edit", taken), 403, message=FORBIDDEN)
+    assert_error(ursula.patch(f"/api/users/{rich.user_id}/edit", {"email": "ursula2@example.com"}), 403)
+    assert_error(ursula.patch(f"/api/users/{rich.user_id}/edit", {"username": "rich2"}), 403)
+    whole = dict(before, role=before["role"]["id"], plainPassword=taken["plainPassword"])
+    assert_error(ursula.put(f"/api/users/{rich.user_id}/edit", whole), 403)
+    assert _basic(api, "rich", "taken-over-1").get("/api/contacts").status_code == 401
+    assert rich.get("/api/contacts").status_code == 200
+    assert api.get(f"/api/users/{rich.user_id}").json["user"] == before
+    renamed = ursula.patch(f"/api/users/{rich.user_id}/edit", {"position": "Sales"})
+    assert renamed.status_code == 200, renamed.json  # what does not sign anyone in may change
+
+
+def test_a_user_editor_changes_credentials_of_users_holding_no_more_than_they(api):
+    ursula = _as(api, "ursula", {"user:users": ["view", "edit"], "lead:leads": ["full"]})
+    peer = _as(api, "peer", {"lead:leads": ["viewown", "editown"]})
+    new = {"plainPassword": {"password": "new-secret-1", "confirm": "new-secret-1"}, "email": "p2@example.com"}
+    assert ursula.patch(f"/api/users/{peer.user_id}/edit", new).status_code == 200
+    assert _basic(api, "peer", "new-secret-1").get("/api/contacts").status_code == 200
+    mine = {"plainPassword": {"password": "mine-secret-1", "confirm": "mine-secret-1"}}
+    assert ursula.patch(f"/api/users/{ursula.user_id}/edit", mine).status_code == 200
+    rich = _as(api, "rich", {"lead:leads": ["full"], "email:emails": ["full"]})
+    assert api.patch(f"/api/users/{rich.user_id}/edit", new | {"email": "r2@example.com"}).status_code == 200
+    assert _basic(api, "rich", "new-secret-1").get("/api/emails").status_code == 200  # admins unaffected

@@ -4,12 +4,14 @@ the page's `hits`, the asset's `downloadCount` and the content's `sentCount` sho
 before: GET, lists, report columns. The page (asset) a hit reads is kept per container for
 `PUBLIC_DOC_SECONDS` (`domain/web/public_docs.py`), forgotten when written here."""
 
+from types import SimpleNamespace
 from unittest import mock
 
 import botocore.client
 
 from chalicelib import config
 from chalicelib.domain.web import public_docs
+from chalicelib.store import port as store
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import fetch, make_page
 from tests.api.test_report_joins import report, run
@@ -113,7 +115,7 @@ def test_report_columns_of_pages_show_the_counted_hits(api):
 def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
     monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)  # the tests' default is 0 (tests/conftest.py)
     clock = [1000.0]
-    monkeypatch.setattr(public_docs, "_clock", lambda: clock[0])
+    monkeypatch.setattr(public_docs, "time", SimpleNamespace(time=lambda: clock[0]))
     page = make_page(api)
     browse(api, "/spring-offer")  # read, kept
     with Writes() as calls:
@@ -142,3 +144,27 @@ def test_a_page_or_asset_written_here_is_served_fresh_at_once(api, monkeypatch):
     assert browse(api, "/spring-offer").status_code == 404
     api.patch(f"/api/assets/{asset['id']}/edit", {"isPublished": False})
     assert browse(api, f"/asset/{asset['id']}").status_code == 404
+
+
+def _edit_elsewhere(page_id, html):
+    """Write the page as another container would: this one is not told."""
+    doc = store.get("page", page_id)
+    store.put("page", dict(doc, customHtml=html))
+
+
+def test_a_container_frozen_between_hits_reads_the_page_again(api, monkeypatch):
+    """Issue 39: the cache expired by `time.monotonic`, which stands still while a Lambda container
+    is frozen, so a container thawed an hour later served its old copy. Wall time expires it."""
+    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)
+    wall = [1000.0]
+    frozen_lambda = SimpleNamespace(time=lambda: wall[0], monotonic=lambda: 5.0)  # monotonic stands still
+    monkeypatch.setattr(public_docs, "time", frozen_lambda)
+    page = make_page(api)
+    assert browse(api, "/spring-offer").status_code == 200  # read and kept
+    _edit_elsewhere(page["id"], "<p>Edited elsewhere</p>")
+    assert browse(api, "/spring-offer").body.decode() != "<p>Edited elsewhere</p>"  # kept within the second
+    wall[0] += 3600  # frozen for an hour, thawed
+    assert browse(api, "/spring-offer").body.decode() == "<p>Edited elsewhere</p>"
+    wall[0] -= 7200  # a clock set back reads again too
+    _edit_elsewhere(page["id"], "<p>Again</p>")
+    assert browse(api, "/spring-offer").body.decode() == "<p>Again</p>"

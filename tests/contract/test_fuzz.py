@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 
 from chalicelib.api.blueprints import openapi_document
 from tests import motostate
-from tests.conftest import ADMIN
+from tests.conftest import ADMIN, restore
 from tests.contract.wsgi import wsgi_app
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
@@ -76,6 +76,34 @@ def app(chalice_app, seeded):
 )
 def test_operation(case, app):
     case.call_and_validate(headers=AUTH, checks=CHECKS, app=app)
+
+
+@pytest.mark.skipif(os.environ.get("FUZZ_STATEFUL") != "1", reason="the long run only (make fuzz)")
+def test_sequences_of_operations(app, seeded):
+    """Schemathesis' stateful phase: sequences that create a document and use its id in the next calls
+    (links inferred from the answers and path parameters), FUZZ_EXAMPLES scenarios of up to
+    FUZZ_STEPS calls from the first-start state, with the checks of `test_operation`."""
+
+    class Sequences(schema.as_state_machine()):  # type: ignore[misc]
+        def setup(self):
+            restore(seeded)  # each scenario from the first start: the same calls draw the same cases
+
+        def get_call_kwargs(self, case):
+            return {"headers": AUTH, "app": app}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
+
+    Sequences.run(
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=int(os.environ.get("FUZZ_STEPS", "10")),
+            derandomize=True,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
 
 
 def test_the_harness_routes_and_authenticates_like_the_gateway(app):

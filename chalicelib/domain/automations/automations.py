@@ -120,7 +120,7 @@ class AutomationHooks(AliasHooks):
         """Temporary ids in parents, jump targets and the canvas (nodes, connections) become the real ids."""
 
         def real(ref: JSON) -> JSON:
-            return new_ids.get(("events", str(ref)), int(ref) if str(ref).isdigit() else ref)
+            return new_ids.get(("events", str(ref)), int(ref) if a.digits(str(ref)) else ref)
 
         for event in doc.get("events") or []:
             if event.get("parent") is not None:

@@ -41,6 +41,7 @@ def _number(definition: Doc, value: JSON) -> float | int:
         number = None
     if number is None:
         raise a.Invalid("This value should be a number.")
+    number = a.finite(number)  # `Infinity`, `NaN`, `1e309` as strings
     return round(number, scale) if scale else int(number)
 
 

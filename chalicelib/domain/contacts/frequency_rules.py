@@ -91,7 +91,7 @@ def _one(channel: str, entry: JSON) -> Doc:
 
 def requested(value: JSON) -> dict[str, Doc]:
     """The rules a `frequencyRules` value gives, by channel; Invalid naming what is wrong."""
-    if isinstance(value, dict) and not all(str(key).isdigit() for key in value):
+    if isinstance(value, dict) and not all(a.digits(str(key)) for key in value):
         return {channel: _one(channel, value[channel]) for channel in CHANNELS if channel in value}
     rules: dict[str, Doc] = {}
     for entry in a.as_list(value):

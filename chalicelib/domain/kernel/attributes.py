@@ -2,7 +2,8 @@
 (docs/security.md "Sizes are bounded": every string, list and object attribute has a cap by its kind)."""
 
 import json
-from collections.abc import Callable, Collection
+import math
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, TypeAlias
@@ -29,6 +30,12 @@ _FALSE = {"0", "false", "off", "no", ""}
 
 class Invalid(ValueError):
     """A value does not fit its attribute; the message says why."""
+
+
+def digits(text: str) -> bool:
+    """True for a non-empty run of ASCII digits: `str.isdigit` also takes `²` or `١`, which `int`
+    refuses or reads, so a client's `order[²]` or `/asset/²` would be a 500."""
+    return text.isascii() and text.isdigit()
 
 
 def as_string(value: JSON) -> str:
@@ -67,6 +74,26 @@ def as_int32(value: JSON) -> int:
     return number
 
 
+def non_finite(value: JSON, path: str) -> Iterator[str]:
+    """The paths (`field[key][0]`) of the infinite or NaN numbers in a client value: JSON's parser
+    takes `Infinity`, `NaN` and `1e309` as floats no document, DynamoDB number or JSON answer holds."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from non_finite(item, f"{path}[{key}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from non_finite(item, f"{path}[{index}]")
+
+
+def finite(value: float) -> float:
+    """The number, or Invalid for an infinite one or NaN (`float("Infinity")`, `float("1e309")`)."""
+    if not math.isfinite(value):
+        raise Invalid("This value should be a finite number.")
+    return value
+
+
 def as_bool(value: JSON) -> bool:
     """The value as a boolean (`1`/`0`, `true`/`false`, `on`/`off`, `yes`/`no`)."""
     if isinstance(value, bool):
@@ -92,8 +119,7 @@ def as_list(value: JSON) -> list[JSON]:
         return value
     if isinstance(value, dict):
         return [
-            value[k]
-            for k in sorted(value, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
+            value[k] for k in sorted(value, key=lambda k: (not digits(str(k)), int(k) if digits(str(k)) else 0, str(k)))
         ]
     raise Invalid("This value should be an array.")
 
@@ -194,6 +220,11 @@ class Attr:
     children_of: str | None = None  # kept by the kernel: ids of the documents whose attribute of this name is ours
     max_length: int | None = None  # characters of a string value, or of a list's or object's JSON; None: by kind
 
+    @property
+    def is_array(self) -> bool:
+        """True for an attribute holding an array (empty by default): never null."""
+        return isinstance(self.default, list)
+
     def fresh_default(self) -> JSON:
         """The default, a copy of it when it is a list or an object (never shared between documents)."""
         return (
@@ -203,9 +234,12 @@ class Attr:
         )
 
     def clean(self, value: JSON) -> JSON:
-        """The normalised value, or Invalid. An empty string means 'no value' except for strings."""
+        """The normalised value, or Invalid. An empty string means 'no value' except for strings; null
+        for an array is the empty array (Mautic's forms submit it so: an email's `lists` emptied)."""
         if value == "" and self.coerce not in (as_string, as_bool):
             value = None
+        if value is None and self.is_array:
+            return self.fresh_default()
         if value is None:
             if self.nullable:
                 return None

@@ -17,6 +17,13 @@ def now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+def fresh(read_at: float, seconds: float, now: float) -> bool:
+    """True while a copy a container read at `read_at` (wall-clock seconds, time.time) is younger than
+    `seconds`. Per-container caches expire by wall time, never the monotonic clock, which may stand
+    still while a Lambda container is frozen between invocations; a clock set back reads again."""
+    return 0 <= now - read_at < seconds
+
+
 def iso(moment: datetime) -> str:
     """`2024-10-24T15:54:35+00:00`: ISO 8601 with offset, in UTC."""
     return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()

@@ -3,9 +3,10 @@ stored only as its argon2id hash; a role's `rawPermissions` are shown as given a
 the permissions they imply; a role held by users cannot be deleted; their search commands.
 
 No escalation: a restricted caller (not an administrator) may not make or edit an administrator
-role, edit or delete an administrator, give an administrator role, change their own role, or grant
-a permission they do not hold (in a role's permissions or through the role a user is given); the
-write is Forbidden before anything is stored."""
+role, edit or delete an administrator, give an administrator role, change their own role, grant
+a permission they do not hold (in a role's permissions or through the role a user is given), or
+change the password, email or username of a user whose role grants a permission they do not hold
+(they could sign in as that user); the write is Forbidden before anything is stored."""
 
 from collections.abc import Mapping, Sequence
 
@@ -125,6 +126,8 @@ def _guard_user(doc: Doc, write: Write) -> None:
         return
     if existing is not None and administrator(existing, ctx):
         raise Forbidden()
+    if existing is not None and _credentials_changed(doc, write) and not _holds_all_of(ctx, existing):
+        raise Forbidden()
     if existing is not None and existing.get("role") == doc.get("role"):
         return
     if existing is not None and existing["id"] == ctx.user_id:
@@ -132,6 +135,23 @@ def _guard_user(doc: Doc, write: Write) -> None:
     role = _roles(ctx).get(doc.get("role"))
     if role is not None and (role.get("isAdmin") or not _grantable(ctx, role.get("permissions") or {})):
         raise Forbidden()
+
+
+CREDENTIALS = ("email", "username")  # with the password: what signs a user in or resets their password
+
+
+def _credentials_changed(doc: Doc, write: Write) -> bool:
+    """True when the write sets a password or changes the email or username of the existing user."""
+    existing = write.existing or {}
+    if write.payload.get("plainPassword") not in (None, "", {}):
+        return True
+    return any(doc.get(name) != existing.get(name) for name in CREDENTIALS)
+
+
+def _holds_all_of(ctx: Context, user: Doc) -> bool:
+    """True when the caller holds every permission the user's role grants, as for giving that role."""
+    role = _roles(ctx).get(user.get("role")) or {}
+    return not role.get("isAdmin") and _grantable(ctx, role.get("permissions") or {})
 
 
 def _grantable(ctx: Context, granted: Permissions, before: Permissions | None = None) -> bool:

@@ -68,7 +68,10 @@ def _one(resource: Resource, doc: Doc, ctx: Context, minimal: bool) -> Doc:
     out["id"] = doc.get("id")
     for attr in resource.all_attrs:
         if not attr.hidden:
-            out[attr.name] = doc.get(attr.name, attr.fresh_default())
+            value = doc.get(attr.name)
+            out[attr.name] = (
+                attr.fresh_default() if value is None and (attr.is_array or attr.name not in doc) else value
+            )
             if attr.children_of:
                 out[attr.name] = children.published_first(out[attr.name], lambda i: _cached(resource.kind, i, ctx))
             if attr.ref and attr.name != "category":

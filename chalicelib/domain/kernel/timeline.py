@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from chalicelib.domain.kernel import batching, clock, time_on_page
+from chalicelib.domain.kernel import batching, clock, redaction, time_on_page
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import JSON, Doc, Event
 from chalicelib.store import port as store
@@ -68,6 +68,7 @@ ICONS = {
 }
 DEFAULT_LIMIT = 25
 FEED_BUCKET = 1000
+TRACKING_HASH = "trackingHash"  # a detail events of sends stored before issue 39; never shown
 
 
 def event(event_type: str, label: str | None = None, details: Doc | None = None) -> Event:
@@ -115,8 +116,18 @@ def _present(doc: Doc) -> Doc:
         "featured": False,
         "timestamp": doc["timestamp"],
         "contactId": doc["contactId"],
-        "details": doc.get("details") or {},
+        "details": _details(doc),
     }
+
+
+def _details(doc: Doc) -> Doc:
+    """An event's details without a send's tracking hash (events stored before it left them), nor
+    any value holding it (kernel/redaction.py)."""
+    details = doc.get("details") or {}
+    secret = details.get(TRACKING_HASH)
+    shown = {key: value for key, value in details.items() if key != TRACKING_HASH}
+    kept = redaction.without(shown, secret if isinstance(secret, str) else None)
+    return kept if isinstance(kept, dict) else {}
 
 
 def _in_range(doc: Doc, date_from: str | None, date_to: str | None) -> bool:

@@ -13,6 +13,7 @@ from chalicelib.domain.kernel.resources import Resource, Write
 from chalicelib.domain.kernel.types import JSON, Doc
 
 Errors = dict[str, list[str]]  # messages by field
+NOT_FINITE = "This value should be a finite number."
 
 
 def payload_object(payload: JSON) -> Doc:
@@ -31,11 +32,19 @@ def apply(resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, e
     return write
 
 
+def _refuse_non_finite(payload: Doc) -> None:
+    """ValidationError naming every field holding an infinite number or NaN, at any depth."""
+    errors: Errors = {name: [NOT_FINITE] for key in payload for name in a.non_finite(payload[key], key)}
+    if errors:
+        raise ValidationError(errors, _sole_message(errors))
+
+
 def checked(
     resource: Resource, doc: Doc, payload: Doc, ctx: Context, mode: str, existing: Doc | None = None
 ) -> tuple[Write, nested_items.Pending]:
     """(Write, new nested items) of a payload applied to `doc`, nothing stored yet: ValidationError
     naming the fields, Forbidden when the result is a document the caller may not leave so."""
+    _refuse_non_finite(payload)
     errors: Errors = {}
     payload, forced = access.publishing(ctx, resource, payload, existing)
     for attr in resource.all_attrs:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.search import like
@@ -122,7 +123,7 @@ def _entries(raw: JSON, path: str, field: str = "where") -> list[tuple[str, JSON
     if isinstance(raw, list):
         pairs = list(enumerate(raw))
     elif isinstance(raw, dict):
-        keys = sorted(raw, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
+        keys = sorted(raw, key=lambda k: (not a.digits(str(k)), int(k) if a.digits(str(k)) else 0, str(k)))
         pairs = [(k, raw[k]) for k in keys]
     else:
         raise _error(field, path, "this value should be an array of clauses.")
@@ -450,10 +451,10 @@ def _compare(left: JSON, right: JSON) -> int | None:
         return None
     if isinstance(left, bool) and isinstance(right, str) and right.strip().lower() in _BOOLS:
         right = _BOOLS[right.strip().lower()]
-    a, b = _comparable(left), _comparable(right)
-    if a[0] != b[0]:  # different kinds: compare the texts, as SQL would compare strings
-        a, b = (2, _text(left)), (2, _text(right))
-    order: int = (a[1] > b[1]) - (a[1] < b[1])
+    first, second = _comparable(left), _comparable(right)
+    if first[0] != second[0]:  # different kinds: compare the texts, as SQL would compare strings
+        first, second = (2, _text(left)), (2, _text(right))
+    order: int = (first[1] > second[1]) - (first[1] < second[1])
     return order
 
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from html import escape, unescape
 from urllib.parse import quote, unquote, urlsplit
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON, Doc
 
@@ -241,7 +242,7 @@ class _Renderer:
         return self._link(self.sources.links.page, argument)
 
     def _link(self, find: Callable[[int], str | None], argument: str) -> Piece:
-        return self._plain(find(int(argument)) or "" if argument.isdigit() else "")
+        return self._plain(find(int(argument)) or "" if a.digits(argument) else "")
 
     def token_dwc(self, argument: str, modifier: str) -> Piece:
         content = self.sources.links.dwc(argument) or ""

@@ -62,10 +62,10 @@ def sent_counter(epoch: int, day: int, shard: int) -> str:
 def state(fresh: bool = True) -> Doc:
     """The guard's state document ({"paused": False, "epoch": 0} before anything happened); a
     cached copy at most STATE_SECONDS old unless `fresh`."""
-    stale = time.monotonic() - _cache.get("at", -STATE_SECONDS) >= STATE_SECONDS
+    stale = not clock.fresh(_cache.get("at", -STATE_SECONDS), STATE_SECONDS, time.time())
     if fresh or stale or _cache.get("store") is not store.active():
         doc = store.get(KIND, STATE_ID) or {"id": STATE_ID, "paused": False, "epoch": 0}
-        _cache.update(doc=doc, at=time.monotonic(), store=store.active())
+        _cache.update(doc=doc, at=time.time(), store=store.active())
     return dict(_cache["doc"])
 
 
@@ -156,7 +156,7 @@ def judge() -> Doc | None:
         return None
     doc.update(paused=True, reason=reason, rates=numbers, pausedAt=clock.now_iso())
     store.put(KIND, doc)
-    _cache.update(doc=doc, at=time.monotonic(), store=store.active())
+    _cache.update(doc=doc, at=time.time(), store=store.active())
     observe.metrics({"Guard": "email"}, SendingPaused=1)
     return doc
 
@@ -173,5 +173,5 @@ def resume(by: str) -> Doc:
         reason=None,
     )
     store.put(KIND, doc)
-    _cache.update(doc=doc, at=time.monotonic(), store=store.active())
+    _cache.update(doc=doc, at=time.time(), store=store.active())
     return doc

@@ -198,7 +198,6 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
     details = {
         "emailId": email["id"],
         "statId": stat["id"],
-        "trackingHash": stat["trackingHash"],
         "subject": stat["subject"],
         "source": _source(source),
         **requested_of(stat),

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from chalicelib import config
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.errors import NotFound, ValidationError, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -248,8 +249,10 @@ def number(value: JSON) -> float | None:
 
 
 def _compare(left: JSON, right: JSON) -> int:
-    a, b = number(left), number(right)
-    return (a > b) - (a < b) if a is not None and b is not None else (str(left) > str(right)) - (str(left) < str(right))
+    first, second = number(left), number(right)
+    if first is not None and second is not None:
+        return (first > second) - (first < second)
+    return (str(left) > str(right)) - (str(left) < str(right))
 
 
 def _values(value: JSON) -> list[JSON]:
@@ -307,7 +310,7 @@ def _direction(order: JSON, date_column: str) -> bool:
 def contact_of(conditions: Iterable[Condition]) -> int | None:
     """The contact id a `lead_id eq N` condition names, or None."""
     for column, test, value in conditions:
-        if column == "lead_id" and test is TESTS["eq"] and str(value).isdigit():
+        if column == "lead_id" and test is TESTS["eq"] and a.digits(str(value)):
             return int(value)
     return None
 

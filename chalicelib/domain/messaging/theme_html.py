@@ -25,6 +25,7 @@ import time
 import zipfile
 from collections.abc import Iterator, Mapping
 
+from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON
 from chalicelib.store import files as bucket
 
@@ -61,16 +62,16 @@ def templates(key: str) -> dict[str, str] | None:
     """{path: text} of a theme's templates, or None for no such theme (one S3 GetObject per TTL)."""
     if key in BUILT_IN:
         return BUILT_IN[key]
-    now = time.monotonic()
+    now = time.time()
     hit = _cache.get(key)
-    if hit is not None and hit[0] > now:
+    if hit is not None and clock.fresh(hit[0], TTL, now):
         return hit[1]
     found = bucket.get(f"{PREFIX}{key}/theme.zip") if KEY.fullmatch(key) else None
     try:
         texts = _read(found[0]) if found else None
     except (zipfile.BadZipFile, KeyError):
         texts = None
-    _cache[key] = (now + TTL, texts)
+    _cache[key] = (now, texts)
     return texts
 
 

@@ -73,12 +73,8 @@ def _opened(stat: SendRecord, first: bool, ctx: Context, events: Iterable[Doc] =
     if first:
         email_stats.count_read(email_id)
         email_stats.count_variant("read", stat)
-    details = {
-        "emailId": email_id,
-        "statId": stat["id"],
-        "trackingHash": stat["trackingHash"],
-        **sending.requested_of(stat),
-    }
+    # never the hash: events are shown (docs/security.md)
+    details = {"emailId": email_id, "statId": stat["id"], **sending.requested_of(stat)}
 
     def build(doc: Doc) -> list[Doc]:
         sending.touch(doc, ctx.now)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from chalicelib.domain.automations import journey_items
 from chalicelib.domain.contacts import contact_categories, devices, notes
 from chalicelib.domain.contacts.declarations import COMPANY, CONTACT, NOTE
-from chalicelib.domain.kernel import service, timeline
+from chalicelib.domain.kernel import redaction, service, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present, present_one
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -140,12 +140,19 @@ def _emails(events: Sequence[Doc]) -> list[Doc]:
                 "statId": stat_id,
                 "subject": event["details"].get("subject"),
                 "dateSent": record.get("dateSent") or event["timestamp"],
-                "record": _clean({k: v for k, v in record.items() if not k.startswith("_")}),
+                "record": _clean(_record(record)),
                 "opens": _of_stat(events, "email.read", stat_id),
                 "clicks": _of_stat(events, "page.hit", stat_id),
             }
         )
     return rows
+
+
+def _record(record: Doc) -> Doc:
+    """A send record without its tracking hash, nor any value holding it (the web view and unsubscribe
+    links in `tokens`, the `X-Mautic-Tracking` and `List-Unsubscribe` headers)."""
+    kept = redaction.without({k: v for k, v in record.items() if not k.startswith("_")}, record.get("trackingHash"))
+    return kept if isinstance(kept, dict) else {}
 
 
 def _of_stat(events: Iterable[Doc], event_type: str, stat_id: JSON) -> list[Doc]:

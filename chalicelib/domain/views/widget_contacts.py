@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chalicelib.domain.kernel import access, registry
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
@@ -180,7 +181,7 @@ def lifetime(span: Range, limit: int, height: int, ctx: Context, params: Params)
 
 
 def _segment_id(value: str, field: str = "filter[flag]") -> int:
-    if not value.isdigit():
+    if not a.digits(value):
         raise invalid(field, "A list of segment ids is expected (the lifecycle's 0: all contacts).")
     return int(value)
 

@@ -134,7 +134,7 @@ def _of_company(doc: Doc | None, company_id: int) -> bool:
 def _steps(automation_id: int, ctx: Context) -> set[int]:
     """The ids of an automation's steps (none for an unknown automation)."""
     found = references.referenced("automation", [automation_id], ctx).get(automation_id) or {}
-    return {int(e["id"]) for e in found.get("events") or [] if str(e.get("id", "")).isdigit()}
+    return {int(e["id"]) for e in found.get("events") or [] if a.digits(str(e.get("id", "")))}
 
 
 def _send_sources(events: Sequence[Doc]) -> dict[int, JSON]:
@@ -165,7 +165,7 @@ def _from_steps(events: Sequence[Doc], steps: set[int]) -> list[Doc]:
 
 
 def _step(value: JSON) -> int | None:
-    return int(value) if str(value).isdigit() else None
+    return int(value) if a.digits(str(value)) else None
 
 
 def matching(events: Iterable[Doc], params: Params, ctx: Context) -> list[Doc]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from chalicelib.domain.kernel import access, registry, timeline
+from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -24,7 +25,7 @@ from chalicelib.domain.views import (
     widget_lists,
 )
 from chalicelib.domain.views.time_range import Range
-from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE
+from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE, contact_of
 from chalicelib.domain.views.widget_filters import Params
 
 CATEGORIES = {
@@ -160,6 +161,8 @@ GUARDS: dict[str, tuple[str, Callable[[Doc], JSON]]] = {
     "events.in.time": ("automation", _automation),
     "leads.added.in.time": ("automation", _automation),
     "asset.downloads.in.time": ("asset", ASSET),
+    "points.in.time": ("contact", contact_of),  # Mautic: only the caller's contacts without viewother
+    "stages.in.time": ("contact", contact_of),
 }
 OTHERS = {"recent.activity": ("core", "Recent activity"), "report": ("report", "Report Graph")}
 FILTERED = ("emails.in.time",)  # time charts whose events `filter[companyId|campaignId|segmentId]` narrow
@@ -191,6 +194,8 @@ def _events(span: Range, widget_type: str, ctx: Context, chosen: Sequence[Series
     if widget_type not in GUARDS:
         return events
     kind, key = GUARDS[widget_type]
+    if not access.allowed(ctx, registry.resource(kind), Action.VIEW):
+        return []  # a points or stages viewer who may view no contact: none of their points count
     types = {name for s in chosen or TIME_CHARTS[widget_type][2] for name in s.events or ()}
     return widget_base.guarded([e for e in events if e["event"] in types], ctx, kind, key)
 

@@ -4,6 +4,7 @@ public download URL, counted downloads, and the local file deleted with its asse
 import posixpath
 from urllib.parse import urlparse
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import files, registry, timeline
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
@@ -90,7 +91,7 @@ def _local_facts(doc: Doc, write: Write) -> None:
 
 def _stored(key: str) -> Doc | None:
     head = str(key).split(":", 1)[0]
-    asset_id = int(head) if head.isdigit() else store.lookup("asset", "alias", key)
+    asset_id = int(head) if a.digits(head) else store.lookup("asset", "alias", key)
     return store.get("asset", asset_id) if asset_id else None
 
 

@@ -13,11 +13,11 @@ import time
 from collections.abc import Callable
 
 from chalicelib import config
+from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import Doc
 
 LIMIT = 1000  # entries a container keeps; past them it starts over
-_cache: dict[tuple[str, str], tuple[float, Doc | None]] = {}
-_clock = time.monotonic  # the clock entries expire by (tests set their own)
+_cache: dict[tuple[str, str], tuple[float, Doc | None]] = {}  # (wall-clock seconds of the read, doc)
 
 
 def read(kind: str, key: str, load: Callable[[], Doc | None]) -> Doc | None:
@@ -26,12 +26,12 @@ def read(kind: str, key: str, load: Callable[[], Doc | None]) -> Doc | None:
     seconds = config.PUBLIC_DOC_SECONDS
     if seconds <= 0:
         return load()
-    now = _clock()
+    now = time.time()  # wall time (clock.fresh): a thawed container finds its copies stale
     hit = _cache.get((kind, key))
-    if hit is None or hit[0] <= now:
+    if hit is None or not clock.fresh(hit[0], seconds, now):
         if len(_cache) >= LIMIT:
             _cache.clear()
-        hit = (now + seconds, load())
+        hit = (now, load())
         _cache[(kind, key)] = hit
     return copy.deepcopy(hit[1])
 

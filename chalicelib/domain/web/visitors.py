@@ -6,6 +6,7 @@ link it followed (click, web view). Mautic's `mtc_id` cookie is still set, holdi
 scripts that read it, but identity comes from the signed token alone.
 """
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import keys
 from chalicelib.domain.kernel.context import Context
 from chalicelib.store.port import EntityId
@@ -21,6 +22,6 @@ def token(contact_id: EntityId, ctx: Context) -> str:
 def contact_of(value: str | None, ctx: Context) -> int | None:
     """The contact id a token names, or None when it is missing, malformed or not signed by us."""
     number, _, signature = str(value or "").partition(".")
-    if not number.isdigit() or not keys.signed(PURPOSE, number, signature, ctx):
+    if not a.digits(number) or not keys.signed(PURPOSE, number, signature, ctx):
         return None
     return int(number)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 from chalicelib.domain.contacts import erasure
-from chalicelib.domain.kernel import cache_keys, cached, clock, registry
+from chalicelib.domain.kernel import cache_keys, cached, clock, redaction, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present_one
 from chalicelib.domain.kernel.resources import Resource
@@ -266,7 +266,6 @@ STAT_KEYS = (
     "openCount",
     "lastOpened",
     "sourceId",
-    "trackingHash",
     "viewedInBrowser",
 )
 
@@ -284,17 +283,27 @@ def _email_send(p: Payloads, e: Doc) -> Doc:
         "email": email,
         "contact": p.contact(e),
         "contentHash": stat.get("contentHash"),
-        "idHash": details.get("trackingHash") or details.get("idHash"),
+        "idHash": None,  # the tracking hash: whoever holds it acts as the contact (docs/security.md)
         "subject": details.get("subject"),
         "source": details.get("source"),
-        "headers": stat.get("headers"),
+        "headers": redaction.without(stat.get("headers"), _hash_of(stat, details)),
         "content": (email or {}).get("customHtml"),
-        "tokens": stat.get("tokens"),
+        "tokens": redaction.without(stat.get("tokens"), _hash_of(stat, details)),
     }
 
 
+def _hash_of(stat: Doc, details: Doc) -> str | None:
+    """The tracking hash of a send: its record's, or the one its event stored before issue 39."""
+    found = stat.get("trackingHash") or details.get("trackingHash")
+    return found if isinstance(found, str) else None
+
+
 def _email_open(p: Payloads, e: Doc) -> Doc:
-    stat = {key: value for key, value in _email_stat(e["details"]).items() if key in STAT_KEYS} or dict(e["details"])
+    details, found = e["details"], _email_stat(e["details"])
+    stat = {key: value for key, value in found.items() if key in STAT_KEYS} or {
+        key: value for key, value in details.items() if key != "trackingHash"
+    }
+    stat = redaction.without(stat, _hash_of(found, details))
     return {"stat": dict(stat, lead=p.contact(e), email=p.entity("email", _ref(e["details"], "email")))}
 
 

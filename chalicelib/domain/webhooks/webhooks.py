@@ -22,6 +22,7 @@ from urllib.parse import urlparse
 
 from chalicelib import config, observe
 from chalicelib.channels import http
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -241,7 +242,7 @@ def _log(hook_id: int, delivery: Doc, result: http.Result) -> None:
 
 def logs(hook_id: EntityId, start: int, limit: int) -> Doc:
     """`{"total", "logs"}`: a page of the hook's delivery log, newest first."""
-    hook = store.get("hook", int(hook_id)) if str(hook_id).isdigit() else None
+    hook = store.get("hook", int(hook_id)) if a.digits(str(hook_id)) else None
     if hook is None:
         raise NotFound()
     kind, kept = log_kind(hook["id"]), config.WEBHOOK_LOG_MAX
