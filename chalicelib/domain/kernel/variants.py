@@ -7,7 +7,7 @@ languages, so any resource with variants or translations (pages, dynamic content
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from chalicelib.domain.kernel.types import JSON
+from chalicelib.domain.kernel.types import JSON, Doc
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,17 @@ def translation(languages: Mapping[JSON, str], wanted: Sequence[str]) -> JSON | 
             return family[tag]
         fallback = fallback or core(tag)
     return next(iter(by_core[fallback].values())) if fallback else None
+
+
+def ab_answer(parent: Doc, published: bool, criteria: str | None, rows: Sequence[Doc], won: Sequence[JSON]) -> Doc:
+    """An A/B test as `GET /<emails|pages>/{id}/abtest` answers it: the parent, its criterion (also
+    Mautic's `basedOn`), the winners, and each version's row marked `isWinner`."""
+    return {
+        "parent": parent["id"],
+        "isPublished": published,
+        "variantStartDate": parent.get("variantStartDate"),
+        "winnerCriteria": criteria,
+        "basedOn": criteria,
+        "winners": list(won),
+        "variants": [dict(row, isWinner=row["id"] in won) for row in rows],
+    }

@@ -13,7 +13,7 @@ BatchGetItem of the children, one of the counters.
 
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import access, registry, service
+from chalicelib.domain.kernel import access, registry, service, variants
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
@@ -91,13 +91,5 @@ def results(email_id: EntityId, ctx: Context) -> Doc:
     rows = [_summary(doc, w, counts[doc["id"]], criteria, ctx) for doc, w in docs]
     judged = criteria in CRITERIA and bool(children)
     won = winners({row["id"]: row["rate"] for row in rows}) if judged else []
-    return {
-        "parent": parent["id"],
-        "isPublished": is_published(parent, ctx.now),
-        "variantStartDate": parent.get("variantStartDate"),
-        "winnerCriteria": criteria,
-        "basedOn": criteria,
-        "winners": won,
-        "variants": [dict(row, isWinner=row["id"] in won) for row in rows],
-        "support": _support(rows, criteria) if judged and criteria else {},
-    }
+    answer = variants.ab_answer(parent, is_published(parent, ctx.now), criteria, rows, won)
+    return dict(answer, support=_support(rows, criteria) if judged and criteria else {})

@@ -96,12 +96,4 @@ def results(page_id: EntityId, ctx: Context) -> Doc:
     times = _hits(owner, parent.get("variantStartDate")) if judged else {}
     rows = [_row(doc, weights[doc["id"]], hits[doc["id"]], times.get(doc["id"], []), criteria, ctx) for doc in docs]
     won = _winners(rows, criteria) if judged else []
-    return {
-        "parent": parent["id"],
-        "isPublished": is_published(parent, ctx.now),
-        "variantStartDate": parent.get("variantStartDate"),
-        "winnerCriteria": criteria,
-        "basedOn": criteria,
-        "winners": won,
-        "variants": [dict(row, isWinner=row["id"] in won) for row in rows],
-    }
+    return variants.ab_answer(parent, is_published(parent, ctx.now), criteria, rows, won)
