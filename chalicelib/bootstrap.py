@@ -4,6 +4,7 @@ import secrets
 from typing import Any
 
 from chalicelib.auth import settings, users
+from chalicelib.domain import wiring  # noqa: F401 - the registry the first start's writes are checked against
 from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
