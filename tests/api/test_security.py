@@ -62,7 +62,7 @@ def test_a_message_that_cannot_be_built_fails_for_its_contact_only(api, drain, f
     stored = store.get("contact", ids[1])  # written before line breaks were stripped
     stored["values"]["firstname"] = "Bad\nBcc: x@example.com"
     store.replace("contact", stored, {}, {})
-    mail_doc = make_email(api, lists=[segment["id"]])
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
     _run(batch)
     assert _recipients() == ["c0@example.com", "c2@example.com"]

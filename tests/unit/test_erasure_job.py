@@ -118,6 +118,7 @@ def test_a_resumed_job_finishes_and_repeats_no_step(ctx, monkeypatch):
         "texts",
         "deferred-sends",
         "segment-sends",
+        "segment-joins",
         "uploads",
         "submissions",
     ]
@@ -130,6 +131,7 @@ def test_a_resumed_job_finishes_and_repeats_no_step(ctx, monkeypatch):
         "texts": 1,
         "deferred-sends": 1,
         "segment-sends": 1,
+        "segment-joins": 1,
         "uploads": 1,
         "submissions": 1,
         "notes": 2,

@@ -109,7 +109,8 @@ class SegmentHooks(AliasHooks):
                     or SPECIAL_FIELDS.get(item["field"])
                 )
                 item["type"] = effective_type(item["type"], known) if known else item["type"]
-            self._check_named(filters, write)
+            if not errors:  # filters of a known shape only
+                self._check_named(filters, write)
 
     def _check_named(self, filters: list[Doc], write: Write) -> None:
         """A `leadlist` filter names only segments the caller may choose (a private one of another
