@@ -108,6 +108,8 @@ def _operation(path: str, method: str, handler: Handler, contract: Contract | No
         op["responses"].update({"200": ANY_CONTENT, "3XX": ANY_CONTENT})
         if method == "OPTIONS":  # a CORS preflight (api/site_tracking.py)
             op["responses"]["204"] = {"description": "No content: the CORS headers of an allowed origin."}
+        if path.startswith("/dwc/"):  # Mautic's answer for a slot with nothing to show
+            op["responses"]["204"] = {"description": "No content: nothing to show the visitor in this slot."}
         if method in BODY_METHODS:
             op["requestBody"] = {
                 "required": False,
