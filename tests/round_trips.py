@@ -44,25 +44,21 @@ class Trips:
 
 
 @contextmanager
-def modelled(delay=0.05):
-    """Trips of the AWS calls made inside, each delayed by `delay` seconds (long enough that calls
-    started together overlap whatever the machine's load)."""
+def api_calls(wrap, with_authorizer=False):
+    """Route every botocore call of the API function through `wrap(call, client, operation, params)`;
+    the request authorizer's calls go straight through unless `with_authorizer` (on AWS it is
+    another function)."""
     from chalicelib.api import authorizer
 
-    trips, deciding = Trips(), threading.local()
+    deciding = threading.local()
     decide = authorizer.decide
 
-    def delayed(self, operation, params):
-        if getattr(deciding, "now", False):
+    def routed(self, operation, params):
+        if getattr(deciding, "now", False) and not with_authorizer:
             return _original(self, operation, params)
-        depth = trips.begin(operation)
-        try:
-            time.sleep(delay)
-            return _original(self, operation, params)
-        finally:
-            trips.end(depth)
+        return wrap(_original, self, operation, params)
 
-    def undelayed(event):
+    def marked(event):
         deciding.now = True
         try:
             return decide(event)
@@ -70,7 +66,25 @@ def modelled(delay=0.05):
             deciding.now = False
 
     with (
-        mock.patch.object(botocore.client.BaseClient, "_make_api_call", delayed),
-        mock.patch.object(authorizer, "decide", undelayed),
+        mock.patch.object(botocore.client.BaseClient, "_make_api_call", routed),
+        mock.patch.object(authorizer, "decide", marked),
     ):
+        yield
+
+
+@contextmanager
+def modelled(delay=0.05):
+    """Trips of the AWS calls made inside, each delayed by `delay` seconds (long enough that calls
+    started together overlap whatever the machine's load)."""
+    trips = Trips()
+
+    def delayed(call, client, operation, params):
+        depth = trips.begin(operation)
+        try:
+            time.sleep(delay)
+            return call(client, operation, params)
+        finally:
+            trips.end(depth)
+
+    with api_calls(delayed):
         yield trips

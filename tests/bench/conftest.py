@@ -3,46 +3,27 @@
 import base64
 import json
 import statistics
-import threading
 from collections import Counter
 from contextlib import contextmanager
-from unittest import mock
 
-import botocore.client
 import pytest
 
 from tests.conftest import ADMIN
-
-_original = botocore.client.BaseClient._make_api_call
+from tests.round_trips import api_calls
 
 
 @contextmanager
 def dynamodb_calls(with_authorizer=False):
     """Count the API function's DynamoDB calls by operation name; the request authorizer's too with
     `with_authorizer` (on AWS it is another Lambda function)."""
-    from chalicelib.api import authorizer
+    calls = Counter()
 
-    calls, deciding = Counter(), threading.local()
-    decide = authorizer.decide
-
-    def counting(self, operation, params):
-        if self.meta.service_model.service_name == "dynamodb" and (
-            with_authorizer or not getattr(deciding, "now", False)
-        ):
+    def counting(call, client, operation, params):
+        if client.meta.service_model.service_name == "dynamodb":
             calls[operation] += 1
-        return _original(self, operation, params)
+        return call(client, operation, params)
 
-    def uncounted(event):
-        deciding.now = True
-        try:
-            return decide(event)
-        finally:
-            deciding.now = False
-
-    with (
-        mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting),
-        mock.patch.object(authorizer, "decide", uncounted),
-    ):
+    with api_calls(counting, with_authorizer):
         yield calls
 
 

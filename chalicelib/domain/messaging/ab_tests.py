@@ -47,14 +47,14 @@ def winners(rates: dict[int, float]) -> list[int]:
     return sorted(i for i, r in rates.items() if r == top) if top > 0 else []
 
 
-def _parent(email: Doc, ctx: Context) -> Doc:
-    """The test's parent: the email, or the parent it is a variant of (Forbidden unless the caller
-    may view it too)."""
-    parent_id = email.get("variantParent")
-    found = store.get("email", int(parent_id)) if parent_id else None
+def ab_parent(doc: Doc, kind: str, ctx: Context) -> Doc:
+    """An A/B test's parent (an email's or a page's): the document, or the parent it is a variant of
+    (Forbidden unless the caller may view it too)."""
+    parent_id = doc.get("variantParent")
+    found = store.get(kind, int(parent_id)) if parent_id else None
     if found is None:
-        return email
-    access.require(ctx, registry.resource("email"), Action.VIEW, found)
+        return doc
+    access.require(ctx, registry.resource(kind), Action.VIEW, found)
     return found
 
 
@@ -82,7 +82,7 @@ def _support(rows: Sequence[Doc], criteria: str) -> Doc:
 def results(email_id: EntityId, ctx: Context) -> Doc:
     """The A/B test the email belongs to (as parent or variant): its versions, criteria and winners."""
     email = service.load(registry.resource("email"), email_id)  # the route checked the caller's view
-    parent = _parent(email, ctx)
+    parent = ab_parent(email, "email", ctx)
     tested = versions.load(parent, ctx)
     children = [doc for doc, _ in tested.variants]
     criteria = criteria_of(children)

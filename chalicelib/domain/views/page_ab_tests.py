@@ -17,23 +17,13 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import stats_tables
+from chalicelib.domain.messaging import ab_tests, stats_tables
 from chalicelib.domain.views import stats_event_tables
 from chalicelib.domain.web import page_choice
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
 CRITERIA = ("page.bouncerate", "page.dwelltime")
-
-
-def _parent(page: Doc, ctx: Context) -> Doc:
-    """The test's parent: the page, or the one it is a variant of (Forbidden unless the caller may view it)."""
-    parent_id = page.get("variantParent")
-    found = store.get("page", int(parent_id)) if parent_id else None
-    if found is None:
-        return page
-    access.require(ctx, registry.resource("page"), Action.VIEW, found)
-    return found
 
 
 def _criteria(children: Iterable[Doc]) -> str | None:
@@ -81,7 +71,7 @@ def _winners(rows: list[Doc], criteria: str | None) -> list[JSON]:
 def results(page_id: EntityId, ctx: Context) -> Doc:
     """The A/B test the page belongs to (as parent or variant): its variants, criteria and winners."""
     resource = registry.resource("page")
-    parent = _parent(service.load(resource, page_id), ctx)  # the route checked the caller's view
+    parent = ab_tests.ab_parent(service.load(resource, page_id), "page", ctx)  # the route checked the caller's view
     children = [doc for doc in store.batch_get("page", parent.get("variantChildren") or []).values()]
     children = sorted((doc for doc in children if is_published(doc, ctx.now)), key=lambda doc: doc["id"])
     criteria = _criteria(children)
