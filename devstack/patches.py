@@ -171,6 +171,18 @@ ELSEWHERE = (
         "self operation_name api_params",
     ),
     Patch(
+        "moto.sqs.models.unix_time",
+        "devstack.workers (advance)",
+        "the embedded SQS's clock moved on, so a message backing off comes back without waiting (settle)",
+        "dt",
+    ),
+    Patch(
+        "moto.sqs.models.unix_time_millis",
+        "devstack.workers (advance)",
+        "the same clock in milliseconds (visibility, delays)",
+        "dt",
+    ),
+    Patch(
         "chalice.local.LambdaEventConverter.LOCAL_SOURCE_IP",
         "tests/conftest.py (source_ip fixture); devstack.gateway (on one connection's converter instance)",
         "the caller's address API Gateway would report: for one test (monkeypatch), or the socket's peer "

@@ -1,15 +1,19 @@
 """The workers on one machine: queue pollers and the job clock as threads (devserver), or a
 synchronous `drain` (tests). Each queue is read in batches of up to ten and consumed by
-`workers.consume`, as its Lambda function does. Handlers reach the embedded AWS one call at a time."""
+`workers.consume`, as its Lambda function does: a failed message backs off with its visibility
+(`workers/redelivery.py`), which the embedded SQS honours. `settle` runs them over minutes of the
+queues' clock (`advance`) without sleeping. Handlers reach the embedded AWS one call at a time."""
 
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
-from chalicelib import workers
-from chalicelib.store import queues
+from chalicelib import aws, workers
+from chalicelib.store import queues, schema
+from chalicelib.workers.redelivery import Received
 
 POLL_SECONDS = 0.2
 PERIODS = {"minute": 60, "hour": 3600}
@@ -19,18 +23,16 @@ log = logging.getLogger("workers")
 def _step(queue: str, raise_errors: bool, after: Callable[[], None] | None = None) -> int:
     """Receive one batch of a queue and consume it as its worker function would; acknowledge the
     messages it did not give back. The number of messages received."""
-    messages = queues.receive(queue)
-    if not messages:
+    received = [Received(receipt, json.dumps(body), receipt, count) for receipt, body, count in queues.receive(queue)]
+    if not received:
         return 0
-    failed = set(
-        workers.consume(queue, [(receipt, json.dumps(body)) for receipt, body, _count in messages], strict=raise_errors)
-    )
-    for receipt, _body, _count in messages:
-        if receipt not in failed:
-            queues.delete(queue, receipt)
+    given_back = set(workers.consume(queue, received, strict=raise_errors))
+    for message in received:
+        if message.id not in given_back:
+            queues.delete(queue, message.receipt)
     if after:
         after()
-    return len(messages)
+    return len(received)
 
 
 def drain(raise_errors: bool = True, rounds: int = 10000) -> int:
@@ -42,6 +44,64 @@ def drain(raise_errors: bool = True, rounds: int = 10000) -> int:
             return handled
         handled += step
     raise RuntimeError("queues did not drain")
+
+
+def settle(seconds: float, until: Callable[[], bool] | None = None, step: float = 1.0) -> float:
+    """Run the workers as SQS and Lambda would for up to `seconds` of the queues' clock: drain what
+    is visible and, while messages wait hidden (a failed one backing off, a delayed one), move the
+    clock on by `step` and drain again; stop early when the queues are empty or `until()` holds.
+    The seconds the clock moved, handling time included. A fault in the poller's own SQS calls
+    (fault injection) only ends a round, as a poll Lambda retries."""
+    start = queue_time()
+    while queue_time() - start < seconds and not (until and until()):
+        try:
+            drain(raise_errors=False)
+            if not _waiting():
+                break
+        except Exception as error:
+            if not aws.unavailable(error):
+                raise
+        advance(step)
+    return queue_time() - start
+
+
+def _waiting() -> int:
+    """How many messages of every queue are hidden (in flight or backing off) or delayed."""
+    names = ["ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
+    sqs = aws.client("sqs")
+    return sum(
+        int(value)
+        for queue in schema.QUEUES
+        for value in sqs.get_queue_attributes(QueueUrl=queues.url(queue), AttributeNames=names)["Attributes"].values()
+    )
+
+
+_clock: dict[str, Any] = {"offset": 0.0, "original": None}
+
+
+def queue_time() -> float:
+    """The queues' clock (the embedded SQS's, in seconds): real time plus what `advance` added."""
+    return time.time() + float(_clock["offset"])
+
+
+def advance(seconds: float) -> None:
+    """Move the embedded SQS's clock (moto's: visibility, delays) on by `seconds`, so the messages
+    hidden that long come back without waiting for them; nothing else's time moves."""
+    from moto.sqs import models
+
+    if _clock["original"] is None:
+        _clock["original"] = models.unix_time
+        models.unix_time = _shifted  # moto's SQS reads its clock through these two names
+        models.unix_time_millis = _shifted_millis
+    _clock["offset"] += seconds
+
+
+def _shifted(dt: Any = None) -> float:
+    return float(_clock["original"](dt)) + (0.0 if dt else float(_clock["offset"]))
+
+
+def _shifted_millis(dt: Any = None) -> float:
+    return _shifted(dt) * 1000.0
 
 
 def _poll(stop: threading.Event, after: Callable[[], None]) -> None:

@@ -2,7 +2,7 @@
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chalicelib import aws
@@ -11,6 +11,7 @@ from chalicelib.store.schema import queue_name
 
 BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
 MAX_DELAY = 900  # DelaySeconds maximum
+MAX_VISIBILITY = 43200  # VisibilityTimeout maximum (12 hours)
 _urls: dict[str, str] = {}
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,35 @@ def receive(queue: str, dead_letter: bool = False, limit: int = BATCH) -> list[t
 def delete(queue: str, receipt: str, dead_letter: bool = False) -> None:
     """Acknowledge a received message."""
     aws.client("sqs").delete_message(QueueUrl=url(queue, dead_letter), ReceiptHandle=receipt)
+
+
+def change_visibility(queue: str, seconds: Mapping[str, int]) -> list[str]:
+    """Make received messages (receipt handle -> seconds, at most MAX_VISIBILITY) visible again
+    after their seconds instead of the queue's visibility timeout: a failed message's backoff, or 0
+    to give one back at once. Up to ten per ChangeMessageVisibilityBatch call; the receipt handles
+    SQS refused (a message deleted or moved meanwhile)."""
+    entries = [
+        {"Id": str(i), "ReceiptHandle": receipt, "VisibilityTimeout": min(MAX_VISIBILITY, max(0, int(wait)))}
+        for i, (receipt, wait) in enumerate(seconds.items())
+    ]
+    refused: list[str] = []
+    for start in range(0, len(entries), BATCH):
+        chunk = entries[start : start + BATCH]
+        answer = aws.client("sqs").change_message_visibility_batch(QueueUrl=url(queue), Entries=chunk)
+        failed = {entry["Id"] for entry in answer.get("Failed") or ()}
+        refused += [str(entry["ReceiptHandle"]) for entry in chunk if entry["Id"] in failed]
+    return refused
+
+
+def dead_letter(queue: str, bodies: Iterable[str]) -> None:
+    """Put messages, their bodies as received (JSON or not), on the queue's dead-letter queue: a
+    worker's poison, moved there before SQS's maxReceiveCount would. Raises QueueError if refused."""
+    texts = list(bodies)
+    for start in range(0, len(texts), BATCH):
+        entries = [{"Id": str(i), "MessageBody": text} for i, text in enumerate(texts[start : start + BATCH])]
+        failed = aws.client("sqs").send_message_batch(QueueUrl=url(queue, True), Entries=entries).get("Failed")
+        if failed:
+            raise QueueError(f"{queue}-dlq: {failed[0].get('Message') or failed[0].get('Code')}")
 
 
 def redrive(queue: str) -> int:

@@ -8,6 +8,9 @@ from chalicelib import aws, config
 from chalicelib.store.models import MODELS
 
 QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
+# Receives before SQS moves a message to its dead-letter queue (the RedrivePolicy's maxReceiveCount):
+# with the workers' backoff, at least 11 minutes of failures (docs/reliability.md, "Backoff and poison").
+MAX_RECEIVES = 50
 
 
 def queue_name(queue: str) -> str:
@@ -24,7 +27,7 @@ def ensure_resources() -> None:
     for queue in QUEUES:
         dlq = sqs.create_queue(QueueName=queue_name(queue) + "-dlq")["QueueUrl"]
         arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-        policy = '{"deadLetterTargetArn": "%s", "maxReceiveCount": "5"}' % arn
+        policy = '{"deadLetterTargetArn": "%s", "maxReceiveCount": "%d"}' % (arn, MAX_RECEIVES)
         sqs.create_queue(QueueName=queue_name(queue), Attributes={"RedrivePolicy": policy})
     _feedback_path()
     s3 = aws.client("s3")

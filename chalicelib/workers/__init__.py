@@ -24,6 +24,7 @@ from chalicelib.domain.stages import stages
 from chalicelib.domain.web import form_followups, upload_purge
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.workers import automations, erasures, feedback, segments, sends, webhooks
+from chalicelib.workers.redelivery import Received, give_back
 
 if TYPE_CHECKING:
     from chalice.app import SQSEvent
@@ -49,6 +50,9 @@ HANDLERS: dict[str, Handler] = {
     "feedback": feedback.handle,
     "erasure": erasures.handle,
 }
+# Per queue, the exceptions of its handlers that mean "not now" (retried with backoff, never
+# poison: worker/redelivery.py), besides AWS unavailable and a lost race.
+LATER: dict[str, tuple[type[BaseException], ...]] = {"sends": sends.LATER}
 JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
         rebuilds.resend_stuck,
@@ -87,27 +91,31 @@ RESERVE_MS = 5000  # a message is not started with less time left: it goes back 
 
 def consume(
     queue: str,
-    messages: Sequence[tuple[str, str]],
+    messages: Sequence[Received],
     milliseconds_left: Callable[[], int] | None = None,
     strict: bool = False,
 ) -> list[str]:
-    """Handle a batch of one queue's messages, `(id, JSON body)` pairs, each on its own: a failure
-    neither blocks nor repeats the others. Returns the ids to give back to SQS for a retry: those
-    that failed and, when `milliseconds_left()` runs low, those not started (a timeout would give
-    back the whole batch, done ones included). `strict` raises the first failure instead (tests)."""
-    failed: list[str] = []
-    for position, (message_id, body) in enumerate(messages):
+    """Handle a batch of one queue's messages, each on its own: a failure neither blocks nor repeats
+    the others. Returns the ids to give back to SQS for a retry: those that failed and, when
+    `milliseconds_left()` runs low, those not started (a timeout would give back the whole batch,
+    done ones included); `redelivery.give_back` sets when SQS delivers them again and moves poison
+    to the dead-letter queue. `strict` raises the first failure instead (tests)."""
+    failed: list[tuple[Received, BaseException]] = []
+    unstarted: list[Received] = []
+    for position, message in enumerate(messages):
         if milliseconds_left and milliseconds_left() < RESERVE_MS:
-            failed += [later for later, _ in messages[position:]]
+            unstarted = list(messages[position:])
             break
         try:
-            HANDLERS[queue](json.loads(body))
-        except Exception:  # this message alone goes back to SQS (logged with its traceback below)
+            HANDLERS[queue](json.loads(message.body))
+        except Exception as error:  # this message alone goes back to SQS (logged with its traceback below)
             if strict:
                 raise
-            log.exception("worker %s failed on message %s", queue, message_id)
-            failed.append(message_id)
-    return failed
+            log.exception("worker %s failed on message %s (receive %d)", queue, message.id, message.receives)
+            failed.append((message, error))
+    if not failed and not unstarted:
+        return []
+    return give_back(queue, failed, unstarted, LATER.get(queue, ()))
 
 
 def on_batch(queue: str, event: SQSEvent) -> dict[str, list[dict[str, str]]]:
@@ -118,14 +126,18 @@ def on_batch(queue: str, event: SQSEvent) -> dict[str, list[dict[str, str]]]:
     records = event.to_dict()["Records"]
     oldest = min(int(record["attributes"]["SentTimestamp"]) for record in records)
     failed = consume(
-        queue,
-        [(record["messageId"], record["body"]) for record in records],
-        getattr(context, "get_remaining_time_in_millis", None),
+        queue, [_received(record) for record in records], getattr(context, "get_remaining_time_in_millis", None)
     )
     observe.metrics(
         {"Queue": queue}, Messages=len(records), Failures=len(failed), QueueLag=max(0, int(time.time() * 1000) - oldest)
     )
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+
+
+def _received(record: dict[str, Any]) -> Received:
+    """A Lambda SQS record as a received message (its receipt handle and receive count)."""
+    count = int(record["attributes"].get("ApproximateReceiveCount") or 1)
+    return Received(record["messageId"], record["body"], record["receiptHandle"], count)
 
 
 def run_jobs(period: str, context: object = None) -> None:

@@ -4,7 +4,7 @@ batches of broadcasts (domain/messaging/email_sends.py, deferred_sends.py, broad
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends, user_emails
+from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends, recipients, user_emails
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
@@ -15,6 +15,9 @@ STEPS: dict[str, Callable[..., object]] = {
     "broadcast": broadcasts.walk,
     "broadcast-batch": broadcasts.batch,
 }
+
+# A contact another worker holds, SES unavailable, a trigger's event not stored yet: not now, not poison.
+LATER: tuple[type[BaseException], ...] = (recipients.SendLater,)
 
 
 def handle(body: dict[str, Any]) -> None:

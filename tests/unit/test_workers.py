@@ -7,9 +7,14 @@ import logging
 import sys
 
 import pytest
+from botocore.exceptions import ClientError
 from chalice.app import SQSEvent
 
 from chalicelib import observe, workers
+from chalicelib.domain.messaging.recipients import SendLater
+from chalicelib.store import queues
+from chalicelib.workers import redelivery
+from chalicelib.workers.redelivery import Received
 
 
 class _Context:
@@ -22,26 +27,48 @@ class _Context:
         return self.left
 
 
-def _event(bodies, context):
+def _event(bodies, context, receives=1):
     records = [
-        {"messageId": f"m{i}", "receiptHandle": f"r{i}", "body": body, "attributes": {"SentTimestamp": "1000"}}
+        {
+            "messageId": f"m{i}",
+            "receiptHandle": f"r{i}",
+            "body": body,
+            "attributes": {"SentTimestamp": "1000", "ApproximateReceiveCount": str(receives)},
+        }
         for i, body in enumerate(bodies)
     ]
     return SQSEvent({"Records": records}, context)
 
 
+THROTTLED = ClientError({"Error": {"Code": "ThrottlingException"}, "ResponseMetadata": {}}, "GetItem")
+
+
 @pytest.fixture
 def handled(monkeypatch):
-    """The sends handler replaced: records each body, fails on `{"fail": true}`."""
+    """The sends handler replaced: records each body, fails on `{"fail": true}` (a bug), on
+    `{"throttled": true}` (AWS unavailable) and `{"later": true}` (SendLater)."""
     seen = []
 
     def handle(body):
         if body.get("fail"):
             raise RuntimeError("bad message")
+        if body.get("throttled"):
+            raise THROTTLED
+        if body.get("later"):
+            raise SendLater("contact held by another worker")
         seen.append(body["n"])
 
     monkeypatch.setitem(workers.HANDLERS, "sends", handle)
     return seen
+
+
+@pytest.fixture
+def sqs(monkeypatch):
+    """The worker's SQS calls recorded instead of made: visibility changes and dead-letter moves."""
+    calls = {"visibility": [], "dead_letter": []}
+    monkeypatch.setattr(queues, "change_visibility", lambda queue, seconds: calls["visibility"].append(dict(seconds)))
+    monkeypatch.setattr(queues, "dead_letter", lambda queue, bodies: calls["dead_letter"].append(list(bodies)))
+    return calls
 
 
 @pytest.fixture
@@ -51,7 +78,7 @@ def written(monkeypatch):
     return lines
 
 
-def test_one_bad_message_is_the_only_one_given_back(handled, written):
+def test_one_bad_message_is_the_only_one_given_back(handled, written, sqs):
     bodies = [json.dumps({"n": 1}), json.dumps({"fail": True}), "not json", json.dumps({"n": 4})]
     answer = workers.on_batch("sends", _event(bodies, _Context()))
     assert answer == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m2"}]}
@@ -61,16 +88,78 @@ def test_one_bad_message_is_the_only_one_given_back(handled, written):
     assert metric["QueueLag"] > 0 and metric["requestId"] == "request-1"
 
 
-def test_messages_not_started_in_time_go_back_unhandled(handled, written):
+def test_messages_not_started_in_time_go_back_unhandled_and_visible_at_once(handled, written, sqs):
     answer = workers.on_batch("sends", _event([json.dumps({"n": 1}), json.dumps({"n": 2})], _Context(1000)))
     assert answer == {"batchItemFailures": [{"itemIdentifier": "m0"}, {"itemIdentifier": "m1"}]}
-    assert handled == []
+    assert handled == [] and sqs["visibility"] == [{"r0": 0, "r1": 0}]
 
 
-def test_the_local_drain_raises_what_a_worker_function_gives_back(handled):
+def _received(body, receives=1, name="a"):
+    return Received(name, json.dumps(body), f"receipt-{name}", receives)
+
+
+def test_the_local_drain_raises_what_a_worker_function_gives_back(handled, sqs):
     with pytest.raises(RuntimeError):
-        workers.consume("sends", [("a", json.dumps({"fail": True}))], strict=True)
-    assert workers.consume("sends", [("a", json.dumps({"n": 1})), ("b", json.dumps({"fail": True}))]) == ["b"]
+        workers.consume("sends", [_received({"fail": True})], strict=True)
+    assert workers.consume("sends", [_received({"n": 1}), _received({"fail": True}, name="b")]) == ["b"]
+
+
+def test_backoff_doubles_with_the_receive_count_up_to_the_cap():
+    ceilings = [redelivery.backoff(n, draw=lambda low, high: high) for n in range(1, 9)]
+    floors = [redelivery.backoff(n, draw=lambda low, high: low) for n in range(1, 9)]
+    assert ceilings == [2, 4, 8, 16, 30, 30, 30, 30]
+    assert floors == [1, 2, 4, 8, 15, 15, 15, 15]
+    drawn = [redelivery.backoff(3) for _ in range(200)]
+    assert min(drawn) >= 4 and max(drawn) <= 8 and len(set(drawn)) > 1  # jittered inside its ceiling
+    assert redelivery.backoff(10**6, draw=lambda low, high: high) == redelivery.CAP_SECONDS
+
+
+def test_a_failed_message_backs_off_with_its_own_visibility(handled, written, sqs):
+    answer = workers.on_batch("sends", _event([json.dumps({"throttled": True})], _Context(), receives=4))
+    assert answer == {"batchItemFailures": [{"itemIdentifier": "m0"}]}
+    ((receipt, seconds),) = sqs["visibility"][0].items()
+    assert receipt == "r0" and 8 <= seconds <= 16 and sqs["dead_letter"] == []
+
+
+def test_poison_goes_to_the_dead_letter_queue_from_its_fifth_receive(handled, written, sqs):
+    bad = [json.dumps({"fail": True}), "not json"]
+    assert workers.on_batch("sends", _event(bad, _Context(), receives=4))["batchItemFailures"] == [
+        {"itemIdentifier": "m0"},
+        {"itemIdentifier": "m1"},
+    ]
+    assert sqs["dead_letter"] == []
+    answer = workers.on_batch("sends", _event(bad, _Context(), receives=5))
+    assert answer == {"batchItemFailures": []}  # acknowledged: Lambda deletes them from the queue
+    assert sqs["dead_letter"] == [bad]  # the bodies as received, JSON or not
+
+
+@pytest.mark.parametrize("body", [{"throttled": True}, {"later": True}])
+def test_a_message_that_meets_aws_unavailable_keeps_retrying_past_the_fifth_receive(handled, written, sqs, body):
+    answer = workers.on_batch("sends", _event([json.dumps(body)], _Context(), receives=30))
+    assert answer == {"batchItemFailures": [{"itemIdentifier": "m0"}]}
+    assert sqs["dead_letter"] == [] and 15 <= sqs["visibility"][0]["r0"] <= 30
+
+
+def test_a_failing_sqs_call_is_tried_again_and_poison_not_moved_is_given_back(handled, monkeypatch):
+    calls = []
+
+    def refusing(queue, bodies):
+        calls.append(queue)
+        raise THROTTLED
+
+    changes = []
+
+    def once_refused(queue, seconds):
+        changes.append(dict(seconds))
+        if len(changes) == 1:
+            raise THROTTLED
+        return []
+
+    monkeypatch.setattr(queues, "dead_letter", refusing)
+    monkeypatch.setattr(queues, "change_visibility", once_refused)
+    assert workers.consume("sends", [_received({"fail": True}, receives=7)]) == ["a"]
+    assert calls == ["sends"] * redelivery.SQS_TRIES
+    assert len(changes) == 2 and changes[0] == changes[1] and 15 <= changes[1]["receipt-a"] <= 30
 
 
 def test_metrics_are_embedded_metric_format(written):
