@@ -76,12 +76,12 @@ def _waiting() -> int:
     )
 
 
-_clock: dict[str, Any] = {"offset": 0.0, "original": None}
+_sqs_clock: dict[str, Any] = {"offset": 0.0, "original": None}
 
 
 def queue_time() -> float:
     """The queues' clock (the embedded SQS's, in seconds): real time plus what `advance` added."""
-    return time.time() + float(_clock["offset"])
+    return time.time() + float(_sqs_clock["offset"])
 
 
 def advance(seconds: float) -> None:
@@ -89,15 +89,15 @@ def advance(seconds: float) -> None:
     hidden that long come back without waiting for them; nothing else's time moves."""
     from moto.sqs import models
 
-    if _clock["original"] is None:
-        _clock["original"] = models.unix_time
+    if _sqs_clock["original"] is None:
+        _sqs_clock["original"] = models.unix_time
         models.unix_time = _shifted  # moto's SQS reads its clock through these two names
         models.unix_time_millis = _shifted_millis
-    _clock["offset"] += seconds
+    _sqs_clock["offset"] += seconds
 
 
 def _shifted(dt: Any = None) -> float:
-    return float(_clock["original"](dt)) + (0.0 if dt else float(_clock["offset"]))
+    return float(_sqs_clock["original"](dt)) + (0.0 if dt else float(_sqs_clock["offset"]))
 
 
 def _shifted_millis(dt: Any = None) -> float:

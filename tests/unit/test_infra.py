@@ -24,7 +24,7 @@ from infra import build, compact
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra" / "resources.json"
-MAX_RECEIVE_COUNT = 5  # as in schema.ensure_resources
+MAX_RECEIVE_COUNT = schema.MAX_RECEIVES  # the local queues have it too (schema.ensure_resources)
 CFN_LINT = "import sys; from cfnlint.runner import main; sys.argv[0] = 'cfn-lint'; sys.exit(main())"
 
 

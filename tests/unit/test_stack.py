@@ -135,7 +135,7 @@ def test_tables_have_their_keys_indexes_and_ttl(stack):
     assert {f"{STACK}-{suffix}" for suffix in ("entities", "counters", "uniques", "tokens")} <= names
 
 
-def test_queues_dead_letter_after_five_receives(stack):
+def test_queues_dead_letter_after_max_receives(stack):
     _, resources, _ = stack
     sqs = _client("sqs")
     for queue in schema.QUEUES:
@@ -143,7 +143,10 @@ def test_queues_dead_letter_after_five_receives(stack):
         dlq = sqs.get_queue_url(QueueName=f"{STACK}-{queue}-dlq")["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-        assert json.loads(attributes["RedrivePolicy"]) == {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5}
+        assert json.loads(attributes["RedrivePolicy"]) == {
+            "deadLetterTargetArn": dlq_arn,
+            "maxReceiveCount": schema.MAX_RECEIVES,
+        }
         # Lambda's advice for a queue feeding a function: 6 x its timeout plus the batching window.
         assert (
             int(attributes["VisibilityTimeout"])
