@@ -82,9 +82,8 @@ def test_segment_send_after_a_burst_of_faults_reaches_every_member_once_within_a
     during = len(sent_messages())
     recovered = local.settle(10 * RECOVERY, until=lambda: len(sent_messages()) >= MEMBERS)
     local.settle(10 * RECOVERY)  # whatever is still queued (repeats must send nothing)
-    print(
-        f"seed {seed}: {faults.failed() - injected} faults, {during} reached during the burst, all {MEMBERS} {recovered:.1f} s after it"
-    )
+    print(f"seed {seed}: {faults.failed() - injected} faults, {during} reached during the burst,", end=" ")
+    print(f"all {MEMBERS} {recovered:.1f} s after it")
     assert faults.failed() > injected and during < MEMBERS  # the burst did stall the send
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(MEMBERS)})
     assert recovered <= RECOVERY

@@ -31,7 +31,7 @@ def attempts(fresh, monkeypatch):
 
 
 def _gaps(times):
-    return [later - earlier for earlier, later in zip(times, times[1:])]
+    return [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
 
 
 def test_poison_reaches_the_dead_letter_queue_on_its_fifth_receive_and_backs_off_doubling(attempts):
