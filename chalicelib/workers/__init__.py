@@ -51,7 +51,7 @@ HANDLERS: dict[str, Handler] = {
     "erasure": erasures.handle,
 }
 # Per queue, the exceptions of its handlers that mean "not now" (retried with backoff, never
-# poison: worker/redelivery.py), besides AWS unavailable and a lost race.
+# poison: workers/redelivery.py), besides AWS unavailable and a lost race.
 LATER: dict[str, tuple[type[BaseException], ...]] = {"sends": sends.LATER}
 JOBS: dict[str, tuple[Callable[[], object], ...]] = {
     "minute": (
