@@ -66,8 +66,13 @@ def settle(seconds: float, until: Callable[[], bool] | None = None, step: float 
 
 
 def _waiting() -> int:
-    """How many messages of every queue are hidden (in flight or backing off) or delayed."""
-    names = ["ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
+    """How many messages every queue holds: hidden (in flight or backing off), delayed, or visible
+    (one whose backoff ended since the drain looked)."""
+    names = [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed",
+    ]
     sqs = aws.client("sqs")
     return sum(
         int(value)

@@ -68,3 +68,30 @@ def test_a_message_unavailable_past_max_receives_waits_in_the_dead_letter_queue(
     local.settle(3600)
     assert len(seen) == schema.MAX_RECEIVES  # SQS's redrive policy: the backstop for a long outage
     assert len(queues.receive("segments", dead_letter=True)) == 1
+
+
+def test_the_lambda_handler_hides_a_failed_message_for_its_backoff_by_its_receipt_handle(attempts):
+    """On AWS: the SQS record's receipt handle and ApproximateReceiveCount drive the visibility."""
+    from chalice.app import SQSEvent
+
+    from chalicelib import aws
+
+    seen, failures = attempts
+    failures += [THROTTLED]
+    queues.send("segments", [{"type": "rebuild", "segment": 10}])
+    answer = aws.client("sqs").receive_message(
+        QueueUrl=queues.url("segments"), AttributeNames=["All"], VisibilityTimeout=200
+    )
+    (message,) = answer["Messages"]
+    record = {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": dict(message["Attributes"]),
+    }
+    result = workers.on_batch("segments", SQSEvent({"Records": [record]}, None))
+    assert result == {"batchItemFailures": [{"itemIdentifier": message["MessageId"]}]}
+    assert queues.receive("segments") == []  # hidden for its backoff (1 or 2 s), not the 200 s
+    local.advance(2.5)
+    ((_receipt, body, count),) = queues.receive("segments")
+    assert body == {"type": "rebuild", "segment": 10} and count == 2
