@@ -100,9 +100,10 @@ def _contacts_with(stack, token):
 
 
 def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(stack):
-    assert stack.cli(
-        "users", "create", "--username", "jane", "--password", "jane-secret-1", "--role", "administrator"
-    )[0] == 0
+    assert (
+        stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1", "--role", "administrator")[0]
+        == 0
+    )
     code, client = stack.cli("clients", "create", "--name", "Sync", "--grant", "client_credentials", "--user", "jane")
     assert code == 0
     token = _bearer(stack, client)
