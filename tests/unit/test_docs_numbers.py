@@ -91,6 +91,9 @@ def test_the_queues_and_their_alarms():
     assert _counted(deploy, r"`<Queue>DeadLetterAlarm` \((\d+)\)") == [len(alarms)] == [len(QUEUES)]
 
 
+FUNCTIONS = r"What the stack creates - (.*?): Lambda functions from the same package"
+
+
 def _functions() -> list[str]:
     """The Lambda functions chalice makes of app.py: each decorated handler, named in CamelCase."""
     tree = ast.parse((ROOT / "app.py").read_text())
@@ -108,16 +111,15 @@ def test_every_worker_and_schedule_is_listed():
     """docs/deploy.md's list of functions; tests/unit/test_docs_package.py checks the same names in
     the template `make package` writes."""
     deploy = _doc("docs/deploy.md")
-    listed = re.search(r"What the stack creates - (.*?): Lambda functions from the same package", deploy)
+    listed = re.search(FUNCTIONS, deploy)
     assert listed, "docs/deploy.md no longer lists the functions"
     assert re.findall(r"`(\w+)`", listed.group(1)) == _functions()
 
 
 def test_the_rest_api_resources_and_the_page_limit():
     resources = len(compact.PROXIES) + len(compact.OPEN_PATHS)
-    assert _counted(_doc("docs/deploy.md"), r"the REST API \(stage `api`, named after the stack\): (\w+) resources") == [
-        resources
-    ]
+    rest_api = r"the REST API \(stage `api`, named after the stack\): (\w+) resources"
+    assert _counted(_doc("docs/deploy.md"), rest_api) == [resources]
     assert _counted(_doc("docs/architecture.md"), r"On AWS the REST API is (\w+) resources") == [resources]
     assert _counted(_doc("README.md"), r"A list holds at most ([\d,]+) items \(`MAX_PAGE_LIMIT`") == [
         config.MAX_PAGE_LIMIT

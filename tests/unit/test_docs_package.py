@@ -11,7 +11,7 @@ import pytest
 
 from infra import lean
 from tests import lambdapackage
-from tests.unit.test_docs_numbers import _doc
+from tests.unit.test_docs_numbers import FUNCTIONS, _doc
 
 pytestmark = pytest.mark.aws  # a build of half a minute: the api tier, not the unit tier's seconds
 
@@ -51,7 +51,7 @@ def test_deploy_lists_the_functions_of_the_template(built):
     _, template = built
     resources = json.loads(template.read_text())["Resources"]
     functions = {name for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"}
-    listed = re.search(r"What the stack creates - (.*?): Lambda functions from the same package", _doc("docs/deploy.md"))
+    listed = re.search(FUNCTIONS, _doc("docs/deploy.md"))
     assert listed
     named = set(re.findall(r"`(\w+)`", listed.group(1)))
     assert named | {"APIHandler", "ApiAuthorizer"} == functions
