@@ -17,7 +17,6 @@ import re
 import shlex
 import warnings
 from pathlib import Path
-from urllib.parse import urlparse
 
 import boto3
 import pytest
@@ -138,14 +137,16 @@ def built(tmp_path_factory):
     return out
 
 
+def _bucket_names() -> list[str]:
+    return [bucket["Name"] for bucket in _client("s3").list_buckets()["Buckets"]]
+
+
 def _stack_names(stack: str) -> dict[str, list[str]]:
     """What of the stack exists, by service."""
     return {
         "tables": [t for t in _client("dynamodb").list_tables()["TableNames"] if t.startswith(f"{stack}-")],
         "queues": [u for u in _client("sqs").list_queues().get("QueueUrls", []) if f"/{stack}-" in u],
-        "buckets": [
-            b["Name"] for b in _client("s3").list_buckets()["Buckets"] if b["Name"].startswith(f"{stack}-files")
-        ],
+        "buckets": [b for b in _bucket_names() if b.startswith(f"{stack}-files")],
     }
 
 
