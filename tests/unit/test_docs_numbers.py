@@ -130,3 +130,30 @@ def test_nothing_links_outside_the_repository():
     """A clone must not depend on a file beside it (`../shared/...`)."""
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     assert [path.name for path in docs if "../shared" in path.read_text() or "/work/shared" in path.read_text()] == []
+
+
+def test_the_workers_batches_and_the_runtime():
+    """docs/deploy.md's "Workers" numbers and the README's runtime, read from workers.SOURCES,
+    infra/resources.json and infra/runtime.py."""
+    from chalicelib import workers
+    from infra import runtime
+
+    deploy = _doc("docs/deploy.md")
+    sources = workers.SOURCES
+    assert _counted(deploy, r"up to (\d+) messages per invocation") == [sources["webhooks"]["batch_size"]]
+    assert _counted(deploy, r"\((\d+) for segments, whose messages") == [sources["segments"]["batch_size"]]
+    window = sources["webhooks"]["maximum_batching_window_in_seconds"]
+    assert _counted(deploy, r"gathered for up to (\d+) second") == [window]
+    feedback = sources["feedback"]["maximum_batching_window_in_seconds"]
+    assert _counted(deploy, r"feedback worker gathers SES notifications for up to (\d+) seconds") == [feedback]
+    assert _counted(deploy, r"The sends worker runs at most (\d+) invocations") == [
+        sources["sends"]["maximum_concurrency"]
+    ]
+    assert _counted(deploy, r"with less than (\d+) seconds of the invocation left") == [workers.RESERVE_MS // 1000]
+    queues = [q["Properties"] for q in _named("AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"]]
+    assert {q["RedrivePolicy"]["maxReceiveCount"] for q in queues} == set(
+        _counted(deploy, r"after (\d+) receives to its dead-letter queue")
+    )
+    assert {q["VisibilityTimeout"] for q in queues} == set(_counted(deploy, r"visibility timeout is (\d+) s"))
+    assert f"{runtime.RUNTIME} on {runtime.ARCHITECTURE}" in _doc("README.md")
+    assert f"**`{runtime.RUNTIME}` on `{runtime.ARCHITECTURE}`**" in deploy
