@@ -1,6 +1,7 @@
 """Administration: users, API settings, API credentials, the email reputation guard and the queues.
 
-    python -m chalicelib.cli [--json] users create --username U --password P [--first-name F ...]
+    python -m chalicelib.cli [--json] users create --username U --password P --role R [--first-name F ...]
+                                     (R: a role's name or id; `administrator` for full access)
     python -m chalicelib.cli [--json] users list
     python -m chalicelib.cli [--json] users disable|enable|revoke-tokens --username U
     python -m chalicelib.cli [--json] users password --username U   (the new password from a prompt or stdin)
@@ -96,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     create = users.add_parser("create", parents=common)
     create.add_argument("--username", required=True)
     create.add_argument("--password", required=True)
+    create.add_argument(
+        "--role", required=True, help="the user's role, by name or id (`administrator` for full access)"
+    )
     for option in ("--first-name", "--last-name", "--email"):
         create.add_argument(option)
     users.add_parser("list", parents=common)
@@ -151,7 +155,10 @@ def _users(args: argparse.Namespace, ctx: Context) -> Result:
             raise CliError("the password needs at least 8 characters")
         if users.by_username(args.username) is not None:
             raise CliError(f"the username {args.username!r} is taken")
-        doc = users.create_user(args.username, args.password, args.first_name, args.last_name, args.email)
+        role = users.role_named(args.role, ctx)
+        if role is None:
+            raise CliError(f"no role named {args.role} (roles: {_role_names(ctx)})")
+        doc = users.create_user(args.username, args.password, args.first_name, args.last_name, args.email, role)
         return present(USER, [doc], ctx)[0]
     if args.action == "list":
         return present(USER, store.iterate(USER.kind), ctx)
@@ -165,6 +172,15 @@ def _users(args: argparse.Namespace, ctx: Context) -> Result:
     if user is None:
         raise CliError(f"no user named {args.username}")
     return present(USER, [user], ctx)[0]
+
+
+def _role_names(ctx: Context) -> str:
+    """The roles a user may be given, as `id name` pairs, for an error message."""
+    from chalicelib.domain.kernel import cached
+    from chalicelib.domain.kernel.basics import ROLE
+
+    roles = cached.documents(ROLE.kind, ctx)
+    return ", ".join(f"{role['id']} {role.get('name')}" for role in roles) or "none yet; `administrator` creates it"
 
 
 def _new_password() -> str:

@@ -50,6 +50,8 @@ AWS_FILES = {
     "test_stack.py",
     "test_localquery.py",
     "test_patches.py",
+    "test_docs_package.py",
+    "test_deploy_recipe.py",
 }
 TIERS = ("unit", "api", "e2e", "browser")
 

@@ -21,8 +21,10 @@ def create_user(
     first_name: str | None = None,
     last_name: str | None = None,
     email: str | None = None,
+    role: Doc | None = None,
 ) -> Doc:
-    """Store a new administrator with an argon2id password hash; returns the user document."""
+    """Store a new user of `role` (the administrator role when None: the first start's and the tests'
+    users) with an argon2id password hash; returns the user document."""
     ctx = Context()
     payload = {
         "username": username,
@@ -30,7 +32,7 @@ def create_user(
         "lastName": last_name,
         "email": email,
         "plainPassword": password,
-        "role": administrator_role(ctx)["id"],
+        "role": (role or administrator_role(ctx))["id"],
     }
     doc, _ = service.create(USER, payload, ctx)
     return doc
@@ -43,6 +45,17 @@ def administrator_role(ctx: Context) -> Doc:
         found, _ = service.create(
             ROLE, {"name": "Administrator", "description": "Full system access", "isAdmin": True}, ctx
         )
+    return found
+
+
+def role_named(name_or_id: str, ctx: Context) -> Doc | None:
+    """The role of that id or name (case-insensitive), or None. `administrator` names the
+    administrator role even before one exists (then it is created, as on a first start)."""
+    roles = cached.documents(ROLE.kind, ctx)
+    wanted = name_or_id.strip().casefold()
+    found = next((r for r in roles if str(r["id"]) == wanted or str(r.get("name", "")).casefold() == wanted), None)
+    if found is None and wanted == "administrator":
+        return administrator_role(ctx)
     return found
 
 

@@ -89,6 +89,7 @@ SUBSCRIBERS = subscribers.Table(
         ("texts", send_erasure.anonymise_texts),  # messaging: text-message send records likewise
         ("deferred-sends", send_erasure.forget_deferred_sends),  # messaging: sends held back by a frequency cap
         ("segment-sends", send_erasure.forget_segment_sends),  # messaging: its rows of segment sends and broadcasts
+        ("outbox", send_erasure.forget_outbox),  # messaging: the local outbox's copies of what it was sent
         ("segment-joins", membership.forget_joins),  # segments: its join rows (broadcasts read them)
         ("uploads", visit_erasure.forget_uploads),  # web: the files uploaded with its submissions
         ("submissions", visit_erasure.anonymise_submissions),  # web: submissions lose values and address

@@ -4,6 +4,7 @@ in the tables and the bucket, once the `erasure` worker has run; the counts that
 import json
 import re
 from html import unescape
+from pathlib import Path
 
 import boto3
 
@@ -42,6 +43,17 @@ def _table_items():
 def _bucket_text():
     bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
     return [obj.key + obj.get()["Body"].read().decode("latin-1") for obj in bucket.objects.all()]
+
+
+def _outbox_text():
+    """The local outbox's copies (docs/email.md), as text."""
+    folder = Path(config.OUTBOX_DIR)
+    return [path.read_bytes().decode("latin-1") for path in folder.iterdir()] if folder.is_dir() else []
+
+
+def _sent_to(text):
+    """Whether a copy was sent to the contact (its `To` header; a `Reply-To` may name it too)."""
+    return re.search(rf"^To: .*{re.escape(EMAIL)}", text, re.MULTILINE | re.IGNORECASE) is not None
 
 
 def _everything(api, source_ip):
@@ -162,6 +174,7 @@ def test_a_deleted_contact_leaves_nothing_that_identifies_it(api, drain, source_
         api.get(f"/api/pages/{page['id']}").json["page"],
     )
     assert counts[0]["sentCount"] == 1 and counts[0]["readCount"] == 1 and counts[1]["hits"] == 1
+    assert [text for text in _outbox_text() if _sent_to(text)]
 
     deleted = api.delete(f"/api/contacts/{cid}/delete")
     assert deleted.status_code == 200 and deleted.json["contact"]["fields"]["all"]["email"] == EMAIL
@@ -174,6 +187,9 @@ def test_a_deleted_contact_leaves_nothing_that_identifies_it(api, drain, source_
         assert needle not in after, needle
     assert _leftovers(contact, tracking) == []
     assert not [text for text in _bucket_text() if EMAIL in text or ADDRESS in text]
+    # the copies sent to it go; a form's notification to a user (quoting the submission) is a message
+    # sent to someone else, outside the service like the message itself (docs/privacy.md)
+    assert not [text for text in _outbox_text() if _sent_to(text)]
     email, hit_page = (
         api.get(f"/api/emails/{mail['id']}").json["email"],
         api.get(f"/api/pages/{page['id']}").json["page"],
@@ -271,7 +287,7 @@ def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
 
 
 def test_erasure_costs_a_fixed_part_and_a_call_or_few_per_erased_item(api, drain, source_ip):
-    """docs/privacy.md: 24 calls (job read, ten steps recorded, eleven Queries, versions, job removed),
+    """docs/privacy.md: 25 calls (job read, eleven steps recorded, eleven Queries, versions, job removed),
     then 1 per event, 3 per send record, 3 per submission, 2 per note, 1 per segment joined; the delete itself 1 GetItem
     more than before (an earlier suppression of the address, read when it had do-not-contact entries)."""
     from tests.bench.conftest import dynamodb_calls
@@ -285,5 +301,5 @@ def test_erasure_costs_a_fixed_part_and_a_call_or_few_per_erased_item(api, drain
         drain()
     assert deleting["GetItem"] == 3 and deleting["TransactWriteItems"] == 1  # versions: a GetItem now
     sends, submissions, notes, joins = 1, 1, 1, 1
-    expected = 24 + events + 3 * sends + 3 * submissions + 2 * notes + joins
+    expected = 25 + events + 3 * sends + 3 * submissions + 2 * notes + joins
     assert sum(erasing.values()) == expected, (events, erasing)

@@ -29,6 +29,8 @@ def test_users_settings_and_clients_on_the_running_service(stack):
         "Jane",
         "--email",
         "jane@example.com",
+        "--role",
+        "administrator",
     )
     assert code == 0 and user["username"] == "jane" and "passwordHash" not in user
     status, body, _ = _call(stack.connection(), "GET", "/api/users/self", password="jane-secret-1", user="jane")
@@ -65,7 +67,9 @@ def test_api_switch_off_answers_403(stack):
 
 
 def test_clear_errors(stack, tmp_path):
-    code, message = stack.cli("users", "create", "--username", "admin", "--password", "another-pass")
+    code, message = stack.cli(
+        "users", "create", "--username", "admin", "--password", "another-pass", "--role", "administrator"
+    )
     assert code == 1 and "taken" in message
     code, message = stack.cli("clients", "revoke", "99")
     assert code == 1 and "no client" in message
@@ -96,7 +100,10 @@ def _contacts_with(stack, token):
 
 
 def test_disabling_a_user_a_new_password_and_revoke_tokens_end_the_users_tokens(stack):
-    assert stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1")[0] == 0
+    assert (
+        stack.cli("users", "create", "--username", "jane", "--password", "jane-secret-1", "--role", "administrator")[0]
+        == 0
+    )
     code, client = stack.cli("clients", "create", "--name", "Sync", "--grant", "client_credentials", "--user", "jane")
     assert code == 0
     token = _bearer(stack, client)

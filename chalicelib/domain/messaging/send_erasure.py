@@ -1,9 +1,12 @@
 """What messaging keeps of an erased contact (domain/contacts/erasure.py): its send records (emails and
 text messages) stay, so the counts still add up, but without the contact, its address or number, the
 tracking hash or what was rendered for it; the SES message-id notes that lead to them go, and so do
-its segment-send and broadcast rows (emails and text messages) and its deferred sends (frequency caps).
+its segment-send and broadcast rows (emails and text messages) and its deferred sends (frequency caps);
+on the local stage, the outbox's copies of what it was sent.
 """
 
+from chalicelib.channels import outbox
+from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import erasure
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.kernel.types import Doc
@@ -103,3 +106,11 @@ def forget_deferred_sends(job: Doc) -> None:
             store.remove(due_items.due_kind(job["id"]), due)
         if record is not None:
             store.remove(record_kind(email_id), job["id"])
+
+
+def forget_outbox(job: Doc) -> None:
+    """Erasure step: the local outbox's copies of the emails and text messages sent to the contact's
+    address and numbers (local stage only; no DynamoDB call)."""
+    values = (job.get("contact") or {}).get("values") or {}
+    numbers = (sms_channel.e164(values.get(name)) for name in ("mobile", "phone"))
+    outbox.erase([str(values.get("email") or ""), *(number or "" for number in numbers)])
