@@ -4,7 +4,7 @@ import secrets
 from typing import Any
 
 from chalicelib.auth import settings, users
-from chalicelib.domain import wiring  # noqa: F401 - the registry the first start's writes are checked against
+from chalicelib.domain import wiring
 from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 from chalicelib.domain.kernel import service
@@ -31,7 +31,9 @@ def seed_reports() -> None:
 
 
 def first_start() -> None:
-    """Default fields, reports and settings (with the signing key), if they do not exist yet."""
+    """Default fields, reports and settings (with the signing key), if they do not exist yet; the
+    registry and the subscriber table first, which its writes go through."""
+    wiring.install()
     seed_fields()
     seed_reports()
     settings.ensure()
@@ -46,6 +48,7 @@ def ensure_ready() -> None:
 
 def ensure_admin(username: str, password: str | None = None) -> str | None:
     """Create the administrator when no user exists. Returns the generated password, if one was made."""
+    wiring.install()
     if users.count() > 0:
         return None
     secret = password or secrets.token_urlsafe(12)

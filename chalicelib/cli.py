@@ -302,9 +302,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
         from chalicelib import bootstrap
-        from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
+        from chalicelib.domain import wiring
         from chalicelib.domain.kernel.context import Context
 
+        wiring.install()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

@@ -15,7 +15,7 @@ from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.present import present_one
 
 routes = Routes("users")
-standard.install(routes, ROLE)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route("/users/self", "GET", access=OPEN)

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from chalicelib import observe
-from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge, erasure
 from chalicelib.domain.messaging import broadcast_index, broadcasts

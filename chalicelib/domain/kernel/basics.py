@@ -56,6 +56,7 @@ ROLE = Resource(
     prefix="roles",
     singular="role",
     plural="roles",
+    routes="users",
     audit="A-",
     keyed_list=False,
     permission="user:roles",
@@ -77,6 +78,7 @@ TAG = Resource(
     prefix="tags",
     singular="tag",
     plural="tags",
+    routes="taxonomy",
     audit=None,
     permission="lead:leads",
     attrs=(a.text("tag", required=True), a.text("description")),
@@ -91,6 +93,7 @@ CATEGORY = Resource(
     prefix="categories",
     singular="category",
     plural="categories",
+    routes="taxonomy",
     audit="A-",
     keyed_list=False,
     permission="category:categories",
@@ -106,3 +109,6 @@ CATEGORY = Resource(
     uniques=("alias",),
     hooks=AliasHooks("title"),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (USER, ROLE, TAG, CATEGORY)
