@@ -142,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
 def _users(args: argparse.Namespace, ctx: Context) -> Result:
     """`users create|list|disable|enable|revoke-tokens|password`: the user(s) concerned."""
     from chalicelib.auth import users
-    from chalicelib.domain.kernel.basics import USER
+    from chalicelib.auth.declarations import USER
     from chalicelib.domain.kernel.present import present
     from chalicelib.store import port as store
 
@@ -302,10 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
         from chalicelib import bootstrap
-        from chalicelib.domain import wiring
         from chalicelib.domain.kernel.context import Context
 
-        wiring.install()
+        bootstrap.assemble()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

@@ -190,11 +190,10 @@ def start_stack(data_dir: str, admin_user: str, admin_password: str | None) -> t
     Returns (the journal, a generated password or None)."""
     from chalicelib import bootstrap, config
     from chalicelib.channels import mail
-    from chalicelib.domain import wiring
     from chalicelib.store import schema
     from devstack import capture, journal, snapshot
 
-    wiring.install()  # the registry and the subscriber table, before the journal's replay or a worker
+    bootstrap.assemble()  # the registry and the subscriber table, before the journal's replay or a worker
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():

@@ -87,9 +87,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def assembled() -> None:
     """The registry and the subscriber table, installed as every composition root does."""
-    from chalicelib.domain import wiring
+    from chalicelib import bootstrap
 
-    wiring.install()
+    bootstrap.assemble()
 
 
 @pytest.fixture(scope="session")

@@ -76,7 +76,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chalicelib import config
+from chalicelib import bootstrap, config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.request import ApiRequest
@@ -88,7 +88,6 @@ from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.wiring import RESOURCES
 from chalicelib.store.common import TooLarge
 
 log = logging.getLogger(__name__)
@@ -335,7 +334,7 @@ def install(routes: Routes, resource: Resource) -> None:
 
 
 routes = Routes("batch")
-for _resource in RESOURCES:
+for _resource in bootstrap.RESOURCES:
     if _resource.routes and _resource.batch and _resource.put:
         install(routes, _resource)
 

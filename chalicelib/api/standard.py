@@ -6,12 +6,11 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
-from chalicelib import config
+from chalicelib import bootstrap, config
 from chalicelib.api import answer_limits
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Contract, Reply, Routes
-from chalicelib.domain import wiring
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
@@ -154,7 +153,7 @@ def install_declared(routes: Routes) -> None:
     """Install the standard operations of every registered resource whose declaration names this
     route table (`Resource.routes`): a resource's routes come from its declaration, not from a list
     kept here (`api/batch.py` adds their batch routes likewise)."""
-    for resource in wiring.RESOURCES:
+    for resource in bootstrap.RESOURCES:
         if resource.routes == routes.name:
             install(routes, resource)
 

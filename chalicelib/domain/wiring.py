@@ -3,10 +3,11 @@ subscribers through which a capability reacts to another's writes.
 
 A capability declares its resources once, in its `declarations.py` (`RESOURCES`: storage, JSON keys,
 attributes, hooks, permission, and the route table serving it); `CAPABILITIES` lists those modules
-once, and the API installs its standard and batch routes from `RESOURCES` (`api/standard.py`,
-`api/batch.py`). Nothing is installed by importing this module: each composition root (`app.py`, the
-command line, the first start in `bootstrap.py`, the local stack, the tests) calls `install()` before
-it serves. It is the only domain module that imports every capability; no capability imports it.
+once. Importing this module installs nothing: `bootstrap.assemble()` registers these resources with
+auth's (users, roles) and installs the table, called by each composition root (`app.py`, the command
+line, the first start, the local stack, the tests) before it serves; the API installs the standard and
+batch routes from the same declarations (`api/standard.py`, `api/batch.py`). It is the only domain
+module that imports every capability; no capability imports it.
 """
 
 from types import ModuleType
@@ -15,7 +16,7 @@ from chalicelib.domain.automations import automation_runs, journeys, segment_usa
 from chalicelib.domain.automations import declarations as automations
 from chalicelib.domain.contacts import declarations as contacts
 from chalicelib.domain.contacts import erasure
-from chalicelib.domain.kernel import basics, registry, subscribers
+from chalicelib.domain.kernel import basics, subscribers
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.messaging import declarations as messaging
 from chalicelib.domain.messaging import email_sends, send_erasure, user_emails
@@ -31,7 +32,7 @@ from chalicelib.domain.web import visit_erasure
 from chalicelib.domain.webhooks import declarations as webhooks
 from chalicelib.domain.webhooks import webhook_events
 
-# Each capability's declarations (users, roles, tags and categories are the kernel's), from the bottom up.
+# Each capability's declarations (tags and categories are the kernel's), from the bottom up.
 CAPABILITIES: tuple[ModuleType, ...] = (
     basics,
     contacts,
@@ -92,10 +93,3 @@ SUBSCRIBERS = subscribers.Table(
         ("contact", "stage"): stages.STAGE_COMMAND,
     },
 )
-
-
-def install() -> None:
-    """Register every declaration and make `SUBSCRIBERS` the table the standard operations consult
-    (again: the same declarations, harmless)."""
-    registry.install(RESOURCES)
-    subscribers.install(SUBSCRIBERS)

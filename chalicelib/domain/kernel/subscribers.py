@@ -3,7 +3,7 @@
 The kernel's standard operations store a document; what that write means to the other
 capabilities (point triggers crossed, journeys advanced, segment membership, webhook events,
 follow-up work) is done by the subscribers `domain/wiring.py` lists in one table, installed by
-`wiring.install()` from each composition root. The phases of a write, in order:
+`bootstrap.assemble()` from each composition root. The phases of a write, in order:
 
 * `write`, per kind: inside the write, before it is stored. handler(change) -> (items, events):
   derived (kind, id, document or None) items stored in the same transaction and further timeline
@@ -75,7 +75,7 @@ class Table:
 
 
 class NotInstalled(LookupError):
-    """A write consulted the table before a composition root called `domain.wiring.install()`."""
+    """A write consulted the table before a composition root called `bootstrap.assemble()`."""
 
 
 _installed: list[Table] = []
@@ -89,7 +89,7 @@ def install(table: Table) -> None:
 def _table() -> Table:
     """The installed table; a write without one would skip every reaction silently, so it fails."""
     if not _installed:
-        raise NotInstalled("no subscriber table: call chalicelib.domain.wiring.install() first")
+        raise NotInstalled("no subscriber table: call chalicelib.bootstrap.assemble() first")
     return _installed[0]
 
 
