@@ -15,7 +15,7 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain import wiring
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import registry
+from chalicelib.domain.kernel import permission_catalog, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import STANDARD_OPERATIONS, Resource
 
@@ -57,6 +57,7 @@ def test_every_resource_is_registered_once_by_kind():
 
 @pytest.mark.parametrize("resource", ROUTED, ids=lambda r: r.kind)
 def test_a_declaration_gives_its_routes_and_their_needs(resource):
+    assert resource.permission in permission_catalog.CATALOG  # the Mautic level its routes' needs check
     routes = TABLES[resource.routes]
     for path, method, operation, need in _expected(resource):
         assert method in routes.table.get(path, {}), f"{method} {path}"
