@@ -146,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
 def _users(args: argparse.Namespace, ctx: Context) -> Result:
     """`users create|list|disable|enable|revoke-tokens|password`: the user(s) concerned."""
     from chalicelib.auth import users
-    from chalicelib.domain.kernel.basics import USER
+    from chalicelib.auth.declarations import USER
     from chalicelib.domain.kernel.present import present
     from chalicelib.store import port as store
 
@@ -318,9 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
         from chalicelib import bootstrap
-        from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
         from chalicelib.domain.kernel.context import Context
 
+        bootstrap.assemble()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

@@ -86,6 +86,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.fixture(scope="session", autouse=True)
+def assembled() -> None:
+    """The registry and the subscriber table, installed as every composition root does."""
+    from chalicelib import bootstrap
+
+    bootstrap.assemble()
+
+
 @pytest.fixture(scope="session")
 def aws():
     from moto import mock_aws

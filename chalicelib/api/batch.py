@@ -1,7 +1,7 @@
 """Batch create, edit and delete of the standard resources (compat section 6, spec "Contacts:
 further endpoints").
 
-For a resource with prefix `<P>` (`wiring.BATCHED`: the standard resources with PUT, and notes):
+For a resource with prefix `<P>` (every registered resource with routes whose declaration has PUT and `batch`):
 
     POST         /<P>/batch/new      body: array of entity objects              HTTP 201, always
     PUT | PATCH  /<P>/batch/edit     body: array of entity objects, each `id`   HTTP 200, always
@@ -76,7 +76,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chalicelib import config
+from chalicelib import bootstrap, config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
 from chalicelib.api.request import ApiRequest
@@ -88,7 +88,6 @@ from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.wiring import BATCHED
 from chalicelib.store.common import TooLarge
 
 log = logging.getLogger(__name__)
@@ -335,8 +334,8 @@ def install(routes: Routes, resource: Resource) -> None:
 
 
 routes = Routes("batch")
-for _resource in BATCHED:
-    if _resource.put:
+for _resource in bootstrap.RESOURCES:
+    if _resource.routes and _resource.batch and _resource.put:
         install(routes, _resource)
 
 blueprint = routes.blueprint()

@@ -8,13 +8,11 @@ from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
 from chalicelib.domain.web import focus
-from chalicelib.domain.web.declarations import ASSET, FOCUS, PAGE
+from chalicelib.domain.web.declarations import FOCUS
 
 routes = Routes("channels")
-for _resource in (EMAIL, SMS, NOTIFICATION, TWEET, DYNAMIC_CONTENT, PAGE, ASSET, FOCUS, MESSAGE):
-    standard.install(routes, _resource)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route("/focus/{id}/js", "GET", "POST", access=(Need("focus", Action.VIEW, "id"),))

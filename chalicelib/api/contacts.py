@@ -12,12 +12,8 @@ from chalicelib.domain.contacts import contact_actions as actions
 from chalicelib.domain.contacts import contact_categories, devices
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.contacts.declarations import (
-    ADDRESS,
     COMPANY,
-    COMPANY_FIELD,
     CONTACT,
-    CONTACT_FIELD,
-    DEVICE,
     NOTE,
 )
 from chalicelib.domain.kernel import references, service
@@ -46,8 +42,7 @@ FIELD_KEYS = (
     "isVisible",
     "isShortVisible",
 )
-for _resource in (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE, DEVICE):
-    standard.install(routes, _resource)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route(

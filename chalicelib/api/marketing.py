@@ -5,18 +5,15 @@ from chalicelib.api.collections import install_nested_delete
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Answer, Routes
-from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.segments.declarations import SEGMENT
 from chalicelib.domain.web import submissions
 from chalicelib.domain.web.declarations import FORM
 
 routes = Routes("marketing")
-for _resource in (SEGMENT, AUTOMATION, FORM):
-    standard.install(routes, _resource)
+standard.install_declared(routes)  # the resources whose declarations name this table
 install_nested_delete(routes, FORM, "fields")
 install_nested_delete(routes, FORM, "actions")
 

@@ -11,12 +11,10 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.validation import payload_object
 from chalicelib.domain.points import group_scores
 from chalicelib.domain.points.catalog import POINT_ACTION_TYPES, TRIGGER_EVENT_TYPES
-from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
+from chalicelib.domain.points.declarations import TRIGGER
 
 routes = Routes("points")
-standard.install(routes, POINT)
-standard.install(routes, TRIGGER)
-standard.install(routes, POINT_GROUP)
+standard.install_declared(routes)  # the resources whose declarations name this table
 install_nested_delete(routes, TRIGGER, "events")
 
 

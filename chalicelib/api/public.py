@@ -13,7 +13,8 @@ from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.auth import core
 from chalicelib.domain.automations import dwc_requests
-from chalicelib.domain.kernel import files, ip_privacy
+from chalicelib.domain.contacts import ip_privacy
+from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, ValidationError
 from chalicelib.domain.messaging import sns_callback

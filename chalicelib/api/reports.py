@@ -13,7 +13,7 @@ from chalicelib.domain.views import reports, time_range
 from chalicelib.domain.views.declarations import REPORT
 
 routes = Routes("reports")
-standard.install(routes, REPORT, own=("get",))
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route("/reports/{id}", "GET", access=(Need("report", Action.VIEW, "id"),))

@@ -7,10 +7,9 @@ from chalicelib.api.routing import Answer, Routes
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.stages import stages
-from chalicelib.domain.stages.declarations import STAGE
 
 routes = Routes("stages")
-standard.install(routes, STAGE)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route(

@@ -1,12 +1,12 @@
 """The six standard operations, installed for a resource from its registry declaration."""
 
 import base64
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
-from chalicelib import config
+from chalicelib import bootstrap, config
 from chalicelib.api import answer_limits
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import Need
@@ -149,24 +149,33 @@ def _next_link(resource: Resource, request: ApiRequest, ctx: Context, position: 
     return f'<{link}>; rel="next"'
 
 
-def install(routes: Routes, resource: Resource, own: Collection[str] = ()) -> None:
-    """Register get, list, create, PATCH/PUT edit and delete for the resource, but the operations
-    named in `own` (the resource's module installs its own)."""
-    base = f"/{resource.prefix}"
-    writes = resource.writes or service
+def install_declared(routes: Routes) -> None:
+    """Install the standard operations of every registered resource whose declaration names this
+    route table (`Resource.routes`): a resource's routes come from its declaration, not from a list
+    kept here (`api/batch.py` adds their batch routes likewise)."""
+    for resource in bootstrap.RESOURCES:
+        if resource.routes == routes.name:
+            install(routes, resource)
 
-    kind = resource.kind
 
-    @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, Action.VIEW),))
-    def list_(request: ApiRequest, ctx: Context) -> Answer:
-        return list_reply(resource, request, ctx)
+def install(routes: Routes, resource: Resource) -> None:
+    """Register the standard operations the resource declares (`Resource.operations`: list, create,
+    get, PATCH/PUT edit, delete); its route table serves the others itself."""
+    _install_reads(routes, resource)
+    _install_writes(routes, resource)
 
-    @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, Action.CREATE),))
-    def create(request: ApiRequest, ctx: Context) -> Answer:
-        doc, was_created = writes.create(resource, request.body, ctx)
-        return created(resource, doc, ctx, was_created)
 
-    if "get" not in own:
+def _install_reads(routes: Routes, resource: Resource) -> None:
+    """The list and the GET by id, as declared."""
+    base, kind = f"/{resource.prefix}", resource.kind
+
+    if "list" in resource.operations:
+
+        @routes.route(base, "GET", contract=Contract("list", resource), access=(Need(kind, Action.VIEW),))
+        def list_(request: ApiRequest, ctx: Context) -> Answer:
+            return list_reply(resource, request, ctx)
+
+    if "get" in resource.operations:
 
         @routes.route(
             f"{base}/{{id}}", "GET", contract=Contract("get", resource), access=(Need(kind, Action.VIEW, "id"),)
@@ -174,24 +183,41 @@ def install(routes: Routes, resource: Resource, own: Collection[str] = ()) -> No
         def get(request: ApiRequest, ctx: Context, id: str) -> Answer:
             return single(resource, service.load(resource, id, ctx), ctx)
 
-    @routes.route(
-        f"{base}/{{id}}/edit",
-        *(("PATCH", "PUT") if resource.put else ("PATCH",)),
-        contract=Contract("edit", resource),
-        access=(Need(kind, Action.EDIT, "id"),),
-    )
-    def edit(request: ApiRequest, ctx: Context, id: str) -> Answer:
-        doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
-        return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
 
-    @routes.route(
-        f"{base}/{{id}}/delete",
-        "DELETE",
-        contract=Contract("delete", resource),
-        access=(Need(kind, Action.DELETE, "id"),),
-    )
-    def delete(request: ApiRequest, ctx: Context, id: str) -> Answer:
-        doc = writes.delete(resource, id, ctx)
-        reply = single(resource, doc, ctx)
-        reply.body[resource.singular]["id"] = None
-        return reply
+def _install_writes(routes: Routes, resource: Resource) -> None:
+    """Create, PATCH/PUT edit and delete, as declared, through the resource's `writes` or the service."""
+    base, kind, operations = f"/{resource.prefix}", resource.kind, resource.operations
+    writes = resource.writes or service
+
+    if "create" in operations:
+
+        @routes.route(f"{base}/new", "POST", contract=Contract("create", resource), access=(Need(kind, Action.CREATE),))
+        def create(request: ApiRequest, ctx: Context) -> Answer:
+            doc, was_created = writes.create(resource, request.body, ctx)
+            return created(resource, doc, ctx, was_created)
+
+    if "edit" in operations:
+
+        @routes.route(
+            f"{base}/{{id}}/edit",
+            *(("PATCH", "PUT") if resource.put else ("PATCH",)),
+            contract=Contract("edit", resource),
+            access=(Need(kind, Action.EDIT, "id"),),
+        )
+        def edit(request: ApiRequest, ctx: Context, id: str) -> Answer:
+            doc, was_created = writes.edit(resource, id, request.body, ctx, replace=request.method == "PUT")
+            return created(resource, doc, ctx) if was_created else single(resource, doc, ctx)
+
+    if "delete" in operations:
+
+        @routes.route(
+            f"{base}/{{id}}/delete",
+            "DELETE",
+            contract=Contract("delete", resource),
+            access=(Need(kind, Action.DELETE, "id"),),
+        )
+        def delete(request: ApiRequest, ctx: Context, id: str) -> Answer:
+            doc = writes.delete(resource, id, ctx)
+            reply = single(resource, doc, ctx)
+            reply.body[resource.singular]["id"] = None
+            return reply

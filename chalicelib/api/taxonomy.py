@@ -2,9 +2,7 @@
 
 from chalicelib.api import standard
 from chalicelib.api.routing import Routes
-from chalicelib.domain.kernel.basics import CATEGORY, TAG
 
 routes = Routes("taxonomy")
-standard.install(routes, TAG)
-standard.install(routes, CATEGORY)
+standard.install_declared(routes)  # the resources whose declarations name this table
 blueprint = routes.blueprint()

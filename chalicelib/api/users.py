@@ -7,15 +7,15 @@ from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import OPEN, Holds, Need
 from chalicelib.api.routing import Answer, Contract, Routes
 from chalicelib.auth import users
+from chalicelib.auth.declarations import ROLE, USER
 from chalicelib.domain.kernel import access, cached, service
 from chalicelib.domain.kernel.access import Action
-from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.present import present_one
 
 routes = Routes("users")
-standard.install(routes, ROLE)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route("/users/self", "GET", access=OPEN)

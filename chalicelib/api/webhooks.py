@@ -9,10 +9,9 @@ from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.webhooks import webhooks
 from chalicelib.domain.webhooks.catalog import webhook_triggers
-from chalicelib.domain.webhooks.declarations import WEBHOOK
 
 routes = Routes("webhooks")
-standard.install(routes, WEBHOOK)
+standard.install_declared(routes)  # the resources whose declarations name this table
 
 
 @routes.route("/hooks/triggers", "GET", access=(Need("hook", Action.VIEW),))

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 
 from chalicelib.auth import clients, oauth2, settings
+from chalicelib.auth.declarations import USER
 from chalicelib.auth.errors import AuthError, require_api
-from chalicelib.domain.kernel.basics import USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store

@@ -4,10 +4,10 @@ import time
 from collections.abc import Iterable
 
 from chalicelib import config
-from chalicelib.auth import clients, settings
+from chalicelib.auth import clients, passwords, settings
+from chalicelib.auth.declarations import ROLE, USER
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import cached, passwords, service
-from chalicelib.domain.kernel.basics import ROLE, USER
+from chalicelib.domain.kernel import cached, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc

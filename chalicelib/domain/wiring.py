@@ -1,67 +1,51 @@
-"""The house assembled: every capability's resources registered in the kernel's registry, and the
-one table of subscribers through which a capability reacts to another's writes.
+"""The house assembled: every capability's resources for the kernel's registry, and the one table of
+subscribers through which a capability reacts to another's writes.
 
-Importing this module installs both (the API, the workers and the command line import it before
-they serve). It is the only domain module that imports every capability; no capability imports it.
+A capability declares its resources once, in its `declarations.py` (`RESOURCES`: storage, JSON keys,
+attributes, hooks, permission, and the route table serving it); `CAPABILITIES` lists those modules
+once. Importing this module installs nothing: `bootstrap.assemble()` registers these resources with
+auth's (users, roles) and installs the table, called by each composition root (`app.py`, the command
+line, the first start, the local stack, the tests) before it serves; the API installs the standard and
+batch routes from the same declarations (`api/standard.py`, `api/batch.py`). It is the only domain
+module that imports every capability; no capability imports it.
 """
 
-from chalicelib.domain.automations import automation_runs, journeys, segment_usage
-from chalicelib.domain.automations.declarations import AUTOMATION
-from chalicelib.domain.contacts import erasure
-from chalicelib.domain.contacts.declarations import (
-    ADDRESS,
-    COMPANY,
-    COMPANY_FIELD,
-    CONTACT,
-    CONTACT_FIELD,
-    DEVICE,
-    NOTE,
-)
-from chalicelib.domain.kernel import registry, subscribers
-from chalicelib.domain.kernel.basics import CATEGORY, ROLE, TAG, USER
-from chalicelib.domain.kernel.resources import Resource
-from chalicelib.domain.messaging import email_sends, send_erasure, user_emails
-from chalicelib.domain.messaging.declarations import DYNAMIC_CONTENT, EMAIL, MESSAGE, NOTIFICATION, SMS, TWEET
-from chalicelib.domain.points import points_engine
-from chalicelib.domain.points.declarations import POINT, POINT_GROUP, TRIGGER
-from chalicelib.domain.segments import membership, rebuilds
-from chalicelib.domain.segments.declarations import SEGMENT
-from chalicelib.domain.stages import stages
-from chalicelib.domain.stages.declarations import STAGE
-from chalicelib.domain.views.declarations import REPORT
-from chalicelib.domain.web import visit_erasure
-from chalicelib.domain.web.declarations import ASSET, FOCUS, FORM, PAGE
-from chalicelib.domain.webhooks import webhook_events
-from chalicelib.domain.webhooks.declarations import WEBHOOK
+from types import ModuleType
 
-# The resources with the standard routes, in route order (users and notes have routes of their own).
-RESOURCES: tuple[Resource, ...] = (
-    CONTACT,
-    WEBHOOK,
-    AUTOMATION,
-    FORM,
-    CONTACT_FIELD,
-    COMPANY_FIELD,
-    ADDRESS,
-    EMAIL,
-    SEGMENT,
-    DYNAMIC_CONTENT,
-    TRIGGER,
-    POINT,
-    NOTIFICATION,
-    PAGE,
-    SMS,
-    COMPANY,
-    TWEET,
-    ASSET,
-    TAG,
-    CATEGORY,
-    ROLE,
-    STAGE,
+from chalicelib.domain.automations import automation_runs, journeys, segment_usage
+from chalicelib.domain.automations import declarations as automations
+from chalicelib.domain.contacts import declarations as contacts
+from chalicelib.domain.contacts import erasure
+from chalicelib.domain.kernel import basics, subscribers
+from chalicelib.domain.kernel.resources import Resource
+from chalicelib.domain.messaging import declarations as messaging
+from chalicelib.domain.messaging import email_sends, send_erasure, user_emails
+from chalicelib.domain.points import declarations as points
+from chalicelib.domain.points import points_engine
+from chalicelib.domain.segments import declarations as segments
+from chalicelib.domain.segments import membership, rebuilds
+from chalicelib.domain.stages import declarations as stage_declarations
+from chalicelib.domain.stages import stages
+from chalicelib.domain.views import declarations as views
+from chalicelib.domain.web import declarations as web
+from chalicelib.domain.web import visit_erasure
+from chalicelib.domain.webhooks import declarations as webhooks
+from chalicelib.domain.webhooks import webhook_events
+
+# Each capability's declarations (tags and categories are the kernel's), from the bottom up.
+CAPABILITIES: tuple[ModuleType, ...] = (
+    basics,
+    contacts,
+    segments,
+    stage_declarations,
+    points,
+    messaging,
+    web,
+    automations,
+    webhooks,
+    views,
 )
-RESOURCES += (FOCUS, MESSAGE, DEVICE, POINT_GROUP)  # focus items, marketing messages, devices, point groups
-# The resources with the batch routes: those with the standard routes, and notes (users have none).
-BATCHED = RESOURCES + (NOTE,)
+RESOURCES: tuple[Resource, ...] = tuple(resource for capability in CAPABILITIES for resource in capability.RESOURCES)
 
 SUBSCRIBERS = subscribers.Table(
     # In a contact's write, before it is stored, in this order:
@@ -110,7 +94,3 @@ SUBSCRIBERS = subscribers.Table(
         ("contact", "stage"): stages.STAGE_COMMAND,
     },
 )
-
-# Resources with routes of their own: users, notes, reports (read-only views; no batch routes).
-registry.install(RESOURCES + (USER, NOTE, REPORT))
-subscribers.install(SUBSCRIBERS)

@@ -2,7 +2,9 @@
 
 On AWS each queue feeds a Lambda function through the `on_sqs_message` handlers of `app.py`, in
 batches (SOURCES), and the jobs run from its `schedule` handlers; locally `devstack/workers.py` runs the
-very same `consume` in threads (and `drain` runs it synchronously in tests).
+very same `consume` in threads (and `drain` runs it synchronously in tests). The registry and the
+subscriber table the handlers write through are installed by those callers' composition roots
+(`bootstrap.assemble()` in `app.py`, `devstack/server.py`, `tests/conftest.py`), not by this package.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from chalicelib import observe
-from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.contacts import contact_merge, erasure
 from chalicelib.domain.messaging import broadcast_index, broadcasts

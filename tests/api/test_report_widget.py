@@ -300,7 +300,7 @@ def test_a_graph_reads_the_report_s_rows_in_batches(api):
 
 def test_time_on_site_is_the_time_to_the_contact_s_next_hit(api, frozen):
     """A hit is left when the same contact's next hit comes within Mautic's 1800 s session
-    (`kernel/time_on_page.py`); the last hit, and one followed only after the session, are not."""
+    (`contacts/time_on_page.py`); the last hit, and one followed only after the session, are not."""
     make_page(api)
     pia = api.post("/api/contacts/new", {"email": "pia@example.com"}).json["contact"]
     start = frozen.moment.replace(microsecond=0)

@@ -126,7 +126,7 @@ def test_one_address_trying_many_usernames_is_throttled(api, monkeypatch):
 
 
 def test_an_unknown_username_costs_a_password_verification_too(api, monkeypatch):
-    from chalicelib.domain.kernel import passwords
+    from chalicelib.auth import passwords
 
     checked = []
     real = passwords.verify

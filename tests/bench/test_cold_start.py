@@ -26,7 +26,6 @@ RUNS = 7
 IMPORT = "import time; t = time.perf_counter(); import app; print(time.perf_counter() - t)"
 SEED = """
 from chalicelib import bootstrap
-from chalicelib.domain import wiring
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context

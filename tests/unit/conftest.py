@@ -72,7 +72,6 @@ def queued() -> dict[str, list[Any]]:
 @pytest.fixture(scope="session")
 def _first_start() -> MemoryStore:
     """The in-memory store right after a first start, built once."""
-    import chalicelib.domain.wiring  # noqa: F401 - registers the resources and the subscriber table
     from chalicelib import bootstrap
     from chalicelib.store import port
 

@@ -3,7 +3,7 @@
 import pytest
 
 from chalicelib import config
-from chalicelib.domain.kernel import ip_privacy
+from chalicelib.domain.contacts import ip_privacy
 
 
 @pytest.mark.parametrize(

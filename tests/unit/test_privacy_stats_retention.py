@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from chalicelib import config
+from chalicelib.domain.contacts import contact_timeline
 from chalicelib.domain.kernel import clock, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import email_stats, send_retention
@@ -31,7 +32,7 @@ def _events(contact_id: int, days: float, *events: dict) -> list[int]:
 
 
 def _timeline(contact_id: int) -> list[str]:
-    return [e["event"] for e in timeline.events_of(contact_id)]
+    return [e["event"] for e in contact_timeline.events_of(contact_id)]
 
 
 @pytest.fixture

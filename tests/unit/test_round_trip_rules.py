@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from chalicelib.domain import wiring  # noqa: F401  (registers the resources)
 from chalicelib.domain.automations.declarations import AUTOMATION
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import service

@@ -1,10 +1,10 @@
-"""Time on page derived from ordered hits (`kernel/time_on_page.py`): a hit is left when its
+"""Time on page derived from ordered hits (`contacts/time_on_page.py`): a hit is left when its
 visitor's next hit comes within Mautic's 1800 s session (the `mautic_referer_id` cookie), read
 newest first or oldest first with the other items keeping their places."""
 
 from datetime import datetime, timedelta, timezone
 
-from chalicelib.domain.kernel import time_on_page
+from chalicelib.domain.contacts import time_on_page
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 

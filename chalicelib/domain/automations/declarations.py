@@ -32,6 +32,7 @@ AUTOMATION = Resource(
     prefix="automations",
     singular="automation",
     plural="automations",
+    routes="marketing",
     category="object",
     permission="campaign:campaigns",
     attrs=(
@@ -49,3 +50,6 @@ AUTOMATION = Resource(
     uniques=("alias",),
     hooks=AutomationHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (AUTOMATION,)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
 from chalicelib import config
-from chalicelib.domain.contacts import devices
+from chalicelib.domain.contacts import contact_timeline, devices
 from chalicelib.domain.contacts.contact_document import CompanyLink, Contact
 from chalicelib.domain.kernel import access, batching, clock, references, registry, service, timeline
 from chalicelib.domain.kernel import attributes as a
@@ -320,12 +320,12 @@ def contact_companies(contacts: Resource, companies: Resource, contact_id: Entit
 def activity(resource: Resource, contact_id: EntityId, query: Doc) -> Doc:
     """The contact's timeline with the spec's filters (`filters[...]`, `order`, `page`, `limit`)."""
     service.load(resource, contact_id)
-    return timeline.read(contact_id, *_timeline_query(query))
+    return contact_timeline.read(contact_id, *_timeline_query(query))
 
 
 def all_activity(query: Doc) -> Doc:
     """All contacts' events with the same filters and paging (compat 9.1, `GET /contacts/activity`)."""
-    return timeline.read_all(*_timeline_query(query))
+    return contact_timeline.read_all(*_timeline_query(query))
 
 
 def _timeline_query(query: Doc) -> tuple[Doc, tuple[str, str], int, int]:

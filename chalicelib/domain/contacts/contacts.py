@@ -13,6 +13,7 @@ from chalicelib.domain.contacts import (
     devices,
     erasure,
     frequency_rules,
+    ip_privacy,
 )
 from chalicelib.domain.contacts.contact_document import Contact, TagEntry
 from chalicelib.domain.contacts.custom_fields import definitions
@@ -22,7 +23,6 @@ from chalicelib.domain.kernel import (
     cache_keys,
     cached,
     clock,
-    ip_privacy,
     references,
     search,
     service,

@@ -12,6 +12,7 @@ CONTACT = Resource(
     prefix="contacts",
     singular="contact",
     plural="contacts",
+    routes="contacts",
     audit="A-",
     empty_list_object=True,
     total_as_text=True,  # CustomFieldRepositoryTrait's raw COUNT (testEmptyResponseReturnsJsonObject)
@@ -46,6 +47,7 @@ COMPANY = Resource(
     prefix="companies",
     singular="company",
     plural="companies",
+    routes="contacts",
     audit="A-",
     empty_list_object=True,
     total_as_text=True,  # CustomFieldRepositoryTrait's raw COUNT (testEmptyResponseReturnsJsonObject)
@@ -66,6 +68,7 @@ COMPANY_FIELD, CONTACT_FIELD = (
         prefix=prefix,
         singular="field",
         plural="fields",
+        routes="contacts",
         attrs=(
             a.text("label", required=True, max_length=191),  # LeadField's Assert\Length
             a.text("alias"),
@@ -97,6 +100,7 @@ NOTE = Resource(
     prefix="notes",
     singular="note",
     plural="notes",
+    routes="contacts",
     audit="A-",
     keyed_list=False,
     permission="lead:leads",
@@ -116,6 +120,7 @@ ADDRESS = Resource(
     prefix="addresses",
     singular="address",
     plural="addresses",
+    routes="contacts",
     audit=None,
     keyed_list=False,
     put=False,
@@ -139,6 +144,7 @@ DEVICE = Resource(
     prefix="devices",
     singular="device",
     plural="devices",
+    routes="contacts",
     audit=None,
     keyed_list=False,
     permission="lead:leads",
@@ -160,3 +166,6 @@ DEVICE = Resource(
     hooks=devices.DeviceHooks(),
     writes=devices,
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (CONTACT, COMPANY, CONTACT_FIELD, COMPANY_FIELD, ADDRESS, NOTE, DEVICE)

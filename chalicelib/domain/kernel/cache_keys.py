@@ -18,7 +18,7 @@ class CacheKey(NamedTuple):
 # One entry per request.
 NOW_DATETIME = CacheKey("now-datetime")  # ctx.now as a datetime (segments, journeys)
 VERSIONS = CacheKey("versions")  # the versions of the cached kinds (kernel/cached.py)
-ROLES_BY_ID = CacheKey("roles-by-id")  # {id: role} (kernel/people.py)
+ROLES_BY_ID = CacheKey("roles-by-id")  # {id: role} (auth/people.py)
 CATEGORY_ALIASES = CacheKey("category-aliases")  # {category id: alias} (kernel/listing.py)
 REVOKED_SUBJECTS = CacheKey("revoked-subjects")  # the latest revocations (auth/clients.py)
 TAG_IDS = CacheKey("tag-ids")  # {tag name: id} (contacts)

@@ -1,6 +1,7 @@
-"""The registry: every resource of the API by kind. Each capability declares its own resources;
-`domain/wiring.py` registers them all once, at start-up, and the standard routes, storage kinds
-and list behaviour are driven from the declarations."""
+"""The registry: every resource of the API by kind. Each capability declares its own resources
+(`RESOURCES` of its `declarations.py`, listed once in `domain/wiring.py`; auth's users and roles in
+`auth/declarations.py`); `bootstrap.assemble()` registers them all when a composition root starts, and
+the standard routes, storage kinds and list behaviour are driven from the declarations."""
 
 from collections.abc import Iterable
 
@@ -10,7 +11,7 @@ _by_kind: dict[str, Resource] = {}
 
 
 class NotInstalled(LookupError):
-    """A resource was looked up before `domain.wiring` registered the declarations."""
+    """A resource was looked up before `bootstrap.assemble()` registered the declarations."""
 
 
 def install(resources: Iterable[Resource]) -> None:
@@ -24,7 +25,7 @@ def resource(kind: str) -> Resource:
     try:
         return _by_kind[kind]
     except KeyError:
-        raise NotInstalled(f"no resource {kind!r}: import chalicelib.domain.wiring first") from None
+        raise NotInstalled(f"no resource {kind!r}: call chalicelib.bootstrap.assemble() first") from None
 
 
 def resources() -> tuple[Resource, ...]:

@@ -18,6 +18,8 @@ from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, 
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
 
+STANDARD_OPERATIONS = frozenset({"list", "create", "get", "edit", "delete"})  # the routes `api/standard.py` installs
+
 AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser", "modifiedBy", "modifiedByUser")
 
 
@@ -207,6 +209,11 @@ class Resource:
         "name",
     )  # what another resource's reference to this one shows (Mautic's list group)
     permission: str | None = None  # the `bundle:level` of Mautic's permissions guarding it (domain/kernel/access.py)
+    # where the API serves it: the route table (`chalicelib/api/<routes>.py`) that installs its standard
+    # operations and the batch routes, or None for a resource with routes of its own only (users)
+    routes: str | None = None
+    operations: frozenset[str] = STANDARD_OPERATIONS  # those standard operations (its table serves the others)
+    batch: bool = True  # the batch routes (`/<prefix>/batch/...`), for a resource with PUT
     hooks: Hooks = dc_field(default_factory=Hooks)
     # create/edit/delete with the signatures of the kernel's service, for a resource whose documents
     # live inside another's (devices in their contact); None: the kernel's service.

@@ -2,8 +2,8 @@
 
 The kernel's standard operations store a document; what that write means to the other
 capabilities (point triggers crossed, journeys advanced, segment membership, webhook events,
-follow-up work) is done by the subscribers `domain/wiring.py` lists in one table and installs at
-start-up. The phases of a write, in order:
+follow-up work) is done by the subscribers `domain/wiring.py` lists in one table, installed by
+`bootstrap.assemble()` from each composition root. The phases of a write, in order:
 
 * `write`, per kind: inside the write, before it is stored. handler(change) -> (items, events):
   derived (kind, id, document or None) items stored in the same transaction and further timeline
@@ -74,15 +74,22 @@ class Table:
     commands: Mapping[tuple[str, str], Command] = field(default_factory=dict)
 
 
-_installed = [Table()]
+class NotInstalled(LookupError):
+    """A write consulted the table before a composition root called `bootstrap.assemble()`."""
+
+
+_installed: list[Table] = []
 
 
 def install(table: Table) -> None:
     """Make `table` the one the standard operations consult."""
-    _installed[0] = table
+    _installed[:] = [table]
 
 
 def _table() -> Table:
+    """The installed table; a write without one would skip every reaction silently, so it fails."""
+    if not _installed:
+        raise NotInstalled("no subscriber table: call chalicelib.bootstrap.assemble() first")
     return _installed[0]
 
 

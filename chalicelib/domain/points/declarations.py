@@ -11,6 +11,7 @@ POINT = Resource(
     prefix="points",
     singular="point",
     plural="points",
+    routes="points",
     keyed_list=False,
     category="title",
     permission="point:points",
@@ -32,6 +33,7 @@ TRIGGER = Resource(
     prefix="points/triggers",
     singular="trigger",
     plural="triggers",
+    routes="points",
     keyed_list=False,
     category="title",
     permission="point:triggers",
@@ -67,6 +69,7 @@ POINT_GROUP = Resource(
     prefix="points/groups",
     singular="pointGroup",
     plural="pointGroups",
+    routes="points",
     audit="A-",
     keyed_list=False,
     permission="point:groups",
@@ -75,3 +78,6 @@ POINT_GROUP = Resource(
     summary=("id", "name", "description"),
     hooks=PointGroupHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (POINT, TRIGGER, POINT_GROUP)

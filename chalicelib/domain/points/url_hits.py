@@ -5,7 +5,7 @@ match it, this hit included (Mautic stores the hit before its points subscriber 
 
 - `page_hits` N: at least N such hits;
 - `accumulative_time` T: their time on page (a hit is left at the contact's next hit within the
-  session, kernel/time_on_page.py) adds up to at least T;
+  session, contacts/time_on_page.py) adds up to at least T;
 - `returns_within` T / `returns_after` T: the contact's previous such hit came at most / at least T ago;
 - `first_time` (true): this is the first such hit.
 
@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from chalicelib.domain.contacts import time_on_page
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import time_on_page
 from chalicelib.domain.kernel.types import JSON
 
 UNIT_SECONDS = {"i": 60, "H": 3600, "d": 86400, "m": 2_592_000}

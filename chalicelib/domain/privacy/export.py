@@ -6,9 +6,9 @@ never a whole table, so its cost grows with that contact's data only (docs/priva
 from collections.abc import Iterable, Sequence
 
 from chalicelib.domain.automations import journey_items
-from chalicelib.domain.contacts import contact_categories, devices, notes
+from chalicelib.domain.contacts import contact_categories, contact_timeline, devices, notes
 from chalicelib.domain.contacts.declarations import COMPANY, CONTACT, NOTE
-from chalicelib.domain.kernel import redaction, service, timeline
+from chalicelib.domain.kernel import redaction, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.present import present, present_one
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -28,7 +28,7 @@ SECRET_ENDINGS = ("hash", "Hash", "secret", "token", "password")
 def export(contact_id: JSON, ctx: Context) -> Doc:
     """Everything held about the contact: its fields and the data of every capability about it."""
     doc: Doc = service.load(CONTACT, contact_id, ctx)
-    events = timeline.events_of(doc["id"])
+    events = contact_timeline.events_of(doc["id"])
     shown = present_one(CONTACT, doc, ctx)
     return {
         "format": FORMAT,

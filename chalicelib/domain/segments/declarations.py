@@ -9,6 +9,7 @@ SEGMENT = Resource(
     prefix="segments",
     singular="list",
     plural="lists",
+    routes="marketing",
     audit="A-",
     category="object",
     permission="lead:lists",
@@ -25,3 +26,6 @@ SEGMENT = Resource(
     summary=("id", "name", "publicName", "alias", "description", "category"),
     hooks=SegmentHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (SEGMENT,)

@@ -9,6 +9,7 @@ STAGE = Resource(
     prefix="stages",
     singular="stage",
     plural="stages",
+    routes="stages",
     keyed_list=False,
     category="object",
     permission="stage:stages",
@@ -17,3 +18,6 @@ STAGE = Resource(
     summary=("id", "name", "category", "weight", "description"),
     hooks=StageHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (STAGE,)

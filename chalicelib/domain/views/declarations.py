@@ -1,7 +1,7 @@
 """The resource of the views: report definitions (Mautic's Report entity)."""
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel.resources import Resource, read_only
+from chalicelib.domain.kernel.resources import STANDARD_OPERATIONS, Resource, read_only
 from chalicelib.domain.views.report_definitions import ReportHooks
 from chalicelib.domain.views.report_sources import SOURCES
 
@@ -10,6 +10,9 @@ REPORT = Resource(
     prefix="reports",
     singular="report",
     plural="reports",
+    routes="reports",
+    operations=STANDARD_OPERATIONS - {"get"},  # `api/reports.py` answers a report with its run
+    batch=False,
     audit="A-",
     keyed_list=False,
     permission="report:reports",
@@ -48,3 +51,6 @@ REPORT = Resource(
     ),
     hooks=ReportHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (REPORT,)

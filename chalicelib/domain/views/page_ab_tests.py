@@ -11,7 +11,8 @@ is not set), read newest first from the all-contacts feed as the `page_hits` sta
 
 from collections.abc import Iterable, Mapping
 
-from chalicelib.domain.kernel import access, clock, counters, registry, service, time_on_page, variants
+from chalicelib.domain.contacts import time_on_page
+from chalicelib.domain.kernel import access, clock, counters, registry, service, variants
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import ValidationError

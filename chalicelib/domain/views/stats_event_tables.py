@@ -1,14 +1,15 @@
 """The tables of the stats catalogue (`stats_catalogue.py`) answered from timeline events: the
 events of one type (the all-contacts feed, or one contact's timeline for `where lead_id eq N`), through
 `messaging/stats_tables.py` for the tables it had before (docs/activity-and-stats.md), `page_hits` with
-the `date_left` derived as it is read (`kernel/time_on_page.py`). Also the
+the `date_left` derived as it is read (`contacts/time_on_page.py`). Also the
 `Reader` every table's read is, and `bounded`, the read limit they share.
 """
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from datetime import datetime
 
-from chalicelib.domain.kernel import time_on_page, timeline
+from chalicelib.domain.contacts import time_on_page
+from chalicelib.domain.kernel import timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import stats_tables

@@ -9,7 +9,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from chalicelib.domain.kernel import clock, references, registry, time_on_page
+from chalicelib.domain.contacts import time_on_page
+from chalicelib.domain.kernel import clock, references, registry
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging.stats_tables import db_value

@@ -9,7 +9,8 @@ import re
 from collections.abc import Mapping
 from html import escape
 
-from chalicelib.domain.kernel import registry, service, timeline
+from chalicelib.domain.contacts import contact_timeline
+from chalicelib.domain.kernel import registry, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
@@ -41,7 +42,7 @@ def visitor(form: Doc, contact: Doc | None) -> Visitor:
     if form_display.uses_progressive_profiling(form):
         submissions = [
             (e["details"].get("submission") or {})
-            for e in timeline.events_of(contact["id"])
+            for e in contact_timeline.events_of(contact["id"])
             if e["event"] == "form.submitted" and (e["details"].get("form") or {}).get("id") == form["id"]
         ]
     return Visitor(values=contact.get("values") or {}, submissions=submissions, known=True)

@@ -9,6 +9,7 @@ WEBHOOK = Resource(
     prefix="hooks",
     singular="hook",
     plural="hooks",
+    routes="webhooks",
     category="object",
     permission="webhook:webhooks",
     attrs=(
@@ -21,3 +22,6 @@ WEBHOOK = Resource(
     ),
     hooks=WebhookHooks(),
 )
+
+# The resources this capability declares, registered by `domain/wiring.py`.
+RESOURCES = (WEBHOOK,)

@@ -10,7 +10,8 @@ change the password, email or username of a user whose role grants a permission 
 
 from collections.abc import Mapping, Sequence
 
-from chalicelib.domain.kernel import access, cache_keys, cached, passwords, permission_catalog, search
+from chalicelib.auth import passwords
+from chalicelib.domain.kernel import access, cache_keys, cached, permission_catalog, search
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
