@@ -176,8 +176,8 @@ def _users(args: argparse.Namespace, ctx: Context) -> Result:
 
 def _role_names(ctx: Context) -> str:
     """The roles a user may be given, as `id name` pairs, for an error message."""
-    from chalicelib.domain.kernel import cached
     from chalicelib.auth.declarations import ROLE
+    from chalicelib.domain.kernel import cached
 
     roles = cached.documents(ROLE.kind, ctx)
     return ", ".join(f"{role['id']} {role.get('name')}" for role in roles) or "none yet; `administrator` creates it"

@@ -7,8 +7,8 @@ import pytest
 
 from chalicelib import cli
 from chalicelib.auth import users
-from chalicelib.domain.kernel import service
 from chalicelib.auth.declarations import ROLE
+from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 
 
