@@ -178,6 +178,18 @@ def seed(c):
             "properties": {"addToLists": [ids["vip"]], "removeFromLists": []},
             "triggerMode": "immediate",
         },
+        {
+            "id": "new4",
+            "name": "Later",
+            "type": "lead.changetags",
+            "eventType": "action",
+            "order": 4,
+            "parent": "new1",
+            "properties": {"add_tags": ["later"]},
+            "triggerMode": "interval",
+            "triggerInterval": 3,
+            "triggerIntervalUnit": "d",
+        },
     ]
     ids["onboard"] = c.new(
         "/campaigns", {"name": "Onboard", "lists": [ids["red"]], "events": events, "isPublished": True}

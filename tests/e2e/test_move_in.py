@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -130,7 +131,7 @@ def _compare_content(src, dst, maps, ids):
     flow = _one(dst, f"/automations/{maps['automation'][ids['onboard']]}", "automation")
     assert flow["isPublished"] is False and _ids(flow["lists"]) == [maps["segment"][ids["red"]]]
     events = sorted(flow["events"], key=lambda e: e["order"])
-    assert [e["type"] for e in events] == ["email.send", "email.open", "lead.changelist"]
+    assert [e["type"] for e in events] == ["email.send", "email.open", "lead.changelist", "lead.changetags"]
     assert int(events[0]["properties"]["email"]) == maps["email"][ids["welcome"]]
     assert _ids(events[1]["parent"]) == [events[0]["id"]] and events[2]["decisionPath"] == "yes"
 
@@ -185,10 +186,49 @@ def _compare_segments(src, dst, maps, ids):
     assert _ids(named) == [maps["segment"][ids["later"]]]
 
 
+def _log(client, automation, contact):
+    answer = client.ok("GET", f"/campaigns/{automation}/events/contact/{contact}")
+    return {
+        e["name"]: [(g["dateTriggered"], g["isScheduled"], g["triggerDate"], g["metadata"]) for g in e["contactLog"]]
+        for e in answer["events"]
+    }
+
+
+def _members(client, automation):
+    return sorted(int(r["lead_id"]) for r in client.ok("GET", f"/campaigns/{automation}/contacts")["contacts"])
+
+
+def _settled(src, automation):
+    """The source's members once their welcome email has run (the local stack's worker sends it)."""
+    for _ in range(120):
+        members = _members(src, automation)
+        logs = [_log(src, automation, m)["Send"] for m in members]
+        if len(members) == 2 and all(log and log[0][3]["status"] in ("ok", "failed") for log in logs):
+            return members
+        time.sleep(0.5)
+    raise AssertionError(f"the source's automation did not run: {members}")
+
+
+def _compare_journeys(src, dst, maps, ids, members):
+    """Each member's log here as at the source: the welcome ran (not again), the later tag scheduled at
+    its original time, the decision waiting."""
+    copy = maps["automation"][ids["onboard"]]
+    assert _members(dst, copy) == sorted(maps["contact"][m] for m in members)
+    logs = []
+    for member in members:
+        theirs, ours = _log(src, ids["onboard"], member), _log(dst, copy, maps["contact"][member])
+        assert ours == theirs
+        logs.append(ours)
+    ann, cy = logs  # Cy's email was refused (do not contact): nothing follows it
+    assert ann["Send"][0][3]["status"] == "ok" and ann["Later"][0][1] is True
+    assert ann["Later"][0][2] > ann["Send"][0][0] and ann["Opened?"] == [] and cy["Later"] == []
+
+
 def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothing(stacks, tmp_path):
     source, target = stacks
     src, dst = _client(source), _client(target)
     ids = seed(src)
+    members = _settled(src, ids["onboard"])
     dry = _move(source, target, "--dry-run")
     assert dry["dryRun"] and dry["kinds"]["contact"]["copied"] == 3 and dry["kinds"]["email"]["copied"] == 4
     assert _mapping(target, "contact") == {} and dst.ok("GET", "/emails")["total"] in (0, "0")
@@ -237,6 +277,8 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     _compare_content(src, dst, maps, ids)
     _compare_assets(src, dst, maps, ids)
     _compare_rest(dst, maps, ids)
+    _compare_journeys(src, dst, maps, ids, members)
+    assert kinds["journey"]["copied"] == 2
     assert len(_outbox(target)) == sent_before  # nothing sent for the copy
     code, client = target.cli(
         "clients", "create", "--name", "mover", "--grant", "client_credentials", "--user", "admin"

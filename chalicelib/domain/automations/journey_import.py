@@ -109,6 +109,8 @@ def _wait(entry: JourneyEntry, automation: Doc, zone: tzinfo, ctx: Context) -> N
         reached = _reached(entry, automation, decision)
         if decision.get("eventType") != "decision" or key in entry["done"] or reached is None:
             continue
+        if _went_no(entry, automation, decision):
+            continue
         entry["waiting"][key] = reached
         for child in graph.children(automation, decision["id"], "no"):
             if str(child["id"]) not in entry["done"] and child["id"] not in pending:
@@ -116,6 +118,17 @@ def _wait(entry: JourneyEntry, automation: Doc, zone: tzinfo, ctx: Context) -> N
                 journey_routing.schedule(
                     entry, child["id"], due, decision=decision["id"], slot=journey_routing.next_run(due, ctx)
                 )
+
+
+def _went_no(entry: JourneyEntry, automation: Doc, decision: Doc) -> bool:
+    """Mautic logs no decision whose no path was taken, only its children (`nonActionPathTaken`): a
+    no-path child that ran closes the decision the no way, at that time."""
+    no_path = graph.children(automation, decision["id"], "no")
+    ran = [entry["done"][str(c["id"])]["at"] for c in no_path if str(c["id"]) in entry["done"]]
+    if not ran:
+        return False
+    entry["done"][str(decision["id"])] = {"at": min(ran), "status": "no", "reason": None}
+    return True
 
 
 def _reached(entry: JourneyEntry, automation: Doc, event: Doc) -> str | None:
