@@ -34,6 +34,8 @@ class Kind:
     skip: Callable[[Doc], str | None] | None = None
     file: bool = False  # a file read from the source's downloadUrl (assets.py)
     children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
+    edit: str = "PATCH"  # PUT for a kind whose nested items (form fields) a PATCH would add again
+    after: Callable[[Any, Doc, int], None] | None = None  # run(the Run), doc, new id: links set once written
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
         """The payload that creates (or updates) the copy of `doc`."""
@@ -77,7 +79,7 @@ def _email(out: Doc, doc: Doc, maps: Maps) -> Doc:
 
 def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A form's fields (new ids) and actions (properties remapped)."""
-    left_out = ("id", "formId", "parent", "conditions")  # conditions name the source's field ids
+    left_out = ("id", "formId", "parent", "conditions")  # set once the fields have ids (links.form_fields)
     out["fields"] = [{k: v for k, v in f.items() if k not in left_out} for f in items(doc.get("fields"))]
     out["actions"] = [
         dict(
@@ -87,6 +89,13 @@ def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
         for a in items(doc.get("actions"))
     ]
     return out
+
+
+def _form_links(run: Any, doc: Doc, new_id: int) -> None:
+    """The copied form's fields shown under another (links.py, which reads these kinds)."""
+    from chalicelib.movein import links
+
+    links.form_fields(run, doc, new_id)
 
 
 def _automation(out: Doc, doc: Doc, maps: Maps) -> Doc:
@@ -271,6 +280,8 @@ KINDS: tuple[Kind, ...] = (
         ("cachedHtml", "submissionCount"),
         refs={"category": "category"},
         finish=_form,
+        edit="PUT",
+        after=_form_links,
     ),
     Kind(
         "page",

@@ -13,7 +13,7 @@ import pytest
 from chalicelib.movein import guard, mover
 from chalicelib.movein.client import Api, Credentials
 from chalicelib.movein.run import Run
-from tests.e2e.movein_seed import GUIDE, REMOTE, Client, seed
+from tests.e2e.movein_seed import CONDITIONS, GUIDE, REMOTE, Client, seed
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
 
 
@@ -123,7 +123,14 @@ def _compare_content(src, dst, maps, ids):
         assert [maps["category"][i] for i in _ids(a["category"])] == _ids(b["category"])
         assert b["isPublished"] is (a["isPublished"] and a["emailType"] != "list")
     form = _one(dst, f"/forms/{maps['form'][ids['form']]}", "form")
-    assert [f["alias"] for f in form["fields"]] == ["email", "send"]
+    assert [f["alias"] for f in form["fields"]] == ["email", "topic", "which", "send"]
+    fields = {f["alias"]: f for f in form["fields"]}
+    assert int(fields["which"]["parent"]) == fields["topic"]["id"] and fields["which"]["conditions"] == CONDITIONS
+    news = _one(dst, f"/emails/{maps['email'][ids['news']]}", "email")
+    assert (_ids(news["unsubscribeForm"]), _ids(news["preferenceCenter"])) == (
+        [form["id"]],
+        [maps["page"][ids["landing"]]],
+    )
     actions = {a["type"]: a["properties"] for a in form["actions"]}
     assert int(actions["email.send.lead"]["email"]) == maps["email"][ids["welcome"]]
     assert _ids(actions["lead.changelist"]["addToLists"]) == [maps["segment"][ids["vip"]]]
