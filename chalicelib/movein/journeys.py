@@ -104,11 +104,14 @@ def _member(
         if done.entries.get(lead, (None, None))[1] == digest:
             run.report.count(KIND, "skipped")
             return None
-        run.target.call("POST", f"/movein/journeys/{contact}", {"automations": [journey]})
+        answer = run.target.call("POST", f"/movein/journeys/{contact}", {"automations": [journey]})
     except ApiFailure as failure:
         run.report.count(KIND, "failed", reason=str(failure))
         return None
-    run.report.count(KIND, "copied" if lead not in done.entries else "updated")
+    if answer.get("kept"):
+        run.report.count(KIND, "skipped", reason="the copy is published: its journeys run here now")
+    else:
+        run.report.count(KIND, "copied" if lead not in done.entries else "updated")
     return lead, contact, digest
 
 

@@ -114,3 +114,38 @@ def test_a_limited_user_gets_403_and_changes_nothing(api):
         assert "ann@example.com" not in json.dumps(answer.json)
     assert api.get(f"/api/contacts/{ann['id']}/automations").json["total"] == 0
     assert api.get(f"/api/automations/{automation['id']}/contacts").json["total"] == 0
+
+
+def test_cost_of_a_moved_journey(api):
+    from tests.bench.conftest import dynamodb_calls
+
+    automation = _copy(api)
+    people = [new_contact(api, email=f"p{n}@example.com") for n in range(2)]
+    body = _journey(automation, "2026-01-01T00:00:00+00:00", "2027-01-01T00:00:00+00:00")
+    api.post(f"/api/movein/journeys/{people[0]['id']}", body)  # the process's caches and id blocks warm
+    with dynamodb_calls() as calls:
+        assert api.post(f"/api/movein/journeys/{people[1]['id']}", body).status_code == 200
+    # the contact, the automation, the versions; one transaction: the contact with its members index item,
+    # a due item per scheduled run and the timeline events (docs/storage.md)
+    assert dict(calls) == {"GetItem": 3, "TransactWriteItems": 1}
+
+
+def test_a_decision_whose_no_path_ran_is_closed_the_no_way(api):
+    """Mautic logs the no path's event (`nonActionPathTaken`), not the decision: it is closed, not waiting."""
+    automation = _copy(api)
+    ids = {e["name"]: e["id"] for e in automation["events"]}
+    ann = new_contact(api, email="ann@example.com")
+    journey = {
+        "automation": automation["id"],
+        "dateAdded": "2026-01-01T00:00:00+00:00",
+        "done": [
+            {"event": ids["new1"], "at": "2026-01-01T00:00:00+00:00"},
+            {"event": ids["new3"], "at": "2026-01-03T00:00:00+00:00"},
+            {"event": ids["new4"], "at": "2026-01-02T00:00:00+00:00"},
+        ],
+    }
+    assert api.post(f"/api/movein/journeys/{ann['id']}", {"automations": [journey]}).status_code == 200
+    log = by_name(api.get(f"/api/automations/{automation['id']}/events/contact/{ann['id']}").json["events"])
+    (decided,) = log["new2"]["contactLog"]
+    assert decided["nonActionPathTaken"] is True and decided["dateTriggered"] == "2026-01-03T00:00:00+00:00"
+    assert [len(log[name]["contactLog"]) for name in ("new1", "new3", "new4")] == [1, 1, 1]  # nothing scheduled

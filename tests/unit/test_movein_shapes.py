@@ -138,3 +138,53 @@ def test_a_cursor_source_is_read_by_ranges_of_ids_each_document_once(monkeypatch
     assert _read(api) == dense + [140, 150, 151]  # each once, in order, and those added during the read
     sparse = Cursored([1, 2, 3, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000, 90_000])
     assert _read(sparse, workers=2) == sparse.ids and sparse.calls <= 4  # too sparse for ranges: by the cursor
+
+
+def test_a_mautic_event_log_becomes_a_journey_of_the_copys_events():
+    from chalicelib.movein import journeys
+
+    copies = {
+        11: {"id": 101, "eventType": "action"},
+        12: {"id": 102, "eventType": "condition"},
+        13: {"id": 103, "eventType": "action"},
+        14: {"id": 104, "eventType": "action"},
+    }
+    row = {"lead_id": "7", "date_added": "2025-03-01 10:00:00", "manually_added": "1", "rotation": "2"}
+    logged = {  # Mautic 4 keys events by id; rows of an earlier rotation are left out
+        "11": {"id": 11, "contactLog": [{"dateTriggered": "2025-03-01T10:00:00+00:00", "rotation": "2"}]},
+        "12": {
+            "id": 12,
+            "contactLog": [{"dateTriggered": "2025-03-01T10:05:00+00:00", "nonActionPathTaken": 1, "rotation": 2}],
+        },
+        "13": {
+            "id": 13,
+            "contactLog": [
+                {"dateTriggered": "2024-01-01T00:00:00+00:00", "rotation": 1},
+                {"dateTriggered": None, "isScheduled": True, "triggerDate": "2025-04-01T09:00:00+00:00", "rotation": 2},
+            ],
+        },
+        "14": {
+            "id": 14,
+            "contactLog": [
+                {
+                    "dateTriggered": "2025-03-02T00:00:00+00:00",
+                    "metadata": {"failed": 1, "reason": "No email"},
+                    "rotation": 2,
+                }
+            ],
+        },
+        "99": {"id": 99, "contactLog": [{"dateTriggered": "2025-03-01T10:00:00+00:00"}]},  # not in the copy
+    }
+    journey = journeys._journey(row, 55, copies, kinds.items(logged))
+    assert journey == {
+        "automation": 55,
+        "dateAdded": "2025-03-01 10:00:00",
+        "manuallyAdded": True,
+        "rotation": 2,
+        "done": [
+            {"event": 101, "at": "2025-03-01T10:00:00+00:00", "status": "ok", "reason": None},
+            {"event": 102, "at": "2025-03-01T10:05:00+00:00", "status": "no", "reason": None},
+            {"event": 104, "at": "2025-03-02T00:00:00+00:00", "status": "failed", "reason": "No email"},
+        ],
+        "pending": [{"event": 103, "dueAt": "2025-04-01T09:00:00+00:00", "noPath": False}],
+    }
