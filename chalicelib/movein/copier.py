@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chalicelib.movein import assets, source
+from chalicelib.movein import assets, links, source
 from chalicelib.movein.client import ApiFailure
-from chalicelib.movein.kinds import Kind, items
-from chalicelib.movein.payloads import Doc
+from chalicelib.movein.kinds import Kind
+from chalicelib.movein.payloads import Doc, items
 from chalicelib.movein.run import Run, Timer, created_id, idempotency_key
 
 
@@ -108,8 +108,8 @@ def _write(run: Run, kind: Kind, doc: Doc) -> None:
             new_id = created_id(answer)
         else:
             run.target.call(kind.edit, f"{kind.target}/{new_id}/edit", payload, key=key)
-        if kind.after is not None:
-            kind.after(run, doc, new_id)
+        if kind.linked_fields:
+            links.form_fields(run, doc, new_id)
     except (ApiFailure, assets.NoFile) as failure:
         run.report.count(kind.name, "failed", reason=str(failure))
         return

@@ -19,9 +19,8 @@ from typing import Any
 
 from chalicelib.movein import source
 from chalicelib.movein.client import ApiFailure
-from chalicelib.movein.kinds import items
 from chalicelib.movein.mapping import IdMap
-from chalicelib.movein.payloads import Doc
+from chalicelib.movein.payloads import Doc, items
 from chalicelib.movein.run import Run, Timer, chunked
 
 KIND = "journey"
@@ -51,7 +50,7 @@ def _automation(run: Run, campaign: Doc, target: int | None) -> None:
         return
     done = run.mapping(f"journey_{int(campaign['id'])}")
     jobs = (lambda batch=batch: _batch(run, campaign["id"], target, events, done, batch) for batch in chunked(rows, 50))
-    run.each(jobs)  # type: ignore[arg-type]
+    run.each(jobs)
 
 
 def _batch(run: Run, campaign_id: int, target: Any, events: dict[int, Doc], done: IdMap, rows: list[Doc]) -> None:
@@ -122,7 +121,9 @@ def _journey(row: Doc, target: Any, events: dict[int, Doc], logged: list[Doc]) -
     done, pending = [], []
     for event in logged:
         copied = events.get(int(event.get("id") or 0))
-        for log in items(event.get("contactLog")) if copied else []:
+        if copied is None:
+            continue
+        for log in items(event.get("contactLog")):
             if int(log.get("rotation") or 1) != rotation:
                 continue
             if log.get("isScheduled") and log.get("triggerDate"):
@@ -144,7 +145,8 @@ def _journey(row: Doc, target: Any, events: dict[int, Doc], logged: list[Doc]) -
 def _done(event: Doc, log: Doc) -> Doc:
     """A run that happened: Mautic marks a failure in the metadata, a condition (or a decision) that
     went the no way with `nonActionPathTaken`; this service names the status in the metadata."""
-    metadata = log.get("metadata") if isinstance(log.get("metadata"), dict) else {}
+    raw = log.get("metadata")
+    metadata: Doc = raw if isinstance(raw, dict) else {}
     status = metadata.get("status")
     if status not in STATUSES:
         branching = event.get("eventType") in ("decision", "condition")

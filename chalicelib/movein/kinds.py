@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.movein import payloads
-from chalicelib.movein.payloads import Doc, Maps
+from chalicelib.movein.payloads import Doc, Maps, items
 
 COUNTERS = ("readCount", "sentCount", "hits", "uniqueHits", "downloadCount", "uniqueDownloadCount", "revision")
 
@@ -35,7 +35,7 @@ class Kind:
     file: bool = False  # a file read from the source's downloadUrl (assets.py)
     children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
     edit: str = "PATCH"  # PUT for a kind whose nested items (form fields) a PATCH would add again
-    after: Callable[[Any, Doc, int], None] | None = None  # run(the Run), doc, new id: links set once written
+    linked_fields: bool = False  # fields shown under another, linked once written (links.form_fields)
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
         """The payload that creates (or updates) the copy of `doc`."""
@@ -89,13 +89,6 @@ def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
         for a in items(doc.get("actions"))
     ]
     return out
-
-
-def _form_links(run: Any, doc: Doc, new_id: int) -> None:
-    """The copied form's fields shown under another (links.py, which reads these kinds)."""
-    from chalicelib.movein import links
-
-    links.form_fields(run, doc, new_id)
 
 
 def _automation(out: Doc, doc: Doc, maps: Maps) -> Doc:
@@ -187,12 +180,6 @@ def _report(out: Doc, doc: Doc, maps: Maps) -> Doc:
     return out
 
 
-def items(value: Any) -> list[Doc]:
-    """A list that PHP may have sent as an object keyed by index or id."""
-    items = value.values() if isinstance(value, dict) else value or []
-    return [item for item in items if isinstance(item, dict)]
-
-
 FIELD_DROP = ("isFixed", "object")
 CHILDREN = ("translationChildren", "variantChildren")
 KINDS: tuple[Kind, ...] = (
@@ -281,7 +268,7 @@ KINDS: tuple[Kind, ...] = (
         refs={"category": "category"},
         finish=_form,
         edit="PUT",
-        after=_form_links,
+        linked_fields=True,
     ),
     Kind(
         "page",

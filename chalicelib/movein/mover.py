@@ -4,7 +4,7 @@ memberships with their event logs (journeys.py)."""
 
 from __future__ import annotations
 
-from chalicelib.movein import contacts, copier, guard, journeys, links, memberships
+from chalicelib.movein import contacts, copier, email_links, guard, journeys, memberships
 from chalicelib.movein.kinds import KINDS
 from chalicelib.movein.report import Report
 from chalicelib.movein.run import Run
@@ -24,6 +24,6 @@ def move(run: Run, allow_live: bool = False) -> Report:
         if kind.name == "email":
             memberships.refilter(run)
         if kind.name == "page":
-            links.emails(run)
+            email_links.copy(run)
     journeys.copy(run)
     return run.report

@@ -13,8 +13,7 @@ NOT_READABLE = (
     "users' passwords (Mautic's API never returns them): users are copied with a random password nobody "
     "knows; set a new one with `python -m chalicelib.cli users password --username NAME`",
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
-    "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
-    "points history",
+    "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, points history",
     "automation memberships that ended (Mautic's API lists current members only), and event log rows of "
     "a member's earlier rotations",
     "UTM tags added at the source after a contact's copy (a rerun adds none to a contact copied before)",
