@@ -34,7 +34,7 @@ class Kind:
     skip: Callable[[Doc], str | None] | None = None
     file: bool = False  # a file read from the source's downloadUrl (assets.py)
     children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
-    edit: str = "PATCH"  # PUT for a kind whose nested items (form fields) a PATCH would add again
+    edit: str = "PATCH"  # PUT for a kind whose nested items (form fields, events) a PATCH would add again
     linked_fields: bool = False  # fields shown under another, linked once written (links.form_fields)
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
@@ -289,6 +289,7 @@ KINDS: tuple[Kind, ...] = (
         refs={"category": "category", "lists": "segment", "forms": "form"},
         unpublish=True,
         finish=_automation,
+        edit="PUT",
     ),
     Kind(
         "sms",

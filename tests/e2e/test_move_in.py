@@ -299,8 +299,13 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     # a delta run: what changed at the source since its copy is edited, nothing else
     src.ok("PATCH", f"/contacts/{ids['contacts'][1]}/edit", {"colour": "green", "points": 40})
     src.ok("PATCH", f"/emails/{ids['welcome_fr']}/edit", {"subject": "Bonjour"})
+    src.ok("PATCH", f"/campaigns/{ids['onboard']}/edit", {"description": "Second version"})
     delta = _move(source, target, env=oauth)["kinds"]
     assert (delta["contact"]["updated"], delta["email"]["updated"], delta["contact"]["copied"]) == (1, 1, 0)
+    # the automation edited as a whole (its events replaced, not added to), its journeys set again on them
+    assert (delta["automation"]["updated"], delta["journey"]["updated"]) == (1, 2)
+    assert len(_one(dst, f"/automations/{maps['automation'][ids['onboard']]}", "automation")["events"]) == 4
+    _compare_journeys(src, dst, maps, ids, members)
     bob = _one(dst, f"/contacts/{maps['contact'][ids['contacts'][1]]}", "contact")["fields"]["all"]
     assert (bob["colour"], bob["points"]) == ("green", 40)
     assert _one(dst, f"/emails/{maps['email'][ids['welcome_fr']]}", "email")["subject"] == "Bonjour"
