@@ -66,9 +66,9 @@ def _members(run: Run, campaign_id: int) -> Iterator[Doc]:
         answer = run.source.call("GET", f"/campaigns/{campaign_id}/contacts", query={"start": start, "limit": 200})
         batch = source.rows(answer, ("contacts",))
         yield from batch
-        if len(batch) < 200:
-            return
         start += len(batch)
+        if not batch or start >= source.total(answer):  # a page may hold fewer than asked (a capped limit)
+            return
 
 
 def _paired(run: Run, campaign: Doc, target: int) -> dict[int, Doc] | None:

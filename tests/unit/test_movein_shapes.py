@@ -188,3 +188,18 @@ def test_a_mautic_event_log_becomes_a_journey_of_the_copys_events():
         ],
         "pending": [{"event": 103, "dueAt": "2025-04-01T09:00:00+00:00", "noPath": False}],
     }
+
+
+def test_automation_members_are_paged_to_the_total_even_when_a_page_is_capped():
+    from chalicelib.movein import journeys
+
+    rows = [{"lead_id": str(n)} for n in range(1, 251)]
+    api = Canned(
+        {"total": "250", "contacts": rows[:100]}, {"total": 250, "contacts": rows[100:200]}, {"contacts": rows[200:]}
+    )
+
+    class Side:
+        source = api
+
+    assert [int(r["lead_id"]) for r in journeys._members(Side, 4)] == list(range(1, 251))
+    assert [q["start"] for q in api.queries] == [0, 100, 200]
