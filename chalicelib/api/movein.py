@@ -1,11 +1,13 @@
 """The id mapping of a move-in from Mautic (docs/move-in.md), for administrators only: `GET
 /movein/mappings/<kind>?after=N` (pages of chunks) and `POST /movein/mappings/<kind>` (`{"entries":
 [{from, to, modified}]}`). A restricted caller gets 403 and learns nothing, not even whether a mapping
-exists."""
+exists. `POST /movein/journeys/<contact>` sets a moved contact's automation memberships and event log
+(`domain/automations/journey_import.py`): nothing runs, nothing is sent."""
 
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.route_needs import ADMINISTRATOR
 from chalicelib.api.routing import Answer, Reply, Routes
+from chalicelib.domain.automations import journey_import
 from chalicelib.domain.kernel import moved_ids
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
@@ -27,6 +29,12 @@ def write(request: ApiRequest, ctx: Context, kind: str) -> Answer:
     """Store one chunk of the mapping of `kind` (201)."""
     body = request.body
     return Reply(moved_ids.record(kind, body.get("entries") if isinstance(body, dict) else None), 201)
+
+
+@routes.route("/movein/journeys/{contact_id}", "POST", access=(ADMINISTRATOR,))
+def journeys(request: ApiRequest, ctx: Context, contact_id: str) -> Answer:
+    """Store a moved contact's journeys: its memberships, what ran and what is scheduled."""
+    return journey_import.store(contact_id, request.body, ctx)
 
 
 blueprint = routes.blueprint()

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chalicelib.movein import assets, source
+from chalicelib.movein import assets, links, source
 from chalicelib.movein.client import ApiFailure
-from chalicelib.movein.kinds import Kind, items
-from chalicelib.movein.payloads import Doc
+from chalicelib.movein.kinds import Kind
+from chalicelib.movein.payloads import Doc, items
 from chalicelib.movein.run import Run, Timer, created_id, idempotency_key
 
 
@@ -18,7 +18,7 @@ def copy(run: Run, kind: Kind) -> None:
     flat), or, for a kind with parents of its own kind, in rounds, parents first."""
     with Timer(run, kind.name):
         existing = _existing(run, kind) if kind.match else {}
-        todo = (doc for raw in _listed(run, kind) for doc in _sort(run, kind, raw, existing))
+        todo = (doc for raw in listed(run, kind) for doc in _sort(run, kind, raw, existing))
         if not kind.parents():
             run.each(lambda d=doc: _write(run, kind, d) for doc in todo)  # type: ignore[misc]
             return
@@ -36,7 +36,7 @@ def _in_rounds(run: Run, kind: Kind, pending: list[Doc]) -> None:
         pending = [d for d in pending if int(d["id"]) not in written]
 
 
-def _listed(run: Run, kind: Kind) -> Iterator[Doc]:
+def listed(run: Run, kind: Kind) -> Iterator[Doc]:
     """The documents of `kind` at the source, each once: its list, and the children the list leaves
     out (Mautic lists no variants, and no translations of pages), read one by one."""
     seen: set[int] = set()
@@ -107,7 +107,9 @@ def _write(run: Run, kind: Kind, doc: Doc) -> None:
             answer: Any = run.target.call("POST", f"{kind.target}/new", payload, key=key)
             new_id = created_id(answer)
         else:
-            run.target.call("PATCH", f"{kind.target}/{new_id}/edit", payload, key=key)
+            run.target.call(kind.edit, f"{kind.target}/{new_id}/edit", payload, key=key)
+        if kind.linked_fields:
+            links.form_fields(run, doc, new_id)
     except (ApiFailure, assets.NoFile) as failure:
         run.report.count(kind.name, "failed", reason=str(failure))
         return

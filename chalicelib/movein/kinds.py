@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.movein import payloads
-from chalicelib.movein.payloads import Doc, Maps
+from chalicelib.movein.payloads import Doc, Maps, items
 
 COUNTERS = ("readCount", "sentCount", "hits", "uniqueHits", "downloadCount", "uniqueDownloadCount", "revision")
 
@@ -34,6 +34,8 @@ class Kind:
     skip: Callable[[Doc], str | None] | None = None
     file: bool = False  # a file read from the source's downloadUrl (assets.py)
     children: tuple[str, ...] = ()  # attributes listing children the source's list leaves out (variants)
+    edit: str = "PATCH"  # PUT for a kind whose nested items (form fields, events) a PATCH would add again
+    linked_fields: bool = False  # fields shown under another, linked once written (links.form_fields)
 
     def payload(self, doc: Doc, maps: Maps) -> Doc:
         """The payload that creates (or updates) the copy of `doc`."""
@@ -77,7 +79,7 @@ def _email(out: Doc, doc: Doc, maps: Maps) -> Doc:
 
 def _form(out: Doc, doc: Doc, maps: Maps) -> Doc:
     """A form's fields (new ids) and actions (properties remapped)."""
-    left_out = ("id", "formId", "parent", "conditions")  # conditions name the source's field ids
+    left_out = ("id", "formId", "parent", "conditions")  # set once the fields have ids (links.form_fields)
     out["fields"] = [{k: v for k, v in f.items() if k not in left_out} for f in items(doc.get("fields"))]
     out["actions"] = [
         dict(
@@ -178,12 +180,6 @@ def _report(out: Doc, doc: Doc, maps: Maps) -> Doc:
     return out
 
 
-def items(value: Any) -> list[Doc]:
-    """A list that PHP may have sent as an object keyed by index or id."""
-    items = value.values() if isinstance(value, dict) else value or []
-    return [item for item in items if isinstance(item, dict)]
-
-
 FIELD_DROP = ("isFixed", "object")
 CHILDREN = ("translationChildren", "variantChildren")
 KINDS: tuple[Kind, ...] = (
@@ -271,6 +267,8 @@ KINDS: tuple[Kind, ...] = (
         ("cachedHtml", "submissionCount"),
         refs={"category": "category"},
         finish=_form,
+        edit="PUT",
+        linked_fields=True,
     ),
     Kind(
         "page",
@@ -291,6 +289,7 @@ KINDS: tuple[Kind, ...] = (
         refs={"category": "category", "lists": "segment", "forms": "form"},
         unpublish=True,
         finish=_automation,
+        edit="PUT",
     ),
     Kind(
         "sms",

@@ -1,9 +1,10 @@
 """A move-in from start to end: the kinds in dependency order (kinds.py), contacts in between, then
-what needs them (static memberships, segment filters naming emails)."""
+what needs them (static memberships, segment filters naming emails), and last the automation
+memberships with their event logs (journeys.py)."""
 
 from __future__ import annotations
 
-from chalicelib.movein import contacts, copier, guard, memberships
+from chalicelib.movein import contacts, copier, email_links, guard, journeys, memberships
 from chalicelib.movein.kinds import KINDS
 from chalicelib.movein.report import Report
 from chalicelib.movein.run import Run
@@ -22,4 +23,7 @@ def move(run: Run, allow_live: bool = False) -> Report:
             memberships.copy_static(run)
         if kind.name == "email":
             memberships.refilter(run)
+        if kind.name == "page":
+            email_links.copy(run)
+    journeys.copy(run)
     return run.report

@@ -126,3 +126,9 @@ def _remap_filter(item: Doc, mapping: IdMap | None) -> bool:
             holder["filter"] = mapped(holder["filter"], mapping)
             kept = kept and holder["filter"] not in (None, [])
     return kept
+
+
+def items(value: Any) -> list[Doc]:
+    """A list that PHP may have sent as an object keyed by index or id."""
+    listed = value.values() if isinstance(value, dict) else value or []
+    return [item for item in listed if isinstance(item, dict)]

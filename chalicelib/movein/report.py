@@ -13,15 +13,15 @@ NOT_READABLE = (
     "users' passwords (Mautic's API never returns them): users are copied with a random password nobody "
     "knows; set a new one with `python -m chalicelib.cli users password --username NAME`",
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
-    "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, "
-    "automation event logs and memberships, points history",
+    "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, points history",
+    "automation memberships that ended (Mautic's API lists current members only), and event log rows of "
+    "a member's earlier rotations",
     "UTM tags added at the source after a contact's copy (a rerun adds none to a contact copied before)",
     "reports are copied unscheduled (a schedule here emails them)",
-    "form fields' conditions (they name the source's field ids); a segment email's unsubscribe form and "
-    "preference centre",
     "webhooks and point triggers are copied unpublished (publish them when the move is over)",
-    "automations are copied unpublished without memberships: publishing one enrolls its segments' "
-    "members from its first event",
+    "automations are copied unpublished with their members' event logs: publishing one enrolls only its "
+    "segments' members that are not members already",
+    "users get no invitation or reset email (this service sends none): set each one's password",
     "segment (list) emails are copied unpublished; a send here reaches members that this service has no send record of",
 )
 

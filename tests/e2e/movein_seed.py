@@ -38,6 +38,10 @@ class Client:
         return next(v for v in answer.values() if isinstance(v, dict))["id"]
 
 
+TOPICS = {"list": [{"label": "Shoes", "value": "shoes"}, {"label": "Other", "value": "other"}]}
+CONDITIONS = {"any": 0, "expr": "in", "values": ["other"]}  # "Which?" shows when Topic is Other
+
+
 def seed(c):
     """Every kind, with references between them; the ids by name."""
     ids = {}
@@ -131,6 +135,8 @@ def seed(c):
             "formType": "standalone",
             "fields": [
                 {"label": "Email", "alias": "email", "type": "email", "leadField": "email"},
+                {"label": "Topic", "alias": "topic", "type": "select", "properties": {"list": TOPICS}},
+                {"label": "Which?", "alias": "which", "type": "text"},
                 {"label": "Send", "alias": "send", "type": "button"},
             ],
             "actions": [
@@ -146,6 +152,9 @@ def seed(c):
     ids["landing"] = c.new(
         "/pages", {"title": "Landing", "alias": "landing", "customHtml": "<html><body>Hi</body></html>"}
     )
+    fields = {f["alias"]: f["id"] for f in c.ok("GET", f"/forms/{ids['form']}")["form"]["fields"]}
+    shown_for_other = {"id": fields["which"], "parent": fields["topic"], "conditions": CONDITIONS}
+    c.ok("PATCH", f"/forms/{ids['form']}/edit", {"fields": [shown_for_other]})
     ids["landing_fr"] = c.new(
         "/pages",
         {
@@ -156,6 +165,7 @@ def seed(c):
             "translationParent": ids["landing"],
         },
     )
+    c.ok("PATCH", f"/emails/{ids['news']}/edit", {"unsubscribeForm": ids["form"], "preferenceCenter": ids["landing"]})
     events = [
         {
             "id": "new1",
@@ -177,6 +187,18 @@ def seed(c):
             "decisionPath": "yes",
             "properties": {"addToLists": [ids["vip"]], "removeFromLists": []},
             "triggerMode": "immediate",
+        },
+        {
+            "id": "new4",
+            "name": "Later",
+            "type": "lead.changetags",
+            "eventType": "action",
+            "order": 4,
+            "parent": "new1",
+            "properties": {"add_tags": ["later"]},
+            "triggerMode": "interval",
+            "triggerInterval": 3,
+            "triggerIntervalUnit": "d",
         },
     ]
     ids["onboard"] = c.new(

@@ -3,15 +3,17 @@ with its references remapped, nothing sent, a rerun copies nothing, an interrupt
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from chalicelib.movein import guard, mover
 from chalicelib.movein.client import Api, Credentials
 from chalicelib.movein.run import Run
-from tests.e2e.movein_seed import GUIDE, REMOTE, Client, seed
+from tests.e2e.movein_seed import CONDITIONS, GUIDE, REMOTE, Client, seed
 from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
 
 
@@ -121,7 +123,14 @@ def _compare_content(src, dst, maps, ids):
         assert [maps["category"][i] for i in _ids(a["category"])] == _ids(b["category"])
         assert b["isPublished"] is (a["isPublished"] and a["emailType"] != "list")
     form = _one(dst, f"/forms/{maps['form'][ids['form']]}", "form")
-    assert [f["alias"] for f in form["fields"]] == ["email", "send"]
+    assert [f["alias"] for f in form["fields"]] == ["email", "topic", "which", "send"]
+    fields = {f["alias"]: f for f in form["fields"]}
+    assert int(fields["which"]["parent"]) == fields["topic"]["id"] and fields["which"]["conditions"] == CONDITIONS
+    news = _one(dst, f"/emails/{maps['email'][ids['news']]}", "email")
+    assert (_ids(news["unsubscribeForm"]), _ids(news["preferenceCenter"])) == (
+        [form["id"]],
+        [maps["page"][ids["landing"]]],
+    )
     actions = {a["type"]: a["properties"] for a in form["actions"]}
     assert int(actions["email.send.lead"]["email"]) == maps["email"][ids["welcome"]]
     assert _ids(actions["lead.changelist"]["addToLists"]) == [maps["segment"][ids["vip"]]]
@@ -130,7 +139,7 @@ def _compare_content(src, dst, maps, ids):
     flow = _one(dst, f"/automations/{maps['automation'][ids['onboard']]}", "automation")
     assert flow["isPublished"] is False and _ids(flow["lists"]) == [maps["segment"][ids["red"]]]
     events = sorted(flow["events"], key=lambda e: e["order"])
-    assert [e["type"] for e in events] == ["email.send", "email.open", "lead.changelist"]
+    assert [e["type"] for e in events] == ["email.send", "email.open", "lead.changelist", "lead.changetags"]
     assert int(events[0]["properties"]["email"]) == maps["email"][ids["welcome"]]
     assert _ids(events[1]["parent"]) == [events[0]["id"]] and events[2]["decisionPath"] == "yes"
 
@@ -185,10 +194,49 @@ def _compare_segments(src, dst, maps, ids):
     assert _ids(named) == [maps["segment"][ids["later"]]]
 
 
+def _log(client, automation, contact):
+    answer = client.ok("GET", f"/campaigns/{automation}/events/contact/{contact}")
+    return {
+        e["name"]: [(g["dateTriggered"], g["isScheduled"], g["triggerDate"], g["metadata"]) for g in e["contactLog"]]
+        for e in answer["events"]
+    }
+
+
+def _members(client, automation):
+    return sorted(int(r["lead_id"]) for r in client.ok("GET", f"/campaigns/{automation}/contacts")["contacts"])
+
+
+def _settled(src, automation):
+    """The source's members once their welcome email has run (the local stack's worker sends it)."""
+    for _ in range(120):
+        members = _members(src, automation)
+        logs = [_log(src, automation, m)["Send"] for m in members]
+        if len(members) == 2 and all(log and log[0][3]["status"] in ("ok", "failed") for log in logs):
+            return members
+        time.sleep(0.5)
+    raise AssertionError(f"the source's automation did not run: {members}")
+
+
+def _compare_journeys(src, dst, maps, ids, members):
+    """Each member's log here as at the source: the welcome ran (not again), the later tag scheduled at
+    its original time, the decision waiting."""
+    copy = maps["automation"][ids["onboard"]]
+    assert _members(dst, copy) == sorted(maps["contact"][m] for m in members)
+    logs = []
+    for member in members:
+        theirs, ours = _log(src, ids["onboard"], member), _log(dst, copy, maps["contact"][member])
+        assert ours == theirs
+        logs.append(ours)
+    ann, cy = logs  # Cy's email was refused (do not contact): nothing follows it
+    assert ann["Send"][0][3]["status"] == "ok" and ann["Later"][0][1] is True
+    assert ann["Later"][0][2] > ann["Send"][0][0] and ann["Opened?"] == [] and cy["Later"] == []
+
+
 def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothing(stacks, tmp_path):
     source, target = stacks
     src, dst = _client(source), _client(target)
     ids = seed(src)
+    members = _settled(src, ids["onboard"])
     dry = _move(source, target, "--dry-run")
     assert dry["dryRun"] and dry["kinds"]["contact"]["copied"] == 3 and dry["kinds"]["email"]["copied"] == 4
     assert _mapping(target, "contact") == {} and dst.ok("GET", "/emails")["total"] in (0, "0")
@@ -237,6 +285,8 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     _compare_content(src, dst, maps, ids)
     _compare_assets(src, dst, maps, ids)
     _compare_rest(dst, maps, ids)
+    _compare_journeys(src, dst, maps, ids, members)
+    assert kinds["journey"]["copied"] == 2
     assert len(_outbox(target)) == sent_before  # nothing sent for the copy
     code, client = target.cli(
         "clients", "create", "--name", "mover", "--grant", "client_credentials", "--user", "admin"
@@ -249,8 +299,13 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     # a delta run: what changed at the source since its copy is edited, nothing else
     src.ok("PATCH", f"/contacts/{ids['contacts'][1]}/edit", {"colour": "green", "points": 40})
     src.ok("PATCH", f"/emails/{ids['welcome_fr']}/edit", {"subject": "Bonjour"})
+    src.ok("PATCH", f"/campaigns/{ids['onboard']}/edit", {"description": "Second version"})
     delta = _move(source, target, env=oauth)["kinds"]
     assert (delta["contact"]["updated"], delta["email"]["updated"], delta["contact"]["copied"]) == (1, 1, 0)
+    # the automation edited as a whole (its events replaced, not added to), its journeys set again on them
+    assert (delta["automation"]["updated"], delta["journey"]["updated"]) == (1, 2)
+    assert len(_one(dst, f"/automations/{maps['automation'][ids['onboard']]}", "automation")["events"]) == 4
+    _compare_journeys(src, dst, maps, ids, members)
     bob = _one(dst, f"/contacts/{maps['contact'][ids['contacts'][1]]}", "contact")["fields"]["all"]
     assert (bob["colour"], bob["points"]) == ("green", 40)
     assert _one(dst, f"/emails/{maps['email'][ids['welcome_fr']]}", "email")["subject"] == "Bonjour"
@@ -299,6 +354,59 @@ def test_an_interrupted_run_then_a_rerun_copies_each_document_once(tmp_path):
         assert len(_mapping(target, "contact")) == 250 and len(_mapping(target, "email")) == 3
         again = mover.move(Run(origin, Api(_base(target), Credentials("admin", PASSWORD)), progress=None))
         assert again.kinds["contact"].copied == 0 and again.kinds["email"].copied == 0
+    finally:
+        source.stop()
+        target.stop()
+
+
+def _contacts_by_email(client):
+    """Every contact's email -> its field values (id left out), by the `next` cursor."""
+    out, path = {}, "/contacts?limit=200&orderBy=id"
+    while path:
+        answer = client.ok("GET", path)
+        for contact in _rows(answer, "contacts"):
+            values = {k: v for k, v in contact["fields"]["all"].items() if k != "id"}
+            assert values["email"] not in out, f"{values['email']} copied twice"
+            out[values["email"]] = values
+        cursor = answer.get("next")
+        path = f"/contacts?limit=200&orderBy=id&after={cursor}" if isinstance(cursor, str) else None
+    return out
+
+
+def test_a_run_killed_halfway_and_restarted_finishes_as_an_uninterrupted_one(tmp_path):
+    """SIGKILL mid-contacts (some pages stored and mapped, some stored and not mapped, some not
+    stored), then a rerun: each contact copied exactly once, every kind whole, as from one run."""
+    source, target = (Stack(tmp_path / name / "data") for name in ("source", "target"))
+    try:
+        src, dst = _client(source), _client(target)
+        for at in range(0, 3000, 200):
+            people = [{"email": f"k{at + i}@example.com", "firstname": f"K{at + i}", "points": i} for i in range(200)]
+            src.ok("POST", "/contacts/batch/new", people)
+        vip = src.new("/segments", {"name": "VIP", "alias": "vip"})
+        src.ok("POST", f"/segments/{vip}/contacts/add", {"ids": list(range(1, 401))})
+        for n in range(3):
+            src.new("/emails", {"name": f"E{n}", "subject": "S", "customHtml": "<p>x</p>"})
+        login = ["--from-user", "admin", "--from-password", PASSWORD, "--to-user", "admin", "--to-password", PASSWORD]
+        command = [sys.executable, "-m", "chalicelib.cli", "--json", "move-in", "--quiet", "--workers", "2"]
+        command += ["--from", _base(source), "--to", _base(target), *login]
+        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while len(_mapping(target, "contact")) < 600 and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(run.pid, signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+        halfway = len(_mapping(target, "contact"))
+        assert 0 < halfway < 3000, halfway  # killed in the middle of the contacts
+        report = _move(source, target)
+        assert report["kinds"]["contact"]["failed"] == 0 and report["kinds"]["contact"]["skipped"] >= halfway
+        assert _contacts_by_email(dst) == _contacts_by_email(src)  # each once, with every value
+        maps = _mapping(target, "contact")
+        assert len(maps) == 3000 and len(set(maps.values())) == 3000
+        members = _rows(dst.ok("GET", "/contacts?search=segment:vip&limit=1&minimal=true"), "contacts")
+        assert int(dst.ok("GET", "/contacts?search=segment:vip&limit=1")["total"]) == 400 and members
+        assert int(dst.ok("GET", "/emails")["total"]) == 3
+        again = _move(source, target)["kinds"]
+        assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again.items() if name != "membership")
     finally:
         source.stop()
         target.stop()

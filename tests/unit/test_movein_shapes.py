@@ -99,3 +99,107 @@ def test_segment_filters_are_remapped_and_one_naming_nothing_copied_waits():
     out = segment.payload({"id": 1, "name": "S", "filters": filters}, {"tag": _map("tag", {4: 40})})
     assert [(f["field"], f["properties"]["filter"]) for f in out["filters"]] == [("tags", [40]), ("city", "9")]
     assert out["filters"][0]["filter"] == [40] and "id" not in out["filters"][0]
+
+
+class Cursored:
+    """The contact list of this service over `ids`: key order, `after` cursors (base64 "contact:<id>"),
+    descending reads; `added` ids appear once the highest id has been read."""
+
+    def __init__(self, ids, added=()):
+        self.ids, self.added, self.calls = sorted(ids), list(added), 0
+
+    def call(self, method, path, body=None, query=None, key=""):
+        self.calls += 1
+        limit = int(query["limit"])
+        if query.get("orderByDir") == "DESC":
+            found = sorted(self.ids, reverse=True)[:limit]
+            self.ids, self.added = sorted(self.ids + self.added), []
+        else:
+            after = (
+                int(source.base64.urlsafe_b64decode(query["after"] + "==").decode().split(":")[1])
+                if "after" in query
+                else 0
+            )
+            found = [i for i in self.ids if i > after][: limit + 1]
+        answer = {"total": len(self.ids), "contacts": [{"id": i} for i in found[:limit]]}
+        if len(found) > limit and query.get("orderByDir") != "DESC":
+            answer["next"] = source._cursor("contact", found[limit - 1])
+        return answer
+
+
+def _read(api, workers=3):
+    return [d["id"] for page in source.pages_at_once(api, "/contacts", ("contacts",), workers) for d in page]
+
+
+def test_a_cursor_source_is_read_by_ranges_of_ids_each_document_once(monkeypatch):
+    monkeypatch.setattr(source, "PAGE", 10)
+    dense = [i for i in range(1, 120) if i % 7] + [130, 131]  # gaps, and a range holding fewer than a page
+    api = Cursored(dense, added=[140, 150, 151])
+    assert _read(api) == dense + [140, 150, 151]  # each once, in order, and those added during the read
+    sparse = Cursored([1, 2, 3, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000, 90_000])
+    assert _read(sparse, workers=2) == sparse.ids and sparse.calls <= 4  # too sparse for ranges: by the cursor
+
+
+def test_a_mautic_event_log_becomes_a_journey_of_the_copys_events():
+    from chalicelib.movein import journeys
+
+    copies = {
+        11: {"id": 101, "eventType": "action"},
+        12: {"id": 102, "eventType": "condition"},
+        13: {"id": 103, "eventType": "action"},
+        14: {"id": 104, "eventType": "action"},
+    }
+    row = {"lead_id": "7", "date_added": "2025-03-01 10:00:00", "manually_added": "1", "rotation": "2"}
+    logged = {  # Mautic 4 keys events by id; rows of an earlier rotation are left out
+        "11": {"id": 11, "contactLog": [{"dateTriggered": "2025-03-01T10:00:00+00:00", "rotation": "2"}]},
+        "12": {
+            "id": 12,
+            "contactLog": [{"dateTriggered": "2025-03-01T10:05:00+00:00", "nonActionPathTaken": 1, "rotation": 2}],
+        },
+        "13": {
+            "id": 13,
+            "contactLog": [
+                {"dateTriggered": "2024-01-01T00:00:00+00:00", "rotation": 1},
+                {"dateTriggered": None, "isScheduled": True, "triggerDate": "2025-04-01T09:00:00+00:00", "rotation": 2},
+            ],
+        },
+        "14": {
+            "id": 14,
+            "contactLog": [
+                {
+                    "dateTriggered": "2025-03-02T00:00:00+00:00",
+                    "metadata": {"failed": 1, "reason": "No email"},
+                    "rotation": 2,
+                }
+            ],
+        },
+        "99": {"id": 99, "contactLog": [{"dateTriggered": "2025-03-01T10:00:00+00:00"}]},  # not in the copy
+    }
+    journey = journeys._journey(row, 55, copies, kinds.items(logged))
+    assert journey == {
+        "automation": 55,
+        "dateAdded": "2025-03-01 10:00:00",
+        "manuallyAdded": True,
+        "rotation": 2,
+        "done": [
+            {"event": 101, "at": "2025-03-01T10:00:00+00:00", "status": "ok", "reason": None},
+            {"event": 102, "at": "2025-03-01T10:05:00+00:00", "status": "no", "reason": None},
+            {"event": 104, "at": "2025-03-02T00:00:00+00:00", "status": "failed", "reason": "No email"},
+        ],
+        "pending": [{"event": 103, "dueAt": "2025-04-01T09:00:00+00:00", "noPath": False}],
+    }
+
+
+def test_automation_members_are_paged_to_the_total_even_when_a_page_is_capped():
+    from chalicelib.movein import journeys
+
+    rows = [{"lead_id": str(n)} for n in range(1, 251)]
+    api = Canned(
+        {"total": "250", "contacts": rows[:100]}, {"total": 250, "contacts": rows[100:200]}, {"contacts": rows[200:]}
+    )
+
+    class Side:
+        source = api
+
+    assert [int(r["lead_id"]) for r in journeys._members(Side, 4)] == list(range(1, 251))
+    assert [q["start"] for q in api.queries] == [0, 100, 200]
