@@ -6,13 +6,9 @@ stack and the test suite create them with `ensure_resources`.
 
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
+from chalicelib.store.queue_names import QUEUES, queue_name
 
-QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
-
-
-def queue_name(queue: str) -> str:
-    """The SQS name of a queue of `QUEUES` in this stage."""
-    return f"{config.RESOURCE_PREFIX}{queue}"
+__all__ = ["QUEUES", "ensure_resources", "queue_name"]
 
 
 def ensure_resources() -> None:

@@ -2,7 +2,6 @@
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from zxcvbn import zxcvbn
 
 MIN_STRENGTH = 3  # Mautic's `PasswordStrengthEstimatorModel::MINIMUM_PASSWORD_STRENGTH_ALLOWED` (zxcvbn 0-4)
 DICTIONARY = ["mautic", "user", "lead", "bundle", "campaign", "company"]  # words Mautic adds to zxcvbn's
@@ -19,7 +18,10 @@ def hash_password(password: str) -> str:
 def strong(password: str) -> bool:
     """Whether zxcvbn scores the password at least 3 of 4, with Mautic's extra words, as Mautic's
     `NotWeakValidator` requires (`UserApiControllerFunctionalTest::testUserPasswordPolicy`). Its
-    estimate looks at the first 100 characters only, which keeps its cost bounded."""
+    estimate looks at the first 100 characters only, which keeps its cost bounded. zxcvbn is
+    imported here: its word lists take tens of ms to load, which only a password change needs."""
+    from zxcvbn import zxcvbn
+
     return int(zxcvbn(password[:100], user_inputs=DICTIONARY)["score"]) >= MIN_STRENGTH
 
 
