@@ -31,7 +31,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from devstack import capture, query, ses_simulator
+from devstack import capture, direct_reads, query, ses_simulator
 
 if TYPE_CHECKING:
     from moto.dynamodb.models import DynamoDBBackend
@@ -352,3 +352,4 @@ def install() -> None:
     capture.replace(DynamoDBBackend, "transact_write_items", capture.marked(transact_write_items, light_backup=True))
     capture.replace(Table, "__deepcopy__", _table_deepcopy)
     query.install()
+    direct_reads.install()
