@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import cached, passwords, service
+from chalicelib.domain.kernel import cached, passwords
 from chalicelib.domain.kernel.basics import ROLE, USER
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -23,6 +23,8 @@ def create_user(
     email: str | None = None,
 ) -> Doc:
     """Store a new administrator with an argon2id password hash; returns the user document."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     ctx = Context()
     payload = {
         "username": username,
@@ -38,6 +40,8 @@ def create_user(
 
 def administrator_role(ctx: Context) -> Doc:
     """The first role with `isAdmin`, created ("Administrator") when there is none."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     found = next((role for role in cached.documents(ROLE.kind, ctx) if role.get("isAdmin")), None)
     if found is None:
         found, _ = service.create(
@@ -55,6 +59,8 @@ def by_username(username: str) -> Doc | None:
 def change(username: str, ctx: Context, enabled: bool | None = None, password: str | None = None) -> Doc | None:
     """Enable or disable a user, or set a new password (argon2id). Disabling and a new password
     revoke the tokens issued to the user before. Returns the user document, or None."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     user = by_username(username)
     if user is None:
         return None
@@ -142,6 +148,8 @@ def check_password(username: str, password: str, source: str | None = None) -> D
 def edit_user(user_id: int | str, payload: Doc, ctx: Context, replace: bool) -> tuple[Doc, bool]:
     """PATCH or PUT a user through the API (service.edit); a user disabled, given a new password or
     another role loses the tokens issued before (they carry the role). Returns (document, created)."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     try:
         before = service.load(USER, user_id, ctx)  # remembered: the edit does not read it again
     except NotFound:
@@ -159,6 +167,8 @@ def edit_user(user_id: int | str, payload: Doc, ctx: Context, replace: bool) -> 
 
 def delete_user(user_id: int | str, ctx: Context) -> Doc:
     """Delete a user and revoke every token issued to them. Returns the document as it was."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     doc = service.delete(USER, user_id, ctx)
     revoke_tokens(doc, ctx)
     return doc
