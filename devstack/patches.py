@@ -214,6 +214,16 @@ RELIED_ON = (
     ),
     ("chalice.test.TestHTTPClient._config", "tests/conftest.py (local_http)", "the config our gateway is built with"),
     (
+        "moto.core.responses.BaseResponse.current_account",
+        "devstack.direct_reads",
+        "set on moto's DynamoDB handler (with region, headers, params, body) as its HTTP dispatch sets them",
+    ),
+    (
+        "moto.core.models.BotocoreStubber.enabled",
+        "devstack.direct_reads",
+        "reads are answered directly only while moto mocks AWS in process",
+    ),
+    (
         "chalice.app.Chalice._get_middleware_handlers",
         "chalicelib.api.path_routing (production code: ships to Lambda)",
         "RoutedApp builds its own AnyAccept handler with the app's HTTP middleware",
