@@ -36,9 +36,10 @@ switch = {"on": True}  # off: every read takes the HTTP way (the benchmark measu
 
 def _handler(operation_name: str, request: dict[str, Any], account: str, region: str) -> Any:
     """Moto's DynamoDB handler set up for this request, as its HTTP dispatch would set it up."""
-    from moto.core.parse import PROTOCOL_PARSERS
+    from moto.core.parse import PROTOCOL_PARSERS, RequestDict
     from moto.core.utils import get_service_model
     from moto.dynamodb.responses import DynamoHandler
+    from werkzeug.datastructures import MultiDict
 
     handler = DynamoHandler()
     handler.headers = request["headers"]
@@ -49,8 +50,10 @@ def _handler(operation_name: str, request: dict[str, Any], account: str, region:
     handler.uri_match = {}
     operation = get_service_model("dynamodb").operation_model(operation_name)
     parser = PROTOCOL_PARSERS["json"](operation, map_type=handler.PROTOCOL_PARSER_MAP_TYPE)
-    parameters = {"method": "POST", "values": {}, "headers": request["headers"], "body": request["body"]}
-    handler.params = parser.parse(dict(parameters, url_path="/", url_params={}))
+    parsed = RequestDict(
+        method="POST", values=MultiDict(), headers=request["headers"], body=request["body"], url_path="/", url_params={}
+    )
+    handler.params = parser.parse(parsed)
     handler.body = handler.params
     return handler
 
