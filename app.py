@@ -1,29 +1,44 @@
 """The Chalice application: the API blueprints under /api, the OAuth endpoints under /oauth,
 the REQUEST authorizer of the /api routes, and the background workers (one SQS consumer per
 queue, in batches with partial failures, and the periodic jobs). On AWS its REST API is three
-proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`)."""
+proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`).
+
+Every function of the stack runs this module, so it imports only what declares them: each handler
+imports what it runs on its first call (the authorizer its auth core, a worker its capability, the
+jobs theirs), and the routes are registered on the first look at `app.routes` (the API function's
+first request, `chalice package`, the local stack), not by the other functions (docs/deploy.md,
+"Cold start")."""
 
 from typing import Any
 
 from chalice import Rate
 from chalice.app import CloudWatchEvent, SQSEvent
 
-from chalicelib import bootstrap, workers
-from chalicelib.api import authorizer, downloads
-from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
+from chalicelib import workers
 from chalicelib.api.path_routing import RoutedApp
-from chalicelib.store.schema import queue_name
+from chalicelib.store.queue_names import queue_name
 
 BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (ReportBatchItemFailures)
 
-bootstrap.assemble()  # the registry and the subscriber table, before the API or a worker serves
-app = RoutedApp(app_name="mautic")
+
+def register_routes(routed: RoutedApp) -> None:
+    """The blueprints of the API under /api and of the public endpoints at the root, and the types
+    answered as bytes."""
+    from chalicelib import bootstrap
+    from chalicelib.api import downloads
+    from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
+
+    bootstrap.assemble()  # the registry and the subscriber table, before the API serves
+
+    routed.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # downloads of form uploads answered as their type
+    for blueprint in API_BLUEPRINTS:
+        routed.register_blueprint(blueprint, url_prefix="/api")
+    for blueprint in PUBLIC_BLUEPRINTS:
+        routed.register_blueprint(blueprint)
+
+
+app = RoutedApp(app_name="mautic", routes=register_routes)
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
-app.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # downloads of form uploads answered as their type
-for _blueprint in API_BLUEPRINTS:
-    app.register_blueprint(_blueprint, url_prefix="/api")
-for _blueprint in PUBLIC_BLUEPRINTS:
-    app.register_blueprint(_blueprint)
 
 
 @app.on_sqs_message(queue=queue_name("segments"), **workers.SOURCES["segments"])
@@ -77,4 +92,6 @@ def every_hour(event: CloudWatchEvent) -> None:
 @app.lambda_function(name="api_authorizer")
 def api_authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The REQUEST authorizer of the /api routes (API Gateway calls it with its own event and context)."""
+    from chalicelib.api import authorizer
+
     return authorizer.handler(event, context)

@@ -31,7 +31,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from devstack import capture, query, ses_simulator
+from devstack import capture, direct_reads, query, ses_simulator
 
 if TYPE_CHECKING:
     from moto.dynamodb.models import DynamoDBBackend
@@ -226,6 +226,16 @@ RELIED_ON = (
     ),
     ("chalice.test.TestHTTPClient._config", "tests/conftest.py (local_http)", "the config our gateway is built with"),
     (
+        "moto.core.responses.BaseResponse.current_account",
+        "devstack.direct_reads",
+        "set on moto's DynamoDB handler (with region, headers, params, body) as its HTTP dispatch sets them",
+    ),
+    (
+        "moto.core.models.BotocoreStubber.enabled",
+        "devstack.direct_reads",
+        "reads are answered directly only while moto mocks AWS in process",
+    ),
+    (
         "chalice.app.Chalice._get_middleware_handlers",
         "chalicelib.api.path_routing (production code: ships to Lambda)",
         "RoutedApp builds its own AnyAccept handler with the app's HTTP middleware",
@@ -364,3 +374,4 @@ def install() -> None:
     capture.replace(DynamoDBBackend, "transact_write_items", capture.marked(transact_write_items, light_backup=True))
     capture.replace(Table, "__deepcopy__", _table_deepcopy)
     query.install()
+    direct_reads.install()

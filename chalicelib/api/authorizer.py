@@ -23,7 +23,7 @@ from typing import Any
 
 from chalice.app import Request
 
-from chalicelib import bootstrap, observe
+from chalicelib import observe
 from chalicelib.api.errors import ApiError
 from chalicelib.api.errors import body as error_body
 from chalicelib.api.request import FORM, ApiRequest
@@ -64,7 +64,7 @@ def api_resources(method_arn: str) -> str:
 
 def decide(event: Doc) -> tuple[str, dict[str, Any]]:
     """(effect, context) for an API Gateway REQUEST authorizer event; raises Exception("Unauthorized")."""
-    bootstrap.ensure_ready()
+    settings.ensure_once()
     ctx = Context()
     request_id = (event.get("requestContext") or {}).get("requestId", "")
     try:

@@ -15,6 +15,7 @@ REST API declares every type binary (`*/*`, `infra/compact.py`), so API Gateway 
 answer for any Accept, and `AnyAccept` drops chalice's check, locally and on Lambda alike.
 """
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -68,7 +69,28 @@ class AnyAccept(RestAPIEventHandler):
 
 class RoutedApp(Chalice):
     """A Chalice app that also serves requests arriving through a `{proxy+}` resource; each
-    invocation's log lines carry its request ids (`observe`)."""
+    invocation's log lines carry its request ids (`observe`). Its routes are registered by
+    `routes(app)` on the first look at `app.routes` (the API function's first request, `chalice
+    package`, the local gateway), so the stack's other functions, which run the same module, never
+    import the route modules."""
+
+    _register: Callable[["RoutedApp"], None] | None = None
+
+    def __init__(self, app_name: str, routes: Callable[["RoutedApp"], None] | None = None) -> None:
+        super().__init__(app_name=app_name)
+        self._register = routes
+
+    @property
+    def routes(self) -> Any:
+        """Chalice's route table, filled on first use."""
+        register, self._register = self._register, None
+        if register is not None:
+            register(self)
+        return self._route_table
+
+    @routes.setter
+    def routes(self, table: Any) -> None:
+        self._route_table = table
 
     def __call__(self, event: dict[str, Any], context: Any) -> Any:
         """Handle a Lambda invocation; a `{proxy+}` request is first given its route and parameters."""

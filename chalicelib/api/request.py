@@ -2,8 +2,6 @@
 
 import json
 from collections.abc import Callable
-from email.parser import BytesParser
-from email.policy import HTTP
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -70,7 +68,11 @@ class ApiRequest:
         return _json(raw.encode("utf-8") if isinstance(raw, str) else raw)
 
     def _multipart(self, raw: bytes) -> dict[str, Any]:
-        """The fields of a multipart body; its files go to `self.files`."""
+        """The fields of a multipart body; its files go to `self.files`. The email parser is imported
+        here: only multipart bodies need it, and the request authorizer never reads a body."""
+        from email.parser import BytesParser
+        from email.policy import HTTP
+
         header = f"Content-Type: {self.headers.get('content-type')}\r\n\r\n".encode()
         message = BytesParser(policy=HTTP).parsebytes(header + raw)
         if not message.is_multipart():

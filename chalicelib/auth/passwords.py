@@ -1,25 +1,38 @@
 """Password hashing with argon2id, and Mautic's strength policy."""
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
-from zxcvbn import zxcvbn
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 MIN_STRENGTH = 3  # Mautic's `PasswordStrengthEstimatorModel::MINIMUM_PASSWORD_STRENGTH_ALLOWED` (zxcvbn 0-4)
 DICTIONARY = ["mautic", "user", "lead", "bundle", "campaign", "company"]  # words Mautic adds to zxcvbn's
 
-_hasher = PasswordHasher()
 _dummy: list[str] = []
+
+
+@cache
+def _hasher() -> "PasswordHasher":
+    """The argon2id hasher, imported on first use: a stack with Basic auth off (production's
+    default) checks no password, and its request authorizer need not load argon2."""
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
 
 
 def hash_password(password: str) -> str:
     """The argon2id hash of a password (with its salt and parameters)."""
-    return _hasher.hash(password)
+    return _hasher().hash(password)
 
 
 def strong(password: str) -> bool:
     """Whether zxcvbn scores the password at least 3 of 4, with Mautic's extra words, as Mautic's
     `NotWeakValidator` requires (`UserApiControllerFunctionalTest::testUserPasswordPolicy`). Its
-    estimate looks at the first 100 characters only, which keeps its cost bounded."""
+    estimate looks at the first 100 characters only, which keeps its cost bounded. zxcvbn is
+    imported here: its word lists take tens of ms to load, which only a password change needs."""
+    from zxcvbn import zxcvbn
+
     return int(zxcvbn(password[:100], user_inputs=DICTIONARY)["score"]) >= MIN_STRENGTH
 
 
@@ -27,14 +40,16 @@ def verify_nobody(password: str) -> bool:
     """Spend the time a verification takes when there is no user to check (unknown usernames must
     not answer faster than wrong passwords); always False."""
     if not _dummy:
-        _dummy.append(_hasher.hash("no user has this password"))
+        _dummy.append(_hasher().hash("no user has this password"))
     verify(_dummy[0], password)
     return False
 
 
 def verify(stored_hash: str | None, password: str) -> bool:
     """True when `password` matches; constant-time inside argon2."""
+    from argon2.exceptions import InvalidHashError, VerificationError
+
     try:
-        return _hasher.verify(stored_hash or "", password)
+        return _hasher().verify(stored_hash or "", password)
     except (VerificationError, InvalidHashError):
         return False

@@ -17,6 +17,9 @@ KIND = "setting"
 PUBLIC = ("apiEnabled", "basicAuthEnabled", "oauthMode", "accessTokenMinutes", "refreshTokenDays")
 
 
+_ensured: list[bool] = []
+
+
 def defaults() -> Doc:
     """The settings before an administrator changed any: from the environment."""
     return {
@@ -35,6 +38,14 @@ def ensure() -> None:
             store.create(KIND, {"id": 1, **defaults(), "signingKey": secrets.token_urlsafe(48)}, versioned=True)
         except store.Conflict:
             pass  # a concurrent first start created it
+
+
+def ensure_once() -> None:
+    """`ensure`, once per process: what the request authorizer needs of the first start (the other
+    seeds, fields and reports, are the API function's, `bootstrap.ensure_ready`)."""
+    if not _ensured:
+        ensure()
+        _ensured.append(True)
 
 
 def _document(ctx: Context) -> Doc:

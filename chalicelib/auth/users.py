@@ -7,7 +7,7 @@ from chalicelib import config
 from chalicelib.auth import clients, passwords, settings
 from chalicelib.auth.declarations import ROLE, USER
 from chalicelib.auth.errors import AuthError
-from chalicelib.domain.kernel import cached, service
+from chalicelib.domain.kernel import cached
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc
@@ -23,8 +23,9 @@ def create_user(
     email: str | None = None,
     role: Doc | None = None,
 ) -> Doc:
-    """Store a new user of `role` (the administrator role when None: the first start's and the tests'
-    users) with an argon2id password hash; returns the user document."""
+    """Store a new administrator with an argon2id password hash; returns the user document."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     ctx = Context()
     payload = {
         "username": username,
@@ -40,6 +41,8 @@ def create_user(
 
 def administrator_role(ctx: Context) -> Doc:
     """The first role with `isAdmin`, created ("Administrator") when there is none."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     found = next((role for role in cached.documents(ROLE.kind, ctx) if role.get("isAdmin")), None)
     if found is None:
         found, _ = service.create(
@@ -68,6 +71,8 @@ def by_username(username: str) -> Doc | None:
 def change(username: str, ctx: Context, enabled: bool | None = None, password: str | None = None) -> Doc | None:
     """Enable or disable a user, or set a new password (argon2id). Disabling and a new password
     revoke the tokens issued to the user before. Returns the user document, or None."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     user = by_username(username)
     if user is None:
         return None
@@ -155,6 +160,8 @@ def check_password(username: str, password: str, source: str | None = None) -> D
 def edit_user(user_id: int | str, payload: Doc, ctx: Context, replace: bool) -> tuple[Doc, bool]:
     """PATCH or PUT a user through the API (service.edit); a user disabled, given a new password or
     another role loses the tokens issued before (they carry the role). Returns (document, created)."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     try:
         before = service.load(USER, user_id, ctx)  # remembered: the edit does not read it again
     except NotFound:
@@ -172,6 +179,8 @@ def edit_user(user_id: int | str, payload: Doc, ctx: Context, replace: bool) -> 
 
 def delete_user(user_id: int | str, ctx: Context) -> Doc:
     """Delete a user and revoke every token issued to them. Returns the document as it was."""
+    from chalicelib.domain.kernel import service  # writes only: the request authorizer reads users
+
     doc = service.delete(USER, user_id, ctx)
     revoke_tokens(doc, ctx)
     return doc

@@ -7,6 +7,7 @@ network."""
 import urllib.request
 from collections.abc import Callable
 from email.message import Message
+from functools import cache
 from typing import IO, NoReturn
 
 TIMEOUT = 3.0  # seconds: SNS waits 15 s for the endpoint's answer
@@ -28,12 +29,16 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         raise Redirected(f"HTTP {code}: redirects are not followed")
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+@cache
+def _opener() -> urllib.request.OpenerDirector:
+    """The opener, built on first use: its HTTPS handler loads the CA certificates (tens of ms),
+    which a cold start that fetches nothing from SNS should not pay."""
+    return urllib.request.build_opener(_NoRedirect)
 
 
 def _urlopen(url: str) -> bytes:
     """GET `url` (the caller checked it is an https SNS URL) and return at most READ_LIMIT bytes."""
-    with _OPENER.open(url, timeout=TIMEOUT) as answer:
+    with _opener().open(url, timeout=TIMEOUT) as answer:
         data: bytes = answer.read(READ_LIMIT)
         return data
 

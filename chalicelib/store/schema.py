@@ -6,16 +6,12 @@ stack and the test suite create them with `ensure_resources`.
 
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
+from chalicelib.store.queue_names import QUEUES, queue_name
 
-QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
+__all__ = ["QUEUES", "ensure_resources", "queue_name"]
 # Receives before SQS moves a message to its dead-letter queue (the RedrivePolicy's maxReceiveCount):
 # with the workers' backoff, at least 11 minutes of failures (docs/reliability.md, "Backoff and poison").
 MAX_RECEIVES = 50
-
-
-def queue_name(queue: str) -> str:
-    """The SQS name of a queue of `QUEUES` in this stage."""
-    return f"{config.RESOURCE_PREFIX}{queue}"
 
 
 def ensure_resources() -> None:

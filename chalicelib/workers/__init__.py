@@ -9,6 +9,7 @@ subscriber table the handlers write through are installed by those callers' comp
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import time
@@ -16,15 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from chalicelib import observe
-from chalicelib.domain.automations import automation_runs
-from chalicelib.domain.contacts import contact_merge, erasure
-from chalicelib.domain.messaging import broadcast_index, broadcasts
-from chalicelib.domain.privacy import retention, stats_retention
-from chalicelib.domain.segments import membership, rebuilds
-from chalicelib.domain.stages import stages
-from chalicelib.domain.web import form_followups, upload_purge
-from chalicelib.domain.webhooks import webhook_events
-from chalicelib.workers import automations, erasures, feedback, segments, sends, webhooks
 from chalicelib.workers.redelivery import Received, give_back
 
 if TYPE_CHECKING:
@@ -43,37 +35,65 @@ class EventSource(TypedDict, total=False):
     maximum_concurrency: int
 
 
-HANDLERS: dict[str, Handler] = {
-    "segments": segments.handle,
-    "webhooks": webhooks.handle,
-    "automations": automations.handle,
-    "sends": sends.handle,
-    "feedback": feedback.handle,
-    "erasure": erasures.handle,
-}
+def resolved(path: str) -> Callable[..., Any]:
+    """The function `module:name`, imported with the house assembled (`domain.wiring`: the registry
+    and the subscriber table every write goes through) but nothing else: a worker function's cold
+    start imports its own capability, not every queue's."""
+    from chalicelib import bootstrap
+
+    bootstrap.assemble()
+    module, _, name = path.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
+
+
+class Lazy(dict[str, Any]):
+    """A table of `module:name` paths (or tuples of them) whose entries are imported on first
+    lookup (`resolved`) and kept; an entry set to a function is used as it is."""
+
+    def __getitem__(self, key: str) -> Any:
+        value = super().__getitem__(key)
+        if isinstance(value, str):
+            value = resolved(value)
+        elif isinstance(value, tuple) and any(isinstance(path, str) for path in value):
+            value = tuple(resolved(path) if isinstance(path, str) else path for path in value)
+        else:
+            return value
+        self[key] = value
+        return value
+
+
+HANDLERS: dict[str, Handler] = Lazy(
+    segments="chalicelib.workers.segments:handle",
+    webhooks="chalicelib.workers.webhooks:handle",
+    automations="chalicelib.workers.automations:handle",
+    sends="chalicelib.workers.sends:handle",
+    feedback="chalicelib.workers.feedback:handle",
+    erasure="chalicelib.workers.erasures:handle",
+)
 # Per queue, the exceptions of its handlers that mean "not now" (retried with backoff, never
 # poison: workers/redelivery.py), besides AWS unavailable and a lost race.
-LATER: dict[str, tuple[type[BaseException], ...]] = {"sends": sends.LATER}
-JOBS: dict[str, tuple[Callable[[], object], ...]] = {
-    "minute": (
-        rebuilds.resend_stuck,
-        webhook_events.sweep,
-        automation_runs.dispatch,
-        contact_merge.resend_lost,
-        form_followups.sweep,
-        stages.resend_lost,
-        erasure.resend_lost,
-        upload_purge.resend_lost,
-        broadcasts.run,
+LATER: dict[str, tuple[type[BaseException], ...]] = Lazy(sends="chalicelib.workers.sends:LATER")
+JOBS: dict[str, tuple[Callable[[], object], ...]] = Lazy(
+    minute=(
+        "chalicelib.domain.segments.rebuilds:resend_stuck",
+        "chalicelib.domain.webhooks.webhook_events:sweep",
+        "chalicelib.domain.automations.automation_runs:dispatch",
+        "chalicelib.domain.contacts.contact_merge:resend_lost",
+        "chalicelib.domain.web.form_followups:sweep",
+        "chalicelib.domain.stages.stages:resend_lost",
+        "chalicelib.domain.contacts.erasure:resend_lost",
+        "chalicelib.domain.web.upload_purge:resend_lost",
+        "chalicelib.domain.messaging.broadcasts:run",
     ),
-    "hour": (
-        rebuilds.refresh_relative,
-        retention.run,
-        stats_retention.run,
-        membership.prune_joins,
-        broadcast_index.backfill,
+    hour=(
+        "chalicelib.domain.segments.rebuilds:refresh_relative",
+        "chalicelib.domain.privacy.retention:run",
+        "chalicelib.domain.privacy.stats_retention:run",
+        "chalicelib.domain.segments.membership:prune_joins",
+        "chalicelib.domain.messaging.broadcast_index:backfill",
     ),
-}
+)
 # Each queue's SQS event source (docs/deploy.md, "Workers"): up to batch_size messages per
 # invocation, gathered for up to the window's seconds. A segments message rebuilds up to
 # SEGMENT_REBUILD_BATCH contacts, so fewer of them share a 30 s invocation. The sends worker runs
@@ -116,7 +136,7 @@ def consume(
             failed.append((message, error))
     if not failed and not unstarted:
         return []
-    return give_back(queue, failed, unstarted, LATER.get(queue, ()))
+    return give_back(queue, failed, unstarted, LATER[queue] if queue in LATER else ())
 
 
 def on_batch(queue: str, event: SQSEvent) -> dict[str, list[dict[str, str]]]:

@@ -1,0 +1,12 @@
+"""The service's queues by short name and their SQS names in this stage: what `app.py` needs to
+declare the worker functions, apart from the tables and clients of `schema.py`, so that declaring
+them imports no AWS library."""
+
+from chalicelib import config
+
+QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
+
+
+def queue_name(queue: str) -> str:
+    """The SQS name of a queue of `QUEUES` in this stage."""
+    return f"{config.RESOURCE_PREFIX}{queue}"
