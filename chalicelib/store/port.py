@@ -149,6 +149,14 @@ class EntityStore(Protocol):
     def put(self, kind: str, doc: Document) -> None:
         """Write a document nothing refers to, unconditionally; its revision moves on."""
 
+    def put_if(self, kind: str, doc: Document) -> None:
+        """Write one document nothing refers to (no count, no unique values), only while it is absent
+        (no `_rev`; else `Conflict`) or still at `doc["_rev"]` (else `Stale`); moves `_rev` on."""
+
+    def put_many(self, items: Sequence[tuple[str, Document]]) -> None:
+        """Write documents nothing refers to, unconditionally, each revision moving on from its
+        `_rev`; in as few calls as fit, not as one transaction (each item is written or not)."""
+
     def set_feed(self, kind: str, entity_id: EntityId, name: str | None) -> None:
         """Put an existing document in the feed `name` (None: in none)."""
 
@@ -349,6 +357,16 @@ def merge(
 def put(kind: str, doc: Document) -> None:
     """Write a document nothing refers to, unconditionally."""
     active().put(kind, doc)
+
+
+def put_if(kind: str, doc: Document) -> None:
+    """Write one document only while absent (no `_rev`) or at its `_rev`: one conditional write."""
+    active().put_if(kind, doc)
+
+
+def put_many(items: Sequence[tuple[str, Document]]) -> None:
+    """Write documents nothing refers to, unconditionally, in as few calls as fit."""
+    active().put_many(items)
 
 
 def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:

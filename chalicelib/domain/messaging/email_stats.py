@@ -12,7 +12,8 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Collection, Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
 from typing import TypeVar, cast
 
 from chalicelib.domain.kernel.types import Doc
@@ -91,10 +92,33 @@ def message_kind(key: int) -> str:
     return f"{MESSAGE_KIND}#{key % 16}"
 
 
+def note(message_id: str, tracking_hash: str) -> tuple[str, Doc]:
+    """(kind, document) of the note of which send record an SES message id belongs to."""
+    key = message_key(message_id)
+    return message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash}
+
+
 def remember(message_id: str, tracking_hash: str) -> None:
     """Note which send record an SES message id belongs to (one PutItem per send)."""
-    key = message_key(message_id)
-    store.put(message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash})
+    store.put(*note(message_id, tracking_hash))
+
+
+def stored_many(stats: Sequence[SendRecord]) -> list[tuple[str, Doc]]:
+    """(kind, document) of new email send records written together (`store.put_many`, a unit per KB
+    each, no transaction); `count_many` counts them once they are stored."""
+    return [(kind("email", stat["email"]["id"]), cast(Doc, stat)) for stat in stats]
+
+
+def count_many(stats: Sequence[SendRecord]) -> None:
+    """Count stored send records in their emails' sentCount and their A/B variants' counts: one
+    UpdateItem per email or variant for the lot (a batch's), not one item in each send's transaction."""
+    totals: Counter[str] = Counter()
+    for stat in stats:
+        totals[f"count#{kind('email', stat['email']['id'])}"] += 1
+        if stat.get("variant") is not None:
+            totals[variant_counter("sent", stat["variant"])] += 1
+    for name, n in totals.items():
+        store.add(name, n)
 
 
 def by_message_id(message_id: str) -> SendRecord | None:
