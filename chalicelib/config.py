@@ -209,8 +209,9 @@ EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts pe
 # of them (a cap, as Mautic's `batch`): a request answers in well under a second whatever the segment.
 EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", "1000"))
 EMAIL_SEND_INLINE_SECONDS = float(os.environ.get("EMAIL_SEND_INLINE_SECONDS", "0.3"))
-# Messages of one batch in flight at once (claim, then SES) per worker (domain/messaging/send_batches.py)
-EMAIL_SEND_CONCURRENCY = int(os.environ.get("EMAIL_SEND_CONCURRENCY", "8"))
+# AWS calls of one segment-send batch in flight at once per worker (claims and SES calls, contact writes,
+# BatchWriteItems: domain/messaging/send_batches.py): 16 make a chunk of 25 messages two waves of each
+EMAIL_SEND_CONCURRENCY = int(os.environ.get("EMAIL_SEND_CONCURRENCY", "16"))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
 # Broadcasts (docs/email.md "Broadcasts"): Mautic's `mautic:broadcasts:send` cron, every this many minutes
 BROADCAST_MINUTES = max(1, int(os.environ.get("BROADCAST_MINUTES", "5")))

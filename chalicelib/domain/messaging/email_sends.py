@@ -126,14 +126,15 @@ def _send_inline(
     """Send to up to `size` contacts not handled for this email yet, a chunk at a time until
     `deadline` (time.monotonic): their outcomes and ids. A contact SES or another worker makes wait,
     or AWS unavailable, ends the inline part: the rest is left to the fan-out (retried by SQS), so the
-    request still answers. Time, not the segment's size, bounds what the request does."""
+    request still answers. Time, not the segment's size, bounds what the request does: a chunk is one
+    wave of messages in flight (EMAIL_SEND_CONCURRENCY), so the last one ends soon after the deadline."""
     outcomes: Counter[str] = Counter()
     handled: list[int] = []
     pending = _pending(email["id"], lists)
     run_ctx = Context(base_url=ctx.base_url)
     try:
         while len(handled) < size and time.monotonic() < deadline:
-            chunk = list(islice(pending, min(send_batches.CHUNK, size - len(handled))))
+            chunk = list(islice(pending, min(config.EMAIL_SEND_CONCURRENCY, size - len(handled))))
             sent = send_batches.send(email, chunk, ("segment", generation), run_ctx)
             outcomes.update(sent.outcomes.values())
             handled += list(sent.outcomes)

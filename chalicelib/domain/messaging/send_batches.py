@@ -36,7 +36,8 @@ from chalicelib.domain.messaging.records import RecipientRecord, SendRecord
 from chalicelib.store import port as store
 from chalicelib.store import window_counters
 
-CHUNK = 25  # contacts per chunk: their writes fill about three BatchWriteItems
+CHUNK = 25  # contacts per chunk: their writes fill three BatchWriteItems, sent at once
+BATCH_WRITE = 25  # items per BatchWriteItem (DynamoDB's most)
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -214,7 +215,7 @@ def _store_sent(email: Doc, accepted: list[Delivery], source: tuple[str, int], c
     ]
     kind = recipients.record_kind(email["id"])
     try:
-        store.put_many(email_stats.stored_many(stats) + notes + [(kind, cast(Doc, r)) for r in settled])
+        _put_all(email_stats.stored_many(stats) + notes + [(kind, cast(Doc, r)) for r in settled])
     except Exception as error:
         if not aws.unavailable(error):
             raise
@@ -223,11 +224,19 @@ def _store_sent(email: Doc, accepted: list[Delivery], source: tuple[str, int], c
         recipients.persisting(lambda: store.put_many(kept))
         sent.outcomes.update({d.contact_id: "sent" for d in accepted})
         return
-    sending.after_accepted(lambda: email_stats.count_many(stats), "the email's sent count")
-    sending.after_accepted(lambda: reputation.count("sent", len(accepted)), "the reputation guard's count")
+    counts = [
+        (lambda: email_stats.count_many(stats), "the email's sent count"),
+        (lambda: reputation.count("sent", len(accepted)), "the reputation guard's count"),
+    ]
+    pooled(lambda count: sending.after_accepted(*count), counts)
     observe.metrics({"Outcome": "sent"}, EmailSends=len(accepted))
     sent.outcomes.update({d.contact_id: "sent" for d in accepted})
     pooled(lambda pair: _write_contact(*pair, source, ctx), zip(accepted, stats, strict=True))
+
+
+def _put_all(items: list[tuple[str, Doc]]) -> None:
+    """Write the items, a BatchWriteItem of 25 each, the calls at once (one round trip)."""
+    pooled(store.put_many, [items[i : i + BATCH_WRITE] for i in range(0, len(items), BATCH_WRITE)])
 
 
 def _sent_record(claimed: RecipientRecord, reason: str | None) -> RecipientRecord:
