@@ -52,7 +52,7 @@ def test_latency_model(http, capsys):
 
 
 SEND_MEMBERS = int(os.environ.get("BENCH_SEND_MEMBERS", "400"))
-WORKERS = 10  # the sends worker's ScalingConfig.MaximumConcurrency (workers.SOURCES)
+WORKERS = 10  # the sends worker's ScalingConfig.MaximumConcurrency (workers.SOURCES["sends"])
 POLLER = ("ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")
 
 
