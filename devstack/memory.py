@@ -252,6 +252,11 @@ class MemoryStore:
         self.counter_values[name] = self.counter_values.get(name, 0) + n
         return self.counter_values[name]
 
+    def add_many(self, amounts: Mapping[str, int]) -> None:
+        """Add to several counters (all at once)."""
+        for name, n in amounts.items():
+            self.add(name, n)
+
     def allocate_ids(self, name: str, n: int = 1) -> list[int]:
         """N consecutive new ids from the counter `id#<name>`."""
         last = self.add(f"id#{name}", n)

@@ -132,6 +132,14 @@ def add(name: str, n: int = 1) -> int:
     return int(counter.value)
 
 
+def add_many(amounts: Mapping[str, int]) -> None:
+    """Add to several counters in one TransactWriteItems (100 at most; two units each, as any
+    transaction's item): a batch of sends counts its emails and variants in one call."""
+    with transaction() as tx:
+        for name, n in amounts.items():
+            tx.update(Counter(name), actions=[Counter.value.add(n)])
+
+
 def _put_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
         tx.save(

@@ -75,6 +75,9 @@ class EntityStore(Protocol):
     def add(self, name: str, n: int = 1) -> int:
         """Add n to a counter; its new value."""
 
+    def add_many(self, amounts: Mapping[str, int]) -> None:
+        """Add to several counters in one write (all or none)."""
+
     def last_id(self, kind: str) -> int:
         """The highest id reserved for a kind (0 when none): no id handed out is higher."""
 
@@ -240,6 +243,11 @@ def allocate_ids(name: str, n: int = 1) -> list[int]:
 def add(name: str, n: int = 1) -> int:
     """Add n to a counter; its new value."""
     return active().add(name, n)
+
+
+def add_many(amounts: Mapping[str, int]) -> None:
+    """Add to several counters in one write (all or none): one call for a batch's counts."""
+    active().add_many(amounts)
 
 
 def last_id(kind: str) -> int:

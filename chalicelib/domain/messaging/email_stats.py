@@ -112,14 +112,13 @@ def stored_many(stats: Sequence[SendRecord]) -> list[tuple[str, Doc]]:
 
 def count_many(stats: Sequence[SendRecord]) -> None:
     """Count stored send records in their emails' sentCount and their A/B variants' counts: one
-    UpdateItem per email or variant for the lot (a batch's), not one item in each send's transaction."""
+    write for the lot (a batch's), not one counter in each send's transaction."""
     totals: Counter[str] = Counter()
     for stat in stats:
         totals[f"count#{kind('email', stat['email']['id'])}"] += 1
         if stat.get("variant") is not None:
             totals[variant_counter("sent", stat["variant"])] += 1
-    for name, n in totals.items():
-        store.add(name, n)
+    store.add_many(totals)
 
 
 def by_message_id(message_id: str) -> SendRecord | None:

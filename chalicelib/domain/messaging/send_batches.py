@@ -164,11 +164,13 @@ def _deliver(
     stop = threading.Event()
     pooled(lambda pair: _claim_and_send(email, *pair, stop), zip(deliveries, moments, strict=True))
     accepted = [d for d in deliveries if d.message_id is not None]
-    if accepted:
-        _store_sent(email, accepted, source, ctx, sent)
-    for delivery in deliveries:
-        if delivery.error is not None:
-            _settle_error(email, delivery, ctx, sent)
+    try:
+        if accepted:
+            _store_sent(email, accepted, source, ctx, sent)
+    finally:  # a claimed contact SES did not take is settled (`retry`) whatever happened to the others
+        for delivery in deliveries:
+            if delivery.error is not None:
+                _settle_error(email, delivery, ctx, sent)
 
 
 def _claim_and_send(email: Doc, delivery: Delivery, moment: float, stop: threading.Event) -> None:
@@ -247,4 +249,6 @@ def _sent_record(claimed: RecipientRecord, reason: str | None) -> RecipientRecor
 def _write_contact(delivery: Delivery, stat: SendRecord, source: tuple[str, int], ctx: Context) -> None:
     """`email.sent` and the points of `email.send` on the contact (its read saved: it was just read)."""
     own = dataclasses.replace(ctx, cache={})
-    sending.write_contact(delivery.contact_id, sending.sent_event(stat, source, own), own, delivery.prepared.contact)
+    event = sending.sent_event(stat, source, own)
+    write = lambda: sending.write_contact(delivery.contact_id, event, own, delivery.prepared.contact)  # noqa: E731
+    sending.after_accepted(write, "the contact's email.sent")
