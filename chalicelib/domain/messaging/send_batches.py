@@ -18,7 +18,6 @@ worker makes wait ends the send after its chunk, the chunk's other contacts sett
 import contextvars
 import dataclasses
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -77,15 +76,11 @@ def pooled(task: Callable[[T], R], items: Iterable[T]) -> list[R]:
     return [future.result() for future in futures]
 
 
-def send(
-    email: Doc, contact_ids: Sequence[int], source: tuple[str, int], ctx: Context, deadline: float | None = None
-) -> Sent:
-    """Send the email to the contacts, each at most once, a chunk at a time while `deadline`
-    (time.monotonic) has not passed; stops after a chunk that met SendLater."""
+def send(email: Doc, contact_ids: Sequence[int], source: tuple[str, int], ctx: Context) -> Sent:
+    """Send the email to the contacts, each at most once, a chunk at a time; stops after a chunk
+    that met SendLater (the contacts left have no outcome: the batch's next delivery sends them)."""
     sent = Sent()
     for start in range(0, len(contact_ids), CHUNK):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
         _chunk(email, list(contact_ids[start : start + CHUNK]), source, ctx, sent)
         if sent.later is not None:
             break
@@ -94,6 +89,7 @@ def send(
 
 def _chunk(email: Doc, ids: list[int], source: tuple[str, int], ctx: Context, sent: Sent) -> None:
     """One chunk: the records and contacts read together, the exceptions settled one by one, the rest delivered."""
+    ctx.now = clock.now_iso()
     records = cast(dict[int, RecipientRecord], store.batch_get(recipients.record_kind(email["id"]), ids))
     fresh = [c for c in ids if _known(email, records.get(c), c, sent) is None]
     contacts = store.batch_get(CONTACT.kind, fresh) if fresh else {}
