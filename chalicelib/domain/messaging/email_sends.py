@@ -3,10 +3,11 @@
 `start` (POST /emails/<id>/send) first sends, in the request, to the first contacts of the segments
 this email has not been sent to, for at most EMAIL_SEND_INLINE_SECONDS (and at most `batch`,
 EMAIL_SEND_INLINE and `limit`: Mautic's answer counts what went out), then writes the run state
-(`emailrun` / <email id>: a new generation, status `queued`, the contacts handled inline) and
-queues a `plan` message. `plan` reads the members of the segments (`members#<segment>` index), leaves out the contacts this email already reached and those
-the request handled, applies what is left of `limit` and queues one `batch` message per
-EMAIL_SEND_BATCH contacts. A newer run makes the messages of an older one no-ops.
+(`emailrun` / <email id>: a new generation, status `queued`, the contacts handled inline) and queues
+a `plan` message. `plan` reads the members of the segments (`members#<segment>` index), leaves out
+the contacts this email already reached and those the request handled, applies what is left of
+`limit` and queues one `batch` message per EMAIL_SEND_BATCH contacts. A newer run makes the messages
+of an older one no-ops.
 
 The request's share and each batch go through `send_batches.py` (reads, claims, SES calls and writes
 gathered per chunk of contacts). Each contact gets the email at most once, through its record
