@@ -95,3 +95,33 @@ def test_the_send_request_waits_on_the_same_round_trips_whatever_the_segment(api
     assert large <= small + 2, (small, large)
     drain()
     assert len(_recipients()) == 180
+
+
+def test_an_emails_send_rows_and_records_spread_over_the_family_shards(api, drain, no_inline):
+    """`emailsend#*` and `emailstat#*` in SHARDED_KINDS: one email's rows and send records land under 16
+    partition keys each, and what the API shows is as without them."""
+    from chalicelib.store.models import Entity
+    from tests.api.test_email_segment_send import _shown
+
+    segment, ids = _audience(api, drain, 40)
+    mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    api.post(f"/api/emails/{mail_doc['id']}/send")
+    drain()
+    for family in ("emailsend", "emailstat"):
+        keys = {item.kind for item in Entity.scan() if item.kind.startswith(f"{family}#{mail_doc['id']}")}
+        assert len(keys) == config.SHARDED_KINDS[f"{family}#*"] == 16, keys
+    shown = _shown(api, mail_doc)
+    assert shown["sentCount"] == 40 and shown["sendProgress"]["sent"] == 40
+    stats = api.get(f"/api/stats/email_stats?where[0][col]=email_id&where[0][expr]=eq&where[0][val]={mail_doc['id']}")
+    assert stats.status_code == 200 and int(stats.json["total"]) == 40
+
+
+def test_reshard_moves_send_rows_written_before_the_family_was_sharded(monkeypatch, api, drain, no_inline):
+    from chalicelib.store import entities, reshard
+
+    monkeypatch.delitem(config.SHARDED_KINDS, "emailsend#*")  # the layout before issue 43
+    entities.put_if("emailsend#9", {"id": 5, "status": "sent"})
+    monkeypatch.setitem(config.SHARDED_KINDS, "emailsend#*", 16)
+    assert entities.get("emailsend#9", 5) is None  # under the old key
+    reshard.reshard()
+    assert entities.get("emailsend#9", 5)["status"] == "sent"
