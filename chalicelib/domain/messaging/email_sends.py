@@ -180,19 +180,9 @@ def _recipients(state: Doc) -> list[int]:
         }
         - inline
     )
-    reached = _records(state["id"], members)
+    reached = send_batches.records(state["id"], members)
     pending = [c for c in members if (reached.get(c) or {}).get("status") not in recipients.REACHED]
     return pending if state.get("limit") is None else pending[: max(0, state["limit"] - len(inline))]
-
-
-def _records(email_id: int, contacts: Sequence[int]) -> dict[int, Doc]:
-    """The contacts' records for this email: a BatchGetItem per 100, EMAIL_SEND_CONCURRENCY at once
-    (a million members: 10,000 calls in about 625 round trips, not 10,000)."""
-    chunks = [contacts[i : i + 100] for i in range(0, len(contacts), 100)]
-    found: dict[int, Doc] = {}
-    for part in send_batches.pooled(lambda ids: store.batch_get(recipients.record_kind(email_id), ids), chunks):
-        found.update(part)
-    return found
 
 
 def plan(email: int, generation: int) -> None:
