@@ -106,8 +106,11 @@ def _shard_counts(name: str, default: str) -> dict[str, int]:
 # units/s, so 10,000 requests/s allow at most 0.1 unit per request on any key. Hot kinds are stored under
 # `<kind>@<id % shards>`: the contact partition took ~1.97 units per request of issue 29's mix (at least 20
 # keys; 32 leave room); devices, one per new visitor in a transaction, ~0.2 (8). Each shard costs a list
-# page one Query (0.5 read unit at least), so only hot kinds are sharded.
-SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:8")
+# page one Query (0.5 read unit at least), so only hot kinds are sharded. `<prefix>#*` shards a family of
+# kinds, one per email: a segment send writes a contact's `emailsend#<email>` row and a send record
+# `emailstat#<email>` per message (~1 unit each), so one email at 1,000 messages/s needs >= 2 keys each;
+# 16 leave room (16,000 messages/s) for a list of 16 Queries when the stats API pages an email's sends.
+SHARDED_KINDS = _shard_counts("SHARDED_KINDS", "contact:32,device:8,emailsend#*:16,emailstat#*:16")
 # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries) and
 # the connections kept for them: a page of the 32 contact shards is then one round trip
 DYNAMODB_CONNECTIONS = int(os.environ.get("DYNAMODB_CONNECTIONS", "32"))
@@ -201,8 +204,14 @@ MAILER_FROM_EMAIL = os.environ.get("MAILER_FROM_EMAIL", "no-reply@example.com")
 MAILER_FROM_NAME = os.environ.get("MAILER_FROM_NAME", "Mautic")
 EMAIL_SEND_RATE = float(os.environ.get("EMAIL_SEND_RATE", "14"))  # messages per second, all workers together
 EMAIL_SEND_BATCH = int(os.environ.get("EMAIL_SEND_BATCH", "100"))  # contacts per segment-send message
-# at most this many contacts of a segment send go out in the request itself (Mautic's answer counts them)
-EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", str(EMAIL_SEND_BATCH)))
+# A segment send's request sends to the first contacts itself (Mautic's answer counts them) for at most
+# EMAIL_SEND_INLINE_SECONDS (then it answers; the workers send the rest), and to at most EMAIL_SEND_INLINE
+# of them (a cap, as Mautic's `batch`): a request answers in well under a second whatever the segment.
+EMAIL_SEND_INLINE = int(os.environ.get("EMAIL_SEND_INLINE", "1000"))
+EMAIL_SEND_INLINE_SECONDS = float(os.environ.get("EMAIL_SEND_INLINE_SECONDS", "0.3"))
+# AWS calls of one segment-send batch in flight at once per worker (claims and SES calls, contact writes,
+# BatchWriteItems: domain/messaging/send_batches.py): 16 make a chunk of 25 messages two waves of each
+EMAIL_SEND_CONCURRENCY = int(os.environ.get("EMAIL_SEND_CONCURRENCY", "16"))
 SES_CONFIGURATION_SET = os.environ.get("SES_CONFIGURATION_SET", "")
 # Broadcasts (docs/email.md "Broadcasts"): Mautic's `mautic:broadcasts:send` cron, every this many minutes
 BROADCAST_MINUTES = max(1, int(os.environ.get("BROADCAST_MINUTES", "5")))

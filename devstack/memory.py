@@ -252,6 +252,11 @@ class MemoryStore:
         self.counter_values[name] = self.counter_values.get(name, 0) + n
         return self.counter_values[name]
 
+    def add_many(self, amounts: Mapping[str, int]) -> None:
+        """Add to several counters (all at once)."""
+        for name, n in amounts.items():
+            self.add(name, n)
+
     def allocate_ids(self, name: str, n: int = 1) -> list[int]:
         """N consecutive new ids from the counter `id#<name>`."""
         last = self.add(f"id#{name}", n)
@@ -471,6 +476,23 @@ class MemoryStore:
         tx = Transaction(self)
         tx.overwrite((kind, int(doc["id"])), doc)
         tx.commit()
+
+    def put_if(self, kind: str, doc: Document) -> None:
+        """As `entities.put_if`: only while absent (no `_rev`) or at `_rev`."""
+        rev = doc.get("_rev")
+        tx = Transaction(self)
+        tx.overwrite((kind, int(doc["id"])), doc, _absent if rev is None else _at(int(rev)))
+        try:
+            tx.commit()
+        except Refused as error:
+            raise (Conflict(["id"]) if rev is None else Stale(int(doc["id"]))) from error
+        doc["_rev"] = int(rev or 0) + 1
+
+    def put_many(self, items: Sequence[tuple[str, Document]]) -> None:
+        """Write documents unconditionally (each on its own, as a BatchWriteItem would)."""
+        for kind, doc in items:
+            self.put(kind, doc)
+            doc["_rev"] = int(doc.get("_rev") or 0) + 1
 
     def set_feed(self, kind: str, entity_id: EntityId, name: str | None) -> None:
         """As `entities.set_feed`; a missing document raises `Missing` (DynamoDB: UpdateError)."""

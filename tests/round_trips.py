@@ -24,6 +24,7 @@ class Trips:
     calls: int = 0
     rounds: int = 0
     waves: list[list[str]] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)
     _ended: int = 0  # the deepest depth of the calls ended so far
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -41,6 +42,22 @@ class Trips:
     def end(self, depth: int) -> None:
         with self._lock:
             self._ended = max(self._ended, depth)
+
+    def busy(self, started: float, ended: float) -> None:
+        """Note a call's span (time.perf_counter), delay included."""
+        with self._lock:
+            self.spans.append((started, ended))
+
+    def idle_seconds(self, started: float, ended: float) -> float:
+        """The seconds of [started, ended] when no AWS call was in flight: the app's own time on the
+        request's path (moto's time inside the calls left out with the modelled delay)."""
+        covered, reach = 0.0, started
+        for begin, end in sorted(self.spans):
+            begin, end = max(begin, reach), min(end, ended)
+            if end > begin:
+                covered += end - begin
+                reach = end
+        return (ended - started) - covered
 
 
 @contextmanager
@@ -80,11 +97,13 @@ def modelled(delay=0.05):
 
     def delayed(call, client, operation, params):
         depth = trips.begin(operation)
+        started = time.perf_counter()
         try:
             time.sleep(delay)
             return call(client, operation, params)
         finally:
             trips.end(depth)
+            trips.busy(started, time.perf_counter())
 
     with api_calls(delayed):
         yield trips

@@ -8,19 +8,29 @@ from chalicelib import config
 from chalicelib.store.common import EntityId
 
 SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.SHARDED_KINDS)
+FAMILY = "#*"  # `emailsend#*`: a SHARDED_KINDS entry for every kind `emailsend#<id>` (one kind per email)
+
+
+def shards(kind: str) -> int:
+    """The partition keys of a kind: its own SHARDED_KINDS entry, else its family's (`<prefix>#*`
+    for `<prefix>#<id>`), else 0 (not sharded)."""
+    named = config.SHARDED_KINDS.get(kind)
+    if named is not None or "#" not in kind:
+        return named or 0
+    return config.SHARDED_KINDS.get(kind.partition("#")[0] + FAMILY, 0)
 
 
 def partition(kind: str, entity_id: EntityId) -> str:
     """The partition key of a document: `<kind>@<id % shards>` for a sharded kind, else its kind, so a
     hot kind's writes (new ids at the end of one key) spread over its shards' keys."""
-    shards = config.SHARDED_KINDS.get(kind, 0)
-    return f"{kind}{SHARD}{int(entity_id) % shards}" if shards else kind
+    count = shards(kind)
+    return f"{kind}{SHARD}{int(entity_id) % count}" if count else kind
 
 
 def partitions(kind: str) -> list[str]:
     """Every partition key of a kind: its shards', or its own."""
-    shards = config.SHARDED_KINDS.get(kind, 0)
-    return [f"{kind}{SHARD}{r}" for r in range(shards)] if shards else [kind]
+    count = shards(kind)
+    return [f"{kind}{SHARD}{r}" for r in range(count)] if count else [kind]
 
 
 def logical(key: str) -> str:
@@ -42,7 +52,8 @@ def feed_keys(name: str) -> list[str]:
 
 
 def sharded_count(name: str) -> bool:
-    """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items."""
+    """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items (a family's
+    kinds keep one count item each: an email's counts are read with the email's other counters)."""
     return name.startswith("count#") and name[len("count#") :] in config.SHARDED_KINDS and config.COUNT_SHARDS > 1
 
 

@@ -75,6 +75,9 @@ class EntityStore(Protocol):
     def add(self, name: str, n: int = 1) -> int:
         """Add n to a counter; its new value."""
 
+    def add_many(self, amounts: Mapping[str, int]) -> None:
+        """Add to several counters in one write (all or none)."""
+
     def last_id(self, kind: str) -> int:
         """The highest id reserved for a kind (0 when none): no id handed out is higher."""
 
@@ -148,6 +151,14 @@ class EntityStore(Protocol):
 
     def put(self, kind: str, doc: Document) -> None:
         """Write a document nothing refers to, unconditionally; its revision moves on."""
+
+    def put_if(self, kind: str, doc: Document) -> None:
+        """Write one document nothing refers to (no count, no unique values), only while it is absent
+        (no `_rev`; else `Conflict`) or still at `doc["_rev"]` (else `Stale`); moves `_rev` on."""
+
+    def put_many(self, items: Sequence[tuple[str, Document]]) -> None:
+        """Write documents nothing refers to, unconditionally, each revision moving on from its
+        `_rev`; in as few calls as fit, not as one transaction (each item is written or not)."""
 
     def set_feed(self, kind: str, entity_id: EntityId, name: str | None) -> None:
         """Put an existing document in the feed `name` (None: in none)."""
@@ -232,6 +243,11 @@ def allocate_ids(name: str, n: int = 1) -> list[int]:
 def add(name: str, n: int = 1) -> int:
     """Add n to a counter; its new value."""
     return active().add(name, n)
+
+
+def add_many(amounts: Mapping[str, int]) -> None:
+    """Add to several counters in one write (all or none): one call for a batch's counts."""
+    active().add_many(amounts)
 
 
 def last_id(kind: str) -> int:
@@ -349,6 +365,16 @@ def merge(
 def put(kind: str, doc: Document) -> None:
     """Write a document nothing refers to, unconditionally."""
     active().put(kind, doc)
+
+
+def put_if(kind: str, doc: Document) -> None:
+    """Write one document only while absent (no `_rev`) or at its `_rev`: one conditional write."""
+    active().put_if(kind, doc)
+
+
+def put_many(items: Sequence[tuple[str, Document]]) -> None:
+    """Write documents nothing refers to, unconditionally, in as few calls as fit."""
+    active().put_many(items)
 
 
 def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:

@@ -65,3 +65,28 @@ def acquire(
         if int(item.used) <= allowance:
             return now
         sleep(start + length - now)
+
+
+def acquire_many(
+    name: str, per_second: float, n: int, sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time
+) -> list[float]:
+    """Wait until `n` more `name` messages fit the rate, taking a window's numbers in one UpdateItem
+    (a batch of sends: one call per window, not per message). Returns, per message, the time (Unix
+    seconds) of the window it was let through in."""
+    if per_second <= 0:
+        now = clock()
+        return [now] * n
+    length, allowance = _window(per_second)
+    moments: list[float] = []
+    while len(moments) < n:
+        now = clock()
+        start = int(now // length) * length
+        wanted = min(n - len(moments), allowance)
+        item = Token(f"rate#{name}#{start}")
+        expires = datetime.fromtimestamp(start + length + 3600, tz=timezone.utc)
+        item.update(actions=[Token.used.add(wanted), Token.expires.set(expires)])
+        let_through = max(0, min(wanted, allowance - (int(item.used) - wanted)))
+        moments += [now] * let_through
+        if len(moments) < n:
+            sleep(start + length - now)
+    return moments

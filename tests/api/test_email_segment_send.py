@@ -156,15 +156,17 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    real = sending.record_sent
+    real = sending.hand_over
     crashes = iter([True])
 
     def crash_once(*args, **kwargs):
+        message_id = real(*args, **kwargs)
         if next(crashes, False):
-            raise RuntimeError("worker died")
-        return real(*args, **kwargs)
+            raise RuntimeError("worker died")  # after SES took the message, before anything was stored
+        return message_id
 
-    monkeypatch.setattr(sending, "record_sent", crash_once)
+    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # one message in flight: the crash stops the next
+    monkeypatch.setattr(sending, "hand_over", crash_once)
     with pytest.raises(RuntimeError):
         _run(batch)
     assert len(sent_messages()) == 1
@@ -183,17 +185,16 @@ def test_a_crash_after_the_send_record_counts_the_contact_as_sent(api, drain, mo
     segment, _ = _audience(api, drain, 1)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    real = recipients.settle
+    real = store.put_many
 
-    def crash_when_sent(email, record, contact_id, status, reason):
-        if status == "sent":
-            raise RuntimeError("worker died")
-        return real(email, record, contact_id, status, reason)
+    def crash_before_settling(items):
+        real([(kind, doc) for kind, doc in items if not kind.startswith("emailsend#")])  # the send records
+        raise RuntimeError("worker died")
 
-    monkeypatch.setattr(recipients, "settle", crash_when_sent)
+    monkeypatch.setattr(store, "put_many", crash_before_settling)
     with pytest.raises(RuntimeError):
         _run(batch)
-    monkeypatch.setattr(recipients, "settle", real)
+    monkeypatch.setattr(store, "put_many", real)
     _run(batch)
     assert len(sent_messages()) == 1 and _shown(api, mail_doc)["sendProgress"]["sent"] == 1
 
@@ -216,6 +217,7 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
+    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # SES's answers in the contacts' order
     _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
     with pytest.raises(recipients.SendLater):
         _run(batch)
@@ -287,6 +289,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
 def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
     segment, ids = _audience(api, drain, 3)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
+    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # SES's answers in the contacts' order
     _ses_answering(monkeypatch, "MessageRejected", None, "Throttling")
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 1, 1)

@@ -103,21 +103,23 @@ def test_segment_send_after_a_burst_of_faults_reaches_every_member_once_within_a
 def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_workers(api, drain, monkeypatch):
     segment, _ids = _audience(api, drain, 3)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
-    from chalicelib.domain.messaging import email_sends
+    from chalicelib import config
+    from chalicelib.domain.messaging import recipients
 
-    original = email_sends.send_once
+    original = recipients.claim
     calls = []
 
-    def failing_second(email, contact_id, source, ctx):
+    def failing_second(email, record, contact_id, stat_id):
         calls.append(contact_id)
         if len(calls) == 2:
-            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "GetItem")
-        return original(email, contact_id, source, ctx)
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "PutItem")
+        return original(email, record, contact_id, stat_id)
 
-    monkeypatch.setattr(email_sends, "send_once", failing_second)
+    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # the contacts in order: the fault stops the third
+    monkeypatch.setattr(recipients, "claim", failing_second)
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert response.status_code == 200 and response.json["sentCount"] == 1
-    monkeypatch.setattr(email_sends, "send_once", original)
+    monkeypatch.setattr(recipients, "claim", original)
     drain()
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(3)})
 

@@ -49,3 +49,74 @@ def test_latency_model(http, capsys):
         for name, calls, rounds, app_ms, total in rows:
             print(f"{name:45} {calls:6d} {rounds:7d} {app_ms:8.1f} {total:13.1f}")
     assert all(rounds <= calls for _, calls, rounds, _, _ in rows)
+
+
+SEND_MEMBERS = int(os.environ.get("BENCH_SEND_MEMBERS", "400"))
+WORKERS = 10  # the sends worker's ScalingConfig.MaximumConcurrency (workers.SOURCES["sends"])
+POLLER = ("ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")
+
+
+def _send_segment(http, drain, members):
+    rule = {"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "="}
+    filters = [dict(rule, properties={"filter": "Sendville"})]
+    segment = http("POST", "/api/segments/new", {"name": "Sendville", "filters": filters})["list"]["id"]
+    for n in range(members):
+        http("POST", "/api/contacts/new", {"email": f"s{n}@example.com", "firstname": f"S{n}", "city": "Sendville"})
+    drain()
+    return segment
+
+
+def _email(http, segment):
+    body = {"name": "Bench", "subject": "Hi {contactfield=firstname}", "emailType": "list", "lists": [segment]}
+    body["customHtml"] = '<p>Hi {contactfield=firstname}</p><a href="https://shop.example/">Shop</a>'
+    return http("POST", "/api/emails/new", body)["email"]["id"]
+
+
+def _one_batch(http, segment, trips):
+    """Queue a send with nothing inline, run its plan, then one batch message, modelled: (messages,
+    the app's own ms on its path, AWS calls left out); its calls and round trips go to `trips`."""
+    from chalicelib.store import queues
+    from chalicelib.workers import sends
+
+    http("POST", f"/api/emails/{_email(http, segment)}/send")
+    ((receipt, plan, _),) = queues.receive("sends")
+    sends.handle(plan)
+    queues.delete("sends", receipt)
+    batch = queues.receive("sends")[0][1]
+    with modelled(delay=0.02) as measured:
+        started = time.perf_counter()
+        sends.handle(dict(batch))
+        app_ms = measured.idle_seconds(started, time.perf_counter()) * 1000
+    trips.update(calls=measured.calls, rounds=measured.rounds, waves=measured.waves)
+    return len(batch["contacts"]), app_ms
+
+
+def test_segment_send_latency_model(http, drain, monkeypatch, capsys):
+    """A batch message of the sends worker and the send request, at LATENCY_MS per AWS call: calls,
+    sequential round trips, messages/s per worker and for the fleet (WORKERS invocations at once)."""
+    from chalicelib import config
+
+    segment = _send_segment(http, drain, SEND_MEMBERS)
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
+    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 0)
+    monkeypatch.setattr(config, "VERSIONS_TTL", 60)  # as on AWS: once a second per container
+    trips: dict = {}
+    size, app_ms = _one_batch(http, segment, trips)
+    batch_ms = app_ms + trips["rounds"] * LATENCY_MS
+    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1000)
+    email = _email(http, segment)
+    with modelled(delay=0.02) as request:
+        started = time.perf_counter()
+        answer = http("POST", f"/api/emails/{email}/send")
+        own_ms = request.idle_seconds(started, time.perf_counter()) * 1000
+    request_ms = own_ms + request.rounds * LATENCY_MS
+    with capsys.disabled():
+        print(f"\nsegment send, {size} messages a batch, @{LATENCY_MS:g} ms/call:")
+        print(f"  batch: {trips['calls']} calls ({trips['calls'] / size:.2f} a message, SES included),")
+        print(f"  {trips['rounds']} sequential round trips, app {app_ms:.0f} ms, {batch_ms:.0f} ms in all:")
+        print(
+            f"  {size / batch_ms * 1000:.0f} messages/s a worker, {size / batch_ms * 1000 * WORKERS:.0f} with {WORKERS}"
+        )
+        print(f"  request to {SEND_MEMBERS} members: {request.calls} calls, {request.rounds} round trips,")
+        print(f"  ~{request_ms:.0f} ms, {answer['sentCount']} sent inline")
+    assert trips["rounds"] < trips["calls"]

@@ -345,3 +345,31 @@ def test_remove_is_unconditional(store, kind):
     store.remove(kind, 1)
     store.remove(kind, 2)
     assert store.get(kind, 1) is None and store.count(kind) == 0
+
+
+def test_put_if_writes_only_while_absent_or_at_the_revision_read(store, kind):
+    doc = _doc(1, "new")
+    store.put_if(kind, doc)
+    assert doc["_rev"] == 1 and store.get(kind, 1)["tag"] == "new"
+    with pytest.raises(Conflict):
+        store.put_if(kind, _doc(1, "again"))
+    stored = store.get(kind, 1)
+    stored["tag"] = "moved"
+    store.put_if(kind, stored)
+    with pytest.raises(Stale):
+        store.put_if(kind, dict(stored, tag="late", _rev=1))
+    assert store.get(kind, 1) == dict(_doc(1, "moved"), _rev=2)
+    assert store.count(kind) == 0  # nothing counts such documents
+
+
+def test_put_many_writes_every_item_unconditionally(store, kind):
+    items = [(kind, _doc(n, f"t{n}")) for n in range(1, 31)]  # more than one BatchWriteItem
+    store.put_many(items)
+    assert [store.get(kind, n)["tag"] for n in range(1, 31)] == [f"t{n}" for n in range(1, 31)]
+    assert items[0][1]["_rev"] == 1
+
+
+def test_add_many_adds_to_several_counters_at_once(store):
+    store.add("count#a", 2)
+    store.add_many({"count#a": 3, "count#b": 1})
+    assert store.counters(["count#a", "count#b"]) == {"count#a": 5, "count#b": 1}

@@ -27,7 +27,7 @@ from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import broadcast_index, email_sends, recipients, reputation, text_sends
+from chalicelib.domain.messaging import broadcast_index, recipients, reputation, send_batches, text_sends
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.segments import membership
 from chalicelib.store import port as store
@@ -122,10 +122,10 @@ def _page(kind: str, first: int, last: int) -> list[Doc]:
 
 
 def _pending(channel: str, message: int, contacts: list[int]) -> list[int]:
-    """The contacts the message has not reached (their records, 1 BatchGetItem per 100)."""
+    """The contacts the message has not reached (their records, 1 BatchGetItem per 100, several at once)."""
     if channel == "sms":
         return text_sends.pending(message, contacts)
-    records = store.batch_get(recipients.record_kind(message), contacts) if contacts else {}
+    records = send_batches.records(message, contacts)
     return [c for c in contacts if (records.get(c) or {}).get("status") in PENDING]
 
 
@@ -171,5 +171,6 @@ def batch(channel: str, message: int, contacts: Sequence[int]) -> None:
         body = {"type": "broadcast-batch", "channel": channel, "message": message, "contacts": list(contacts)}
         queues.send(recipients.QUEUE, [body], delay=PAUSE_DELAY)
         return
-    for contact in contacts:
-        email_sends.send_once(doc, contact, ("broadcast", message), Context())
+    sent = send_batches.send(doc, list(contacts), ("broadcast", message), Context())
+    if sent.later is not None:
+        raise sent.later  # SQS delivers the batch again: its contacts with a final record are skipped

@@ -1,14 +1,17 @@
 """Segment sends: an email to the contacts of its segments, fanned out over the `sends` queue.
 
 `start` (POST /emails/<id>/send) first sends, in the request, to the first contacts of the segments
-this email has not been sent to (at most `batch`, EMAIL_SEND_INLINE and `limit`: Mautic's answer
-counts what went out), then writes the run state (`emailrun` / <email id>: a new generation, status
-`queued`, the contacts handled inline) and queues a `plan` message. `plan` reads the members of the
-segments (`members#<segment>` index), leaves out the contacts this email already reached and those
-the request handled, applies what is left of `limit` and queues one `batch` message per
-EMAIL_SEND_BATCH contacts. A newer run makes the messages of an older one no-ops.
+this email has not been sent to, for at most EMAIL_SEND_INLINE_SECONDS (and at most `batch`,
+EMAIL_SEND_INLINE and `limit`: Mautic's answer counts what went out), then writes the run state
+(`emailrun` / <email id>: a new generation, status `queued`, the contacts handled inline) and queues
+a `plan` message. `plan` reads the members of the segments (`members#<segment>` index), leaves out
+the contacts this email already reached and those the request handled, applies what is left of
+`limit` and queues one `batch` message per EMAIL_SEND_BATCH contacts. A newer run makes the messages
+of an older one no-ops.
 
-Each contact gets the email at most once, through its record (`recipients.py`): claimed as
+The request's share and each batch go through `send_batches.py` (reads, claims, SES calls and writes
+gathered per chunk of contacts). Each contact gets the email at most once, through its record
+(`recipients.py`): claimed as
 `sending` before SES is called, settled `sent`, `skipped` (do-not-contact, no address,
 unpublished), `failed` (SES refused it) or `retry` (SES unavailable: the batch message fails and SQS
 delivers it again; after five receives it waits in the dead-letter queue, its contacts still marked
@@ -17,8 +20,9 @@ run); a contact its frequency rule caps is `deferred` (`deferred_sends.py`). Eve
 outcomes once (a marker per batch).
 """
 
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import cast
 
@@ -37,6 +41,7 @@ from chalicelib.domain.messaging import (
     frequency_caps,
     recipients,
     reputation,
+    send_batches,
     sending,
 )
 from chalicelib.domain.messaging.declarations import EMAIL
@@ -94,8 +99,9 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
     reputation.require_running()
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
     generation = store.allocate_ids(email_runs.KIND)[0]
+    deadline = time.monotonic() + config.EMAIL_SEND_INLINE_SECONDS
     inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
-    outcomes, handled = _send_inline(email, lists, generation, inline, ctx)
+    outcomes, handled = _send_inline(email, lists, generation, inline, deadline, ctx)
     state = {
         "id": email["id"],
         "generation": generation,
@@ -118,20 +124,25 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
 
 
 def _send_inline(
-    email: Doc, lists: Sequence[int], generation: int, size: int, ctx: Context
+    email: Doc, lists: Sequence[int], generation: int, size: int, deadline: float, ctx: Context
 ) -> tuple[Counter[str], list[int]]:
-    """Send to up to `size` contacts not handled for this email yet: their outcomes and ids. A
-    contact SES or another worker makes wait, or whose send met AWS unavailable, ends the inline
-    part: it and the rest are left to the fan-out (retried by SQS), so the request still answers."""
+    """Send to up to `size` contacts not handled for this email yet, a chunk at a time until
+    `deadline` (time.monotonic): their outcomes and ids. A contact SES or another worker makes wait,
+    or AWS unavailable, ends the inline part: the rest is left to the fan-out (retried by SQS), so the
+    request still answers. Time, not the segment's size, bounds what the request does: a chunk is one
+    wave of messages in flight (EMAIL_SEND_CONCURRENCY), so the last one ends soon after the deadline."""
     outcomes: Counter[str] = Counter()
     handled: list[int] = []
+    pending = _pending(email["id"], lists)
     run_ctx = Context(base_url=ctx.base_url)
     try:
-        for contact_id in _first_pending(email["id"], lists, size):
-            outcomes[send_once(email, contact_id, ("segment", generation), run_ctx)] += 1
-            handled.append(contact_id)
-    except recipients.SendLater:
-        pass  # that contact's record says `retry`: the run's batches send to it
+        while len(handled) < size and time.monotonic() < deadline:
+            chunk = list(islice(pending, min(config.EMAIL_SEND_CONCURRENCY, size - len(handled))))
+            sent = send_batches.send(email, chunk, ("segment", generation), run_ctx)
+            outcomes.update(sent.outcomes.values())
+            handled += list(sent.outcomes)
+            if not chunk or sent.later is not None:
+                break
     except Exception as error:
         if not aws.unavailable(error):
             raise
@@ -139,21 +150,16 @@ def _send_inline(
     return outcomes, handled
 
 
-def _first_pending(email_id: int, lists: Sequence[int], size: int) -> list[int]:
-    """Up to `size` members of the segments without a record for this email (or one to retry),
-    reading the members indexes only as far as needed (a BatchGetItem per 100 members read)."""
-    chosen: list[int] = []
+def _pending(email_id: int, lists: Sequence[int]) -> Iterator[int]:
+    """The members of the segments without a record for this email (or one to retry), in order,
+    reading the members indexes only as far as they are consumed (a BatchGetItem per 100 members)."""
     seen: set[int] = set()
     for segment in lists:
         rows = (row["id"] for row in store.iterate(membership.members_kind(segment)) if membership.is_member(row))
-        while len(chosen) < size:
-            chunk = [c for c in islice(rows, 100) if c not in seen]
-            if not chunk:
-                break
+        while chunk := [c for c in islice(rows, 100) if c not in seen]:
             seen.update(chunk)
             records = store.batch_get(recipients.record_kind(email_id), chunk)
-            chosen += [c for c in chunk if (records.get(c) or {}).get("status") in (None, "retry")]
-    return chosen[:size]
+            yield from (c for c in chunk if (records.get(c) or {}).get("status") in (None, "retry"))
 
 
 def _current(email_id: int, generation: int, status: str) -> Doc | None:
@@ -174,7 +180,7 @@ def _recipients(state: Doc) -> list[int]:
         }
         - inline
     )
-    reached = store.batch_get(recipients.record_kind(state["id"]), members) if members else {}
+    reached = send_batches.records(state["id"], members)
     pending = [c for c in members if (reached.get(c) or {}).get("status") not in recipients.REACHED]
     return pending if state.get("limit") is None else pending[: max(0, state["limit"] - len(inline))]
 
@@ -219,7 +225,10 @@ def batch(email: int, generation: int, number: int, contacts: Sequence[int]) -> 
     if held is not None:
         outcomes = Counter(_held(doc, contact_id, str(held.get("reason"))) for contact_id in contacts)
     else:
-        outcomes = Counter(send_once(doc, contact_id, ("segment", generation), ctx) for contact_id in contacts)
+        sent = send_batches.send(doc, contacts, ("segment", generation), ctx)
+        if sent.later is not None:
+            raise sent.later  # SQS delivers the batch again: its contacts with a final record are skipped
+        outcomes = Counter(sent.outcomes.values())
     if not store.claim(f"emailbatch#{email}#{generation}#{number}"):
         return
     for outcome, count in outcomes.items():

@@ -10,9 +10,11 @@ compared in constant time, so a guessed hash finds nothing.
 
 import hashlib
 import hmac
+import random
 import re
 import secrets
-from collections.abc import Collection, Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
 from typing import TypeVar, cast
 
 from chalicelib.domain.kernel.types import Doc
@@ -91,10 +93,32 @@ def message_kind(key: int) -> str:
     return f"{MESSAGE_KIND}#{key % 16}"
 
 
+def note(message_id: str, tracking_hash: str) -> tuple[str, Doc]:
+    """(kind, document) of the note of which send record an SES message id belongs to."""
+    key = message_key(message_id)
+    return message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash}
+
+
 def remember(message_id: str, tracking_hash: str) -> None:
     """Note which send record an SES message id belongs to (one PutItem per send)."""
-    key = message_key(message_id)
-    store.put(message_kind(key), {"id": key, "messageId": message_id, "trackingHash": tracking_hash})
+    store.put(*note(message_id, tracking_hash))
+
+
+def stored_many(stats: Sequence[SendRecord]) -> list[tuple[str, Doc]]:
+    """(kind, document) of new email send records written together (`store.put_many`, a unit per KB
+    each, no transaction); `count_many` counts them once they are stored."""
+    return [(kind("email", stat["email"]["id"]), cast(Doc, stat)) for stat in stats]
+
+
+def count_many(stats: Sequence[SendRecord]) -> None:
+    """Count stored send records in their emails' sentCount and their A/B variants' counts: one
+    write for the lot (a batch's), not one counter in each send's transaction."""
+    totals: Counter[str] = Counter()
+    for stat in stats:
+        totals[f"count#{kind('email', stat['email']['id'])}"] += 1
+        if stat.get("variant") is not None:
+            totals[variant_counter("sent", stat["variant"])] += 1
+    store.add_many(totals)
 
 
 def by_message_id(message_id: str) -> SendRecord | None:
@@ -113,14 +137,22 @@ def save(stat: SendRecord) -> None:
     store.replace(kind("email", stat["email"]["id"]), cast(Doc, stat))
 
 
+READ_SHARDS = 4  # items of an email's unique reads: a newsletter's opens come in bursts (1,000 WCU per item)
+
+
 def read_counter(email_id: int | str) -> str:
-    """The counter of an email's unique reads."""
+    """The counter of an email's unique reads (before sharding; still summed: its value from then)."""
     return f"read#email#{int(email_id)}"
 
 
+def read_parts(email_id: int | str) -> list[str]:
+    """The items whose sum is an email's unique reads: the counter and its READ_SHARDS shards."""
+    return [read_counter(email_id)] + [f"{read_counter(email_id)}@{r}" for r in range(READ_SHARDS)]
+
+
 def count_read(email_id: int | str) -> None:
-    """One more unique read of an email."""
-    store.add(read_counter(email_id))
+    """One more unique read of an email, on one of its shards (a spread, not a secret)."""
+    store.add(f"{read_counter(email_id)}@{random.randrange(READ_SHARDS)}")
 
 
 FEEDBACK = ("bounce", "complaint", "delivery")  # what SES reported about an email's sends (feedback.py)
@@ -134,19 +166,25 @@ def feedback_counter(event: str, email_id: int | str) -> str:
 VARIANT = ("sent", "read", "click")  # what an email's A/B test counts (`variant<event>` in `counts`)
 
 
-def _names(channel: str, i: int, test: bool) -> dict[str, str]:
-    names = {"sent": f"count#{kind(channel, i)}"}
+def _names(channel: str, i: int, test: bool) -> dict[str, list[str]]:
+    """{what: the counters summed for it} of one email or text message."""
+    names = {"sent": [f"count#{kind(channel, i)}"]}
     if channel == "email":
-        names.update({"read": read_counter(i)}, **{event: feedback_counter(event, i) for event in FEEDBACK})
+        names.update({"read": read_parts(i)}, **{event: [feedback_counter(event, i)] for event in FEEDBACK})
     if test:
-        names.update({f"variant{event}": variant_counter(event, i) for event in VARIANT})
+        names.update({f"variant{event}": [variant_counter(event, i)] for event in VARIANT})
     return names
 
 
 def counts(channel: str, ids: Iterable[int], tests: Collection[int] = ()) -> dict[int, dict[str, int]]:
     """{id: {"sent": n, "read": n}} for a page of emails (or text messages), emails also with SES's
     {"bounce", "complaint", "delivery"}, and those of `tests` (emails in an A/B test) their test's
-    {"variantsent", "variantread", "variantclick"}. One BatchGetItem per 100 counters (20 emails)."""
+    {"variantsent", "variantread", "variantclick"}. One BatchGetItem per 100 counters (11 emails: the
+    reads are READ_SHARDS + 1 items)."""
     names = {i: _names(channel, i, i in tests) for i in ids}
-    found = store.counters([name for named in names.values() for name in named.values()]) if names else {}
-    return {i: {"read": 0, **{key: found[name] for key, name in named.items()}} for i, named in names.items()}
+    wanted = [name for named in names.values() for parts in named.values() for name in parts]
+    found = store.counters(wanted) if wanted else {}
+    return {
+        i: {"read": 0, **{key: sum(found[name] for name in parts) for key, parts in named.items()}}
+        for i, named in names.items()
+    }

@@ -42,13 +42,12 @@ def record_kind(email_id: EntityId) -> str:
 
 
 def write(email: Doc, record: RecipientRecord | None, doc: RecipientRecord) -> RecipientRecord:
-    """Create or conditionally replace a contact's record; SendLater when another worker got there first."""
+    """Create or conditionally replace a contact's record (one conditional PutItem, no count: nothing
+    reads the number of records); SendLater when another worker got there first."""
+    if record is not None:
+        doc["_rev"] = record["_rev"]
     try:
-        if record is None:
-            store.create(record_kind(email["id"]), cast(Doc, doc))
-        else:
-            doc["_rev"] = record["_rev"]
-            store.replace(record_kind(email["id"]), cast(Doc, doc))
+        store.put_if(record_kind(email["id"]), cast(Doc, doc))
     except (store.Conflict, store.Stale):
         raise SendLater(f"contact {doc['id']} changed under this worker") from None
     return doc

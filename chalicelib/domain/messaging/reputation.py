@@ -88,14 +88,15 @@ def require_running() -> None:
         raise Paused(f"Segment sends are paused by the reputation guard: {doc.get('reason')}", [doc.get("reason")])
 
 
-def count(event: str) -> None:
-    """Count a send, a hard bounce or a complaint today; a bounce or complaint is then judged."""
+def count(event: str, n: int = 1) -> None:
+    """Count a send (n sends: a batch's), a hard bounce or a complaint today; a bounce or complaint is
+    then judged."""
     epoch, day = int(state(fresh=False).get("epoch") or 0), _day()
     if event == "sent":
-        store.add(sent_counter(epoch, day, random.randrange(SENT_SHARDS)))  # a spread, not a secret
+        store.add(sent_counter(epoch, day, random.randrange(SENT_SHARDS)), n)  # a spread, not a secret
         totals = _sent.get("totals") if _sent.get("key", (None,))[0] == epoch else None
         if totals is not None and day in totals:
-            totals[day] += 1  # this process's send, seen at once
+            totals[day] += n  # this process's sends, seen at once
         return
     store.add(counter(epoch, event, day))
     judge()

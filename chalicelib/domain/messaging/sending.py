@@ -133,7 +133,12 @@ def prepare(
 def deliver(prepared: Prepared) -> str:
     """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
     message id. Raises mail.Rejected/Unavailable."""
-    moment = window_counters.acquire("email", config.EMAIL_SEND_RATE)
+    return hand_over(prepared, window_counters.acquire("email", config.EMAIL_SEND_RATE))
+
+
+def hand_over(prepared: Prepared, moment: float) -> str:
+    """Hand the message to SES, the send rate having let it through at `moment` (Unix seconds: the
+    record's `dateSent`); SES's message id. Raises mail.Rejected/Unavailable."""
     prepared.sent_at = clock.iso(datetime.fromtimestamp(moment, tz=timezone.utc))
     return mail.send(prepared.mail)
 
@@ -147,7 +152,7 @@ def _source(source: Source) -> list[JSON] | None:
     return list(source) if source else None
 
 
-def _after_accepted(write: Callable[[], object], what: str) -> None:
+def after_accepted(write: Callable[[], object], what: str) -> None:
     """A secondary write once SES accepted the message and its send record is stored: AWS being
     unavailable is logged, not raised, since failing now would have the email sent again for a note
     (feedback then finds the send by its tracking header) or a count (the guard judges a day's sends)."""
@@ -159,8 +164,8 @@ def _after_accepted(write: Callable[[], object], what: str) -> None:
         log.warning("a sent email's %s was not stored: %s", what, error)
 
 
-def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Context) -> SendRecord:
-    """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
+def send_record(prepared: Prepared, message_id: str, source: Source) -> SendRecord:
+    """The send record of a message SES accepted (not stored yet)."""
     email, contact = prepared.email, prepared.contact
     stat: SendRecord = {
         "id": prepared.stat_id,
@@ -192,25 +197,32 @@ def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Contex
         stat["variant"] = prepared.variant
     if prepared.requested is not None:
         stat["requestedEmailId"] = prepared.requested
-    email_stats.create("email", email["id"], stat, variant=prepared.variant)
-    _after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
-    _after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
+    return stat
+
+
+def record_sent(prepared: Prepared, message_id: str, source: Source, ctx: Context) -> SendRecord:
+    """Store the send record (counted in the email's sentCount) and `email.sent` on the contact."""
+    stat = send_record(prepared, message_id, source)
+    email_stats.create("email", prepared.email["id"], stat, variant=prepared.variant)
+    after_accepted(lambda: email_stats.remember(message_id, stat["trackingHash"]), "its message-id note")
+    after_accepted(lambda: reputation.count("sent"), "the reputation guard's count")
+    write_contact(prepared.contact["id"], sent_event(stat, source, ctx), ctx)
+    return stat
+
+
+def sent_event(stat: SendRecord, source: Source, ctx: Context) -> Callable[[Doc], list[Doc]]:
+    """What a sent message writes on its contact: `email.sent` and the points of `email.send`."""
+    email_id = stat["email"]["id"]
     details = {
-        "emailId": email["id"],
+        "emailId": email_id,
         "statId": stat["id"],
         "subject": stat["subject"],
         "source": _source(source),
         **requested_of(stat),
     }
-    write_contact(
-        contact["id"],
-        lambda doc: (
-            [timeline.event("email.sent", stat["subject"], details)]
-            + points_engine.award(doc, "email.send", email["id"], ctx)
-        ),
-        ctx,
+    return lambda doc: (
+        [timeline.event("email.sent", stat["subject"], details)] + points_engine.award(doc, "email.send", email_id, ctx)
     )
-    return stat
 
 
 def refused(email_id: EntityId, contact_id: EntityId, error: Exception, ctx: Context) -> None:
@@ -255,12 +267,16 @@ def record_failed(channel: str, message_id: EntityId, contact_id: EntityId, reas
     write_contact(contact_id, lambda doc: [timeline.event(f"{channel}.failed", reason, details)], ctx)
 
 
-def write_contact(contact_id: EntityId, build: Callable[[Doc], list[Doc]], ctx: Context) -> Doc | None:
+def write_contact(
+    contact_id: EntityId, build: Callable[[Doc], list[Doc]], ctx: Context, known: Doc | None = None
+) -> Doc | None:
     """Store `build(doc)`'s changes and timeline events on the contact (re-read when it changed
-    meanwhile). A contact that cannot be written is logged: the message is already gone."""
+    meanwhile; `known`, the contact as just read, saves the first read). A contact that cannot be
+    written is logged: the message is already gone."""
+    read = [known] if known is not None else []
 
     def write() -> Doc:
-        existing = contact_merge.load(CONTACT, contact_id)
+        existing = read.pop() if read else contact_merge.load(CONTACT, contact_id)
         doc = copy.deepcopy(existing)
         return service.save_change(CONTACT, existing, doc, ctx, build(doc), stamp=False)
 
