@@ -146,9 +146,9 @@ def test_the_workers_batches_and_the_runtime():
     assert _counted(deploy, r"gathered for up to (\d+) second") == [window]
     feedback = sources["feedback"]["maximum_batching_window_in_seconds"]
     assert _counted(deploy, r"feedback worker gathers SES notifications for up to (\d+) seconds") == [feedback]
-    assert _counted(deploy, r"The sends worker runs at most (\d+) invocations") == [
-        sources["sends"]["maximum_concurrency"]
-    ]
+    sends = sources["sends"]
+    assert _counted(deploy, r"The sends worker takes (\d+) messages per invocation") == [sends["batch_size"]]
+    assert _counted(deploy, r"runs at most (\d+) invocations at once") == [sends["maximum_concurrency"]]
     assert _counted(deploy, r"with less than (\d+) seconds of the invocation left") == [workers.RESERVE_MS // 1000]
     queues = [q["Properties"] for q in _named("AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"]]
     assert {q["RedrivePolicy"]["maxReceiveCount"] for q in queues} == set(
