@@ -8,7 +8,7 @@ from typing import Any
 from chalice import Rate
 from chalice.app import CloudWatchEvent, SQSEvent
 
-from chalicelib import workers
+from chalicelib import bootstrap, workers
 from chalicelib.api import authorizer, downloads
 from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 from chalicelib.api.path_routing import RoutedApp
@@ -16,6 +16,7 @@ from chalicelib.store.schema import queue_name
 
 BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (ReportBatchItemFailures)
 
+bootstrap.install_aws()  # the Lambda functions' composition root: every port over AWS
 app = RoutedApp(app_name="mautic")
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
 app.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # downloads of form uploads answered as their type

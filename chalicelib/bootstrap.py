@@ -1,9 +1,13 @@
-"""First start: Mautic's default custom fields and standard reports, the API settings and the administrator."""
+"""The composition root's pieces: AWS's adapters for the ports (`install_aws`, called by app.py and
+the CLI), and the first start: Mautic's default custom fields and standard reports, the API settings
+and the administrator."""
 
 import secrets
 from typing import Any
 
+from chalicelib import aws
 from chalicelib.auth import settings, users
+from chalicelib.channels import http, mail, sms, sns_https
 from chalicelib.domain import wiring  # noqa: F401 - the registry the first start's writes are checked against
 from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
@@ -11,8 +15,33 @@ from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.views import default_reports
 from chalicelib.domain.views.declarations import REPORT
+from chalicelib.ports import adapters
+from chalicelib.ports.clock import SystemClock
+from chalicelib.store import files, queues, tokens, window_counters
 
 _ready: list[bool] = []
+
+
+def aws_adapters() -> adapters.Adapters:
+    """Every port over AWS (SQS, S3, DynamoDB counters and tokens, SES, SNS), real HTTP and the
+    system clock: the modules themselves implement the ports' protocols."""
+    return adapters.Adapters(
+        queues=queues,
+        files=files,
+        window_counters=window_counters,
+        tokens=tokens,
+        mail=mail,
+        sms=sms,
+        http=http,
+        certificates=sns_https,
+        clock=SystemClock(),
+        outages=aws,
+    )
+
+
+def install_aws() -> None:
+    """Make AWS's adapters the ones the ports use (the Lambda functions, the CLI, the local stack)."""
+    adapters.install(aws_adapters())
 
 
 def seed_fields() -> None:

@@ -305,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from chalicelib.domain import wiring  # noqa: F401 - installs the registry and the subscriber table
         from chalicelib.domain.kernel.context import Context
 
+        bootstrap.install_aws()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

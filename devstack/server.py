@@ -193,6 +193,7 @@ def start_stack(data_dir: str, admin_user: str, admin_password: str | None) -> t
     from chalicelib.store import schema
     from devstack import capture, journal, snapshot
 
+    bootstrap.install_aws()  # the local stack's ports: the embedded AWS
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from chalicelib import workers
-from chalicelib.store import queues
+from chalicelib.ports import queues
 
 POLL_SECONDS = 0.2
 PERIODS = {"minute": 60, "hour": 3600}

@@ -92,10 +92,11 @@ def aws():
 
     patches.install()
     with mock_aws():
-        from chalicelib import config
+        from chalicelib import bootstrap, config
         from chalicelib.channels import mail
         from chalicelib.store import schema
 
+        bootstrap.install_aws()
         schema.ensure_resources()
         mail.verify_sender(config.MAILER_FROM_EMAIL)
         yield

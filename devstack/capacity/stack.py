@@ -62,6 +62,7 @@ class Stack:
 
         cached.forget()  # a workload before this one, over other tables, left cached kinds, versions and id blocks
         core.forget_verified()  # and verified credentials naming its users
+        bootstrap.install_aws()
         schema.ensure_resources()
         mail.verify_sender(config.MAILER_FROM_EMAIL)
         bootstrap.first_start()

@@ -1,0 +1,58 @@
+"""The in-memory set of adapters (every port but the documents, which `store.py` keeps), built in
+one place for tests and local tools, and installed explicitly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from chalicelib.ports import adapters
+from chalicelib.ports.adapters import Adapters
+from chalicelib.ports.http import Http
+from devstack.memory.channels import MemoryFetcher, MemoryHttp, MemoryMail, MemorySms
+from devstack.memory.clock import MemoryClock
+from devstack.memory.counting import MemoryTokens, MemoryWindowCounters
+from devstack.memory.faults import MemoryOutages
+from devstack.memory.files import MemoryFiles
+from devstack.memory.queues import MemoryQueues
+
+
+class MemoryAdapters(Adapters):
+    """Adapters whose parts are the memory classes (typed so a test reads `.queues.sent`...)."""
+
+    queues: MemoryQueues
+    files: MemoryFiles
+    window_counters: MemoryWindowCounters
+    tokens: MemoryTokens
+    mail: MemoryMail
+    sms: MemorySms
+    certificates: MemoryFetcher
+    clock: MemoryClock
+    outages: MemoryOutages
+
+
+def memory_adapters(http: Http | None = None) -> MemoryAdapters:
+    """A fresh in-memory set; `http` the HTTP adapter (default: answered from routes in memory; the
+    API tests pass the real one, which reaches their receivers on 127.0.0.1)."""
+    return MemoryAdapters(
+        queues=MemoryQueues(),
+        files=MemoryFiles(),
+        window_counters=MemoryWindowCounters(),
+        tokens=MemoryTokens(),
+        mail=MemoryMail(),
+        sms=MemorySms(),
+        http=http or MemoryHttp(),
+        certificates=MemoryFetcher(),
+        clock=MemoryClock(),
+        outages=MemoryOutages(),
+    )
+
+
+@contextmanager
+def installed(set_: Adapters) -> Iterator[Adapters]:
+    """`set_` installed for the block; the adapters before it back after."""
+    previous = adapters.install(set_)
+    try:
+        yield set_
+    finally:
+        adapters.install(previous)
