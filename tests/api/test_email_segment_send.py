@@ -11,8 +11,8 @@ from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
 from chalicelib.domain.messaging import email_stats, recipients, sending
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 
 PRAGUE = [

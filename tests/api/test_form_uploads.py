@@ -268,7 +268,7 @@ def test_a_file_fields_token_in_a_form_email_is_the_download_link(api, drain):
 def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkeypatch):
     from botocore.exceptions import ClientError
 
-    from chalicelib.store import files as bucket
+    from chalicelib.ports import files as bucket
 
     fields = FIELDS + [{"label": "Photo", "alias": "photo", "type": "file"}]
     form = make_form(api, fields)
@@ -307,8 +307,8 @@ def _all_versions(s3):
 
 def test_erasure_deletes_the_contacts_uploads_from_the_bucket_resumably(api, drain, monkeypatch, versioned):
     from chalicelib.domain.contacts import erasure
+    from chalicelib.ports import files as bucket
     from chalicelib.store import entities
-    from chalicelib.store import files as bucket
 
     form, theirs = _uploaded(api, email="erin@example.com", data=b"%PDF erin's passport")
     _, kept = _uploaded(api, email="other@example.com", data=b"%PDF another person's")

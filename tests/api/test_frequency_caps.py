@@ -10,8 +10,8 @@ from chalicelib import config
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.messaging import deferred_sends, recipients
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_automations import action, executed, new_automation
 from tests.api.test_email_segment_send import PRAGUE
 from tests.api.test_email_send import make_email, sent_messages

@@ -173,7 +173,7 @@ def test_lowering_the_threshold_reaches_more_contacts(api, drain):
 
 
 def test_a_pass_run_twice_changes_nothing_more(api, drain):
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     segment = api.post("/api/segments/new", {"name": "Hot"}).json["list"]
     people = existing(api)

@@ -193,7 +193,7 @@ def test_deleting_a_stage_clears_it_from_its_contacts(api, drain):
 
 
 def test_a_stage_clearing_whose_message_was_lost_is_sent_again(api, drain, monkeypatch):
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     def unavailable(*args, **kwargs):
         raise queues.QueueError("SQS is down")
