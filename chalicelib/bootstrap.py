@@ -17,7 +17,7 @@ from chalicelib.domain.views import default_reports
 from chalicelib.domain.views.declarations import REPORT
 from chalicelib.ports import adapters
 from chalicelib.ports.clock import SystemClock
-from chalicelib.store import files, queues, tokens, window_counters
+from chalicelib.store import files, idempotency, queues, tokens, window_counters
 
 _ready: list[bool] = []
 
@@ -36,6 +36,7 @@ def aws_adapters() -> adapters.Adapters:
         certificates=sns_https,
         clock=SystemClock(),
         outages=aws,
+        idempotency=idempotency,
     )
 
 

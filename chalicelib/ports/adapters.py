@@ -15,6 +15,7 @@ from chalicelib.ports import (
     clock,
     files,
     http,
+    idempotency,
     mail,
     outages,
     queues,
@@ -39,6 +40,7 @@ class Adapters:
     certificates: certificates.Fetcher
     clock: clock.Clock
     outages: outages.Outages
+    idempotency: idempotency.Records
 
 
 _SLOTS: dict[str, Slot[Any]] = {
@@ -52,6 +54,7 @@ _SLOTS: dict[str, Slot[Any]] = {
     "certificates": certificates.slot,
     "clock": clock.slot,
     "outages": outages.slot,
+    "idempotency": idempotency.slot,
 }
 _installed: list[Adapters] = []
 

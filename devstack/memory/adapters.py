@@ -8,10 +8,11 @@ from contextlib import contextmanager
 
 from chalicelib.ports import adapters
 from chalicelib.ports.adapters import Adapters
+from chalicelib.ports.certificates import Fetcher
 from chalicelib.ports.http import Http
 from devstack.memory.channels import MemoryFetcher, MemoryHttp, MemoryMail, MemorySms
 from devstack.memory.clock import MemoryClock
-from devstack.memory.counting import MemoryTokens, MemoryWindowCounters
+from devstack.memory.counting import MemoryRecords, MemoryTokens, MemoryWindowCounters
 from devstack.memory.faults import MemoryOutages
 from devstack.memory.files import MemoryFiles
 from devstack.memory.queues import MemoryQueues
@@ -26,14 +27,14 @@ class MemoryAdapters(Adapters):
     tokens: MemoryTokens
     mail: MemoryMail
     sms: MemorySms
-    certificates: MemoryFetcher
     clock: MemoryClock
     outages: MemoryOutages
+    idempotency: MemoryRecords
 
 
-def memory_adapters(http: Http | None = None) -> MemoryAdapters:
-    """A fresh in-memory set; `http` the HTTP adapter (default: answered from routes in memory; the
-    API tests pass the real one, which reaches their receivers on 127.0.0.1)."""
+def memory_adapters(http: Http | None = None, certificates: Fetcher | None = None) -> MemoryAdapters:
+    """A fresh in-memory set; `http` and `certificates` the HTTP and SNS fetch adapters (default:
+    answered in memory; the API tests pass the real ones, which reach their servers on 127.0.0.1)."""
     return MemoryAdapters(
         queues=MemoryQueues(),
         files=MemoryFiles(),
@@ -42,9 +43,10 @@ def memory_adapters(http: Http | None = None) -> MemoryAdapters:
         mail=MemoryMail(),
         sms=MemorySms(),
         http=http or MemoryHttp(),
-        certificates=MemoryFetcher(),
+        certificates=certificates or MemoryFetcher(),
         clock=MemoryClock(),
         outages=MemoryOutages(),
+        idempotency=MemoryRecords(),
     )
 
 

@@ -1,17 +1,20 @@
-"""The rate windows and tokens ports in memory: counters per window, and secrets kept by the hash
-of their key with an expiry and a single-use flag, with the semantics of `store/window_counters.py`
-and `store/tokens.py` over DynamoDB."""
+"""The rate windows, tokens and idempotency ports in memory: counters per window, secrets kept by the
+hash of their key with an expiry and a single-use flag, and the first answers to idempotency keys,
+with the semantics of `store/window_counters.py`, `store/tokens.py` and `store/idempotency.py`."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.ports.idempotency import MAX_STORED, Record
 from chalicelib.ports.window_counters import Clock
 
 
@@ -106,3 +109,48 @@ class MemoryTokens:
     def delete(self, kind: str, secret: str) -> None:
         """Forget a secret."""
         self.secrets.pop(self._key(kind, secret), None)
+
+
+@dataclass
+class Held:
+    """An idempotency key: its record and when it expires."""
+
+    record: Record
+    expires: float
+
+
+class MemoryRecords:
+    """Idempotency records by (scope, key), with `store/idempotency.py`'s lease and keep times."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.held: dict[tuple[str, str], Held] = {}
+
+    def claim(self, scope: str, key: str, fingerprint: str, lease: float) -> Record | None:
+        """Take the key for `lease` seconds: None when taken, else the live Record there."""
+        found = self.held.get((scope, key))
+        if found is not None and found.expires >= self.clock():
+            return found.record
+        self.held[(scope, key)] = Held(Record(fingerprint, None), self.clock() + lease)
+        return None
+
+    def finish(
+        self,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        status: int,
+        headers: dict[str, str | list[str]],
+        body: bytes,
+        keep: float,
+    ) -> bool:
+        """Keep the answer for `keep` seconds; one too large (compressed, as stored on AWS) releases the key."""
+        if len(base64.b64encode(zlib.compress(body))) > MAX_STORED:
+            self.release(scope, key)
+            return False
+        self.held[(scope, key)] = Held(Record(fingerprint, (status, dict(headers), bytes(body))), self.clock() + keep)
+        return True
+
+    def release(self, scope: str, key: str) -> None:
+        """Forget the key."""
+        self.held.pop((scope, key), None)

@@ -342,7 +342,7 @@ def test_reused_code_is_refused_and_revokes_what_it_issued(api, client):
 
 
 def test_code_expires_after_30_seconds(api, client, monkeypatch):
-    from chalicelib.ports import tokens
+    from chalicelib.store import tokens
 
     code = code_for(api, client.id)
     later(monkeypatch, tokens, 31)
@@ -417,7 +417,7 @@ def test_reused_refresh_token_revokes_the_family(api, client):
 
 
 def test_refresh_token_expires_after_the_configured_days(api, client, monkeypatch):
-    from chalicelib.ports import tokens
+    from chalicelib.store import tokens
 
     settings.update(Context(), {"refreshTokenDays": 2})
     kept, unused = tokens_for(api, client), tokens_for(api, client)

@@ -291,3 +291,26 @@ def test_outages_know_throttling_from_a_bug(process_set):
     except RuntimeError as wrapped:
         assert outages.unavailable(wrapped)
     assert not outages.unavailable(None)
+
+
+# --- idempotency records --------------------------------------------------------------------------
+
+
+def test_a_key_is_held_by_its_first_request_then_replays_its_answer(moto_set):
+    records = moto_set.idempotency
+    assert records.claim("user#1", "k", "fp", 60) is None
+    running = records.claim("user#1", "k", "other", 60)
+    assert running.fingerprint == "fp" and running.answer is None
+    assert records.finish("user#1", "k", "fp", 201, {"Content-Type": "application/json"}, b'{"a":1}', 3600)
+    done = records.claim("user#1", "k", "fp", 60)
+    assert done.fingerprint == "fp" and done.answer == (201, {"Content-Type": "application/json"}, b'{"a":1}')
+    assert records.claim("user#2", "k", "fp", 60) is None  # another scope
+
+
+def test_a_released_or_expired_key_is_free_again(moto_set):
+    records = moto_set.idempotency
+    assert records.claim("s", "gone", "fp", 60) is None
+    records.release("s", "gone")
+    assert records.claim("s", "gone", "fp2", 60) is None
+    assert records.claim("s", "lapsed", "fp", -5) is None  # a lease already over (its request died)
+    assert records.claim("s", "lapsed", "fp2", 60) is None
