@@ -19,7 +19,13 @@ HTML = (
 
 
 def sent_messages():
-    """The messages moto's SES accepted, parsed."""
+    """The messages the mail adapter accepted (the in-memory one's, else moto's SES's), parsed."""
+    from chalicelib.ports import adapters
+    from devstack.memory.channels import MemoryMail
+
+    installed = adapters.active()
+    if installed is not None and isinstance(installed.mail, MemoryMail):
+        return [email.message_from_bytes(sent.raw, policy=policy.default) for sent in installed.mail.sent]
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
 
