@@ -82,8 +82,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def over_aws(item: pytest.Item) -> bool:
     """Whether a test runs over moto: about AWS (marked `aws`, the `aws` fixture, `AWS_FILES`) or e2e."""
-    return tier(item) == "e2e" or "aws" in item.fixturenames or item.get_closest_marker("aws") is not None or (
-        item.path.name in AWS_FILES
+    return (
+        tier(item) == "e2e"
+        or "aws" in item.fixturenames
+        or item.get_closest_marker("aws") is not None
+        or (item.path.name in AWS_FILES)
     )
 
 
@@ -175,6 +178,17 @@ def memory_seeded():
     return store
 
 
+@pytest.fixture(scope="session")
+def verified_admin():
+    """A function: trust the administrator's Basic credentials as verified (argon2id once a session),
+    as the first request of a test would have verified them over the first-start state."""
+    from chalicelib.auth import core, users
+
+    admin = users.check_password(*ADMIN, None)
+    encoded = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
+    return lambda: core.remember_verified(encoded, admin)
+
+
 @contextlib.contextmanager
 def over_memory(store):
     """The store `store` and fresh in-memory adapters installed (HTTP and the SNS fetch the real ones:
@@ -211,8 +225,10 @@ def fresh(request):
         restore(request.getfixturevalue("seeded"))
         yield
         return
-    with over_memory(request.getfixturevalue("memory_seeded").copy()):
+    seeded = request.getfixturevalue("memory_seeded")
+    with over_memory(seeded.copy()):
         _forget_process_state()
+        request.getfixturevalue("verified_admin")()
         yield
         _forget_process_state()
 

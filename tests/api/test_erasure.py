@@ -221,14 +221,14 @@ def test_batch_and_automation_deletes_erase_too(api, drain):
     drain()
     assert api.get(f"/api/contacts/{third}").status_code == 404
     assert int(api.get("/api/notes").json["total"]) == 0
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     assert [list(entities.iterate(f"timeline#{cid}")) for cid in ids + [third]] == [[], [], []]
     assert list(entities.iterate("erasure")) == []
 
 
 def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receiver):  # noqa: F811 - the fixture
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     receiver = hook_receiver(["mautic.lead_post_delete"])
     cid = api.post("/api/contacts/new", {"email": EMAIL, "firstname": "Erin"}).json["contact"]["id"]
@@ -245,7 +245,7 @@ def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receive
 
 
 def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     owner = _as(api, "owner", {"lead:leads": ["viewown", "editown", "create", "deleteown"]})
     viewer = _as(api, "viewer", {"lead:leads": ["viewother", "editother", "viewown", "create"]})

@@ -17,6 +17,8 @@ from devstack import faults
 from tests.api.test_email_segment_send import _audience
 from tests.api.test_email_send import make_email, sent_messages
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 MEMBERS = 20
 
 

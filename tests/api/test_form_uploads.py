@@ -124,7 +124,7 @@ def test_a_required_file_field_without_a_file_is_refused(api):
 
 
 def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form = make_form(api)
 
@@ -308,7 +308,7 @@ def _all_versions(s3):
 def test_erasure_deletes_the_contacts_uploads_from_the_bucket_resumably(api, drain, monkeypatch, versioned):
     from chalicelib.domain.contacts import erasure
     from chalicelib.ports import files as bucket
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form, theirs = _uploaded(api, email="erin@example.com", data=b"%PDF erin's passport")
     _, kept = _uploaded(api, email="other@example.com", data=b"%PDF another person's")
@@ -370,13 +370,13 @@ TWO_FILES = FIELDS + [
 
 
 def _purge_jobs():
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     return list(entities.iterate("uploadpurge"))
 
 
 def test_deleting_a_form_purges_every_version_of_its_uploads(api, drain, versioned):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form, first = _uploaded(api, data=b"%PDF first")
     second = submit(api, form["id"], {"email": "bo@example.com"}, {"cv": ("cv.pdf", b"%PDF second")}).json

@@ -209,7 +209,7 @@ def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
 
 
 def test_a_submission_failing_on_the_contact_stores_nothing(api, monkeypatch):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form = make_form(api)
 

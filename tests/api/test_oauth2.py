@@ -115,8 +115,15 @@ def contacts(api, access_token):
 
 
 def later(monkeypatch, module, seconds):
-    """Shift the clock that `module` reads by `seconds`."""
+    """Shift the clock that `module` reads by `seconds` (the tokens' clock: the installed adapter's)."""
+    from chalicelib.ports import adapters
+    from chalicelib.store import tokens
+
     real = time.time
+    installed = adapters.active()
+    if module is tokens and installed is not None and hasattr(installed.tokens, "clock"):
+        monkeypatch.setattr(installed.tokens, "clock", lambda: real() + seconds)
+        return
     monkeypatch.setattr(module, "time", types.SimpleNamespace(time=lambda: real() + seconds))
 
 

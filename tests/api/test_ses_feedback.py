@@ -5,11 +5,15 @@ sent (devstack/ses_simulator.py), and feedback of another account changes nothin
 
 import json
 
+import pytest
+
 from chalicelib import aws, config
 from chalicelib.domain.messaging import email_stats, feedback, reputation
 from chalicelib.ports import queues
 from tests.api.test_email_segment_send import PRAGUE
 from tests.api.test_email_send import make_email, sent_messages
+
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
 
 
 def _topic():

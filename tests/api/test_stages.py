@@ -6,7 +6,7 @@ stage cleared from its contacts."""
 import pytest
 
 from chalicelib.domain.stages import stages
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from tests.api.payloads import AUDIT_A, assert_error
 from tests.api.test_automations import action, branch, executed, new_automation, tag, tags
 from tests.api.test_segments import new_contact, new_segment

@@ -86,7 +86,7 @@ def test_a_standard_webhooks_secret_is_verified_by_an_independent_receiver(api, 
 
 def test_nothing_is_written_or_queued_without_a_subscribed_published_hook(api, drain, receiver):
     from chalicelib.ports import queues
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     _hook(api, receiver.url, ["mautic.company_post_save"])
     _hook(api, receiver.url, SAVE_TRIGGERS, isPublished=False)
@@ -296,7 +296,7 @@ def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver
     assert int(logs["total"]) == 3 and len(logs["logs"]) == 3
     assert [e["id"] for e in logs["logs"]] == [5, 4, 3]
     assert [e["id"] for e in api.get(f"/api/hooks/{hook['id']}/logs?start=1&limit=1").json["logs"]] == [4]
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     assert [row["id"] for row in entities.iterate(f"hooklog#{hook['id']}")] == [3, 4, 5]
     assert api.get("/api/hooks/999/logs").status_code == 404
