@@ -193,6 +193,7 @@ def verified_admin():
 def over_memory(store):
     """The store `store` and fresh in-memory adapters installed (HTTP and the SNS fetch the real ones:
     the tests' servers are on 127.0.0.1); AWS refused, so a stray call fails instead of reaching moto."""
+    from botocore.client import BaseClient
     from pynamodb.connection.base import Connection
 
     from chalicelib import aws
@@ -209,6 +210,7 @@ def over_memory(store):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(aws, "client", refuse)
         patch.setattr(Connection, "_make_api_call", refuse)
+        patch.setattr(BaseClient, "_make_api_call", refuse)  # boto3 outside moto would reach AWS itself
         try:
             yield installed
         finally:

@@ -180,6 +180,7 @@ def test_any_sender_address_works_locally(api):
     assert api.get(f"/api/emails/{mail['id']}").json["email"]["sentCount"] == 1
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_an_unverified_sender_on_aws_is_a_recorded_failure_naming_the_fix(api, monkeypatch):
     """On AWS, SES answers MessageRejected "Email address is not verified": the contact's failure names
     the address and SES identity verification, and nothing is counted as sent."""

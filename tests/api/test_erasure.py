@@ -6,6 +6,7 @@ import re
 from html import unescape
 
 import boto3
+import pytest
 
 from chalicelib import config
 from tests import motostate
@@ -147,6 +148,7 @@ STATS = (
 )
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_deleted_contact_leaves_nothing_that_identifies_it(api, drain, source_ip):
     contact, mail, page, form, tracking = _everything(api, source_ip)
     cid = contact["id"]
@@ -270,6 +272,7 @@ def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
     )
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_erasure_costs_a_fixed_part_and_a_call_or_few_per_erased_item(api, drain, source_ip):
     """docs/privacy.md: 24 calls (job read, ten steps recorded, eleven Queries, versions, job removed),
     then 1 per event, 3 per send record, 3 per submission, 2 per note, 1 per segment joined; the delete itself 1 GetItem

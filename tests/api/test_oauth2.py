@@ -567,6 +567,7 @@ def test_api_disabled_closes_the_oauth_endpoints(api, client):
         assert_error(response, 403, "api_disabled")
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_nothing_secret_is_stored_in_clear(api, client):
     from chalicelib.store.models import Token
 

@@ -350,6 +350,7 @@ def test_lead_stages_condition(api, drain):
 # --- costs -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_dynamodb_calls_per_operation(api):
     """The counts docs/storage.md gives (versions included), with more contacts in the stage than moved."""
     lead, customer = new_stage(api), new_stage(api, "Customer", 50)
