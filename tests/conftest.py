@@ -120,6 +120,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashes():
+    """argon2id at its lowest cost: the same algorithm and checks as in production (each hash carries
+    its parameters), without ~0.1-1 s per user created or signed in, which tests do thousands of times."""
+    from argon2 import PasswordHasher
+
+    from chalicelib.domain.kernel import passwords
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+        yield
+
+
 @pytest.fixture(scope="session")
 def aws():
     from moto import mock_aws
