@@ -1,12 +1,8 @@
 """The in-memory set of adapters (every port but the documents, which `store.py` keeps), built in
-one place for tests and local tools, and installed explicitly."""
+one place for the tests, which install it explicitly (`adapters.install`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from chalicelib.ports import adapters
 from chalicelib.ports.adapters import Adapters
 from chalicelib.ports.certificates import Fetcher
 from chalicelib.ports.http import Http
@@ -48,13 +44,3 @@ def memory_adapters(http: Http | None = None, certificates: Fetcher | None = Non
         outages=MemoryOutages(),
         idempotency=MemoryRecords(),
     )
-
-
-@contextmanager
-def installed(set_: Adapters) -> Iterator[Adapters]:
-    """`set_` installed for the block; the adapters before it back after."""
-    previous = adapters.install(set_)
-    try:
-        yield set_
-    finally:
-        adapters.install(previous)

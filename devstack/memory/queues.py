@@ -100,10 +100,6 @@ class MemoryQueues:
                 self.delete(queue, receipt, dead_letter=True)
             moved += len(messages)
 
-    def messages(self, queue: str, dead_letter: bool = False) -> list[Any]:
-        """The bodies a queue holds now, visible or not (tests read them)."""
-        return [json.loads(m.body) for m in self.queues.get(self._name(queue, dead_letter), [])]
-
     def empty(self) -> None:
         """Drop every message and what was sent."""
         self.queues.clear()

@@ -314,3 +314,12 @@ def test_a_released_or_expired_key_is_free_again(moto_set):
     assert records.claim("s", "gone", "fp2", 60) is None
     assert records.claim("s", "lapsed", "fp", -5) is None  # a lease already over (its request died)
     assert records.claim("s", "lapsed", "fp2", 60) is None
+
+
+def test_the_memory_clock_tells_a_held_moment_and_an_injected_outage_is_unavailable():
+    from devstack.memory.faults import Outage
+
+    memory = memory_adapters()
+    memory.clock.moment = datetime(2024, 10, 24, 15, 54, 35, tzinfo=timezone.utc)
+    assert memory.clock.now() == datetime(2024, 10, 24, 15, 54, 35, tzinfo=timezone.utc)
+    assert memory.outages.unavailable(Outage("SQS is down"))
