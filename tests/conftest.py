@@ -242,13 +242,13 @@ def fresh(request):
         return
     seeded = request.getfixturevalue("memory_seeded")
     with over_memory(seeded.copy()):
-        _forget_process_state()
+        forget_process_state()
         request.getfixturevalue("verified_admin")()
         yield
-        _forget_process_state()
+        forget_process_state()
 
 
-def _forget_process_state():
+def forget_process_state():
     """Forget what the process keeps of an earlier test's store, and the local outbox's files."""
     from chalicelib import config
     from chalicelib.auth import core
