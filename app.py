@@ -14,7 +14,7 @@ from typing import Any
 from chalice import Rate
 from chalice.app import CloudWatchEvent, SQSEvent
 
-from chalicelib import workers
+from chalicelib import aws_adapters, workers
 from chalicelib.api.path_routing import RoutedApp
 from chalicelib.store.queue_names import queue_name
 
@@ -37,6 +37,7 @@ def register_routes(routed: RoutedApp) -> None:
         routed.register_blueprint(blueprint)
 
 
+aws_adapters.install()  # the Lambda functions' composition root: every port over AWS
 app = RoutedApp(app_name="mautic", routes=register_routes)
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
 

@@ -317,10 +317,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if os.environ.get("STAGE", "local") == "local":
             _attach_local_stack()
-        from chalicelib import bootstrap
+        from chalicelib import aws_adapters, bootstrap
         from chalicelib.domain.kernel.context import Context
 
         bootstrap.assemble()
+        aws_adapters.install()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

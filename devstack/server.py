@@ -188,12 +188,13 @@ def _per_thread_requests(app: Chalice) -> Chalice:
 def start_stack(data_dir: str, admin_user: str, admin_password: str | None) -> tuple[Journal, str | None]:
     """Create the embedded AWS resources, load the journal, start journaling, seed.
     Returns (the journal, a generated password or None)."""
-    from chalicelib import bootstrap, config
+    from chalicelib import aws_adapters, bootstrap, config
     from chalicelib.channels import mail
     from chalicelib.store import schema
     from devstack import capture, journal, snapshot
 
     bootstrap.assemble()  # the registry and the subscriber table, before the journal's replay or a worker
+    aws_adapters.install()  # the local stack's ports: the embedded AWS
     schema.ensure_resources()
     mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():

@@ -1,8 +1,9 @@
 """The workers on one machine: queue pollers and the job clock as threads (devserver), or a
 synchronous `drain` (tests). Each queue is read in batches of up to ten and consumed by
-`workers.consume`, as its Lambda function does: a failed message backs off with its visibility
-(`workers/redelivery.py`), which the embedded SQS honours. `settle` runs them over minutes of the
-queues' clock (`advance`) without sleeping. Handlers reach the embedded AWS one call at a time."""
+`workers.consume`, as its Lambda function does, through the queues port (the embedded SQS or the
+memory queues): a failed message backs off with its visibility (`workers/redelivery.py`), which both
+honour. `settle` runs them over minutes of the embedded SQS's clock (`advance`) without sleeping.
+Handlers reach the embedded AWS one call at a time."""
 
 import json
 import logging
@@ -12,7 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib import aws, workers
-from chalicelib.store import queues, schema
+from chalicelib.ports import queues
+from chalicelib.store import queues as sqs
+from chalicelib.store import schema
 from chalicelib.workers.redelivery import Received
 
 POLL_SECONDS = 0.2
@@ -73,11 +76,11 @@ def _waiting() -> int:
         "ApproximateNumberOfMessagesNotVisible",
         "ApproximateNumberOfMessagesDelayed",
     ]
-    sqs = aws.client("sqs")
+    client = aws.client("sqs")
     return sum(
         int(value)
         for queue in schema.QUEUES
-        for value in sqs.get_queue_attributes(QueueUrl=queues.url(queue), AttributeNames=names)["Attributes"].values()
+        for value in client.get_queue_attributes(QueueUrl=sqs.url(queue), AttributeNames=names)["Attributes"].values()
     )
 
 

@@ -1,16 +1,21 @@
-"""The test tiers, and one moto mock for the session; tables emptied and defaults re-seeded for each test.
+"""The test tiers; the API's tests over the in-memory adapters, and one moto mock for the session
+for the tests about AWS; each test starts from the first-start state.
 
 Tiers (pytest markers, given by directory in `pytest_collection_modifyitems`; `make test-unit`,
 `make test-api`, `make test-e2e`; `make test` runs all):
-- `unit`: tests/unit without AWS: the domain's rules in process, over the in-memory store
-  (`devstack/memory.py`, installed by tests/unit/conftest.py); moto and boto3 are never imported.
-- `api`: tests/api and tests/contract, and the tests of tests/unit that need AWS (the moto
-  session: a test using the `aws` fixture or marked `aws`, or a file of `AWS_FILES`: templates,
-  the package, the local stack's AWS side).
+- `unit`: tests/unit without AWS: the domain's rules in process, over the in-memory store and
+  adapters (`devstack/memory/`, installed by tests/unit/conftest.py); moto and boto3 are never imported.
+- `api`: tests/api and tests/contract, and the tests of tests/unit that need AWS. The app runs over
+  the in-memory store and adapters (`fresh`), unless the test is about AWS: marked `aws` (itself
+  or its module), using the `aws` fixture, or a file of `AWS_FILES` (templates, the package, the
+  local stack's AWS side); those run over moto, from a copy of the seeded tables.
 - `e2e`: tests/e2e, the local stack and the CLI run as processes.
+
+The run ends with the share of tests that ran without moto (`pytest_terminal_summary`).
 """
 
 import base64
+import contextlib
 import copy
 import json
 import os
@@ -77,6 +82,37 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(tier(item))
 
 
+def over_aws(item: pytest.Item) -> bool:
+    """Whether a test runs over moto: about AWS (marked `aws`, the `aws` fixture, `AWS_FILES`) or e2e."""
+    return (
+        tier(item) == "e2e"
+        or "aws" in item.fixturenames
+        or item.get_closest_marker("aws") is not None
+        or (item.path.name in AWS_FILES)
+    )
+
+
+MOTO_FREE = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Note whether the test ran without moto (its fixtures are set up by now)."""
+    fixtures = getattr(item, "_request", None)
+    used = set(getattr(fixtures, "fixturenames", item.fixturenames))
+    item.stash[MOTO_FREE] = not over_aws(item) and "aws" not in used and "seeded" not in used
+    yield
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    """The share of the tests run that ran without moto (issue 44: at least 75 %)."""
+    session = getattr(terminalreporter, "_session", None)
+    ran = [item for item in getattr(session, "items", []) if MOTO_FREE in item.stash]
+    if ran:
+        free = sum(item.stash[MOTO_FREE] for item in ran)
+        terminalreporter.write_line(f"moto-free: {free} of {len(ran)} tests ({100 * free / len(ran):.1f} %)")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A session of unit tests only fails if anything imported moto or boto3 (the tier's promise)."""
     items = getattr(session, "items", [])
@@ -94,6 +130,20 @@ def assembled() -> None:
     bootstrap.assemble()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashes():
+    """argon2id at its lowest cost: the same algorithm and checks as in production (each hash carries
+    its parameters), without ~0.1-1 s per user created or signed in, which tests do thousands of times."""
+    from argon2 import PasswordHasher
+
+    from chalicelib.auth import passwords
+
+    with pytest.MonkeyPatch.context() as patch:
+        quick = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+        patch.setattr(passwords, "_hasher", lambda: quick)
+        yield
+
+
 @pytest.fixture(scope="session")
 def aws():
     from moto import mock_aws
@@ -102,10 +152,11 @@ def aws():
 
     patches.install()
     with mock_aws():
-        from chalicelib import config
+        from chalicelib import aws_adapters, config
         from chalicelib.channels import mail
         from chalicelib.store import schema
 
+        aws_adapters.install()
         schema.ensure_resources()
         mail.verify_sender(config.MAILER_FROM_EMAIL)
         yield
@@ -138,11 +189,89 @@ def _empty_bucket():
     boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET).objects.all().delete()
 
 
+@pytest.fixture(scope="session")
+def memory_seeded():
+    """The in-memory store right after a first start (default fields, administrator), built once."""
+    from chalicelib import bootstrap
+    from devstack.memory import MemoryStore
+
+    store = MemoryStore()
+    with over_memory(store):
+        bootstrap.first_start()
+        bootstrap.ensure_admin(*ADMIN)
+    return store
+
+
+@pytest.fixture(scope="session")
+def verified_admin():
+    """A function: trust the administrator's Basic credentials as verified (argon2id once a session),
+    as the first request of a test would have verified them over the first-start state."""
+    from chalicelib.auth import core, users
+
+    admin = users.check_password(*ADMIN, None)
+    encoded = base64.b64encode(f"{ADMIN[0]}:{ADMIN[1]}".encode()).decode()
+    return lambda: core.remember_verified(encoded, admin)
+
+
+@contextlib.contextmanager
+def over_memory(store):
+    """The store `store` and fresh in-memory adapters installed (HTTP and the SNS fetch the real ones:
+    the tests' servers are on 127.0.0.1); AWS refused, so a stray call fails instead of reaching moto."""
+    from botocore.client import BaseClient
+    from pynamodb.connection.base import Connection
+
+    from chalicelib import aws
+    from chalicelib.channels import http, sns_https
+    from chalicelib.ports import adapters
+    from chalicelib.store import port
+    from devstack.memory.adapters import memory_adapters
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a test over the in-memory adapters called AWS: mark it `aws` if it is about AWS")
+
+    installed = memory_adapters(http=http, certificates=sns_https)
+    previous_store, previous = port.use(store), adapters.install(installed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(aws, "client", refuse)
+        patch.setattr(Connection, "_make_api_call", refuse)
+        patch.setattr(BaseClient, "_make_api_call", refuse)  # boto3 outside moto would reach AWS itself
+        try:
+            yield installed
+        finally:
+            port.use(previous_store)
+            adapters.install(previous)
+
+
 @pytest.fixture
-def fresh(seeded):
-    """Each test starts from the first-start state with empty queues and an empty files bucket."""
-    restore(seeded)
-    yield
+def fresh(request):
+    """Each test starts from the first-start state, over a copy of the in-memory store and fresh
+    in-memory adapters; a test about AWS (`over_aws`) over moto's tables restored, with empty queues
+    and an empty files bucket."""
+    if over_aws(request.node):
+        restore(request.getfixturevalue("seeded"))
+        yield
+        return
+    seeded = request.getfixturevalue("memory_seeded")
+    with over_memory(seeded.copy()):
+        forget_process_state()
+        request.getfixturevalue("verified_admin")()
+        yield
+        forget_process_state()
+
+
+def forget_process_state():
+    """Forget what the process keeps of an earlier test's store, and the local outbox's files."""
+    from chalicelib import config
+    from chalicelib.auth import core
+    from chalicelib.domain.kernel import cached
+    from chalicelib.domain.messaging import theme_html
+    from chalicelib.domain.web import public_docs
+
+    core.forget_verified()
+    theme_html.forget()
+    public_docs.forget()
+    cached.forget()
+    shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
 
 
 def restore(seeded):
@@ -205,7 +334,7 @@ class Api:
 
 
 @pytest.fixture(scope="session")
-def chalice_app(aws):
+def chalice_app():
     from app import app
 
     return app

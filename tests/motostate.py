@@ -1,4 +1,5 @@
-"""The one place the tests reach into moto's in-memory backends, and why each is needed:
+"""The one place the tests reach into moto's in-memory backends (for the tests about AWS, which run
+over moto: tests/conftest.py), and why each is needed:
 
 - the DynamoDB tables are restored from a copy of the seeded ones for each test (re-writing the
   first-start documents through the API would cost seconds per test);

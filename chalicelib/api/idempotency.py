@@ -20,7 +20,7 @@ from chalicelib.api.errors import body as error_body
 from chalicelib.api.errors import headers as base_headers
 from chalicelib.api.request import ApiRequest
 from chalicelib.domain.kernel.context import Context
-from chalicelib.store import idempotency as records
+from chalicelib.ports import idempotency as records
 
 METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 HEADER = "Idempotency-Key"

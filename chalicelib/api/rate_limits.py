@@ -1,11 +1,11 @@
 """Rate limits of the API per user and per API client, in fixed windows of a minute counted in
-DynamoDB (`store/window_counters.py`, one UpdateItem per limit and request), answered with the IETF
+the rate windows port (`ports/window_counters.py`: on AWS one UpdateItem per limit and request), answered with the IETF
 `RateLimit-Policy` / `RateLimit` fields and, past a limit, 429 with `Retry-After`."""
 
 from chalicelib import config
 from chalicelib.api.errors import ApiError
 from chalicelib.domain.kernel.context import Context
-from chalicelib.store import window_counters
+from chalicelib.ports import window_counters
 
 WINDOW = 60
 

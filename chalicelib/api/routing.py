@@ -31,6 +31,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.ports import outages
 from chalicelib.store.common import TooLarge
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -165,7 +166,7 @@ def _may_run_again(request: Request, error: BaseException, progress: Progress) -
     - it is a read of the API (GET, HEAD, OPTIONS only read; not the public tracking routes, whose
       GET records a hit: they are not run again at all).
     A write of which one call may have been applied is never run again (docs/reliability.md)."""
-    if not aws.unavailable(error):
+    if not outages.unavailable(error):
         return False
     if not progress.handler_started or aws.writes() == progress.writes_before:
         return True
@@ -261,7 +262,7 @@ def failure(request: Request, error: BaseException) -> Response:
         )
     if isinstance(error, TooLarge):  # a document over what an item may hold (store/documents.py): nothing written
         return render(413, error_body(413, str(error), {"body": [str(error)]}))
-    if aws.unavailable(error):
+    if outages.unavailable(error):
         log.warning("dependency unavailable on %s %s: %s", request.method, request.path, error)
         return unavailable()
     log.error("unhandled error on %s %s", request.method, request.path, exc_info=error)

@@ -47,7 +47,7 @@ from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.auth.protocols import Request
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.store import tokens
+from chalicelib.ports import tokens
 
 WINDOW = 600  # seconds a timestamp may differ from the server's clock
 NONCE_SECONDS = 15 * 60

@@ -29,8 +29,8 @@ from chalicelib.auth.declarations import USER
 from chalicelib.auth.errors import AuthError, require_api
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.ports import tokens
 from chalicelib.store import port as store
-from chalicelib.store import tokens
 
 CODE_KIND = "oauth2-code"
 REFRESH_KIND = "oauth2-refresh"

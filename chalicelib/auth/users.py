@@ -11,8 +11,8 @@ from chalicelib.domain.kernel import cached
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc
+from chalicelib.ports import window_counters
 from chalicelib.store import port as store
-from chalicelib.store import window_counters
 
 
 def create_user(

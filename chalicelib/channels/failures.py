@@ -1,17 +1,11 @@
-"""How a send through SES or SNS fails: refused for good, or unavailable for now."""
+"""How a send through SES or SNS fails: boto errors as the ports' `Rejected` (for good) or `Unavailable` (for now)."""
 
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-
-class Rejected(Exception):
-    """The service refused the message; sending it again will not help."""
-
-
-class Unavailable(Exception):
-    """The service could not be reached or throttled us; the same message may be sent later."""
+from chalicelib.ports.failures import Rejected, Unavailable
 
 
 @contextmanager

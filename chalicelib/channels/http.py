@@ -5,24 +5,24 @@ it resolves to must be public (or inside an allowed network), and the connection
 address, so a DNS answer cannot change between the check and the connection. Cloud metadata
 addresses are refused whatever the allow-list says. Redirects are not followed (a 3xx is a failed
 delivery) and the whole exchange has one deadline. A failed delivery is retried on the jittered
-schedule of `retry_delay` (webhooks, form reposts).
+schedule of `retry_delay` (webhooks, form reposts). The real implementation of the HTTP port
+(`ports/http.py`, which holds `Result`, `networks` and `retry_delay`).
 """
 
 import http.client
 import ipaddress
-import random
 import socket
 import ssl
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TypeAlias
 from urllib.parse import urlsplit
 
-from chalicelib import config
+from chalicelib.ports.http import Network, Result, networks, retry_delay
+
+__all__ = ["Network", "Refused", "Result", "networks", "post", "refusal", "request", "resolve", "retry_delay"]
 
 Address: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
-Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 METADATA = frozenset(
     ipaddress.ip_address(a)
@@ -31,34 +31,12 @@ METADATA = frozenset(
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: translated inside a network, never public
 COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible IPv6 addresses (::a.b.c.d)
-JITTER = 0.2  # each retry delay is the schedule's value ±20%
 READ_LIMIT = 1024  # bytes of the response read before closing
 _tls: list[ssl.SSLContext] = []
 
 
 class Refused(Exception):
     """The target may not be reached (its address is not public, or the URL is unusable)."""
-
-
-@dataclass
-class Result:
-    """One delivery attempt: status (None without a response), error note, duration in seconds;
-    `retry` is False when trying again cannot help (the target is refused)."""
-
-    status: int | None
-    error: str | None
-    duration: float
-    retry: bool = True
-
-    @property
-    def ok(self) -> bool:
-        """Whether the target answered 2xx."""
-        return self.status is not None and 200 <= self.status < 300
-
-
-def networks(cidrs: Iterable[str]) -> tuple[Network, ...]:
-    """Parsed allow-list networks."""
-    return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
 
 
 def _embedded(ip: Address) -> Address:
@@ -202,12 +180,3 @@ def request(
     finally:
         if connection is not None:
             connection.close()
-
-
-def retry_delay(failed_attempt: int) -> float | None:
-    """Seconds before the attempt after `failed_attempt` (1 = the first), jittered; None when the
-    schedule is exhausted."""
-    delays = config.WEBHOOK_RETRY_DELAYS
-    if failed_attempt > len(delays):
-        return None
-    return delays[failed_attempt - 1] * random.uniform(1 - JITTER, 1 + JITTER)

@@ -5,15 +5,27 @@ help; `Suppressed` when the recipient is on the account's suppression list) or `
 
 SES sends only from verified identities. Locally a sender is verified on its first use (any
 `fromAddress` works); on AWS an unverified sender fails the send with a message naming the address
-and SES identity verification."""
+and SES identity verification. The AWS implementation of the mail port (`ports/mail.py`)."""
 
-from dataclasses import dataclass, field
-from email.message import EmailMessage
-from email.utils import formataddr, formatdate, make_msgid
+from collections.abc import Iterable
+from email.utils import formataddr
 
 from chalicelib import aws, config
 from chalicelib.channels import outbox
-from chalicelib.channels.failures import Rejected, Unavailable, translated  # noqa: F401 (re-exported)
+from chalicelib.channels.failures import translated
+from chalicelib.ports.mail import Attachment, Mail, Rejected, Suppressed, Unavailable, mime
+
+__all__ = [
+    "Attachment",
+    "Mail",
+    "Rejected",
+    "Suppressed",
+    "Unavailable",
+    "erase_copies",
+    "mime",
+    "send",
+    "verify_sender",
+]
 
 PERMANENT = {
     "MessageRejected",
@@ -23,55 +35,6 @@ PERMANENT = {
     "ConfigurationSetDoesNotExist",
     "AccountSendingPausedException",
 }
-
-
-class Suppressed(Rejected):
-    """SES refused the message because the recipient is on the account's suppression list: the
-    sender treats it as a hard bounce (do-not-contact, bounced)."""
-
-
-Attachment = tuple[str, bytes, str | None]  # (file name, bytes, MIME type: None for octet-stream)
-
-
-@dataclass
-class Mail:
-    """One message to one recipient. `attachments`: (file name, bytes, MIME type)."""
-
-    sender: str
-    sender_name: str
-    to: str
-    to_name: str
-    subject: str
-    html: str
-    text: str
-    reply_to: str = ""
-    bcc: list[str] = field(default_factory=list)
-    cc: list[str] = field(default_factory=list)
-    headers: dict[str, str] = field(default_factory=dict)
-    attachments: list[Attachment] = field(default_factory=list)
-
-
-def mime(mail: Mail) -> bytes:
-    """The message as RFC 5322 bytes: text and HTML alternatives, then the attachments."""
-    message = EmailMessage()
-    message["From"] = formataddr((mail.sender_name or "", mail.sender))
-    message["To"] = formataddr((mail.to_name or "", mail.to))
-    message["Subject"] = mail.subject
-    message["Date"] = formatdate(usegmt=True)
-    message["Message-ID"] = make_msgid(domain=mail.sender.rpartition("@")[2] or None)
-    if mail.cc:
-        message["Cc"] = ", ".join(mail.cc)
-    if mail.reply_to:
-        message["Reply-To"] = mail.reply_to
-    for name, value in mail.headers.items():
-        message[name] = str(value)
-    message.set_content(mail.text or "")
-    if mail.html:
-        message.add_alternative(mail.html, subtype="html")
-    for name, data, mime_type in mail.attachments:
-        main, _, sub = (mime_type or "application/octet-stream").partition("/")
-        message.add_attachment(data, maintype=main, subtype=sub or "octet-stream", filename=name)
-    return message.as_bytes()
 
 
 def send(mail: Mail) -> str:
@@ -128,6 +91,11 @@ def _send_raw(mail: Mail, raw: bytes) -> str:
             **options,
         )
     return answer["MessageId"]
+
+
+def erase_copies(recipients: Iterable[str]) -> int:
+    """Delete the local outbox's copies sent to these recipients (none on AWS: SES keeps no copy here)."""
+    return outbox.erase(recipients)
 
 
 def verify_sender(address: str) -> None:

@@ -1,24 +1,17 @@
 """SMS transport: Amazon SNS `Publish` to a phone number (E.164), and a copy in the local outbox
-(`.json`). Failures are `Rejected` (not deliverable to that number) or `Unavailable` (try later)."""
+(`.json`). Failures are `Rejected` (not deliverable to that number) or `Unavailable` (try later).
+The AWS implementation of the SMS port (`ports/sms.py`)."""
 
 import json
-import re
 
 from chalicelib import aws, config
 from chalicelib.channels import outbox
-from chalicelib.channels.failures import Rejected, Unavailable, translated  # noqa: F401 (re-exported)
+from chalicelib.channels.failures import translated
+from chalicelib.ports.sms import Rejected, Unavailable, e164
 
-E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
+__all__ = ["Rejected", "Unavailable", "e164", "send"]
+
 PERMANENT = {"InvalidParameter", "InvalidParameterValue", "OptedOut", "AuthorizationError"}
-
-
-def e164(number: object) -> str | None:
-    """The number in E.164 (`+` and 7 to 15 digits; spaces, dots, dashes, brackets and a leading 00
-    allowed), or None."""
-    digits = re.sub(r"[\s().\-/]", "", str(number or ""))
-    if digits.startswith("00"):
-        digits = "+" + digits[2:]
-    return digits if E164.match(digits) else None
 
 
 def send(number: str, text: str) -> str:

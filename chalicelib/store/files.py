@@ -1,20 +1,14 @@
-"""S3: the files bucket (uploaded images, the files of assets, form uploads). The only code that knows S3."""
+"""S3: the files bucket (uploaded images, the files of assets, form uploads). The only code that knows S3:
+the AWS implementation of the files port (`ports/files.py`)."""
 
 import math
 import time
 from collections.abc import Callable
-from typing import TypedDict
 
 from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
-
-
-class Head(TypedDict):
-    """What `head` tells of an object."""
-
-    size: int
-    contentType: str | None
+from chalicelib.ports.files import Head
 
 
 def _missing(error: ClientError) -> bool:

@@ -4,6 +4,7 @@ One item per (scope, key) under `idem#<sha256>`: the request's fingerprint, its 
 done, the answer (status, a few headers, the body zlib-compressed). A running record holds a short
 lease (`expires` a little past the longest request), so a key whose first request died is free
 again soon; a finished one lives 24 h. DynamoDB's TTL removes them; reads ignore expired items.
+The AWS implementation of the idempotency port (`ports/idempotency.py`).
 """
 
 import base64
@@ -11,26 +12,16 @@ import hashlib
 import json
 import time
 import zlib
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TypeAlias
 
 from pynamodb.exceptions import DoesNotExist, PutError
 
+from chalicelib.ports.idempotency import MAX_STORED, Record
 from chalicelib.store.models import Token
 
+__all__ = ["DONE", "MAX_STORED", "RUNNING", "Record", "claim", "finish", "release"]
+
 RUNNING, DONE = 0, 1
-MAX_STORED = 300 * 1024  # compressed answer bytes that fit an item (400 KB) with room to spare
-Answer: TypeAlias = tuple[int, dict[str, str | list[str]], bytes]  # status, kept headers, body
-
-
-@dataclass
-class Record:
-    """What a key holds: `fingerprint` of its first request; `answer` (status, headers, body bytes)
-    once done, None while it runs."""
-
-    fingerprint: str
-    answer: Answer | None
 
 
 def _key(scope: str, key: str) -> str:

@@ -3,7 +3,7 @@
 The domain and auth call the functions of this module (`from chalicelib.store import port as
 store`; `store.get(kind, id)`...), which hand each call to the active implementation:
 `store/entities.py` over DynamoDB, unless a composition root chose another with `use()`. The tests
-of the unit tier use `devstack/memory.py` (in process, no AWS; tests only) so the domain's rules
+of the unit tier use `devstack/memory/store.py` (in process, no AWS; tests only) so the domain's rules
 run without moto. Both raise the exceptions of `store/common.py` (`Conflict`, `Missing`, `Stale`, re-exported
 here), and both honour `Tally` and `Checked` derived items, so callers catch and build one set of types
 whatever is behind.

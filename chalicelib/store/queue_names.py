@@ -5,6 +5,9 @@ them imports no AWS library."""
 from chalicelib import config
 
 QUEUES = ("webhooks", "segments", "automations", "sends", "feedback", "erasure")
+# Receives before SQS moves a message to its dead-letter queue (the RedrivePolicy's maxReceiveCount):
+# with the workers' backoff, at least 11 minutes of failures (docs/reliability.md, "Backoff and poison").
+MAX_RECEIVES = 50
 
 
 def queue_name(queue: str) -> str:

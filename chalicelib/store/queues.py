@@ -1,23 +1,28 @@
-"""SQS: the service's queues by short name (see `schema.QUEUES`), JSON messages."""
+"""SQS: the service's queues by short name (see `schema.QUEUES`), JSON messages. The AWS
+implementation of the queues port (`ports/queues.py`)."""
 
 import json
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chalicelib import aws
-from chalicelib.store.common import Derived
+from chalicelib.ports.queues import BATCH, MAX_DELAY, QueueError
 from chalicelib.store.schema import queue_name
 
-BATCH = 10  # SendMessageBatch / ReceiveMessage maximum
-MAX_DELAY = 900  # DelaySeconds maximum
 MAX_VISIBILITY = 43200  # VisibilityTimeout maximum (12 hours)
 _urls: dict[str, str] = {}
-log = logging.getLogger(__name__)
-
-
-class QueueError(Exception):
-    """SQS refused a message."""
+__all__ = [
+    "BATCH",
+    "MAX_DELAY",
+    "QueueError",
+    "change_visibility",
+    "dead_letter",
+    "delete",
+    "receive",
+    "redrive",
+    "send",
+    "url",
+]
 
 
 def url(queue: str, dead_letter: bool = False) -> str:
@@ -40,21 +45,6 @@ def send(queue: str, bodies: Iterable[Any], delay: float = 0, dead_letter: bool 
         failed = aws.client("sqs").send_message_batch(QueueUrl=url(queue, dead_letter), Entries=entries).get("Failed")
         if failed:
             raise QueueError(f"{queue}: {failed[0].get('Message') or failed[0].get('Code')}")
-
-
-def send_stored(queue: str, derived: Iterable[Derived], kind: str, message_type: str) -> None:
-    """After a commit: one `{"type": message_type, "id"}` message per derived item of `kind` the
-    change stored (outbox items). Never raises: if SQS fails the items stay stored and the
-    owner's sweep queues them."""
-    ids = [item_id for item_kind, item_id, _ in derived if item_kind == kind]
-    if not ids:
-        return
-    try:
-        send(queue, [{"type": message_type, "id": item_id} for item_id in ids])
-    except (
-        Exception
-    ):  # logged with its traceback (so no BLE001): the change and its items are stored; the sweep queues them
-        log.warning("%s items kept for the sweep", kind, exc_info=True)
 
 
 def receive(queue: str, dead_letter: bool = False, limit: int = BATCH) -> list[tuple[str, Any, int]]:

@@ -6,12 +6,9 @@ stack and the test suite create them with `ensure_resources`.
 
 from chalicelib import aws, config
 from chalicelib.store.models import MODELS
-from chalicelib.store.queue_names import QUEUES, queue_name
+from chalicelib.store.queue_names import MAX_RECEIVES, QUEUES, queue_name
 
-__all__ = ["QUEUES", "ensure_resources", "queue_name"]
-# Receives before SQS moves a message to its dead-letter queue (the RedrivePolicy's maxReceiveCount):
-# with the workers' backoff, at least 11 minutes of failures (docs/reliability.md, "Backoff and poison").
-MAX_RECEIVES = 50
+__all__ = ["MAX_RECEIVES", "QUEUES", "ensure_resources", "queue_name"]
 
 
 def ensure_resources() -> None:

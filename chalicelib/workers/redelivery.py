@@ -16,8 +16,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from chalicelib import aws
-from chalicelib.store import queues
+from chalicelib.ports import outages, queues
 from chalicelib.store.common import Stale
 
 BASE_SECONDS = 2  # the first retry's ceiling; each receive doubles it
@@ -47,9 +46,9 @@ def backoff(receives: int, draw: Callable[[int, int], int] = random.randint) -> 
 
 
 def is_later(error: BaseException, later: tuple[type[BaseException], ...] = ()) -> bool:
-    """Whether the failure means "not now": AWS unavailable (aws.unavailable), or one of LATER or
+    """Whether the failure means "not now": a dependency unavailable (the outages port), or one of LATER or
     the queue's own `later` exceptions."""
-    return isinstance(error, LATER + later) or aws.unavailable(error)
+    return isinstance(error, LATER + later) or outages.unavailable(error)
 
 
 def give_back(

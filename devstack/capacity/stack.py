@@ -52,7 +52,7 @@ class Stack:
     def _start(self) -> Any:
         from chalice.config import Config
 
-        from chalicelib import bootstrap, config, workers
+        from chalicelib import aws_adapters, bootstrap, config, workers
         from chalicelib.auth import core
         from chalicelib.channels import mail
         from chalicelib.domain.kernel import cached
@@ -62,6 +62,7 @@ class Stack:
 
         cached.forget()  # a workload before this one, over other tables, left cached kinds, versions and id blocks
         core.forget_verified()  # and verified credentials naming its users
+        aws_adapters.install()
         schema.ensure_resources()
         mail.verify_sender(config.MAILER_FROM_EMAIL)
         bootstrap.first_start()

@@ -84,7 +84,7 @@ def test_settings_reject_unknown_names_and_modes(fresh):
 def test_expired_revocations_stop_counting_and_are_dropped(fresh):
     from chalicelib.auth import clients
     from chalicelib.domain.kernel import cached
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     clients.revoke_subject(Context(), "family:old", seconds=60)
     clients.revoke_subject(Context(), "client:forever")

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from chalicelib.domain.automations import automation_runs, journey_routing, journeys
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from tests.api.payloads import assert_error
 from tests.api.test_forms_submit import make_form
 from tests.api.test_forms_submit import post as submit_form

@@ -158,6 +158,7 @@ def test_new_contacts_get_their_own_timeline_events(api):
     assert len(set(event_ids)) == 4
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_new_costs_a_few_calls_per_batch_whatever_its_size(api):
     from tests.bench.conftest import dynamodb_calls
 

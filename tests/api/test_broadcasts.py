@@ -9,8 +9,8 @@ import pytest
 from chalicelib import config, workers
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.messaging import broadcast_index, broadcasts
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 from tests.api.test_sms_send import sms_messages
 

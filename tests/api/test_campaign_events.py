@@ -4,6 +4,8 @@ single edit, `events` by id, errors by item), `GET /campaigns/events/contact/{co
 contact's log across campaigns, Mautic's standalone log rows), each also under `/automations`, and
 Mautic 2's `/campaigns/{id}/contact/add|remove/{leadId}`."""
 
+import pytest
+
 from tests.api.test_automation_events import by_name, later_automation
 from tests.api.test_automations import new_automation, tag, tags
 from tests.api.test_permissions import _as
@@ -125,6 +127,7 @@ def test_mautic_2_membership_paths_add_and_remove(api):
     assert int(api.get(f"/api/campaigns/{campaign['id']}/contacts").json["total"]) == 0
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_costs_of_the_contact_log_and_the_batch_edit(api):
     from tests.bench.conftest import dynamodb_calls
 

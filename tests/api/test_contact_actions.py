@@ -272,6 +272,7 @@ def test_tag_and_owner_search_commands(api, contact):
     assert found("owner:bob") == []
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_owners_of_a_page_are_fetched_in_one_call(api):
     from chalicelib.auth import users
     from tests.bench.conftest import dynamodb_calls

@@ -159,6 +159,7 @@ def test_a_limited_user_changes_no_others_contact(api, firms):
     assert linked(api, victim) == [(acme, "Acme", 1)]
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_cost_one_batch_get_when_the_links_change(api, firms):
     from tests.bench.conftest import dynamodb_calls
 

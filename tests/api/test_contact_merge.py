@@ -118,13 +118,13 @@ def test_the_merge_is_on_the_timeline_and_the_other_contacts_events_move(api, dr
 
 def test_a_lost_move_message_is_sent_again_by_the_minute_job(api, drain, frozen):
     from chalicelib.workers import run_jobs
-    from tests import motostate
+    from tests import installed
 
     ann = contact(api, email="ann@example.com")
     bob = contact(api, email="bob@example.com")
     api.post(f"/api/contacts/{bob['id']}/points/plus/3")
     api.patch(f"/api/contacts/{bob['id']}/edit", {"email": "ann@example.com"})
-    motostate.empty_queues()
+    installed.empty_queues()
     run_jobs("minute")
     drain()
     assert moved_points(api, ann["id"]) == []

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from chalicelib.store import entities
+from chalicelib.store import port as entities
 from tests.api.payloads import assert_error
 
 

@@ -3,6 +3,8 @@ browser's `Accept-Language` (Mautic's getTranslatedEntity), variants split by we
 contact, in `/dwc/<slot>` and in `{dwc=slot}` of pages; the automation decision `dwc.decision` and the
 action `dwc.push_content` (Mautic's DynamicContent CampaignSubscriber); the action `email.send.to.user`."""
 
+import pytest
+
 from tests.api.test_automations import action, branch, executed, new_automation
 from tests.api.test_email_send import make_email, sent_messages
 from tests.api.test_pages_public import fetch, make_page, person
@@ -92,6 +94,7 @@ def test_email_send_to_user_action_mails_the_owner(api, drain):
     assert executed(api, ann["id"]) == [("new1", "ok")]
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_costs_of_a_slot_request(api):
     """A request with no decision waiting only reads; one that decides is one contact write."""
     from tests.bench.conftest import dynamodb_calls

@@ -11,8 +11,8 @@ from botocore.exceptions import ClientError
 
 from chalicelib import aws, config
 from chalicelib.domain.messaging import email_stats, recipients, sending
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_email_send import make_email, sent_messages
 
 PRAGUE = [
@@ -213,6 +213,7 @@ def _ses_answering(monkeypatch, *codes):
     monkeypatch.setattr(ses, "send_raw_email", flaky)
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
@@ -286,6 +287,7 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
     assert len(sent_messages()) == 9 and _shown(api, other)["sendProgress"]["queued"] == 4
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
     segment, ids = _audience(api, drain, 3)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])

@@ -311,6 +311,7 @@ def test_an_unpublished_variant_takes_no_share(api, weight):
 # Costs (docs/storage.md)
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_variants_and_translations_cost_two_batch_reads_per_batch_and_no_call_per_message(api, drain, monkeypatch):
     from chalicelib import config
     from tests.bench.conftest import dynamodb_calls

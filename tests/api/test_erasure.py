@@ -7,6 +7,7 @@ from html import unescape
 from pathlib import Path
 
 import boto3
+import pytest
 
 from chalicelib import config
 from tests import motostate
@@ -159,6 +160,7 @@ STATS = (
 )
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_deleted_contact_leaves_nothing_that_identifies_it(api, drain, source_ip):
     contact, mail, page, form, tracking = _everything(api, source_ip)
     cid = contact["id"]
@@ -237,14 +239,14 @@ def test_batch_and_automation_deletes_erase_too(api, drain):
     drain()
     assert api.get(f"/api/contacts/{third}").status_code == 404
     assert int(api.get("/api/notes").json["total"]) == 0
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     assert [list(entities.iterate(f"timeline#{cid}")) for cid in ids + [third]] == [[], [], []]
     assert list(entities.iterate("erasure")) == []
 
 
 def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receiver):  # noqa: F811 - the fixture
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     receiver = hook_receiver(["mautic.lead_post_delete"])
     cid = api.post("/api/contacts/new", {"email": EMAIL, "firstname": "Erin"}).json["contact"]["id"]
@@ -261,7 +263,7 @@ def test_lead_post_delete_is_sent_once_the_data_is_gone(api, drain, hook_receive
 
 
 def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     owner = _as(api, "owner", {"lead:leads": ["viewown", "editown", "create", "deleteown"]})
     viewer = _as(api, "viewer", {"lead:leads": ["viewother", "editother", "viewown", "create"]})
@@ -286,6 +288,7 @@ def test_a_user_who_may_not_delete_the_contact_cannot_erase_it(api, drain):
     )
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_erasure_costs_a_fixed_part_and_a_call_or_few_per_erased_item(api, drain, source_ip):
     """docs/privacy.md: 25 calls (job read, eleven steps recorded, eleven Queries, versions, job removed),
     then 1 per event, 3 per send record, 3 per submission, 2 per note, 1 per segment joined; the delete itself 1 GetItem

@@ -8,7 +8,7 @@ import dataclasses
 
 import jwt
 
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import FORBIDDEN, PASSWORD, _as
 from tests.conftest import Api

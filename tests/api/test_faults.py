@@ -8,6 +8,8 @@ import pytest
 
 from devstack import faults
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 RATE = float(os.environ.get("FAULT_RATE") or 0.03)
 ROUNDS = int(os.environ.get("CHAOS_ROUNDS") or 30)
 

@@ -20,6 +20,8 @@ from devstack import workers as local
 from tests.api.test_email_segment_send import _audience
 from tests.api.test_email_send import make_email, sent_messages
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 MEMBERS = 40
 RATE = 0.03  # the share of AWS calls failing during a burst (the issue's measurement)
 BURST = 30  # seconds of the queues' clock the faults last

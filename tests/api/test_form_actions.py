@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from chalicelib import config
-from chalicelib.store import queues
+from chalicelib.ports import queues
 from tests.api.test_email_send import events, make_email, parts, sent_messages
 from tests.api.test_files_assets import fetch
 from tests.api.test_forms_submit import post
@@ -372,7 +372,7 @@ def test_bad_action_properties_are_a_400_naming_the_field(api, action, field):
 
 
 def test_ses_unavailable_is_retried_without_mailing_anyone_twice(api, drain, monkeypatch):
-    from chalicelib.channels import mail
+    from chalicelib.ports import mail
 
     real, failures = mail.send, ["b@example.com"]
 

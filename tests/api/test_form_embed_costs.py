@@ -1,6 +1,8 @@
 """What the embedded form's requests cost in DynamoDB calls (measured over moto, cached kinds warm;
 docs/public-endpoints.md and docs/storage.md quote these numbers)."""
 
+import pytest
+
 from tests.api.test_form_embed import get, make
 from tests.api.test_forms_submit import post
 from tests.bench.conftest import dynamodb_calls
@@ -19,6 +21,7 @@ def measured(request):
     return dict(calls)
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_the_form_page_and_script_cost_a_form_read_and_for_a_known_visitor_its_contact_and_timeline(api):
     form = make(api, fields=FIELDS)
     contact = api.post("/api/contacts/new", {"email": "ann@example.com"}).json["contact"]
@@ -29,6 +32,7 @@ def test_the_form_page_and_script_cost_a_form_read_and_for_a_known_visitor_its_c
     assert measured(lambda: get(api, "/media/js/mautic-form.js")) == {}
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_progressive_forms_submission_adds_the_contacts_timeline_query(api):
     plain = make(api, name="Plain", fields=[FIELDS[0]])
     progressive = make(api, name="Progressive", fields=FIELDS)

@@ -4,10 +4,10 @@ nothing stored on refusal), the file kept in the bucket under its form and submi
 the stored name as Mautic's; the download through the API for a caller who may view the form and the
 submission's contact, binary whatever the Accept header."""
 
-import boto3
 import pytest
 
 from chalicelib import config
+from tests import installed
 from tests.api.test_permissions import FORBIDDEN, _as
 
 BOUNDARY = "----formuploadboundary"
@@ -58,13 +58,11 @@ def download(client, path, headers=None):
 
 
 def bucket_keys(prefix="form/"):
-    bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
-    return sorted(o.key for o in bucket.objects.filter(Prefix=prefix))
+    return installed.bucket_keys(prefix)
 
 
 def bucket_bytes(key):
-    s3 = boto3.client("s3", region_name=config.AWS_REGION)
-    return s3.get_object(Bucket=config.FILES_BUCKET, Key=key)["Body"].read()
+    return installed.bucket_bytes(key)
 
 
 def test_a_file_field_is_rendered_in_a_multipart_form(api):
@@ -124,7 +122,7 @@ def test_a_required_file_field_without_a_file_is_refused(api):
 
 
 def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form = make_form(api)
 
@@ -229,6 +227,7 @@ def _aws_calls():
     return counting()
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_file_costs_one_s3_put_and_no_dynamodb_call_and_its_download_one_get(api):
     form = make_form(api)
     submit(api, form["id"], {"email": "warm@example.com"}, {})  # the cached kinds warm
@@ -268,7 +267,7 @@ def test_a_file_fields_token_in_a_form_email_is_the_download_link(api, drain):
 def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkeypatch):
     from botocore.exceptions import ClientError
 
-    from chalicelib.store import files as bucket
+    from chalicelib.ports import files as bucket
 
     fields = FIELDS + [{"label": "Photo", "alias": "photo", "type": "file"}]
     form = make_form(api, fields)
@@ -289,8 +288,10 @@ def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkey
 
 
 @pytest.fixture
-def versioned():
+def versioned(aws):
     """The files bucket versioned, as the stack's is (infra/resources.json): a delete only hides an object."""
+    import boto3
+
     s3 = boto3.client("s3", region_name=config.AWS_REGION)
     s3.put_bucket_versioning(Bucket=config.FILES_BUCKET, VersioningConfiguration={"Status": "Enabled"})
     yield s3
@@ -305,10 +306,11 @@ def _all_versions(s3):
     return sorted(e["Key"] for page in pages for e in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []))
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_erasure_deletes_the_contacts_uploads_from_the_bucket_resumably(api, drain, monkeypatch, versioned):
     from chalicelib.domain.contacts import erasure
-    from chalicelib.store import entities
-    from chalicelib.store import files as bucket
+    from chalicelib.ports import files as bucket
+    from chalicelib.store import port as entities
 
     form, theirs = _uploaded(api, email="erin@example.com", data=b"%PDF erin's passport")
     _, kept = _uploaded(api, email="other@example.com", data=b"%PDF another person's")
@@ -353,6 +355,7 @@ def test_mautics_public_address_serves_only_a_public_fields_files(api):
         assert api.http.request("GET", path, headers={}, body=b"").status_code == 404
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_the_public_address_costs_three_reads_and_one_s3_get(api):
     from tests.bench.conftest import dynamodb_calls
 
@@ -370,13 +373,14 @@ TWO_FILES = FIELDS + [
 
 
 def _purge_jobs():
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     return list(entities.iterate("uploadpurge"))
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_deleting_a_form_purges_every_version_of_its_uploads(api, drain, versioned):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form, first = _uploaded(api, data=b"%PDF first")
     second = submit(api, form["id"], {"email": "bo@example.com"}, {"cv": ("cv.pdf", b"%PDF second")}).json
@@ -404,6 +408,7 @@ def test_deleting_a_form_purges_every_version_of_its_uploads(api, drain, version
     assert download(api, f"/api/forms/{other['id']}/submissions/{kept}/files/cv").status_code == 200
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_removing_a_file_field_purges_only_its_files_resumably(api, drain, versioned, monkeypatch):
     from chalicelib.domain.web import upload_purge
 
@@ -432,6 +437,7 @@ def test_removing_a_file_field_purges_only_its_files_resumably(api, drain, versi
     assert _purge_jobs() == []  # an edit that removes no file field purges nothing
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_limited_user_cannot_purge_the_uploads_of_anothers_form(api, drain, versioned):
     form, submission_id = _uploaded(api, data=b"%PDF theirs")
     dora = _as(api, "dora", {"form:forms": ["viewother", "editown", "deleteown", "create", "publishown"]})

@@ -4,6 +4,8 @@ timeline) and the submissions API."""
 import json
 from urllib.parse import urlencode
 
+import pytest
+
 from chalicelib import config
 from tests.conftest import set_cookies, visitor_cookie
 
@@ -193,6 +195,7 @@ def _visitor(api, form_id, values, contact_id=None):
     return post(api, form_id, values, headers=headers)
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
     from tests.bench.conftest import dynamodb_calls
 
@@ -209,7 +212,7 @@ def test_a_submission_is_stored_with_its_contact_in_one_transaction(api):
 
 
 def test_a_submission_failing_on_the_contact_stores_nothing(api, monkeypatch):
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     form = make_form(api)
 

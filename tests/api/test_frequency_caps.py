@@ -10,8 +10,8 @@ from chalicelib import config
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.messaging import deferred_sends, recipients
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_automations import action, executed, new_automation
 from tests.api.test_email_segment_send import PRAGUE
 from tests.api.test_email_send import make_email, sent_messages
@@ -146,6 +146,7 @@ def test_an_automations_marketing_email_is_deferred_and_its_event_passes(api, dr
     assert stat["source"] == "campaign" and str(stat["source_id"]) == str(marketing["events"][0]["id"])
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_contact_without_a_rule_costs_no_call_more(api, drain, frozen, monkeypatch):
     """docs/email.md: a contact without an email rule is sent to as before (no timeline read); one
     with a rule that does not cap it costs one Query of its timeline more, nothing else."""

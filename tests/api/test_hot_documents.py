@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from unittest import mock
 
 import botocore.client
+import pytest
 
 from chalicelib import config
 from chalicelib.domain.web import public_docs
@@ -65,6 +66,7 @@ def _hash(item):
     return None
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_page_hit_writes_no_page_document(api):
     page = make_page(api)
     with Writes() as writes:
@@ -112,6 +114,7 @@ def test_report_columns_of_pages_show_the_counted_hits(api):
     assert [(r["hits"], r["unique_hits"]) for r in rows] == [("2", "1"), ("2", "1")]
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
     monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)  # the tests' default is 0 (tests/conftest.py)
     clock = [1000.0]

@@ -9,6 +9,8 @@ from unittest import mock
 import botocore.client
 import pytest
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 _original = botocore.client.BaseClient._make_api_call
 
 

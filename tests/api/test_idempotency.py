@@ -130,6 +130,7 @@ def test_server_error_releases_the_key(api, monkeypatch):
     assert retried.status_code == 201 and REPLAYED not in retried.headers
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_an_expired_running_lease_is_taken_over(fresh):
     assert records.claim("s", "k", "f", lease=-1) is None
     assert records.claim("s", "k", "f", lease=60) is None  # the first run's lease has ended

@@ -145,6 +145,7 @@ def test_a_limited_user_sees_only_her_own_listed_emails(api):
     assert _found(api, "emails") == (3, [mine, my_translation, theirs])
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_an_email_list_page_reads_only_up_to_its_last_listed_email(api):
     """The unfiltered first page: one Query of the page (and the one email after it, for `next`) when
     no variant is among them, the total from the kind's count and the unlisted count in one
@@ -178,6 +179,7 @@ def test_an_email_list_page_reads_only_up_to_its_last_listed_email(api):
     assert (total, ids, calls["Query"]) == (4, parents[2:3], 4)
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_recount_counts_children_stored_before_lists_left_them_out(api, monkeypatch, capsys):
     from chalicelib import cli
     from chalicelib.store.models import Counter

@@ -20,7 +20,7 @@ from cryptography.x509.oid import NameOID
 from chalicelib import config
 from chalicelib.channels import sns_https
 from chalicelib.domain.messaging import sns_callback
-from chalicelib.store import queues
+from chalicelib.ports import queues
 from tests.api.test_email_send import make_email
 from tests.api.test_ses_feedback import _stat_of
 

@@ -120,6 +120,7 @@ def queried_items():
             yield calls, counts
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_contact_notes_cost_does_not_grow_with_other_contacts_notes(api, contact):
     note(api, contact["id"], "mine")
 

@@ -179,6 +179,7 @@ def test_full_flow_then_signed_get_and_form_post(mode_1a, consumer):
     assert me.status == 200 and me.json()["username"] == ADMIN[0]
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_token_secrets_are_not_stored(mode_1a, consumer):
     key, secret, _ = consumer
     granted = request_token(mode_1a, key, secret)
@@ -587,6 +588,7 @@ def test_wrong_methods_are_json_405(mode_1a):
     assert response.status == 405 and response.json()["errors"][0]["code"] == 405
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_signed_call_costs_one_token_read_and_one_nonce_write(access, mode_1a):
     from tests.bench.test_api_costs import dynamodb_calls
 

@@ -123,6 +123,7 @@ def test_language_urls_do_not_swallow_other_paths(api, path):
     assert fetch(api, path).status_code == 404
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip, monkeypatch):
     from chalicelib import config
     from tests.api.test_site_tracking import event

@@ -300,7 +300,7 @@ def test_a_contact_the_user_owns_is_listed_as_it_may_be_read(api, as_user):
 
 def test_own_lists_read_the_owner_feed_and_reindex_fills_it_for_older_documents(api, as_user):
     from chalicelib.domain.kernel import access, registry
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     ann = as_user("ann", {"lead:leads": ["viewown", "create"], "email:emails": ["viewown", "create"]})
     mine = ann.post("/api/contacts/new", {"email": "ann.c@example.com"}).json["contact"]

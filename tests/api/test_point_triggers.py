@@ -173,7 +173,7 @@ def test_lowering_the_threshold_reaches_more_contacts(api, drain):
 
 
 def test_a_pass_run_twice_changes_nothing_more(api, drain):
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     segment = api.post("/api/segments/new", {"name": "Hot"}).json["list"]
     people = existing(api)
@@ -209,7 +209,7 @@ def test_email_events_reach_patched_and_existing_contacts_once(api, drain):
 def test_a_contact_written_during_the_pass_keeps_both_changes(api):
     from chalicelib.domain.kernel.context import Context
     from chalicelib.domain.points import point_triggers
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     person = new_contact(api, points=20)
     stale = store.get("contact", person["id"])

@@ -6,6 +6,8 @@ timeline, email sends with opens and clicks, page hits, form submissions, text m
 import re
 from html import unescape
 
+import pytest
+
 from tests.api.test_automation_events import later_automation
 from tests.api.test_email_send import make_email, parts, sent_messages
 from tests.api.test_form_uploads import BOUNDARY, download, multipart
@@ -166,6 +168,7 @@ def test_a_limited_user_exports_only_their_own_contacts(api):
     assert nobody.get(f"/api/contacts/{mine['id']}/export").status_code == 403
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_the_export_reads_the_contacts_partitions_not_the_tables(api, source_ip):
     from tests.bench.conftest import dynamodb_calls
 

@@ -3,6 +3,8 @@ after its last visit through the normal contact delete; identified contacts stay
 
 from datetime import timedelta
 
+import pytest
+
 from chalicelib import config
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.context import Context
@@ -13,6 +15,7 @@ from tests.api.test_visitors import browse, cookie_of
 from tests.bench.conftest import dynamodb_calls
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_an_idle_visitor_expires_and_a_contact_stays(api):
     make_page(api)
     visitor = cookie_of(browse(api, "/spring-offer"))
@@ -37,6 +40,7 @@ def test_an_idle_visitor_expires_and_a_contact_stays(api):
     assert dict(calls) == {"GetItem": 1}  # within a day of the last pass: only the state is read
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_old_page_hits_are_folded_then_removed_over_dynamodb(api, monkeypatch):
     from chalicelib.domain.kernel import timeline
     from chalicelib.domain.privacy import stats_retention
@@ -70,6 +74,7 @@ def _counts_of(api, mail_id, report_id):
     }
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_old_email_sends_fold_and_their_counts_and_links_still_work(api, monkeypatch, source_ip):
     from chalicelib.domain.kernel import timeline
     from chalicelib.domain.messaging import email_stats

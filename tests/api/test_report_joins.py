@@ -132,6 +132,7 @@ def test_joined_columns_show_a_limited_user_nothing_of_contacts_she_may_not_view
     assert {row["email_address"] for row in standard["data"]} == {HER_EMAIL}
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_joined_columns_cost_a_batch_read_per_chunk_of_rows(api):
     from tests.api.test_views_costs import cost, sends
 

@@ -54,6 +54,7 @@ def _segment_of(api, n):
     return segment, ids
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_the_guard_pauses_segment_sends_at_the_threshold_and_an_administrator_resumes(api, drain, guard):
     segment, ids = _segment_of(api, 4)
     drain()
@@ -87,6 +88,7 @@ def test_the_guard_pauses_segment_sends_at_the_threshold_and_an_administrator_re
     assert api.post(f"/api/emails/{third['id']}/send").status_code == 200
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_send_refused_for_the_suppression_list_makes_the_contact_dnc_bounced(api, drain, monkeypatch):
     def refuse(message, raw):
         raise mail.Rejected("Address is on the account-level suppression list: gone@example.com")

@@ -41,6 +41,7 @@ def test_a_cursor_page_waits_on_at_most_three_round_trips(filled):
     assert trips.rounds <= 3, trips.waves
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_list_page_reads_every_shard_at_once(filled):
     from chalicelib import config
 

@@ -5,7 +5,7 @@ import time
 
 from chalicelib import config
 from chalicelib.auth import users
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from tests.api.test_email_segment_send import _audience, _batch_message, _recipients, _run, fan_out_only  # noqa: F401 - a fixture
 from tests.api.test_email_send import make_email
 from tests.conftest import set_cookies, visitor_cookie

@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.segments import rebuilds
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 
 
 def city_filter(city="Prague", operator="="):

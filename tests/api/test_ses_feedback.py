@@ -5,11 +5,15 @@ sent (devstack/ses_simulator.py), and feedback of another account changes nothin
 
 import json
 
+import pytest
+
 from chalicelib import aws, config
 from chalicelib.domain.messaging import email_stats, feedback, reputation
-from chalicelib.store import queues
+from chalicelib.ports import queues
 from tests.api.test_email_segment_send import PRAGUE
 from tests.api.test_email_send import make_email, sent_messages
+
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
 
 
 def _topic():
@@ -25,9 +29,7 @@ def _stat_of(api, contact_id, email_id):
 def _peek():
     """The one message of the feedback queue, left there for the worker."""
     [(receipt, body, _count)] = queues.receive("feedback")
-    aws.client("sqs").change_message_visibility(
-        QueueUrl=queues.url("feedback"), ReceiptHandle=receipt, VisibilityTimeout=0
-    )
+    queues.change_visibility("feedback", receipt, 0)
     return body
 
 

@@ -6,7 +6,7 @@ stage cleared from its contacts."""
 import pytest
 
 from chalicelib.domain.stages import stages
-from chalicelib.store import entities as store
+from chalicelib.store import port as store
 from tests.api.payloads import AUDIT_A, assert_error
 from tests.api.test_automations import action, branch, executed, new_automation, tag, tags
 from tests.api.test_segments import new_contact, new_segment
@@ -193,7 +193,7 @@ def test_deleting_a_stage_clears_it_from_its_contacts(api, drain):
 
 
 def test_a_stage_clearing_whose_message_was_lost_is_sent_again(api, drain, monkeypatch):
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     def unavailable(*args, **kwargs):
         raise queues.QueueError("SQS is down")
@@ -350,6 +350,7 @@ def test_lead_stages_condition(api, drain):
 # --- costs -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_dynamodb_calls_per_operation(api):
     """The counts docs/storage.md gives (versions included), with more contacts in the stage than moved."""
     lead, customer = new_stage(api), new_stage(api, "Customer", 50)

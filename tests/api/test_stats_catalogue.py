@@ -73,7 +73,7 @@ EMPTY = {
 
 
 def _hook_log(hook_id, entry_id, status):
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     store.put(
         f"hooklog#{hook_id}",

@@ -15,7 +15,7 @@ from devstack import capture
 from devstack.capacity import units
 from tests import motostate
 
-pytestmark = pytest.mark.usefixtures("fresh")
+pytestmark = [pytest.mark.aws, pytest.mark.usefixtures("fresh")]  # about DynamoDB: over moto
 
 
 def _large(i, **more):

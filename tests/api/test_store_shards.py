@@ -11,7 +11,7 @@ from chalicelib.store.common import Missing, Stale, Tally
 from chalicelib.store.models import Counter, Entity
 from tests.bench.conftest import dynamodb_calls
 
-pytestmark = pytest.mark.usefixtures("fresh")
+pytestmark = [pytest.mark.aws, pytest.mark.usefixtures("fresh")]  # about DynamoDB: over moto
 
 SHARDS = config.SHARDED_KINDS["contact"]
 

@@ -181,6 +181,7 @@ def _new_form(api):
     return response.json["form"]["id"]
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_what_children_cost_in_dynamodb_calls(api):
     """Reading a parent costs what reading any email that references something costs (its children
     are read in the one BatchGetItem of what it references); a child's write puts its parents in its

@@ -11,6 +11,8 @@ from chalicelib.api import authorizer
 from chalicelib.store import entities, models
 from devstack.gateway import authorizer as gateway
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 
 def _client_error(code, status=400, operation="GetItem"):
     return ClientError(

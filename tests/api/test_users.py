@@ -113,7 +113,7 @@ def test_a_new_user_is_hashed_shown_without_password_and_can_sign_in(api):
         "rawPermissions": {},
     }
     assert api.get("/api/users/self", headers=_basic("sam", "new-secret-1"), auth=False).json["id"] == user["id"]
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     assert store.get("user", user["id"])["passwordHash"].startswith("$argon2id$")
 

@@ -143,7 +143,7 @@ def test_no_report_or_stats_answer_gives_a_hash_the_web_view_accepts(api, world)
 
 
 def test_a_report_stored_with_a_hash_column_is_refused_naming_it(api, world):
-    from chalicelib.store import entities as store
+    from chalicelib.store import port as store
 
     made = _report(api, "email.stats", columns=["es.id"])
     stored = store.get("report", made["id"])

@@ -1,6 +1,8 @@
 """What the views cost in DynamoDB calls (docs/storage.md): a report page read in time order and a
 widget over a recent range cost the same however many contacts and events lie outside them."""
 
+import pytest
+
 from chalicelib import config
 from tests.bench.conftest import dynamodb_calls
 
@@ -19,6 +21,7 @@ def contacts(api, prefix, count):
         api.post("/api/contacts/new", {"email": f"{prefix}{i}@example.com", "points": 1})
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_report_page_in_time_order_costs_the_same_at_10_and_60_contacts(api):
     leads = api.post(
         "/api/reports/new",
@@ -47,6 +50,7 @@ def test_report_page_in_time_order_costs_the_same_at_10_and_60_contacts(api):
     assert few[0] == {"BatchGetItem": 1, "GetItem": 2, "Query": CONTACT_SHARDS}
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_widget_over_a_recent_range_reads_only_back_to_its_start(api, frozen):
     contacts(api, "old", 30)
     frozen.advance(days=400)
@@ -67,6 +71,7 @@ def sends(api, count):
         assert api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send").json == {"success": True}
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
     """Before: one GetItem per send (37 calls at 33 sends, 33 of them GetItem); now a BatchGetItem per chunk of
     sends, and an own-only caller's report reads the contacts and emails its rows name in batches too."""

@@ -106,6 +106,7 @@ def test_a_cookie_naming_no_contact_is_a_new_visitor(api):
     assert int(contacts(api)["total"]) == 2
 
 
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_the_pixel_scores_a_new_visitor_in_the_creating_write(api):
     api.post(
         "/api/points/new",

@@ -34,7 +34,7 @@ def _hook(api, url, triggers, **extra):
 
 
 def _dead_letters():
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     return [body for _, body, _ in queues.receive("webhooks", dead_letter=True)]
 
@@ -85,7 +85,8 @@ def test_a_standard_webhooks_secret_is_verified_by_an_independent_receiver(api, 
 
 
 def test_nothing_is_written_or_queued_without_a_subscribed_published_hook(api, drain, receiver):
-    from chalicelib.store import entities, queues
+    from chalicelib.ports import queues
+    from chalicelib.store import port as entities
 
     _hook(api, receiver.url, ["mautic.company_post_save"])
     _hook(api, receiver.url, SAVE_TRIGGERS, isPublished=False)
@@ -262,7 +263,7 @@ def test_private_targets_are_refused_unless_allowed(api, drain, receiver, monkey
 
 def test_an_event_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiver, monkeypatch):
     from chalicelib.domain.webhooks import webhook_events
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     _hook(api, receiver.url, SAVE_TRIGGERS)
 
@@ -295,7 +296,7 @@ def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver
     assert int(logs["total"]) == 3 and len(logs["logs"]) == 3
     assert [e["id"] for e in logs["logs"]] == [5, 4, 3]
     assert [e["id"] for e in api.get(f"/api/hooks/{hook['id']}/logs?start=1&limit=1").json["logs"]] == [4]
-    from chalicelib.store import entities
+    from chalicelib.store import port as entities
 
     assert [row["id"] for row in entities.iterate(f"hooklog#{hook['id']}")] == [3, 4, 5]
     assert api.get("/api/hooks/999/logs").status_code == 404

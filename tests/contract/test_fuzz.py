@@ -8,7 +8,6 @@ oversize values for every parameter and body), which takes minutes.
 """
 
 import base64
-import copy
 import os
 
 import pytest
@@ -23,8 +22,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from chalicelib.api.blueprints import openapi_document
-from tests import motostate
-from tests.conftest import ADMIN, restore
+from chalicelib.store import port as store
+from tests.conftest import ADMIN, forget_process_state, over_memory
 from tests.contract.wsgi import wsgi_app
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
@@ -59,10 +58,13 @@ def spare_the_acting_administrator(context, case):
 
 
 @pytest.fixture(scope="module")
-def app(chalice_app, seeded):
-    """The app from the first-start state; the operations' writes then pile up, as on a live stack."""
-    motostate.tables().update(copy.deepcopy(seeded))
-    return wsgi_app(chalice_app)
+def app(chalice_app, memory_seeded):
+    """The app from the first-start state, over the in-memory store and adapters; the operations'
+    writes then pile up, as on a live stack."""
+    with over_memory(memory_seeded.copy()):
+        forget_process_state()
+        yield wsgi_app(chalice_app)
+    forget_process_state()
 
 
 @schema.parametrize()
@@ -79,14 +81,15 @@ def test_operation(case, app):
 
 
 @pytest.mark.skipif(os.environ.get("FUZZ_STATEFUL") != "1", reason="the long run only (make fuzz)")
-def test_sequences_of_operations(app, seeded):
+def test_sequences_of_operations(app, memory_seeded):
     """Schemathesis' stateful phase: sequences that create a document and use its id in the next calls
     (links inferred from the answers and path parameters), FUZZ_EXAMPLES scenarios of up to
     FUZZ_STEPS calls from the first-start state, with the checks of `test_operation`."""
 
     class Sequences(schema.as_state_machine()):  # type: ignore[misc]
         def setup(self):
-            restore(seeded)  # each scenario from the first start: the same calls draw the same cases
+            store.use(memory_seeded.copy())  # each scenario from the first start: the same calls draw the same cases
+            forget_process_state()
 
         def get_call_kwargs(self, case):
             return {"headers": AUTH, "app": app}

@@ -1,26 +1,17 @@
-"""The unit tier's storage: every `unit` test runs over a fresh in-memory store (`devstack/memory.py`)
-with its queues recorded in process, never over moto; `seeded_store` starts from the first-start
-state (default fields, API settings, the administrator), built once per session and copied."""
+"""The unit tier's storage: every `unit` test runs over a fresh in-memory store (`devstack/memory/`)
+and the in-memory adapters of every other port (queues, files, mail... `memory_adapters()`), never
+over moto; `seeded_store` starts from the first-start state (default fields, API settings, the
+administrator), built once per session and copied."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from devstack.memory import MemoryStore
 from tests.conftest import ADMIN
-
-
-class Queues:
-    """What the domain queued, by queue name (stands in for `store/queues.send`)."""
-
-    def __init__(self) -> None:
-        self.sent: dict[str, list[Any]] = {}
-
-    def send(self, queue: str, bodies: Iterable[Any], delay: int = 0, dead_letter: bool = False) -> None:
-        self.sent.setdefault(queue + ("-dlq" if dead_letter else ""), []).extend(bodies)
 
 
 def _forget_process_state() -> None:
@@ -39,34 +30,36 @@ def _refuse_aws(service: str) -> Any:
 
 @pytest.fixture
 def memory_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
-    """A fresh, empty in-memory store as the active store, queues recorded (`queued`)."""
+    """A fresh, empty in-memory store as the active store, with fresh in-memory adapters (`queued`)."""
     yield from _installed(MemoryStore(), monkeypatch)
 
 
 def _installed(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
     from chalicelib import aws
-    from chalicelib.store import port, queues
+    from chalicelib.ports import adapters
+    from chalicelib.store import port
+    from devstack.memory.adapters import memory_adapters
 
-    monkeypatch.setattr(queues, "send", Queues().send)
     monkeypatch.setattr(aws, "client", _refuse_aws)
-    previous = port.use(store)
+    previous, previous_adapters = port.use(store), adapters.install(memory_adapters())
     _forget_process_state()
     try:
         yield store
     finally:
         port.use(previous)
+        adapters.install(previous_adapters)
         _forget_process_state()
 
 
 @pytest.fixture
 def queued() -> dict[str, list[Any]]:
-    """The messages the test's code queued, by queue name."""
-    from chalicelib.store import queues
+    """The messages the test's code queued, by queue name (`<name>-dlq` for a dead-letter queue)."""
+    from chalicelib.ports import adapters
+    from devstack.memory.queues import MemoryQueues
 
-    sender = queues.send
-    owner: Any = getattr(sender, "__self__", None)
-    assert isinstance(owner, Queues), "queued needs the unit tier's store"
-    return owner.sent
+    installed = adapters.active()
+    assert installed is not None and isinstance(installed.queues, MemoryQueues), "queued needs the unit tier"
+    return installed.queues.sent
 
 
 @pytest.fixture(scope="session")

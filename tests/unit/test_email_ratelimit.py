@@ -1,7 +1,11 @@
 """The shared send-rate limiter (store/window_counters.py) with a fake clock: each window lets through
 exactly the configured number of messages, the rest wait for the next window."""
 
+import pytest
+
 from chalicelib.store import window_counters
+
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
 
 
 class FakeTime:

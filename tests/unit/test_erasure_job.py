@@ -187,7 +187,7 @@ def test_a_job_whose_message_was_lost_is_queued_again_by_the_minute_job(ctx, que
     from datetime import timedelta
 
     from chalicelib.domain.kernel import clock
-    from chalicelib.store import queues
+    from chalicelib.ports import queues
 
     contact = person(ctx)
     sender = queues.send

@@ -8,6 +8,8 @@ import pytest
 from chalicelib import config
 from devstack import capture, journal, snapshot
 
+pytestmark = pytest.mark.aws  # about AWS itself: over moto
+
 
 def _item(n, name="x"):
     return {"d": "t", "k": {"id": {"N": str(n)}}, "i": {"id": {"N": str(n)}, "name": {"S": name}}}

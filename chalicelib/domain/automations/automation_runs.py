@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 from chalicelib import config
-from chalicelib.channels import http
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import company_actions, journey_entry, journey_items, journey_routing, journeys
 from chalicelib.domain.contacts.contact_document import Contact
@@ -39,8 +38,8 @@ from chalicelib.domain.messaging import (
     user_emails,
 )
 from chalicelib.domain.segments import membership, rebuilds
+from chalicelib.ports import http, queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 
 QUEUE = "automations"
 LOOKAHEAD = journey_routing.LOOKAHEAD

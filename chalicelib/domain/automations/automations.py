@@ -13,8 +13,8 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Unprocessable
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 LINK_KEYS = ("id", "name", "type", "eventType", "order", "decisionPath")

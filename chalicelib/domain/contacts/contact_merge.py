@@ -25,8 +25,8 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.resources import Merge, Resource
 from chalicelib.domain.kernel.types import Doc, Events
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 MERGED = "merged"

@@ -25,8 +25,8 @@ from chalicelib.domain.kernel import batching, cache_keys, clock, registry, serv
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import JSON, Doc, Events
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import Derived, EntityId
 
 KIND = "erasure"  # the erasure jobs, by contact id

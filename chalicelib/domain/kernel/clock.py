@@ -1,10 +1,12 @@
-"""Time: the current instant and the ISO 8601 UTC form used in every response."""
+"""Time: the current instant (from the clock port, `ports/clock.py`) and the ISO 8601 UTC form used
+in every response."""
 
 from datetime import datetime, timedelta, timezone
 
 from dateutil import parser as date_parser
 
 from chalicelib import config
+from chalicelib.ports import clock as clock_port
 
 # How far ids read in id order (timeline events, documents) may lag or lead their times: ids of
 # different processes follow time only to within an id block's age (config.ID_BLOCK_SECONDS), plus
@@ -13,8 +15,8 @@ ORDER_SLACK = timedelta(seconds=config.ID_BLOCK_SECONDS + 5)
 
 
 def now() -> datetime:
-    """The current instant in UTC, to the second."""
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    """The current instant in UTC, to the second (the installed clock's)."""
+    return clock_port.now()
 
 
 def fresh(read_at: float, seconds: float, now: float) -> bool:

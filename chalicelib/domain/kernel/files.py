@@ -9,7 +9,7 @@ import secrets
 from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.store import files as bucket
+from chalicelib.ports import files as bucket
 
 FOLDERS = {"images": "images", "assets": "media", "media": "media"}
 ALLOWED_EXTENSIONS = (

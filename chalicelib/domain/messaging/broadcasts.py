@@ -30,8 +30,8 @@ from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import broadcast_index, recipients, reputation, send_batches, text_sends
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.segments import membership
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 
 KINDS = {"email": EMAIL.kind, "sms": SMS.kind}
 LAST_ID = 2**63 - 1

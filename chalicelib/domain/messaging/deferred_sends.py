@@ -19,8 +19,8 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import frequency_caps, recipients, reputation, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.messaging.records import RecipientRecord, SendOutcome
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 MAX_ATTEMPTS = 3  # tries of a deferred send from the queue (Mautic's `email_attempts` default)

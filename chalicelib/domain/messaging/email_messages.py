@@ -8,13 +8,13 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from chalicelib import config
-from chalicelib.channels.mail import Attachment, Mail
 from chalicelib.domain.kernel import cache_keys, cached, files, keys
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_dynamic_content, rendering, theme_html, utm
+from chalicelib.ports.mail import Attachment, Mail
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 

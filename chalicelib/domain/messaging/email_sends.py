@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import cast
 
-from chalicelib import aws, config, observe
+from chalicelib import config, observe
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
@@ -47,8 +47,8 @@ from chalicelib.domain.messaging import (
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.messaging.records import RecipientRecord
 from chalicelib.domain.segments import membership
+from chalicelib.ports import outages, queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 
@@ -144,7 +144,7 @@ def _send_inline(
             if not chunk or sent.later is not None:
                 break
     except Exception as error:
-        if not aws.unavailable(error):
+        if not outages.unavailable(error):
             raise
         observe.metrics({"Outcome": "deferred"}, EmailSends=1)  # its record, if any, settles in a batch
     return outcomes, handled

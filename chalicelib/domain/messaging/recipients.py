@@ -14,13 +14,13 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import cast
 
-from chalicelib import aws, observe
-from chalicelib.channels import mail
+from chalicelib import observe
 from chalicelib.domain.kernel import clock, retries
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_stats, sending
 from chalicelib.domain.messaging.records import RecipientRecord
+from chalicelib.ports import mail, outages
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
@@ -84,7 +84,7 @@ def settle_sent(
     try:
         sending.record_sent(prepared, message_id, source, ctx)
     except Exception as error:
-        if not aws.unavailable(error):
+        if not outages.unavailable(error):
             raise
         log.warning("email %s sent to contact %s, its send record not stored: %s", email["id"], record["id"], error)
         return settle(email, record, record["id"], "sent", f"Sent; its send record was not stored: {error}")
@@ -116,7 +116,7 @@ def deliver(
         sending.refused(email["id"], contact["id"], error, ctx)
         return settle(email, claimed, contact["id"], "failed", str(error))
     except Exception as error:
-        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
+        if not isinstance(error, mail.Unavailable) and not outages.unavailable(error):
             raise
         failure = str(error)
         persisting(lambda: settle(email, claimed, contact["id"], waiting, failure))
@@ -132,6 +132,6 @@ def persisting(operation: Callable[[], object]) -> None:
             operation()
             return
         except Exception as failure:
-            if not aws.unavailable(failure) or attempt == PERSIST_TRIES - 1:
+            if not outages.unavailable(failure) or attempt == PERSIST_TRIES - 1:
                 raise
             time.sleep(retries.backoff(attempt + 3))

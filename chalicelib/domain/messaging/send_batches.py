@@ -24,16 +24,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar, cast
 
-from chalicelib import aws, config, observe
-from chalicelib.channels import mail
+from chalicelib import config, observe
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import deferred_sends, email_stats, frequency_caps, recipients, reputation, sending
 from chalicelib.domain.messaging.records import RecipientRecord, SendRecord
+from chalicelib.ports import mail, outages, window_counters
 from chalicelib.store import port as store
-from chalicelib.store import window_counters
 
 CHUNK = 25  # contacts per chunk: their writes fill three BatchWriteItems, sent at once
 BATCH_WRITE = 25  # items per BatchWriteItem (DynamoDB's most)
@@ -192,7 +191,7 @@ def _claim_and_send(email: Doc, delivery: Delivery, moment: float, stop: threadi
         delivery.error = error
     except Exception as error:
         stop.set()
-        if not isinstance(error, mail.Unavailable) and not aws.unavailable(error):
+        if not isinstance(error, mail.Unavailable) and not outages.unavailable(error):
             raise
         delivery.error = error
 
@@ -225,7 +224,7 @@ def _store_sent(email: Doc, accepted: list[Delivery], source: tuple[str, int], c
     try:
         _put_all(email_stats.stored_many(stats) + notes + [(kind, cast(Doc, r)) for r in settled])
     except Exception as error:
-        if not aws.unavailable(error):
+        if not outages.unavailable(error):
             raise
         reason = f"Sent; its send record was not stored: {error}"
         kept = [(kind, cast(Doc, _sent_record(cast(RecipientRecord, d.claimed), reason))) for d in accepted]

@@ -5,13 +5,13 @@ its segment-send and broadcast rows (emails and text messages) and its deferred 
 on the local stage, the outbox's copies of what it was sent.
 """
 
-from chalicelib.channels import outbox
-from chalicelib.channels import sms as sms_channel
 from chalicelib.domain.contacts import erasure
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import broadcast_index, email_runs, email_stats, frequency_caps, text_sends
 from chalicelib.domain.messaging.recipients import record_kind
+from chalicelib.ports import mail
+from chalicelib.ports import sms as sms_channel
 from chalicelib.store import port as store
 
 # What an anonymised send record keeps: its ids, dates, source and what happened to it (counts).
@@ -113,4 +113,4 @@ def forget_outbox(job: Doc) -> None:
     address and numbers (local stage only; no DynamoDB call)."""
     values = (job.get("contact") or {}).get("values") or {}
     numbers = (sms_channel.e164(values.get(name)) for name in ("mobile", "phone"))
-    outbox.erase([str(values.get("email") or ""), *(number or "" for number in numbers)])
+    mail.erase_copies([str(values.get("email") or ""), *(number or "" for number in numbers)])

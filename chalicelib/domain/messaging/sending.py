@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from chalicelib import aws, config
-from chalicelib.channels import mail
-from chalicelib.channels import sms as sms_channel
+from chalicelib import config
 from chalicelib.domain.contacts import contact_categories, contact_merge
 from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -32,8 +30,9 @@ from chalicelib.domain.messaging import email_hooks, email_messages, email_stats
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
+from chalicelib.ports import mail, outages, window_counters
+from chalicelib.ports import sms as sms_channel
 from chalicelib.store import port as store
-from chalicelib.store import window_counters
 from chalicelib.store.port import EntityId
 
 log = logging.getLogger(__name__)
@@ -159,7 +158,7 @@ def after_accepted(write: Callable[[], object], what: str) -> None:
     try:
         write()
     except Exception as error:
-        if not aws.unavailable(error):
+        if not outages.unavailable(error):
             raise
         log.warning("a sent email's %s was not stored: %s", what, error)
 

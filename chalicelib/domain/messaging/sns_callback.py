@@ -28,10 +28,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from chalicelib import config
-from chalicelib.channels import sns_https
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import feedback
-from chalicelib.store import queues
+from chalicelib.ports import certificates, queues
 
 SIGNED = {
     "Notification": ("Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"),
@@ -129,7 +128,7 @@ def _signing_key(url: str) -> Any:
     if _failed.get(url, 0.0) > time.time():
         raise Refused(f"the certificate {url} failed less than {FAILURE_SECONDS:g} s ago")
     try:
-        key = x509.load_pem_x509_certificate(sns_https.get(url)).public_key()
+        key = x509.load_pem_x509_certificate(certificates.get(url)).public_key()
         if not isinstance(key, rsa.RSAPublicKey):
             raise ValueError("its key is not RSA")
     except (OSError, ValueError) as error:
@@ -183,7 +182,7 @@ def receive(message: Doc) -> str:
         raise
     kind = message["Type"]
     if kind == "SubscriptionConfirmation":
-        sns_https.get(message["SubscribeURL"])
+        certificates.get(message["SubscribeURL"])
         return "confirmed"
     if kind != "Notification":
         return "ignored"

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON
-from chalicelib.store import files as bucket
+from chalicelib.ports import files as bucket
 
 PREFIX = "themes/"
 TTL = 60.0  # seconds a container keeps a theme's templates (a reinstalled theme shows after this)

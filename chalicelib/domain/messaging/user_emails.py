@@ -17,7 +17,6 @@ import hashlib
 import re
 
 from chalicelib import config
-from chalicelib.channels import mail
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import addresses
 from chalicelib.domain.kernel import attributes as a
@@ -25,8 +24,8 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_messages, email_sends, recipients, rendering
+from chalicelib.ports import mail, queues, window_counters
 from chalicelib.store import port as store
-from chalicelib.store import queues, window_counters
 
 FIELD_TOKEN = re.compile(r"^\{contactfield=([\w-]+)(?:\|([^}]*))?\}$")
 Outcome = tuple[str, str | None]  # ("ok" | "failed", reason)

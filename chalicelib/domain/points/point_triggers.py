@@ -20,8 +20,8 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.points import group_scores, points_engine
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 
 QUEUE = "segments"
 BATCH = 100  # contacts per batch message: each due contact costs a timeline Query and a write

@@ -25,8 +25,8 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.segments import membership
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 
 KIND = "rebuild"
 BUILT = "built"

@@ -23,8 +23,8 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Hooks
 from chalicelib.domain.kernel.subscribers import Change, Command
 from chalicelib.domain.kernel.types import Doc, Event, Events
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import Derived, EntityId
 
 QUEUE = "segments"  # the worker queue of background contact work (workers/segments.py)

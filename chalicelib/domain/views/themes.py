@@ -15,7 +15,7 @@ from chalicelib import config
 from chalicelib.domain.kernel.errors import DomainError, NotFound, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import theme_html
-from chalicelib.store import files as bucket
+from chalicelib.ports import files as bucket
 from chalicelib.store import port as store
 
 PREFIX, HIDDEN = "themes/", "themes/.hidden/"

@@ -27,8 +27,8 @@ from chalicelib.domain.messaging import email_messages
 from chalicelib.domain.points import group_scores, points_engine
 from chalicelib.domain.web import form_uploads
 from chalicelib.domain.web.hits import Visit
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import Derived
 
 KIND = "formfollowup"

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from urllib.parse import urlencode
 
 from chalicelib import config
-from chalicelib.channels import http
 from chalicelib.domain.contacts.declarations import COMPANY
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, service
@@ -33,8 +32,8 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import sending
 from chalicelib.domain.web import form_actions, form_checks, form_mail, limits
 from chalicelib.domain.web.form_mail import Outcome
+from chalicelib.ports import http, queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 
 QUEUE = form_actions.QUEUE
 STALE_SECONDS = 120  # an item older than this lost its message

@@ -13,14 +13,13 @@ from collections.abc import Iterable
 from html import escape
 
 from chalicelib import config
-from chalicelib.channels import mail
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import email_messages, rendering
 from chalicelib.domain.web import limits
 from chalicelib.domain.web.form_checks import addresses, flag
+from chalicelib.ports import mail, window_counters
 from chalicelib.store import port as store
-from chalicelib.store import window_counters
 
 HIDDEN = "*********"
 Outcome = tuple[str, str | None]  # "ok", "retry" (not done: may try again) or "failed", and why

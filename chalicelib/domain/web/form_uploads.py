@@ -14,7 +14,7 @@ from chalicelib import config
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.store import files as bucket
+from chalicelib.ports import files as bucket
 from chalicelib.store import port as entities
 
 MB = 1_048_576  # Mautic's FileHelper::BYTES_TO_MEGABYTES_RATIO

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from chalicelib import config
 from chalicelib.domain.kernel.errors import TooMany
-from chalicelib.store import window_counters
+from chalicelib.ports import window_counters
 
 
 class Visit(Protocol):

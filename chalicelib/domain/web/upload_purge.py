@@ -16,9 +16,9 @@ from chalicelib.domain.kernel import cache_keys, clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.web import form_uploads
-from chalicelib.store import files as bucket
+from chalicelib.ports import files as bucket
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import Derived, EntityId
 
 KIND = "uploadpurge"  # jobs, ids from their own counter: {form, fields: {field id: alias}, all, queuedAt, after}

@@ -21,8 +21,8 @@ from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.subscribers import Change
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
+from chalicelib.ports import queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import Derived
 
 OUTBOX = "outbox"

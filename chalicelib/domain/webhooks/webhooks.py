@@ -21,7 +21,6 @@ from datetime import timedelta
 from urllib.parse import urlparse
 
 from chalicelib import config, observe
-from chalicelib.channels import http
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock, registry, service
 from chalicelib.domain.kernel.context import Context
@@ -30,8 +29,8 @@ from chalicelib.domain.kernel.resources import Hooks, Write
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.webhooks import webhook_events
 from chalicelib.domain.webhooks.catalog import WEBHOOK_TRIGGERS
+from chalicelib.ports import http, queues
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from chalicelib.store.port import EntityId
 
 QUEUE = webhook_events.QUEUE
