@@ -12,6 +12,7 @@ import pytest
 
 from chalicelib import config
 from chalicelib.ports.mail import Mail, Rejected
+from chalicelib.store.queue_names import MAX_RECEIVES
 from devstack.memory.adapters import memory_adapters
 
 QUEUE = "segments"
@@ -59,9 +60,24 @@ def test_a_received_message_is_invisible_until_its_visibility_changes(moto_set):
     queues.send(QUEUE, [{"n": 1}])
     [(receipt, _body, _count)] = queues.receive(QUEUE)
     assert queues.receive(QUEUE) == []
-    queues.change_visibility(QUEUE, receipt, 0)
+    assert queues.change_visibility(QUEUE, {receipt: 0}) == []
     [(_receipt, body, count)] = queues.receive(QUEUE)
     assert body == {"n": 1} and count == 2
+
+
+def test_a_visibility_change_of_a_deleted_message_is_refused_and_the_others_hold(moto_set):
+    queues = moto_set.queues
+    queues.send(QUEUE, [{"n": 1}, {"n": 2}])
+    (gone, _a, _c), (kept, _b, _d) = queues.receive(QUEUE)
+    queues.delete(QUEUE, gone)
+    assert queues.change_visibility(QUEUE, {gone: 0, kept: 0}) == [gone]
+    assert [body for _receipt, body, _count in queues.receive(QUEUE)] == [{"n": 2}]
+
+
+def test_dead_letter_keeps_a_body_as_it_was_received(moto_set):
+    moto_set.queues.dead_letter(QUEUE, ['{"poison": 1}'])
+    [(_receipt, body, _count)] = moto_set.queues.receive(QUEUE, dead_letter=True)
+    assert body == {"poison": 1}
 
 
 def test_a_delayed_message_is_not_received_before_its_delay(moto_set):
@@ -75,13 +91,13 @@ def test_a_receive_takes_at_most_ten(moto_set):
     assert len(moto_set.queues.receive(QUEUE, limit=5)) == 2
 
 
-def test_a_message_received_five_times_moves_to_the_dead_letter_queue(moto_set):
+def test_a_message_received_max_receives_times_moves_to_the_dead_letter_queue(moto_set):
     queues = moto_set.queues
     queues.send(QUEUE, [{"poison": True}])
-    for attempt in range(1, 6):
+    for attempt in range(1, MAX_RECEIVES + 1):
         [(receipt, _body, count)] = queues.receive(QUEUE)
         assert count == attempt
-        queues.change_visibility(QUEUE, receipt, 0)
+        queues.change_visibility(QUEUE, {receipt: 0})
     assert queues.receive(QUEUE) == []
     [(_receipt, body, _count)] = queues.receive(QUEUE, dead_letter=True)
     assert body == {"poison": True}

@@ -12,7 +12,7 @@ from chalice.app import SQSEvent
 
 from chalicelib import observe, workers
 from chalicelib.domain.messaging.recipients import SendLater
-from chalicelib.store import queues
+from chalicelib.ports import queues
 from chalicelib.workers import redelivery
 from chalicelib.workers.redelivery import Received
 
