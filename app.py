@@ -3,16 +3,22 @@ the REQUEST authorizer of the /api routes, and the background workers (one SQS c
 queue, in batches with partial failures, and the periodic jobs). On AWS its REST API is three
 proxy resources and the app finds its routes itself (`chalicelib/api/path_routing.py`)."""
 
+import os
 from typing import Any
 
-from chalice import Rate
-from chalice.app import CloudWatchEvent, SQSEvent
+from chalicelib import config
 
-from chalicelib import workers
-from chalicelib.api import authorizer, downloads
-from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
-from chalicelib.api.path_routing import RoutedApp
-from chalicelib.store.schema import queue_name
+if not config.installed():  # on Lambda: its environment, read once (the local stack and the tests install theirs)
+    config.install(config.Settings.from_environment(os.environ))
+
+from chalice import Rate  # noqa: E402 - the settings first: the modules below bind table and queue names
+from chalice.app import CloudWatchEvent, SQSEvent  # noqa: E402
+
+from chalicelib import workers  # noqa: E402
+from chalicelib.api import authorizer, downloads  # noqa: E402
+from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS  # noqa: E402
+from chalicelib.api.path_routing import RoutedApp  # noqa: E402
+from chalicelib.store.schema import queue_name  # noqa: E402
 
 BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (ReportBatchItemFailures)
 

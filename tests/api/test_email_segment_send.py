@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import aws, config
+from chalicelib import aws
 from chalicelib.domain.messaging import email_stats, recipients, sending
 from chalicelib.store import port as store
 from chalicelib.store import queues
@@ -50,9 +50,9 @@ def _shown(api, mail_doc):
 
 
 @pytest.fixture
-def fan_out_only(monkeypatch):
+def fan_out_only(configure):
     """No contact is sent to in the request: every send goes through the worker."""
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
+    configure(EMAIL_SEND_INLINE=0)
 
 
 def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
@@ -83,9 +83,9 @@ def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     assert len(sent_messages()) == 3 and _shown(api, mail_doc)["sentCount"] == 3
 
 
-def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 1)
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1)
+def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, configure):
+    configure(EMAIL_SEND_BATCH=1)
+    configure(EMAIL_SEND_INLINE=1)
     segment, ids = _audience(api, drain, 5)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"]], "limit": 3})
@@ -229,8 +229,8 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     assert failed[0]["details"]["reason"] == "MessageRejected by SES"
 
 
-def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 4)
+def test_the_send_rate_holds_its_setting(api, drain, configure):
+    configure(EMAIL_SEND_RATE=4)
     segment, _ = _audience(api, drain, 9)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     started = time.monotonic()
@@ -263,16 +263,16 @@ def test_a_point_trigger_sends_its_email_once(api, drain):
     assert _recipients() == ["ann@example.com"]
 
 
-def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(api, drain, monkeypatch):
+def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(api, drain, configure):
     """Mautic's `batch` sets how many go out in the request; `sentCount` counts them; the workers
     send to the others, never again to those."""
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 2)
+    configure(EMAIL_SEND_BATCH=2)
+    configure(EMAIL_SEND_INLINE=2)
     segment, _ = _audience(api, drain, 5)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": 3})
     assert (response.json["sentCount"], response.json["failedRecipients"]) == (2, 0)  # at most EMAIL_SEND_INLINE
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 100)
+    configure(EMAIL_SEND_INLINE=100)
     drain()
     assert _recipients() == [f"c{n}@example.com" for n in range(5)]
     progress = _shown(api, mail_doc)["sendProgress"]

@@ -31,7 +31,7 @@ def _public(api, path):
 def _table_items():
     """Every item of every table, as JSON text (read as a client would: Scan), a compressed document
     as its text (else its words would be hidden and the search would pass for nothing)."""
-    client = boto3.client("dynamodb", region_name=config.AWS_REGION)
+    client = boto3.client("dynamodb", region_name=config.active().AWS_REGION)
     dumped = []
     for name in client.list_tables()["TableNames"]:
         for page in client.get_paginator("scan").paginate(TableName=name):
@@ -40,7 +40,7 @@ def _table_items():
 
 
 def _bucket_text():
-    bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
+    bucket = boto3.resource("s3", region_name=config.active().AWS_REGION).Bucket(config.active().FILES_BUCKET)
     return [obj.key + obj.get()["Body"].read().decode("latin-1") for obj in bucket.objects.all()]
 
 

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import aws, cli
+from chalicelib import aws, cli, config
 from chalicelib.store import queues
 from chalicelib.store.schema import QUEUES
 from devstack import faults
@@ -21,13 +21,7 @@ MEMBERS = 20
 
 
 @pytest.fixture
-def in_process_cli(monkeypatch):
-    """The CLI acting on this process's (moto) AWS rather than a running `make run`."""
-    monkeypatch.setenv("STAGE", "test")
-
-
-@pytest.fixture
-def redelivered_at_once(in_process_cli):
+def redelivered_at_once():
     """Every queue makes a failed message visible again at once (VisibilityTimeout 0), so a drain
     under faults retries it until its fifth receive moves it to the dead-letter queue."""
     sqs = aws.client("sqs")
@@ -74,7 +68,7 @@ def test_segment_send_under_faults_reaches_every_member_exactly_once(api, drain,
         pytest.fail("the segment send never succeeded under 5 % faults")
     _drain_under_faults(drain)
     faults.stop()
-    assert cli.main(["queues", "redrive"]) == 0
+    assert cli.main(["queues", "redrive"], config.active()) == 0
     drain()
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(MEMBERS)})
 
@@ -101,22 +95,22 @@ def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_worke
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(3)})
 
 
-def test_queues_redrive_moves_dead_letter_messages_back(api, capsys, in_process_cli):
+def test_queues_redrive_moves_dead_letter_messages_back(api, capsys):
     queues.send("webhooks", [{"type": "noop", "n": 1}, {"type": "noop", "n": 2}], dead_letter=True)
-    assert cli.main(["--json", "queues", "redrive", "--queue", "webhooks"]) == 0
+    assert cli.main(["--json", "queues", "redrive", "--queue", "webhooks"], config.active()) == 0
     assert '"moved": 2' in capsys.readouterr().out
     assert sorted(body["n"] for _r, body, _c in queues.receive("webhooks")) == [1, 2]
     assert queues.receive("webhooks", dead_letter=True) == []
-    assert cli.main(["queues", "redrive", "--queue", "nope"]) == 1
+    assert cli.main(["queues", "redrive", "--queue", "nope"], config.active()) == 1
 
 
 def test_webhook_delivery_under_faults_reaches_the_receiver_for_every_acknowledged_write(
-    api, drain, receiver, redelivered_at_once, monkeypatch
+    configure, api, drain, receiver, redelivered_at_once, monkeypatch
 ):
     from chalicelib import config, workers
     from chalicelib.domain.webhooks import webhook_events
 
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
     monkeypatch.setattr(webhook_events, "STALE_SECONDS", 0)  # the sweep's 2 minutes have passed
     hook = api.post(
         "/api/hooks/new",
@@ -131,7 +125,7 @@ def test_webhook_delivery_under_faults_reaches_the_receiver_for_every_acknowledg
             created.add(response.json["contact"]["id"])
     _drain_under_faults(drain)
     faults.stop()
-    assert cli.main(["queues", "redrive"]) == 0
+    assert cli.main(["queues", "redrive"], config.active()) == 0
     drain()
     workers.run_jobs("minute")  # the outbox sweep queues what a failed SQS send left stored
     drain()
@@ -166,7 +160,7 @@ def test_automation_run_under_faults_applies_each_action_once_to_every_member(ap
     _drain_under_faults(drain)
     faults.stop()
     assert faults.failed() > injected
-    assert cli.main(["queues", "redrive"]) == 0
+    assert cli.main(["queues", "redrive"], config.active()) == 0
     drain()
     for person in people:
         doc = api.get(f"/api/contacts/{person}").json["contact"]

@@ -94,7 +94,7 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
     reputation.require_running()
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
     generation = store.allocate_ids(email_runs.KIND)[0]
-    inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
+    inline = min(n for n in (batch_size, limit, config.active().EMAIL_SEND_INLINE) if n is not None)
     outcomes, handled = _send_inline(email, lists, generation, inline, ctx)
     state = {
         "id": email["id"],
@@ -185,7 +185,7 @@ def plan(email: int, generation: int) -> None:
     if state is None:
         return
     contacts = _recipients(state)
-    size = max(1, config.EMAIL_SEND_BATCH)
+    size = max(1, config.active().EMAIL_SEND_BATCH)
     chunks = [contacts[i : i + size] for i in range(0, len(contacts), size)]
     state.update(
         status="sending",

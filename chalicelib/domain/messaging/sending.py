@@ -133,7 +133,7 @@ def prepare(
 def deliver(prepared: Prepared) -> str:
     """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
     message id. Raises mail.Rejected/Unavailable."""
-    moment = window_counters.acquire("email", config.EMAIL_SEND_RATE)
+    moment = window_counters.acquire("email", config.active().EMAIL_SEND_RATE)
     prepared.sent_at = clock.iso(datetime.fromtimestamp(moment, tz=timezone.utc))
     return mail.send(prepared.mail)
 
