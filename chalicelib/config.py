@@ -135,8 +135,11 @@ def _when_local(local: Any, elsewhere: Any) -> Callable[[Values], Any]:
 class Settings:
     """Every setting of the service, typed; the defaults are the local stage's (see the module)."""
 
+    # `local`: the local stack (an embedded AWS, loopback webhooks, an outbox); another name: a stage on AWS.
     STAGE: str = "local"
+    # Every table, queue and topic name starts with it (the template: the stack's name and `-`).
     RESOURCE_PREFIX: str = setting("mautic-local-", lambda values: f"mautic-{values['STAGE']}-")
+    # The bucket of assets, uploads and themes (the template: the stack's bucket).
     FILES_BUCKET: str = setting("mautic-local-files", lambda values: f"{values['RESOURCE_PREFIX']}files")
     # The AWS SDK's attempts per service (docs/reliability.md; `AWS_RETRIES` below).
     DYNAMODB_MAX_ATTEMPTS: int = 5
@@ -152,7 +155,9 @@ class Settings:
     REQUEST_TRIES: int = 3
     REQUEST_RETRY_PAUSE: float = 0.1
     AWS_REGION: str = reads("us-east-1", _aws_region, ("AWS_DEFAULT_REGION", "AWS_REGION"))
+    # The service's public address for links in messages and pages; empty: the request's own.
     BASE_URL: str = setting("", parse=lambda raw: raw.rstrip("/"))
+    # The API and Basic authentication's initial switches (auth/settings.py: what an administrator sets wins).
     API_ENABLED: bool = setting(True, _when_local(True, False))
     BASIC_AUTH_ENABLED: bool = setting(True, _when_local(True, False))
     # The local gateway's copy of the stack parameter AuthorizerCacheSeconds (docs/deploy.md): 0 = every
@@ -309,7 +314,7 @@ class Settings:
     MAILER_CALLBACK_TOPICS: tuple[str, ...] = setting(
         ("arn:aws:sns:us-east-1:123456789012:mautic-local-ses-feedback",), _local_topic
     )
-    SMS_SENDER_ID: str = ""
+    SMS_SENDER_ID: str = ""  # the sender id of SNS text messages
     # The local stage's outbox of sent messages as files (docs/email.md); none elsewhere unless set.
     OUTBOX_DIR: str = setting(os.path.join(".data", "outbox"), _outbox, blank=True)
     # Cross-origin requests of the scripts websites embed (`/mtc/event`, `/mtc`; docs/public-endpoints.md),
