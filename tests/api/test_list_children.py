@@ -179,7 +179,7 @@ def test_an_email_list_page_reads_only_up_to_its_last_listed_email(api):
     assert (total, ids, calls["Query"]) == (4, parents[2:3], 4)
 
 
-def test_recount_counts_children_stored_before_lists_left_them_out(api, monkeypatch, capsys):
+def test_recount_counts_children_stored_before_lists_left_them_out(api, capsys):
     from chalicelib import cli
     from chalicelib.store.models import Counter
 

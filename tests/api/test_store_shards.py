@@ -138,7 +138,7 @@ def _old_layout():
     Counter(f"count#contact@{config.active().COUNT_SHARDS + 3}", value=2).save()  # a shard of a larger COUNT_SHARDS
 
 
-def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(monkeypatch, capsys):
+def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(capsys):
     from chalicelib import cli
 
     _old_layout()
