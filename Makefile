@@ -54,8 +54,8 @@ fuzz: $(STAMP)
 # The OpenAPI document (docs/api-contract.md), for the server at BASE_URL.
 openapi: $(STAMP)
 	mkdir -p build
-	$(PY) -c 'import json, sys; from chalicelib.api.blueprints import openapi_document; \
-	json.dump(openapi_document(sys.argv[1]), open("build/openapi.json", "w"), indent=1)' "$${BASE_URL:-http://127.0.0.1:8000}"
+	$(PY) -c 'import json, os, sys; from chalicelib import config; config.install(config.Settings.from_environment(os.environ)); \
+	from chalicelib.api.blueprints import openapi_document; json.dump(openapi_document(sys.argv[1]), open("build/openapi.json", "w"), indent=1)' "$${BASE_URL:-http://127.0.0.1:8000}"
 	@echo "OpenAPI document: build/openapi.json"
 
 bench: $(STAMP)

@@ -9,14 +9,20 @@ jobs theirs), and the routes are registered on the first look at `app.routes` (t
 first request, `chalice package`, the local stack), not by the other functions (docs/deploy.md,
 "Cold start")."""
 
+import os
 from typing import Any
 
-from chalice import Rate
-from chalice.app import CloudWatchEvent, SQSEvent
+from chalicelib import config
 
-from chalicelib import aws_adapters, workers
-from chalicelib.api.path_routing import RoutedApp
-from chalicelib.store.queue_names import queue_name
+if not config.installed():  # on Lambda: its environment, read once (the local stack and the tests install theirs)
+    config.install(config.Settings.from_environment(os.environ))
+
+from chalice import Rate  # noqa: E402 - the settings first: the modules below bind table and queue names
+from chalice.app import CloudWatchEvent, SQSEvent  # noqa: E402
+
+from chalicelib import aws_adapters, workers  # noqa: E402
+from chalicelib.api.path_routing import RoutedApp  # noqa: E402
+from chalicelib.store.queue_names import queue_name  # noqa: E402
 
 BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (ReportBatchItemFailures)
 

@@ -55,14 +55,14 @@ TRANSIENT_CLASSES = frozenset(
 
 
 def retry_config(service: str) -> Any:
-    """The botocore Config of `service`: its retry mode and attempts (config.AWS_RETRIES) and timeouts."""
+    """The botocore Config of `service`: its retry mode and attempts (config.active().AWS_RETRIES) and timeouts."""
     from botocore.config import Config
 
-    mode, attempts = config.AWS_RETRIES.get(service, config.AWS_RETRIES["default"])
+    mode, attempts = config.active().AWS_RETRIES.get(service, config.active().AWS_RETRIES["default"])
     return Config(
         retries={"mode": mode, "total_max_attempts": attempts},  # the first call included
-        connect_timeout=config.AWS_CONNECT_TIMEOUT,
-        read_timeout=config.AWS_READ_TIMEOUT,
+        connect_timeout=config.active().AWS_CONNECT_TIMEOUT,
+        read_timeout=config.active().AWS_READ_TIMEOUT,
     )
 
 
@@ -71,7 +71,9 @@ def client(service: str) -> Any:
     if service not in _clients:
         import boto3  # with s3transfer and multiprocessing: paid by the first call, not by every cold start
 
-        _clients[service] = watch(boto3.client(service, region_name=config.AWS_REGION, config=retry_config(service)))
+        _clients[service] = watch(
+            boto3.client(service, region_name=config.active().AWS_REGION, config=retry_config(service))
+        )
     return _clients[service]
 
 

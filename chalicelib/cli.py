@@ -37,6 +37,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from chalicelib import config
+
 if TYPE_CHECKING:  # imported when a command runs, after the local stack's endpoint is set
     from chalicelib.domain.kernel.context import Context
 
@@ -70,6 +72,15 @@ def _attach_local_stack() -> None:
         ("AWS_SECRET_ACCESS_KEY", "local"),
     ):
         os.environ.setdefault(name, value)
+
+
+def _install(settings: config.Settings | None) -> None:
+    """Install the given settings, or the environment's (after pointing AWS at the local stack)."""
+    if settings is None:
+        if os.environ.get("STAGE", "local") == "local":
+            _attach_local_stack()
+        settings = config.Settings.from_environment(os.environ)
+    config.install(settings)
 
 
 def _on_off(value: str) -> bool:
@@ -307,21 +318,23 @@ def _print(result: Result, as_json: bool) -> None:
         print("  ".join(f"{key}={value}" for key, value in row.items()))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the exit status (1 with a one-line error on stderr)."""
+def main(argv: Sequence[str] | None = None, settings: config.Settings | None = None) -> int:
+    """Run one command; the exit status (1 with a one-line error on stderr). With `settings` (the tests')
+    it acts on this process's AWS; else on what the environment's settings name (the local stage: the
+    running local stack)."""
     args = _parser().parse_args(argv)
     if args.group == "move-in":  # through both APIs: no local stack, no AWS
         from chalicelib.movein import command as move_in
 
         return move_in.run(args)
     try:
-        if os.environ.get("STAGE", "local") == "local":
-            _attach_local_stack()
+        _install(settings)
         from chalicelib import aws_adapters, bootstrap
         from chalicelib.domain.kernel.context import Context
 
         bootstrap.assemble()
-        aws_adapters.install()
+        if settings is None:  # the environment's AWS; with the tests' settings, the adapters they installed
+            aws_adapters.install()
         bootstrap.ensure_ready()
         handlers: dict[str, Callable[[argparse.Namespace, Context], Result]]
         handlers = {

@@ -69,7 +69,7 @@ def install() -> None:
 def metrics(dimensions: Mapping[str, str], **values: float) -> None:
     """Write values (e.g. `Messages=10, QueueLag=1200`) as one EMF record under the stack and the
     given dimensions (e.g. `{"Queue": "sends"}`)."""
-    named = {"Stack": config.RESOURCE_PREFIX.rstrip("-"), **dimensions}
+    named = {"Stack": config.active().RESOURCE_PREFIX.rstrip("-"), **dimensions}
     record = {
         "_aws": {
             "Timestamp": int(time.time() * 1000),

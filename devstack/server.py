@@ -196,7 +196,7 @@ def start_stack(data_dir: str, admin_user: str, admin_password: str | None) -> t
     bootstrap.assemble()  # the registry and the subscriber table, before the journal's replay or a worker
     aws_adapters.install()  # the local stack's ports: the embedded AWS
     schema.ensure_resources()
-    mail.verify_sender(config.MAILER_FROM_EMAIL)  # SES sends only from verified senders
+    mail.verify_sender(config.active().MAILER_FROM_EMAIL)  # SES sends only from verified senders
     with capture.serialized():
         loaded = snapshot.restore(data_dir)
     print(f"Loaded {loaded} records from {data_dir}", flush=True)
@@ -320,6 +320,9 @@ def serve(port: int, data_dir: str, admin_user: str, admin_password: str | None)
 
 def main() -> int:
     """`make run`: serve DATA_DIR on PORT (environment, with the local defaults) until stopped."""
+    from chalicelib import config
+
+    config.install(config.Settings.from_environment(os.environ))
     data_dir = os.path.abspath(os.environ.get("DATA_DIR", ".data"))
     os.makedirs(data_dir, exist_ok=True)
     serve(

@@ -35,9 +35,9 @@ def _backends() -> tuple[DynamoDBBackend, S3Backend, SQSBackend]:
     from moto.sqs.models import sqs_backends
 
     return (
-        dynamodb_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION],
+        dynamodb_backends[DEFAULT_ACCOUNT_ID][config.active().AWS_REGION],
         s3_backends[DEFAULT_ACCOUNT_ID]["aws"],
-        sqs_backends[DEFAULT_ACCOUNT_ID][config.AWS_REGION],
+        sqs_backends[DEFAULT_ACCOUNT_ID][config.active().AWS_REGION],
     )
 
 
@@ -49,7 +49,7 @@ def _load(records: Iterable[journal.Record]) -> None:
         if "d" in record:
             dynamodb.get_table(record["d"]).put_item(record["i"])
         elif "s" in record:
-            stored = s3.put_object(config.FILES_BUCKET, record["s"], base64.b64decode(record["b"]))
+            stored = s3.put_object(config.active().FILES_BUCKET, record["s"], base64.b64decode(record["b"]))
             stored.set_metadata({"content-type": record["c"]})
         else:
             delay = min(900, max(0, math.ceil((record["t"] - now) / 1000)))

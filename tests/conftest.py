@@ -40,9 +40,15 @@ os.environ.setdefault("ID_BLOCK_SECONDS", "60")
 # tests of the per-container copy set it themselves
 os.environ.setdefault("PUBLIC_DOC_SECONDS", "0")
 
+import dataclasses
+
 import pytest
 
+from chalicelib import config
 from tests import motostate
+
+# The tests' settings: the environment above, read once; a test changes some with `configure`.
+config.install(config.Settings.from_environment(os.environ))
 
 ADMIN = ("admin", "admin-secret")
 TESTS = Path(__file__).parent
@@ -144,6 +150,16 @@ def _quick_password_hashes():
         yield
 
 
+@pytest.fixture
+def configure():
+    """`configure(NAME=value, ...)`: the active settings with these changed, for the rest of the test (the
+    ones before are installed again after it). Tests change settings only this way, never by patching
+    `chalicelib.config` or a module (tests/unit/test_settings.py checks)."""
+    before = config.active()
+    yield lambda **overrides: config.install(dataclasses.replace(config.active(), **overrides))
+    config.install(before)
+
+
 @pytest.fixture(scope="session")
 def aws():
     from moto import mock_aws
@@ -152,13 +168,13 @@ def aws():
 
     patches.install()
     with mock_aws():
-        from chalicelib import aws_adapters, config
+        from chalicelib import aws_adapters
         from chalicelib.channels import mail
         from chalicelib.store import schema
 
         aws_adapters.install()
         schema.ensure_resources()
-        mail.verify_sender(config.MAILER_FROM_EMAIL)
+        mail.verify_sender(config.active().MAILER_FROM_EMAIL)
         yield
 
 
@@ -175,18 +191,16 @@ def seeded(aws):
 
 def _empty_outboxes():
     """Forget the messages SES and SNS accepted and the local outbox files."""
-    from chalicelib import config
-
     motostate.forget_sent()
-    shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
+    shutil.rmtree(config.active().OUTBOX_DIR, ignore_errors=True)
 
 
 def _empty_bucket():
     import boto3
 
-    from chalicelib import config
-
-    boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET).objects.all().delete()
+    boto3.resource("s3", region_name=config.active().AWS_REGION).Bucket(
+        config.active().FILES_BUCKET
+    ).objects.all().delete()
 
 
 @pytest.fixture(scope="session")
@@ -271,7 +285,7 @@ def forget_process_state():
     theme_html.forget()
     public_docs.forget()
     cached.forget()
-    shutil.rmtree(config.OUTBOX_DIR, ignore_errors=True)
+    shutil.rmtree(config.active().OUTBOX_DIR, ignore_errors=True)
 
 
 def restore(seeded):

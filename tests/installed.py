@@ -35,7 +35,7 @@ def bucket_keys(prefix: str = "") -> list[str]:
 
     from chalicelib import config
 
-    bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
+    bucket = boto3.resource("s3", region_name=config.active().AWS_REGION).Bucket(config.active().FILES_BUCKET)
     return sorted(o.key for o in bucket.objects.filter(Prefix=prefix))
 
 
@@ -49,5 +49,7 @@ def bucket_bytes(key: str) -> bytes:
     from chalicelib import config
 
     return (
-        boto3.client("s3", region_name=config.AWS_REGION).get_object(Bucket=config.FILES_BUCKET, Key=key)["Body"].read()
+        boto3.client("s3", region_name=config.active().AWS_REGION)
+        .get_object(Bucket=config.active().FILES_BUCKET, Key=key)["Body"]
+        .read()
     )

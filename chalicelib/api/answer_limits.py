@@ -26,7 +26,7 @@ def carried(text: str) -> int:
 def fitting(items: Sequence[JSON]) -> int:
     """How many of a page's items, from the first, fit in one answer (at least one: a single item is held
     to the store's document size, far below an answer's)."""
-    budget, kept = config.ANSWER_MAX_BYTES - ENVELOPE_BYTES, 0
+    budget, kept = config.active().ANSWER_MAX_BYTES - ENVELOPE_BYTES, 0
     for item in items:
         budget -= carried(json.dumps(item, separators=(",", ":"))) + 1
         if budget < 0:
@@ -38,9 +38,9 @@ def fitting(items: Sequence[JSON]) -> int:
 def check(text: str) -> None:
     """ApiError 400 when a JSON answer would be larger than Lambda may return."""
     size = carried(text)
-    if size > config.ANSWER_MAX_BYTES:
+    if size > config.active().ANSWER_MAX_BYTES:
         message = (
-            f"The answer would be {size:,} bytes, over the {config.ANSWER_MAX_BYTES:,} an answer may have; "
+            f"The answer would be {size:,} bytes, over the {config.active().ANSWER_MAX_BYTES:,} an answer may have; "
             "ask for fewer items (limit) or fewer properties (minimal)."
         )
         raise ApiError(400, message, {"limit": [message]})

@@ -51,7 +51,7 @@ is an empty batch (the api-library sends none for an empty list). Unknown ids ar
 collection and reported in `errors` (404, "Item was not found.") at their index. Delete answers no
 `statusCodes` (Mautic sends none) and serializes the entities as they were, ids intact.
 
-Limit. More than `config.BATCH_MAX` (200) items (or ids) is answered before anything is written
+Limit. More than `config.active().BATCH_MAX` (200) items (or ids) is answered before anything is written
 with HTTP 400 `A max of 200 entities are supported at a time.` (Mautic's message; Mautic answers 500,
 but the API contract has no 5xx for bad input, docs/api-contract.md; the
 spec says nothing on the limit). Batch responses carry no `Location` header.
@@ -118,8 +118,8 @@ def php_array(pairs: Iterable[tuple[Key, Any]]) -> list[Any] | dict[str, Any]:
 
 def check_limit(count: int) -> None:
     """400 past BATCH_MAX items, before anything is written."""
-    if count > config.BATCH_MAX:
-        raise ApiError(400, f"A max of {config.BATCH_MAX} entities are supported at a time.")
+    if count > config.active().BATCH_MAX:
+        raise ApiError(400, f"A max of {config.active().BATCH_MAX} entities are supported at a time.")
 
 
 def body_items(body: JSON) -> list[tuple[Key, JSON]]:

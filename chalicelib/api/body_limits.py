@@ -19,8 +19,8 @@ def limit(request: Request, authenticated: bool) -> int:
     """The most bytes the request's body may have: by its media type and whether its route is under /api."""
     kind = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
     if kind == MULTIPART:
-        return config.UPLOAD_MAX_BYTES + config.MULTIPART_EXTRA_BYTES
-    return config.BODY_MAX_BYTES if authenticated else config.PUBLIC_BODY_MAX_BYTES
+        return config.active().UPLOAD_MAX_BYTES + config.active().MULTIPART_EXTRA_BYTES
+    return config.active().BODY_MAX_BYTES if authenticated else config.active().PUBLIC_BODY_MAX_BYTES
 
 
 def check(request: Request, authenticated: bool) -> None:

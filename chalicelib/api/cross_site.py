@@ -15,7 +15,7 @@ def _origin(request: ApiRequest) -> str | None:
     origin = (request.headers.get("origin") or "").strip()
     if not origin or origin == "null":
         return None
-    allowed = config.FORM_ALLOWED_ORIGINS
+    allowed = config.active().FORM_ALLOWED_ORIGINS
     return origin if "*" in allowed or origin.rstrip("/") in (o.rstrip("/") for o in allowed) else None
 
 

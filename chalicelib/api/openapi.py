@@ -197,7 +197,8 @@ def _batch(op: Doc, method: str, resource: Resource) -> None:
         )
     else:
         op["requestBody"] = _body(
-            {"type": "array", "maxItems": config.BATCH_MAX, "items": _write_ref(resource, False)}, required=False
+            {"type": "array", "maxItems": config.active().BATCH_MAX, "items": _write_ref(resource, False)},
+            required=False,
         )
     status = "201" if method == "POST" else "200"
     op["responses"][status] = _json("One result per item, keyed by input index.", body, _common_headers())
@@ -351,7 +352,7 @@ def _write_schema(resource: Resource, required: bool) -> Doc:
 LIST_PARAMETERS = {
     "search": ({"type": "string"}, "Mautic search: free text and commands (`ids:1,2`, `is:published`...)."),
     "start": ({"type": "integer", "minimum": 0}, "Offset of the first item."),
-    "limit": ({"type": "integer", "minimum": 0}, f"Items per page (0: the most, {config.MAX_PAGE_LIMIT})."),
+    "limit": ({"type": "integer", "minimum": 0}, "Items per page (0: the most, {most})."),
     "orderBy": ({"type": "string"}, "Column to order by."),
     "orderByDir": ({"type": "string", "enum": ["asc", "desc", "ASC", "DESC"]}, "Order direction."),
     "publishedOnly": ({"type": "boolean"}, "Only published items."),
@@ -362,8 +363,9 @@ LIST_PARAMETERS = {
 
 def _parameters() -> Doc:
     """The shared parameters: the list's, `where`, `order` and `Idempotency-Key`."""
+    most = config.active().MAX_PAGE_LIMIT
     params: Doc = {
-        name: {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
+        name: {"name": name, "in": "query", "required": False, "schema": schema, "description": text.format(most=most)}
         for name, (schema, text) in LIST_PARAMETERS.items()
     }
     params["where"] = {

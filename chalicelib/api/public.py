@@ -56,7 +56,7 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
         contact_id=visitors.contact_of(request.cookies().get(VISITOR_COOKIE), ctx),
         user_agent=request.headers.get("user-agent"),
         prefetch=purpose.startswith(PREFETCH),
-        private=config.HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),
+        private=config.active().HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),
     )
 
 
@@ -179,7 +179,7 @@ def _may_return_to(url: object, request: ApiRequest) -> bool:
     own = (urlsplit(request.base_url()).hostname or "").lower()
     return host == own or any(
         host == allowed.lower() or (allowed.startswith(".") and host.endswith(allowed.lower()))
-        for allowed in config.FORM_RETURN_HOSTS
+        for allowed in config.active().FORM_RETURN_HOSTS
     )
 
 

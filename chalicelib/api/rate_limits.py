@@ -13,10 +13,10 @@ WINDOW = 60
 def _policies(ctx: Context) -> list[tuple[str, str, int]]:
     """[(policy name, counter name, quota)] that apply to the caller."""
     policies = []
-    if config.RATE_LIMIT_PER_MINUTE > 0 and ctx.user_id is not None:
-        policies.append(("user", f"api:user:{ctx.user_id}", config.RATE_LIMIT_PER_MINUTE))
-    if config.RATE_LIMIT_CLIENT_PER_MINUTE > 0 and ctx.client:
-        policies.append(("client", f"api:client:{ctx.client}", config.RATE_LIMIT_CLIENT_PER_MINUTE))
+    if config.active().RATE_LIMIT_PER_MINUTE > 0 and ctx.user_id is not None:
+        policies.append(("user", f"api:user:{ctx.user_id}", config.active().RATE_LIMIT_PER_MINUTE))
+    if config.active().RATE_LIMIT_CLIENT_PER_MINUTE > 0 and ctx.client:
+        policies.append(("client", f"api:client:{ctx.client}", config.active().RATE_LIMIT_CLIENT_PER_MINUTE))
     return policies
 
 

@@ -113,8 +113,8 @@ class ApiRequest:
 
     def base_url(self) -> str:
         """The public base URL of the service (no trailing slash)."""
-        if config.BASE_URL:
-            return config.BASE_URL
+        if config.active().BASE_URL:
+            return config.active().BASE_URL
         host = self.headers.get("host") or "127.0.0.1"
         scheme = self.headers.get("x-forwarded-proto") or "http"
         stage = (self.raw.context or {}).get("stage")

@@ -132,13 +132,13 @@ def dispatch(
     authentication, the caller's rate limits are counted (their headers go on every answer), the
     route's needs are checked, and an `Idempotency-Key` may replay a first answer. A run that met
     AWS unavailable is run again whole (REQUEST_TRIES in all) when that is safe: `_may_run_again`."""
-    for attempt in range(max(1, config.REQUEST_TRIES)):
+    for attempt in range(max(1, config.active().REQUEST_TRIES)):
         progress = Progress()
         try:
             response = _dispatch_once(request, handlers, params, authenticated, needs, progress)
         except Exception as error:  # noqa: BLE001 - every failure must still be a JSON error
-            if attempt + 1 < config.REQUEST_TRIES and _may_run_again(request, error, progress):
-                time.sleep(random.uniform(0, config.REQUEST_RETRY_PAUSE * 2**attempt))  # noqa: S311 - jitter
+            if attempt + 1 < config.active().REQUEST_TRIES and _may_run_again(request, error, progress):
+                time.sleep(random.uniform(0, config.active().REQUEST_RETRY_PAUSE * 2**attempt))  # noqa: S311 - jitter
                 continue
             response = failure(request, error)
         response.headers.update(progress.limit_headers)
@@ -273,7 +273,7 @@ def unavailable() -> Response:
     """The 503 of a request whose AWS dependency stayed throttled or failing past the SDK's retries:
     nothing was half-written (writes are single items or transactions), so the client may retry
     after Retry-After (docs/reliability.md)."""
-    return render(503, error_body(503, UNAVAILABLE), {"Retry-After": str(config.RETRY_AFTER_SECONDS)})
+    return render(503, error_body(503, UNAVAILABLE), {"Retry-After": str(config.active().RETRY_AFTER_SECONDS)})
 
 
 def render(status: int, payload: JSON, extra_headers: Mapping[str, Any] | None = None) -> Response:

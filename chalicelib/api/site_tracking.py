@@ -28,9 +28,9 @@ def allowed_origin(request: ApiRequest) -> str | None:
     origin = request.headers.get("origin")
     if not origin:
         return None
-    if not config.CORS_RESTRICT_DOMAINS:
+    if not config.active().CORS_RESTRICT_DOMAINS:
         return origin
-    matches = any(fnmatch(origin.lower(), pattern.lower()) for pattern in config.CORS_VALID_DOMAINS)
+    matches = any(fnmatch(origin.lower(), pattern.lower()) for pattern in config.active().CORS_VALID_DOMAINS)
     return origin if matches else None
 
 

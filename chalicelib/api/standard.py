@@ -108,7 +108,10 @@ def list_query(query: Mapping[str, Any]) -> ListQuery:
     return ListQuery(
         search=search,
         start=int_param(query, "start", 0),
-        limit=min(int_param(query, "limit", config.DEFAULT_PAGE_LIMIT) or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT),
+        limit=min(
+            int_param(query, "limit", config.active().DEFAULT_PAGE_LIMIT) or config.active().MAX_PAGE_LIMIT,
+            config.active().MAX_PAGE_LIMIT,
+        ),
         order_by=order_by if isinstance(order_by, str) else None,
         order_dir=direction,
         published_only=_flag_param(query, "publishedOnly", "published"),

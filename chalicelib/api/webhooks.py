@@ -24,7 +24,9 @@ def triggers(request: ApiRequest, ctx: Context) -> Answer:
 def logs(request: ApiRequest, ctx: Context, id: str) -> Answer:
     """`start` and `limit` (at most WEBHOOK_LOG_MAX, the entries kept) page the log, newest first."""
     query = standard.list_query(request.query)
-    return webhooks.logs(id, query.start, min(query.limit or config.WEBHOOK_LOG_MAX, config.WEBHOOK_LOG_MAX))
+    return webhooks.logs(
+        id, query.start, min(query.limit or config.active().WEBHOOK_LOG_MAX, config.active().WEBHOOK_LOG_MAX)
+    )
 
 
 blueprint = routes.blueprint()

@@ -347,7 +347,7 @@ def issue_access_token(request: Request, ctx: Context) -> str:
         ACCESS_KIND,
         token,
         {"consumer": consumer["publicId"], "user": data["user"], "dateAdded": ctx.now, "issued": time.time()},
-        config.OAUTH1_TOKEN_DAYS * 86400 or None,
+        config.active().OAUTH1_TOKEN_DAYS * 86400 or None,
     )
     return urlencode({"oauth_token": token, "oauth_token_secret": _secret(ctx, ACCESS_KIND, token)})
 

@@ -23,8 +23,8 @@ _ensured: list[bool] = []
 def defaults() -> Doc:
     """The settings before an administrator changed any: from the environment."""
     return {
-        "apiEnabled": config.API_ENABLED,
-        "basicAuthEnabled": config.BASIC_AUTH_ENABLED,
+        "apiEnabled": config.active().API_ENABLED,
+        "basicAuthEnabled": config.active().BASIC_AUTH_ENABLED,
         "oauthMode": "2",
         "accessTokenMinutes": 60,
         "refreshTokenDays": 14,

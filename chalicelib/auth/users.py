@@ -96,7 +96,7 @@ def revoke_tokens(user: Doc, ctx: Context) -> None:
     lifetimes = [
         int(current["refreshTokenDays"]) * 86400,
         int(current["accessTokenMinutes"]) * 60,
-        config.OAUTH1_TOKEN_DAYS * 86400,
+        config.active().OAUTH1_TOKEN_DAYS * 86400,
     ]
     clients.revoke_subject(ctx, f"user:{user['id']}", seconds=None if 0 in lifetimes else max(lifetimes))
 
@@ -115,7 +115,7 @@ def _throttled(counters: Iterable[tuple[str, int]]) -> None:
     """AuthError 429 when a (username, address) pair or an address has failed too often in the
     current window."""
     for name, allowed in counters:
-        failed, wait = window_counters.counted(name, config.SIGN_IN_WINDOW)
+        failed, wait = window_counters.counted(name, config.active().SIGN_IN_WINDOW)
         if failed >= allowed:
             raise AuthError(
                 429,
@@ -129,9 +129,9 @@ def _slowed(counter: str) -> None:
     """Wait SIGN_IN_DELAY seconds when the username failed SIGN_IN_FAILURES_PER_USER times in the
     window from any addresses: guessing from many addresses slows down, and the owner, wherever
     they sign in from, waits a moment instead of being refused."""
-    failed, _ = window_counters.counted(counter, config.SIGN_IN_WINDOW)
-    if failed >= config.SIGN_IN_FAILURES_PER_USER:
-        time.sleep(config.SIGN_IN_DELAY)
+    failed, _ = window_counters.counted(counter, config.active().SIGN_IN_WINDOW)
+    if failed >= config.active().SIGN_IN_FAILURES_PER_USER:
+        time.sleep(config.active().SIGN_IN_DELAY)
 
 
 def check_password(username: str, password: str, source: str | None = None) -> Doc | None:
@@ -140,9 +140,9 @@ def check_password(username: str, password: str, source: str | None = None) -> D
     username: past the allowance of the first two the attempt is refused with AuthError 429
     before any password is checked; past the username's it is only slowed (`_slowed`)."""
     name = username.strip().lower()
-    locks = [(f"user-address:{source or '-'}/{name}", config.SIGN_IN_FAILURES_PER_USER_ADDRESS)]
+    locks = [(f"user-address:{source or '-'}/{name}", config.active().SIGN_IN_FAILURES_PER_USER_ADDRESS)]
     if source:
-        locks.append((f"address:{source}", config.SIGN_IN_FAILURES_PER_ADDRESS))
+        locks.append((f"address:{source}", config.active().SIGN_IN_FAILURES_PER_ADDRESS))
     _throttled(locks)
     _slowed(f"user:{name}")
     user = by_username(username) if username else None
@@ -153,7 +153,7 @@ def check_password(username: str, password: str, source: str | None = None) -> D
         user = None
     if user is None:
         for counter in [counter for counter, _ in locks] + [f"user:{name}"]:
-            window_counters.count(counter, config.SIGN_IN_WINDOW)
+            window_counters.count(counter, config.active().SIGN_IN_WINDOW)
     return user
 
 

@@ -51,7 +51,7 @@ def send(mail: Mail) -> str:
             raise Suppressed(str(error)) from None
         if not _unverified(error):
             raise
-        if not config.LOCAL:
+        if not config.active().LOCAL:
             raise Rejected(_unverified_message(mail, error)) from None
         verify_sender(mail.sender)
         message_id = _send_raw(mail, raw)
@@ -82,7 +82,9 @@ def _unverified_message(mail: Mail, error: Exception) -> str:
 
 def _send_raw(mail: Mail, raw: bytes) -> str:
     """One SendRawEmail of the built message to the recipient, the Cc and the Bcc addresses; SES's message id."""
-    options = {"ConfigurationSetName": config.SES_CONFIGURATION_SET} if config.SES_CONFIGURATION_SET else {}
+    options = (
+        {"ConfigurationSetName": config.active().SES_CONFIGURATION_SET} if config.active().SES_CONFIGURATION_SET else {}
+    )
     with translated(PERMANENT):
         answer = aws.client("ses").send_raw_email(
             Source=formataddr((mail.sender_name or "", mail.sender)),

@@ -14,11 +14,11 @@ from chalicelib import config
 
 def write(message_id: object, extension: str, data: bytes | str) -> str | None:
     """Store one sent message as `<time>-<message id>.<extension>`; nothing when no outbox is set."""
-    if not config.OUTBOX_DIR:
+    if not config.active().OUTBOX_DIR:
         return None
-    os.makedirs(config.OUTBOX_DIR, exist_ok=True)
+    os.makedirs(config.active().OUTBOX_DIR, exist_ok=True)
     safe = "".join(c for c in str(message_id) if c.isalnum() or c in "-_.")[:80]
-    path = os.path.join(config.OUTBOX_DIR, f"{time.time_ns()}-{safe}.{extension}")
+    path = os.path.join(config.active().OUTBOX_DIR, f"{time.time_ns()}-{safe}.{extension}")
     with open(path, "wb") as handle:
         handle.write(data if isinstance(data, bytes) else data.encode("utf-8"))
     return path
@@ -29,10 +29,10 @@ def erase(recipients: Iterable[str]) -> int:
     numbers): the outbox holds what the person received. Returns how many files went; nothing without
     an outbox (on AWS there is none: SES and SNS keep no copy here)."""
     wanted = {recipient.casefold() for recipient in recipients if recipient}
-    if not config.OUTBOX_DIR or not wanted or not os.path.isdir(config.OUTBOX_DIR):
+    if not config.active().OUTBOX_DIR or not wanted or not os.path.isdir(config.active().OUTBOX_DIR):
         return 0
     erased = 0
-    for entry in os.scandir(config.OUTBOX_DIR):
+    for entry in os.scandir(config.active().OUTBOX_DIR):
         if entry.is_file() and _recipients(entry.path) & wanted:
             os.remove(entry.path)
             erased += 1

@@ -17,8 +17,8 @@ PERMANENT = {"InvalidParameter", "InvalidParameterValue", "OptedOut", "Authoriza
 def send(number: str, text: str) -> str:
     """Publish a transactional SMS; returns SNS's message id. Raises Rejected or Unavailable."""
     attributes = {"AWS.SNS.SMS.SMSType": {"DataType": "String", "StringValue": "Transactional"}}
-    if config.SMS_SENDER_ID:
-        attributes["AWS.SNS.SMS.SenderID"] = {"DataType": "String", "StringValue": config.SMS_SENDER_ID}
+    if config.active().SMS_SENDER_ID:
+        attributes["AWS.SNS.SMS.SenderID"] = {"DataType": "String", "StringValue": config.active().SMS_SENDER_ID}
     with translated(PERMANENT):
         answer = aws.client("sns").publish(PhoneNumber=number, Message=text, MessageAttributes=attributes)
     outbox.write(

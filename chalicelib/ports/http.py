@@ -40,7 +40,7 @@ def networks(cidrs: Iterable[str]) -> tuple[Network, ...]:
 def retry_delay(failed_attempt: int) -> float | None:
     """Seconds before the attempt after `failed_attempt` (1 = the first), jittered; None when the
     schedule is exhausted."""
-    delays = config.WEBHOOK_RETRY_DELAYS
+    delays = config.active().WEBHOOK_RETRY_DELAYS
     if failed_attempt > len(delays):
         return None
     return delays[failed_attempt - 1] * random.uniform(1 - JITTER, 1 + JITTER)

@@ -54,12 +54,12 @@ def packed(doc: Mapping[str, Any]) -> str | bytes:
     bytes compress to ~465: one unit instead of two (four in a transaction)."""
     json_text = stored(doc)
     plain = json_text.encode()
-    if len(plain) > config.DOCUMENT_JSON_MAX_BYTES:
-        raise TooLarge(len(plain), config.DOCUMENT_JSON_MAX_BYTES, "as JSON")
+    if len(plain) > config.active().DOCUMENT_JSON_MAX_BYTES:
+        raise TooLarge(len(plain), config.active().DOCUMENT_JSON_MAX_BYTES, "as JSON")
     if len(plain) <= COMPRESS_ABOVE:
         return json_text
     compressed = zlib.compress(plain, COMPRESS_LEVEL)
     packed_doc = compressed if len(compressed) < len(plain) else json_text
-    if len(packed_doc) > config.DOCUMENT_STORED_MAX_BYTES:
-        raise TooLarge(len(packed_doc), config.DOCUMENT_STORED_MAX_BYTES, "compressed")
+    if len(packed_doc) > config.active().DOCUMENT_STORED_MAX_BYTES:
+        raise TooLarge(len(packed_doc), config.active().DOCUMENT_STORED_MAX_BYTES, "compressed")
     return packed_doc

@@ -161,10 +161,10 @@ def transaction() -> TransactWrite:
     if not _connection:
         _connection.append(
             Connection(
-                region=config.AWS_REGION,
-                max_retry_attempts=config.AWS_RETRIES["dynamodb"][1] - 1,
-                connect_timeout_seconds=config.AWS_CONNECT_TIMEOUT,
-                read_timeout_seconds=config.AWS_READ_TIMEOUT,
+                region=config.active().AWS_REGION,
+                max_retry_attempts=config.active().AWS_RETRIES["dynamodb"][1] - 1,
+                connect_timeout_seconds=config.active().AWS_CONNECT_TIMEOUT,
+                read_timeout_seconds=config.active().AWS_READ_TIMEOUT,
             )
         )
     return TransactWrite(connection=_connection[0])

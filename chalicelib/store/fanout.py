@@ -18,7 +18,7 @@ _END = object()
 @cache
 def _pool() -> ThreadPoolExecutor:
     """One pool per process, created on first use (a cold start that lists nothing pays nothing)."""
-    return ThreadPoolExecutor(max_workers=config.DYNAMODB_CONNECTIONS, thread_name_prefix="fanout")
+    return ThreadPoolExecutor(max_workers=config.active().DYNAMODB_CONNECTIONS, thread_name_prefix="fanout")
 
 
 def _first(iterator: Iterator[T]) -> object:

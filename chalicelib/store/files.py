@@ -18,13 +18,13 @@ def _missing(error: ClientError) -> bool:
 
 def put(key: str, data: bytes, content_type: str) -> None:
     """Store an object. One PutObject."""
-    aws.client("s3").put_object(Bucket=config.FILES_BUCKET, Key=key, Body=data, ContentType=content_type)
+    aws.client("s3").put_object(Bucket=config.active().FILES_BUCKET, Key=key, Body=data, ContentType=content_type)
 
 
 def get(key: str) -> tuple[bytes, str] | None:
     """(bytes, content type) of an object, or None. One GetObject."""
     try:
-        found = aws.client("s3").get_object(Bucket=config.FILES_BUCKET, Key=key)
+        found = aws.client("s3").get_object(Bucket=config.active().FILES_BUCKET, Key=key)
     except ClientError as error:
         if _missing(error):
             return None
@@ -35,7 +35,7 @@ def get(key: str) -> tuple[bytes, str] | None:
 def head(key: str) -> Head | None:
     """{size, contentType} of an object, or None. One HeadObject."""
     try:
-        found = aws.client("s3").head_object(Bucket=config.FILES_BUCKET, Key=key)
+        found = aws.client("s3").head_object(Bucket=config.active().FILES_BUCKET, Key=key)
     except ClientError as error:
         if _missing(error):
             return None
@@ -45,7 +45,7 @@ def head(key: str) -> Head | None:
 
 def delete(key: str) -> None:
     """Delete an object (S3 deletes are idempotent). One DeleteObject."""
-    aws.client("s3").delete_object(Bucket=config.FILES_BUCKET, Key=key)
+    aws.client("s3").delete_object(Bucket=config.active().FILES_BUCKET, Key=key)
 
 
 def purge(key: str) -> None:
@@ -60,7 +60,7 @@ def listing(prefix: str) -> tuple[list[str], list[str]]:
     folders: list[str] = []
     names: list[str] = []
     paginator = aws.client("s3").get_paginator("list_objects_v2")
-    pages = paginator.paginate(Bucket=config.FILES_BUCKET, Prefix=prefix, Delimiter="/")
+    pages = paginator.paginate(Bucket=config.active().FILES_BUCKET, Prefix=prefix, Delimiter="/")
     for page in pages:
         folders += [p["Prefix"][len(prefix) :].rstrip("/") for p in page.get("CommonPrefixes") or []]
         names += [o["Key"][len(prefix) :] for o in page.get("Contents") or [] if o["Key"] != prefix]
@@ -74,11 +74,15 @@ def purge_under(prefix: str, wanted: Callable[[str], bool], seconds: float) -> b
     leaves the rest for the next, which lists again what is left."""
     client = aws.client("s3")
     deadline = time.monotonic() + seconds
-    for page in client.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET, Prefix=prefix):
+    for page in client.get_paginator("list_object_versions").paginate(
+        Bucket=config.active().FILES_BUCKET, Prefix=prefix
+    ):
         entries = (page.get("Versions") or []) + (page.get("DeleteMarkers") or [])
         doomed = [{"Key": e["Key"], "VersionId": e["VersionId"]} for e in entries if wanted(e["Key"])]
         if doomed:
-            answer = client.delete_objects(Bucket=config.FILES_BUCKET, Delete={"Objects": doomed, "Quiet": True})
+            answer = client.delete_objects(
+                Bucket=config.active().FILES_BUCKET, Delete={"Objects": doomed, "Quiet": True}
+            )
             if answer.get("Errors"):
                 raise RuntimeError(f"S3 kept versions under {prefix}: {answer['Errors'][:3]}")
         if page.get("IsTruncated") and time.monotonic() > deadline:

@@ -1,23 +1,23 @@
 """The physical key layout of the entities and counters tables, pure arithmetic over the settings
 (docs/storage.md "Sharded keys"): the partition keys of a sharded kind (`<kind>@<shard>`,
-config.SHARDED_KINDS), the FeedIndex keys of a feed (config.FEED_SHARDS) and the items of a sharded
-kind's row count (config.COUNT_SHARDS). Used by `store/entities.py` and `store/reshard.py`.
+config.active().SHARDED_KINDS), the FeedIndex keys of a feed (config.active().FEED_SHARDS) and the items of a sharded
+kind's row count (config.active().COUNT_SHARDS). Used by `store/entities.py` and `store/reshard.py`.
 """
 
 from chalicelib import config
 from chalicelib.store.common import EntityId
 
-SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.SHARDED_KINDS)
+SHARD = "@"  # `<kind>@<shard>`: a partition key of a sharded kind (config.active().SHARDED_KINDS)
 FAMILY = "#*"  # `emailsend#*`: a SHARDED_KINDS entry for every kind `emailsend#<id>` (one kind per email)
 
 
 def shards(kind: str) -> int:
     """The partition keys of a kind: its own SHARDED_KINDS entry, else its family's (`<prefix>#*`
     for `<prefix>#<id>`), else 0 (not sharded)."""
-    named = config.SHARDED_KINDS.get(kind)
+    named = config.active().SHARDED_KINDS.get(kind)
     if named is not None or "#" not in kind:
         return named or 0
-    return config.SHARDED_KINDS.get(kind.partition("#")[0] + FAMILY, 0)
+    return config.active().SHARDED_KINDS.get(kind.partition("#")[0] + FAMILY, 0)
 
 
 def partition(kind: str, entity_id: EntityId) -> str:
@@ -42,28 +42,34 @@ def logical(key: str) -> str:
 def feed_key(name: str, entity_id: EntityId) -> str:
     """The FeedIndex hash key of a feed's item: `<name>@<id % FEED_SHARDS>`, so the new items of one
     feed (a timeline bucket, one user's owner feed) spread over several index keys."""
-    return f"{name}{SHARD}{int(entity_id) % config.FEED_SHARDS}" if config.FEED_SHARDS > 1 else name
+    return f"{name}{SHARD}{int(entity_id) % config.active().FEED_SHARDS}" if config.active().FEED_SHARDS > 1 else name
 
 
 def feed_keys(name: str) -> list[str]:
     """Every FeedIndex hash key of a feed."""
-    shards = config.FEED_SHARDS
+    shards = config.active().FEED_SHARDS
     return [f"{name}{SHARD}{r}" for r in range(shards)] if shards > 1 else [name]
 
 
 def sharded_count(name: str) -> bool:
     """Whether a counter is the row count of a sharded kind, kept in COUNT_SHARDS items (a family's
     kinds keep one count item each: an email's counts are read with the email's other counters)."""
-    return name.startswith("count#") and name[len("count#") :] in config.SHARDED_KINDS and config.COUNT_SHARDS > 1
+    return (
+        name.startswith("count#")
+        and name[len("count#") :] in config.active().SHARDED_KINDS
+        and config.active().COUNT_SHARDS > 1
+    )
 
 
 def count_item(name: str, anchor: int) -> str:
     """The item a transaction adds a counter's change to: a sharded count's shard `<name>@<anchor %
     COUNT_SHARDS>` (anchor: the id of the transaction's document), else the counter itself."""
-    return f"{name}{SHARD}{anchor % config.COUNT_SHARDS}" if sharded_count(name) else name
+    return f"{name}{SHARD}{anchor % config.active().COUNT_SHARDS}" if sharded_count(name) else name
 
 
 def count_parts(name: str) -> list[str]:
     """The items whose sum is a counter: a sharded count's shards and its unsharded item (its value
     from before the kind was sharded), else the counter itself."""
-    return [name] + [f"{name}{SHARD}{r}" for r in range(config.COUNT_SHARDS)] if sharded_count(name) else [name]
+    return (
+        [name] + [f"{name}{SHARD}{r}" for r in range(config.active().COUNT_SHARDS)] if sharded_count(name) else [name]
+    )

@@ -26,16 +26,17 @@ pynamodb_connection.get_session = _session
 
 
 class _Meta:
-    region = config.AWS_REGION
+    # Bound when this module is first imported: an entry point installs the settings before (config.py).
+    region = config.active().AWS_REGION
     billing_mode = "PAY_PER_REQUEST"
     # botocore's "standard" retries (PynamoDB's LEGACY setting: 1 + max_retry_attempts in all), with
-    # the attempts and timeouts of config.AWS_RETRIES (docs/reliability.md).
-    max_retry_attempts = config.AWS_RETRIES["dynamodb"][1] - 1
-    connect_timeout_seconds = config.AWS_CONNECT_TIMEOUT
-    read_timeout_seconds = config.AWS_READ_TIMEOUT
+    # the attempts and timeouts of config.active().AWS_RETRIES (docs/reliability.md).
+    max_retry_attempts = config.active().AWS_RETRIES["dynamodb"][1] - 1
+    connect_timeout_seconds = config.active().AWS_CONNECT_TIMEOUT
+    read_timeout_seconds = config.active().AWS_READ_TIMEOUT
     # connections kept per container: a sharded kind's page sends one Query per shard at once
     # (store/fanout.py); botocore's default of 10 would open and drop the others' connections
-    max_pool_connections = config.DYNAMODB_CONNECTIONS
+    max_pool_connections = config.active().DYNAMODB_CONNECTIONS
 
 
 # pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.
@@ -72,7 +73,7 @@ class Entity(Model):
     class Meta(_Meta):
         """PynamoDB's settings of the table: its name in this stage, region and billing."""
 
-        table_name = f"{config.RESOURCE_PREFIX}entities"
+        table_name = f"{config.active().RESOURCE_PREFIX}entities"
 
     kind = UnicodeAttribute(hash_key=True)
     id = NumberAttribute(range_key=True)
@@ -91,7 +92,7 @@ class Counter(Model):
     class Meta(_Meta):
         """PynamoDB's settings of the table: its name in this stage, region and billing."""
 
-        table_name = f"{config.RESOURCE_PREFIX}counters"
+        table_name = f"{config.active().RESOURCE_PREFIX}counters"
 
     name = UnicodeAttribute(hash_key=True)
     value = NumberAttribute(default=0)
@@ -103,7 +104,7 @@ class Unique(Model):
     class Meta(_Meta):
         """PynamoDB's settings of the table: its name in this stage, region and billing."""
 
-        table_name = f"{config.RESOURCE_PREFIX}uniques"
+        table_name = f"{config.active().RESOURCE_PREFIX}uniques"
 
     key = UnicodeAttribute(hash_key=True)
     id = NumberAttribute()
@@ -116,7 +117,7 @@ class Token(Model):
     class Meta(_Meta):
         """PynamoDB's settings of the table: its name in this stage, region and billing."""
 
-        table_name = f"{config.RESOURCE_PREFIX}tokens"
+        table_name = f"{config.active().RESOURCE_PREFIX}tokens"
 
     key = UnicodeAttribute(hash_key=True)
     data = UnicodeAttribute(default="{}")

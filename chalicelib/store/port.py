@@ -235,7 +235,7 @@ def count(kind: str) -> int:
 
 
 def allocate_ids(name: str, n: int = 1) -> list[int]:
-    """N consecutive new ids: from this process's block for the counters of `config.ID_BLOCKS`
+    """N consecutive new ids: from this process's block for the counters of `config.active().ID_BLOCKS`
     (store/id_blocks.py), else from the counter."""
     return id_blocks.allocate(name, n, active().allocate_ids)
 
@@ -261,7 +261,7 @@ def counters(names: Sequence[str]) -> dict[str, int]:
 
 
 def versions(kinds: Sequence[str]) -> dict[str, int]:
-    """Write versions of versioned kinds, as this process last read them within `config.VERSIONS_TTL`
+    """Write versions of versioned kinds, as this process last read them within `config.active().VERSIONS_TTL`
     seconds (store/version_cache.py), its own writes included."""
     return version_cache.read(kinds, active().versions)
 

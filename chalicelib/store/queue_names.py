@@ -12,4 +12,4 @@ MAX_RECEIVES = 50
 
 def queue_name(queue: str) -> str:
     """The SQS name of a queue of `QUEUES` in this stage."""
-    return f"{config.RESOURCE_PREFIX}{queue}"
+    return f"{config.active().RESOURCE_PREFIX}{queue}"

@@ -24,11 +24,12 @@ def ensure_resources() -> None:
         sqs.create_queue(QueueName=queue_name(queue), Attributes={"RedrivePolicy": policy})
     _feedback_path()
     s3 = aws.client("s3")
-    if config.AWS_REGION == "us-east-1":
-        s3.create_bucket(Bucket=config.FILES_BUCKET)
+    if config.active().AWS_REGION == "us-east-1":
+        s3.create_bucket(Bucket=config.active().FILES_BUCKET)
     else:
         s3.create_bucket(
-            Bucket=config.FILES_BUCKET, CreateBucketConfiguration={"LocationConstraint": config.AWS_REGION}
+            Bucket=config.active().FILES_BUCKET,
+            CreateBucketConfiguration={"LocationConstraint": config.active().AWS_REGION},
         )
 
 
@@ -36,11 +37,11 @@ def _feedback_path() -> None:
     """SES feedback for the default sender's domain -> the SNS topic -> the feedback queue, as the
     template wires it on AWS (there through the configuration set's event destination)."""
     sqs, sns, ses = aws.client("sqs"), aws.client("sns"), aws.client("ses")
-    topic = sns.create_topic(Name=config.FEEDBACK_TOPIC)["TopicArn"]
+    topic = sns.create_topic(Name=config.active().FEEDBACK_TOPIC)["TopicArn"]
     url = sqs.get_queue_url(QueueName=queue_name("feedback"))["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     if not any(s["Endpoint"] == arn for s in sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]):
         sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
-    domain = config.MAILER_FROM_EMAIL.rpartition("@")[2]
+    domain = config.active().MAILER_FROM_EMAIL.rpartition("@")[2]
     for kind in ("Bounce", "Complaint", "Delivery"):  # the embedded SES's mailbox simulator answers here
         ses.set_identity_notification_topic(Identity=domain, NotificationType=kind, SnsTopic=topic)

@@ -1,4 +1,4 @@
-"""The cached kinds' write versions, read at most once per `config.VERSIONS_TTL` seconds per process.
+"""The cached kinds' write versions, read at most once per `config.active().VERSIONS_TTL` seconds per process.
 
 Every request (and the authorizer, in the same module) asks for the versions of the cached kinds
 (`domain/kernel/cached.py`); reading them from the store each time made one item the most read of
@@ -33,7 +33,7 @@ def read(kinds: Sequence[str], fetch: Read) -> dict[str, int]:
         held = _state.get("versions")
         at = _state.get("at")
         generation = _generation[0]
-    fresh = isinstance(at, (int, float)) and 0 <= clock() - at < config.VERSIONS_TTL
+    fresh = isinstance(at, (int, float)) and 0 <= clock() - at < config.active().VERSIONS_TTL
     if isinstance(held, dict) and fresh and all(kind in held for kind in kinds):
         return {kind: int(held[kind]) for kind in kinds}
     started = clock()

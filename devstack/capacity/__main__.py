@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-seconds", type=float, default=1.0, help="that interval (default 1 s)")
     parser.add_argument("--container-rate", type=float, default=20.0, help="requests/s one container serves (20)")
     options = parser.parse_args(argv)
+    from chalicelib import config  # after the stack module set the run's environment defaults
+
+    config.install(config.Settings.from_environment(os.environ))
     names = list(workloads.WORKLOADS) if options.mix == "all" else [options.mix]
     commit, results = _commit(), []
     for name in names:

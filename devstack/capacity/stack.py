@@ -42,7 +42,7 @@ class Stack:
         from devstack.capacity import meter
 
         patches.install()
-        meter.install(config.RESOURCE_PREFIX)  # before any botocore session exists
+        meter.install(config.active().RESOURCE_PREFIX)  # before any botocore session exists
         self._mock = mock_aws()
         self._mock.start()
         self.invocations: Counter[str] = Counter()
@@ -64,7 +64,7 @@ class Stack:
         core.forget_verified()  # and verified credentials naming its users
         aws_adapters.install()
         schema.ensure_resources()
-        mail.verify_sender(config.MAILER_FROM_EMAIL)
+        mail.verify_sender(config.active().MAILER_FROM_EMAIL)
         bootstrap.first_start()
         bootstrap.ensure_admin(*ADMIN)
         consume = workers.consume

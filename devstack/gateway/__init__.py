@@ -66,7 +66,7 @@ def failed(error: BaseException) -> dict[str, Any]:
     """API Gateway's answer when the authorizer function failed: our JSON 503 with Retry-After when
     AWS was unavailable (as the routes answer), else a JSON 500 (AUTHORIZER_FAILURE, infra/)."""
     if aws.unavailable(error):
-        status, message, extra = 503, errors.UNAVAILABLE, {"Retry-After": str(config.RETRY_AFTER_SECONDS)}
+        status, message, extra = 503, errors.UNAVAILABLE, {"Retry-After": str(config.active().RETRY_AFTER_SECONDS)}
     else:
         log.error("the authorizer failed", exc_info=error)
         status, message, extra = 500, errors.UNEXPECTED, {}

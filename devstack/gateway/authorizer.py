@@ -7,7 +7,7 @@ returned IAM policy against the method ARN and hands the decision's context to t
 UNAUTHORIZED (the function raised `Unauthorized`, or the identity source is missing) and
 ACCESS_DENIED (a Deny, its body the decision's `error`).
 
-With `config.AUTHORIZER_CACHE_SECONDS` > 0 (the stack's AuthorizerCacheSeconds), decisions are
+With `config.active().AUTHORIZER_CACHE_SECONDS` > 0 (the stack's AuthorizerCacheSeconds), decisions are
 cached that long keyed by the identity source, the Authorization header, which every request
 must then carry; with 0 the function runs for every request and sees every credential place.
 """
@@ -83,7 +83,7 @@ class LocalRequestAuthorizer(LocalGatewayAuthorizer):
 
     def _decide(self, event: Event, lambda_context: LambdaContext) -> Decision:
         """The authorizer function's decision for the event, cached by identity when the stack caches."""
-        seconds = config.AUTHORIZER_CACHE_SECONDS
+        seconds = config.active().AUTHORIZER_CACHE_SECONDS
         identity = (event["headers"].get("authorization") or "") if seconds else None
         if identity == "":
             raise GatewayAnswer(unauthorized())  # a missing identity source: the function is not called

@@ -4,7 +4,6 @@ with names that leave their folder."""
 
 import pytest
 
-from chalicelib import config
 from devstack.gateway import authorizer as gateway
 from tests.api.payloads import assert_error
 from tests.api.test_permissions import FORBIDDEN, _as
@@ -39,8 +38,8 @@ def test_a_replayed_delete_of_an_own_document_still_answers(api):
 
 
 @pytest.fixture
-def gateway_cache(monkeypatch):
-    monkeypatch.setattr(config, "AUTHORIZER_CACHE_SECONDS", 300)
+def gateway_cache(configure):
+    configure(AUTHORIZER_CACHE_SECONDS=300)
     gateway.forget()
     yield
     gateway.forget()

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from chalicelib import config
 from chalicelib.api import authorizer, contacts
 from chalicelib.auth import clients, oauth2, settings
 from chalicelib.domain.kernel.context import Context
@@ -41,8 +40,8 @@ def calls(api, monkeypatch):
 
 
 @pytest.fixture
-def cached(monkeypatch):
-    monkeypatch.setattr(config, "AUTHORIZER_CACHE_SECONDS", 300)
+def cached(configure):
+    configure(AUTHORIZER_CACHE_SECONDS=300)
 
 
 def test_the_authorizer_gets_api_gateways_request_event(api, calls):

@@ -276,10 +276,9 @@ def test_more_than_200_items_is_an_error_and_writes_nothing(api):
     assert kept is not None and value(kept, "firstname") is None
 
 
-def test_limit_boundary(api, monkeypatch):
-    from chalicelib import config
+def test_limit_boundary(api, configure):
 
-    monkeypatch.setattr(config, "BATCH_MAX", 3)
+    configure(BATCH_MAX=3)
     r = api.post("/api/contacts/batch/new", [{"email": f"c{n}@example.com"} for n in range(3)])
     assert r.status_code == 201 and r.json["statusCodes"] == [201, 201, 201]
     r = api.post("/api/contacts/batch/new", [{"email": f"d{n}@example.com"} for n in range(4)])

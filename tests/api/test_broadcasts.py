@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib import config, workers
+from chalicelib import workers
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.messaging import broadcast_index, broadcasts
 from chalicelib.ports import queues
@@ -27,9 +27,9 @@ PRAGUE = [
 
 
 @pytest.fixture
-def period(frozen, monkeypatch):
+def period(frozen, configure):
     """The clock held at the start of a broadcast period (every 5 minutes)."""
-    monkeypatch.setattr(config, "BROADCAST_MINUTES", 5)
+    configure(BROADCAST_MINUTES=5)
     frozen.moment = frozen.moment.replace(minute=0, second=0) + timedelta(hours=1)
     return frozen
 
@@ -135,8 +135,8 @@ def test_unpublishing_or_publish_down_stops_the_broadcast(api, drain, period):
     assert first["id"] != second["id"]
 
 
-def test_a_broadcast_and_a_segment_send_reach_each_contact_once(api, drain, period, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1)
+def test_a_broadcast_and_a_segment_send_reach_each_contact_once(api, drain, period, configure):
+    configure(EMAIL_SEND_INLINE=1)
     segment = _segment(api)
     for n in range(3):
         _contact(api, n)
@@ -158,9 +158,9 @@ def test_do_not_contact_frequency_and_a_removed_member(api, drain, period):
     assert _recipients() == ["c2@example.com"]
 
 
-def test_large_segments_are_walked_in_pages(api, drain, period, monkeypatch):
-    monkeypatch.setattr(config, "BROADCAST_PAGE", 2)
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
+def test_large_segments_are_walked_in_pages(api, drain, period, configure):
+    configure(BROADCAST_PAGE=2)
+    configure(EMAIL_SEND_BATCH=2)
     segment = _segment(api)
     for n in range(5):
         _contact(api, n)

@@ -38,8 +38,8 @@ def test_each_family_costs_a_few_calls(api, more):  # noqa: F811 - the fixture
     assert measured["empty table"] <= 1 and measured["contact table, one contact"] <= 3
     assert measured["unknown table"] <= 1
     contacts = ("contact table", "contact widget")  # the contacts in id order: a Query per shard (docs/storage.md)
-    assert all(measured[family] <= 2 + config.SHARDED_KINDS["contact"] for family in contacts), measured
+    assert all(measured[family] <= 2 + config.active().SHARDED_KINDS["contact"] for family in contacts), measured
     # the others: the versions, a Query per feed shard, a few BatchGetItem (events, the documents they name)
-    assert all(count <= 5 + config.FEED_SHARDS for family, count in measured.items() if family not in contacts), (
-        measured
-    )
+    assert all(
+        count <= 5 + config.active().FEED_SHARDS for family, count in measured.items() if family not in contacts
+    ), measured

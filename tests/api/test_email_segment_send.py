@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import aws, config
+from chalicelib import aws
 from chalicelib.domain.messaging import email_stats, recipients, sending
 from chalicelib.ports import queues
 from chalicelib.store import port as store
@@ -50,9 +50,9 @@ def _shown(api, mail_doc):
 
 
 @pytest.fixture
-def fan_out_only(monkeypatch):
+def fan_out_only(configure):
     """No contact is sent to in the request: every send goes through the worker."""
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
+    configure(EMAIL_SEND_INLINE=0)
 
 
 def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
@@ -83,9 +83,9 @@ def test_segment_send_reaches_members_once_and_skips_do_not_contact(api, drain):
     assert len(sent_messages()) == 3 and _shown(api, mail_doc)["sentCount"] == 3
 
 
-def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 1)
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1)
+def test_limit_and_lists_choose_the_recipients_progress_shows_pending(api, drain, configure):
+    configure(EMAIL_SEND_BATCH=1)
+    configure(EMAIL_SEND_INLINE=1)
     segment, ids = _audience(api, drain, 5)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send", {"lists": [segment["id"]], "limit": 3})
@@ -152,7 +152,7 @@ def test_a_redelivered_batch_sends_nothing_twice(api, drain, fan_out_only):
     assert _shown(api, mail_doc)["sendProgress"]["sent"] == 3 and _shown(api, mail_doc)["sentCount"] == 3
 
 
-def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fan_out_only):
+def test_a_worker_crash_after_the_send_never_resends(configure, api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
@@ -165,7 +165,7 @@ def test_a_worker_crash_after_the_send_never_resends(api, drain, monkeypatch, fa
             raise RuntimeError("worker died")  # after SES took the message, before anything was stored
         return message_id
 
-    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # one message in flight: the crash stops the next
+    configure(EMAIL_SEND_CONCURRENCY=1)  # one message in flight: the crash stops the next
     monkeypatch.setattr(sending, "hand_over", crash_once)
     with pytest.raises(RuntimeError):
         _run(batch)
@@ -214,11 +214,11 @@ def _ses_answering(monkeypatch, *codes):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain, monkeypatch, fan_out_only):
+def test_ses_outages_are_recorded_and_retried_rejections_are_failures(configure, api, drain, monkeypatch, fan_out_only):
     segment, ids = _audience(api, drain, 2)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batch_message(api, mail_doc)
-    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # SES's answers in the contacts' order
+    configure(EMAIL_SEND_CONCURRENCY=1)  # SES's answers in the contacts' order
     _ses_answering(monkeypatch, "Throttling", None, "MessageRejected")
     with pytest.raises(recipients.SendLater):
         _run(batch)
@@ -232,8 +232,8 @@ def test_ses_outages_are_recorded_and_retried_rejections_are_failures(api, drain
     assert failed[0]["details"]["reason"] == "MessageRejected by SES"
 
 
-def test_the_send_rate_holds_its_setting(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 4)
+def test_the_send_rate_holds_its_setting(api, drain, configure):
+    configure(EMAIL_SEND_RATE=4)
     segment, _ = _audience(api, drain, 9)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     started = time.monotonic()
@@ -266,16 +266,16 @@ def test_a_point_trigger_sends_its_email_once(api, drain):
     assert _recipients() == ["ann@example.com"]
 
 
-def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(api, drain, monkeypatch):
+def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(api, drain, configure):
     """Mautic's `batch` sets how many go out in the request; `sentCount` counts them; the workers
     send to the others, never again to those."""
-    monkeypatch.setattr(config, "EMAIL_SEND_BATCH", 2)
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 2)
+    configure(EMAIL_SEND_BATCH=2)
+    configure(EMAIL_SEND_INLINE=2)
     segment, _ = _audience(api, drain, 5)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     response = api.post(f"/api/emails/{mail_doc['id']}/send", {"batch": 3})
     assert (response.json["sentCount"], response.json["failedRecipients"]) == (2, 0)  # at most EMAIL_SEND_INLINE
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 100)
+    configure(EMAIL_SEND_INLINE=100)
     drain()
     assert _recipients() == [f"c{n}@example.com" for n in range(5)]
     progress = _shown(api, mail_doc)["sendProgress"]
@@ -288,10 +288,10 @@ def test_the_request_sends_the_first_batch_and_the_fan_out_the_rest_each_once(ap
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(api, drain, monkeypatch):
+def test_rejections_in_the_request_are_failed_recipients_outages_go_to_the_fan_out(configure, api, drain, monkeypatch):
     segment, ids = _audience(api, drain, 3)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
-    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # SES's answers in the contacts' order
+    configure(EMAIL_SEND_CONCURRENCY=1)  # SES's answers in the contacts' order
     _ses_answering(monkeypatch, "MessageRejected", None, "Throttling")
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert (response.json["success"], response.json["sentCount"], response.json["failedRecipients"]) == (1, 1, 1)

@@ -89,7 +89,7 @@ def test_send_to_one_contact_delivers_the_rendered_email(api):
     assert response.status_code == 200 and response.json == {"success": True}
     (message,) = sent_messages()
     assert message["To"] == "Ann <ann@example.com>"
-    assert message["From"] == f"Shop <{config.MAILER_FROM_EMAIL}>"
+    assert message["From"] == f"Shop <{config.active().MAILER_FROM_EMAIL}>"
     assert message["Reply-To"] == "help@example.com" and message["Subject"] == "Hello Ann"
     text, html, _ = parts(message)
     assert "Hi Ann, your code is A-7." in html and "Hi Ann, your code is A-7." in text
@@ -110,9 +110,9 @@ def test_send_to_one_contact_delivers_the_rendered_email(api):
 def test_the_local_outbox_holds_each_message_as_eml(api):
     contact, mail = make_contact(api), make_email(api)
     api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
-    (name,) = os.listdir(config.OUTBOX_DIR)
+    (name,) = os.listdir(config.active().OUTBOX_DIR)
     assert name.endswith(".eml")
-    with open(os.path.join(config.OUTBOX_DIR, name), "rb") as handle:
+    with open(os.path.join(config.active().OUTBOX_DIR, name), "rb") as handle:
         assert email.message_from_bytes(handle.read(), policy=policy.default)["Subject"] == "Hello Ann"
 
 
@@ -181,10 +181,10 @@ def test_any_sender_address_works_locally(api):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_an_unverified_sender_on_aws_is_a_recorded_failure_naming_the_fix(api, monkeypatch):
+def test_an_unverified_sender_on_aws_is_a_recorded_failure_naming_the_fix(api, configure):
     """On AWS, SES answers MessageRejected "Email address is not verified": the contact's failure names
     the address and SES identity verification, and nothing is counted as sent."""
-    monkeypatch.setattr(config, "LOCAL", False)
+    configure(STAGE="prod")
     contact, mail = make_contact(api), make_email(api, fromAddress="nobody-verified@elsewhere.example")
     response = api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
     assert response.status_code == 200 and response.json["success"] is False

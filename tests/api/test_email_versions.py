@@ -312,11 +312,10 @@ def test_an_unpublished_variant_takes_no_share(api, weight):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_variants_and_translations_cost_two_batch_reads_per_batch_and_no_call_per_message(api, drain, monkeypatch):
-    from chalicelib import config
+def test_variants_and_translations_cost_two_batch_reads_per_batch_and_no_call_per_message(api, drain, configure):
     from tests.bench.conftest import dynamodb_calls
 
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)  # every send in the worker: one batch each
+    configure(EMAIL_SEND_INLINE=0)  # every send in the worker: one batch each
     segment, _ = _segment(api, drain, [{"email": f"c{n}@example.com", "preferred_locale": "fr"} for n in range(20)])
     costs = {}
     for name in ("warm", "plain", "tested"):

@@ -33,7 +33,7 @@ def _public(api, path):
 def _table_items():
     """Every item of every table, as JSON text (read as a client would: Scan), a compressed document
     as its text (else its words would be hidden and the search would pass for nothing)."""
-    client = boto3.client("dynamodb", region_name=config.AWS_REGION)
+    client = boto3.client("dynamodb", region_name=config.active().AWS_REGION)
     dumped = []
     for name in client.list_tables()["TableNames"]:
         for page in client.get_paginator("scan").paginate(TableName=name):
@@ -42,13 +42,13 @@ def _table_items():
 
 
 def _bucket_text():
-    bucket = boto3.resource("s3", region_name=config.AWS_REGION).Bucket(config.FILES_BUCKET)
+    bucket = boto3.resource("s3", region_name=config.active().AWS_REGION).Bucket(config.active().FILES_BUCKET)
     return [obj.key + obj.get()["Body"].read().decode("latin-1") for obj in bucket.objects.all()]
 
 
 def _outbox_text():
     """The local outbox's copies (docs/email.md), as text."""
-    folder = Path(config.OUTBOX_DIR)
+    folder = Path(config.active().OUTBOX_DIR)
     return [path.read_bytes().decode("latin-1") for path in folder.iterdir()] if folder.is_dir() else []
 
 

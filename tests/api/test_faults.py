@@ -94,13 +94,13 @@ def test_request_retry_never_runs_a_write_again_once_its_handler_started(api, mo
     assert int(found["total"]) == 1  # applied once, not twice
 
 
-def test_request_retry_runs_a_write_again_only_when_its_handler_had_not_started(api, monkeypatch):
+def test_request_retry_runs_a_write_again_only_when_its_handler_had_not_started(configure, api, monkeypatch):
     from chalicelib.api import routing
 
     calls = _failing_once(monkeypatch, routing.rate_limits, "admit")  # before the handler: nothing written
     assert api.post("/api/contacts/new", {"email": "first@example.com"}).status_code == 201
     assert len(calls) == 2
-    monkeypatch.setattr(routing.config, "REQUEST_TRIES", 1)
+    configure(REQUEST_TRIES=1)
     calls = _failing_once(monkeypatch, routing.rate_limits, "admit")
     assert api.post("/api/contacts/new", {"email": "second@example.com"}).status_code == 503
 
@@ -155,12 +155,11 @@ def test_idempotency_key_is_kept_when_a_write_of_the_failed_run_may_have_been_ap
     assert int(found["total"]) == 1  # the client's retry applied nothing twice
 
 
-def test_idempotency_key_is_released_when_no_write_of_the_failed_run_was_applied(api, monkeypatch):
-    from chalicelib.api import routing
+def test_idempotency_key_is_released_when_no_write_of_the_failed_run_was_applied(configure, api, monkeypatch):
     from chalicelib.store import entities
 
     key = {"Idempotency-Key": "create-twice-9e2"}
-    monkeypatch.setattr(routing.config, "REQUEST_TRIES", 1)
+    configure(REQUEST_TRIES=1)
     _failing_once(monkeypatch, entities, "create")  # the commit refused: nothing applied
     assert api.post("/api/contacts/new", {"email": "free@example.com"}, headers=key).status_code == 503
     retry = api.post("/api/contacts/new", {"email": "free@example.com"}, headers=key)

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import cli, workers
+from chalicelib import cli, config, workers
 from chalicelib.store import queues
 from devstack import faults
 from devstack import workers as local
@@ -26,12 +26,6 @@ MEMBERS = 40
 RATE = 0.03  # the share of AWS calls failing during a burst (the issue's measurement)
 BURST = 30  # seconds of the queues' clock the faults last
 RECOVERY = 60  # every member reached within this many seconds of the faults ending
-
-
-@pytest.fixture
-def in_process_cli(monkeypatch):
-    """The CLI acting on this process's (moto) AWS rather than a running `make run`."""
-    monkeypatch.setenv("STAGE", "test")
 
 
 @pytest.fixture
@@ -102,10 +96,9 @@ def test_segment_send_after_a_burst_of_faults_reaches_every_member_once_within_a
     assert not any(_dead_letters().values())  # no operator: nothing waits for a redrive
 
 
-def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_workers(api, drain, monkeypatch):
+def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_workers(configure, api, drain, monkeypatch):
     segment, _ids = _audience(api, drain, 3)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
-    from chalicelib import config
     from chalicelib.domain.messaging import recipients
 
     original = recipients.claim
@@ -117,7 +110,7 @@ def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_worke
             raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "PutItem")
         return original(email, record, contact_id, stat_id)
 
-    monkeypatch.setattr(config, "EMAIL_SEND_CONCURRENCY", 1)  # the contacts in order: the fault stops the third
+    configure(EMAIL_SEND_CONCURRENCY=1)  # the contacts in order: the fault stops the third
     monkeypatch.setattr(recipients, "claim", failing_second)
     response = api.post(f"/api/emails/{mail_doc['id']}/send")
     assert response.status_code == 200 and response.json["sentCount"] == 1
@@ -126,22 +119,21 @@ def test_segment_send_inline_part_leaves_a_contact_that_met_a_fault_to_the_worke
     assert _recipients() == Counter({f"c{n}@example.com": 1 for n in range(3)})
 
 
-def test_queues_redrive_moves_dead_letter_messages_back(api, capsys, in_process_cli):
+def test_queues_redrive_moves_dead_letter_messages_back(api, capsys):
     queues.send("webhooks", [{"type": "noop", "n": 1}, {"type": "noop", "n": 2}], dead_letter=True)
-    assert cli.main(["--json", "queues", "redrive", "--queue", "webhooks"]) == 0
+    assert cli.main(["--json", "queues", "redrive", "--queue", "webhooks"], config.active()) == 0
     assert '"moved": 2' in capsys.readouterr().out
     assert sorted(body["n"] for _r, body, _c in queues.receive("webhooks")) == [1, 2]
     assert queues.receive("webhooks", dead_letter=True) == []
-    assert cli.main(["queues", "redrive", "--queue", "nope"]) == 1
+    assert cli.main(["queues", "redrive", "--queue", "nope"], config.active()) == 1
 
 
 def test_webhook_delivery_under_faults_reaches_the_receiver_for_every_acknowledged_write(
-    api, drain, receiver, burst, monkeypatch
+    configure, api, drain, receiver, burst, monkeypatch
 ):
-    from chalicelib import config
     from chalicelib.domain.webhooks import webhook_events
 
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
     monkeypatch.setattr(webhook_events, "STALE_SECONDS", 0)  # the sweep's 2 minutes have passed
     hook = api.post(
         "/api/hooks/new",

@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from chalicelib import config
 from tests.conftest import visitor_cookie
 
 BOUNDARY = "----issue9boundary"
@@ -66,7 +65,7 @@ def test_refused_extensions(api, filename):
     assert "not allowed" in response.json["errors"][0]["message"]
 
 
-def test_unknown_folder_missing_file_and_size_limit(api, monkeypatch):
+def test_unknown_folder_missing_file_and_size_limit(api, configure):
     response = upload(api, "videos", "a.png", b"x")
     assert response.status_code == 406
     assert response.json["errors"][0]["message"] == "videos not found. Only media or images options are possible."
@@ -74,7 +73,7 @@ def test_unknown_folder_missing_file_and_size_limit(api, monkeypatch):
         "POST", "/api/files/images/new", headers={"Content-Type": "application/x-www-form-urlencoded"}, raw=b"a=1"
     )
     assert empty.status_code == 406
-    monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 10)
+    configure(UPLOAD_MAX_BYTES=10)
     assert upload(api, "images", "big.png", b"x" * 11).status_code == 406
     assert api.get("/api/files/images").json == {"files": {}}
 

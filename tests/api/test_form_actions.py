@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from chalicelib import config
 from chalicelib.ports import queues
 from tests.api.test_email_send import events, make_email, parts, sent_messages
 from tests.api.test_files_assets import fetch
@@ -38,8 +37,8 @@ FIELDS = [
 
 
 @pytest.fixture(autouse=True)
-def quick_retries(monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+def quick_retries(configure):
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
 
 
 def make_form(api, *actions, **extra):
@@ -151,8 +150,8 @@ def test_a_repost_failing_for_good_is_recorded_dead_lettered_and_mailed(api, dra
         target.close()
 
 
-def test_a_refused_repost_target_is_not_retried(api, drain, receiver, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_ALLOWED_NETWORKS", ())
+def test_a_refused_repost_target_is_not_retried(api, drain, receiver, configure):
+    configure(WEBHOOK_ALLOWED_NETWORKS=())
     form = make_form(api, repost(receiver.url))
     post(api, form["id"], {"email": "eve@example.com"})
     drain()

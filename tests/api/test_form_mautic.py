@@ -231,11 +231,9 @@ def test_add_contact_to_campaign_by_form(api, drain):
     assert tags(api, contact["id"]) == ["from-form"]
 
 
-def test_validation_options_international_phone_and_do_not_submit_emails(api, monkeypatch):
+def test_validation_options_international_phone_and_do_not_submit_emails(api, configure):
     """Mautic's FormValidationSubscriber: `international` tel numbers, `donotsubmit` email patterns."""
-    from chalicelib import config
-
-    monkeypatch.setattr(config, "DO_NOT_SUBMIT_EMAILS", ("*@gmail.com", "*@*.ru"))
+    configure(DO_NOT_SUBMIT_EMAILS=("*@gmail.com", "*@*.ru"))
     fields = [
         {
             "label": "Phone",

@@ -90,7 +90,7 @@ def test_a_file_upload_is_stored_under_its_form_and_submission_and_its_name_is_t
     assert listed[0]["results"]["cv"] == "my_cv_final.PDF"
 
 
-def test_a_refused_extension_or_size_answers_mautics_messages_and_stores_nothing(api, monkeypatch):
+def test_a_refused_extension_or_size_answers_mautics_messages_and_stores_nothing(api, configure):
     form = make_form(api)
     wrong = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("run.exe", b"MZ")})
     assert wrong.status_code == 400
@@ -106,7 +106,7 @@ def test_a_refused_extension_or_size_answers_mautics_messages_and_stores_nothing
     assert both.json["errors"][0]["details"]["cv"][0].count("<br />") == 1
     assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
     assert int(api.get("/api/contacts").json["total"]) == 0 and bucket_keys() == []
-    monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 1000)  # the request's bound beats the field's
+    configure(UPLOAD_MAX_BYTES=1000)  # the request's bound beats the field's
     capped = submit(api, form["id"], {"email": "ann@example.com"}, {"cv": ("cv.pdf", b"x" * 2000)})
     assert "maximum allowed file size of 0 MB" in capped.json["errors"][0]["details"]["cv"][0]
 
@@ -281,7 +281,7 @@ def test_s3_unavailable_answers_503_and_keeps_no_file_nor_submission(api, monkey
     monkeypatch.setattr(bucket, "put", second_fails)
     files = {"cv": ("cv.pdf", PDF), "photo": ("me.png", b"\x89PNG")}
     response = submit(api, form["id"], {"email": "ann@example.com"}, files)
-    assert response.status_code == 503 and response.headers["Retry-After"] == str(config.RETRY_AFTER_SECONDS)
+    assert response.status_code == 503 and response.headers["Retry-After"] == str(config.active().RETRY_AFTER_SECONDS)
     assert bucket_keys() == []  # the first file, stored, was removed again
     assert int(api.get(f"/api/forms/{form['id']}/submissions").json["total"]) == 0
     assert int(api.get("/api/contacts").json["total"]) == 0
@@ -292,17 +292,17 @@ def versioned(aws):
     """The files bucket versioned, as the stack's is (infra/resources.json): a delete only hides an object."""
     import boto3
 
-    s3 = boto3.client("s3", region_name=config.AWS_REGION)
-    s3.put_bucket_versioning(Bucket=config.FILES_BUCKET, VersioningConfiguration={"Status": "Enabled"})
+    s3 = boto3.client("s3", region_name=config.active().AWS_REGION)
+    s3.put_bucket_versioning(Bucket=config.active().FILES_BUCKET, VersioningConfiguration={"Status": "Enabled"})
     yield s3
-    for page in s3.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET):
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=config.active().FILES_BUCKET):
         for entry in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []):
-            s3.delete_object(Bucket=config.FILES_BUCKET, Key=entry["Key"], VersionId=entry["VersionId"])
-    s3.put_bucket_versioning(Bucket=config.FILES_BUCKET, VersioningConfiguration={"Status": "Suspended"})
+            s3.delete_object(Bucket=config.active().FILES_BUCKET, Key=entry["Key"], VersionId=entry["VersionId"])
+    s3.put_bucket_versioning(Bucket=config.active().FILES_BUCKET, VersioningConfiguration={"Status": "Suspended"})
 
 
 def _all_versions(s3):
-    pages = s3.get_paginator("list_object_versions").paginate(Bucket=config.FILES_BUCKET, Prefix="form/")
+    pages = s3.get_paginator("list_object_versions").paginate(Bucket=config.active().FILES_BUCKET, Prefix="form/")
     return sorted(e["Key"] for page in pages for e in (page.get("Versions") or []) + (page.get("DeleteMarkers") or []))
 
 

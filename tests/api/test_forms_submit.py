@@ -6,7 +6,6 @@ from urllib.parse import urlencode
 
 import pytest
 
-from chalicelib import config
 from tests.conftest import set_cookies, visitor_cookie
 
 FIELDS = [
@@ -122,8 +121,8 @@ def test_unknown_or_unpublished_form_is_404(api):
     assert post(api, form["id"], {"email": "a@example.com"}).status_code == 404
 
 
-def test_post_actions_redirect_return_and_ajax(api, monkeypatch):
-    monkeypatch.setattr(config, "FORM_RETURN_HOSTS", ("site.example",))
+def test_post_actions_redirect_return_and_ajax(api, configure):
+    configure(FORM_RETURN_HOSTS=("site.example",))
     redirecting = make_form(api, postAction="redirect", postActionProperty="https://site.example/thanks")
     response = post(api, redirecting["id"], {"email": "r@example.com"})
     assert response.status_code == 302 and response.headers["Location"] == "https://site.example/thanks"

@@ -6,7 +6,6 @@ and erased with its contact. Transactional sends and contacts without a rule are
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import due_items
 from chalicelib.domain.messaging import deferred_sends, recipients
@@ -147,10 +146,10 @@ def test_an_automations_marketing_email_is_deferred_and_its_event_passes(api, dr
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_a_contact_without_a_rule_costs_no_call_more(api, drain, frozen, monkeypatch):
+def test_a_contact_without_a_rule_costs_no_call_more(api, drain, frozen, configure):
     """docs/email.md: a contact without an email rule is sent to as before (no timeline read); one
     with a rule that does not cap it costs one Query of its timeline more, nothing else."""
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)  # every send in the worker
+    configure(EMAIL_SEND_INLINE=0)  # every send in the worker
     costs = {}
     weekly = {"email": {"frequency_number": 5, "frequency_time": "WEEK"}}
     for name, rules in (("cat", None), ("bob", None), ("ann", weekly)):  # cat: counters and caches warmed
@@ -258,9 +257,9 @@ def test_a_limited_user_sees_no_deferred_send_of_anothers_contact(api, drain, fr
     assert len(_queued_events(api, ann)) == 1
 
 
-def test_the_configured_default_caps_contacts_without_a_rule_of_their_own(api, drain, frozen, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_FREQUENCY_NUMBER", 1)
-    monkeypatch.setattr(config, "EMAIL_FREQUENCY_TIME", "WEEK")
+def test_the_configured_default_caps_contacts_without_a_rule_of_their_own(api, drain, frozen, configure):
+    configure(EMAIL_FREQUENCY_NUMBER=1)
+    configure(EMAIL_FREQUENCY_TIME="WEEK")
     bob, cid = _contact(api, "bob"), _contact(api, "cid", {"email": {"frequency_number": 5, "frequency_time": "DAY"}})
     segment = _segment(api, drain)
     for name in ("First", "Second"):

@@ -10,7 +10,6 @@ from unittest import mock
 import botocore.client
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.web import public_docs
 from chalicelib.store import port as store
 from tests.api.test_files_assets import make_local_asset
@@ -115,8 +114,8 @@ def test_report_columns_of_pages_show_the_counted_hits(api):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
-    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)  # the tests' default is 0 (tests/conftest.py)
+def test_a_busy_page_is_read_once_per_container_and_interval(configure, api, monkeypatch):
+    configure(PUBLIC_DOC_SECONDS=1.0)  # the tests' default is 0 (tests/conftest.py)
     clock = [1000.0]
     monkeypatch.setattr(public_docs, "time", SimpleNamespace(time=lambda: clock[0]))
     page = make_page(api)
@@ -136,8 +135,8 @@ def test_a_busy_page_is_read_once_per_container_and_interval(api, monkeypatch):
     assert api.get(f"/api/pages/{page['id']}").json["page"]["hits"] == 5
 
 
-def test_a_page_or_asset_written_here_is_served_fresh_at_once(api, monkeypatch):
-    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 60.0)
+def test_a_page_or_asset_written_here_is_served_fresh_at_once(api, configure):
+    configure(PUBLIC_DOC_SECONDS=60.0)
     page = make_page(api)
     asset, _ = make_local_asset(api)
     assert browse(api, "/spring-offer").status_code == 200 and browse(api, f"/asset/{asset['id']}").status_code == 200
@@ -155,10 +154,10 @@ def _edit_elsewhere(page_id, html):
     store.put("page", dict(doc, customHtml=html))
 
 
-def test_a_container_frozen_between_hits_reads_the_page_again(api, monkeypatch):
+def test_a_container_frozen_between_hits_reads_the_page_again(configure, api, monkeypatch):
     """Issue 39: the cache expired by `time.monotonic`, which stands still while a Lambda container
     is frozen, so a container thawed an hour later served its old copy. Wall time expires it."""
-    monkeypatch.setattr(config, "PUBLIC_DOC_SECONDS", 1.0)
+    configure(PUBLIC_DOC_SECONDS=1.0)
     wall = [1000.0]
     frozen_lambda = SimpleNamespace(time=lambda: wall[0], monotonic=lambda: 5.0)  # monotonic stands still
     monkeypatch.setattr(public_docs, "time", frozen_lambda)

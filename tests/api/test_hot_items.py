@@ -56,13 +56,12 @@ def test_a_batch_create_larger_than_the_block_reserves_its_ids_at_once(api):
 
 
 @pytest.fixture
-def interval(monkeypatch):
+def interval(configure, monkeypatch):
     """VERSIONS_TTL = 1 s (the production default) on a clock the test moves."""
-    from chalicelib import config
     from chalicelib.store import version_cache
 
     clock = Clock()
-    monkeypatch.setattr(config, "VERSIONS_TTL", 1.0)
+    configure(VERSIONS_TTL=1.0)
     monkeypatch.setattr(version_cache, "clock", clock)
     version_cache.forget()
     yield clock

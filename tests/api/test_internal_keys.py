@@ -4,7 +4,6 @@ a leading underscore) must not reach a client. Walks the answers of every resour
 
 import pytest
 
-from chalicelib import config
 from tests.api.payloads import RESOURCES, create
 
 
@@ -19,8 +18,8 @@ def internal_keys(value, path="$"):
 
 
 @pytest.fixture(autouse=True)
-def quick_retries(monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+def quick_retries(configure):
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
 
 
 def test_no_answer_carries_an_internal_key(api, drain, receiver):

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
+from chalicelib import config
 from tests.api.test_permissions import _as
 from tests.bench.conftest import dynamodb_calls
 
@@ -192,10 +193,9 @@ def test_recount_counts_children_stored_before_lists_left_them_out(api, monkeypa
     for name in ("count#email#unlisted", "count#page#unlisted"):  # as stored before the count existed
         Counter(name, value=0).save()
     assert _found(api, "emails") == (3, [parent])  # the total counts the variants
-    monkeypatch.setenv("STAGE", "prod")  # the command acts on the tables it is configured for (moto's here)
-    assert cli.main(["--json", "storage", "recount-unlisted"]) == 0
+    assert cli.main(["--json", "storage", "recount-unlisted"], config.active()) == 0
     assert '"moved": 2' in capsys.readouterr().out
     assert _found(api, "emails") == (1, [parent]) and _found(api, "pages") == (1, [home])
-    assert cli.main(["--json", "storage", "recount-unlisted"]) == 0
+    assert cli.main(["--json", "storage", "recount-unlisted"], config.active()) == 0
     out = capsys.readouterr().out
     assert '"moved": 0' in out and '"moved": 2' not in out and '"moved": 1' not in out

@@ -24,9 +24,9 @@ from chalicelib.ports import queues
 from tests.api.test_email_send import make_email
 from tests.api.test_ses_feedback import _stat_of
 
-TOPIC = config.MAILER_CALLBACK_TOPICS[0]  # the local stack's own feedback topic, its default
-ACCOUNT = config.STACK_ACCOUNT_ID
-HOST = f"sns.{config.AWS_REGION}.amazonaws.com"
+TOPIC = config.active().MAILER_CALLBACK_TOPICS[0]  # the local stack's own feedback topic, its default
+ACCOUNT = config.active().STACK_ACCOUNT_ID
+HOST = f"sns.{config.active().AWS_REGION}.amazonaws.com"
 CERT_URL = f"https://{HOST}/SimpleNotificationService-0123456789abcdef.pem"
 SUBSCRIBE_URL = f"https://{HOST}/?Action=ConfirmSubscription&TopicArn={TOPIC}&Token=t0k"
 
@@ -177,8 +177,8 @@ def test_a_subscription_confirmation_is_confirmed_through_its_subscribe_url(api,
     assert fetched == [CERT_URL, SUBSCRIBE_URL], "nothing fetched for the refused ones"
 
 
-def test_only_the_configured_topics_are_accepted(api, fetched, monkeypatch):
-    monkeypatch.setattr(config, "MAILER_CALLBACK_TOPICS", (TOPIC.replace("ses-feedback", "mine"),))
+def test_only_the_configured_topics_are_accepted(api, fetched, configure):
+    configure(MAILER_CALLBACK_TOPICS=(TOPIC.replace("ses-feedback", "mine"),))
     inner = {"notificationType": "Delivery", "mail": {"messageId": "x", "sendingAccountId": ACCOUNT}}
     answer = post(api, signed(notification(inner)))
     assert answer.status_code == 403 and answer.json["errors"][0]["message"] == sns_callback.REFUSED
@@ -217,25 +217,25 @@ def confirmation_of(topic):
     return signed(doc, version="2")
 
 
-def test_an_attackers_own_topic_is_refused_before_anything_is_fetched(api, drain, fetched, monkeypatch):
+def test_an_attackers_own_topic_is_refused_before_anything_is_fetched(api, drain, fetched, configure):
     """Issue 39, High: SNS signs every account's topics, so another account's topic (signed by SNS
     for real) is refused by its ARN alone; with no topic configured, none is accepted."""
     contact, inner = _bounce_for(api, drain)
     inner["mail"]["sendingAccountId"] = "999999999999"
     assert post(api, confirmation_of(ATTACKER_TOPIC)).status_code == 403
     assert post(api, signed(notification(inner, TopicArn=ATTACKER_TOPIC))).status_code == 403
-    monkeypatch.setattr(config, "MAILER_CALLBACK_TOPICS", ())  # fail closed: nothing configured
+    configure(MAILER_CALLBACK_TOPICS=())  # fail closed: nothing configured
     assert post(api, confirmation_of(TOPIC)).status_code == 403
     assert fetched == [], "neither certificate nor SubscribeURL fetched"
     assert queues.receive("feedback") == []
     assert api.get(f"/api/contacts/{contact['id']}").json["contact"]["doNotContact"] == []
 
 
-def test_a_topic_or_sending_account_other_than_the_stacks_is_refused(api, drain, fetched, monkeypatch):
+def test_a_topic_or_sending_account_other_than_the_stacks_is_refused(api, drain, fetched, configure):
     """Issue 39: the topic's account and the notification's `mail.sendingAccountId` must be the
     stack's account, even for a topic an operator listed."""
     contact, inner = _bounce_for(api, drain)
-    monkeypatch.setattr(config, "MAILER_CALLBACK_TOPICS", (TOPIC, ATTACKER_TOPIC))
+    configure(MAILER_CALLBACK_TOPICS=(TOPIC, ATTACKER_TOPIC))
     assert post(api, signed(notification(inner, TopicArn=ATTACKER_TOPIC))).status_code == 403
     for account in ("999999999999", None):
         mail = dict(inner["mail"], sendingAccountId=account) if account else {"messageId": inner["mail"]["messageId"]}
@@ -245,13 +245,13 @@ def test_a_topic_or_sending_account_other_than_the_stacks_is_refused(api, drain,
 
 
 @pytest.fixture
-def guard(monkeypatch):
+def guard(configure):
     """Judged from 4 sends; paused at 30 % complaints or 50 % bounces."""
     from chalicelib.domain.messaging import reputation
 
-    monkeypatch.setattr(config, "EMAIL_GUARD_MIN_SENDS", 4)
-    monkeypatch.setattr(config, "EMAIL_GUARD_COMPLAINT_RATE", 30.0)
-    monkeypatch.setattr(config, "EMAIL_GUARD_BOUNCE_RATE", 50.0)
+    configure(EMAIL_GUARD_MIN_SENDS=4)
+    configure(EMAIL_GUARD_COMPLAINT_RATE=30.0)
+    configure(EMAIL_GUARD_BOUNCE_RATE=50.0)
     reputation.forget()
     yield reputation
     reputation.forget()

@@ -124,12 +124,11 @@ def test_language_urls_do_not_swallow_other_paths(api, path):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip, monkeypatch):
-    from chalicelib import config
+def test_costs_of_a_variant_choice_a_translation_redirect_and_a_page_view(api, source_ip, configure):
     from tests.api.test_site_tracking import event
     from tests.bench.conftest import dynamodb_calls
 
-    monkeypatch.setattr(config, "VERSIONS_TTL", 0.0)  # the versions read by every request that reads them
+    configure(VERSIONS_TTL=0.0)  # the versions read by every request that reads them
     ab_test(api, 50)
     english = page(api, "Welcome", "Hello")
     page(api, "Bienvenue", "Bonjour", language="fr", translationParent=english["id"])

@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.messaging import email_stats
 from tests.api.test_email_send import make_contact, make_email, sent_messages
 from tests.api.test_pages_public import make_page
@@ -27,8 +26,8 @@ def _submit(api, form, cookie=None):
 
 
 @pytest.mark.parametrize(("mode", "stored"), [("truncate", "203.0.113.0"), ("none", None), ("off", "203.0.113.77")])
-def test_a_hit_stores_the_address_as_the_setting_says(api, source_ip, monkeypatch, mode, stored):
-    monkeypatch.setattr(config, "ANONYMIZE_IP", mode)
+def test_a_hit_stores_the_address_as_the_setting_says(api, source_ip, configure, mode, stored):
+    configure(ANONYMIZE_IP=mode)
     make_page(api)
     source_ip("203.0.113.77")
     contact_id = cookie_of(browse(api, "/spring-offer?utm_source=ad"))
@@ -39,8 +38,8 @@ def test_a_hit_stores_the_address_as_the_setting_says(api, source_ip, monkeypatc
     assert "203.0.113.77" not in str(api.get(f"/api/contacts/{contact_id}/export").json) or mode == "off"
 
 
-def test_opens_submissions_and_api_addresses_are_truncated(api, source_ip, monkeypatch):
-    monkeypatch.setattr(config, "ANONYMIZE_IP", "truncate")
+def test_opens_submissions_and_api_addresses_are_truncated(api, source_ip, configure):
+    configure(ANONYMIZE_IP="truncate")
     source_ip("2001:db8:abcd:12::99")
     contact, mail = make_contact(api), make_email(api)
     api.post(f"/api/emails/{mail['id']}/contact/{contact['id']}/send")
@@ -89,8 +88,8 @@ def test_a_known_contacts_browser_sending_a_signal_is_not_tracked_either(api, si
     assert after["lastActive"] == before["lastActive"] and after.get("devices", []) == before.get("devices", [])
 
 
-def test_the_signals_are_ignored_when_the_setting_is_off(api, monkeypatch):
-    monkeypatch.setattr(config, "HONOR_PRIVACY_SIGNALS", False)
+def test_the_signals_are_ignored_when_the_setting_is_off(api, configure):
+    configure(HONOR_PRIVACY_SIGNALS=False)
     make_page(api)
     response = browse(api, "/spring-offer", **{"Sec-GPC": "1", "DNT": "1"})
     assert cookie_of(response) and _contact_count(api) == 1

@@ -32,7 +32,7 @@ def test_an_idle_visitor_expires_and_a_contact_stays(api):
     # the state (GetItem, UpdateItem), the field definitions' version (the versions item, GetItem), one page
     # (a Query per contact shard, docs/storage.md), and per deleted visitor its delete (TransactWriteItems: the
     # document, its count, its derived items)
-    shards = config.SHARDED_KINDS["contact"]
+    shards = config.active().SHARDED_KINDS["contact"]
     assert dict(calls) == {"GetItem": 2, "Query": shards, "TransactWriteItems": 6, "UpdateItem": 1}
     again = Context(now=clock.iso(clock.now() + timedelta(days=366, hours=1)))
     with dynamodb_calls() as calls:

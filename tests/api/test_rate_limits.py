@@ -15,12 +15,12 @@ from tests.api.payloads import assert_error
 
 
 @pytest.fixture
-def limits(monkeypatch):
+def limits(configure):
     """set(per_user, per_client): turn the limits on, away from the end of a minute window."""
 
     def set_(per_user, per_client=0):
-        monkeypatch.setattr(config, "RATE_LIMIT_PER_MINUTE", per_user)
-        monkeypatch.setattr(config, "RATE_LIMIT_CLIENT_PER_MINUTE", per_client)
+        configure(RATE_LIMIT_PER_MINUTE=per_user)
+        configure(RATE_LIMIT_CLIENT_PER_MINUTE=per_client)
         left = 60 - time.time() % 60
         if left < 5:  # the test's requests must fall into one window
             time.sleep(left + 0.1)
@@ -42,12 +42,12 @@ def _bearer(api, user_id=1):
 
 
 def test_off_by_default_locally(api):
-    assert config.RATE_LIMIT_PER_MINUTE == 0
+    assert config.active().RATE_LIMIT_PER_MINUTE == 0
     r = api.get("/api/tags")
     assert "RateLimit" not in r.headers and "RateLimit-Policy" not in r.headers
 
 
-def test_per_user_limit_counts_down_then_429(api, limits):
+def test_per_user_limit_counts_down_then_429(api, limits, configure):
     limits(3)
     remaining = []
     for _ in range(3):
@@ -59,7 +59,7 @@ def test_per_user_limit_counts_down_then_429(api, limits):
     assert_error(r, 429)
     assert 1 <= int(r.headers["Retry-After"]) <= 60 and r.headers["RateLimit"].startswith('"user";r=0;t=')
     assert api.get("/api/tags").status_code == 429
-    config.RATE_LIMIT_PER_MINUTE = 0
+    configure(RATE_LIMIT_PER_MINUTE=0)
     assert api.get("/api/tags").json["total"] == 0  # the refused create wrote nothing
 
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from chalicelib import aws, cli, config
+from chalicelib import aws, cli
 from chalicelib.channels import mail
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import email_stats, reputation
@@ -20,10 +20,10 @@ from tests.api.test_ses_feedback import _topic
 
 
 @pytest.fixture
-def guard(monkeypatch):
+def guard(configure):
     """Judged from 4 sends, paused at 50 % bounces."""
-    monkeypatch.setattr(config, "EMAIL_GUARD_MIN_SENDS", 4)
-    monkeypatch.setattr(config, "EMAIL_GUARD_BOUNCE_RATE", 50.0)
+    configure(EMAIL_GUARD_MIN_SENDS=4)
+    configure(EMAIL_GUARD_BOUNCE_RATE=50.0)
     reputation.forget()
     yield
     reputation.forget()
@@ -103,9 +103,9 @@ def test_a_send_refused_for_the_suppression_list_makes_the_contact_dnc_bounced(a
 
 
 def test_batches_queued_before_a_pause_skip_their_contacts_and_a_run_after_the_resume_reaches_them(
-    api, drain, guard, monkeypatch
+    api, drain, guard, configure
 ):
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)  # every contact goes through the queued batches
+    configure(EMAIL_SEND_INLINE=0)  # every contact goes through the queued batches
     segment, ids = _segment_of(api, 3)
     drain()
     email = make_email(api, emailType="list", lists=[segment["id"]])

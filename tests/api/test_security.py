@@ -38,8 +38,8 @@ def test_a_regexp_that_needs_backtracking_is_refused_on_save(api):
     assert int(api.get("/api/segments").json["total"]) == 0
 
 
-def test_a_list_answer_never_holds_more_than_the_maximum(api, monkeypatch):
-    monkeypatch.setattr(config, "MAX_PAGE_LIMIT", 3)
+def test_a_list_answer_never_holds_more_than_the_maximum(api, configure):
+    configure(MAX_PAGE_LIMIT=3)
     for n in range(5):
         api.post("/api/tags/new", {"tag": f"t{n}"})
     for limit in ("0", "5000", "3"):
@@ -77,8 +77,8 @@ def _basic(username, password):
     return {"Authorization": "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()}
 
 
-def test_repeated_wrong_passwords_lock_the_username_out_from_that_address_only(api, monkeypatch, source_ip):
-    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_USER_ADDRESS", 3)
+def test_repeated_wrong_passwords_lock_the_username_out_from_that_address_only(api, configure, source_ip):
+    configure(SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
     users.create_user("ann", "ann-secret")
     source_ip("203.0.113.5")
     for _ in range(3):
@@ -97,16 +97,16 @@ def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhe
     users.create_user("ann", "ann-secret")
     source_ip("203.0.113.5")
     answers = [api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code for _ in range(14)]
-    assert answers == [401] * config.SIGN_IN_FAILURES_PER_USER_ADDRESS + [429] * 4
+    assert answers == [401] * config.active().SIGN_IN_FAILURES_PER_USER_ADDRESS + [429] * 4
     source_ip("198.51.100.7")
     assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
-    assert waits == [config.SIGN_IN_DELAY]  # slowed down, not refused
+    assert waits == [config.active().SIGN_IN_DELAY]  # slowed down, not refused
 
 
-def test_failures_from_many_addresses_slow_a_username_down_and_never_lock_it(api, monkeypatch, source_ip):
+def test_failures_from_many_addresses_slow_a_username_down_and_never_lock_it(configure, api, monkeypatch, source_ip):
     waits = []
     monkeypatch.setattr(users.time, "sleep", waits.append)
-    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_USER", 3)
+    configure(SIGN_IN_FAILURES_PER_USER=3)
     users.create_user("ann", "ann-secret")
     for n in range(6):
         source_ip(f"203.0.113.{n}")
@@ -114,11 +114,11 @@ def test_failures_from_many_addresses_slow_a_username_down_and_never_lock_it(api
     assert len(waits) == 3  # the attempts after the third failure waited
     source_ip("198.51.100.7")
     assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
-    assert waits == [config.SIGN_IN_DELAY] * 4
+    assert waits == [config.active().SIGN_IN_DELAY] * 4
 
 
-def test_one_address_trying_many_usernames_is_throttled(api, monkeypatch):
-    monkeypatch.setattr(config, "SIGN_IN_FAILURES_PER_ADDRESS", 3)
+def test_one_address_trying_many_usernames_is_throttled(api, configure):
+    configure(SIGN_IN_FAILURES_PER_ADDRESS=3)
     users.create_user("ann", "ann-secret")
     for name in ("root", "test", "guest"):
         assert api.get("/api/contacts", auth=False, headers=_basic(name, "x")).status_code == 401
@@ -191,10 +191,10 @@ def test_following_an_email_link_proves_the_recipient(api):
     assert cookies["mtc_id"] == str(ann["id"]) and cookies["mtc_sid"].startswith(f"{ann['id']}.")
 
 
-def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
+def test_a_form_return_goes_only_to_allowed_hosts(api, configure):
     from tests.api.test_forms_submit import make_form, post
 
-    monkeypatch.setattr(config, "FORM_RETURN_HOSTS", (".shop.example",))
+    configure(FORM_RETURN_HOSTS=(".shop.example",))
     form = make_form(api, postAction="return", postActionProperty="Thanks")
     allowed = ["https://www.shop.example/back", "http://127.0.0.1/back"]  # a subdomain; the service's own host
     for target in allowed:
@@ -207,10 +207,10 @@ def test_a_form_return_goes_only_to_allowed_hosts(api, monkeypatch):
     assert refused.status_code == 200 and "Thanks" in refused.body.decode()
 
 
-def test_one_address_cannot_flood_forms(api, monkeypatch):
+def test_one_address_cannot_flood_forms(api, configure):
     from tests.api.test_forms_submit import make_form, post
 
-    monkeypatch.setattr(config, "FORM_SUBMISSIONS_PER_ADDRESS", 2)
+    configure(FORM_SUBMISSIONS_PER_ADDRESS=2)
     form = make_form(api)
     for n in range(2):
         assert post(api, form["id"], {"email": f"s{n}@example.com"}).status_code == 200
@@ -220,13 +220,13 @@ def test_one_address_cannot_flood_forms(api, monkeypatch):
     assert int(api.get("/api/contacts").json["total"]) == 2
 
 
-def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain, monkeypatch):
+def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain, configure):
     from tests.api.test_email_send import events, sent_messages
     from tests.api.test_form_actions import contact_of
     from tests.api.test_form_actions import make_form as form_with
     from tests.api.test_forms_submit import post
 
-    monkeypatch.setattr(config, "FORM_RELAY_PER_WINDOW", 2)
+    configure(FORM_RELAY_PER_WINDOW=2)
     mail_doc = make_email(api, subject="Thanks", customHtml="<p>Thanks</p>")
     form = form_with(
         api,
@@ -243,10 +243,10 @@ def test_many_addresses_together_cannot_turn_forms_into_a_mail_relay(api, drain,
     assert "at most 2 submitted addresses" in failed["details"]["reason"]
 
 
-def test_one_address_cannot_flood_the_contact_list_with_visitors(api, monkeypatch):
+def test_one_address_cannot_flood_the_contact_list_with_visitors(api, configure):
     from tests.api.test_pages_public import fetch
 
-    monkeypatch.setattr(config, "VISITORS_PER_ADDRESS", 2)
+    configure(VISITORS_PER_ADDRESS=2)
     api.post("/api/pages/new", {"title": "Hi", "alias": "hi", "customHtml": "<p>Hi</p>"})
     browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0"}
     answers = [fetch(api, "/hi", browser) for _ in range(4)]

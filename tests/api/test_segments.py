@@ -115,10 +115,10 @@ def test_a_contact_write_updates_membership_before_the_next_read(api, drain):
     assert membership_events(api, ann["id"]) == [("removed", segment["id"]), ("added", segment["id"])]
 
 
-def test_a_new_segment_is_built_in_the_background_with_progress(api, drain, monkeypatch):
-    monkeypatch.setattr("chalicelib.config.SEGMENT_REBUILD_BATCH", 2)
+def test_a_new_segment_is_built_in_the_background_with_progress(api, drain, configure):
+    configure(SEGMENT_REBUILD_BATCH=2)
     # ranges reach the highest id reserved (issue 29: contact ids come in blocks): 6 here, 3 batches
-    monkeypatch.setattr("chalicelib.config.ID_BLOCKS", {"contact": 6})
+    configure(ID_BLOCKS={"contact": 6})
     contacts = [new_contact(api, email=f"c{i}@example.com", city="Prague" if i % 2 else "Brno") for i in range(5)]
     segment = new_segment(api)
     assert segment["building"] is True and segment["rebuild"]["status"] == "queued"

@@ -30,14 +30,14 @@ def _batches(api, mail_doc):
 
 
 @pytest.fixture
-def no_inline(monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
+def no_inline(configure):
+    configure(EMAIL_SEND_INLINE=0)
 
 
-def test_a_batch_makes_at_most_five_calls_per_message(api, drain, no_inline, monkeypatch):
+def test_a_batch_makes_at_most_five_calls_per_message(api, drain, no_inline, configure):
     from chalicelib.workers import sends
 
-    monkeypatch.setattr(config, "VERSIONS_TTL", 60)  # as on AWS: the versions item once a second per container
+    configure(VERSIONS_TTL=60)  # as on AWS: the versions item once a second per container
     segment, ids = _audience(api, drain, 50)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     (batch,) = _batches(api, mail_doc)
@@ -87,8 +87,8 @@ def _request_rounds(api, drain, members, city):
     return trips.rounds, answer.json["sentCount"]
 
 
-def test_the_send_request_waits_on_the_same_round_trips_whatever_the_segment(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE_SECONDS", 0.2)
+def test_the_send_request_waits_on_the_same_round_trips_whatever_the_segment(api, drain, configure):
+    configure(EMAIL_SEND_INLINE_SECONDS=0.2)
     small, sent_small = _request_rounds(api, drain, 30, "Prague")
     large, sent_large = _request_rounds(api, drain, 150, "Paris")
     assert sent_large < 150  # the request sent what its time allowed; the workers send the rest
@@ -109,7 +109,7 @@ def test_an_emails_send_rows_and_records_spread_over_the_family_shards(api, drai
     drain()
     for family in ("emailsend", "emailstat"):
         keys = {item.kind for item in Entity.scan() if item.kind.startswith(f"{family}#{mail_doc['id']}")}
-        assert len(keys) == config.SHARDED_KINDS[f"{family}#*"] == 16, keys
+        assert len(keys) == config.active().SHARDED_KINDS[f"{family}#*"] == 16, keys
     shown = _shown(api, mail_doc)
     assert shown["sentCount"] == 40 and shown["sendProgress"]["sent"] == 40
     stats = api.get(f"/api/stats/email_stats?where[0][col]=email_id&where[0][expr]=eq&where[0][val]={mail_doc['id']}")
@@ -119,9 +119,9 @@ def test_an_emails_send_rows_and_records_spread_over_the_family_shards(api, drai
 def test_reshard_moves_send_rows_written_before_the_family_was_sharded(monkeypatch, api, drain, no_inline):
     from chalicelib.store import entities, reshard
 
-    monkeypatch.delitem(config.SHARDED_KINDS, "emailsend#*")  # the layout before issue 43
+    monkeypatch.delitem(config.active().SHARDED_KINDS, "emailsend#*")  # the layout before issue 43
     entities.put_if("emailsend#9", {"id": 5, "status": "sent"})
-    monkeypatch.setitem(config.SHARDED_KINDS, "emailsend#*", 16)
+    monkeypatch.setitem(config.active().SHARDED_KINDS, "emailsend#*", 16)
     assert entities.get("emailsend#9", 5) is None  # under the old key
     reshard.reshard()
     assert entities.get("emailsend#9", 5)["status"] == "sent"

@@ -5,7 +5,6 @@ runs. Time is driven by the `frozen` clock; `run_due` is the minute job and the 
 
 from datetime import datetime, timedelta, timezone
 
-from chalicelib import config
 from chalicelib.domain.automations import automation_runs
 from tests.api.payloads import assert_error
 from tests.api.test_automations import new_automation, run_due, tag, tags
@@ -99,8 +98,8 @@ def test_an_event_fired_after_its_window_shut_moves_to_the_next_opening(api, dra
     runs_at(api, drain, frozen, ann, datetime(2026, 3, 3, 14, 0, tzinfo=timezone.utc))
 
 
-def test_contacts_without_a_timezone_use_the_instance_default(api, drain, frozen, monkeypatch):
-    monkeypatch.setattr(config, "DEFAULT_TIMEZONE", "Europe/Prague")
+def test_contacts_without_a_timezone_use_the_instance_default(api, drain, frozen, configure):
+    configure(DEFAULT_TIMEZONE="Europe/Prague")
     timing = {"triggerMode": "interval", "triggerInterval": 1, "triggerIntervalUnit": "d", "triggerHour": "09:00"}
     automation, ann = enrolled(api, frozen, MONDAY_0818_NY, timing)
     assert trigger_date(api, automation, ann) == "2026-03-04T08:00:00+00:00"  # Tuesday 14:18 in Prague: Wednesday

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.aws  # about AWS itself: over moto
 
 
 def _topic():
-    return aws.client("sns").create_topic(Name=config.FEEDBACK_TOPIC)["TopicArn"]
+    return aws.client("sns").create_topic(Name=config.active().FEEDBACK_TOPIC)["TopicArn"]
 
 
 def _stat_of(api, contact_id, email_id):
@@ -57,7 +57,7 @@ def test_a_send_to_the_bounce_simulator_bounces_that_very_message_through_the_to
     notification = feedback.unwrap(body)
     stat = _stat_of(api, contact["id"], mail_doc["id"])
     assert notification["mail"]["messageId"] == stat["messageId"]
-    assert notification["mail"]["sendingAccountId"] == config.STACK_ACCOUNT_ID
+    assert notification["mail"]["sendingAccountId"] == config.active().STACK_ACCOUNT_ID
     drain()
     [entry], counts = _shown(api, contact, mail_doc)
     assert (entry["reason"], entry["channel"]) == (2, "email") and "550 5.1.1 user unknown" in entry["comments"]

@@ -27,10 +27,9 @@ VIEW = {
 
 
 @pytest.fixture
-def allowed(monkeypatch):
-    from chalicelib import config
+def allowed(configure):
 
-    monkeypatch.setattr(config, "CORS_VALID_DOMAINS", ("http://*.example",))
+    configure(CORS_VALID_DOMAINS=("http://*.example",))
 
 
 def event(api, params=None, headers=None):

@@ -41,7 +41,7 @@ def test_an_anonymous_form_post_of_megabytes_is_refused_before_it_is_read(api):
     before = _stored()
     response = post(api, form["id"], {"email": "big@example.com", "firstname": "x" * 2_200_000})
     assert_error(_json(response), 413, field="body")
-    assert f"at most {config.PUBLIC_BODY_MAX_BYTES:,}" in response.json["errors"][0]["message"]
+    assert f"at most {config.active().PUBLIC_BODY_MAX_BYTES:,}" in response.json["errors"][0]["message"]
     assert _stored() == before
     assert api.get(f"/api/forms/{form['id']}/submissions").json["total"] == 0
 
@@ -110,11 +110,11 @@ def test_every_resources_string_and_json_attributes_are_capped_by_kind(api, path
     assert _stored() == before
 
 
-def test_a_document_over_what_an_item_may_hold_is_a_413_and_nothing_is_written(api, monkeypatch):
+def test_a_document_over_what_an_item_may_hold_is_a_413_and_nothing_is_written(api, configure):
     for n in range(3):
         _field(api, f"notes_{n}", "textarea")
     contact = api.post("/api/contacts/new", {"email": "d@example.com"}).json["contact"]["id"]
-    monkeypatch.setattr(config, "DOCUMENT_STORED_MAX_BYTES", 100_000)  # three 60 KB texts compress to ~135 KB
+    configure(DOCUMENT_STORED_MAX_BYTES=100_000)  # three 60 KB texts compress to ~135 KB
     before = _stored()
     values = {f"notes_{n}": _random_text(60_000) for n in range(3)}
     refused = api.patch(f"/api/contacts/{contact}/edit", values)
@@ -141,13 +141,13 @@ def _next(response):
     return f"{parts.path}?{parts.query}", parse_qs(parts.query)
 
 
-def test_a_list_page_larger_than_lambda_may_answer_shrinks_and_links_the_rest(api, monkeypatch):
+def test_a_list_page_larger_than_lambda_may_answer_shrinks_and_links_the_rest(api, configure):
     _field(api, "notes_long", "textarea")
     ids = [
         api.post("/api/contacts/new", {"email": f"l{n}@example.com", "notes_long": "w" * 20_000}).json["contact"]["id"]
         for n in range(8)
     ]
-    monkeypatch.setattr(config, "ANSWER_MAX_BYTES", 64 * 1024 + 150_000)  # ~3 of these contacts a page
+    configure(ANSWER_MAX_BYTES=64 * 1024 + 150_000)  # ~3 of these contacts a page
     for query, positions in (("limit=30", {"after", "start"}), ("limit=30&orderBy=email", {"start"})):
         response, seen = api.get(f"/api/contacts?{query}"), []
         while True:
@@ -163,20 +163,20 @@ def test_a_list_page_larger_than_lambda_may_answer_shrinks_and_links_the_rest(ap
         assert sorted(seen) == sorted(ids), query  # every contact once, none skipped
 
 
-def test_any_other_answer_larger_than_lambda_may_answer_is_a_clear_400(api, monkeypatch):
+def test_any_other_answer_larger_than_lambda_may_answer_is_a_clear_400(api, configure):
     _field(api, "notes_long", "textarea")
     contact = api.post("/api/contacts/new", {"email": "g@example.com", "notes_long": "w" * 30_000}).json["contact"]
-    monkeypatch.setattr(config, "ANSWER_MAX_BYTES", 50_000)
+    configure(ANSWER_MAX_BYTES=50_000)
     refused = api.get(f"/api/contacts/{contact['id']}")
     assert_error(refused, 400, field="limit")
     assert "over the 50,000 an answer may have" in refused.json["errors"][0]["message"]
 
 
-def test_an_upload_up_to_its_limit_still_works_and_a_larger_body_is_a_413(api, monkeypatch):
-    monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 300_000)
+def test_an_upload_up_to_its_limit_still_works_and_a_larger_body_is_a_413(api, configure):
+    configure(UPLOAD_MAX_BYTES=300_000)
     body, headers = multipart("fits.pdf", b"%PDF" + b"0" * 299_000)
     assert api.call("POST", "/api/files/assets/new", headers=headers, raw=body).status_code == 200
-    body, headers = multipart("big.pdf", b"%PDF" + b"0" * (300_000 + config.MULTIPART_EXTRA_BYTES))
+    body, headers = multipart("big.pdf", b"%PDF" + b"0" * (300_000 + config.active().MULTIPART_EXTRA_BYTES))
     assert_error(api.call("POST", "/api/files/assets/new", headers=headers, raw=body), 413, field="body")
 
 
@@ -194,8 +194,8 @@ def test_every_write_route_refuses_an_oversized_body_with_a_json_413_and_writes_
     routes = list(_write_routes())
     assert len(routes) > 250 and any(not under_api for _, _, under_api in routes)  # every table, public ones too
     oversized = {
-        True: json.dumps({"name": "x" * config.BODY_MAX_BYTES}).encode(),
-        False: json.dumps({"name": "x" * config.PUBLIC_BODY_MAX_BYTES}).encode(),
+        True: json.dumps({"name": "x" * config.active().BODY_MAX_BYTES}).encode(),
+        False: json.dumps({"name": "x" * config.active().PUBLIC_BODY_MAX_BYTES}).encode(),
     }
     before = _stored()
     for method, path, under_api in routes:

@@ -48,8 +48,8 @@ def test_get_sends_the_rendered_text_to_the_mobile_number(api):
         "statId": sent["details"]["statId"],
         "content": "Hi Ann, see you at Brno.",
     }
-    (name,) = os.listdir(config.OUTBOX_DIR)
-    with open(os.path.join(config.OUTBOX_DIR, name)) as handle:
+    (name,) = os.listdir(config.active().OUTBOX_DIR)
+    with open(os.path.join(config.active().OUTBOX_DIR, name)) as handle:
         assert json.load(handle)["to"] == "+420777123456"
 
 

@@ -26,7 +26,7 @@ def _large(i, **more):
 
 def _raw(kind, i):
     """The item as a client reads it (GetItem), in DynamoDB's JSON: binary values as bytes."""
-    client = boto3.client("dynamodb", region_name=config.AWS_REGION)
+    client = boto3.client("dynamodb", region_name=config.active().AWS_REGION)
     key = {"kind": {"S": keys.partition(kind, i)}, "id": {"N": str(i)}}
     return client.get_item(TableName=Entity.Meta.table_name, Key=key)["Item"]
 

@@ -13,7 +13,7 @@ from tests.bench.conftest import dynamodb_calls
 
 pytestmark = [pytest.mark.aws, pytest.mark.usefixtures("fresh")]  # about DynamoDB: over moto
 
-SHARDS = config.SHARDED_KINDS["contact"]
+SHARDS = config.active().SHARDED_KINDS["contact"]
 
 
 def _contacts(ids):
@@ -64,7 +64,7 @@ def test_a_feed_is_written_over_its_shards_and_read_back_merged_in_id_order():
     for i in range(1, 21):
         kind = "contact" if i % 2 else f"timeline#{i}"
         entities.create(kind, {"id": i, "_feed": "timeline#0"})
-    assert _feed_keys_of("timeline#0") == {f"timeline#0@{r}" for r in range(config.FEED_SHARDS)}
+    assert _feed_keys_of("timeline#0") == {f"timeline#0@{r}" for r in range(config.active().FEED_SHARDS)}
     assert [d["id"] for d in entities.feed("timeline#0")] == list(range(20, 0, -1))
     assert [d["id"] for d in entities.feed("timeline#0", descending=False)] == list(range(1, 21))
     assert entities.get("contact", 3)["_feed"] == "timeline#0"  # the logical feed, as written
@@ -77,7 +77,7 @@ def test_set_feed_and_put_index_the_document_under_its_shard():
     entities.put("tag", {"id": 11, "_feed": "owned#tag#7"})
     assert [d["id"] for d in entities.feed("owned#tag#7", descending=False)] == list(range(1, 12))
     assert {item.feed for item in Entity.scan() if item.feed} == {
-        f"owned#tag#7@{i % config.FEED_SHARDS}" for i in range(1, 12)
+        f"owned#tag#7@{i % config.active().FEED_SHARDS}" for i in range(1, 12)
     }
     entities.set_feed("tag", 2, None)
     assert 2 not in [d["id"] for d in entities.feed("owned#tag#7")]
@@ -92,7 +92,9 @@ def test_row_counts_of_a_sharded_kind_are_spread_over_shards_and_summed_on_read(
     for i in (3, 4, 20):
         entities.delete("contact", i)
     items = _count_items("contact")
-    assert "count#contact" not in items and len(items) == config.COUNT_SHARDS  # each create counts in its own shard
+    assert (
+        "count#contact" not in items and len(items) == config.active().COUNT_SHARDS
+    )  # each create counts in its own shard
     assert sum(items.values()) == 37
     with dynamodb_calls() as calls:
         assert entities.count("contact") == 37
@@ -104,10 +106,10 @@ def test_row_counts_of_a_sharded_kind_are_spread_over_shards_and_summed_on_read(
 def test_a_batch_create_adds_its_count_to_one_shard_and_a_tally_counts_too():
     results = entities.create_many([{"kind": "contact", "doc": {"id": i}} for i in range(101, 131)])
     assert results == [None] * 30
-    assert _count_items("contact") == {f"count#contact@{101 % config.COUNT_SHARDS}": 30}
+    assert _count_items("contact") == {f"count#contact@{101 % config.active().COUNT_SHARDS}": 30}
     entities.create("contact", {"id": 7}, derived=[("device", 70, {"id": 70}), ("device", 0, Tally(1))])
     assert entities.count("device") == 1 and entities.count("contact") == 31
-    assert _count_items("device") == {f"count#device@{7 % config.COUNT_SHARDS}": 1}
+    assert _count_items("device") == {f"count#device@{7 % config.active().COUNT_SHARDS}": 1}
 
 
 def test_a_write_of_one_item_is_a_conditional_put_not_a_transaction():
@@ -133,16 +135,15 @@ def _old_layout():
         Entity("contact", i, doc=json.dumps({"id": i}), rev=1, email=f"c{i:03}@x.com", feed="owned#contact#1").save()
         Entity(f"timeline#{i}", 1000 + i, doc=json.dumps({"id": 1000 + i}), rev=1, feed="timeline#1").save()
     Counter("count#contact", value=40).save()
-    Counter(f"count#contact@{config.COUNT_SHARDS + 3}", value=2).save()  # a shard of a larger COUNT_SHARDS
+    Counter(f"count#contact@{config.active().COUNT_SHARDS + 3}", value=2).save()  # a shard of a larger COUNT_SHARDS
 
 
-def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(monkeypatch, capsys):
+def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(capsys):
     from chalicelib import cli
 
     _old_layout()
     assert entities.get("contact", 5) is None and list(entities.feed("timeline#1")) == []  # unreadable
-    monkeypatch.setenv("STAGE", "prod")  # the command acts on the tables it is configured for (moto's here)
-    assert cli.main(["--json", "storage", "reshard"]) == 0
+    assert cli.main(["--json", "storage", "reshard"], config.active()) == 0
     done = json.loads(capsys.readouterr().out)
     assert (done["moved"], done["refed"], done["counts"]) == (40, 40, 1)
     assert entities.get("contact", 5) == {"id": 5, "_rev": 1, "_feed": "owned#contact#1"}

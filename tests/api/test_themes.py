@@ -108,7 +108,7 @@ def test_a_zip_that_unpacks_too_large_is_refused(api):
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("config.json", json.dumps({"name": "Bomb"}))
         archive.writestr(MESSAGE, "m")
-        archive.writestr("html/padding.txt", b"\0" * (themes.UNPACKED_MAX + 1))
+        archive.writestr("html/padding.txt", b"\0" * (themes.unpacked_max() + 1))
     assert len(data.getvalue()) < 100_000
     response = upload(api, "bomb.zip", data.getvalue())
     assert response.status_code == 400 and "unpacks to more than" in response.json["errors"][0]["message"]

@@ -54,7 +54,7 @@ def test_honest_answers_a_route_answers_503_with_retry_after(api, monkeypatch, e
     monkeypatch.setattr(entities.Entity, "batch_get", failing)
     response = api.get("/api/contacts/1")
     assert response.status_code == 503
-    assert response.headers["Retry-After"] == str(config.RETRY_AFTER_SECONDS)
+    assert response.headers["Retry-After"] == str(config.active().RETRY_AFTER_SECONDS)
     assert response.json_body["errors"][0]["code"] == 503
     assert set(response.json_body["errors"][0]) == {"code", "message", "details", "type"}
 
@@ -74,7 +74,7 @@ def test_honest_answers_the_local_gateway_answers_an_authorizer_failure(api, mon
 def test_honest_answers_the_sdk_clients_carry_the_retry_settings():
     for service in ("sqs", "ses", "s3"):
         retries = aws.client(service).meta.config.retries
-        mode, attempts = config.AWS_RETRIES[service]
+        mode, attempts = config.active().AWS_RETRIES[service]
         assert retries["mode"] == mode and retries["total_max_attempts"] == attempts
-    assert models.Entity.Meta.max_retry_attempts + 1 == config.AWS_RETRIES["dynamodb"][1]
-    assert models.Entity.Meta.read_timeout_seconds == config.AWS_READ_TIMEOUT
+    assert models.Entity.Meta.max_retry_attempts + 1 == config.active().AWS_RETRIES["dynamodb"][1]
+    assert models.Entity.Meta.read_timeout_seconds == config.active().AWS_READ_TIMEOUT

@@ -6,7 +6,7 @@ import pytest
 from chalicelib import config
 from tests.bench.conftest import dynamodb_calls
 
-CONTACT_SHARDS = config.SHARDED_KINDS["contact"]  # a Query per partition key of the contacts (docs/storage.md)
+CONTACT_SHARDS = config.active().SHARDED_KINDS["contact"]  # a Query per partition key of the contacts (docs/storage.md)
 
 
 def cost(api, path):
@@ -59,7 +59,7 @@ def test_widget_over_a_recent_range_reads_only_back_to_its_start(api, frozen):
     created = cost(api, f"/api/data/created.leads.in.time?timeUnit=d&dateFrom={since}")
     points = cost(api, f"/api/data/points.in.time?timeUnit=d&dateFrom={since}")
     assert created == {"GetItem": 1, "Query": CONTACT_SHARDS}  # the versions; the contacts
-    assert points.get("Query", 0) <= 2 * config.FEED_SHARDS and not points.get("Scan")  # at most 2 buckets
+    assert points.get("Query", 0) <= 2 * config.active().FEED_SHARDS and not points.get("Scan")  # at most 2 buckets
 
 
 def sends(api, count):
@@ -98,5 +98,5 @@ def test_email_stats_read_their_send_records_in_batches_not_one_by_one(api):
     )
     assert [c.get("GetItem", 0) for c in many] == [c.get("GetItem", 0) for c in few]
     # versions; 3 of the feed's events, 2 of the sends (10, 20, 3: the third with the events); a Query per feed shard
-    assert many[0] == {"BatchGetItem": 5, "GetItem": 1, "Query": config.FEED_SHARDS}
+    assert many[0] == {"BatchGetItem": 5, "GetItem": 1, "Query": config.active().FEED_SHARDS}
     assert many[2]["BatchGetItem"] <= 9 and many[2]["BatchGetItem"] - many[1]["BatchGetItem"] <= 3

@@ -3,7 +3,6 @@ download becomes an anonymous contact, tracked by the `mtc_id` cookie from then 
 
 import pytest
 
-from chalicelib import config
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import fetch, make_page
 from tests.bench.conftest import dynamodb_calls
@@ -152,8 +151,8 @@ def test_anonymous_contacts_are_listed_and_found_by_is_anonymous(api):
     assert list(contacts(api, "!is:anonymous")["contacts"]) == [str(known)]
 
 
-def test_a_new_visitor_fires_page_hit_but_not_contact_identified(api, drain, receiver, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+def test_a_new_visitor_fires_page_hit_but_not_contact_identified(api, drain, receiver, configure):
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
     make_page(api)
     assert (
         api.post(

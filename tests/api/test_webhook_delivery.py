@@ -12,7 +12,6 @@ import time
 import pytest
 from standardwebhooks import Webhook
 
-from chalicelib import config
 from tests.receiver import Receiver
 
 SAVE_TRIGGERS = ["mautic.lead_post_save_new", "mautic.lead_post_save_update"]
@@ -23,8 +22,8 @@ def mautic_signature(secret, body):
 
 
 @pytest.fixture(autouse=True)
-def quick_retries(monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0, 0))
+def quick_retries(configure):
+    configure(WEBHOOK_RETRY_DELAYS=(0, 0))
 
 
 def _hook(api, url, triggers, **extra):
@@ -209,9 +208,9 @@ def test_410_unpublishes_the_hook_at_once(api, drain):
         receiver.close()
 
 
-def test_a_hook_failing_for_long_is_unpublished(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_DISABLE_LIMIT", 4)
-    monkeypatch.setattr(config, "WEBHOOK_DISABLE_AFTER", 0)
+def test_a_hook_failing_for_long_is_unpublished(api, drain, configure):
+    configure(WEBHOOK_DISABLE_LIMIT=4)
+    configure(WEBHOOK_DISABLE_AFTER=0)
     receiver = Receiver(default=500)
     try:
         hook = _hook(api, receiver.url, SAVE_TRIGGERS)
@@ -228,9 +227,9 @@ def test_a_hook_failing_for_long_is_unpublished(api, drain, monkeypatch):
         receiver.close()
 
 
-def test_timeouts_connection_errors_and_redirects_are_retried(api, drain, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_TIMEOUT", 0.1)
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (0,))
+def test_timeouts_connection_errors_and_redirects_are_retried(api, drain, configure):
+    configure(WEBHOOK_TIMEOUT=0.1)
+    configure(WEBHOOK_RETRY_DELAYS=(0,))
     slow, redirecting, closed = Receiver(delay=0.3), Receiver(default=302), Receiver()
     closed.close()
     try:
@@ -249,8 +248,8 @@ def test_timeouts_connection_errors_and_redirects_are_retried(api, drain, monkey
         redirecting.close()
 
 
-def test_private_targets_are_refused_unless_allowed(api, drain, receiver, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_ALLOWED_NETWORKS", ())
+def test_private_targets_are_refused_unless_allowed(api, drain, receiver, configure):
+    configure(WEBHOOK_ALLOWED_NETWORKS=())
     hook = _hook(api, receiver.url, SAVE_TRIGGERS)
     api.post("/api/contacts/new", {"email": "max@example.com"})
     drain()
@@ -286,8 +285,8 @@ def test_an_event_whose_message_was_lost_is_sent_by_the_sweep(api, drain, receiv
     assert list(webhook_events.store.iterate(webhook_events.OUTBOX)) == []
 
 
-def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver, monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_LOG_MAX", 3)
+def test_the_log_is_bounded_paged_and_dropped_with_its_hook(api, drain, receiver, configure):
+    configure(WEBHOOK_LOG_MAX=3)
     hook = _hook(api, receiver.url, SAVE_TRIGGERS)
     for n in range(5):
         api.post("/api/contacts/new", {"email": f"log{n}@example.com"})

@@ -53,7 +53,7 @@ from devstack.capacity.stack import Stack
 
 Stack()
 db = boto3.client("dynamodb", region_name="us-east-1")
-table, counters = config.RESOURCE_PREFIX + "entities", config.RESOURCE_PREFIX + "counters"
+table, counters = config.active().RESOURCE_PREFIX + "entities", config.active().RESOURCE_PREFIX + "counters"
 key = {"kind": {"S": "probe"}, "id": {"N": "1"}}
 new = "attribute_not_exists(kind)"
 item = dict(key, email={"S": "a@x"}, doc={"S": "x" * 1500})  # 1.5 KB: 2 write units, 1 read unit

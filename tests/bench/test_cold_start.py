@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
 IMPORT = "import time; t = time.perf_counter(); import app; print(time.perf_counter() - t)"
 SEED = """
+import os
+from chalicelib import config
+config.install(config.Settings.from_environment(os.environ))
 from chalicelib import bootstrap
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service

@@ -24,7 +24,7 @@ _serialize = TypeSerializer().serialize
 def _bulk_copies(template, first, last, city=None):
     """Contacts first..last as copies of `template` (its city from `city(n)` if given), written 25
     per BatchWriteItem."""
-    client = boto3.client("dynamodb", region_name=config.AWS_REGION)
+    client = boto3.client("dynamodb", region_name=config.active().AWS_REGION)
     for start in range(first, last + 1, 25):
         entities, uniques = [], []
         for n in range(start, min(start + 25, last + 1)):

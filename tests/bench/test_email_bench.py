@@ -11,7 +11,6 @@ import os
 import time
 from collections import Counter
 
-from chalicelib import config
 from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
 from devstack import workers as local
@@ -53,9 +52,9 @@ def _send(http, segment_id, limit=None):
     return email, time.perf_counter() - started, sum(calls.values())
 
 
-def test_segment_send_throughput_and_held_rate(http, capsys, monkeypatch):
+def test_segment_send_throughput_and_held_rate(http, capsys, configure):
     segment_id = _audience(http, SIZE)
-    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 0)
+    configure(EMAIL_SEND_RATE=0)
     email, seconds, calls = _send(http, segment_id)
     shown = http("GET", f"/api/emails/{email['id']}")["email"]
     assert shown["sentCount"] == SIZE and shown["sendProgress"]["status"] == "done"
@@ -67,7 +66,7 @@ def test_segment_send_throughput_and_held_rate(http, capsys, monkeypatch):
             f"({calls / SIZE:.1f} per message)",
         )
     ]
-    monkeypatch.setattr(config, "EMAIL_SEND_RATE", RATE)
+    configure(EMAIL_SEND_RATE=RATE)
     count = min(RATE_CONTACTS, SIZE)
     email, seconds, _ = _send(http, segment_id, limit=count)
     stamps = Counter(stat["dateSent"] for stat in store.iterate(email_stats.kind("email", email["id"])))

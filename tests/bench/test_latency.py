@@ -91,19 +91,17 @@ def _one_batch(http, segment, trips):
     return len(batch["contacts"]), app_ms
 
 
-def test_segment_send_latency_model(http, drain, monkeypatch, capsys):
+def test_segment_send_latency_model(http, drain, configure, capsys):
     """A batch message of the sends worker and the send request, at LATENCY_MS per AWS call: calls,
     sequential round trips, messages/s per worker and for the fleet (WORKERS invocations at once)."""
-    from chalicelib import config
-
     segment = _send_segment(http, drain, SEND_MEMBERS)
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 0)
-    monkeypatch.setattr(config, "EMAIL_SEND_RATE", 0)
-    monkeypatch.setattr(config, "VERSIONS_TTL", 60)  # as on AWS: once a second per container
+    configure(EMAIL_SEND_INLINE=0)
+    configure(EMAIL_SEND_RATE=0)
+    configure(VERSIONS_TTL=60)  # as on AWS: once a second per container
     trips: dict = {}
     size, app_ms = _one_batch(http, segment, trips)
     batch_ms = app_ms + trips["rounds"] * LATENCY_MS
-    monkeypatch.setattr(config, "EMAIL_SEND_INLINE", 1000)
+    configure(EMAIL_SEND_INLINE=1000)
     email = _email(http, segment)
     with modelled(delay=0.02) as request:
         started = time.perf_counter()

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from chalicelib import cli
+from chalicelib import cli, config
 from chalicelib.auth import users
 from chalicelib.auth.declarations import ROLE
 from chalicelib.domain.kernel import service
@@ -13,15 +13,15 @@ from chalicelib.domain.kernel.context import Context
 
 
 @pytest.fixture
-def sales(seeded_store, monkeypatch):
-    """A limited role, and the CLI acting on the active store (a stage other than local)."""
-    monkeypatch.setenv("STAGE", "prod")
+def sales(seeded_store):
+    """A limited role, for the CLI acting on the active store (given the tests' settings)."""
     role, _ = service.create(ROLE, {"name": "Sales", "rawPermissions": {"lead:leads": ["viewown"]}}, Context())
     return role
 
 
 def _create(capsys, *role):
-    code = cli.main(["--json", "users", "create", "--username", "jane", "--password", "jane-secret-1", *role])
+    argv = ["--json", "users", "create", "--username", "jane", "--password", "jane-secret-1", *role]
+    code = cli.main(argv, config.active())
     out, err = capsys.readouterr()
     return code, (json.loads(out) if code == 0 else err)
 

@@ -122,7 +122,7 @@ def test_the_rest_api_resources_and_the_page_limit():
     assert _counted(_doc("docs/deploy.md"), rest_api) == [resources]
     assert _counted(_doc("docs/architecture.md"), r"On AWS the REST API is (\w+) resources") == [resources]
     assert _counted(_doc("README.md"), r"A list holds at most ([\d,]+) items \(`MAX_PAGE_LIMIT`") == [
-        config.MAX_PAGE_LIMIT
+        config.active().MAX_PAGE_LIMIT
     ]
 
 

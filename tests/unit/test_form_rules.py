@@ -53,10 +53,9 @@ def test_international_numbers_need_a_plus_and_a_calling_code():
     assert not form_validation.international("+4") and not form_validation.international("+44 abc")
 
 
-def test_do_not_submit_patterns(monkeypatch):
-    from chalicelib import config
+def test_do_not_submit_patterns(configure):
 
-    monkeypatch.setattr(config, "DO_NOT_SUBMIT_EMAILS", ("*@gmail.com",))
+    configure(DO_NOT_SUBMIT_EMAILS=("*@gmail.com",))
     field = {"type": "email", "validation": {"donotsubmit": "1", "donotsubmit_validationmsg": "Work email please"}}
     assert form_validation.error(field, "Me@Gmail.COM") == "Work email please"
     assert form_validation.error(field, "me@work.com") is None

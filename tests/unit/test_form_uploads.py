@@ -1,7 +1,6 @@
 """Issue 34, form file uploads: the rules of `domain/web/form_uploads.py` as Mautic's FormBundle has them
 (stored names, extension and size checks with their messages, the limits checked when a form is saved)."""
 
-from chalicelib import config
 from chalicelib.domain.web import form_uploads
 
 FIELD = {"id": 7, "alias": "cv", "type": "file", "properties": {"allowed_file_extensions": ["pdf", "TXT"]}}
@@ -22,12 +21,12 @@ def test_the_extension_is_checked_case_insensitively_with_mautics_message():
     assert message == "Upload failed as the file extension, php, is not in the list of allowed extensions (pdf, TXT)."
 
 
-def test_the_size_is_the_fields_megabytes_bounded_by_the_request_limit(monkeypatch):
+def test_the_size_is_the_fields_megabytes_bounded_by_the_request_limit(configure):
     field = dict(FIELD, properties={"allowed_file_size": "0.5"})
     assert form_uploads.max_bytes(field) == 524_288
     _, message = form_uploads.check(field, ("a.pdf", "", b"x" * 786_432))
     assert message == "Upload failed as the file is 0.75 MB which exceeds the maximum allowed file size of 0.5 MB."
-    monkeypatch.setattr(config, "UPLOAD_MAX_BYTES", 1_048_576)
+    configure(UPLOAD_MAX_BYTES=1_048_576)
     assert form_uploads.max_bytes(dict(FIELD, properties={})) == 1_048_576  # no size: the request's bound
     assert form_uploads.max_bytes(dict(FIELD, properties={"allowed_file_size": 3})) == 1_048_576
 

@@ -65,12 +65,11 @@ def test_a_cap_needs_a_number_and_a_time_on_the_channel():
     assert fr.cap({}) is None and fr.cap({"frequencyRules": None}) is None
 
 
-def test_the_configured_default_caps_only_contacts_without_an_email_rule(monkeypatch):
-    from chalicelib import config
+def test_the_configured_default_caps_only_contacts_without_an_email_rule(configure):
 
-    monkeypatch.setattr(config, "EMAIL_FREQUENCY_NUMBER", 3)
+    configure(EMAIL_FREQUENCY_NUMBER=3)
     assert fr.cap({}) is None  # a number without a time is no default
-    monkeypatch.setattr(config, "EMAIL_FREQUENCY_TIME", "MONTH")
+    configure(EMAIL_FREQUENCY_TIME="MONTH")
     assert fr.cap({}) == (3, "MONTH")
     assert fr.cap({"frequencyRules": [{"channel": "email", "frequencyNumber": None, "preferredChannel": True}]}) == (
         3,

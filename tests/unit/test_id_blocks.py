@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.kernel import cached
 from chalicelib.domain.kernel.context import Context
 from chalicelib.store import id_blocks, version_cache
@@ -40,12 +39,12 @@ class Clock:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+def clock(configure, monkeypatch: pytest.MonkeyPatch) -> Clock:
     held = Clock()
     monkeypatch.setattr(id_blocks, "clock", held)
     monkeypatch.setattr(version_cache, "clock", held)
-    monkeypatch.setattr(config, "ID_BLOCKS", {"contact": 10})
-    monkeypatch.setattr(config, "ID_BLOCK_SECONDS", 10.0)
+    configure(ID_BLOCKS={"contact": 10})
+    configure(ID_BLOCK_SECONDS=10.0)
     id_blocks.forget()
     version_cache.forget()
     return held
@@ -123,9 +122,9 @@ class CountingVersions:
 
 
 def test_versions_are_read_once_per_interval_and_own_writes_seen_at_once(
-    memory_store: MemoryStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    configure, memory_store: MemoryStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(config, "VERSIONS_TTL", 1.0)
+    configure(VERSIONS_TTL=1.0)
     reads = CountingVersions(memory_store)
     monkeypatch.setattr(memory_store, "versions", reads)
     for _ in range(5):  # five requests in one second
@@ -141,8 +140,10 @@ def test_versions_are_read_once_per_interval_and_own_writes_seen_at_once(
     assert [d["name"] for d in cached.documents("segment", Context())] == ["mine", "theirs"]
 
 
-def test_versions_ttl_zero_reads_every_time(memory_store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "VERSIONS_TTL", 0.0)
+def test_versions_ttl_zero_reads_every_time(
+    configure, memory_store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(VERSIONS_TTL=0.0)
     reads = CountingVersions(memory_store)
     monkeypatch.setattr(memory_store, "versions", reads)
     for _ in range(3):
@@ -172,11 +173,11 @@ def test_a_time_range_read_in_id_order_tolerates_rows_of_other_processes_blocks(
 
 
 def test_a_thawed_or_reset_clock_never_keeps_a_copy_or_block_fresh(
-    memory_store: MemoryStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    configure, memory_store: MemoryStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The copies age on the wall clock (a Lambda container frozen for minutes finds them stale); a
     clock set back counts as stale too, never as fresh for longer."""
-    monkeypatch.setattr(config, "VERSIONS_TTL", 1.0)
+    configure(VERSIONS_TTL=1.0)
     reads = CountingVersions(memory_store)
     monkeypatch.setattr(memory_store, "versions", reads)
     cached.version("segment", Context())

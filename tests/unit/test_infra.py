@@ -47,8 +47,8 @@ def _name(template, suffix):
 
 
 def _suffix(name):
-    assert name.startswith(config.RESOURCE_PREFIX), name
-    return name[len(config.RESOURCE_PREFIX) :]
+    assert name.startswith(config.active().RESOURCE_PREFIX), name
+    return name[len(config.active().RESOURCE_PREFIX) :]
 
 
 def _by(items, key):
@@ -143,7 +143,7 @@ def test_table_comparison_sees_indexes_and_ttl():
 
     class Sample(Model):
         class Meta:
-            table_name = config.RESOURCE_PREFIX + "sample"
+            table_name = config.active().RESOURCE_PREFIX + "sample"
             billing_mode = "PAY_PER_REQUEST"
 
         pk = UnicodeAttribute(hash_key=True)
@@ -384,5 +384,5 @@ def test_a_failed_authorizer_or_invocation_answers_the_json_503_with_retry_after
     assert response["responseTemplates"]["application/json"] == errors.unavailable_json()
     headers = {f"gatewayresponse.header.{name}": f"'{value}'" for name, value in errors.headers().items()}
     assert response["responseParameters"] == dict(
-        headers, **{"gatewayresponse.header.Retry-After": f"'{config.RETRY_AFTER_SECONDS}'"}
+        headers, **{"gatewayresponse.header.Retry-After": f"'{config.active().RETRY_AFTER_SECONDS}'"}
     )

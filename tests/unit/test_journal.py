@@ -73,7 +73,7 @@ def _moto_state():
         for item in table.all_items():
             attributes = capture.item_json(item)
             records.append({"d": name, "k": capture.key_of(table, attributes), "i": attributes})
-    for key in s3.get_bucket(config.FILES_BUCKET).keys.values():
+    for key in s3.get_bucket(config.active().FILES_BUCKET).keys.values():
         records.append(
             {
                 "s": key.name,
@@ -130,7 +130,7 @@ def test_restore_loads_a_folded_journal_into_moto(api, captured):
     dynamodb, s3, sqs = snapshot._backends()
     for table in dynamodb.tables.values():
         table.items.clear()
-    s3.delete_object(config.FILES_BUCKET, "images/c.gif")
+    s3.delete_object(config.active().FILES_BUCKET, "images/c.gif")
     for queue in sqs.queues.values():
         queue._messages.clear()
     with capture.serialized():

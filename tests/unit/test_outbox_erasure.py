@@ -31,7 +31,7 @@ def _text(to: str) -> Path:
 
 @pytest.fixture
 def ctx(seeded_store: MemoryStore) -> Context:
-    assert config.OUTBOX_DIR  # tests/conftest.py gives the session an outbox, as the local stage has
+    assert config.active().OUTBOX_DIR  # tests/conftest.py gives the session an outbox, as the local stage has
     return Context(user=next(store.iterate("user")))
 
 
@@ -54,7 +54,7 @@ def test_erasing_without_an_outbox_or_recipients_touches_nothing(ctx):
     kept = _email("kept@example.com")
     assert outbox.erase([]) == 0 and outbox.erase(["", "nobody@example.com"]) == 0
     assert kept.exists()
-    stray = Path(config.OUTBOX_DIR) / "notes.json"
+    stray = Path(config.active().OUTBOX_DIR) / "notes.json"
     stray.write_text("[1, 2]")  # not a copy the service wrote: read as no recipient
     try:
         assert outbox.erase(["kept@example.com"]) == 1 and not kept.exists() and stray.exists()

@@ -205,12 +205,14 @@ def test_only_new_keeps_the_first_and_an_expired_token_reads_as_none(moto_set):
 
 
 def _outbox(extension, needle):
-    names = sorted(os.listdir(config.OUTBOX_DIR)) if os.path.isdir(config.OUTBOX_DIR) else []
-    return [n for n in names if n.endswith(extension) and needle in open(os.path.join(config.OUTBOX_DIR, n)).read()]
+    names = sorted(os.listdir(config.active().OUTBOX_DIR)) if os.path.isdir(config.active().OUTBOX_DIR) else []
+    return [
+        n for n in names if n.endswith(extension) and needle in open(os.path.join(config.active().OUTBOX_DIR, n)).read()
+    ]
 
 
 def _mail(**changes):
-    fields = dict(sender=config.MAILER_FROM_EMAIL, sender_name="Us", to="who@example.com", to_name="Who")
+    fields = dict(sender=config.active().MAILER_FROM_EMAIL, sender_name="Us", to="who@example.com", to_name="Who")
     fields.update(subject="Hello", html="<p>Hi</p>", text="Hi")
     return Mail(**dict(fields, **changes))
 
@@ -230,7 +232,7 @@ def test_an_sms_sent_has_an_id_and_a_copy_in_the_outbox(moto_set):
     text = f"Code {time.time_ns()}"
     message_id = moto_set.sms.send("+15555550123", text)
     [name] = _outbox(".json", text)
-    with open(os.path.join(config.OUTBOX_DIR, name)) as copy:
+    with open(os.path.join(config.active().OUTBOX_DIR, name)) as copy:
         assert json.load(copy) == {"to": "+15555550123", "message": text, "messageId": message_id}
 
 

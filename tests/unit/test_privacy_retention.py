@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock, service
 from chalicelib.domain.kernel.context import Context
@@ -79,10 +78,10 @@ def test_the_sweep_stops_on_its_budget_and_resumes_where_it_stopped(seeded_store
     assert _alive(*visitors) == [False] * 7 and state["after"] == 0 and state["deleted"] == 7
 
 
-def test_the_hourly_job_runs_the_sweep_with_the_settings(people, monkeypatch):
+def test_the_hourly_job_runs_the_sweep_with_the_settings(configure, people, monkeypatch):
     from chalicelib import workers
 
-    monkeypatch.setattr(config, "ANONYMOUS_RETENTION_DAYS", 30)
+    configure(ANONYMOUS_RETENTION_DAYS=30)
     monkeypatch.setattr(clock, "now", lambda: START + timedelta(days=40))
     assert retention.run in workers.JOBS["hour"]
     retention.run()

@@ -36,10 +36,10 @@ def _timeline(contact_id: int) -> list[str]:
 
 
 @pytest.fixture
-def small_buckets(memory_store, monkeypatch):
+def small_buckets(configure, memory_store, monkeypatch):
     monkeypatch.setattr(timeline, "FEED_BUCKET", 5)  # ids 0-4, 5-9, 10-14...
     # event ids one by one from the counter: a block of 100 (store/id_blocks.py) would span 20 such buckets
-    monkeypatch.setattr(config, "ID_BLOCKS", {k: v for k, v in config.ID_BLOCKS.items() if k != "timeline"})
+    configure(ID_BLOCKS={k: v for k, v in config.active().ID_BLOCKS.items() if k != "timeline"})
 
 
 def _visits() -> dict:
@@ -82,14 +82,14 @@ def test_a_bucket_redone_after_a_cut_short_run_is_not_counted_twice(small_bucket
     assert stats_retention.kept("2026-01-01", "2026-01-01")["2026-01-01"]["page.hit#page:1"] == 2
 
 
-def test_rows_are_kept_when_the_setting_is_off_and_the_job_reads_it(small_buckets, monkeypatch):
+def test_rows_are_kept_when_the_setting_is_off_and_the_job_reads_it(configure, small_buckets, monkeypatch):
     _visits()
     assert stats_retention.sweep(_at(500), days=0, seconds=10)["bucket"] == 0
     assert len(_timeline(1)) == 8
     from chalicelib import workers
 
     assert stats_retention.run in workers.JOBS["hour"]
-    monkeypatch.setattr(config, "STATS_RETENTION_DAYS", 30)
+    configure(STATS_RETENTION_DAYS=30)
     monkeypatch.setattr(clock, "now", lambda: START + timedelta(days=500))
     stats_retention.run()
     assert _timeline(1) == ["page.hit"]  # bucket 2 (the newest) stays

@@ -18,11 +18,11 @@ from tests.unit.test_ses_feedback import dnc, permanent, sent
 
 
 @pytest.fixture
-def guard(seeded_store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def guard(seeded_store: MemoryStore, configure: pytest.MonkeyPatch) -> None:
     """Judged from 100 sends, at 4 % bounces or 1 % complaints."""
-    monkeypatch.setattr(config, "EMAIL_GUARD_MIN_SENDS", 100)
-    monkeypatch.setattr(config, "EMAIL_GUARD_BOUNCE_RATE", 4.0)
-    monkeypatch.setattr(config, "EMAIL_GUARD_COMPLAINT_RATE", 1.0)
+    configure(EMAIL_GUARD_MIN_SENDS=100)
+    configure(EMAIL_GUARD_BOUNCE_RATE=4.0)
+    configure(EMAIL_GUARD_COMPLAINT_RATE=1.0)
     reputation.forget()
 
 
@@ -143,6 +143,6 @@ def test_other_processes_sends_are_read_once_per_interval_this_ones_at_once(
     _sends(2)  # this process: seen at once, nothing read
     seeded_store.add(reputation.sent_counter(0, reputation._day(), 5), 10)  # another container's sends
     assert reputation.rates(0)["sent"] == 5
-    assert len([n for n in reads if n == reputation.SENT_SHARDS * config.EMAIL_GUARD_DAYS]) == 1
+    assert len([n for n in reads if n == reputation.SENT_SHARDS * config.active().EMAIL_GUARD_DAYS]) == 1
     now[0] += reputation.SENT_SECONDS
     assert reputation.rates(0)["sent"] == 15

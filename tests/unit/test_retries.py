@@ -33,13 +33,13 @@ def test_contention_gives_up_with_the_conflict_once_the_budget_is_spent():
     started = time.monotonic()
     with pytest.raises(Stale):
         retries.settled(write, budget=0.3)
-    assert time.monotonic() - started < 0.3 + config.CONFLICT_RETRY_CAP
+    assert time.monotonic() - started < 0.3 + config.active().CONFLICT_RETRY_CAP
     assert len(calls) > 3  # more than the old fixed 3 tries
 
 
 def test_contention_backoff_is_jittered_under_a_doubling_capped_ceiling():
     for tries in range(40):
-        ceiling = min(config.CONFLICT_RETRY_CAP, config.CONFLICT_RETRY_BASE * 2**tries)
+        ceiling = min(config.active().CONFLICT_RETRY_CAP, config.active().CONFLICT_RETRY_BASE * 2**tries)
         pauses = {retries.backoff(tries) for _ in range(20)}
         assert all(0 <= p <= ceiling for p in pauses)
         assert len(pauses) > 1  # random, so colliding writers spread out

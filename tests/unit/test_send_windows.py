@@ -6,7 +6,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.automations import automation_graph as graph
 from chalicelib.domain.automations import send_windows as sw
 from chalicelib.domain.kernel.attributes import Invalid
@@ -88,11 +87,11 @@ def test_a_window_only_for_interval_events_with_a_restriction():
     )
 
 
-def test_the_zone_is_the_contacts_else_the_default(monkeypatch):
+def test_the_zone_is_the_contacts_else_the_default(configure):
     assert sw.zone_of("America/New_York") == NY
-    monkeypatch.setattr(config, "DEFAULT_TIMEZONE", "Europe/Prague")
+    configure(DEFAULT_TIMEZONE="Europe/Prague")
     assert sw.zone_of("") == ZoneInfo("Europe/Prague") and sw.zone_of("Mars/Olympus") == ZoneInfo("Europe/Prague")
-    monkeypatch.setattr(config, "DEFAULT_TIMEZONE", "nowhere")
+    configure(DEFAULT_TIMEZONE="nowhere")
     assert sw.zone_of(None) == timezone.utc
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from chalicelib import config
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
@@ -117,9 +116,9 @@ def test_a_complaint_unsubscribes(ctx: Context) -> None:
     assert feedback.counts(stat["email"]["id"])["complaint"] == 1
 
 
-def test_transient_bounces_reach_the_threshold(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_transient_bounces_reach_the_threshold(ctx: Context, configure: pytest.MonkeyPatch) -> None:
     """Transient bounces of three sends to one contact make it do-not-contact; a send counts one."""
-    monkeypatch.setattr(config, "EMAIL_SOFT_BOUNCE_LIMIT", 3)
+    configure(EMAIL_SOFT_BOUNCE_LIMIT=3)
     contact, first = sent(ctx)
     stats = [first] + [sent(ctx, contact=contact)[1] for _ in range(2)]
 
@@ -168,8 +167,8 @@ def test_a_message_that_is_no_notification_is_poison(body: dict[str, Any]) -> No
         feedback.handle(body)
 
 
-def test_feedback_naming_another_account_is_dropped(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "STACK_ACCOUNT_ID", "111111111111")
+def test_feedback_naming_another_account_is_dropped(ctx: Context, configure: pytest.MonkeyPatch) -> None:
+    configure(STACK_ACCOUNT_ID="111111111111")
     contact, stat = sent(ctx)
     body = permanent(stat)
     assert feedback.handle(dict(body, TopicArn="arn:aws:sns:us-east-1:999999999999:t")) == "foreign"

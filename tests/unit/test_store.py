@@ -4,7 +4,6 @@ follow documents, revisions guard writes."""
 
 import pytest
 
-from chalicelib import config
 from chalicelib.store.common import TooLarge
 from chalicelib.store.port import Checked, Conflict, Missing, Stale, Tally
 
@@ -24,7 +23,7 @@ def store(request):
 
 @pytest.fixture(params=[KIND, "contact"])
 def kind(store, request):
-    """The kind written: one partition key (`tag`), or sharded over several (`contact`, config.SHARDED_KINDS)."""
+    """The kind written: one partition key (`tag`), or sharded over several (`contact`, SHARDED_KINDS)."""
     return request.param
 
 
@@ -48,10 +47,10 @@ def test_conflicting_create_writes_nothing(store, kind):
     assert store.count(kind) == 1
 
 
-def test_a_document_over_an_items_size_is_refused_and_nothing_is_written(store, kind, monkeypatch):
+def test_a_document_over_an_items_size_is_refused_and_nothing_is_written(store, kind, configure):
     import os
 
-    monkeypatch.setattr(config, "DOCUMENT_STORED_MAX_BYTES", 5_000)
+    configure(DOCUMENT_STORED_MAX_BYTES=5_000)
     big = os.urandom(6_000).hex()  # hex: compresses to about half, still over 5,000 bytes
     with pytest.raises(TooLarge):
         store.create(kind, dict(_doc(1, "big"), note=big), {"tag": "big"})
@@ -64,7 +63,7 @@ def test_a_document_over_an_items_size_is_refused_and_nothing_is_written(store, 
     )
     assert isinstance(results[0], TooLarge) and results[1] is None
     assert store.get(kind, 2) is None and store.get(kind, 3)["tag"] == "small"
-    monkeypatch.setattr(config, "DOCUMENT_JSON_MAX_BYTES", 1_000)
+    configure(DOCUMENT_JSON_MAX_BYTES=1_000)
     with pytest.raises(TooLarge):
         store.create(kind, dict(_doc(4, "long"), note="a" * 1_000))  # compresses well, but its JSON is over
 

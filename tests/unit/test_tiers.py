@@ -10,7 +10,8 @@ from devstack.memory import MemoryStore
 
 def test_the_domain_and_the_memory_store_import_without_moto_or_boto3():
     code = (
-        "import sys, chalicelib.domain.wiring, chalicelib.bootstrap, devstack.memory; "
+        "import os, sys; from chalicelib import config; config.install(config.Settings.from_environment(os.environ)); "
+        "import chalicelib.domain.wiring, chalicelib.bootstrap, devstack.memory; "
         "print(sorted(m for m in ('moto', 'boto3') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -44,17 +44,17 @@ def test_standard_secret_shape():
     assert webhooks.standard_key("plain") is None
 
 
-def test_the_retry_schedule_is_jittered_and_ends(monkeypatch):
-    monkeypatch.setattr(config, "WEBHOOK_RETRY_DELAYS", (10.0, 600.0))
+def test_the_retry_schedule_is_jittered_and_ends(configure):
+    configure(WEBHOOK_RETRY_DELAYS=(10.0, 600.0))
     delays = [http.retry_delay(1) for _ in range(200)]
     assert all(8 <= d <= 12 for d in delays) and len(set(delays)) > 1
     assert 480 <= http.retry_delay(2) <= 720
     assert http.retry_delay(3) is None
 
 
-def test_list_settings_are_comma_separated(monkeypatch):
-    monkeypatch.setenv("WEBHOOK_RETRY_DELAYS", " 1, 2.5 ,,")
-    assert config._list("WEBHOOK_RETRY_DELAYS", "") == ("1", "2.5")
+def test_list_settings_are_comma_separated():
+    read = config.Settings.from_environment({"WEBHOOK_RETRY_DELAYS": " 1, 2.5 ,,", "FORM_RETURN_HOSTS": "a, ,b"})
+    assert read.WEBHOOK_RETRY_DELAYS == (1.0, 2.5) and read.FORM_RETURN_HOSTS == ("a", "b")
 
 
 def test_a_delivery_not_due_yet_waits_again_at_most_15_minutes(monkeypatch):

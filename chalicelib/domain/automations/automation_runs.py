@@ -89,7 +89,7 @@ def dispatch() -> None:
     """Queue the events falling due soon, shard by shard, and those whose message was lost."""
     now = clock.now()
     horizon = journey_routing.due_id_floor(now + LOOKAHEAD)
-    for shard in range(config.AUTOMATION_DUE_SHARDS):
+    for shard in range(config.active().AUTOMATION_DUE_SHARDS):
         kind = f"due#{shard}"
         mark = store.get(MARKS, shard) or {"id": shard, "upTo": 0}
         coming = list(store.iterate(kind, between=(mark["upTo"] + 1, horizon)))
@@ -197,8 +197,8 @@ def _webhook(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     else:
         body = urlencode(data).encode()
         headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
-    timeout = min(float(props.get("timeout") or config.WEBHOOK_TIMEOUT), config.WEBHOOK_TIMEOUT)
-    result = http.request(method, url, body, headers, timeout, http.networks(config.WEBHOOK_ALLOWED_NETWORKS))
+    timeout = min(float(props.get("timeout") or config.active().WEBHOOK_TIMEOUT), config.active().WEBHOOK_TIMEOUT)
+    result = http.request(method, url, body, headers, timeout, http.networks(config.active().WEBHOOK_ALLOWED_NETWORKS))
     if result.status in (200, 201):
         return "ok", None
     return "failed", result.error or f"HTTP {result.status}"

@@ -85,7 +85,7 @@ def window(event: Mapping[str, JSON]) -> Window | None:
 def zone_of(timezone_name: JSON) -> tzinfo:
     """The zone of a contact's `timezone` value; an empty or unknown one is the instance default
     (Interval::getGroupExecutionDateWithTimeZone), and an unknown default is UTC."""
-    for name in (timezone_name, config.DEFAULT_TIMEZONE):
+    for name in (timezone_name, config.active().DEFAULT_TIMEZONE):
         if isinstance(name, str) and name.strip():
             try:
                 return ZoneInfo(name.strip())

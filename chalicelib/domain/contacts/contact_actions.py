@@ -341,7 +341,7 @@ def _timeline_query(query: Doc) -> tuple[Doc, tuple[str, str], int, int]:
     direction = str(order[1]).upper() if len(order) > 1 and str(order[1]).upper() in ("ASC", "DESC") else "DESC"
     try:
         page = max(1, a.as_int(query.get("page") or 1))
-        limit = min(max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT)), config.MAX_PAGE_LIMIT)
+        limit = min(max(1, a.as_int(query.get("limit") or timeline.DEFAULT_LIMIT)), config.active().MAX_PAGE_LIMIT)
     except a.Invalid:
         raise invalid("page", "page and limit should be integers.") from None
     return filters, (column, direction), page, limit

@@ -163,8 +163,8 @@ def cap(doc: Contact | Doc) -> tuple[int, str] | None:
     for rule in doc.get("frequencyRules") or []:
         if rule.get("channel") == "email" and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
             return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
-    if config.EMAIL_FREQUENCY_NUMBER > 0 and config.EMAIL_FREQUENCY_TIME in TIMES:
-        return config.EMAIL_FREQUENCY_NUMBER, config.EMAIL_FREQUENCY_TIME
+    if config.active().EMAIL_FREQUENCY_NUMBER > 0 and config.active().EMAIL_FREQUENCY_TIME in TIMES:
+        return config.active().EMAIL_FREQUENCY_NUMBER, config.active().EMAIL_FREQUENCY_TIME
     return None
 
 

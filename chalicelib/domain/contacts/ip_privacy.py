@@ -26,7 +26,7 @@ def truncated(address: str) -> str | None:
 def stored(address: str | None, mode: str | None = None) -> str | None:
     """What may be stored of a visitor's `address` under `mode` (the setting when None): the address,
     its network, or None."""
-    chosen = mode or config.ANONYMIZE_IP
+    chosen = mode or config.active().ANONYMIZE_IP
     if not address or chosen == FULL:
         return address
     return truncated(address) if chosen == TRUNCATE else None

@@ -7,9 +7,9 @@ the same contact's next hit when that one came less than SESSION_SECONDS later; 
 hit, or a later visit) it has none, and Mautic's dwell-time counts leave it out. Hits record no
 device, so the next hit is the contact's, whatever browser made it.
 
-Streams come in id order, which follows time only to within clock.ORDER_SLACK (ids come from blocks of
+Streams come in id order, which follows time only to within clock.order_slack() (ids come from blocks of
 different processes): a hit read oldest first waits for its next hit until the stream is
-SESSION_SECONDS + clock.ORDER_SLACK past it.
+SESSION_SECONDS + clock.order_slack() past it.
 """
 
 from collections import deque
@@ -95,7 +95,7 @@ def _released(
 ) -> Iterator[tuple[T, datetime | None]]:
     """The held items that may go, oldest first (all of them when `now` is None): settled ones, and
     hits a session (and the order slack) older than `now`, which no later hit can settle."""
-    bound = timedelta(seconds=SESSION_SECONDS) + clock.ORDER_SLACK
+    bound = timedelta(seconds=SESSION_SECONDS) + clock.order_slack()
     while held:
         first = held[0]
         if not first.settled and now is not None and now - first.when < bound:

@@ -2,7 +2,7 @@
 API settings, API clients, revocations), cached in process, with what is computed from them.
 
 A request reads the versions of every cached kind once and reloads a kind only when its version
-moved. The versions are one item, which a process reads at most once per `config.VERSIONS_TTL`
+moved. The versions are one item, which a process reads at most once per `config.active().VERSIONS_TTL`
 seconds (default 1; `store/version_cache.py`, shared with the authorizer): another container's
 write is seen within that time, this process's own at once.
 """

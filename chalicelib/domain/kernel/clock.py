@@ -8,10 +8,12 @@ from dateutil import parser as date_parser
 from chalicelib import config
 from chalicelib.ports import clock as clock_port
 
-# How far ids read in id order (timeline events, documents) may lag or lead their times: ids of
-# different processes follow time only to within an id block's age (config.ID_BLOCK_SECONDS), plus
-# a request's own length. A read by time in id order goes on this far past its window's edge.
-ORDER_SLACK = timedelta(seconds=config.ID_BLOCK_SECONDS + 5)
+
+def order_slack() -> timedelta:
+    """How far ids read in id order (timeline events, documents) may lag or lead their times: ids of
+    different processes follow time only to within an id block's age (`ID_BLOCK_SECONDS`), plus a
+    request's own length. A read by time in id order goes on this far past its window's edge."""
+    return timedelta(seconds=config.active().ID_BLOCK_SECONDS + 5)
 
 
 def now() -> datetime:

@@ -16,7 +16,7 @@ ID_SCALE = 10**6
 
 def due_kind(contact_id: EntityId) -> str:
     """The due items' shard of a contact: `due#<contact id % AUTOMATION_DUE_SHARDS>`."""
-    return f"due#{int(contact_id) % config.AUTOMATION_DUE_SHARDS}"
+    return f"due#{int(contact_id) % config.active().AUTOMATION_DUE_SHARDS}"
 
 
 def due_id(moment: datetime) -> int:

@@ -94,8 +94,8 @@ def upload(
         raise NotAcceptable(
             f"The extension '{extension or '(none)'}' is not allowed; allowed: {', '.join(ALLOWED_EXTENSIONS)}.", "file"
         )
-    if len(data or b"") > config.UPLOAD_MAX_BYTES:
-        raise NotAcceptable(f"The file is larger than {config.UPLOAD_MAX_BYTES} bytes.", "file")
+    if len(data or b"") > config.active().UPLOAD_MAX_BYTES:
+        raise NotAcceptable(f"The file is larger than {config.active().UPLOAD_MAX_BYTES} bytes.", "file")
     name = f"{secrets.token_hex(16)}.{extension}"
     bucket.put(prefix + name, data or b"", mime_of(name))
     record = {"name": name}

@@ -19,7 +19,7 @@ def settled(operation: Callable[[], T], refresh: Callable[[], object] | None = N
     jittered exponential backoff until `budget` seconds (CONFLICT_RETRY_SECONDS) have passed; then
     the last conflict is raised. Nested calls share the outer deadline: the outer one, started
     first, gives up as soon as the inner one does."""
-    deadline = time.monotonic() + (config.CONFLICT_RETRY_SECONDS if budget is None else budget)
+    deadline = time.monotonic() + (config.active().CONFLICT_RETRY_SECONDS if budget is None else budget)
     tries = 0
     while True:
         try:
@@ -37,5 +37,5 @@ def settled(operation: Callable[[], T], refresh: Callable[[], object] | None = N
 def backoff(tries: int) -> float:
     """The pause before the next try after `tries` retries: "full jitter" under a doubling ceiling
     (CONFLICT_RETRY_BASE, at most CONFLICT_RETRY_CAP seconds), so writers that collided spread out."""
-    ceiling = min(config.CONFLICT_RETRY_CAP, config.CONFLICT_RETRY_BASE * 2 ** min(tries, 30))
+    ceiling = min(config.active().CONFLICT_RETRY_CAP, config.active().CONFLICT_RETRY_BASE * 2 ** min(tries, 30))
     return random.uniform(0, ceiling)  # noqa: S311 - jitter, not a secret

@@ -43,7 +43,7 @@ def run() -> None:
     """The minute job: every BROADCAST_MINUTES minutes (of the epoch), queue a walk of each published
     broadcast message (1 Query per channel of the small broadcast index)."""
     now = clock.now()
-    if int(now.timestamp() // 60) % config.BROADCAST_MINUTES == 0:
+    if int(now.timestamp() // 60) % config.active().BROADCAST_MINUTES == 0:
         queue_walks(clock.iso(now))
 
 
@@ -84,7 +84,7 @@ def walk(channel: str, message: int) -> None:
     state = store.get(broadcast_index.state_kind(channel), message)
     fresh = state is None
     cursors = (state or {}).get("segments") or {}
-    horizon = membership.join_id(clock.iso(clock.now() - timedelta(seconds=config.BROADCAST_JOIN_SLACK)))
+    horizon = membership.join_id(clock.iso(clock.now() - timedelta(seconds=config.active().BROADCAST_JOIN_SLACK)))
     found: dict[int, None] = {}
     more = False
     for segment in doc["lists"]:
@@ -107,9 +107,9 @@ def _step(segment: int, cursor: Doc, horizon: int) -> tuple[list[int], bool]:
         rows = _page(membership.members_kind(segment), cursor["after"] + 1, LAST_ID)
         contacts += [row["id"] for row in rows if membership.is_member(row)]
         cursor["after"] = rows[-1]["id"] if rows else cursor["after"]
-        cursor["walked"] = len(rows) < config.BROADCAST_PAGE
+        cursor["walked"] = len(rows) < config.active().BROADCAST_PAGE
     joins = _page(membership.joins_kind(segment), cursor["joins"], horizon - 1) if cursor["joins"] < horizon else []
-    full = len(joins) == config.BROADCAST_PAGE
+    full = len(joins) == config.active().BROADCAST_PAGE
     cursor["joins"] = joins[-1]["id"] + 1 if full else max(cursor["joins"], horizon)
     joined = list(dict.fromkeys(int(row["contact"]) for row in joins))
     members = store.batch_get(membership.members_kind(segment), joined) if joined else {}
@@ -118,7 +118,7 @@ def _step(segment: int, cursor: Doc, horizon: int) -> tuple[list[int], bool]:
 
 
 def _page(kind: str, first: int, last: int) -> list[Doc]:
-    return list(store.iterate(kind, between=(first, last), limit=config.BROADCAST_PAGE))
+    return list(store.iterate(kind, between=(first, last), limit=config.active().BROADCAST_PAGE))
 
 
 def _pending(channel: str, message: int, contacts: list[int]) -> list[int]:
@@ -130,7 +130,7 @@ def _pending(channel: str, message: int, contacts: list[int]) -> list[int]:
 
 
 def _chunks(contacts: Sequence[int]) -> Iterator[list[int]]:
-    size = max(1, config.EMAIL_SEND_BATCH)
+    size = max(1, config.active().EMAIL_SEND_BATCH)
     return (list(contacts[i : i + size]) for i in range(0, len(contacts), size))
 
 

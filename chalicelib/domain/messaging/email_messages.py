@@ -21,7 +21,7 @@ from chalicelib.store.port import EntityId
 
 def base_url(ctx: Context) -> str:
     """The public base URL the links of a message point at."""
-    return config.BASE_URL or ctx.base_url or "http://127.0.0.1:8000"
+    return config.active().BASE_URL or ctx.base_url or "http://127.0.0.1:8000"
 
 
 def _settings(ctx: Context) -> Doc:
@@ -37,8 +37,8 @@ def sender(email: Doc, owner: Doc | None, ctx: Context) -> tuple[str, str]:
         return owner["email"], name
     stored = _settings(ctx)
     return (
-        email.get("fromAddress") or stored.get("mailerFromEmail") or config.MAILER_FROM_EMAIL,
-        email.get("fromName") or stored.get("mailerFromName") or config.MAILER_FROM_NAME,
+        email.get("fromAddress") or stored.get("mailerFromEmail") or config.active().MAILER_FROM_EMAIL,
+        email.get("fromName") or stored.get("mailerFromName") or config.active().MAILER_FROM_NAME,
     )
 
 

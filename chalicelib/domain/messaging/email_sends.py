@@ -99,8 +99,8 @@ def start(email_id: EntityId, payload: Doc, ctx: Context) -> tuple[Doc, Counter[
     reputation.require_running()
     lists, limit, batch_size = _lists(payload, email), _positive(payload, "limit"), _positive(payload, "batch")
     generation = store.allocate_ids(email_runs.KIND)[0]
-    deadline = time.monotonic() + config.EMAIL_SEND_INLINE_SECONDS
-    inline = min(n for n in (batch_size, limit, config.EMAIL_SEND_INLINE) if n is not None)
+    deadline = time.monotonic() + config.active().EMAIL_SEND_INLINE_SECONDS
+    inline = min(n for n in (batch_size, limit, config.active().EMAIL_SEND_INLINE) if n is not None)
     outcomes, handled = _send_inline(email, lists, generation, inline, deadline, ctx)
     state = {
         "id": email["id"],
@@ -137,7 +137,7 @@ def _send_inline(
     run_ctx = Context(base_url=ctx.base_url)
     try:
         while len(handled) < size and time.monotonic() < deadline:
-            chunk = list(islice(pending, min(config.EMAIL_SEND_CONCURRENCY, size - len(handled))))
+            chunk = list(islice(pending, min(config.active().EMAIL_SEND_CONCURRENCY, size - len(handled))))
             sent = send_batches.send(email, chunk, ("segment", generation), run_ctx)
             outcomes.update(sent.outcomes.values())
             handled += list(sent.outcomes)
@@ -191,7 +191,7 @@ def plan(email: int, generation: int) -> None:
     if state is None:
         return
     contacts = _recipients(state)
-    size = max(1, config.EMAIL_SEND_BATCH)
+    size = max(1, config.active().EMAIL_SEND_BATCH)
     chunks = [contacts[i : i + size] for i in range(0, len(contacts), size)]
     state.update(
         status="sending",

@@ -92,7 +92,7 @@ def foreign(body: Doc, notification: Doc) -> str | None:
     the notification's `mail.sendingAccountId` names another account than STACK_ACCOUNT_ID (each
     checked when present: the queue takes only the stack's topic and the callback, which requires
     both)."""
-    account = config.STACK_ACCOUNT_ID
+    account = config.active().STACK_ACCOUNT_ID
     topic = body.get("TopicArn") if body.get("Type") == "Notification" else None
     if topic is not None and (not account or account_of(topic) != account):
         return f"topic {str(topic)[:200]!r} is not of account {account!r}"
@@ -221,11 +221,11 @@ def _bounce(stat: SendRecord, part: Doc, upgraded: bool, ctx: Context) -> str:
         if part.get("bounceSubType") not in SUPPRESSED:
             reputation.count("bounce")
         return "bounced"
-    window = max(1, int(config.EMAIL_SOFT_BOUNCE_WINDOW_HOURS * 3600))
+    window = max(1, int(config.active().EMAIL_SOFT_BOUNCE_WINDOW_HOURS * 3600))
     seen = store.add(f"softbounce#{stat['lead']['id']}#{int(time.time()) // window}")
     _event(stat, "email.softbounce", reason, ctx)
-    if config.EMAIL_SOFT_BOUNCE_LIMIT > 0 and seen >= config.EMAIL_SOFT_BOUNCE_LIMIT:
-        hours = config.EMAIL_SOFT_BOUNCE_WINDOW_HOURS
+    if config.active().EMAIL_SOFT_BOUNCE_LIMIT > 0 and seen >= config.active().EMAIL_SOFT_BOUNCE_LIMIT:
+        hours = config.active().EMAIL_SOFT_BOUNCE_WINDOW_HOURS
         _dnc(stat, BOUNCED, f"{seen} transient bounces within {hours:g} h: {reason}", ctx)
         return "bounced"
     return "softbounced"

@@ -4,7 +4,7 @@ whether a contact's own rule on `email` holds a send back, and the deferred send
 A contact is capped when it was sent `frequencyNumber` emails (any: its `email.sent` events) in the
 last DAY, WEEK or calendar MONTH of its rule. Its contact document says whether it has a rule, so
 a contact without one costs nothing; one with a rule costs one Query of its timeline, newest first,
-read only back to the window's start (and `ORDER_SLACK` before it: event ids follow time only that
+read only back to the window's start (and `clock.order_slack()` before it: event ids follow time only that
 closely across containers). A capped send is not dropped: it waits in a due item of the
 automations' due shards (`kernel/due_items.py`), which the minute job queues when it falls due, and
 the contact's timeline shows it (`message.queue`, Mautic's "Message Queued" event), both written in
@@ -36,8 +36,8 @@ def capped(contact: Doc, now: str) -> str | None:
     sent = 0
     for event in store.iterate(timeline.kind(contact["id"]), descending=True):
         moment = clock.parse(event["timestamp"])
-        if moment < since - clock.ORDER_SLACK:
-            break  # event ids follow time within ORDER_SLACK across containers: none later is newer
+        if moment < since - clock.order_slack():
+            break  # event ids follow time within clock.order_slack() across containers: none later is newer
         sent += event.get("event") == "email.sent" and moment >= since
         if sent >= number:
             return time

@@ -105,7 +105,7 @@ def count(event: str, n: int = 1) -> None:
 def rates(epoch: int) -> dict[str, float]:
     """The window's sends, bounces and complaints, and the two rates in percent."""
     today = _day()
-    days = range(today - max(1, config.EMAIL_GUARD_DAYS) + 1, today + 1)
+    days = range(today - max(1, config.active().EMAIL_GUARD_DAYS) + 1, today + 1)
     found = store.counters([counter(epoch, event, day) for event in EVENTS[1:] for day in days])
     totals = {event: float(sum(found.get(counter(epoch, event, day), 0) for day in days)) for event in EVENTS[1:]}
     totals["sent"] = float(sum(_sends(epoch, tuple(days)).values()))
@@ -129,18 +129,19 @@ def _sends(epoch: int, days: tuple[int, ...]) -> dict[int, int]:
 
 def verdict(numbers: dict[str, float]) -> str | None:
     """Why the numbers pause segment sends, or None: a rate at its threshold once enough were sent."""
-    if numbers["sent"] < config.EMAIL_GUARD_MIN_SENDS:
+    if numbers["sent"] < config.active().EMAIL_GUARD_MIN_SENDS:
         return None
-    days = config.EMAIL_GUARD_DAYS
-    if numbers["bounceRate"] >= config.EMAIL_GUARD_BOUNCE_RATE:
+    days = config.active().EMAIL_GUARD_DAYS
+    if numbers["bounceRate"] >= config.active().EMAIL_GUARD_BOUNCE_RATE:
         return (
             f"bounce rate {numbers['bounceRate']:.2f} % ({int(numbers['bounce'])} of {int(numbers['sent'])} sends in"
-            f" {days} days) reached EMAIL_GUARD_BOUNCE_RATE {config.EMAIL_GUARD_BOUNCE_RATE:g} %"
+            f" {days} days) reached EMAIL_GUARD_BOUNCE_RATE {config.active().EMAIL_GUARD_BOUNCE_RATE:g} %"
         )
-    if numbers["complaintRate"] >= config.EMAIL_GUARD_COMPLAINT_RATE:
+    if numbers["complaintRate"] >= config.active().EMAIL_GUARD_COMPLAINT_RATE:
         return (
             f"complaint rate {numbers['complaintRate']:.3f} % ({int(numbers['complaint'])} of {int(numbers['sent'])}"
-            f" sends in {days} days) reached EMAIL_GUARD_COMPLAINT_RATE {config.EMAIL_GUARD_COMPLAINT_RATE:g} %"
+            f" sends in {days} days) reached EMAIL_GUARD_COMPLAINT_RATE"
+            f" {config.active().EMAIL_GUARD_COMPLAINT_RATE:g} %"
         )
     return None
 

@@ -70,7 +70,7 @@ def _pool(size: int) -> ThreadPoolExecutor:
 def pooled(task: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """task(item) for every item, EMAIL_SEND_CONCURRENCY at a time, each in a copy of the caller's
     context; an error is raised once every task ended."""
-    pool = _pool(config.EMAIL_SEND_CONCURRENCY)
+    pool = _pool(config.active().EMAIL_SEND_CONCURRENCY)
     futures = [pool.submit(contextvars.copy_context().run, task, item) for item in items]
     return [future.result() for future in futures]
 
@@ -165,7 +165,7 @@ def _deliver(
 ) -> None:
     """Render, take the chunk's send-rate numbers, claim and send in the pool, then store what went out."""
     deliveries = [Delivery(c, sending.prepare(email, contact, ctx), record) for c, record, contact in ready]
-    moments = window_counters.acquire_many("email", config.EMAIL_SEND_RATE, len(deliveries))
+    moments = window_counters.acquire_many("email", config.active().EMAIL_SEND_RATE, len(deliveries))
     stop = threading.Event()
     pooled(lambda pair: _claim_and_send(email, *pair, stop), zip(deliveries, moments, strict=True))
     accepted = [d for d in deliveries if d.message_id is not None]

@@ -132,7 +132,7 @@ def prepare(
 def deliver(prepared: Prepared) -> str:
     """Hand the message to SES once the rate allows (noting when: the record's `dateSent`); SES's
     message id. Raises mail.Rejected/Unavailable."""
-    return hand_over(prepared, window_counters.acquire("email", config.EMAIL_SEND_RATE))
+    return hand_over(prepared, window_counters.acquire("email", config.active().EMAIL_SEND_RATE))
 
 
 def hand_over(prepared: Prepared, moment: float) -> str:

@@ -62,11 +62,11 @@ def forget() -> None:
 def regional_host(topic_arn: str) -> str:
     """The SNS host of an accepted topic's region (Refused for a topic not accepted)."""
     found = TOPIC_ARN.match(topic_arn)
-    if topic_arn not in config.MAILER_CALLBACK_TOPICS or found is None:
+    if topic_arn not in config.active().MAILER_CALLBACK_TOPICS or found is None:
         raise Refused(f"topic {topic_arn[:300]!r} is not one of MAILER_CALLBACK_TOPICS")
     partition, region, account = found.groups()
-    if account != config.STACK_ACCOUNT_ID:
-        raise Refused(f"topic {topic_arn!r} is not of the stack's account {config.STACK_ACCOUNT_ID!r}")
+    if account != config.active().STACK_ACCOUNT_ID:
+        raise Refused(f"topic {topic_arn!r} is not of the stack's account {config.active().STACK_ACCOUNT_ID!r}")
     return f"sns.{region}.amazonaws.com" + (".cn" if partition == "aws-cn" else "")
 
 
@@ -113,7 +113,7 @@ def _addressed(message: Doc) -> None:
             raise Refused(f"SubscribeURL does not confirm this topic on {host}")
         return
     sender = (feedback.loads(message["Message"]).get("mail") or {}).get("sendingAccountId")
-    if str(sender) != config.STACK_ACCOUNT_ID:
+    if str(sender) != config.active().STACK_ACCOUNT_ID:
         raise Refused(f"sendingAccountId {str(sender)[:20]!r} is not the stack's account")
 
 

@@ -367,7 +367,7 @@ def rows(table: str, start: int, limit: int | None, order: JSON, where: JSON) ->
         raise NotFound(f"No stats table {table}; GET /api/stats lists them.")
     _, date_column, columns, _ = TABLES[table]
     conditions = where_conditions(where, columns)
-    limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
+    limit = min(limit or config.active().MAX_PAGE_LIMIT, config.active().MAX_PAGE_LIMIT)
     if start >= MAX_EVENTS_READ:
         raise too_much(start)
     found: list[Row] = []

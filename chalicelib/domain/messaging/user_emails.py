@@ -130,7 +130,7 @@ def _deliver(item: mail.Mail, marker: str) -> str | None:
     key = hashlib.sha256(f"{item.to}|{','.join(item.cc + item.bcc)}".lower().encode()).hexdigest()
     if not store.claim(f"usermail#{marker}#{key}"):
         return None
-    window_counters.acquire("email", config.EMAIL_SEND_RATE)
+    window_counters.acquire("email", config.active().EMAIL_SEND_RATE)
     try:
         mail.send(item)
     except (mail.Rejected, mail.Unavailable) as error:  # at most once: an unavailable SES is not retried

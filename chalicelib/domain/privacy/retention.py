@@ -89,4 +89,4 @@ def sweep(ctx: Context, days: int, seconds: float) -> Doc:
 
 def run() -> None:
     """The hourly job: the sweep with the settings (`ANONYMOUS_RETENTION_DAYS`, `RETENTION_SWEEP_SECONDS`)."""
-    sweep(Context(), config.ANONYMOUS_RETENTION_DAYS, config.RETENTION_SWEEP_SECONDS)
+    sweep(Context(), config.active().ANONYMOUS_RETENTION_DAYS, config.active().RETENTION_SWEEP_SECONDS)

@@ -117,4 +117,4 @@ def kept_sends(day_from: str, day_to: str, channel: str = "email") -> dict[str, 
 
 def run() -> None:
     """The hourly job: the sweep with the settings (`STATS_RETENTION_DAYS`, `RETENTION_SWEEP_SECONDS`)."""
-    sweep(Context(), config.STATS_RETENTION_DAYS, config.RETENTION_SWEEP_SECONDS)
+    sweep(Context(), config.active().STATS_RETENTION_DAYS, config.active().RETENTION_SWEEP_SECONDS)

@@ -82,7 +82,7 @@ def plan(segment: int, generation: int) -> None:
     state = _current(segment, generation)
     if state is None:
         return
-    last, size = store.last_id("contact"), config.SEGMENT_REBUILD_BATCH
+    last, size = store.last_id("contact"), config.active().SEGMENT_REBUILD_BATCH
     ranges = [(first, min(first + size - 1, last)) for first in range(1, last + 1, size)]
     state.update(status="building", startedAt=clock.now_iso(), batches=len(ranges))
     try:

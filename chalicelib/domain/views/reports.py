@@ -221,7 +221,7 @@ def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) ->
     `aggregatorColumns`; the rows the caller may see, at most MAX_PAGE_LIMIT a page. A report without
     columns or aggregators has no rows (Mautic does not query its table)."""
     source = _bound(report, ctx)
-    size = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
+    size = min(limit or config.active().MAX_PAGE_LIMIT, config.active().MAX_PAGE_LIMIT)
     rows: list[Doc] = []
     total = 0
     if report.get("columns") or report.get("aggregators"):
@@ -233,7 +233,7 @@ def run(report: Doc, span: Range, page: int, limit: int | None, ctx: Context) ->
         "totalResults": total,
         "data": [_shown(row, report, source) for row in rows],
         "dataColumns": data_columns,
-        "limit": min(limit, config.MAX_PAGE_LIMIT) if limit else 0,
+        "limit": min(limit, config.active().MAX_PAGE_LIMIT) if limit else 0,
         "page": page,
         "dateFrom": date_from,
         "dateTo": date_to,

@@ -306,7 +306,7 @@ def rows(name: str, start: int, limit: int | None, order: JSON, where: JSON, ctx
     _require(table, ctx)
     conditions = stats_tables.where_conditions(where, table.columns)
     wanted = _order(order, table)
-    limit = min(limit or config.MAX_PAGE_LIMIT, config.MAX_PAGE_LIMIT)
+    limit = min(limit or config.active().MAX_PAGE_LIMIT, config.active().MAX_PAGE_LIMIT)
     if start >= stats_tables.MAX_EVENTS_READ:
         raise too_much(start)
     if table.read is None:

@@ -43,7 +43,7 @@ ALLOWED_EXTENSIONS = {
     "map",
 }
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
-UNPACKED_MAX = 5 * config.UPLOAD_MAX_BYTES  # what a theme's files may weigh unpacked (a zip bomb is refused)
+
 USERS = ("email", "page")  # the kinds whose `template` names a theme
 
 BLANK_HTML = theme_html.BLANK_HTML  # the built-in theme's templates (rendered by domain/messaging/theme_html.py)
@@ -56,6 +56,11 @@ BUILT_IN = {
         "builder": ["legacy"],
     }
 }
+
+
+def unpacked_max() -> int:
+    """What a theme's files may weigh unpacked (a zip bomb is refused)."""
+    return 5 * config.active().UPLOAD_MAX_BYTES
 
 
 def _built_in_zip(key: str) -> bytes:
@@ -139,10 +144,10 @@ def _clean_name(name: str) -> str:
 
 def _read_zip(data: bytes) -> dict[str, bytes]:
     """{entry name: bytes} of the allowed files of the zip (every name clean: `_clean_name`); a zip
-    that unpacks to more than UNPACKED_MAX bytes is refused, whatever its entries declare."""
+    that unpacks to more than unpacked_max() bytes is refused, whatever its entries declare."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            entries, left = {}, UNPACKED_MAX
+            entries, left = {}, unpacked_max()
             for info in archive.infolist():
                 name = _clean_name(info.filename)
                 extension = posixpath.splitext(name)[1].lstrip(".").lower()
@@ -152,7 +157,7 @@ def _read_zip(data: bytes) -> dict[str, bytes]:
                     entries[name] = member.read(left + 1)
                 left -= len(entries[name])
                 if left < 0:
-                    raise invalid("file", f"The theme unpacks to more than {UNPACKED_MAX} bytes.")
+                    raise invalid("file", f"The theme unpacks to more than {unpacked_max()} bytes.")
             return entries
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, NotImplementedError):
         raise invalid("file", "The file is not a valid zip archive.") from None
@@ -177,8 +182,8 @@ def install(upload_file: tuple[str, str, bytes] | None) -> Doc:
         raise invalid("file", "No theme was uploaded (send a multipart part named 'file').")
     filename, _, data = upload_file
     key = _key_of(filename)
-    if len(data or b"") > config.UPLOAD_MAX_BYTES:
-        raise invalid("file", f"The file is larger than {config.UPLOAD_MAX_BYTES} bytes.")
+    if len(data or b"") > config.active().UPLOAD_MAX_BYTES:
+        raise invalid("file", f"The file is larger than {config.active().UPLOAD_MAX_BYTES} bytes.")
     entries = _read_zip(data or b"")
     missing = [name for name in REQUIRED if name not in entries]
     theme_config = _config(entries) if "config.json" in entries else {}

@@ -73,11 +73,11 @@ def within(
 ) -> Iterator[Doc]:
     """The rows (in `date_column` order, newest first when `descending`) inside `span`: rows before
     the near end are skipped, rows past the far end too, and the read stops at the first row more
-    than clock.ORDER_SLACK past it (rows come in id order, which follows time only to within the id
+    than clock.order_slack() past it (rows come in id order, which follows time only to within the id
     blocks' age across processes: docs/storage.md, "Ids"); at most MAX_ROWS_READ are read."""
     start, end = span.db()
-    edge = span.start - clock.ORDER_SLACK if descending and span.start else None
-    edge = span.end + clock.ORDER_SLACK if not descending and span.end else edge
+    edge = span.start - clock.order_slack() if descending and span.start else None
+    edge = span.end + clock.order_slack() if not descending and span.end else edge
     stop = edge.strftime(DB_FORMAT) if edge else None
     for count, row in enumerate(rows, start=1):
         if count > MAX_ROWS_READ:

@@ -157,8 +157,8 @@ def _repost(message: Doc, ctx: Context) -> Outcome:
         str(props.get("post_url") or ""),
         body,
         headers,
-        config.WEBHOOK_TIMEOUT,
-        http.networks(config.WEBHOOK_ALLOWED_NETWORKS),
+        config.active().WEBHOOK_TIMEOUT,
+        http.networks(config.active().WEBHOOK_ALLOWED_NETWORKS),
     )
     if result.ok:
         return "ok", None
@@ -182,8 +182,8 @@ def _email_contact(message: Doc, ctx: Context) -> Outcome:
         return "ok", None  # a duplicate message: this attempt was made
     if not limits.relay():
         return "failed", (
-            f"Not sent: forms may email at most {config.FORM_RELAY_PER_WINDOW} submitted addresses "
-            f"every {config.PUBLIC_WINDOW} seconds."
+            f"Not sent: forms may email at most {config.active().FORM_RELAY_PER_WINDOW} submitted addresses "
+            f"every {config.active().PUBLIC_WINDOW} seconds."
         )
     try:
         outcome = sending.send_email(

@@ -135,7 +135,7 @@ def deliver_each(message: Doc, mails: Iterable[mail.Mail]) -> Outcome:
         if item.to in message["sent"]:
             continue
         if store.claim(f"formmail#{message['id']}#{message['attempt']}#{_hashed(item.to)}"):
-            window_counters.acquire("email", config.EMAIL_SEND_RATE)
+            window_counters.acquire("email", config.active().EMAIL_SEND_RATE)
             try:
                 mail.send(item)
             except mail.Unavailable as error:

@@ -63,7 +63,7 @@ def max_bytes(field: Doc) -> int:
         size = float(_properties(field).get("allowed_file_size") or 0)
     except (TypeError, ValueError):
         size = 0
-    return min(int(size * MB), config.UPLOAD_MAX_BYTES) if size > 0 else config.UPLOAD_MAX_BYTES
+    return min(int(size * MB), config.active().UPLOAD_MAX_BYTES) if size > 0 else config.active().UPLOAD_MAX_BYTES
 
 
 def field_errors(field: Doc) -> dict[str, str]:
@@ -74,7 +74,7 @@ def field_errors(field: Doc) -> dict[str, str]:
     if forbidden:
         errors["allowed_file_extensions"] = f'File extension contains an illegal extension: "{", ".join(forbidden)}".'
     size = _properties(field).get("allowed_file_size")
-    limit = round(config.UPLOAD_MAX_BYTES / MB, 2)
+    limit = round(config.active().UPLOAD_MAX_BYTES / MB, 2)
     try:
         too_big = size not in (None, "") and not 0 <= float(size) <= limit
     except (TypeError, ValueError):

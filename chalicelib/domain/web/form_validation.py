@@ -47,4 +47,4 @@ def international(value: str) -> bool:
 def refused_email(value: str) -> bool:
     """Whether an address matches one of DO_NOT_SUBMIT_EMAILS (`*@gmail.com`, `*@*.ru`...)."""
     address = value.strip().lower()
-    return any(fnmatch.fnmatchcase(address, pattern.lower()) for pattern in config.DO_NOT_SUBMIT_EMAILS)
+    return any(fnmatch.fnmatchcase(address, pattern.lower()) for pattern in config.active().DO_NOT_SUBMIT_EMAILS)

@@ -45,7 +45,7 @@ def is_crawler(user_agent: str | None) -> bool:
     """Whether a User-Agent is a bot's: missing, or matching a known crawler, tool or HTTP library,
     except the HTTP libraries Mautic tracks (`TRACKED_CLIENTS`)."""
     agent = (user_agent or "").strip()
-    return not agent or (not agent.startswith(config.TRACKED_CLIENTS) and _crawlers().is_crawler(agent))
+    return not agent or (not agent.startswith(config.active().TRACKED_CLIENTS) and _crawlers().is_crawler(agent))
 
 
 @dataclass

@@ -18,7 +18,7 @@ class Visit(Protocol):
 def _take(name: str, allowed: int) -> tuple[bool, int]:
     """Count one more `name` event; (whether it is within `allowed`, seconds to wait if not). One
     UpdateItem: refused events count too, which only keeps a flooding source refused."""
-    used, wait = window_counters.count(name, config.PUBLIC_WINDOW)
+    used, wait = window_counters.count(name, config.active().PUBLIC_WINDOW)
     return used <= allowed, wait
 
 
@@ -26,7 +26,7 @@ def submission(visit: Visit) -> None:
     """Let one form submission of the visit's source through, or TooMany (429)."""
     if not visit.source:
         return
-    allowed, wait = _take(f"submit:{visit.source}", config.FORM_SUBMISSIONS_PER_ADDRESS)
+    allowed, wait = _take(f"submit:{visit.source}", config.active().FORM_SUBMISSIONS_PER_ADDRESS)
     if not allowed:
         raise TooMany(f"Too many form submissions from your address. Try again in {wait} seconds.", wait)
 
@@ -34,9 +34,9 @@ def submission(visit: Visit) -> None:
 def relay() -> bool:
     """Whether one more form mail to a submitted address fits FORM_RELAY_PER_WINDOW, all forms
     and sources together (many addresses cannot add up to a relay)."""
-    return _take("relay", config.FORM_RELAY_PER_WINDOW)[0]
+    return _take("relay", config.active().FORM_RELAY_PER_WINDOW)[0]
 
 
 def new_visitor(visit: Visit) -> bool:
     """Whether the visit's source may have one more anonymous contact created for it."""
-    return not visit.source or _take(f"visitor:{visit.source}", config.VISITORS_PER_ADDRESS)[0]
+    return not visit.source or _take(f"visitor:{visit.source}", config.active().VISITORS_PER_ADDRESS)[0]

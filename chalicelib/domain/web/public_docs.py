@@ -1,5 +1,5 @@
 """The document a public hit visits (a landing page by alias, an asset by its download key), kept per
-container for `config.PUBLIC_DOC_SECONDS` (1 s by default), an unknown key too.
+container for `config.active().PUBLIC_DOC_SECONDS` (1 s by default), an unknown key too.
 
 A hit no longer writes the document (its counts are counter shards, `domain/kernel/counters.py`),
 so the document is all a busy page reads of its own: kept here, one page takes as many hits a
@@ -23,7 +23,7 @@ _cache: dict[tuple[str, str], tuple[float, Doc | None]] = {}  # (wall-clock seco
 def read(kind: str, key: str, load: Callable[[], Doc | None]) -> Doc | None:
     """The document of `kind` a public `key` names (a copy: the caller may change it), or None;
     `load()` when this container has not read it in the last `PUBLIC_DOC_SECONDS`."""
-    seconds = config.PUBLIC_DOC_SECONDS
+    seconds = config.active().PUBLIC_DOC_SECONDS
     if seconds <= 0:
         return load()
     now = time.time()  # wall time (clock.fresh): a thawed container finds its copies stale

@@ -133,7 +133,7 @@ def headers(secret: str, delivery: Doc, timestamp: int) -> dict[str, str]:
         "webhook-id": delivery["id"],
         "webhook-timestamp": str(timestamp),
     }
-    origin = config.BASE_URL or delivery.get("baseUrl")
+    origin = config.active().BASE_URL or delivery.get("baseUrl")
     if origin:
         out["X-Origin-Base-URL"] = origin
     key = standard_key(secret)
@@ -160,8 +160,8 @@ def attempt(delivery: Doc) -> None:
             hook["webhookUrl"],
             delivery["body"].encode(),
             headers(hook.get("secret") or "", delivery, int(time.time())),
-            config.WEBHOOK_TIMEOUT,
-            http.networks(config.WEBHOOK_ALLOWED_NETWORKS),
+            config.active().WEBHOOK_TIMEOUT,
+            http.networks(config.active().WEBHOOK_ALLOWED_NETWORKS),
         )
     _log(hook["id"], delivery, result)
     observe.metrics({"Outcome": "delivered" if result.ok else "failed"}, WebhookDeliveries=1)
@@ -190,11 +190,11 @@ def _after_failure(hook: Doc, delivery: Doc, result: http.Result) -> None:
 def _failing_for_long(hook: Doc) -> bool:
     """Mautic's health check: none of the last WEBHOOK_DISABLE_LIMIT attempts succeeded, and they
     span WEBHOOK_DISABLE_AFTER seconds since the oldest of them and since the hook was last edited."""
-    rows = list(store.iterate(log_kind(hook["id"]), descending=True, limit=config.WEBHOOK_DISABLE_LIMIT))
-    if len(rows) < config.WEBHOOK_DISABLE_LIMIT or any(_succeeded(row) for row in rows):
+    rows = list(store.iterate(log_kind(hook["id"]), descending=True, limit=config.active().WEBHOOK_DISABLE_LIMIT))
+    if len(rows) < config.active().WEBHOOK_DISABLE_LIMIT or any(_succeeded(row) for row in rows):
         return False
     since = max(clock.parse(rows[-1]["dateAdded"]), clock.parse(hook.get("dateModified") or hook["dateAdded"]))
-    return since <= clock.now() - timedelta(seconds=config.WEBHOOK_DISABLE_AFTER)
+    return since <= clock.now() - timedelta(seconds=config.active().WEBHOOK_DISABLE_AFTER)
 
 
 def _succeeded(row: Doc) -> bool:
@@ -235,8 +235,8 @@ def _log(hook_id: int, delivery: Doc, result: http.Result) -> None:
             "error": result.error,
         },
     )
-    if entry_id > config.WEBHOOK_LOG_MAX:
-        store.remove(kind, entry_id - config.WEBHOOK_LOG_MAX)
+    if entry_id > config.active().WEBHOOK_LOG_MAX:
+        store.remove(kind, entry_id - config.active().WEBHOOK_LOG_MAX)
 
 
 def logs(hook_id: EntityId, start: int, limit: int) -> Doc:
@@ -244,7 +244,7 @@ def logs(hook_id: EntityId, start: int, limit: int) -> Doc:
     hook = store.get("hook", int(hook_id)) if a.digits(str(hook_id)) else None
     if hook is None:
         raise NotFound()
-    kind, kept = log_kind(hook["id"]), config.WEBHOOK_LOG_MAX
+    kind, kept = log_kind(hook["id"]), config.active().WEBHOOK_LOG_MAX
     rows = list(store.iterate(kind, descending=True, limit=min(start + limit, kept)))
     return {"total": min(store.last_id(kind), kept), "logs": rows[start:]}
 
