@@ -5,8 +5,6 @@ each message sent to the local outbox."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from email.message import EmailMessage
-from email.utils import formataddr, formatdate, make_msgid
 from typing import Protocol
 
 from chalicelib.ports.failures import Rejected, Unavailable
@@ -41,7 +39,11 @@ class Mail:
 
 
 def mime(mail: Mail) -> bytes:
-    """The message as RFC 5322 bytes: text and HTML alternatives, then the attachments."""
+    """The message as RFC 5322 bytes: text and HTML alternatives, then the attachments. The email
+    package is imported here: the functions that send nothing (the request authorizer) never load it."""
+    from email.message import EmailMessage
+    from email.utils import formataddr, formatdate, make_msgid
+
     message = EmailMessage()
     message["From"] = formataddr((mail.sender_name or "", mail.sender))
     message["To"] = formataddr((mail.to_name or "", mail.to))
