@@ -14,7 +14,11 @@ import pytest
 from tests.bench.test_cold_start import ROOT, server_env
 
 SEED = """
-from chalicelib import bootstrap
+import os
+from chalicelib import config
+config.install(config.Settings.from_environment(os.environ))
+from chalicelib import aws_adapters, bootstrap
+aws_adapters.install()
 from chalicelib.store import schema
 schema.ensure_resources()
 bootstrap.first_start()

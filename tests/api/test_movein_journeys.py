@@ -5,6 +5,8 @@ events fire at their original time once the copy is published."""
 import json
 from datetime import timedelta
 
+import pytest
+
 from tests.api.test_automation_events import by_name
 from tests.api.test_automations import branch, executed, new_automation, run_due, tag, tags
 from tests.api.test_permissions import FORBIDDEN, _as
@@ -116,6 +118,7 @@ def test_a_limited_user_gets_403_and_changes_nothing(api):
     assert api.get(f"/api/automations/{automation['id']}/contacts").json["total"] == 0
 
 
+@pytest.mark.aws  # about AWS (its calls): over moto
 def test_cost_of_a_moved_journey(api):
     from tests.bench.conftest import dynamodb_calls
 

@@ -11,6 +11,8 @@ from chalicelib.store import queues, schema
 from chalicelib.workers import redelivery
 from devstack import workers as local
 
+pytestmark = pytest.mark.aws  # about AWS itself (SQS visibility, DynamoDB calls and keys): over moto
+
 THROTTLED = ClientError({"Error": {"Code": "ThrottlingException"}, "ResponseMetadata": {}}, "Query")
 
 

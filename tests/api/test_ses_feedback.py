@@ -29,7 +29,7 @@ def _stat_of(api, contact_id, email_id):
 def _peek():
     """The one message of the feedback queue, left there for the worker."""
     [(receipt, body, _count)] = queues.receive("feedback")
-    queues.change_visibility("feedback", receipt, 0)
+    queues.change_visibility("feedback", {receipt: 0})
     return body
 
 
