@@ -64,8 +64,10 @@ def _dead_letters():
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_segment_send_after_a_burst_of_faults_reaches_every_member_once_within_a_minute(
-    api, drain, burst, seed, monkeypatch
+    api, drain, burst, seed, monkeypatch, configure
 ):
+    # every member through the workers' batches (the request sends none inline), in four messages
+    configure(EMAIL_SEND_INLINE=0, EMAIL_SEND_BATCH=10)
     segment, _ids = _audience(api, drain, MEMBERS)
     mail_doc = make_email(api, emailType="list", lists=[segment["id"]])
     injected = faults.failed()
