@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from chalicelib.auth import passwords
 from chalicelib.domain.kernel import access, cache_keys, cached, permission_catalog, search
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel.capability_hooks import Listed
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, ValidationError
-from chalicelib.domain.kernel.resources import Hooks, Write
+from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
@@ -52,7 +53,7 @@ def _plain_password(value: JSON, strong: bool = False) -> str:
     return password
 
 
-class UserHooks(Hooks):
+class UserHooks(Listed):
     """Users: `plainPassword` is hashed (required on create, never stored or shown in clear); one written
     through the API must be strong (Mautic's user form; the command line and the first start are not)."""
 
@@ -175,7 +176,7 @@ def _holds(ctx: Context, level: str, permission: str) -> bool:
     return permission == "full" and bool(others) and all(access.has(ctx, f"{level}:{p}") for p in others)
 
 
-class RoleHooks(Hooks):
+class RoleHooks(Listed):
     """Roles: what `rawPermissions` grant with what they imply (kept as `permissions`); a role held
     by users stays; `is:admin`."""
 

@@ -9,6 +9,7 @@ from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import access, clock, references, registry, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.capability_hooks import Assembled
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Unprocessable
 from chalicelib.domain.kernel.resources import Write
@@ -64,7 +65,7 @@ def _check_events(events: list[Doc], sent: list[Doc], write: Write) -> None:
         raise Unprocessable(loops)
 
 
-class AutomationHooks(AliasHooks):
+class AutomationHooks(AliasHooks, Assembled):
     """Parents may name events by real or temporary id; `children` is derived from parents."""
 
     def prepare(self, doc: Doc, write: Write) -> None:

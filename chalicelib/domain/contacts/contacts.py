@@ -29,8 +29,9 @@ from chalicelib.domain.kernel import (
     timeline,
 )
 from chalicelib.domain.kernel.basics import TAG
+from chalicelib.domain.kernel.capability_hooks import Deduplicated, Listed, Summarized
 from chalicelib.domain.kernel.context import Context
-from chalicelib.domain.kernel.resources import Hooks, Merge, Write
+from chalicelib.domain.kernel.resources import Merge, Write
 from chalicelib.domain.kernel.types import JSON, Doc, Events
 from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
@@ -76,7 +77,7 @@ def _field_command(doc: Doc, command: search.Command, aliases: AbstractSet[str])
     return search.like((doc.get("values") or {}).get(command.name), pattern, contains=False)
 
 
-class _Valued(Hooks):
+class _Valued(Listed):
     """Shared by contacts and companies: values of the object's custom fields."""
 
     object_name = "lead"
@@ -113,7 +114,7 @@ class _Valued(Hooks):
         return values[column] if column in values else doc.get(column)
 
 
-class ContactHooks(_Valued):
+class ContactHooks(_Valued, Deduplicated, Summarized):
     """Contacts: identification, owner, points and color, dedupe on unique-identifier fields."""
 
     object_name = "lead"

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from chalicelib.domain.contacts.of_contact import OfContact
 from chalicelib.domain.kernel import search, timeline
+from chalicelib.domain.kernel.capability_hooks import Listed
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc, Events
@@ -54,7 +55,7 @@ def _lead_command(node: search.Node | None) -> search.Command | None:
     )
 
 
-class NoteHooks(OfContact):
+class NoteHooks(OfContact, Listed):
     """Notes: written at now unless dated, put on their contact's timeline, indexed under it."""
 
     def prepare(self, doc: Doc, write: Write) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum, StrEnum
 from typing import Final, Literal
 
-from chalicelib.domain.kernel import cache_keys, cached, permission_catalog
+from chalicelib.domain.kernel import cache_keys, cached, capability_hooks, permission_catalog
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, invalid
 from chalicelib.domain.kernel.resources import Resource
@@ -115,7 +115,7 @@ def allowed(ctx: Context, resource: Resource, action: Action, doc: Doc | None = 
     if unrestricted(ctx):
         return True
     owner = ANY if doc is None or shared(resource) else owner_of(resource, doc, ctx)
-    if action == Action.VIEW and doc is not None and resource.hooks.seen_by_viewers(doc):
+    if action == Action.VIEW and doc is not None and capability_hooks.seen_by_viewers(resource, doc):
         owner = ANY
     return may(ctx, resource.permission, action, owner)
 

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from chalicelib.domain.kernel import capability_hooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
@@ -75,7 +76,7 @@ def _value_key(value: JSON) -> str:
 
 def _unique_values(resource: Resource, payloads: Sequence[JSON], ctx: Context) -> list[tuple[str, JSON]]:
     """The (field, value) pairs of the unique-identifier fields the payloads carry."""
-    aliases = resource.hooks.lookup_fields(ctx)
+    aliases = capability_hooks.lookup_fields(resource, ctx)
     if not aliases:
         return []
     return list(

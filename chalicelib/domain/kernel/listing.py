@@ -11,7 +11,16 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 
-from chalicelib.domain.kernel import access, cache_keys, counters, search, subscribers, unlisted, where
+from chalicelib.domain.kernel import (
+    access,
+    cache_keys,
+    capability_hooks,
+    counters,
+    search,
+    subscribers,
+    unlisted,
+    where,
+)
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Resource
@@ -77,7 +86,7 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
     end = query.start + query.limit if query.limit else None
     candidates = (
         access.own_documents(resource, owner, descending)
-        if owner is not None and access.owner_indexed(resource) and not resource.hooks.shares_with_viewers
+        if owner is not None and access.owner_indexed(resource) and not capability_hooks.shares_with_viewers(resource)
         else _candidates(resource, node, ctx, descending)
     )
     if _names_counted(resource, clause, keys, column):
@@ -86,7 +95,11 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
         doc
         for doc in candidates
         if unlisted.listed(resource, doc)
-        and (owner is None or access.owner_of(resource, doc, ctx) == owner or resource.hooks.seen_by_viewers(doc))
+        and (
+            owner is None
+            or access.owner_of(resource, doc, ctx) == owner
+            or capability_hooks.seen_by_viewers(resource, doc)
+        )
         and (not query.published_only or is_published(doc, ctx.now))
         and search.evaluate(node, doc, _term_matcher(resource, ctx), _command_matcher(resource, ctx))
         and where.matches(clause, partial(value, doc))
@@ -94,7 +107,8 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
     for key_column, key_descending in reversed(keys):  # stable sorts: the first key decides, later ones break ties
         matches.sort(key=lambda doc: where.sort_key(value(doc, key_column)), reverse=key_descending)
     if column is not None and column not in KEY_ORDER_COLUMNS:
-        matches.sort(key=lambda doc: _sortable(resource.hooks.sort_value(doc, column)), reverse=descending)
+        sort_value = capability_hooks.listed(resource).sort_value
+        matches.sort(key=lambda doc: _sortable(sort_value(doc, column)), reverse=descending)
     return len(matches), matches[query.start : end], None
 
 
@@ -179,7 +193,7 @@ def _fast_ids(resource: Resource, node: search.Node | None, ctx: Context) -> Ite
         added = subscribers.command(resource.kind, node.name)
         if added is not None and added.candidates is not None:
             return added.candidates(node.value, ctx)
-    return resource.hooks.fast_ids(node, ctx)
+    return capability_hooks.listed(resource).fast_ids(node, ctx)
 
 
 def _candidates(resource: Resource, node: search.Node | None, ctx: Context, descending: bool) -> Iterable[Doc]:
@@ -225,7 +239,7 @@ def _known_columns(resource: Resource, ctx: Context) -> set[str]:
         "modifiedBy",
         "modifiedByUser",
     }
-    return known | resource.hooks.sort_columns(ctx)
+    return known | capability_hooks.listed(resource).sort_columns(ctx)
 
 
 def _camel(name: str) -> str:
@@ -255,12 +269,13 @@ def is_published(doc: Doc, now: str) -> bool:
 
 def _term_matcher(resource: Resource, ctx: Context) -> Callable[[Doc, search.Term], bool]:
     """Whether a document matches a free-text term: any of its term values is LIKE it."""
+    term_values = capability_hooks.listed(resource).term_values
 
     def match(doc: Doc, term: search.Term) -> bool:
         pattern, contains = term.text, not term.strict
         if resource.prefix_terms and contains and "%" not in pattern:
             pattern, contains = pattern + "%", False
-        return any(search.like(value, pattern, contains=contains) for value in resource.hooks.term_values(doc))
+        return any(search.like(value, pattern, contains=contains) for value in term_values(doc))
 
     return match
 
@@ -269,10 +284,11 @@ def _command_matcher(resource: Resource, ctx: Context) -> Callable[[Doc, search.
     """Whether a document matches a search command: one another capability added, the resource's own,
     a core command, else the command's text as a term."""
     term = _term_matcher(resource, ctx)
+    own_command = capability_hooks.listed(resource).command
 
     def match(doc: Doc, command: search.Command) -> bool:
         added = subscribers.command(resource.kind, command.name)
-        special = added.match(doc, command.value, ctx) if added else resource.hooks.command(doc, command, ctx)
+        special = added.match(doc, command.value, ctx) if added else own_command(doc, command, ctx)
         if special is not None:
             return special
         key = f"is:{command.value.lower()}" if command.name == "is" else command.name

@@ -8,7 +8,7 @@ page references are read together: one BatchGetItem per 100 of them, then one fo
 
 from collections.abc import Iterable, Sequence
 
-from chalicelib.domain.kernel import access, cache_keys, children, counters, registry
+from chalicelib.domain.kernel import access, cache_keys, capability_hooks, children, counters, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.references import referenced_many
@@ -102,7 +102,7 @@ def _summary(kind: str, doc: Doc | None, ctx: Context) -> Doc | None:
     referenced = registry.resource(kind)
     if not _viewable(kind, doc, ctx):
         return {"id": doc["id"]}
-    out = referenced.hooks.summary(doc, ctx)
+    out = capability_hooks.summary(referenced, doc, ctx)
     if "category" in out:
         out["category"] = _category(_cached("category", doc.get("category"), ctx), "object", ctx)
     return out

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from dataclasses import field as dc_field
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import search
 from chalicelib.domain.kernel.cached import CACHED_KINDS
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Events, Items
@@ -51,14 +49,17 @@ class Merge:
 
 
 class Hooks:
-    """What is special about a resource; the generic service calls these at fixed points.
+    """What is special about a resource; the generic service calls these at fixed points. Only what
+    every resource may need is here: hooks one capability alone needs are mixed in from
+    `kernel/capability_hooks.py` (listing, duplicates and merges, reference summaries, shared
+    documents, assembly of a new document).
 
     Each `Resource` holds its own copy, bound to it (`bind`): a method reads its resource as
     `self.resource`, so callers write `resource.hooks.uniques(doc)`."""
 
     resource: Resource  # the Resource these hooks are bound to (set by `bind`)
 
-    def bind(self, resource: Resource) -> Hooks:
+    def bind(self, resource: Resource) -> Self:
         """A copy of these hooks bound to `resource` (one instance shared by two declarations, or a
         declaration copied by `dataclasses.replace`, still gives each resource its own)."""
         bound = copy.copy(self)
@@ -71,21 +72,11 @@ class Hooks:
     def finalize(self, doc: Doc, write: Write) -> None:
         """After validation passed, before the store: work that writes (e.g. create missing tags)."""
 
-    def stamp_created(self, doc: Doc, ctx: Context) -> None:
-        """After a new document got its audit stamp: change it where Mautic stamps otherwise."""
-
-    def link(self, doc: Doc, new_ids: Mapping[tuple[str, str], int]) -> None:
-        """After new nested items got ids: `new_ids` maps (collection, client id) to the real id."""
-
     def prefetch(self, docs: Sequence[Doc], ctx: Context) -> None:
         """Before presenting a page of documents: fetch what they reference in one go."""
 
     def present(self, doc: Doc, out: Doc, ctx: Context) -> None:
         """Add computed properties to the response representation `out`."""
-
-    def summary(self, doc: Doc, ctx: Context) -> Doc:
-        """What a reference from another resource shows of `doc` (its `summary` keys)."""
-        return {key: doc.get(key) for key in self.resource.summary}
 
     def uniques(self, doc: Doc) -> dict[str, JSON]:
         """Unique values held by the document, as {field: value}."""
@@ -95,22 +86,9 @@ class Hooks:
         """The message of a unique value another document holds."""
         return "This value is already used."
 
-    def email(self, doc: Doc) -> str | None:
-        """The email address to index for look-ups by email, or None."""
-        return None
-
-    def lookup_fields(self, ctx: Context) -> list[str]:
-        """The unique fields a create looks for a duplicate by (contacts), read ahead by batches."""
-        return []
-
     def duplicate_of(self, doc: Doc, ctx: Context) -> Doc | None:
         """An existing document that a create should update instead (contacts), or None."""
         return None
-
-    def merge(self, merge: Merge) -> Doc:
-        """Store the two documents of a `Merge` as one; only resources whose `duplicate_of` finds
-        documents (contacts) merge them. Returns the survivor."""
-        raise NotImplementedError(f"{self.resource.kind} documents do not merge")
 
     def before_delete(self, doc: Doc, ctx: Context) -> None:
         """Refuse (raise) or prepare a delete."""
@@ -127,41 +105,10 @@ class Hooks:
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
     owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
-    shares_with_viewers = False  # some of its documents are seen by every viewer (`seen_by_viewers`)
-
-    def seen_by_viewers(self, doc: Doc) -> bool:
-        """Whether every caller who may view some document of the kind may view this one, whoever
-        owns it (Mautic's global segments)."""
-        return False
-
-    def choosable(self, doc: Doc, ctx: Context) -> bool:
-        """Whether the caller may name this document in a reference another write sets (Mautic offers
-        a private segment as a choice only to its author and to who sees every segment)."""
-        return True
 
     def permission_user(self, doc: Doc, ctx: Context) -> JSON:
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""
         return doc.get("createdBy")
-
-    def fast_ids(self, node: search.Node | None, ctx: Context) -> Iterable[EntityId] | None:
-        """Ids answering a search AST without reading the whole kind, or None."""
-        return None
-
-    def command(self, doc: Doc, command: search.Command, ctx: Context) -> bool | None:
-        """True/False for a resource-specific search command, None when unknown."""
-        return None
-
-    def term_values(self, doc: Doc) -> list[JSON]:
-        """Values a free-text term is matched against."""
-        return [doc.get(column) for column in self.resource.text_columns]
-
-    def sort_value(self, doc: Doc, column: str) -> JSON:
-        """The value a document is ordered by for `column` (`orderBy`, `order`, `where`)."""
-        return doc.get(column)
-
-    def sort_columns(self, ctx: Context) -> AbstractSet[str]:
-        """Extra column names accepted by orderBy."""
-        return set()
 
 
 class Writes(Protocol):

@@ -8,6 +8,7 @@ from chalicelib.domain.kernel import (
     access,
     batching,
     cache_keys,
+    capability_hooks,
     children,
     references,
     retries,
@@ -65,7 +66,7 @@ def _stamp(resource: Resource, doc: Doc, ctx: Context, created: bool) -> None:
             modifiedBy=None,
             modifiedByUser=None,
         )
-        resource.hooks.stamp_created(doc, ctx)
+        capability_hooks.stamp_created(resource, doc, ctx)
     else:
         doc.update(dateModified=ctx.now, modifiedBy=ctx.user_id, modifiedByUser=ctx.user_name)
 
@@ -87,7 +88,9 @@ def _save_new(
     derived = derived + list(items) + _announce(resource, doc, None, ctx, events)
     uniques = resource.hooks.uniques(doc)
     options = dict(
-        email=resource.hooks.email(doc), extra=timeline.documents(doc["id"], events, ctx.now), derived=derived
+        email=capability_hooks.email(resource, doc),
+        extra=timeline.documents(doc["id"], events, ctx.now),
+        derived=derived,
     )
     if batching.grouping() and not store.watched(derived):  # a parent's list is written at once
         batching.defer(
@@ -210,7 +213,7 @@ def _edit_existing(
     write = validation.apply(resource, doc, payload, ctx, mode, existing)
     other = _holder_of_new_uniques(resource, doc, existing, ctx)
     if other is not None:
-        return resource.hooks.merge(Merge(doc, existing, other, ctx, write.events, build, items))
+        return capability_hooks.merge(resource, Merge(doc, existing, other, ctx, write.events, build, items))
     events = write.events + (build(doc) if build else [])
     return save_change(resource, existing, doc, ctx, events, derived=items)
 
@@ -244,7 +247,7 @@ def save_change(
         doc,
         old,
         resource.hooks.uniques(doc),
-        email=resource.hooks.email(doc),
+        email=capability_hooks.email(resource, doc),
         extra=timeline.documents(doc["id"], events, ctx.now),
         derived=derived,
     )
@@ -280,7 +283,7 @@ def save_merge(
         doc,
         (loser["id"], loser["_rev"], hooks.uniques(loser)),
         (hooks.uniques(winner), hooks.uniques(doc)),
-        email=hooks.email(doc),
+        email=capability_hooks.email(resource, doc),
         extra=timeline.documents(doc["id"], events, ctx.now),
         derived=derived,
     )
@@ -313,7 +316,7 @@ def refresh(resource: Resource, existing: Doc, ctx: Context) -> Doc:
         store.replace,
         resource,
         doc,
-        email=resource.hooks.email(doc),
+        email=capability_hooks.email(resource, doc),
         extra=timeline.documents(doc["id"], events, ctx.now),
         derived=derived,
     )

@@ -4,7 +4,7 @@ document so. The standard operations (`service.py`) and documents kept inside an
 
 from collections.abc import Sequence
 
-from chalicelib.domain.kernel import access, children, counters, references, registry
+from chalicelib.domain.kernel import access, capability_hooks, children, counters, references, registry
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import nested as nested_items
 from chalicelib.domain.kernel.context import Context
@@ -81,7 +81,7 @@ def finish(resource: Resource, doc: Doc, write: Write, pending: nested_items.Pen
     """After validation: the resource's finalize hook, then ids for the new nested items (linked by its hook)."""
     resource.hooks.finalize(doc, write)
     if pending:
-        resource.hooks.link(doc, nested_items.assign_ids(pending))
+        capability_hooks.link(resource, doc, nested_items.assign_ids(pending))
 
 
 def validated(
@@ -107,8 +107,10 @@ def _check_references(resource: Resource, doc: Doc, ctx: Context, errors: Errors
             continue
         wanted = value if isinstance(value, list) else [value]
         found = references.referenced(attr.ref, wanted, ctx)
-        choosable = registry.resource(attr.ref).hooks.choosable
-        missing = [str(i) for i in wanted if i not in found or not choosable(found[i], ctx)]
+        referenced = registry.resource(attr.ref)
+        missing = [
+            str(i) for i in wanted if i not in found or not capability_hooks.choosable(referenced, found[i], ctx)
+        ]
         if missing:
             errors[attr.name] = [_missing_message(attr.ref, missing)]
 

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
 from chalicelib.domain.kernel import attributes as a
+from chalicelib.domain.kernel import capability_hooks
 from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.search import like
@@ -304,7 +305,7 @@ def columns_for(resource: Resource, known: Iterable[str]) -> tuple[ColumnOf, Val
         aliases = set(known) - {attr.name for attr in resource.all_attrs} - _AUDIT_COLUMNS
         return (lambda name: contact_column(name, aliases)), contact_value
     known = set(known)
-    return (lambda name: document_column(name, known)), (lambda doc, column: resource.hooks.sort_value(doc, column))
+    return (lambda name: document_column(name, known)), capability_hooks.listed(resource).sort_value
 
 
 def resolve(clause: Group | None, column_of: ColumnOf) -> Group | None:

@@ -3,7 +3,7 @@
 import copy
 
 from chalicelib.domain.contacts.declarations import CONTACT
-from chalicelib.domain.kernel import access, cached, service
+from chalicelib.domain.kernel import access, cached, capability_hooks, service
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
@@ -62,7 +62,7 @@ def _offered(segment: Doc, others: bool, ctx: Context) -> bool:
     if others:
         return published
     own = access.owner_of(SEGMENT, segment, ctx) == ctx.user_id
-    return (published and SEGMENT.hooks.seen_by_viewers(segment)) or own
+    return (published and capability_hooks.seen_by_viewers(SEGMENT, segment)) or own
 
 
 def of_contact(contact_id: EntityId, ctx: Context) -> Doc:

@@ -8,6 +8,7 @@ from typing import Any
 from chalicelib.domain.contacts.custom_fields import definitions
 from chalicelib.domain.kernel import access, cache_keys, cached
 from chalicelib.domain.kernel.aliases import AliasHooks
+from chalicelib.domain.kernel.capability_hooks import Shared
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc, Events
@@ -62,14 +63,12 @@ def _field_types(ctx: Context) -> dict[str, dict[str, str]]:
     return types
 
 
-class SegmentHooks(AliasHooks):
+class SegmentHooks(AliasHooks, Shared):
     """Filters are checked (400 naming the filter) and stored normalised, with their field's type, for
     evaluation; the API answers them in Mautic's shape (`SENT`). A change of who matches queues a rebuild (see
     domain/segments/rebuilds.py). A global segment (`isGlobal`, the default) is seen by every caller
     who may view segments; a private one only by its author and who sees every segment (`viewother`),
     as Mautic's ListModel::getUserLists and segment list; only those may name it in a reference."""
-
-    shares_with_viewers = True
 
     def seen_by_viewers(self, doc: Doc) -> bool:
         """Global segments are seen by every viewer of segments, whoever made them."""
