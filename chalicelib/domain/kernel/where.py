@@ -300,7 +300,7 @@ def columns_for(resource: Resource, known: Iterable[str]) -> tuple[ColumnOf, Val
 
     Contacts: :func:`contact_column` (CONTACT_COLUMNS and the field aliases among ``known``, i.e. those that
     are not attributes) and :func:`contact_value`. Other resources: their orderBy columns, valued by
-    ``hooks.sort_value`` (the document's key; `values` first for companies)."""
+    the `Listed` hooks' ``sort_value`` (the document's key; `values` first for companies)."""
     if resource.kind == "contact":
         aliases = set(known) - {attr.name for attr in resource.all_attrs} - _AUDIT_COLUMNS
         return (lambda name: contact_column(name, aliases)), contact_value
