@@ -35,8 +35,8 @@ from chalicelib.domain.messaging import (
     sending,
     sent_events,
 )
+from chalicelib.domain.messaging.records import RecipientRecord
 from chalicelib.domain.messaging.send_pool import pooled
-from chalicelib.domain.messaging.records import RecipientRecord, SendRecord
 from chalicelib.ports import mail, outages, window_counters
 from chalicelib.store import port as store
 
