@@ -7,7 +7,8 @@ BatchGetItem each; the send rate's numbers for the chunk in one UpdateItem; then
 at a time, each contact's claim (`sending`, a conditional PutItem, before SES) and SES's call; then the
 sent messages' send records, SES message-id notes and `sent` records in BatchWriteItems (25 items a
 call, a unit per KB each), the email's sentCount and the reputation guard's count added once for the
-chunk, and each contact's `email.sent` event and points in its own contact write (in the pool).
+chunk, and each contact's `email.sent` event and points (`sent_events.py`: in BatchWriteItems for the
+contacts the event leaves unchanged, else in the contact's own write, in the pool).
 
 A contact whose record is final is skipped without SES (a retried batch resumes where it stopped);
 one left `sending` is settled as `recipients.interrupted` says. Deleted contacts, do-not-contact,
