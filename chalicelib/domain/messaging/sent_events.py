@@ -16,7 +16,7 @@ none was decided on a contact other than the one stored.
 
 import copy
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -31,11 +31,12 @@ from chalicelib.store import port as store
 
 @dataclass
 class Pending:
-    """One contact's `email.sent`: the contact as the send read it, what the event writes on it, and
-    the event items when they go without the contact (None: the contact is rewritten)."""
+    """One contact's `email.sent`: the contact as the send read it, its send record, and the event
+    items when they go without the contact (None: the contact is rewritten)."""
 
     known: Doc
-    build: Callable[[Doc], list[Doc]]
+    stat: SendRecord
+    source: sending.Source
     ctx: Context
     items: list[tuple[str, Doc]] | None
 
@@ -52,16 +53,20 @@ def write(sent: Sequence[tuple[Doc, SendRecord]], source: sending.Source, ctx: C
 def _plan(contact: Doc, stat: SendRecord, source: sending.Source, ctx: Context) -> Pending:
     """The contact's event and what it takes to store it (each contact with a context of its own)."""
     own = dataclasses.replace(ctx, cache={})
-    build = sending.sent_event(stat, source, own)
+    if contact.get("_rev") is None:  # no revision to check afterwards: its own transaction
+        return Pending(contact, stat, source, own, None)
     doc = copy.deepcopy(contact)
-    items = service.events_only(CONTACT, contact, doc, own, build(doc))
-    return Pending(contact, build, own, items)
+    items = service.events_only(CONTACT, contact, doc, own, sending.sent_event(stat, source, own)(doc))
+    return Pending(contact, stat, source, own, items)
 
 
 def _rewrite(pending: Pending, fresh: bool = False) -> None:
-    """The event in the contact's own transaction (re-read when `fresh`, else as the send read it)."""
+    """The event in the contact's own transaction (re-read when `fresh`, else as the send read it),
+    decided afresh in a context of its own (nothing kept from the plan)."""
     known = None if fresh else pending.known
-    write = lambda: sending.write_contact(pending.known["id"], pending.build, pending.ctx, known)  # noqa: E731
+    own = dataclasses.replace(pending.ctx, cache={})
+    build = sending.sent_event(pending.stat, pending.source, own)
+    write = lambda: sending.write_contact(pending.known["id"], build, own, known)  # noqa: E731
     sending.after_accepted(write, "the contact's email.sent")
 
 
