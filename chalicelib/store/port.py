@@ -49,8 +49,8 @@ class EntityStore(Protocol):
     def get(self, kind: str, entity_id: EntityId) -> Document | None:
         """One document (with `_rev`, and `_feed` when it names one), or None."""
 
-    def batch_get(self, kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
-        """Documents of one kind by id (missing ids absent)."""
+    def batch_get(self, kind: str, ids: Iterable[EntityId], consistent: bool = False) -> dict[int, Document]:
+        """Documents of one kind by id (missing ids absent); `consistent`: as of every write acknowledged."""
 
     def batch_get_keys(self, keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
         """Documents of any kinds by (kind, id) (missing keys absent)."""
@@ -202,9 +202,9 @@ def get(kind: str, entity_id: EntityId) -> Document | None:
     return active().get(kind, entity_id)
 
 
-def batch_get(kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
-    """Documents of one kind by id (missing ids absent)."""
-    return active().batch_get(kind, ids)
+def batch_get(kind: str, ids: Iterable[EntityId], consistent: bool = False) -> dict[int, Document]:
+    """Documents of one kind by id (missing ids absent); `consistent`: as of every write acknowledged."""
+    return active().batch_get(kind, ids, consistent)
 
 
 def batch_get_keys(keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:

@@ -173,8 +173,8 @@ class MemoryStore:
         item = self.items.get((kind, int(entity_id)))
         return _read(item) if item else None
 
-    def batch_get(self, kind: str, ids: Iterable[EntityId]) -> dict[int, Document]:
-        """Documents of one kind by id (missing ids absent)."""
+    def batch_get(self, kind: str, ids: Iterable[EntityId], consistent: bool = False) -> dict[int, Document]:
+        """Documents of one kind by id (missing ids absent; every read here is consistent)."""
         found = ((int(i), self.items.get((kind, int(i)))) for i in ids)
         return {i: _read(item) for i, item in found if item}
 

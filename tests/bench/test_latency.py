@@ -7,8 +7,12 @@ The budgets CI keeps are in tests/api/test_round_trips.py; docs/storage.md ("Lat
 import os
 import time
 
+import pytest
+
 from tests.api.payloads import RESOURCES
 from tests.round_trips import modelled
+
+pytestmark = pytest.mark.aws  # calls and round trips of AWS itself (SQS, DynamoDB): over moto
 
 LATENCY_MS = float(os.environ.get("LATENCY_MS", "5"))
 CONTACTS = 300

@@ -255,6 +255,25 @@ def save_change(
     return doc
 
 
+def events_only(
+    resource: Resource, existing: Doc, doc: Doc, ctx: Context, events: Sequence[Event]
+) -> list[tuple[str, Doc]] | None:
+    """The timeline items of a change that leaves the document exactly as stored and derives nothing
+    (no field, point, membership, journey or webhook moved: every subscriber ran and found nothing),
+    for the caller to store without rewriting the document; None when the change is more than its
+    events (then `save_change`). The caller checks afterwards that the document is still at its
+    revision (`events_stored`), which is what `save_change`'s transaction would have checked."""
+    implied, events = _consequences(resource, doc, existing, ctx, events)
+    if implied or doc != existing or _announce(resource, doc, existing, ctx, events):
+        return None
+    return timeline.documents(doc["id"], events, ctx.now)
+
+
+def events_stored(resource: Resource, doc: Doc, ctx: Context) -> None:
+    """Follow-up work of events stored by `events_only`'s caller (the document unchanged)."""
+    _after_commit(resource, [(doc, doc)], [], ctx)
+
+
 def save_merge(
     resource: Resource,
     winner: Doc,

@@ -7,7 +7,8 @@ BatchGetItem each; the send rate's numbers for the chunk in one UpdateItem; then
 at a time, each contact's claim (`sending`, a conditional PutItem, before SES) and SES's call; then the
 sent messages' send records, SES message-id notes and `sent` records in BatchWriteItems (25 items a
 call, a unit per KB each), the email's sentCount and the reputation guard's count added once for the
-chunk, and each contact's `email.sent` event and points in its own contact write (in the pool).
+chunk, and each contact's `email.sent` event and points (`sent_events.py`: in BatchWriteItems for the
+contacts the event leaves unchanged, else in the contact's own write, in the pool).
 
 A contact whose record is final is skipped without SES (a retried batch resumes where it stopped);
 one left `sending` is settled as `recipients.interrupted` says. Deleted contacts, do-not-contact,
@@ -15,29 +16,33 @@ frequency caps and SES refusals take the one-contact paths of `recipients`. A co
 worker makes wait ends the send after its chunk, the chunk's other contacts settled (SendLater).
 """
 
-import contextvars
 import dataclasses
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import TypeVar, cast
+from typing import cast
 
 from chalicelib import config, observe
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import deferred_sends, email_stats, frequency_caps, recipients, reputation, sending
-from chalicelib.domain.messaging.records import RecipientRecord, SendRecord
+from chalicelib.domain.messaging import (
+    deferred_sends,
+    email_stats,
+    frequency_caps,
+    recipients,
+    reputation,
+    sending,
+    sent_events,
+)
+from chalicelib.domain.messaging.records import RecipientRecord
+from chalicelib.domain.messaging.send_pool import pooled
 from chalicelib.ports import mail, outages, window_counters
 from chalicelib.store import port as store
 
 CHUNK = 25  # contacts per chunk: their writes fill three BatchWriteItems, sent at once
 BATCH_WRITE = 25  # items per BatchWriteItem (DynamoDB's most)
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass
@@ -59,20 +64,6 @@ class Sent:
 
     outcomes: dict[int, str] = dataclasses.field(default_factory=dict)
     later: recipients.SendLater | None = None
-
-
-@cache
-def _pool(size: int) -> ThreadPoolExecutor:
-    """One pool per process (and size), created on the first send: other functions' cold starts pay nothing."""
-    return ThreadPoolExecutor(max_workers=max(1, size), thread_name_prefix="sends")
-
-
-def pooled(task: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """task(item) for every item, EMAIL_SEND_CONCURRENCY at a time, each in a copy of the caller's
-    context; an error is raised once every task ended."""
-    pool = _pool(config.active().EMAIL_SEND_CONCURRENCY)
-    futures = [pool.submit(contextvars.copy_context().run, task, item) for item in items]
-    return [future.result() for future in futures]
 
 
 def records(email_id: int, contacts: Sequence[int]) -> dict[int, Doc]:
@@ -238,7 +229,7 @@ def _store_sent(email: Doc, accepted: list[Delivery], source: tuple[str, int], c
     pooled(lambda count: sending.after_accepted(*count), counts)
     observe.metrics({"Outcome": "sent"}, EmailSends=len(accepted))
     sent.outcomes.update({d.contact_id: "sent" for d in accepted})
-    pooled(lambda pair: _write_contact(*pair, source, ctx), zip(accepted, stats, strict=True))
+    sent_events.write([(d.prepared.contact, stat) for d, stat in zip(accepted, stats, strict=True)], source, ctx)
 
 
 def _put_all(items: list[tuple[str, Doc]]) -> None:
@@ -249,11 +240,3 @@ def _put_all(items: list[tuple[str, Doc]]) -> None:
 def _sent_record(claimed: RecipientRecord, reason: str | None) -> RecipientRecord:
     """The claimed record settled `sent` (written unconditionally: this worker holds the claim)."""
     return cast(RecipientRecord, dict(claimed, status="sent", reason=reason, updatedAt=clock.now_iso()))
-
-
-def _write_contact(delivery: Delivery, stat: SendRecord, source: tuple[str, int], ctx: Context) -> None:
-    """`email.sent` and the points of `email.send` on the contact (its read saved: it was just read)."""
-    own = dataclasses.replace(ctx, cache={})
-    event = sending.sent_event(stat, source, own)
-    write = lambda: sending.write_contact(delivery.contact_id, event, own, delivery.prepared.contact)  # noqa: E731
-    sending.after_accepted(write, "the contact's email.sent")
