@@ -15,6 +15,7 @@ REST API declares every type binary (`*/*`, `infra/compact.py`), so API Gateway 
 answer for any Accept, and `AnyAccept` drops chalice's check, locally and on Lambda alike.
 """
 
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -77,15 +78,32 @@ class RoutedApp(Chalice):
     _register: Callable[["RoutedApp"], None] | None = None
 
     def __init__(self, app_name: str, routes: Callable[["RoutedApp"], None] | None = None) -> None:
+        self._swap = threading.Lock()
+        self._ready = threading.Event()
+        self._registrar: int | None = None
         super().__init__(app_name=app_name)
         self._register = routes
+        if routes is None:
+            self._ready.set()
 
     @property
     def routes(self) -> Any:
-        """Chalice's route table, filled on first use."""
-        register, self._register = self._register, None
+        """Chalice's route table, filled on first use. The first caller registers the routes; a
+        request arriving meanwhile on another thread (the local stack serves several at once) waits
+        for the whole table instead of reading a partial one (a 404 for a route not yet there)."""
+        if not hasattr(self, "_swap"):  # Chalice's own constructor, before ours has run
+            return self._route_table
+        with self._swap:
+            register, self._register = self._register, None
+            if register is not None:
+                self._registrar = threading.get_ident()
         if register is not None:
-            register(self)
+            try:
+                register(self)
+            finally:
+                self._ready.set()
+        elif self._registrar != threading.get_ident():
+            self._ready.wait()
         return self._route_table
 
     @routes.setter
