@@ -150,6 +150,18 @@ def _quick_password_hashes():
         yield
 
 
+@pytest.fixture(scope="session")
+def lambda_package(tmp_path_factory):
+    """deployment.zip as `make package` builds and slims it (offline, tests/lambdapackage.py), beside its
+    sam.json: built once per run for every test that reads it (read it, never change it)."""
+    from infra import lean
+    from tests import lambdapackage
+
+    package = lambdapackage.build(tmp_path_factory.mktemp("lambda-package"))
+    lean.slim(package)
+    return package
+
+
 @pytest.fixture
 def configure():
     """`configure(NAME=value, ...)`: the active settings with these changed, for the rest of the test (the
