@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from infra import lean
 from tests.unit.test_docs_numbers import FUNCTIONS, _doc
 
 pytestmark = pytest.mark.aws  # a build of half a minute: the api tier, not the unit tier's seconds
