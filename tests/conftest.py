@@ -151,15 +151,17 @@ def _quick_password_hashes():
 
 
 @pytest.fixture(scope="session")
-def lambda_package(tmp_path_factory):
+def lambda_package():
     """deployment.zip as `make package` builds and slims it (offline, tests/lambdapackage.py), beside its
-    sam.json: built once per run for every test that reads it (read it, never change it)."""
+    sam.json: built once for every test that reads it, and again only when its inputs change (read it,
+    never change it)."""
     from infra import lean
     from tests import lambdapackage
 
-    package = lambdapackage.build(tmp_path_factory.mktemp("lambda-package"))
-    lean.slim(package)
-    return package
+    def make(folder):
+        lean.slim(lambdapackage.build(folder / "project"))
+
+    return lambdapackage.cached("offline", make) / "project" / "out" / "deployment.zip"
 
 
 @pytest.fixture
