@@ -150,6 +150,20 @@ def _quick_password_hashes():
         yield
 
 
+@pytest.fixture(scope="session")
+def lambda_package():
+    """deployment.zip as `make package` builds and slims it (offline, tests/lambdapackage.py), beside its
+    sam.json: built once for every test that reads it, and again only when its inputs change (read it,
+    never change it)."""
+    from infra import lean
+    from tests import lambdapackage
+
+    def make(folder):
+        lean.slim(lambdapackage.build(folder / "project"))
+
+    return lambdapackage.cached("offline", make) / "project" / "out" / "deployment.zip"
+
+
 @pytest.fixture
 def configure():
     """`configure(NAME=value, ...)`: the active settings with these changed, for the rest of the test (the

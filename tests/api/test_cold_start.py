@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from infra import build, lean, runtime
+from tests import lambdapackage
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 5
@@ -102,18 +103,19 @@ def _runtime_libraries(folder):
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
-    """(sys.path of a function, template) of the package `make package` builds."""
+    """(sys.path of a function, template) of the package `make package` builds (kept between runs while
+    its inputs are unchanged: tests/lambdapackage.py)."""
     folder = tmp_path_factory.mktemp("coldstart")
-    build.build(folder / "package")
+    built = lambdapackage.cached("target", lambda out: build.build(out / "package")) / "package"
     unpacked = folder / "unpacked"
-    with zipfile.ZipFile(folder / "package" / "deployment.zip") as zipped:
+    with zipfile.ZipFile(built / "deployment.zip") as zipped:
         zipped.extractall(unpacked)
     natives = build.host_natives(unpacked, folder / "natives")
     provided = _runtime_libraries(folder / "runtime")
     if natives:
         lean.compile_all(natives, PYTHON)
     paths = [str(p) for p in (natives, unpacked, provided) if p]
-    template = json.loads((folder / "package" / "sam.json").read_text())
+    template = json.loads((built / "sam.json").read_text())
     return paths, template
 
 

@@ -121,9 +121,10 @@ def test_a_required_file_field_without_a_file_is_refused(api):
     assert answer["results"] == {"email": "bob@example.com", "cv": ""} and bucket_keys() == []
 
 
-def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch):
+def test_a_submission_refused_after_its_upload_keeps_no_file(api, monkeypatch, configure):
     from chalicelib.store import port as entities
 
+    configure(CONFLICT_RETRY_SECONDS=0.2)  # the 409 after the retry budget, without waiting out 5 s
     form = make_form(api)
 
     def failing(*args, **kwargs):

@@ -359,6 +359,11 @@ def test_an_interrupted_run_then_a_rerun_copies_each_document_once(tmp_path):
         target.stop()
 
 
+# Six pages of contacts (source.PAGE = 200): killed once the first page is mapped, four or five pages are
+# left to store or map (~0.6 s each with one worker), enough to be killed mid-contacts; more only takes longer.
+KILLED_CONTACTS = 1200
+
+
 def _contacts_by_email(client):
     """Every contact's email -> its field values (id left out), by the `next` cursor."""
     out, path = {}, "/contacts?limit=200&orderBy=id"
@@ -379,7 +384,7 @@ def test_a_run_killed_halfway_and_restarted_finishes_as_an_uninterrupted_one(tmp
     source, target = (Stack(tmp_path / name / "data") for name in ("source", "target"))
     try:
         src, dst = _client(source), _client(target)
-        for at in range(0, 3000, 200):
+        for at in range(0, KILLED_CONTACTS, 200):
             people = [{"email": f"k{at + i}@example.com", "firstname": f"K{at + i}", "points": i} for i in range(200)]
             src.ok("POST", "/contacts/batch/new", people)
         vip = src.new("/segments", {"name": "VIP", "alias": "vip"})
@@ -390,20 +395,20 @@ def test_a_run_killed_halfway_and_restarted_finishes_as_an_uninterrupted_one(tmp
         # one call at a time on each side: the local stacks move ~350 contacts/s, over in seconds otherwise
         command = [sys.executable, "-m", "chalicelib.cli", "--json", "move-in", "--quiet", "--workers", "1"]
         command += ["--from", _base(source), "--to", _base(target), *login]
-        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         while len(_mapping(target, "contact")) < 200 and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert run.poll() is None, "the move ended before it could be killed halfway"
+        assert run.poll() is None, f"the move ended before it could be killed halfway: {run.communicate()[1]}"
         os.kill(run.pid, signal.SIGKILL)
         assert run.wait() == -signal.SIGKILL
         halfway = len(_mapping(target, "contact"))
-        assert 0 < halfway < 3000, halfway  # killed in the middle of the contacts
+        assert 0 < halfway < KILLED_CONTACTS, halfway  # killed in the middle of the contacts
         report = _move(source, target)
         assert report["kinds"]["contact"]["failed"] == 0 and report["kinds"]["contact"]["skipped"] >= halfway
         assert _contacts_by_email(dst) == _contacts_by_email(src)  # each once, with every value
         maps = _mapping(target, "contact")
-        assert len(maps) == 3000 and len(set(maps.values())) == 3000
+        assert len(maps) == KILLED_CONTACTS and len(set(maps.values())) == KILLED_CONTACTS
         members = _rows(dst.ok("GET", "/contacts?search=segment:vip&limit=1&minimal=true"), "contacts")
         assert int(dst.ok("GET", "/contacts?search=segment:vip&limit=1")["total"]) == 400 and members
         assert int(dst.ok("GET", "/emails")["total"]) == 3

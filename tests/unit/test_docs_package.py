@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from infra import lean
-from tests import lambdapackage
 from tests.unit.test_docs_numbers import FUNCTIONS, _doc
 
 pytestmark = pytest.mark.aws  # a build of half a minute: the api tier, not the unit tier's seconds
@@ -21,11 +19,9 @@ TOLERANCE = 0.05  # this environment's wheels and bytecode against the target's:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(lambda_package):
     """(deployment.zip slimmed as `make package` slims it, sam.json), built offline."""
-    package = lambdapackage.build(tmp_path_factory.mktemp("project"))
-    lean.slim(package)
-    return package, package.parent / "sam.json"
+    return lambda_package, lambda_package.parent / "sam.json"
 
 
 def _readme_megabytes() -> float:

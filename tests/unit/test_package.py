@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from infra import build, lean, runtime
-from tests import lambdapackage
 
 BUILT = Path(__file__).resolve().parents[2] / "build" / "package"
 HERE = "%d.%d" % sys.version_info[:2]
@@ -70,10 +69,9 @@ def test_slimming_drops_the_runtime_libraries_and_adds_bytecode(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def package(tmp_path_factory):
+def package(lambda_package, tmp_path_factory):
     """The package `make package` builds (offline: requirements from this environment), slimmed."""
-    path = lambdapackage.build(tmp_path_factory.mktemp("project"))
-    lean.slim(path)
+    path = lambda_package
     folder = tmp_path_factory.mktemp("unpacked")
     with zipfile.ZipFile(path) as unpacked:
         unpacked.extractall(folder)
