@@ -10,22 +10,19 @@ read on many requests (field definitions, point triggers) are "versioned": each 
 the kind's attribute of the one `versions` item (`store/versions_item.py`) in the same transaction
 so readers can cache them safely. Where an item lives (its partition key, its feed's index key, a
 count's shards) is `store/keys.py`; how it holds its document (plain or compressed) `store/documents.py`.
-The reads are `store/entity_reads.py`'s, offered here with the writes: this module is what the
-port hands its calls to (`__all__`).
+The reads are `store/entity_reads.py`'s and the writes of one item `store/item_writes.py`'s, offered
+here with the transactional writes: this module is what the port hands its calls to (`__all__`).
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from pynamodb.connection import Connection
-from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
-from pynamodb.expressions.update import Action
+from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from chalicelib import aws, config
-from chalicelib.store import documents, versions_item
+from chalicelib import aws
+from chalicelib.store import versions_item
 from chalicelib.store.common import (
-    FEED,
     Checked,
     Conflict,
     Derived,
@@ -58,10 +55,24 @@ from chalicelib.store.entity_reads import (
     lookup_many,
     versions,
 )
+from chalicelib.store.item_writes import (
+    add,
+    add_many,
+    allocate_ids,
+    claim,
+    entity_item,
+    entity_key,
+    marked,
+    overwrite,
+    put,
+    put_if,
+    put_many,
+    remove,
+    set_feed,
+    transaction,
+)
 from chalicelib.store.keys import (
     count_item,
-    feed_key,
-    partition,
 )
 from chalicelib.store.models import Counter, Entity, Unique
 
@@ -98,50 +109,6 @@ __all__ = [
 Build = Callable[[TransactWrite], None]  # adds a write's items to its transaction
 Counts = dict[str, int]  # counter name -> amount added in one transaction
 
-_connection: list[Connection] = []
-
-
-def _key(kind: str, entity_id: EntityId) -> Entity:
-    """The item of a document, by key only (for updates and deletes)."""
-    return Entity(partition(kind, entity_id), int(entity_id))
-
-
-def _item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
-    """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
-    stored = documents.packed(doc)
-    return Entity(
-        partition(kind, doc["id"]),
-        int(doc["id"]),
-        doc=stored if isinstance(stored, str) else None,
-        z=stored if isinstance(stored, bytes) else None,
-        rev=int(doc.get("_rev") or 0) + 1,
-        email=email.lower() if email else None,
-        feed=feed_key(doc[FEED], doc["id"]) if doc.get(FEED) else None,
-    )
-
-
-def allocate_ids(name: str, n: int = 1) -> list[int]:
-    """Reserve n consecutive integer ids from the counter of `name`. One UpdateItem, not counted
-    as a write a request's run again would repeat (aws.writes): an id reserved twice only leaves a gap."""
-    with aws.harmless():
-        last = add(f"id#{name}", n)
-    return list(range(last - n + 1, last + 1))
-
-
-def add(name: str, n: int = 1) -> int:
-    """Add n to a counter; its new value. One UpdateItem."""
-    counter = Counter(name)
-    counter.update(actions=[Counter.value.add(n)])
-    return int(counter.value)
-
-
-def add_many(amounts: Mapping[str, int]) -> None:
-    """Add to several counters in one TransactWriteItems (100 at most; two units each, as any
-    transaction's item): a batch of sends counts its emails and variants in one call."""
-    with transaction() as tx:
-        for name, n in amounts.items():
-            tx.update(Counter(name), actions=[Counter.value.add(n)])
-
 
 def _put_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
@@ -154,20 +121,6 @@ def _put_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques)
 def _delete_uniques(tx: TransactWrite, kind: str, entity_id: int, uniques: Uniques) -> None:
     for field, value in uniques.items():
         tx.delete(Unique(unique_key(kind, field, value)), condition=Unique.id == entity_id)
-
-
-def transaction() -> TransactWrite:
-    """A transaction on the process's one connection (opened on first use)."""
-    if not _connection:
-        _connection.append(
-            Connection(
-                region=config.active().AWS_REGION,
-                max_retry_attempts=config.active().AWS_RETRIES["dynamodb"][1] - 1,
-                connect_timeout_seconds=config.active().AWS_CONNECT_TIMEOUT,
-                read_timeout_seconds=config.active().AWS_READ_TIMEOUT,
-            )
-        )
-    return TransactWrite(connection=_connection[0])
 
 
 def _commit(
@@ -222,38 +175,25 @@ def _bump_version(tx: TransactWrite, kind: str, versioned: bool) -> None:
         versions_item.bump(tx, {kind: 1})
 
 
-def _overwrite(doc: Mapping[str, Any]) -> list[Action]:
-    """UpdateItem actions that set a document whatever was stored, its revision still moving on
-    (and its feed, when it names one); the document's one form set, the other removed."""
-    stored = documents.packed(doc)
-    form: list[Action] = (
-        [Entity.doc.set(stored), Entity.z.remove()]
-        if isinstance(stored, str)
-        else [Entity.z.set(stored), Entity.doc.remove()]
-    )
-    actions: list[Action] = [*form, Entity.rev.add(1)]
-    return actions + ([Entity.feed.set(feed_key(doc[FEED], doc["id"]))] if doc.get(FEED) else [])
-
-
 def _put_extra(
     tx: TransactWrite, extra: Iterable[Extra] | None, derived: Iterable[Derived] | None, counts: Counts
 ) -> None:
     """Put `extra` documents, put or delete `derived` items; tallies are added to `counts`."""
     for kind, doc in extra or ():
-        tx.save(_item(kind, doc, None), condition=Entity.id.does_not_exist())
+        tx.save(entity_item(kind, doc, None), condition=Entity.id.does_not_exist())
     for kind, entity_id, item in derived or ():
         if isinstance(item, Tally):
             counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
         elif item is None:
-            tx.delete(_key(kind, entity_id))
+            tx.delete(entity_key(kind, entity_id))
         elif isinstance(item, Checked):
             tx.update(
-                _key(kind, entity_id),
-                actions=_overwrite(dict(item.doc, id=int(entity_id))),
+                entity_key(kind, entity_id),
+                actions=overwrite(dict(item.doc, id=int(entity_id))),
                 condition=Entity.rev == item.rev,
             )
         else:
-            tx.update(_key(kind, entity_id), actions=_overwrite(dict(item, id=int(entity_id))))
+            tx.update(entity_key(kind, entity_id), actions=overwrite(dict(item, id=int(entity_id))))
 
 
 def _create_items(
@@ -268,7 +208,7 @@ def _create_items(
     derived: Iterable[Derived] | None = None,
 ) -> None:
     """The items of a new document (see `create`); its counters are added to `counts`."""
-    tx.save(_item(kind, doc, email), condition=Entity.id.does_not_exist())
+    tx.save(entity_item(kind, doc, email), condition=Entity.id.does_not_exist())
     _put_extra(tx, extra, derived, counts)
     _put_uniques(tx, kind, int(doc["id"]), claimable(uniques))
     counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + 1
@@ -367,14 +307,14 @@ def replace(
     extra, derived = list(extra or ()), list(derived or ())
     if not (removed or added or extra or derived or versioned):  # one item: no transaction (half the units)
         try:
-            _item(kind, doc, email).save(condition=condition)
+            entity_item(kind, doc, email).save(condition=condition)
         except PutError as error:
             _explain(error, kind, entity_id, {}, rev=rev)
         doc["_rev"] = (rev or 0) + 1
         return
 
     def build(tx: TransactWrite) -> None:
-        tx.save(_item(kind, doc, email), condition=condition)
+        tx.save(entity_item(kind, doc, email), condition=condition)
         counts: Counts = {}
         _put_extra(tx, extra, derived, counts)
         _add_counts(tx, counts, entity_id)
@@ -402,7 +342,7 @@ def delete(
 
     def build(tx: TransactWrite) -> None:
         condition = Entity.id.exists() & (Entity.rev == rev) if rev is not None else Entity.id.exists()
-        tx.delete(_key(kind, key), condition=condition)
+        tx.delete(entity_key(kind, key), condition=condition)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, (), derived, counts)
         _add_counts(tx, counts, key)
@@ -437,8 +377,8 @@ def merge(
     entity_id, rev = int(doc["id"]), doc.get("_rev")
 
     def build(tx: TransactWrite) -> None:
-        tx.save(_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
-        tx.delete(_key(kind, loser_id), condition=Entity.rev == loser_rev)
+        tx.save(entity_item(kind, doc, email), condition=Entity.id.exists() & (Entity.rev == rev))
+        tx.delete(entity_key(kind, loser_id), condition=Entity.rev == loser_rev)
         counts = {f"count#{kind}": -1}
         _put_extra(tx, extra, derived, counts)
         _add_counts(tx, counts, entity_id)
@@ -456,63 +396,3 @@ def merge(
         held = [f for f, v in taken.items() if lookup(kind, f, v) not in (None, entity_id)]
         raise (Conflict(held) if held else Stale(entity_id)) from error
     doc["_rev"] = (rev or 0) + 1
-
-
-def put(kind: str, doc: Document) -> None:
-    """Write a document that nothing else refers to (no count, no unique values), unconditionally;
-    its revision moves on, so a writer holding an older read still gets `Stale`. One UpdateItem."""
-    _key(kind, doc["id"]).update(actions=_overwrite(doc))
-
-
-def put_if(kind: str, doc: Document) -> None:
-    """Write one document (no count, no unique values) while it is absent (no `_rev`) or at its
-    `_rev`: one conditional PutItem, a unit per KB (a transaction would take two). `Conflict` when
-    it exists, `Stale` when its revision moved or it is gone."""
-    rev = doc.get("_rev")
-    condition = Entity.id.does_not_exist() if rev is None else Entity.rev == int(rev)
-    try:
-        _item(kind, doc, None).save(condition=condition)
-    except PutError as error:
-        if aws.unavailable(error):
-            raise
-        raise (Conflict(["id"]) if rev is None else Stale(int(doc["id"]))) from error
-    doc["_rev"] = int(rev or 0) + 1
-
-
-def put_many(items: Sequence[tuple[str, Document]]) -> None:
-    """Write documents nothing refers to, unconditionally, 25 to a BatchWriteItem (PynamoDB sends
-    again what DynamoDB left unprocessed): a unit per KB each, against two in a transaction."""
-    with Entity.batch_write() as batch:
-        for kind, doc in items:
-            batch.save(_item(kind, doc, None))
-    for _, doc in items:
-        doc["_rev"] = int(doc.get("_rev") or 0) + 1
-
-
-def set_feed(kind: str, entity_id: EntityId, name: str | None) -> None:
-    """Put an existing document in the feed `name` (None: in none) without rewriting it. One UpdateItem."""
-    action = Entity.feed.set(feed_key(name, entity_id)) if name else Entity.feed.remove()
-    _key(kind, entity_id).update(actions=[action], condition=Entity.id.exists())
-
-
-def remove(kind: str, entity_id: EntityId) -> None:
-    """Delete a document that nothing else refers to. One DeleteItem."""
-    _key(kind, entity_id).delete()
-
-
-def claim(marker: str) -> bool:
-    """Set a one-time marker; True when this call set it (conditional PutItem)."""
-    try:
-        Unique(f"marker#{marker}", id=0).save(condition=Unique.key.does_not_exist())
-        return True
-    except PutError:
-        return False
-
-
-def marked(marker: str) -> bool:
-    """Whether a one-time marker is set. One GetItem."""
-    try:
-        Unique.get(f"marker#{marker}")
-        return True
-    except DoesNotExist:
-        return False

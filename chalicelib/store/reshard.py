@@ -13,7 +13,7 @@ Run one at a time. Cost: a Scan of the entities table (1 MB a call) and of the c
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib import aws
-from chalicelib.store import entities, keys
+from chalicelib.store import item_writes, keys
 from chalicelib.store.models import Counter, Entity
 
 BATCH = 100  # documents moved per BatchGetItem (the targets already there) and its writes
@@ -75,7 +75,7 @@ def _fold_counts() -> int:
         if not (mark and shard.isdigit() and base.startswith("count#")) or counter.name in keys.count_parts(base):
             continue
         try:
-            with entities.transaction() as tx:
+            with item_writes.transaction() as tx:
                 tx.update(Counter(base), actions=[Counter.value.add(int(counter.value))])
                 tx.delete(Counter(counter.name), condition=Counter.value == int(counter.value))
         except TransactWriteError as error:

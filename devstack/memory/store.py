@@ -12,16 +12,11 @@ Not modelled: DynamoDB's item and transaction size limits, its pages, and its th
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace as copied
 from typing import Any
 
-from chalicelib.store import documents
 from chalicelib.store.common import (
-    FEED,
-    INTERNAL,
     Checked,
     Conflict,
     Missing,
@@ -35,119 +30,7 @@ from chalicelib.store.common import (
     watched,
 )
 from chalicelib.store.port import Derived, Document, EntityId, Extra, Loser, Uniques
-
-Key = tuple[str, int]
-
-
-class Refused(Exception):
-    """A condition of a transaction failed (DynamoDB's TransactionCanceledException)."""
-
-
-@dataclass(frozen=True)
-class Item:
-    """An entity item: its document as stored (JSON), revision, indexed email and feed."""
-
-    doc: str
-    rev: int
-    email: str | None = None
-    feed: str | None = None
-
-
-def _stored(doc: Mapping[str, Any]) -> str:
-    """The document's JSON, once it is known to fit an item as DynamoDB's store holds it (else TooLarge)."""
-    documents.packed(doc)
-    return json.dumps({k: v for k, v in doc.items() if k not in INTERNAL})
-
-
-def _read(item: Item) -> Document:
-    doc: Document = json.loads(item.doc)
-    doc["_rev"] = item.rev
-    if item.feed:
-        doc[FEED] = item.feed
-    return doc
-
-
-def _new_item(doc: Mapping[str, Any], email: str | None) -> Item:
-    return Item(_stored(doc), int(doc.get("_rev") or 0) + 1, email.lower() if email else None, doc.get(FEED))
-
-
-class Transaction:
-    """Writes collected with their conditions; `commit` checks every condition first, then applies
-    every write, or raises `Refused` having changed nothing."""
-
-    def __init__(self, store: MemoryStore) -> None:
-        self.store = store
-        self.checks: list[Callable[[], bool]] = []
-        self.writes: list[Callable[[], None]] = []
-        self.counts: dict[str, int] = {}
-
-    def save(self, key: Key, item: Item, condition: Callable[[Item | None], bool] | None = None) -> None:
-        """Put an item (when `condition` holds for the stored one)."""
-        self._check_item(key, condition)
-        self.writes.append(lambda: self.store.items.__setitem__(key, item))
-
-    def overwrite(self, key: Key, doc: Document, condition: Callable[[Item | None], bool] | None = None) -> None:
-        """Set a document whatever was stored (or when `condition` holds for it), its revision moving
-        on (`entities._overwrite`)."""
-        self._check_item(key, condition)
-
-        def write() -> None:
-            old = self.store.items.get(key)
-            rev = (old.rev if old else 0) + 1
-            feed = doc.get(FEED) or (old.feed if old else None)
-            self.store.items[key] = Item(_stored(doc), rev, old.email if old else None, feed)
-
-        self.writes.append(write)
-
-    def drop(self, key: Key, condition: Callable[[Item | None], bool] | None = None) -> None:
-        """Delete an item (when `condition` holds for the stored one)."""
-        self._check_item(key, condition)
-        self.writes.append(lambda: self._forget(self.store.items, key))
-
-    def claim(self, key: str, holder: int, condition: Callable[[int | None], bool]) -> None:
-        """Set a unique key's holder, when `condition` holds for the current one."""
-        self.checks.append(lambda: condition(self.store.uniques.get(key)))
-        self.writes.append(lambda: self.store.uniques.__setitem__(key, holder))
-
-    def release(self, key: str, holder: int) -> None:
-        """Delete a unique key held by `holder`."""
-        self.checks.append(lambda: self.store.uniques.get(key) == holder)
-        self.writes.append(lambda: self._forget(self.store.uniques, key))
-
-    def count(self, name: str, n: int) -> None:
-        """Add n to a counter with the transaction."""
-        self.counts[name] = self.counts.get(name, 0) + n
-
-    @staticmethod
-    def _forget(table: dict[Any, Any], key: Any) -> None:
-        table.pop(key, None)
-
-    def _check_item(self, key: Key, condition: Callable[[Item | None], bool] | None) -> None:
-        if condition is not None:
-            self.checks.append(lambda: condition(self.store.items.get(key)))
-
-    def commit(self) -> None:
-        """All the writes, or none (`Refused`)."""
-        if not all(check() for check in self.checks):
-            raise Refused()
-        for write in self.writes:
-            write()
-        for name, n in self.counts.items():
-            if n:
-                self.store.add(name, n)
-
-
-def _absent(item: Item | None) -> bool:
-    return item is None
-
-
-def _present(item: Item | None) -> bool:
-    return item is not None
-
-
-def _at(rev: int | None) -> Callable[[Item | None], bool]:
-    """The condition `rev = :read` (any revision when none was read) on an existing item."""
-    return lambda item: item is not None and (rev is None or item.rev == rev)
+from devstack.memory.transaction import Item, Key, Refused, Transaction, absent, at, new_item, read
 
 
 class MemoryStore:
@@ -171,17 +54,17 @@ class MemoryStore:
     def get(self, kind: str, entity_id: EntityId) -> Document | None:
         """One document (with `_rev`, and `_feed` when it names one), or None."""
         item = self.items.get((kind, int(entity_id)))
-        return _read(item) if item else None
+        return read(item) if item else None
 
     def batch_get(self, kind: str, ids: Iterable[EntityId], consistent: bool = False) -> dict[int, Document]:
         """Documents of one kind by id (missing ids absent; every read here is consistent)."""
         found = ((int(i), self.items.get((kind, int(i)))) for i in ids)
-        return {i: _read(item) for i, item in found if item}
+        return {i: read(item) for i, item in found if item}
 
     def batch_get_keys(self, keys: Iterable[tuple[str, EntityId]]) -> dict[tuple[str, int], Document]:
         """Documents of any kinds by (kind, id) (missing keys absent)."""
         found = (((kind, int(i)), self.items.get((kind, int(i)))) for kind, i in keys)
-        return {key: _read(item) for key, item in found if item}
+        return {key: read(item) for key, item in found if item}
 
     def iterate(
         self, kind: str, descending: bool = False, limit: int | None = None, between: tuple[int, int] | None = None
@@ -194,7 +77,7 @@ class MemoryStore:
         for i in ids[:limit] if limit else ids:
             item = self.items.get((kind, i))
             if item:
-                yield _read(item)
+                yield read(item)
 
     def feed(self, name: str, descending: bool = True) -> Iterator[Document]:
         """Documents (any kinds) that name the feed `name`, in id order."""
@@ -206,7 +89,7 @@ class MemoryStore:
         for key in keys:
             item = self.items.get(key)
             if item:
-                yield _read(item)
+                yield read(item)
 
     def ids_by_email(self, kind: str, prefix: str) -> list[int]:
         """Ids of documents written with an email starting with `prefix` (case-insensitive)."""
@@ -273,14 +156,14 @@ class MemoryStore:
 
     def _put_extra(self, tx: Transaction, extra: Iterable[Extra] | None, derived: Iterable[Derived] | None) -> None:
         for kind, doc in extra or ():
-            tx.save((kind, int(doc["id"])), _new_item(doc, None), _absent)
+            tx.save((kind, int(doc["id"])), new_item(doc, None), absent)
         for kind, entity_id, derived_doc in derived or ():
             if isinstance(derived_doc, Tally):
                 tx.count(f"count#{kind}", derived_doc.n)
             elif derived_doc is None:
                 tx.drop((kind, int(entity_id)))
             elif isinstance(derived_doc, Checked):
-                tx.overwrite((kind, int(entity_id)), dict(derived_doc.doc, id=int(entity_id)), _at(derived_doc.rev))
+                tx.overwrite((kind, int(entity_id)), dict(derived_doc.doc, id=int(entity_id)), at(derived_doc.rev))
             else:
                 tx.overwrite((kind, int(entity_id)), dict(derived_doc, id=int(entity_id)))
 
@@ -303,7 +186,7 @@ class MemoryStore:
         extra: Iterable[Extra] | None = None,
         derived: Iterable[Derived] | None = None,
     ) -> None:
-        tx.save((kind, int(doc["id"])), _new_item(doc, email), _absent)
+        tx.save((kind, int(doc["id"])), new_item(doc, email), absent)
         self._put_extra(tx, extra, derived)
         self._claim_all(tx, kind, int(doc["id"]), claimable(uniques))
         tx.count(f"count#{kind}", 1)
@@ -396,7 +279,7 @@ class MemoryStore:
         removed, added = unique_changes(claimable(old_uniques), claimable(new_uniques))
         entity_id, rev = int(doc["id"]), doc.get("_rev")
         tx = Transaction(self)
-        tx.save((kind, entity_id), _new_item(doc, email), _at(rev))
+        tx.save((kind, entity_id), new_item(doc, email), at(rev))
         self._put_extra(tx, extra, derived)
         self._release_all(tx, kind, entity_id, removed)
         self._claim_all(tx, kind, entity_id, added)
@@ -421,7 +304,7 @@ class MemoryStore:
         values, all or nothing."""
         entity_id = int(entity_id)
         tx = Transaction(self)
-        tx.drop((kind, entity_id), _at(rev))
+        tx.drop((kind, entity_id), at(rev))
         tx.count(f"count#{kind}", -1)
         self._put_extra(tx, (), derived)
         self._release_all(tx, kind, entity_id, claimable(uniques))
@@ -453,7 +336,7 @@ class MemoryStore:
         released = {f: v for key, (f, v) in handed.items() if key not in kept}
         entity_id, rev = int(doc["id"]), doc.get("_rev")
         tx = Transaction(self)
-        tx.save((kind, entity_id), _new_item(doc, email), lambda item: item is not None and item.rev == rev)
+        tx.save((kind, entity_id), new_item(doc, email), lambda item: item is not None and item.rev == rev)
         tx.drop((kind, loser_id), lambda item: item is not None and item.rev == loser_rev)
         tx.count(f"count#{kind}", -1)
         self._put_extra(tx, extra, derived)
@@ -481,7 +364,7 @@ class MemoryStore:
         """As `entities.put_if`: only while absent (no `_rev`) or at `_rev`."""
         rev = doc.get("_rev")
         tx = Transaction(self)
-        tx.overwrite((kind, int(doc["id"])), doc, _absent if rev is None else _at(int(rev)))
+        tx.overwrite((kind, int(doc["id"])), doc, absent if rev is None else at(int(rev)))
         try:
             tx.commit()
         except Refused as error:
