@@ -528,6 +528,18 @@ def test_webhook_action_sends_once_with_contact_tokens(api, drain, receiver):
     assert len(receiver.received) == 2
 
 
+@pytest.mark.parametrize("timeout", ["NaN", "-1", "soon", None, "inf"])
+def test_a_webhook_timeout_that_is_not_a_positive_number_takes_the_ceiling(api, drain, receiver, timeout):
+    automation = new_automation(
+        api, [action("new1", "campaign.sendwebhook", {"url": receiver.url, "method": "get", "timeout": timeout})]
+    )
+    ann = new_contact(api, email="ann@example.com")
+    api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
+    drain()
+    assert len(receiver.wait(1)) == 1
+    assert ("new1", "ok") in executed(api, ann["id"])
+
+
 def test_a_retried_fire_message_runs_the_event_once(api, drain, frozen):
     automation = new_automation(
         api,

@@ -13,6 +13,7 @@
 
 import copy
 import json
+import math
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
@@ -183,6 +184,16 @@ def _tokens(text: str, contact: Doc, ctx: Context) -> str:
     return rendering.render_text(text, email_messages.contact_sources(contact, ctx))[0]
 
 
+def _timeout(value: JSON, ceiling: float) -> float:
+    """The event's `timeout` in seconds (Mautic's form: a number, 10 by default), kept within the
+    service's ceiling; a value that is not a positive finite number takes the ceiling."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ceiling
+    return min(seconds, ceiling) if math.isfinite(seconds) and seconds > 0 else ceiling
+
+
 def _webhook(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     """`campaign.sendwebhook` (compat 5.4): GET sends the data as a query string; other methods send
     JSON when a JSON content type is configured, else a form; only 200 and 201 count as success."""
@@ -197,7 +208,7 @@ def _webhook(props: Doc, contact: Doc, event: Doc, ctx: Context) -> Outcome:
     else:
         body = urlencode(data).encode()
         headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
-    timeout = min(float(props.get("timeout") or config.active().WEBHOOK_TIMEOUT), config.active().WEBHOOK_TIMEOUT)
+    timeout = _timeout(props.get("timeout"), config.active().WEBHOOK_TIMEOUT)
     result = http.request(method, url, body, headers, timeout, http.networks(config.active().WEBHOOK_ALLOWED_NETWORKS))
     if result.status in (200, 201):
         return "ok", None
