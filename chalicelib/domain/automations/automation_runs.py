@@ -188,7 +188,7 @@ def _timeout(value: JSON, ceiling: float) -> float:
     """The event's `timeout` in seconds (Mautic's form: a number, 10 by default), kept within the
     service's ceiling; a value that is not a positive finite number takes the ceiling."""
     try:
-        seconds = float(value)  # type: ignore[arg-type]
+        seconds = float(value)
     except (TypeError, ValueError):
         return ceiling
     return min(seconds, ceiling) if math.isfinite(seconds) and seconds > 0 else ceiling
