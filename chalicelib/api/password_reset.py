@@ -5,8 +5,9 @@
 - `GET /passwordresetconfirm?token=...`: the form choosing a new password (the token checked first);
   `POST /passwordresetconfirm` (`token`, `password`, `confirm`) sets it and spends the token.
 
-A form-encoded post (the pages') answers HTML, its error shown on the form with status 400; a JSON post
-answers JSON (`{"message"}`, or the error document naming the field). The pages are never cached,
+A form-encoded post (the pages') answers an HTML page, a refusal shown on it (status 200, as the login
+page and Mautic's forms: only errors in JSON are 4xx here); a JSON post answers JSON (`{"message"}`, or the
+400 error document naming the field). The pages are never cached,
 framed or sent as a Referer (the token is in the URL)."""
 
 from html import escape
@@ -50,11 +51,11 @@ CONFIRM_FORM = """<form method="post" action="{action}">
 </form>"""
 
 
-def _page(title: str, message: str = "", form: str = "", status: int = 200, alert: bool = False) -> Reply:
+def _page(title: str, message: str = "", form: str = "", alert: bool = False) -> Reply:
     """An HTML page of these forms: no cache, no frame, no Referer."""
     shown = f'<p role="{"alert" if alert else "status"}">{escape(message)}</p>' if message else ""
     html = PAGE.format(title=escape(title), message=shown, form=form)
-    return Reply(html, status, dict(PAGE_HEADERS), "text/html; charset=utf-8")
+    return Reply(html, 200, dict(PAGE_HEADERS), "text/html; charset=utf-8")
 
 
 def _fields(request: ApiRequest) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def request_reset(request: ApiRequest, ctx: Context) -> Answer:
         if _as_json(request):
             raise invalid("identifier", IDENTIFIER_REQUIRED)
         form = REQUEST_FORM.format(action=escape(ctx.base_url + REQUEST_PATH))
-        return _page("Reset password", IDENTIFIER_REQUIRED, form, 400, alert=True)
+        return _page("Reset password", IDENTIFIER_REQUIRED, form, alert=True)
     resets.request(identifier, ctx, core.source_address(request))
     return {"message": SENT} if _as_json(request) else _page("Reset password", SENT)
 
@@ -101,7 +102,7 @@ def confirm_page(request: ApiRequest, ctx: Context) -> Answer:
     try:
         resets.check(token)
     except ValidationError as error:
-        return _page("Choose your password", _reason(error), status=400, alert=True)
+        return _page("Choose your password", _reason(error), alert=True)
     return _page("Choose your password", form=_confirm_form(ctx, token))
 
 
@@ -116,7 +117,7 @@ def confirm(request: ApiRequest, ctx: Context) -> Answer:
         if _as_json(request):
             raise
         form = "" if "token" in error.fields else _confirm_form(ctx, token)
-        return _page("Choose your password", _reason(error), form, 400, alert=True)
+        return _page("Choose your password", _reason(error), form, alert=True)
     message = DONE.format(username=user.get("username"))
     return {"message": message} if _as_json(request) else _page("Choose your password", message)
 

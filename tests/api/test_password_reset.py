@@ -112,7 +112,7 @@ def test_a_used_an_expired_or_an_outdated_link_is_refused_with_its_reason(api, j
     again = post(api, "/passwordresetconfirm", fields)
     assert again.status_code == 400 and again.json["errors"][0]["details"] == {"token": [resets.USED]}
     reused_page = get(api, f"/passwordresetconfirm?token={first}")
-    assert reused_page.status_code == 400 and "used already" in reused_page.text and "<form" not in reused_page.text
+    assert reused_page.status_code == 200 and "used already" in reused_page.text and "<form" not in reused_page.text
     outdated = post(api, "/passwordresetconfirm", dict(fields, token=second))
     assert outdated.json["errors"][0]["details"] == {"token": [resets.CHANGED]}  # a newer password ends it
     post(api, "/passwordreset", {"identifier": "june"})
@@ -121,9 +121,9 @@ def test_a_used_an_expired_or_an_outdated_link_is_refused_with_its_reason(api, j
     tokens.clock = lambda: time.time() + 24 * 3600 + 1
     expired = post(api, "/passwordresetconfirm", dict(fields, token=third))
     assert expired.status_code == 400 and expired.json["errors"][0]["details"] == {"token": [resets.EXPIRED]}
-    assert get(api, f"/passwordresetconfirm?token={third}").status_code == 400
+    assert resets.EXPIRED in get(api, f"/passwordresetconfirm?token={third}").text
     guessed = post(api, "/passwordresetconfirm", dict(fields, token="x" * 43), form=True)
-    assert guessed.status_code == 400 and "expired or is not valid" in guessed.text
+    assert guessed.status_code == 200 and 'role="alert"' in guessed.text and "expired or is not valid" in guessed.text
     assert basic(api, "june", NEW_PASSWORD).status_code == 200
 
 
@@ -138,7 +138,7 @@ def test_a_weak_or_mismatched_password_is_refused_and_the_link_still_works(api, 
         refused = post(api, "/passwordresetconfirm", {"token": token, "password": password, "confirm": confirm})
         assert refused.status_code == 400 and words in refused.json["errors"][0]["details"]["password"][0]
         page = post(api, "/passwordresetconfirm", {"token": token, "password": password, "confirm": confirm}, True)
-        assert page.status_code == 400 and '<form method="post"' in page.text  # the form again, to try again
+        assert words in page.text and '<form method="post"' in page.text  # the form again, to try again
     assert basic(api, "june", "secret-pass-1").status_code == 200
     ok = post(api, "/passwordresetconfirm", {"token": token, "password": NEW_PASSWORD, "confirm": NEW_PASSWORD})
     assert ok.status_code == 200
