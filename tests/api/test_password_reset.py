@@ -200,3 +200,30 @@ def test_a_limited_user_cannot_invite_and_nothing_is_sent(api, june):
     assert refused.status_code == 403 and refused.json["errors"][0]["message"] == FORBIDDEN
     assert sent() == []
     assert api.post(f"/api/movein/users/{june.user_id}/invite").json["invited"] is True  # not marked by the refusal
+
+
+@pytest.mark.aws  # about AWS: the DynamoDB calls of each path (docs/storage.md), over moto
+def test_what_each_path_costs_in_dynamodb_calls(api, june):
+    from tests.bench.conftest import dynamodb_calls
+
+    def cost(call):
+        with dynamodb_calls() as calls:
+            answer = call()
+        assert answer.status_code in (200, 201), answer.body
+        return dict(calls)
+
+    user = store.get("user", june.user_id)
+    measured = {
+        "request, a username": cost(lambda: post(api, "/passwordreset", {"identifier": "june"})),
+        "request, an email": cost(lambda: post(api, "/passwordreset", {"identifier": "june@example.com"})),
+        "request, nobody": cost(lambda: post(api, "/passwordreset", {"identifier": "nobody"})),
+    }
+    token = resets.issue(user, resets.RESET)
+    measured["confirm page"] = cost(lambda: get(api, f"/passwordresetconfirm?token={token}"))
+    fields = {"token": token, "password": NEW_PASSWORD, "confirm": NEW_PASSWORD}
+    measured["confirm"] = cost(lambda: post(api, "/passwordresetconfirm", fields))
+    measured["invite"] = cost(lambda: api.post(f"/api/movein/users/{june.user_id}/invite"))
+    print({name: (sum(calls.values()), calls) for name, calls in measured.items()})
+    assert all(not calls.get("Scan") for calls in measured.values())
+    assert sum(measured["request, nobody"].values()) <= sum(measured["request, a username"].values())
+    assert all(sum(calls.values()) <= 12 for calls in measured.values()), measured
