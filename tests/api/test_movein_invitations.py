@@ -50,7 +50,7 @@ class Mautic:
 
 
 class Here:
-    """This service in process, as the mover's destination API; `interrupt` names a path whose next
+    """The service in process, as the mover's destination API; `interrupt` names a path whose next
     POST stops the run (as a kill would)."""
 
     def __init__(self, api, interrupt=None):
