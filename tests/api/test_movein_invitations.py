@@ -136,3 +136,18 @@ def test_no_invite_sends_nothing_and_a_later_run_does_not_invite_those_users(api
     more = Mautic(PEOPLE + [("lee", 2)])
     later = _move(api, source=more)
     assert later.kinds["invitation"].copied == 1 and _invitations() == ["lee@example.com"]
+
+
+@pytest.mark.parametrize("flag, invite", [([], True), (["--no-invite"], False)])
+def test_the_command_invites_unless_no_invite(monkeypatch, capsys, flag, invite):
+    from chalicelib import cli
+    from chalicelib.movein import command
+    from chalicelib.movein.report import Report
+
+    asked = []
+    monkeypatch.setattr(mover, "move", lambda run, allow_live, invite: asked.append(invite) or Report())
+    args = cli._parser().parse_args(
+        ["move-in", "--from", "http://127.0.0.1:9", "--from-user", "a", "--from-password", "p"]
+        + ["--to", "http://127.0.0.1:9", "--to-user", "a", "--to-password", "p", "--quiet", *flag]
+    )
+    assert command.run(args) == 0 and asked == [invite]
