@@ -133,12 +133,13 @@ def invite(user_id: str, ctx: Context) -> Invitation:
         return Invitation(int(user["id"]), False)
     try:
         _send(user, INVITATION, ctx)
-    except mail.Rejected as error:
-        tokens.delete(INVITED, str(user["id"]))
-        raise Unprocessable({"email": [f"The invitation could not be sent: {error}"]}) from None
-    except mail.Unavailable:
-        tokens.delete(INVITED, str(user["id"]))
-        raise MailUnavailable("The mail service is unavailable; try again in a moment.") from None
+    except Exception as error:
+        tokens.delete(INVITED, str(user["id"]))  # not invited: a later call sends it
+        if isinstance(error, mail.Rejected):
+            raise Unprocessable({"email": [f"The invitation could not be sent: {error}"]}) from None
+        if isinstance(error, mail.Unavailable):
+            raise MailUnavailable("The mail service is unavailable; try again in a moment.") from None
+        raise
     return Invitation(int(user["id"]), True)
 
 

@@ -227,3 +227,23 @@ def test_what_each_path_costs_in_dynamodb_calls(api, june):
     assert all(not calls.get("Scan") for calls in measured.values())
     assert sum(measured["request, nobody"].values()) <= sum(measured["request, a username"].values())
     assert all(sum(calls.values()) <= 12 for calls in measured.values()), measured
+
+
+def test_an_invitation_the_mail_service_refuses_or_cannot_take_is_not_marked_sent(api, june, monkeypatch):
+    from chalicelib.ports import mail
+
+    installed = adapters.active().mail
+    for failure, status in ((mail.Rejected("Address blacklisted."), 422), (mail.Unavailable("throttled"), 503)):
+
+        def failing(message, failure=failure):
+            raise failure
+
+        monkeypatch.setattr(installed, "send", failing)
+        refused = api.post(f"/api/movein/users/{june.user_id}/invite")
+        assert refused.status_code == status, refused.json
+        assert status == 422 or int(refused.headers["Retry-After"]) > 0
+        monkeypatch.undo()
+        assert sent() == []
+    assert api.post(f"/api/movein/users/{june.user_id}/invite").json["invited"] is True and len(sent()) == 1
+    monkeypatch.setattr(installed, "send", lambda message: (_ for _ in ()).throw(mail.Unavailable("down")))
+    assert post(api, "/passwordreset", {"identifier": "june"}).status_code == 200  # the same answer, logged
