@@ -174,6 +174,14 @@ class Settings:
     SIGN_IN_DELAY: float = 1.0
     SIGN_IN_FAILURES_PER_ADDRESS: int = 50
     OAUTH1_TOKEN_DAYS: int = 90  # OAuth1 access token lifetime; 0: no expiry
+    # Password reset and invitation links (auth/resets.py): a reset link lives PASSWORD_RESET_HOURS (Mautic's
+    # 24), an invitation INVITATION_DAYS; per SIGN_IN_WINDOW, past PASSWORD_RESETS_PER_ADDRESS requests from one
+    # address it answers 429, past PASSWORD_RESETS_PER_USER emails to one user the request is answered the same
+    # and sends nothing.
+    PASSWORD_RESET_HOURS: int = 24
+    INVITATION_DAYS: int = 7
+    PASSWORD_RESETS_PER_ADDRESS: int = 20
+    PASSWORD_RESETS_PER_USER: int = 3
     # API requests allowed per minute per user and per API client (0: no limit); past them 429
     # (docs/api-contract.md). Off by default on the local stage.
     RATE_LIMIT_PER_MINUTE: int = setting(0, _when_local(0, 1200))

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 COMPACT_CHECK_SECONDS = 5.0
 GC_IDLE_SECONDS = 2.0
 SECRET_PARAMETER = re.compile(
-    r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig)=[^&\s]*"
+    r"\b(access_token|code|code_verifier|refresh_token|client_secret|oauth_token|oauth_verifier|sig|token)=[^&\s]*"
 )
 log = logging.getLogger("devserver")
 _activity: collections.deque[float] = collections.deque(maxlen=1)  # when the last request came (monotonic seconds)

@@ -18,6 +18,7 @@ from chalicelib.api import (
     oauth1_endpoints,
     oauth2_endpoints,
     page_tests,
+    password_reset,
     points,
     public,
     reports,
@@ -55,7 +56,16 @@ API_FAMILIES = (
     page_tests,
     movein,
 )
-PUBLIC_FAMILIES = (oauth2_endpoints, oauth1_endpoints, public, form_embed, tracking, site_tracking, landing_pages)
+PUBLIC_FAMILIES = (
+    oauth2_endpoints,
+    oauth1_endpoints,
+    password_reset,
+    public,
+    form_embed,
+    tracking,
+    site_tracking,
+    landing_pages,
+)
 API_ROUTES = tuple(m.routes for m in API_FAMILIES)
 TABLES = tuple(("/api", r) for r in API_ROUTES) + tuple(("", m.routes) for m in PUBLIC_FAMILIES)
 CONTRACT_ROUTES, openapi_document = contract.install(TABLES)  # openapi_document(base_url): `make openapi`

@@ -35,7 +35,7 @@ PROFILE_REQUIRED = {
 }
 
 
-def _plain_password(value: JSON, strong: bool = False) -> str:
+def plain_password(value: JSON, strong: bool = False) -> str:
     """The password of a `plainPassword` ({password, confirm} or a string); a.Invalid when they
     differ, it is too short, or (`strong`) weak by `passwords.strong`."""
     if isinstance(value, dict):
@@ -64,7 +64,7 @@ class UserHooks(Listed):
             self._require_profile(doc, write)
         if "plainPassword" in write.payload and write.payload["plainPassword"] not in (None, "", {}):
             try:
-                plain = _plain_password(write.payload["plainPassword"], strong=write.ctx.user is not None)
+                plain = plain_password(write.payload["plainPassword"], strong=write.ctx.user is not None)
                 doc["passwordHash"] = passwords.hash_password(plain)
             except a.Invalid as error:
                 write.errors["plainPassword"] = [str(error)]

@@ -34,6 +34,12 @@ def add_parser(groups: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="write even though the destination runs webhooks, point triggers or automations (they fire)",
     )
+    command.add_argument(
+        "--no-invite",
+        dest="invite",
+        action="store_false",
+        help="send the users the move creates no invitation to choose a password (set passwords yourself)",
+    )
     command.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -61,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source, target = (_api(args, side, env) for side, env in SIDES)
         move = Run(source, target, args.dry_run, args.workers, None if args.quiet else sys.stderr)
-        report = mover.move(move, args.allow_live)
+        report = mover.move(move, args.allow_live, args.invite)
     except (ValueError, ApiFailure, guard.LiveDestination) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -127,8 +127,8 @@ def _canvas(canvas: Any) -> Any:
 
 
 def _user(out: Doc, doc: Doc, maps: Maps) -> Doc:
-    """A user with a random password nobody knows (Mautic never gives one): an administrator sets a
-    new one (`python -m chalicelib.cli users password`) or the user resets it."""
+    """A user with a random password nobody knows (Mautic never gives one): invitations.py emails them
+    a link to choose one (or an administrator sets it: `python -m chalicelib.cli users password`)."""
     secret = secrets.token_urlsafe(24)
     out["plainPassword"] = {"password": secret, "confirm": secret}
     return out

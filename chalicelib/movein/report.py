@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 NOT_READABLE = (
-    "users' passwords (Mautic's API never returns them): users are copied with a random password nobody "
-    "knows; set a new one with `python -m chalicelib.cli users password --username NAME`",
+    "users' passwords (Mautic's API never returns them): each user the move creates gets a random password "
+    "nobody knows and an email inviting them to choose one (`invitation` above; none with --no-invite: then "
+    "set one with `python -m chalicelib.cli users password --username NAME`); users matched by username keep theirs",
     "original creation and modification dates (dateAdded/dateModified): the copies are dated by this service",
     "contacts' history: timeline events, page hits, email sends, opens and clicks, form submissions, points history",
     "automation memberships that ended (Mautic's API lists current members only), and event log rows of "
@@ -21,7 +22,6 @@ NOT_READABLE = (
     "webhooks and point triggers are copied unpublished (publish them when the move is over)",
     "automations are copied unpublished with their members' event logs: publishing one enrolls only its "
     "segments' members that are not members already",
-    "users get no invitation or reset email (this service sends none): set each one's password",
     "segment (list) emails are copied unpublished; a send here reaches members that this service has no send record of",
 )
 
@@ -91,6 +91,10 @@ class Report:
             )
         for name, k in self.kinds.items():
             lines.extend(f"  {name}: {n} x {reason}" for reason, n in k.reasons.most_common(MAX_REASONS))
+        invited = self.kinds.get("invitation")
+        if invited is not None:
+            sent = "would be sent" if self.dry_run else "sent"
+            lines.append(f"Invitations to choose a password {sent}: {invited.copied} (failed: {invited.failed})")
         if self.live:
             lines.append("Live at the destination (copied contacts set these off): " + "; ".join(self.live))
         lines.append("Not copied (Mautic's API cannot give it, or this mover does not yet):")

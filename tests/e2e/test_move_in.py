@@ -1,12 +1,15 @@
 """`move-in` from one local stack (the source, speaking Mautic's API) into another: every kind copied
-with its references remapped, nothing sent, a rerun copies nothing, an interrupted run finishes."""
+with its references remapped, nothing sent but the new users' invitations, a rerun copies nothing, an
+interrupted run finishes."""
 
+import email
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from email import policy
 
 import pytest
 
@@ -239,8 +242,9 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     members = _settled(src, ids["onboard"])
     dry = _move(source, target, "--dry-run")
     assert dry["dryRun"] and dry["kinds"]["contact"]["copied"] == 3 and dry["kinds"]["email"]["copied"] == 4
+    assert dry["kinds"]["invitation"]["copied"] == 1  # sam (admin is matched by username)
     assert _mapping(target, "contact") == {} and dst.ok("GET", "/emails")["total"] in (0, "0")
-    sent_before = len(_outbox(target))
+    sent_before = set(_outbox(target))
     report = _move(source, target, "--report", str(tmp_path / "report.json"))
     assert json.loads((tmp_path / "report.json").read_text()) == report | {"seconds": report["seconds"]}
     kinds = report["kinds"]
@@ -287,7 +291,16 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     _compare_rest(dst, maps, ids)
     _compare_journeys(src, dst, maps, ids, members)
     assert kinds["journey"]["copied"] == 2
-    assert len(_outbox(target)) == sent_before  # nothing sent for the copy
+    (invitation,) = set(_outbox(target)) - sent_before  # nothing sent for the copy but sam's invitation
+    message = email.message_from_bytes(invitation.read_bytes(), policy=policy.default)
+    assert (
+        message["To"] == "Sam Seller <sam@example.com>"
+        and message["Subject"] == "Your invitation: choose your password"
+    )
+    assert "/passwordresetconfirm?token=" in message.get_body(("plain",)).get_content()
+    assert kinds["invitation"]["copied"] == 1 and _mapping(target, "invitation") == {
+        ids["sam"]: maps["user"][ids["sam"]]
+    }
     code, client = target.cli(
         "clients", "create", "--name", "mover", "--grant", "client_credentials", "--user", "admin"
     )
@@ -295,6 +308,7 @@ def test_every_kind_is_copied_remapped_without_sending_and_a_rerun_copies_nothin
     oauth = {"MAUTIC_TO_CLIENT_ID": client["clientId"], "MAUTIC_TO_CLIENT_SECRET": client["clientSecret"]}
     again = _move(source, target, env=oauth)  # an OAuth2 client of the destination, from the environment
     assert all(k["copied"] == 0 and k["updated"] == 0 for name, k in again["kinds"].items() if name != "membership")
+    assert set(_outbox(target)) - sent_before == {invitation}  # nobody invited twice
     assert dst.ok("GET", "/contacts")["total"] in (3, "3")
     # a delta run: what changed at the source since its copy is edited, nothing else
     src.ok("PATCH", f"/contacts/{ids['contacts'][1]}/edit", {"colour": "green", "points": 40})

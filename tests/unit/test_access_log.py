@@ -10,6 +10,7 @@ def test_secret_parameters_are_hidden_in_access_log_lines():
         == "GET /oauth/v1/authorize?oauth_token=[hidden] HTTP/1.1"
     )
     assert redact("GET /api/emails?barcode=1 HTTP/1.1") == "GET /api/emails?barcode=1 HTTP/1.1"
+    assert redact("GET /passwordresetconfirm?token=T HTTP/1.1") == "GET /passwordresetconfirm?token=[hidden] HTTP/1.1"
     assert (
         redact("POST /oauth/v2/token?code_verifier=V&x=1 HTTP/1.1")
         == "POST /oauth/v2/token?code_verifier=[hidden]&x=1 HTTP/1.1"
