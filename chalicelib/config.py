@@ -324,6 +324,9 @@ class Settings:
         ("arn:aws:sns:us-east-1:123456789012:mautic-local-ses-feedback",), _local_topic
     )
     SMS_SENDER_ID: str = ""  # the sender id of SNS text messages
+    # Broadcast text messages per second, all workers together (docs/email.md "Broadcasts"): the account's SNS
+    # SMS rate (its quota; 0: none). Sent in batches several at once, a worker would otherwise outrun it.
+    SMS_SEND_RATE: float = 20.0
     # The local stage's outbox of sent messages as files (docs/email.md); none elsewhere unless set.
     OUTBOX_DIR: str = setting(os.path.join(".data", "outbox"), _outbox, blank=True)
     # Cross-origin requests of the scripts websites embed (`/mtc/event`, `/mtc`; docs/public-endpoints.md),
