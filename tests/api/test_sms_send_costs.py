@@ -196,3 +196,28 @@ def test_do_not_contact_and_no_number_are_skipped_without_sns(api, drain):
     assert [records[c]["status"] for c in ids] == ["skipped", "skipped", "sent", "sent", "sent", "skipped"]
     assert "do not contact" in records[ids[0]]["reason"] and "mobile number" in records[ids[5]]["reason"]
     assert _sent_count(api, text) == 3
+
+
+def test_a_text_messages_rows_spread_over_their_family_shards_and_old_rows_move(configure, api, drain):
+    """`smssend#*` and `smsstat#*` in SHARDED_KINDS (one text message's broadcast at 1,000 messages/s
+    would throttle one key at 500/s): its records and send records land under 16 partition keys each,
+    and a row written before the family was sharded is moved by `storage reshard`."""
+    from chalicelib import config
+    from chalicelib.store import entities, reshard
+    from chalicelib.store.models import Entity
+
+    segment, ids = _audience(api, drain, 40)
+    text = _text(api, segment)
+    for batch in _batches(text):
+        broadcasts.batch(**batch)
+    for family in ("smssend", "smsstat"):
+        keys = {item.kind for item in Entity.scan() if item.kind.startswith(f"{family}#{text['id']}")}
+        assert len(keys) == config.active().SHARDED_KINDS[f"{family}#*"] == 16, keys
+    assert _statuses(text, ids) == Counter({"sent": 40}) and _sent_count(api, text) == 40
+    sharded = dict(config.active().SHARDED_KINDS)
+    configure(SHARDED_KINDS={k: n for k, n in sharded.items() if k != "smssend#*"})  # the layout before
+    entities.put_if("smssend#9", {"id": 5, "status": "sent"})
+    configure(SHARDED_KINDS=sharded)
+    assert entities.get("smssend#9", 5) is None  # under the old key
+    reshard.reshard()
+    assert entities.get("smssend#9", 5)["status"] == "sent"
