@@ -62,7 +62,7 @@ bench: $(STAMP)
 	$(PY) -m pytest -q -s tests/bench -p no:randomly
 
 # DynamoDB's per-key limits and the cost per million requests (docs/capacity.md): MIX=mix|import|landing-page|
-# segment-send|tracking|all, REQUESTS=N, JSON=FILE, CACHED='counters[versions]' (items read once per
+# segment-send|sms-broadcast|tracking|all, REQUESTS=N, JSON=FILE, CACHED='counters[versions]' (items read once per
 # second per container); python -m devstack.capacity --help for more.
 capacity: $(STAMP)
 	$(PY) -m devstack.capacity --mix $${MIX:-mix} $${REQUESTS:+--requests $$REQUESTS} $${JSON:+--json $$JSON} \

@@ -222,8 +222,11 @@ class Settings:
     # kinds are sharded. `<prefix>#*` shards a family of kinds, one per email: a segment send writes a contact's
     # `emailsend#<email>` row and a send record `emailstat#<email>` per message (~1 unit each), so one email at
     # 1,000 messages/s needs >= 2 keys each; 16 leave room (16,000 messages/s) for a list of 16 Queries when
-    # the stats API pages an email's sends.
-    SHARDED_KINDS: Mapping[str, int] = table({"contact": 32, "device": 8, "emailsend#*": 16, "emailstat#*": 16})
+    # the stats API pages an email's sends. A text message's broadcast, in the same batches, the same for
+    # `smssend#<sms>` and `smsstat#<sms>` (at 500 messages/s its one `smssend` key throttled).
+    SHARDED_KINDS: Mapping[str, int] = table(
+        {"contact": 32, "device": 8, "emailsend#*": 16, "emailstat#*": 16, "smssend#*": 16, "smsstat#*": 16}
+    )
     # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries) and
     # the connections kept for them: a page of the 32 contact shards is then one round trip
     DYNAMODB_CONNECTIONS: int = 32
@@ -332,6 +335,9 @@ class Settings:
         ("arn:aws:sns:us-east-1:123456789012:mautic-local-ses-feedback",), _local_topic
     )
     SMS_SENDER_ID: str = ""  # the sender id of SNS text messages
+    # Broadcast text messages per second, all workers together (docs/email.md "Broadcasts"): the account's SNS
+    # SMS rate (its quota; 0: none). Sent in batches several at once, a worker would otherwise outrun it.
+    SMS_SEND_RATE: float = 20.0
     # The local stage's outbox of sent messages as files (docs/email.md); none elsewhere unless set.
     OUTBOX_DIR: str = setting(os.path.join(".data", "outbox"), _outbox, blank=True)
     # Cross-origin requests of the scripts websites embed (`/mtc/event`, `/mtc`; docs/public-endpoints.md),

@@ -112,6 +112,7 @@ def install(table_prefix: str) -> None:
         session.register("after-call.sqs.*", _count_service)
         session.register("after-call.ses.*", _count_service)
         session.register("after-call.sesv2.*", _count_service)
+        session.register("after-call.sns.*", _count_service)  # text messages (SMS broadcasts)
         return session
 
     hooked._capacity = True  # type: ignore[attr-defined]

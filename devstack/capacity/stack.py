@@ -20,6 +20,7 @@ for _name, _value in (
     ("AWS_ACCESS_KEY_ID", "capacity"),
     ("AWS_SECRET_ACCESS_KEY", "capacity"),
     ("EMAIL_SEND_RATE", "0"),  # the send limiter would only make the run wait
+    ("SMS_SEND_RATE", "0"),
 ):
     os.environ.setdefault(_name, _value)
 os.environ.pop("AWS_ENDPOINT_URL", None)

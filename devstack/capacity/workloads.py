@@ -6,6 +6,8 @@ contact imported, a message sent, a hit).
   pixel (half of them new visitors), 5 % point adds, over SEED contacts.
 - `import`: `POST /api/contacts/batch/new`, 200 new contacts per request.
 - `segment-send`: a segment of N members, `POST /api/emails/{id}/send`, the workers drained.
+- `sms-broadcast`: a published `list` text message to a segment of N members with mobile numbers, the
+  minute job's walks queued and the workers drained (the batches of `send_batches.py`, over SNS).
 - `tracking`: the site-tracking mix: tracking pixel and landing page, new and known visitors.
 - `landing-page`: one busy landing page, every hit on it, 20 % of them new visitors (issue 29: what
   one page's own keys take).
@@ -51,11 +53,12 @@ class Workload:
     run: Callable[[Stack, World, int], int]
 
 
-def seed_contacts(stack: Stack, world: World, count: int, city: str = "Prague") -> None:
-    """`count` contacts through the batch endpoint, their ids kept."""
+def seed_contacts(stack: Stack, world: World, count: int, city: str = "Prague", mobile: bool = False) -> None:
+    """`count` contacts through the batch endpoint (with mobile numbers when `mobile`), their ids kept."""
     for start in range(0, count, BATCH):
         rows = [
             {"email": f"seed{world.next()}@example.com", "firstname": f"S{start + n}", "city": city}
+            | ({"mobile": f"+1415{start + n:07d}"} if mobile else {})
             for n in range(min(BATCH, count - start))
         ]
         answer = stack.call("POST", "/api/contacts/batch/new", rows)
@@ -169,6 +172,25 @@ def _run_send(stack: Stack, world: World, count: int) -> int:
     return count  # the report shows SES's calls beside it: one per message sent
 
 
+def _seed_broadcast(stack: Stack, world: World, count: int) -> None:
+    seed_contacts(stack, world, count, city="Textville", mobile=True)
+    rule = {"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "="}
+    filters = [dict(rule, properties={"filter": "Textville"})]
+    segment = stack.call("POST", "/api/segments/new", {"name": "Texts", "filters": filters})["list"]["id"]
+    stack.drain()
+    body = {"name": "Flash", "message": "Hi {contactfield=firstname}", "smsType": "list", "lists": [segment]}
+    stack.call("POST", "/api/smses/new", dict(body, publishUp="2020-01-01T00:00:00+00:00"))
+
+
+def _run_broadcast(stack: Stack, world: World, count: int) -> int:
+    from chalicelib.domain.kernel import clock
+    from chalicelib.domain.messaging import broadcasts
+
+    broadcasts.queue_walks(clock.now_iso())  # the minute job's part
+    stack.drain()
+    return count  # the report shows SNS's calls beside it: one per message sent
+
+
 TRACKING: list[tuple[float, str]] = [(0.3, "pixel-new"), (0.3, "pixel-known"), (0.2, "page-new"), (0.2, "page-known")]
 
 
@@ -198,6 +220,7 @@ WORKLOADS = {
         Workload("mix", "request", 1000, _seed_site, _run_mix),
         Workload("import", "contact", 2000, _seed_import, _run_import),
         Workload("segment-send", "message", 500, _seed_send, _run_send),
+        Workload("sms-broadcast", "message", 500, _seed_broadcast, _run_broadcast),
         Workload("tracking", "hit", 1000, _seed_site, _run_tracking),
         Workload("landing-page", "hit", 1000, _seed_site, _run_landing),
     )

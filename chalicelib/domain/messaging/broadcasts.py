@@ -10,9 +10,10 @@ BROADCAST_PAGE rows of each segment's members index (once, in contact id order) 
 join rows (`joins#<segment>`, time ordered, domain/segments/membership.py) from its cursor up to
 BROADCAST_JOIN_SLACK seconds ago, keeps the contacts without a final record, queues them in batches
 and moves the cursor; a full page queues the next walk at once, so a million members are walked in
-steps without a long Lambda. The batches send through the segment-send machinery (the email's
-per-contact record, claim, send rate, frequency rules, do-not-contact: `email_sends.send_once`; a text
-message's: `text_sends.py`), so a contact also reached by `POST /emails/<id>/send` gets it once.
+steps without a long Lambda. The batches of both channels send through the segment-send machinery,
+`send_batches.py` (per-contact record, claim, send rate, do-not-contact; an email's frequency rules:
+`email_channel.py`; a text message's part: `text_sends.py`), so a contact also reached by
+`POST /emails/<id>/send` gets it once.
 While the reputation guard pauses sends no email walk is queued, and a batch met by a pause comes
 back after PAUSE_DELAY seconds. A batch whose message is no longer published sends nothing and clears
 the cursors, so a message published again walks its members from the start (their records keep
@@ -21,6 +22,7 @@ each contact to one send).
 
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from typing import Any
 
 from chalicelib import config
 from chalicelib.domain.kernel import clock
@@ -29,11 +31,13 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import broadcast_index, recipients, reputation, send_batches, text_sends
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
+from chalicelib.domain.messaging.email_channel import EMAIL as EMAIL_CHANNEL
 from chalicelib.domain.segments import membership
 from chalicelib.ports import queues
 from chalicelib.store import port as store
 
 KINDS = {"email": EMAIL.kind, "sms": SMS.kind}
+SENDERS: dict[str, send_batches.Channel[Any]] = {"email": EMAIL_CHANNEL, "sms": text_sends.TEXT}
 LAST_ID = 2**63 - 1
 PAUSE_DELAY = 900  # seconds a batch met by the reputation guard's pause waits (SQS's longest delay)
 PENDING = (None, "retry", "paused")  # an email record a broadcast sends to
@@ -125,7 +129,7 @@ def _pending(channel: str, message: int, contacts: list[int]) -> list[int]:
     """The contacts the message has not reached (their records, 1 BatchGetItem per 100, several at once)."""
     if channel == "sms":
         return text_sends.pending(message, contacts)
-    records = send_batches.records(message, contacts)
+    records = send_batches.records(recipients.record_kind(message), contacts)
     return [c for c in contacts if (records.get(c) or {}).get("status") in PENDING]
 
 
@@ -163,14 +167,10 @@ def batch(channel: str, message: int, contacts: Sequence[int]) -> None:
     if doc is None:  # its cursors start again (the item stays: erasures find the message's records by it)
         store.put(broadcast_index.state_kind(channel), {"id": message, "segments": {}})
         return
-    if channel == "sms":
-        for contact in contacts:
-            text_sends.send_once(doc, contact, ("broadcast", message), Context())
-        return
-    if reputation.paused() is not None:
+    if channel == "email" and reputation.paused() is not None:
         body = {"type": "broadcast-batch", "channel": channel, "message": message, "contacts": list(contacts)}
         queues.send(recipients.QUEUE, [body], delay=PAUSE_DELAY)
         return
-    sent = send_batches.send(doc, list(contacts), ("broadcast", message), Context())
+    sent = send_batches.send(SENDERS[channel], doc, list(contacts), ("broadcast", message), Context())
     if sent.later is not None:
         raise sent.later  # SQS delivers the batch again: its contacts with a final record are skipped

@@ -45,6 +45,7 @@ from chalicelib.domain.messaging import (
     sending,
 )
 from chalicelib.domain.messaging.declarations import EMAIL
+from chalicelib.domain.messaging.email_channel import EMAIL as EMAIL_CHANNEL
 from chalicelib.domain.messaging.records import RecipientRecord
 from chalicelib.domain.segments import membership
 from chalicelib.ports import outages, queues
@@ -138,7 +139,7 @@ def _send_inline(
     try:
         while len(handled) < size and time.monotonic() < deadline:
             chunk = list(islice(pending, min(config.active().EMAIL_SEND_CONCURRENCY, size - len(handled))))
-            sent = send_batches.send(email, chunk, ("segment", generation), run_ctx)
+            sent = send_batches.send(EMAIL_CHANNEL, email, chunk, ("segment", generation), run_ctx)
             outcomes.update(sent.outcomes.values())
             handled += list(sent.outcomes)
             if not chunk or sent.later is not None:
@@ -180,7 +181,7 @@ def _recipients(state: Doc) -> list[int]:
         }
         - inline
     )
-    reached = send_batches.records(state["id"], members)
+    reached = send_batches.records(recipients.record_kind(state["id"]), members)
     pending = [c for c in members if (reached.get(c) or {}).get("status") not in recipients.REACHED]
     return pending if state.get("limit") is None else pending[: max(0, state["limit"] - len(inline))]
 
@@ -225,7 +226,7 @@ def batch(email: int, generation: int, number: int, contacts: Sequence[int]) -> 
     if held is not None:
         outcomes = Counter(_held(doc, contact_id, str(held.get("reason"))) for contact_id in contacts)
     else:
-        sent = send_batches.send(doc, contacts, ("segment", generation), ctx)
+        sent = send_batches.send(EMAIL_CHANNEL, doc, contacts, ("segment", generation), ctx)
         if sent.later is not None:
             raise sent.later  # SQS delivers the batch again: its contacts with a final record are skipped
         outcomes = Counter(sent.outcomes.values())

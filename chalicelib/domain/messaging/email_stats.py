@@ -32,6 +32,11 @@ def kind(channel: str, message_id: int | str) -> str:
     return f"{KINDS[channel]}#{int(message_id)}"
 
 
+def sent_counter(channel: str, message_id: int | str) -> str:
+    """The counter of an email's or text message's send records: its `sentCount`."""
+    return f"count#{kind(channel, message_id)}"
+
+
 def new_hash(message_id: int | str, stat_id: int) -> str:
     """A tracking hash: the email id and the stat id in hex, then 64 random bits."""
     return f"{int(message_id):08x}{int(stat_id):010x}{secrets.token_hex(8)}"
@@ -168,7 +173,7 @@ VARIANT = ("sent", "read", "click")  # what an email's A/B test counts (`variant
 
 def _names(channel: str, i: int, test: bool) -> dict[str, list[str]]:
     """{what: the counters summed for it} of one email or text message."""
-    names = {"sent": [f"count#{kind(channel, i)}"]}
+    names = {"sent": [sent_counter(channel, i)]}
     if channel == "email":
         names.update({"read": read_parts(i)}, **{event: [feedback_counter(event, i)] for event in FEEDBACK})
     if test:

@@ -41,31 +41,46 @@ def record_kind(email_id: EntityId) -> str:
     return f"emailsend#{int(email_id)}"
 
 
-def write(email: Doc, record: RecipientRecord | None, doc: RecipientRecord) -> RecipientRecord:
-    """Create or conditionally replace a contact's record (one conditional PutItem, no count: nothing
-    reads the number of records); SendLater when another worker got there first."""
+def put(kind: str, record: RecipientRecord | None, doc: RecipientRecord) -> RecipientRecord:
+    """Create or conditionally replace a contact's record of `kind` (one conditional PutItem, no count:
+    nothing reads the number of records); SendLater when another worker got there first. Email and
+    text-message records alike (`text_sends.py`)."""
     if record is not None:
         doc["_rev"] = record["_rev"]
     try:
-        store.put_if(record_kind(email["id"]), cast(Doc, doc))
+        store.put_if(kind, cast(Doc, doc))
     except (store.Conflict, store.Stale):
         raise SendLater(f"contact {doc['id']} changed under this worker") from None
     return doc
 
 
+def write(email: Doc, record: RecipientRecord | None, doc: RecipientRecord) -> RecipientRecord:
+    """Create or conditionally replace a contact's record of the email's sends (`put`)."""
+    return put(record_kind(email["id"]), record, doc)
+
+
+def claimed(record: RecipientRecord | None, contact_id: int, stat_id: int) -> RecipientRecord:
+    """The contact's record as `sending` (one more attempt, what it kept: a deferred send's due item, source)."""
+    attempts = int((record.get("attempts") if record else 0) or 0) + 1
+    kept = {k: v for k, v in (record or {}).items() if k != "_rev"}
+    claimed = dict(kept, id=contact_id, status="sending", statId=stat_id, attempts=attempts, reason=None)
+    return cast(RecipientRecord, dict(claimed, updatedAt=clock.now_iso()))
+
+
 def claim(email: Doc, record: RecipientRecord | None, contact_id: int, stat_id: int) -> RecipientRecord:
     """The contact's record as `sending` (one more attempt), before SES is called."""
-    attempts = int((record.get("attempts") if record else 0) or 0) + 1
-    kept = {k: v for k, v in (record or {}).items() if k != "_rev"}  # a deferred send's due item, source
-    claimed = dict(kept, id=contact_id, status="sending", statId=stat_id, attempts=attempts, reason=None)
-    return write(email, record, cast(RecipientRecord, dict(claimed, updatedAt=clock.now_iso())))
+    return write(email, record, claimed(record, contact_id, stat_id))
+
+
+def settled(record: RecipientRecord | None, contact_id: int, status: str, reason: str | None) -> RecipientRecord:
+    """The contact's record with its outcome (not written)."""
+    base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
+    return cast(RecipientRecord, dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso()))
 
 
 def settle(email: Doc, record: RecipientRecord | None, contact_id: int, status: str, reason: str | None) -> str:
     """The contact's record with its outcome; the outcome a run counts."""
-    base = {k: v for k, v in (record or {"attempts": 0, "statId": None}).items() if k != "_rev"}
-    settled = dict(base, id=contact_id, status=status, reason=reason, updatedAt=clock.now_iso())
-    write(email, record, cast(RecipientRecord, settled))
+    write(email, record, settled(record, contact_id, status, reason))
     observe.metrics({"Outcome": status}, EmailSends=1)  # sent, failed, skipped, retry, unknown
     return OUTCOME.get(status, status)
 

@@ -352,6 +352,31 @@ def sms_refusal(message: Doc, contact: Doc, now: str) -> str | None:
     return None
 
 
+def sms_text(message: Doc, contact: Doc, ctx: Context) -> str:
+    """The text message rendered for the contact (its tokens)."""
+    return rendering.render_sms(message.get("message"), email_messages.contact_sources(contact, ctx))
+
+
+def sms_record(message: Doc, contact: Doc, stat_id: int, message_id: str, sent_at: str, source: Source) -> SmsRecord:
+    """The send record of a text message SNS accepted (not stored yet)."""
+    return {
+        "id": stat_id,
+        "sms": {"id": message["id"]},
+        "lead": {"id": contact["id"]},
+        "phone": number_of(contact),
+        "dateSent": sent_at,
+        "source": source[0] if source else None,
+        "sourceId": source[1] if source and len(source) > 1 else None,
+        "messageId": message_id,
+    }
+
+
+def sms_sent(message: Doc, stat_id: int, content: str) -> Callable[[Doc], list[Doc]]:
+    """What a sent text message writes on its contact: `sms.sent` (statId: its record, for retention)."""
+    details = {"smsId": message["id"], "statId": stat_id, "content": content}
+    return lambda doc: [timeline.event("sms.sent", message.get("name"), details)]
+
+
 def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Source = None) -> SendOutcome:
     """Send a text message to a contact's mobile number now (do-not-contact on `sms` respected).
 
@@ -362,25 +387,13 @@ def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Sourc
     reason = sms_refusal(message, contact, ctx.now)
     if reason:
         return _failure(reason)
-    content = rendering.render_sms(message.get("message"), email_messages.contact_sources(contact, ctx))
-    number = number_of(contact)
+    content = sms_text(message, contact, ctx)
     try:
-        message_id = sms_channel.send(number or "", content)  # sms_refusal: a number is there
+        message_id = sms_channel.send(number_of(contact) or "", content)  # sms_refusal: a number is there
     except (sms_channel.Rejected, sms_channel.Unavailable) as error:
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
     stat_id = email_stats.allocate("sms", message["id"])[0]
-    record: SmsRecord = {
-        "id": stat_id,
-        "sms": {"id": message["id"]},
-        "lead": {"id": contact["id"]},
-        "phone": number,
-        "dateSent": ctx.now,
-        "source": source[0] if source else None,
-        "sourceId": source[1] if source and len(source) > 1 else None,
-        "messageId": message_id,
-    }
-    email_stats.create("sms", message["id"], record)
-    details = {"smsId": message["id"], "statId": stat_id, "content": content}  # statId: its record (retention)
-    write_contact(contact["id"], lambda doc: [timeline.event("sms.sent", message.get("name"), details)], ctx)
+    email_stats.create("sms", message["id"], sms_record(message, contact, stat_id, message_id, ctx.now, source))
+    write_contact(contact["id"], sms_sent(message, stat_id, content), ctx)
     return {"success": True, "statId": stat_id, "content": content}

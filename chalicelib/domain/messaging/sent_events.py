@@ -1,5 +1,5 @@
-"""The `email.sent` events of a chunk of sent messages (`send_batches.py`), written without rewriting
-the contacts they leave unchanged (docs/storage.md "Segment sends in batches").
+"""The `email.sent` (or `sms.sent`) events of a chunk of sent messages (`send_batches.py`), written
+without rewriting the contacts they leave unchanged (docs/storage.md "Segment sends in batches").
 
 A contact the event changes (points for `email.send`, a subscriber reacting: a journey, a segment,
 a webhook on `mautic.email_on_send`) is written as any send writes it: the contact and its event in
@@ -16,7 +16,7 @@ none was decided on a contact other than the one stored.
 
 import copy
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chalicelib.domain.contacts.declarations import CONTACT
@@ -24,40 +24,41 @@ from chalicelib.domain.kernel import service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import sending
-from chalicelib.domain.messaging.records import SendRecord
 from chalicelib.domain.messaging.send_pool import pooled
 from chalicelib.store import port as store
+
+Build = Callable[[Doc], list[Doc]]  # what a sent message writes on its contact (`sending.sent_event`)
+EventOf = Callable[[Context], Build]  # that, decided in a context (each contact gets one of its own)
 
 
 @dataclass
 class Pending:
-    """One contact's `email.sent`: the contact as the send read it, its send record, and the event
-    items when they go without the contact (None: the contact is rewritten)."""
+    """One contact's sent event: the contact as the send read it, what the event writes on it, and the
+    event items when they go without the contact (None: the contact is rewritten)."""
 
     known: Doc
-    stat: SendRecord
-    source: sending.Source
+    event: EventOf
     ctx: Context
     items: list[tuple[str, Doc]] | None
 
 
-def write(sent: Sequence[tuple[Doc, SendRecord]], source: sending.Source, ctx: Context) -> None:
-    """`email.sent` and the points of `email.send` on each (contact as read, send record)."""
-    pending = pooled(lambda one: _plan(*one, source, ctx), sent)
+def write(sent: Sequence[tuple[Doc, EventOf]], ctx: Context) -> None:
+    """Each (contact as read, its event: `email.sent` and the points of `email.send`, or `sms.sent`)."""
+    pending = pooled(lambda one: _plan(*one, ctx), sent)
     pooled(_rewrite, [p for p in pending if p.items is None])
     quiet = [p for p in pending if p.items is not None]
     if quiet:
-        sending.after_accepted(lambda: _store_quiet(quiet), "the contacts' email.sent")
+        sending.after_accepted(lambda: _store_quiet(quiet), "the contacts' sent events")
 
 
-def _plan(contact: Doc, stat: SendRecord, source: sending.Source, ctx: Context) -> Pending:
+def _plan(contact: Doc, event: EventOf, ctx: Context) -> Pending:
     """The contact's event and what it takes to store it (each contact with a context of its own)."""
     own = dataclasses.replace(ctx, cache={})
     if contact.get("_rev") is None:  # no revision to check afterwards: its own transaction
-        return Pending(contact, stat, source, own, None)
+        return Pending(contact, event, own, None)
     doc = copy.deepcopy(contact)
-    items = service.events_only(CONTACT, contact, doc, own, sending.sent_event(stat, source, own)(doc))
-    return Pending(contact, stat, source, own, items)
+    items = service.events_only(CONTACT, contact, doc, own, event(own)(doc))
+    return Pending(contact, event, own, items)
 
 
 def _rewrite(pending: Pending, fresh: bool = False) -> None:
@@ -65,9 +66,9 @@ def _rewrite(pending: Pending, fresh: bool = False) -> None:
     decided afresh in a context of its own (nothing kept from the plan)."""
     known = None if fresh else pending.known
     own = dataclasses.replace(pending.ctx, cache={})
-    build = sending.sent_event(pending.stat, pending.source, own)
+    build = pending.event(own)
     write = lambda: sending.write_contact(pending.known["id"], build, own, known)  # noqa: E731
-    sending.after_accepted(write, "the contact's email.sent")
+    sending.after_accepted(write, "the contact's sent event")
 
 
 def _store_quiet(quiet: list[Pending]) -> None:
