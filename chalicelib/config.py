@@ -338,6 +338,10 @@ class Settings:
     # Broadcast text messages per second, all workers together (docs/email.md "Broadcasts"): the account's SNS
     # SMS rate (its quota; 0: none). Sent in batches several at once, a worker would otherwise outrun it.
     SMS_SEND_RATE: float = 20.0
+    # Frequency caps of text messages (docs/email.md "Text messages"): Mautic's `sms_frequency_number` /
+    # `sms_frequency_time`, the cap of the contacts without a frequency rule of their own (none unless both are set)
+    SMS_FREQUENCY_NUMBER: int = 0
+    SMS_FREQUENCY_TIME: str = ""
     # The local stage's outbox of sent messages as files (docs/email.md); none elsewhere unless set.
     OUTBOX_DIR: str = setting(os.path.join(".data", "outbox"), _outbox, blank=True)
     # Cross-origin requests of the scripts websites embed (`/mtc/event`, `/mtc`; docs/public-endpoints.md),

@@ -4,7 +4,7 @@ batches of broadcasts (domain/messaging/email_sends.py, deferred_sends.py, broad
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends, recipients, user_emails
+from chalicelib.domain.messaging import broadcasts, deferred_sends, email_sends, recipients, text_sends, user_emails
 
 STEPS: dict[str, Callable[..., object]] = {
     "plan": email_sends.plan,
@@ -14,6 +14,7 @@ STEPS: dict[str, Callable[..., object]] = {
     "deferred": deferred_sends.deferred,
     "broadcast": broadcasts.walk,
     "broadcast-batch": broadcasts.batch,
+    text_sends.STUCK: text_sends.settle_stuck,
 }
 
 # A contact another worker holds, SES unavailable, a trigger's event not stored yet: not now, not poison.

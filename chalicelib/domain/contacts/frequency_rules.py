@@ -156,15 +156,26 @@ def shown(doc: Contact) -> list[Doc]:
 # --- the cap a rule sets (enforced on marketing emails: messaging/frequency_caps.py) ---------------
 
 
-def cap(doc: Contact | Doc) -> tuple[int, str] | None:
-    """(number, DAY/WEEK/MONTH) of the contact's email rule, else the configured default's, None when
-    neither sets a cap (Mautic counts only rules with both, `FrequencyRuleRepository::
-    getAppliedFrequencyRules`, and the default only for contacts without such a rule)."""
-    for rule in doc.get("frequencyRules") or []:
-        if rule.get("channel") == "email" and rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES:
+def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
+    """(number, DAY/WEEK/MONTH) of the contact's rule on `channel` (email, sms), else the channel's
+    configured default's, None when neither sets a cap (Mautic counts only rules with both,
+    `FrequencyRuleRepository::getAppliedFrequencyRules`, and the default only for contacts with no
+    such rule on any channel)."""
+    rules = [
+        rule
+        for rule in doc.get("frequencyRules") or []
+        if rule.get("frequencyNumber") and rule.get("frequencyTime") in TIMES
+    ]
+    for rule in rules:
+        if rule.get("channel") == channel:
             return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
-    if config.active().EMAIL_FREQUENCY_NUMBER > 0 and config.active().EMAIL_FREQUENCY_TIME in TIMES:
-        return config.active().EMAIL_FREQUENCY_NUMBER, config.active().EMAIL_FREQUENCY_TIME
+    prefix = "EMAIL" if channel == "email" else "SMS"
+    number, time = (
+        getattr(config.active(), f"{prefix}_FREQUENCY_NUMBER"),
+        getattr(config.active(), f"{prefix}_FREQUENCY_TIME"),
+    )
+    if not rules and number > 0 and time in TIMES:
+        return int(number), str(time)
     return None
 
 

@@ -172,5 +172,7 @@ def batch(channel: str, message: int, contacts: Sequence[int]) -> None:
         queues.send(recipients.QUEUE, [body], delay=PAUSE_DELAY)
         return
     sent = send_batches.send(SENDERS[channel], doc, list(contacts), ("broadcast", message), Context())
+    if channel == "sms":
+        text_sends.look_again(message, sent)  # records left `sending` by a crash, settled once stuck
     if sent.later is not None:
         raise sent.later  # SQS delivers the batch again: its contacts with a final record are skipped

@@ -16,14 +16,14 @@ from chalicelib.domain.kernel import clock, due_items, service
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import frequency_caps, recipients, reputation, sending
+from chalicelib.domain.messaging import frequency_caps, recipients, reputation, sending, text_deferrals
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.messaging.records import RecipientRecord, SendOutcome
 from chalicelib.ports import queues
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
-MAX_ATTEMPTS = 3  # tries of a deferred send from the queue (Mautic's `email_attempts` default)
+MAX_ATTEMPTS = frequency_caps.ATTEMPTS  # tries of a deferred send from the queue
 PAUSED_WAIT = timedelta(minutes=15)  # a deferred send due while the reputation guard pauses (Mautic's PT15M)
 
 
@@ -98,11 +98,16 @@ def wake(items: Sequence[Doc], now: datetime) -> None:
 
 
 def deferred(contact: int, due: int) -> None:
-    """A deferred send fell due: sent at most once, unless the contact is still capped (deferred
-    again) or may not be sent to (skipped); its due item goes once the record moved on. A record
-    that names another item, or none, makes this one an orphan: dropped."""
+    """A deferred send fell due (a text message's: `text_deferrals.py`): sent at most once, unless
+    the contact is still capped (deferred again) or may not be sent to (skipped); its due item goes
+    once the record moved on. A record that names another item, or none, makes this one an orphan:
+    dropped."""
     item = store.get(due_items.due_kind(contact), due)
     if item is None:
+        return
+    if "sms" in item:
+        text_deferrals.deferred(item)
+        frequency_caps.drop(contact, due)
         return
     email = store.get(EMAIL.kind, item["email"])
     record = cast(RecipientRecord | None, store.get(recipients.record_kind(item["email"]), contact))

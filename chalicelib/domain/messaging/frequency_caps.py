@@ -1,8 +1,10 @@
-"""Frequency caps on marketing emails (issue 34; Mautic's `MessageQueueModel::processFrequencyRules`):
-whether a contact's own rule on `email` holds a send back, and the deferred send's durable parts.
+"""Frequency caps on marketing emails (issue 34) and text messages (Mautic's
+`MessageQueueModel::processFrequencyRules`): whether a contact's rule on `email` or `sms` holds a send
+back, and the deferred send's durable parts.
 
-A contact is capped when it was sent `frequencyNumber` emails (any: its `email.sent` events) in the
-last DAY, WEEK or calendar MONTH of its rule. Its contact document says whether it has a rule, so
+A contact is capped when it was sent `frequencyNumber` messages of the channel (any: its `email.sent`
+events; its `sms.sent` and `sms.failed` ones, as Mautic counts every `sms_message_stats` row, failed
+included) in the last DAY, WEEK or calendar MONTH of its rule. Its contact document says whether it has a rule, so
 a contact without one costs nothing; one with a rule costs one Query of its timeline, newest first,
 read only back to the window's start (and `clock.order_slack()` before it: event ids follow time only that
 closely across containers). A capped send is not dropped: it waits in a due item of the
@@ -22,13 +24,15 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
 QUEUED = "message.queue"  # the timeline event of a deferred send (Mautic's message queue rows)
-LABEL = "Message Queued for channel - email"  # Mautic's `mautic.queued.channel` and the channel
+LABEL = "Message Queued for channel -"  # Mautic's `mautic.queued.channel`, then the channel and message id
+ATTEMPTS = 3  # tries of a deferred send from the queue (Mautic's `email_attempts` default; `sendSms`'s 3)
+COUNTED = {"email": ("email.sent",), "sms": ("sms.sent", "sms.failed")}  # the sends a channel's rule counts
 
 
-def capped(contact: Doc, now: str) -> str | None:
-    """The time of the contact's email rule (DAY, WEEK, MONTH) when it was sent its number of emails
-    in the last one of those, else None (no call when it has no rule)."""
-    rule = frequency_rules.cap(contact)
+def capped(contact: Doc, now: str, channel: str = "email") -> str | None:
+    """The time of the contact's rule on `channel` (DAY, WEEK, MONTH) when it was sent its number of
+    messages in the last one of those, else None (no call when it has no rule)."""
+    rule = frequency_rules.cap(contact, channel)
     if rule is None:
         return None
     number, time = rule
@@ -38,35 +42,46 @@ def capped(contact: Doc, now: str) -> str | None:
         moment = clock.parse(event["timestamp"])
         if moment < since - clock.order_slack():
             break  # event ids follow time within clock.order_slack() across containers: none later is newer
-        sent += event.get("event") == "email.sent" and moment >= since
+        sent += event.get("event") in COUNTED[channel] and moment >= since
         if sent >= number:
             return time
     return None
 
 
-def defer(email: Doc, contact_id: int, at: datetime, source: JSON, attempts: int, ctx: Context) -> Doc:
-    """Store a deferred send of `email` to the contact, due `at`: its due item and `message.queue`
-    event in one contact write (GetItem + TransactWriteItems). The item: {id, contact, email, dueAt}."""
+def defer(
+    email: Doc,
+    contact_id: int,
+    at: datetime,
+    source: JSON,
+    attempts: int,
+    ctx: Context,
+    channel: str = "email",
+    extra: Doc | None = None,
+) -> Doc:
+    """Store a deferred send of `email` (a text message when `channel` is `sms`) to the contact, due
+    `at`: its due item and `message.queue` event in one contact write (GetItem + TransactWriteItems).
+    The item: {id, contact, <channel>: message id, dueAt} and `extra`."""
 
     def write() -> Doc:
         existing = contact_merge.load(CONTACT, contact_id)
         item = {
             "id": due_items.due_id(at),
             "contact": existing["id"],
-            "email": email["id"],
+            channel: email["id"],
             "dueAt": clock.iso(at),
+            **(extra or {}),
         }
         details: dict[str, JSON] = {
-            "channelName": "email",
+            "channelName": channel,
             "channelId": email["id"],
-            "emailId": email["id"],
+            f"{channel}Id": email["id"],
             "due": item["id"],
             "scheduledDate": item["dueAt"],
             "attempts": attempts,
             "status": "rescheduled" if attempts else "pending",
             "source": source,
         }
-        event = timeline.event(QUEUED, f"{LABEL} {email['id']}", details)
+        event = timeline.event(QUEUED, f"{LABEL} {channel} {email['id']}", details)
         derived = [(due_items.due_kind(existing["id"]), item["id"], {k: v for k, v in item.items() if k != "id"})]
         service.save_change(CONTACT, existing, copy.deepcopy(existing), ctx, [event], stamp=False, derived=derived)
         return item

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from chalicelib import config
-from chalicelib.domain.contacts import contact_categories, contact_merge
+from chalicelib.domain.contacts import contact_categories, contact_merge, frequency_rules
 from chalicelib.domain.contacts.contact_actions import DNC_REASONS
 from chalicelib.domain.contacts.declarations import CONTACT
 from chalicelib.domain.kernel import addresses, clock, service, timeline
@@ -26,7 +26,15 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound, Stale
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
-from chalicelib.domain.messaging import email_hooks, email_messages, email_stats, rendering, reputation, versions
+from chalicelib.domain.messaging import (
+    email_hooks,
+    email_messages,
+    email_stats,
+    frequency_caps,
+    rendering,
+    reputation,
+    versions,
+)
 from chalicelib.domain.messaging.declarations import EMAIL, SMS
 from chalicelib.domain.messaging.records import SendOutcome, SendRecord, SmsRecord
 from chalicelib.domain.points import points_engine
@@ -38,6 +46,7 @@ from chalicelib.store.port import EntityId
 log = logging.getLogger(__name__)
 Source = Sequence[JSON] | None  # what sent a message: (source, id within it), e.g. ("campaign", <event id>)
 UNSUBSCRIBED, BOUNCED = 1, 2  # do-not-contact reasons (Mautic's)
+SCHEDULED = "Scheduled"  # a capped text message's answer (Mautic's `mautic.sms.timeline.status.scheduled`)
 Hold = Callable[[Doc, Doc], SendOutcome | None]  # hold(email, contact): an answer instead of the send, or None
 
 
@@ -377,23 +386,53 @@ def sms_sent(message: Doc, stat_id: int, content: str) -> Callable[[Doc], list[D
     return lambda doc: [timeline.event("sms.sent", message.get("name"), details)]
 
 
-def send_sms(sms_id: EntityId, contact_id: EntityId, ctx: Context, source: Source = None) -> SendOutcome:
-    """Send a text message to a contact's mobile number now (do-not-contact on `sms` respected).
+def send_sms(
+    sms_id: EntityId,
+    contact_id: EntityId,
+    ctx: Context,
+    source: Source = None,
+    attempts: int = 0,
+    after: str | None = None,
+) -> SendOutcome:
+    """Send a text message to a contact's mobile number now (do-not-contact on `sms` respected), at
+    SMS_SEND_RATE; a contact its frequency rule on `sms` caps gets it later (`_scheduled`). `attempts`,
+    `after`: a scheduled send's tries so far and its due time (`text_deferrals.py`).
 
-    Returns {"success": True, "statId", "content"} or {"success": False, "reason", "retryable"};
-    raises NotFound for an unknown text message or contact."""
+    Returns {"success": True, "statId", "content"} or {"success": False, "reason", "retryable"} (with
+    `deferred` when scheduled); raises NotFound for an unknown text message or contact."""
     message = service.load(SMS, sms_id)
     contact = service.load(CONTACT, contact_id)
     reason = sms_refusal(message, contact, ctx.now)
     if reason:
         return _failure(reason)
+    time = frequency_caps.capped(contact, ctx.now, "sms")
+    if time is not None:
+        return _scheduled(message, contact, time, source, (attempts, after), ctx)
     content = sms_text(message, contact, ctx)
+    moment = window_counters.acquire("sms", config.active().SMS_SEND_RATE)
     try:
         message_id = sms_channel.send(number_of(contact) or "", content)  # sms_refusal: a number is there
     except (sms_channel.Rejected, sms_channel.Unavailable) as error:
         record_failed("sms", message["id"], contact["id"], str(error), ctx)
         return _failure(str(error), isinstance(error, sms_channel.Unavailable))
     stat_id = email_stats.allocate("sms", message["id"])[0]
-    email_stats.create("sms", message["id"], sms_record(message, contact, stat_id, message_id, ctx.now, source))
+    sent_at = clock.iso(datetime.fromtimestamp(moment, tz=timezone.utc))
+    email_stats.create("sms", message["id"], sms_record(message, contact, stat_id, message_id, sent_at, source))
     write_contact(contact["id"], sms_sent(message, stat_id, content), ctx)
     return {"success": True, "statId": stat_id, "content": content}
+
+
+def _scheduled(
+    message: Doc, contact: Doc, time: str, source: Source, tries: tuple[int, str | None], ctx: Context
+) -> SendOutcome:
+    """A capped contact (Mautic's `SmsModel::sendSms` -> `processFrequencyRules('sms')`): the send is
+    queued one DAY/WEEK/MONTH on (a due item and `message.queue`: `text_deferrals.py` sends it then)
+    and answered "Scheduled" (not sent); after frequency_caps.ATTEMPTS tries from the queue it is
+    given up."""
+    attempts, after = tries
+    if attempts >= frequency_caps.ATTEMPTS:
+        return _failure(f"Frequency cap: not sent after {attempts} attempts.")
+    at = frequency_rules.shifted(clock.parse(after or ctx.now), time)
+    extra: Doc = {"direct": True, "attempts": attempts, "source": _source(source)}
+    frequency_caps.defer(message, contact["id"], at, _source(source), attempts, ctx, "sms", extra)
+    return {"success": False, "reason": SCHEDULED, "retryable": False, "deferred": True}
