@@ -221,3 +221,28 @@ def test_a_text_messages_rows_spread_over_their_family_shards_and_old_rows_move(
     assert entities.get("smssend#9", 5) is None  # under the old key
     reshard.reshard()
     assert entities.get("smssend#9", 5)["status"] == "sent"
+
+
+def test_frequency_rules_keep_a_batch_within_five_calls_per_message(api, drain, configure):
+    """Every contact has a rule on `sms` (one a DAY): the first broadcast sends to all (one Query of
+    each one's timeline more), the second defers all (no SNS call) within the budget."""
+    configure(VERSIONS_TTL=60)  # as on AWS: the versions item once a second per container
+    segment, ids = _audience(api, drain, 50, frequencyRules={"sms": {"frequency_number": 1, "frequency_time": "DAY"}})
+    measured = {}
+    for name in ("first", "second"):
+        text = _text(api, segment)
+        (batch,) = _batches(text)
+        calls: Counter[str] = Counter()
+
+        def counted(call, client, operation, params, calls=calls):
+            calls[operation] += 1
+            return call(client, operation, params)
+
+        with api_calls(counted):
+            broadcasts.batch(**batch)
+        made = sum(n for operation, n in calls.items() if operation not in POLLER)
+        assert made <= CALLS_PER_MESSAGE * len(ids), calls
+        measured[name] = (calls, _statuses(text, ids))
+    assert measured["first"][1] == Counter({"sent": 50}) and measured["first"][0]["Query"] == 50
+    assert measured["second"][1] == Counter({"deferred": 50}) and measured["second"][0]["Publish"] == 0
+    assert len(sms_messages()) == 50

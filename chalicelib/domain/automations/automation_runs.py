@@ -99,9 +99,9 @@ def dispatch() -> None:
                 kind, between=(0, min(journey_routing.due_id_floor(now - STALE), mark["upTo"])), limit=SWEEP_MAX
             )
         )
-        events = [item for item in coming + lost if "email" not in item]
+        events = [item for item in coming + lost if not deferred_sends.is_send(item)]
         _send([(item["contact"], item["id"], clock.parse(item["dueAt"])) for item in events], now)
-        deferred_sends.wake([item for item in coming + lost if "email" in item], now)  # deferred sends
+        deferred_sends.wake([item for item in coming + lost if deferred_sends.is_send(item)], now)
         store.put(MARKS, {"id": shard, "upTo": max(horizon, mark["upTo"])})
 
 

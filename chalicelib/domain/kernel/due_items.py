@@ -2,7 +2,7 @@
 under time-ordered ids, which the minute job (`automations/automation_runs.dispatch`) queues as
 they fall due and queues again when their message was lost. Automations keep their scheduled
 events here; messaging the sends a frequency cap deferred (`messaging/frequency_caps.py`), items naming an
-`email`.
+`email` or an `sms`.
 """
 
 import secrets

@@ -87,6 +87,11 @@ def send_marketing(email_id: EntityId, contact_id: EntityId, ctx: Context, sourc
     return sending.send_email(email_id, contact_id, ctx, source=source, hold=hold)
 
 
+def is_send(item: Doc) -> bool:
+    """Whether a due item is a deferred send (of an email or a text message), not an automation's event."""
+    return "email" in item or "sms" in item
+
+
 def wake(items: Sequence[Doc], now: datetime) -> None:
     """Queue the deferred sends of these due items (the minute job's), each delayed until its time."""
     by_delay: dict[int, list[Doc]] = {}
