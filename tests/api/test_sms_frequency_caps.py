@@ -142,8 +142,13 @@ def test_a_capped_single_send_is_scheduled_and_sent_when_due(api, drain, frozen)
     assert _send(api, hello, ann)["success"] is True
     frozen.advance(hours=1)
     assert _send(api, hello, ann) == SCHEDULED
-    assert _texts_to(ann) == ["Hello"] and len(_queued(api, ann)) == 1
-    frozen.advance(days=1, minutes=1)
+    frozen.advance(hours=22)
+    assert _send(api, hello, ann) == SCHEDULED  # queued already: not queued twice (Mautic's findMessage)
+    assert _texts_to(ann) == ["Hello"] and len(_queued(api, ann)) == 1 and len(_due(ann)) == 1
+    frozen.advance(hours=1)
+    _run_due(drain)
+    assert _texts_to(ann) == ["Hello"]  # due a day after it was queued
+    frozen.advance(hours=1)
     _run_due(drain)
     assert _texts_to(ann) == ["Hello", "Hello"] and _due(ann) == []
     stats = list(store.iterate(email_stats.kind("sms", hello["id"])))

@@ -14,6 +14,7 @@ one contact write. `email_sends` keeps the send's state in its `emailsend#` reco
 """
 
 import copy
+from collections.abc import Iterator
 from datetime import datetime
 
 from chalicelib.domain.contacts import contact_merge, frequency_rules
@@ -36,16 +37,36 @@ def capped(contact: Doc, now: str, channel: str = "email") -> str | None:
     if rule is None:
         return None
     number, time = rule
-    since = frequency_rules.shifted(clock.parse(now), time, -1)
     sent = 0
-    for event in store.iterate(timeline.kind(contact["id"]), descending=True):
-        moment = clock.parse(event["timestamp"])
-        if moment < since - clock.order_slack():
-            break  # event ids follow time within clock.order_slack() across containers: none later is newer
-        sent += event.get("event") in COUNTED[channel] and moment >= since
+    for event in _since(contact["id"], frequency_rules.shifted(clock.parse(now), time, -1)):
+        sent += event.get("event") in COUNTED[channel]
         if sent >= number:
             return time
     return None
+
+
+def queued(contact_id: int, channel: str, message_id: int, since: datetime) -> bool:
+    """Whether a send of the message was queued for the contact since `since` (its `message.queue`
+    event; Mautic's `MessageQueueRepository::findMessage`): one Query of its timeline, newest first."""
+    for event in _since(contact_id, since):
+        details = event.get("details") or {}
+        if event.get("event") == QUEUED and (details.get("channelName"), details.get("channelId")) == (
+            channel,
+            message_id,
+        ):
+            return True
+    return False
+
+
+def _since(contact_id: int, since: datetime) -> Iterator[Doc]:
+    """The contact's events since `since`, newest first, read only back to then (and
+    `clock.order_slack()` before it: event ids follow time only that closely across containers)."""
+    for event in store.iterate(timeline.kind(contact_id), descending=True):
+        moment = clock.parse(event["timestamp"])
+        if moment < since - clock.order_slack():
+            return  # none later is newer
+        if moment >= since:
+            yield event
 
 
 def defer(

@@ -426,13 +426,16 @@ def _scheduled(
     message: Doc, contact: Doc, time: str, source: Source, tries: tuple[int, str | None], ctx: Context
 ) -> SendOutcome:
     """A capped contact (Mautic's `SmsModel::sendSms` -> `processFrequencyRules('sms')`): the send is
-    queued one DAY/WEEK/MONTH on (a due item and `message.queue`: `text_deferrals.py` sends it then)
-    and answered "Scheduled" (not sent); after frequency_caps.ATTEMPTS tries from the queue it is
-    given up."""
+    queued one DAY/WEEK/MONTH on (a due item and `message.queue`: `text_deferrals.py` sends it then),
+    unless this message is queued for the contact already (its `message.queue` is then within the
+    last period: one Query more), and answered "Scheduled" (not sent); after frequency_caps.ATTEMPTS
+    tries from the queue it is given up."""
     attempts, after = tries
     if attempts >= frequency_caps.ATTEMPTS:
         return _failure(f"Frequency cap: not sent after {attempts} attempts.")
-    at = frequency_rules.shifted(clock.parse(after or ctx.now), time)
-    extra: Doc = {"direct": True, "attempts": attempts, "source": _source(source)}
-    frequency_caps.defer(message, contact["id"], at, _source(source), attempts, ctx, "sms", extra)
+    since = frequency_rules.shifted(clock.parse(ctx.now), time, -1)
+    if attempts or not frequency_caps.queued(contact["id"], "sms", message["id"], since):
+        at = frequency_rules.shifted(clock.parse(after or ctx.now), time)
+        extra: Doc = {"direct": True, "attempts": attempts, "source": _source(source)}
+        frequency_caps.defer(message, contact["id"], at, _source(source), attempts, ctx, "sms", extra)
     return {"success": False, "reason": SCHEDULED, "retryable": False, "deferred": True}

@@ -99,12 +99,12 @@ class TextChannel:
         time = frequency_caps.capped(contact, ctx.now, "sms")
         if time is None:
             return None
-        waiting = record is not None and record.get("status") == "deferred"
-        attempts = int((record or {}).get("queueAttempts") or 0) + 1 if waiting else 0
+        waiting = record if record is not None and record.get("status") == "deferred" else None
+        attempts = int(waiting.get("queueAttempts") or 0) + 1 if waiting else 0
         if attempts >= frequency_caps.ATTEMPTS:
             why = f"Frequency cap: not sent after {attempts} attempts."
             return lambda: self.settle(message, record, contact["id"], "skipped", why)
-        after = (record or {}).get("dueAt") if waiting else None
+        after = waiting.get("dueAt") if waiting else None
         return lambda: _defer(message, record, contact, time, (list(source), attempts, after), ctx)
 
     def prepare(self, message: Doc, contact: Doc, ctx: Context) -> Text:
