@@ -123,6 +123,19 @@ def test_still_capped_when_due_it_waits_one_more_day_and_is_skipped_after_three_
     assert _texts_to(ann) == ["Hello"]
 
 
+def test_deferred_texts_are_erased_with_their_contact(api, drain, frozen, capped):
+    ann, _, flash = capped
+    hello = make_sms(api, "Again")
+    assert _send(api, hello, ann) == SCHEDULED
+    assert len(_due(ann)) == 2 and _record(flash, ann)["status"] == "deferred"
+    assert api.delete(f"/api/contacts/{ann['id']}/delete").status_code == 200
+    drain()
+    assert _due(ann) == [] and _record(flash, ann) is None
+    frozen.advance(days=2)
+    _run_due(drain)
+    assert _texts_to(ann) == ["Hello"]
+
+
 def test_a_failed_text_counts_as_a_send(api, drain, frozen, monkeypatch):
     from chalicelib.ports import sms
 

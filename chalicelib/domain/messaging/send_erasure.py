@@ -94,12 +94,15 @@ def forget_segment_sends(job: Doc) -> None:
 def forget_deferred_sends(job: Doc) -> None:
     """Erasure step: the contact's deferred sends, found through its `message.queue` events: each
     email's record (1 GetItem; it names the latest due item) and every due item named (1 DeleteItem
-    each), then the record (1 DeleteItem)."""
+    each), then the record (1 DeleteItem); a text message's due items (its records go with the
+    segment sends')."""
     named: dict[int, set[int]] = {}
     for event in erasure.events(job, frequency_caps.QUEUED):
         details = event.get("details") or {}
         if details.get("emailId") and details.get("due"):
             named.setdefault(int(details["emailId"]), set()).add(int(details["due"]))
+        elif details.get("smsId") and details.get("due"):
+            store.remove(due_items.due_kind(job["id"]), int(details["due"]))
     for email_id, dues in sorted(named.items()):
         record = store.get(record_kind(email_id), job["id"])
         for due in sorted(dues | ({int(record["due"])} if record and record.get("due") else set())):
