@@ -220,3 +220,17 @@ def test_a_limited_user_cannot_send_to_or_see_the_queue_of_anothers_contact(api,
     feed = mallory.get("/api/contacts/activity").json
     assert not [e for e in feed.get("events") or [] if e["event"] == "message.queue"]
     assert len(_queued(api, ann)) == 1 and _texts_to(ann) == ["Hello"]
+
+
+def test_a_marketing_messages_scheduled_text_fails_the_event_and_is_sent_later(api, drain, frozen):
+    ann, hello, later = _contact(api, "ann", ONE_A_DAY), make_sms(api, "Hello"), make_sms(api, "Later")
+    assert _send(api, hello, ann)["success"] is True
+    channels = {"sms": {"channelId": later["id"], "isEnabled": 1}}
+    message = api.post("/api/messages/new", {"name": "Texts", "channels": channels}).json["message"]
+    automation = new_automation(api, [action("new1", "message.send", {"marketingMessage": message["id"]})])
+    api.post(f"/api/automations/{automation['id']}/contact/{ann['id']}/add")
+    drain()
+    assert executed(api, ann["id"]) == [("new1", "failed")]  # Mautic's removePsuedoFailures: no channel reached
+    frozen.advance(days=1, minutes=1)
+    _run_due(drain)
+    assert _texts_to(ann) == ["Hello", "Later"]  # the text itself stayed queued, as in Mautic

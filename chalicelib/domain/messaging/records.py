@@ -97,4 +97,4 @@ class SendOutcome(TypedDict, total=False):
     content: str
     reason: str
     retryable: bool
-    deferred: bool  # held back by the contact's frequency cap, sent later (deferred_sends.send_marketing)
+    deferred: bool  # held back by the contact's frequency cap, sent later (send_marketing; send_sms: "Scheduled")

@@ -1,6 +1,6 @@
 """Sending one email or text message to one contact, now: the checks (published, do-not-contact,
-a valid address), rendering, the transport (SES / SNS, throttled to EMAIL_SEND_RATE), the send
-record and the contact's timeline.
+a valid address; a text message's frequency cap), rendering, the transport (SES / SNS, throttled to
+EMAIL_SEND_RATE / SMS_SEND_RATE), the send record and the contact's timeline.
 
 `send_email` and `send_sms` are what the API, segment sends (`email_sends`), automations and point
 triggers call. They raise NotFound for an unknown message or contact and answer
