@@ -90,3 +90,14 @@ def test_periods_are_a_day_a_week_and_a_calendar_month_the_day_kept_or_the_month
     assert fr.shifted(datetime(2026, 1, 15, tzinfo=timezone.utc), "MONTH", -1) == datetime(
         2025, 12, 15, tzinfo=timezone.utc
     )
+
+
+def test_a_text_message_cap_is_the_sms_rule_else_the_sms_default_for_contacts_without_any_rule(configure):
+    sms = {"channel": "sms", "frequencyNumber": 2, "frequencyTime": "DAY"}
+    email = {"channel": "email", "frequencyNumber": 9, "frequencyTime": "WEEK"}
+    assert fr.cap({"frequencyRules": [email, sms]}, "sms") == (2, "DAY")
+    assert fr.cap({"frequencyRules": [email]}, "sms") is None
+    configure(SMS_FREQUENCY_NUMBER=4, SMS_FREQUENCY_TIME="WEEK")
+    assert fr.cap({}, "sms") == (4, "WEEK") and fr.cap({}) is None  # email's default is its own
+    assert fr.cap({"frequencyRules": [email]}, "sms") is None  # a rule on any channel: no default (Mautic's NOT EXISTS)
+    assert fr.cap({"frequencyRules": [dict(email, frequencyNumber=None)]}, "sms") == (4, "WEEK")

@@ -153,7 +153,7 @@ def shown(doc: Contact) -> list[Doc]:
     return [{key: rule.get(key) for key in LISTED} for rule in doc.get("frequencyRules") or []]
 
 
-# --- the cap a rule sets (enforced on marketing emails: messaging/frequency_caps.py) ---------------
+# --- the cap a rule sets (on marketing emails and text messages: messaging/frequency_caps.py) ------
 
 
 def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
@@ -169,14 +169,12 @@ def cap(doc: Contact | Doc, channel: str = "email") -> tuple[int, str] | None:
     for rule in rules:
         if rule.get("channel") == channel:
             return int(rule["frequencyNumber"]), str(rule["frequencyTime"])
-    prefix = "EMAIL" if channel == "email" else "SMS"
-    number, time = (
-        getattr(config.active(), f"{prefix}_FREQUENCY_NUMBER"),
-        getattr(config.active(), f"{prefix}_FREQUENCY_TIME"),
-    )
-    if not rules and number > 0 and time in TIMES:
-        return int(number), str(time)
-    return None
+    settings = config.active()
+    if channel == "email":
+        number, time = settings.EMAIL_FREQUENCY_NUMBER, settings.EMAIL_FREQUENCY_TIME
+    else:
+        number, time = settings.SMS_FREQUENCY_NUMBER, settings.SMS_FREQUENCY_TIME
+    return (number, time) if not rules and number > 0 and time in TIMES else None
 
 
 def shifted(moment: datetime, time: str, sign: int = 1) -> datetime:
