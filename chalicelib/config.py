@@ -335,8 +335,8 @@ class Settings:
         ("arn:aws:sns:us-east-1:123456789012:mautic-local-ses-feedback",), _local_topic
     )
     SMS_SENDER_ID: str = ""  # the sender id of SNS text messages
-    # Broadcast text messages per second, all workers together (docs/email.md "Broadcasts"): the account's SNS
-    # SMS rate (its quota; 0: none). Sent in batches several at once, a worker would otherwise outrun it.
+    # Text messages per second (broadcasts and single sends), all workers together (docs/email.md "Broadcasts"):
+    # the account's SNS SMS rate (its quota; 0: none). Sent in batches several at once, a worker would outrun it.
     SMS_SEND_RATE: float = 20.0
     # Frequency caps of text messages (docs/email.md "Text messages"): Mautic's `sms_frequency_number` /
     # `sms_frequency_time`, the cap of the contacts without a frequency rule of their own (none unless both are set)
