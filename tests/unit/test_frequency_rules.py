@@ -101,3 +101,5 @@ def test_a_text_message_cap_is_the_sms_rule_else_the_sms_default_for_contacts_wi
     assert fr.cap({}, "sms") == (4, "WEEK") and fr.cap({}) is None  # email's default is its own
     assert fr.cap({"frequencyRules": [email]}, "sms") is None  # a rule on any channel: no default (Mautic's NOT EXISTS)
     assert fr.cap({"frequencyRules": [dict(email, frequencyNumber=None)]}, "sms") == (4, "WEEK")
+    configure(EMAIL_FREQUENCY_NUMBER=3, EMAIL_FREQUENCY_TIME="MONTH")
+    assert fr.cap({"frequencyRules": [sms]}) is None and fr.cap({}) == (3, "MONTH")  # email's default alike
