@@ -19,7 +19,7 @@ from chalicelib.domain.kernel import permission_catalog, registry
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import STANDARD_OPERATIONS, Resource
 
-ROUTED = [r for r in bootstrap.RESOURCES if r.routes]
+ROUTED = [r for r in bootstrap.resources() if r.routes]
 TABLES = {routes.name: routes for routes in blueprints.API_ROUTES}
 DOCUMENT = blueprints.openapi_document("http://127.0.0.1")
 # operation -> (path under the prefix, methods, the action its route needs, whether it names the document)
@@ -48,10 +48,10 @@ def _expected(resource):
 
 
 def test_every_resource_is_registered_once_by_kind():
-    kinds = [r.kind for r in bootstrap.RESOURCES]
+    kinds = [r.kind for r in bootstrap.resources()]
     assert len(kinds) == len(set(kinds))
-    assert registry.resources() == bootstrap.RESOURCES
-    assert all(registry.resource(r.kind) is r for r in bootstrap.RESOURCES)
+    assert registry.resources() == bootstrap.resources()
+    assert all(registry.resource(r.kind) is r for r in bootstrap.resources())
     assert {"user", "role", "contact", "report"} <= set(kinds)  # auth's and the capabilities'
 
 
@@ -115,7 +115,8 @@ def test_a_new_declaration_is_one_place(monkeypatch):
         permission="gadget:gadgets",
         attrs=(a.text("name", required=True),),
     )
-    monkeypatch.setattr(bootstrap, "RESOURCES", (*bootstrap.RESOURCES, gadget))
+    declared = (*bootstrap.resources(), gadget)
+    monkeypatch.setattr(bootstrap, "resources", lambda: declared)
     routes = Routes("gadgets")
     standard.install_declared(routes)
     assert sorted(routes.table) == [
