@@ -3,6 +3,7 @@ standard and batch routes in the route table it names, what each route needs of 
 its operations and schemas in the OpenAPI document; installing the registry and the subscriber table is
 a call of the composition root (`bootstrap.assemble()`), never a side effect of an import."""
 
+import importlib
 import re
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain import wiring
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import permission_catalog, registry
+from chalicelib.domain.kernel import permission_catalog, registry, subscribers
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import STANDARD_OPERATIONS, Resource
 
@@ -144,3 +145,22 @@ def test_importing_the_wiring_installs_nothing():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:3] == ["NotInstalled", "NotInstalled", f"contacts {len(wiring.SUBSCRIBERS.erase)}"]
+
+
+def _paths(table):
+    """Every `capability.module:name` path of the subscriber table, with what it must be."""
+    for handlers in (*table.write.values(), table.announce, *table.stored.values(), table.committed):
+        yield from ((path, callable) for path in handlers)
+    yield from ((path, callable) for _, path in table.erase)
+    yield from ((path, callable) for path in table.actions.values())
+    yield from ((path, lambda found: isinstance(found, subscribers.Command)) for path in table.commands.values())
+
+
+def test_every_subscriber_path_names_a_handler():
+    for path, fits in _paths(wiring.SUBSCRIBERS):
+        assert fits(subscribers.resolved(path)), path
+
+
+def test_the_index_lists_the_kinds_each_declarations_module_declares():
+    for module, kinds in bootstrap.DECLARATIONS.items():
+        assert tuple(r.kind for r in importlib.import_module(module).RESOURCES) == kinds, module
