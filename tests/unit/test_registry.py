@@ -130,8 +130,9 @@ def test_a_new_declaration_is_one_place(monkeypatch):
     assert routes.needs["/gadgets/{id}/edit"]["PUT"] == (Need("gadget", Action.EDIT, "id"),)
 
 
-def test_importing_the_wiring_installs_nothing():
+def test_importing_the_wiring_installs_nothing_and_assembling_imports_no_capability():
     code = (
+        "import sys\n"
         "from chalicelib.domain import wiring\n"
         "from chalicelib.domain.kernel import registry, subscribers\n"
         "for lookup in (lambda: registry.resource('contact'), subscribers.erase_steps):\n"
@@ -141,10 +142,15 @@ def test_importing_the_wiring_installs_nothing():
         "        print(type(error).__name__)\n"
         "from chalicelib import bootstrap\n"
         "bootstrap.assemble()\n"
+        "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('chalicelib.domain.')} - {'kernel', 'wiring'}))\n"
+        "print(registry.resource('tag').prefix)\n"
+        "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('chalicelib.domain.')} - {'kernel', 'wiring'}))\n"
         "print(registry.resource('contact').prefix, len(subscribers.erase_steps()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[:3] == ["NotInstalled", "NotInstalled", f"contacts {len(wiring.SUBSCRIBERS.erase)}"]
+    assert out[:3] == ["NotInstalled", "NotInstalled", "[]"]  # assembled, and not one capability imported yet
+    assert out[3:5] == ["tags", "[]"]  # the kernel's own kinds import no capability
+    assert out[5] == f"contacts {len(wiring.SUBSCRIBERS.erase)}"
 
 
 def _paths(table):
