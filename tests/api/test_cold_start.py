@@ -46,10 +46,10 @@ BUDGETS = {"app.api_authorizer": AUTHORIZER_MS}  # the goals of issue 43 (docs/d
 FLOOR = ["from chalicelib import loading", "loading.pause()", "import chalice.app", "import pynamodb.models"]
 # Shares of what a function imported before issue 43 beyond FLOOR: the authorizer's 20-25 % measured
 # (app.py's settings object, ports and queue names, and the auth core), a worker's or job's 25-65 % (the
-# automations worker the most: its journeys reach messaging, segments, points and stages); a noisy
+# automations worker and the minute jobs the most: they reach messaging, segments, points, stages); a noisy
 # machine moves them by several points.
 AUTHORIZER_SHARE = 0.35
-WORKER_SHARE = 0.75
+WORKER_SHARE = 0.8
 AUTHORIZER_API = {"authorizer", "errors", "path_routing", "request", "php_query"}
 PERIODS = {"every_minute": "minute", "every_hour": "hour"}
 
