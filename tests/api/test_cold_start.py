@@ -44,7 +44,7 @@ BUDGETS = {"app.api_authorizer": AUTHORIZER_MS}  # the goals of issue 43 (docs/d
 # What every function needs whatever it serves: its framework and its DynamoDB client, imported as app.py
 # imports them (the garbage collector paused: chalicelib/loading.py).
 FLOOR = ["from chalicelib import loading", "loading.pause()", "import chalice.app", "import pynamodb.models"]
-# Shares of what a function imported before issue 43 beyond FLOOR: the authorizer's 20-25 % measured
+# Shares of what a function imported before issue 43 beyond FLOOR: the authorizer's 19-30 % measured
 # (app.py's settings object, ports and queue names, and the auth core), a worker's or job's 25-65 % (the
 # automations worker and the minute jobs the most: they reach messaging, segments, points, stages); a noisy
 # machine moves them by several points.
