@@ -12,7 +12,11 @@ first request, `chalice package`, the local stack), not by the other functions (
 import os
 from typing import Any
 
-from chalicelib import config
+from chalicelib import loading
+
+loading.pause()  # a cold start's imports without the garbage collector's passes (chalicelib/loading.py)
+
+from chalicelib import config  # noqa: E402
 
 if not config.installed():  # on Lambda: its environment, read once (the local stack and the tests install theirs)
     config.install(config.Settings.from_environment(os.environ))
@@ -30,22 +34,23 @@ BatchAnswer = dict[str, list[dict[str, str]]]  # the partial batch response (Rep
 def register_routes(routed: RoutedApp) -> None:
     """The blueprints of the API under /api and of the public endpoints at the root, and the types
     answered as bytes."""
-    from chalicelib import bootstrap
-    from chalicelib.api import downloads
-    from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
+    with loading.imports():  # the route modules, and chalice's entries of their routes
+        from chalicelib import bootstrap
+        from chalicelib.api import downloads
+        from chalicelib.api.blueprints import API_BLUEPRINTS, PUBLIC_BLUEPRINTS
 
-    bootstrap.assemble()  # the registry and the subscriber table, before the API serves
-
-    routed.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # downloads of form uploads answered as their type
-    for blueprint in API_BLUEPRINTS:
-        routed.register_blueprint(blueprint, url_prefix="/api")
-    for blueprint in PUBLIC_BLUEPRINTS:
-        routed.register_blueprint(blueprint)
+        bootstrap.assemble()  # the registry and the subscriber table, before the API serves
+        routed.api.binary_types.extend(downloads.EXTRA_BINARY_TYPES)  # form uploads' downloads answered as their type
+        for blueprint in API_BLUEPRINTS:
+            routed.register_blueprint(blueprint, url_prefix="/api")
+        for blueprint in PUBLIC_BLUEPRINTS:
+            routed.register_blueprint(blueprint)
 
 
 aws_adapters.install()  # the Lambda functions' composition root: every port over AWS
 app = RoutedApp(app_name="mautic", routes=register_routes)
 app.api.binary_types.append("multipart/form-data")  # uploads reach the function byte for byte on AWS
+loading.resume()
 
 
 @app.on_sqs_message(queue=queue_name("segments"), **workers.SOURCES["segments"])
@@ -99,6 +104,6 @@ def every_hour(event: CloudWatchEvent) -> None:
 @app.lambda_function(name="api_authorizer")
 def api_authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The REQUEST authorizer of the /api routes (API Gateway calls it with its own event and context)."""
-    from chalicelib.api import authorizer
-
+    with loading.imports():
+        from chalicelib.api import authorizer
     return authorizer.handler(event, context)

@@ -1,8 +1,8 @@
 """AWS's adapters for the ports, in one place: the modules over SQS, S3, DynamoDB counters, tokens
 and idempotency records, SES, SNS and real HTTP implement the ports' protocols themselves. Installed
 by each composition root that runs on AWS or the embedded AWS (`app.py`, the CLI, the local stack,
-the moto tests). Kept apart from `bootstrap.py`, which imports every capability, so that `app.py`'s
-functions install the adapters without loading what they do not run: the outbound channels (mail,
+the moto tests). Kept apart from `bootstrap.py` (the house assembled, the first start's seeds), so that
+`app.py`'s functions install the adapters without loading what they do not run: the outbound channels (mail,
 SMS, HTTP, the SNS certificate fetch) are imported on their first use, so the request authorizer,
 which sends nothing, never loads them (docs/deploy.md "Cold start per function")."""
 

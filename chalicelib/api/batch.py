@@ -334,7 +334,7 @@ def install(routes: Routes, resource: Resource) -> None:
 
 
 routes = Routes("batch")
-for _resource in bootstrap.RESOURCES:
+for _resource in bootstrap.resources():
     if _resource.routes and _resource.batch and _resource.put:
         install(routes, _resource)
 

@@ -156,7 +156,7 @@ def install_declared(routes: Routes) -> None:
     """Install the standard operations of every registered resource whose declaration names this
     route table (`Resource.routes`): a resource's routes come from its declaration, not from a list
     kept here (`api/batch.py` adds their batch routes likewise)."""
-    for resource in bootstrap.RESOURCES:
+    for resource in bootstrap.resources():
         if resource.routes == routes.name:
             install(routes, resource)
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from chalicelib import observe
+from chalicelib import loading, observe
 from chalicelib.workers.redelivery import Received, give_back
 
 if TYPE_CHECKING:
@@ -38,12 +38,13 @@ class EventSource(TypedDict, total=False):
 def resolved(path: str) -> Callable[..., Any]:
     """The function `module:name`, imported with the house assembled (`domain.wiring`: the registry
     and the subscriber table every write goes through) but nothing else: a worker function's cold
-    start imports its own capability, not every queue's."""
+    start imports its own capability, not every queue's (with the collector paused: chalicelib/loading.py)."""
     from chalicelib import bootstrap
 
     bootstrap.assemble()
     module, _, name = path.partition(":")
-    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    with loading.imports():
+        function: Callable[..., Any] = getattr(importlib.import_module(module), name)
     return function
 
 

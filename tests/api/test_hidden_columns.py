@@ -14,7 +14,7 @@ def _hidden():
 
     return [
         (resource.prefix, attr.name)
-        for resource in bootstrap.RESOURCES  # every registered resource (users, notes and reports too)
+        for resource in bootstrap.resources()  # every registered resource (users, notes and reports too)
         for attr in resource.all_attrs
         if attr.hidden
     ]

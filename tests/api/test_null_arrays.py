@@ -14,7 +14,7 @@ from tests.api.payloads import RESOURCES, create, items
 ARRAYS = {
     res.prefix: [
         attr.name
-        for resource in wiring.RESOURCES
+        for resource in wiring.resources()
         if resource.prefix == res.prefix
         for attr in resource.all_attrs
         if attr.writable and not attr.hidden and attr.is_array

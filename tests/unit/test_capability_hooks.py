@@ -50,7 +50,7 @@ def test_the_base_holds_none_of_the_moved_hooks() -> None:
 
 @pytest.mark.parametrize("kind", list(USERS), ids=lambda kind: kind.__name__)
 def test_each_kind_is_mixed_in_by_the_resources_that_use_it(kind: type[Hooks]) -> None:
-    assert {r.kind for r in bootstrap.RESOURCES if isinstance(r.hooks, kind)} == USERS[kind]
+    assert {r.kind for r in bootstrap.resources() if isinstance(r.hooks, kind)} == USERS[kind]
 
 
 def test_a_resource_without_the_kinds_gets_the_plain_behaviour() -> None:

@@ -3,6 +3,7 @@ standard and batch routes in the route table it names, what each route needs of 
 its operations and schemas in the OpenAPI document; installing the registry and the subscriber table is
 a call of the composition root (`bootstrap.assemble()`), never a side effect of an import."""
 
+import importlib
 import re
 import subprocess
 import sys
@@ -15,11 +16,11 @@ from chalicelib.api.route_needs import Need
 from chalicelib.api.routing import Routes
 from chalicelib.domain import wiring
 from chalicelib.domain.kernel import attributes as a
-from chalicelib.domain.kernel import permission_catalog, registry
+from chalicelib.domain.kernel import permission_catalog, registry, subscribers
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.resources import STANDARD_OPERATIONS, Resource
 
-ROUTED = [r for r in bootstrap.RESOURCES if r.routes]
+ROUTED = [r for r in bootstrap.resources() if r.routes]
 TABLES = {routes.name: routes for routes in blueprints.API_ROUTES}
 DOCUMENT = blueprints.openapi_document("http://127.0.0.1")
 # operation -> (path under the prefix, methods, the action its route needs, whether it names the document)
@@ -48,10 +49,10 @@ def _expected(resource):
 
 
 def test_every_resource_is_registered_once_by_kind():
-    kinds = [r.kind for r in bootstrap.RESOURCES]
+    kinds = [r.kind for r in bootstrap.resources()]
     assert len(kinds) == len(set(kinds))
-    assert registry.resources() == bootstrap.RESOURCES
-    assert all(registry.resource(r.kind) is r for r in bootstrap.RESOURCES)
+    assert registry.resources() == bootstrap.resources()
+    assert all(registry.resource(r.kind) is r for r in bootstrap.resources())
     assert {"user", "role", "contact", "report"} <= set(kinds)  # auth's and the capabilities'
 
 
@@ -115,7 +116,8 @@ def test_a_new_declaration_is_one_place(monkeypatch):
         permission="gadget:gadgets",
         attrs=(a.text("name", required=True),),
     )
-    monkeypatch.setattr(bootstrap, "RESOURCES", (*bootstrap.RESOURCES, gadget))
+    declared = (*bootstrap.resources(), gadget)
+    monkeypatch.setattr(bootstrap, "resources", lambda: declared)
     routes = Routes("gadgets")
     standard.install_declared(routes)
     assert sorted(routes.table) == [
@@ -128,8 +130,12 @@ def test_a_new_declaration_is_one_place(monkeypatch):
     assert routes.needs["/gadgets/{id}/edit"]["PUT"] == (Need("gadget", Action.EDIT, "id"),)
 
 
-def test_importing_the_wiring_installs_nothing():
+def test_importing_the_wiring_installs_nothing_and_assembling_imports_no_capability():
     code = (
+        "import sys\n"
+        "def capabilities():\n"
+        "    found = {m.split('.')[2] for m in sys.modules if m.startswith('chalicelib.domain.')}\n"
+        "    return sorted(found - {'kernel', 'wiring'})\n"
         "from chalicelib.domain import wiring\n"
         "from chalicelib.domain.kernel import registry, subscribers\n"
         "for lookup in (lambda: registry.resource('contact'), subscribers.erase_steps):\n"
@@ -139,7 +145,31 @@ def test_importing_the_wiring_installs_nothing():
         "        print(type(error).__name__)\n"
         "from chalicelib import bootstrap\n"
         "bootstrap.assemble()\n"
+        "print(capabilities())\n"
+        "print(registry.resource('tag').prefix)\n"
+        "print(capabilities())\n"
         "print(registry.resource('contact').prefix, len(subscribers.erase_steps()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[:3] == ["NotInstalled", "NotInstalled", f"contacts {len(wiring.SUBSCRIBERS.erase)}"]
+    assert out[:3] == ["NotInstalled", "NotInstalled", "[]"]  # assembled, and not one capability imported yet
+    assert out[3:5] == ["tags", "[]"]  # the kernel's own kinds import no capability
+    assert out[5] == f"contacts {len(wiring.SUBSCRIBERS.erase)}"
+
+
+def _paths(table):
+    """Every `capability.module:name` path of the subscriber table, with what it must be."""
+    for handlers in (*table.write.values(), table.announce, *table.stored.values(), table.committed):
+        yield from ((path, callable) for path in handlers)
+    yield from ((path, callable) for _, path in table.erase)
+    yield from ((path, callable) for path in table.actions.values())
+    yield from ((path, lambda found: isinstance(found, subscribers.Command)) for path in table.commands.values())
+
+
+def test_every_subscriber_path_names_a_handler():
+    for path, fits in _paths(wiring.SUBSCRIBERS):
+        assert fits(subscribers.resolved(path)), path
+
+
+def test_the_index_lists_the_kinds_each_declarations_module_declares():
+    for module, kinds in bootstrap.DECLARATIONS.items():
+        assert tuple(r.kind for r in importlib.import_module(module).RESOURCES) == kinds, module

@@ -69,8 +69,9 @@ def _single_line(value: JSON) -> str:
 
 
 # the ASCII characters PHP's FILTER_SANITIZE_EMAIL drops (it drops all non-ASCII too; we keep those
-# for internationalised addresses, which email-validator checks)
-NOT_IN_EMAIL = re.compile(r"[^A-Za-z0-9!#$%&'*+\-=?^_`{|}~@.\[\]\u0080-\U0010ffff]")
+# for internationalised addresses, which email-validator checks): controls, space and "(),/:;<>\ (named
+# rather than as the complement of what it keeps, whose range to U+10FFFF takes 4 ms to compile)
+NOT_IN_EMAIL = re.compile(r'[\x00-\x20"(),/:;<>\\\x7f]')
 
 
 def _email(value: JSON) -> str:

@@ -13,6 +13,10 @@ follow-up work) is done by the subscribers `domain/wiring.py` lists in one table
 * `stored`, per kind: after the commit. handler(change) queues follow-up work.
 * `committed`, for every kind: once per transaction, handler(derived) with every item it stored.
 
+Each entry is a `capability.module:name` path under `chalicelib.domain`, imported when its phase
+first runs: a process loads the capabilities whose subscribers its writes reach, not every capability
+(a worker's cold start, docs/deploy.md "Cold start per function").
+
 A contact deleted for good is erased in the background (`domain/contacts/erasure.py`): `erase` lists
 the named steps of that job in order, each capability's own, handler(job) with the job item (the
 deleted contact in `contact`); the job records the steps done, so a step must be harmless to run twice.
@@ -24,9 +28,10 @@ to another's resource (`commands`: (kind, name) -> Command).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias, cast
 
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
@@ -61,17 +66,27 @@ EraseStep: TypeAlias = Callable[[Doc], object]  # one step of a contact's erasur
 TriggerAction: TypeAlias = Callable[[Doc, Doc, Context], bool]  # a point trigger's event (item) run on a contact
 
 
+Path: TypeAlias = str  # `capability.module:name` of a subscriber under chalicelib.domain, imported on first use
+
+
 @dataclass(frozen=True)
 class Table:
-    """What each capability subscribes to (see the module docstring)."""
+    """What each capability subscribes to, as paths (see the module docstring)."""
 
-    write: Mapping[str, Sequence[WriteHandler]] = field(default_factory=dict)
-    announce: Sequence[AnnounceHandler] = ()
-    stored: Mapping[str, Sequence[StoredHandler]] = field(default_factory=dict)
-    committed: Sequence[CommittedHandler] = ()
-    erase: Sequence[tuple[str, EraseStep]] = ()
-    actions: Mapping[str, TriggerAction] = field(default_factory=dict)
-    commands: Mapping[tuple[str, str], Command] = field(default_factory=dict)
+    write: Mapping[str, Sequence[Path]] = field(default_factory=dict)  # WriteHandler per kind
+    announce: Sequence[Path] = ()  # AnnounceHandler
+    stored: Mapping[str, Sequence[Path]] = field(default_factory=dict)  # StoredHandler per kind
+    committed: Sequence[Path] = ()  # CommittedHandler
+    erase: Sequence[tuple[str, Path]] = ()  # named EraseStep
+    actions: Mapping[str, Path] = field(default_factory=dict)  # TriggerAction per event type
+    commands: Mapping[tuple[str, str], Path] = field(default_factory=dict)  # Command per (kind, name)
+
+
+def resolved(path: Path) -> Any:
+    """The object at `capability.module:name` under chalicelib.domain, its module imported on first use
+    (then a lookup in `sys.modules`)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(f"chalicelib.domain.{module}"), name)
 
 
 class NotInstalled(LookupError):
@@ -97,8 +112,8 @@ def write(change: Change) -> tuple[Items, Events]:
     """(derived items, further events) of the `write` subscribers of the change's kind."""
     items: Items = []
     events: Events = []
-    for handler in _table().write.get(change.resource.kind, ()):
-        more_items, more_events = handler(change)
+    for path in _table().write.get(change.resource.kind, ()):
+        more_items, more_events = cast(WriteHandler, resolved(path))(change)
         items += more_items
         events += more_events
     return items, events
@@ -106,31 +121,34 @@ def write(change: Change) -> tuple[Items, Events]:
 
 def announce(change: Change) -> Items:
     """Items announcing the change (webhook outbox), stored in its transaction."""
-    return [item for handler in _table().announce for item in handler(change)]
+    handlers = [cast(AnnounceHandler, resolved(path)) for path in _table().announce]
+    return [item for handler in handlers for item in handler(change)]
 
 
 def stored(change: Change) -> None:
     """After the commit: the `stored` subscribers of the change's kind."""
-    for handler in _table().stored.get(change.resource.kind, ()):
-        handler(change)
+    for path in _table().stored.get(change.resource.kind, ()):
+        cast(StoredHandler, resolved(path))(change)
 
 
 def committed(derived: Sequence[Derived]) -> None:
     """Once per transaction, after its commit: every item it stored."""
-    for handler in _table().committed:
-        handler(derived)
+    for path in _table().committed:
+        cast(CommittedHandler, resolved(path))(derived)
 
 
 def erase_steps() -> Sequence[tuple[str, EraseStep]]:
     """The named steps of a contact's erasure, in order."""
-    return _table().erase
+    return [(name, cast(EraseStep, resolved(path))) for name, path in _table().erase]
 
 
 def action(item_type: str) -> TriggerAction | None:
     """The handler another capability registered for a point-trigger event type, or None."""
-    return _table().actions.get(item_type)
+    path = _table().actions.get(item_type)
+    return cast(TriggerAction, resolved(path)) if path else None
 
 
 def command(kind: str, name: str) -> Command | None:
     """The search command another capability added to `kind`, or None."""
-    return _table().commands.get((kind, name))
+    path = _table().commands.get((kind, name))
+    return cast(Command, resolved(path)) if path else None

@@ -10,8 +10,6 @@ MAX_TEXT characters of a value (MySQL's TEXT, the longest text field Mautic stor
 
 from collections.abc import Callable
 
-import re2
-
 MAX_TEXT = 65535
 ANY = None  # `_` in a LIKE segment
 Segment = tuple[str | None, ...]  # the characters of a LIKE segment, ANY for `_`
@@ -74,7 +72,10 @@ def like(pattern: str) -> Callable[[str], bool]:
 
 def regexp(expression: str) -> Callable[[str], bool]:
     """The test of ``value REGEXP expression`` (a search, case-insensitive), or ValueError when RE2
-    cannot compile it."""
+    cannot compile it. RE2 is imported here, by the first `regexp` filter, not by every process that
+    loads segments (a worker's cold start)."""
+    import re2
+
     options = re2.Options()
     options.case_sensitive, options.log_errors = False, False
     try:
