@@ -30,6 +30,8 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("STAGE", "local")
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
+if os.environ.get("PYTEST_XDIST_WORKER"):  # `make test`'s workers inherit the controller's environment:
+    os.environ["OUTBOX_DIR"] = os.path.join(os.environ["OUTBOX_DIR"], os.environ["PYTEST_XDIST_WORKER"])  # own outbox
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
 # every request reads the cached kinds' versions (store/version_cache.py), so call counts stay per request
 os.environ.setdefault("VERSIONS_TTL", "0")
@@ -86,6 +88,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not any(item.get_closest_marker(t) for t in TIERS):
             item.add_marker(tier(item))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: tier(item) != "e2e")  # stable: the e2e files first, in their order
 
 
 def over_aws(item: pytest.Item) -> bool:
@@ -110,13 +114,28 @@ def pytest_runtest_call(item: pytest.Item):
     yield
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """The call's report carries it as `moto_free` (xdist sends a report's attributes to the controller)."""
+    outcome = yield
+    if call.when == "call" and MOTO_FREE in item.stash:
+        outcome.get_result().moto_free = item.stash[MOTO_FREE]
+
+
+SHARE = {"free": 0, "ran": 0}  # what the reports of this run said, in the process that prints the summary
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if hasattr(report, "moto_free"):
+        SHARE["free"] += bool(report.moto_free)
+        SHARE["ran"] += 1
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     """The share of the tests run that ran without moto (issue 44: at least 75 %)."""
-    session = getattr(terminalreporter, "_session", None)
-    ran = [item for item in getattr(session, "items", []) if MOTO_FREE in item.stash]
-    if ran:
-        free = sum(item.stash[MOTO_FREE] for item in ran)
-        terminalreporter.write_line(f"moto-free: {free} of {len(ran)} tests ({100 * free / len(ran):.1f} %)")
+    if SHARE["ran"]:
+        free, ran = SHARE["free"], SHARE["ran"]
+        terminalreporter.write_line(f"moto-free: {free} of {ran} tests ({100 * free / ran:.1f} %)")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
