@@ -15,6 +15,7 @@ The run ends with the share of tests that ran without moto (`pytest_terminal_sum
 """
 
 import base64
+import collections
 import contextlib
 import copy
 import json
@@ -41,6 +42,10 @@ os.environ.setdefault("ID_BLOCK_SECONDS", "60")
 # every public hit reads its page or asset (domain/web/public_docs.py), so call counts stay per request;
 # tests of the per-container copy set it themselves
 os.environ.setdefault("PUBLIC_DOC_SECONDS", "0")
+# a segment send's inline part stops after this (0.3 s in production): tests count who was sent to in
+# the request, which a loaded machine (two workers of `make test` on two cores) must not cut short; the
+# tests of the bound set it themselves
+os.environ.setdefault("EMAIL_SEND_INLINE_SECONDS", "2")
 
 import dataclasses
 
@@ -88,8 +93,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not any(item.get_closest_marker(t) for t in TIERS):
             item.add_marker(tier(item))
+    _unique_ids(items)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: tier(item) != "e2e")  # stable: the e2e files first, in their order
+
+
+def _unique_ids(items: list[pytest.Item]) -> None:
+    """Each item its own id: schemathesis names each operation's case `test_operation[GET /api/...]`,
+    but pytest 9 builds the id from the function's name alone, so tests/contract/test_fuzz.py's cases
+    shared one id, and xdist, which schedules by id, ran one of them."""
+    counts = collections.Counter(item.nodeid for item in items)
+    for item in items:
+        if counts[item.nodeid] > 1 and item.name.endswith("]") and not item.nodeid.endswith("]"):
+            item._id = item._id.with_params(item.name.partition("[")[2][:-1])
 
 
 def over_aws(item: pytest.Item) -> bool:
