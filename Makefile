@@ -21,9 +21,14 @@ check: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
+# The suite on every core (pytest-xdist; WORKERS=1 for one process): a file's tests stay on one worker
+# (their module fixtures, an e2e file's stacks, built once), the e2e files handed out first (tests/conftest.py).
+WORKERS ?= auto
+PARALLEL = $(if $(filter 1,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder)
+
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PARALLEL)
 
 # The tiers of `make test` (tests/conftest.py): the domain over the in-memory store, without moto;
 # everything over moto in process; the local stack and the CLI as processes.
@@ -31,10 +36,10 @@ test-unit: $(STAMP)
 	$(PY) -m pytest -q -m unit tests/unit
 
 test-api: $(STAMP)
-	$(PY) -m pytest -q -m api
+	$(PY) -m pytest -q $(PARALLEL) -m api
 
 test-e2e: $(STAMP)
-	$(PY) -m pytest -q -m e2e tests/e2e
+	$(PY) -m pytest -q $(PARALLEL) -m e2e tests/e2e
 
 # The browser tier, not part of `make test` (tests/browser/conftest.py): Playwright driving Debian's
 # chromium (installed with apt-get when missing) against the local stack and a test site on 127.0.0.2.

@@ -15,6 +15,7 @@ The run ends with the share of tests that ran without moto (`pytest_terminal_sum
 """
 
 import base64
+import collections
 import contextlib
 import copy
 import json
@@ -30,6 +31,8 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("STAGE", "local")
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("OUTBOX_DIR", tempfile.mkdtemp(prefix="mautic-outbox-"))
+if os.environ.get("PYTEST_XDIST_WORKER"):  # `make test`'s workers inherit the controller's environment:
+    os.environ["OUTBOX_DIR"] = os.path.join(os.environ["OUTBOX_DIR"], os.environ["PYTEST_XDIST_WORKER"])  # own outbox
 os.environ.setdefault("EMAIL_SEND_RATE", "1000")
 # every request reads the cached kinds' versions (store/version_cache.py), so call counts stay per request
 os.environ.setdefault("VERSIONS_TTL", "0")
@@ -39,6 +42,10 @@ os.environ.setdefault("ID_BLOCK_SECONDS", "60")
 # every public hit reads its page or asset (domain/web/public_docs.py), so call counts stay per request;
 # tests of the per-container copy set it themselves
 os.environ.setdefault("PUBLIC_DOC_SECONDS", "0")
+# a segment send's inline part stops after this (0.3 s in production): tests count who was sent to in
+# the request, which a loaded machine (two workers of `make test` on two cores) must not cut short; the
+# tests of the bound set it themselves
+os.environ.setdefault("EMAIL_SEND_INLINE_SECONDS", "2")
 
 import dataclasses
 
@@ -86,6 +93,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not any(item.get_closest_marker(t) for t in TIERS):
             item.add_marker(tier(item))
+    _unique_ids(items)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: tier(item) != "e2e")  # stable: the e2e files first, in their order
+
+
+def _unique_ids(items: list[pytest.Item]) -> None:
+    """Each item its own id: schemathesis names each operation's case `test_operation[GET /api/...]`,
+    but pytest 9 builds the id from the function's name alone, so tests/contract/test_fuzz.py's cases
+    shared one id, and xdist, which schedules by id, ran one of them."""
+    counts = collections.Counter(item.nodeid for item in items)
+    for item in items:
+        if counts[item.nodeid] > 1 and item.name.endswith("]") and not item.nodeid.endswith("]"):
+            item._id = item._id.with_params(item.name.partition("[")[2][:-1])
 
 
 def over_aws(item: pytest.Item) -> bool:
@@ -110,13 +130,28 @@ def pytest_runtest_call(item: pytest.Item):
     yield
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """The call's report carries it as `moto_free` (xdist sends a report's attributes to the controller)."""
+    outcome = yield
+    if call.when == "call" and MOTO_FREE in item.stash:
+        outcome.get_result().moto_free = item.stash[MOTO_FREE]
+
+
+SHARE = {"free": 0, "ran": 0}  # what the reports of this run said, in the process that prints the summary
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if hasattr(report, "moto_free"):
+        SHARE["free"] += bool(report.moto_free)
+        SHARE["ran"] += 1
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     """The share of the tests run that ran without moto (issue 44: at least 75 %)."""
-    session = getattr(terminalreporter, "_session", None)
-    ran = [item for item in getattr(session, "items", []) if MOTO_FREE in item.stash]
-    if ran:
-        free = sum(item.stash[MOTO_FREE] for item in ran)
-        terminalreporter.write_line(f"moto-free: {free} of {len(ran)} tests ({100 * free / len(ran):.1f} %)")
+    if SHARE["ran"]:
+        free, ran = SHARE["free"], SHARE["ran"]
+        terminalreporter.write_line(f"moto-free: {free} of {ran} tests ({100 * free / ran:.1f} %)")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -10,6 +10,7 @@ without the network, for this environment's Python and machine instead of the ta
 distributions' versions): a build takes 7-16 s, and runs of `make test` mostly change none of these.
 """
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -83,7 +84,15 @@ def _inputs_hash(kind: str) -> str:
 
 def cached(kind: str, make: Callable[[Path], None]) -> Path:
     """The folder `make(folder)` fills, built once per state of its inputs (earlier states' removed).
-    Read it, never change it: the next run takes it as it is."""
+    Read it, never change it: the next run takes it as it is. One process builds it at a time (a lock
+    file): `make test`'s workers wait for the build another started instead of building it again."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f".{kind}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_once(kind, make)
+
+
+def _build_once(kind: str, make: Callable[[Path], None]) -> Path:
     folder = CACHE / f"{kind}-{_inputs_hash(kind)}"
     if (folder / ".complete").exists():
         return folder

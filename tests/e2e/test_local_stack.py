@@ -99,8 +99,18 @@ def stack(tmp_path):
         running.stop()
 
 
-def test_basic_auth_works_right_away_and_errors_are_json(stack):
-    conn = stack.connection()
+@pytest.fixture(scope="module")
+def shared_stack(tmp_path_factory):
+    """One stack for the tests of a module that neither change nor count what the others read (a stack
+    takes seconds to start and one to stop); `stack` is a fresh one for each test."""
+    running = Stack(tmp_path_factory.mktemp("shared") / "data")
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def test_basic_auth_works_right_away_and_errors_are_json(shared_stack):
+    conn = shared_stack.connection()
     status, body, response = _call(conn, "GET", "/api/contacts")
     assert status == 200 and body == {"total": "0", "contacts": {}}  # Mautic counts contacts in SQL: a string
     assert response.getheader("Mautic-Version")
@@ -137,8 +147,8 @@ def test_generated_admin_password_is_printed_once(tmp_path):
         stack.stop()
 
 
-def test_keep_alive_requests_are_not_delayed_by_nagle(stack):
-    conn = stack.connection()
+def test_keep_alive_requests_are_not_delayed_by_nagle(shared_stack):
+    conn = shared_stack.connection()
     _call(conn, "POST", "/api/tags/new", {"tag": "fast"})
     timings = []
     for _ in range(20):
@@ -189,7 +199,9 @@ def _from(stack, address):
 
 def test_per_address_lockouts_are_per_address_locally(stack):
     """The local gateway reports each socket's peer as API Gateway's `sourceIp` (chalice's reports 127.0.0.1
-    for everyone): ten wrong passwords from 127.0.0.2 lock the admin out there only, not from 127.0.0.3."""
+    for everyone): ten wrong passwords from 127.0.0.2 lock the admin out there only, not from 127.0.0.3.
+    A fresh stack: credentials another test verified would be served from the process's cache
+    (`auth/core.py` `_verified`) without the lockout's check."""
     attacker = _from(stack, "127.0.0.2")
     for _ in range(10):
         status, _, _ = _call(attacker, "GET", "/api/contacts", password="wrong")
@@ -222,10 +234,10 @@ def test_signals_in_quick_succession_stop_the_stack_in_time_with_its_journal_int
         second.stop()
 
 
-def test_a_body_over_api_gateways_quota_is_its_json_413_before_it_is_read(stack):
+def test_a_body_over_api_gateways_quota_is_its_json_413_before_it_is_read(shared_stack):
     """API Gateway refuses a body over 10 MB (REQUEST_TOO_LARGE, infra/resources.json); so does the local
     gateway, from the announced length, without reading (or waiting for) the body."""
-    with socket.create_connection(("127.0.0.1", stack.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", shared_stack.port), timeout=10) as sock:
         sock.sendall(
             b"POST /form/submit?formId=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10485761\r\n\r\nmauticform"
