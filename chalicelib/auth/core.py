@@ -79,6 +79,12 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
             403,
             "Basic Auth disabled. You need to enable HTTP basic auth in the API settings of Mautic's Configuration.",
         )
+    from chalicelib.auth import users  # the user records and their declarations: Basic's alone (off in production)
+
+    try:
+        username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        username = password = ""
     key = hashlib.sha256(encoded.encode()).hexdigest()
     cached = _verified.get(key)
     if (
@@ -86,13 +92,8 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
         and clock.fresh(cached[1], CACHE_SECONDS, time.time())
         and not clients.revoked_before(ctx, f"user:{cached[0]['id']}", cached[1])
     ):
+        users.refuse_locked(username, source)
         return cached[0]
-    from chalicelib.auth import users  # the user records and their declarations: Basic's alone (off in production)
-
-    try:
-        username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
-    except (binascii.Error, UnicodeDecodeError):
-        username = password = ""
     user = users.check_password(username, password, source)
     if user is None:
         raise AuthError(401, "Authorization denied, invalid credentials.")

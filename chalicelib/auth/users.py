@@ -134,15 +134,28 @@ def _slowed(counter: str) -> None:
         time.sleep(config.active().SIGN_IN_DELAY)
 
 
+def _locks(name: str, source: str | None) -> list[tuple[str, int]]:
+    """The failure counters that lock a sign-in out, with their allowances: the (username, address)
+    pair's, and the address's when it is known."""
+    locks = [(f"user-address:{source or '-'}/{name}", config.active().SIGN_IN_FAILURES_PER_USER_ADDRESS)]
+    if source:
+        locks.append((f"address:{source}", config.active().SIGN_IN_FAILURES_PER_ADDRESS))
+    return locks
+
+
+def refuse_locked(username: str, source: str | None) -> None:
+    """AuthError 429 while the username at this address is locked out: checked before credentials
+    remembered as verified are accepted, so a lockout answers the same for a right password."""
+    _throttled(_locks(username.strip().lower(), source))
+
+
 def check_password(username: str, password: str, source: str | None = None) -> Doc | None:
     """The published user with these credentials, or None (argon2id verification; as slow for an
     unknown username). Failures count per (username, source address), per address and per
     username: past the allowance of the first two the attempt is refused with AuthError 429
     before any password is checked; past the username's it is only slowed (`_slowed`)."""
     name = username.strip().lower()
-    locks = [(f"user-address:{source or '-'}/{name}", config.active().SIGN_IN_FAILURES_PER_USER_ADDRESS)]
-    if source:
-        locks.append((f"address:{source}", config.active().SIGN_IN_FAILURES_PER_ADDRESS))
+    locks = _locks(name, source)
     _throttled(locks)
     _slowed(f"user:{name}")
     user = by_username(username) if username else None

@@ -7,6 +7,7 @@ import hmac
 import json
 import re
 import time
+from collections import Counter
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import pytest
@@ -598,8 +599,9 @@ def test_a_signed_call_costs_one_token_read_and_one_nonce_write(access, mode_1a)
         assert send(mode_1a, "GET", "/api/contacts", basic).status == 200
     with dynamodb_calls(with_authorizer=True) as by_oauth1:
         assert call(mode_1a, access, "GET", "/api/contacts").status == 200
-    assert by_oauth1 - by_basic == {"GetItem": 1, "PutItem": 1}, (by_basic, by_oauth1)
-    assert by_basic - by_oauth1 == {}
+    lockouts = Counter({"GetItem": 2})  # cached Basic credentials still read their address's two lockout counters
+    assert by_oauth1 - (by_basic - lockouts) == {"GetItem": 1, "PutItem": 1}, (by_basic, by_oauth1)
+    assert (by_basic - lockouts) - by_oauth1 == {}
 
 
 def test_php_library_style_access_token_exchange(consumer, mode_1a):

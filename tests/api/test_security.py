@@ -90,6 +90,20 @@ def test_repeated_wrong_passwords_lock_the_username_out_from_that_address_only(a
     assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
 
 
+def test_a_lockout_holds_for_the_right_password_even_once_it_was_verified(api, configure, source_ip):
+    """Credentials remembered as verified answer 429 like any other while their address is locked
+    out: a guess that is right must not tell itself apart from a wrong one by a 200."""
+    configure(SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
+    users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.5")
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
+    for _ in range(3):
+        assert api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code == 401
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 429
+    source_ip("198.51.100.7")
+    assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
+
+
 def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhere(api, monkeypatch, source_ip):
     """The attack of issue 27, with the default allowances: 14 wrong passwords from one address."""
     waits = []
