@@ -11,15 +11,16 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib.store import documents, fanout, versions_item
 from chalicelib.store.common import Document, EntityId, unique_key
-from chalicelib.store.keys import count_parts, feed_keys, logical, partition, partitions, sharded_count
+from chalicelib.store.keys import count_parts, email_heads, feed_keys, logical, partition, partitions, sharded_count
 from chalicelib.store.models import Counter, Entity, Unique
 
 
 def ids_by_email(kind: str, prefix: str) -> list[int]:
-    """Ids whose email starts with `prefix` (case-insensitive), by email: a Query on the email index
-    per partition key of the kind (its hash key is the item's `kind`), all at once, merged."""
+    """Ids whose email starts with a non-empty `prefix` (case-insensitive), by email: a Query on the
+    `emailhead` index per key of the prefix's first character (EMAIL_INDEX_SHARDS), all at once, merged."""
+    lowered = prefix.lower()
     found = fanout.started(
-        iter(Entity.by_email.query(key, Entity.email.startswith(prefix.lower()))) for key in partitions(kind)
+        iter(Entity.by_email_head.query(key, Entity.email.startswith(lowered))) for key in email_heads(kind, lowered)
     )
     return [int(item.id) for item in heapq.merge(*found, key=lambda item: (item.email, int(item.id)))]
 

@@ -53,6 +53,21 @@ class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-cal
     email = UnicodeAttribute(range_key=True)
 
 
+class EmailHeadIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]  # see EmailIndex
+    """Entities by lower-cased email under the key of its first character (`head` = `<kind>#<character>@<n>`,
+    `store/keys.py` email_head): an `email:` prefix search reads the few keys of one character, not one
+    Query per shard of the kind (docs/storage.md "Email search")."""
+
+    class Meta:
+        """PynamoDB's settings of the index: its name and what it projects (keys only)."""
+
+        index_name = "emailhead"
+        projection = KeysOnlyProjection()
+
+    head = UnicodeAttribute(hash_key=True)
+    email = UnicodeAttribute(range_key=True)
+
+
 class FeedIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]  # see EmailIndex
     """Entities in a feed (`feed` = `<name>#<bucket>`, ids in order): the timeline events of all
     contacts, newest last, a bucket per 1,000 consecutive event ids."""
@@ -82,6 +97,8 @@ class Entity(Model):
     rev = NumberAttribute(null=True)  # write count: edits are conditional on the revision they read
     email = UnicodeAttribute(null=True)
     by_email = EmailIndex()
+    head = UnicodeAttribute(null=True)  # set with `email` (EmailHeadIndex)
+    by_email_head = EmailHeadIndex()
     feed = UnicodeAttribute(null=True)  # set on the items of a feed (FeedIndex)
     in_feed = FeedIndex()
 

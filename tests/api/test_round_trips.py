@@ -49,3 +49,16 @@ def test_a_list_page_reads_every_shard_at_once(filled):
         filled.get("/api/contacts?limit=30")
     queries = [wave.count("Query") for wave in trips.waves]
     assert max(queries) == config.active().SHARDED_KINDS["contact"], trips.waves
+
+
+@pytest.mark.aws  # about AWS (its calls): over moto
+def test_an_email_search_queries_the_index_keys_of_one_character_not_every_shard(filled):
+    from chalicelib import config
+
+    with modelled() as trips:
+        found = filled.get("/api/contacts?search=email:C1").json
+    assert sorted(c["fields"]["all"]["email"] for c in found["contacts"].values()) == sorted(
+        ["c1@example.com"] + [f"c{n}@example.com" for n in range(10, 20)]
+    )
+    queries = [wave.count("Query") for wave in trips.waves]
+    assert sum(queries) == max(queries) == config.active().EMAIL_INDEX_SHARDS, trips.waves

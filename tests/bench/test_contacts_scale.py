@@ -14,6 +14,7 @@ from boto3.dynamodb.types import TypeSerializer
 
 from chalicelib import config
 from chalicelib.store import entities as store
+from chalicelib.store.keys import email_head, partition
 from chalicelib.store.models import Counter, Entity, Unique
 from tests.bench.conftest import dynamodb_calls
 
@@ -37,10 +38,11 @@ def _bulk_copies(template, first, last, city=None):
                 {
                     "PutRequest": {
                         "Item": {
-                            "kind": {"S": store.partition("contact", n)},
+                            "kind": {"S": partition("contact", n)},
                             "id": {"N": str(n)},
                             "doc": {"S": json.dumps(doc)},
                             "email": {"S": email},
+                            "head": {"S": email_head("contact", email, n)},
                         }
                     }
                 }
