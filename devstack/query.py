@@ -12,7 +12,6 @@ left to moto's method.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -186,7 +185,9 @@ def fast_query(
         states.pop(table, None)
         return None
     results, last_evaluated_key = page
-    answer = copy.deepcopy(results)
+    # the stored items themselves, not moto's deep copies (8 % of a Query's CPU): the answer is only read (a
+    # projection makes new items) and serialized before the call lets go of the embedded AWS (capture.serialized)
+    answer = list(results)
     if index is not None:
         answer = [table.get_index(index.name).project(item) for item in answer]
     if filter_expression is not None:
