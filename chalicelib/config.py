@@ -216,9 +216,10 @@ class Settings:
     # 1,000 messages/s needs >= 2 keys each; 16 leave room (16,000 messages/s) for a list of 16 Queries when
     # the stats API pages an email's sends.
     SHARDED_KINDS: Mapping[str, int] = table({"contact": 32, "device": 8, "emailsend#*": 16, "emailstat#*": 16})
-    # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries) and
-    # the connections kept for them: a page of the 32 contact shards is then one round trip
-    DYNAMODB_CONNECTIONS: int = 32
+    # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries, and the
+    # list's count read ahead of them) and the connections kept for them: a page of the 32 contact shards with
+    # its count is then one round trip (33 calls; a call waiting for a free thread would be one round trip more)
+    DYNAMODB_CONNECTIONS: int = 40
     # Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request, and
     # one user importing 2,000 contacts/s writes 2,000 index items/s to their owner feed: 8 keys, 250/s each.
     FEED_SHARDS: int = 8
