@@ -1,7 +1,7 @@
 """Round-trip budgets (issue 43): with every AWS call delayed as on AWS, a list page and a cursor page of
 the sharded contacts wait on at most two sequential round trips (the versions, then the shards' Queries
-with the count), however many shards the kind has, an email search on three; a GET by id on two. The latency model is tests/round_trips.py; `make bench`
-prints it for more routes (tests/bench/test_latency.py)."""
+with the count), however many shards the kind has, an email search on three; a GET by id on two. The
+latency model is tests/round_trips.py; `make bench` prints it for more routes (tests/bench/test_latency.py)."""
 
 import pytest
 

@@ -21,7 +21,7 @@ from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 
 SIZES = tuple(int(size) for size in os.environ.get("LIST_SIZES", "1000,20000").split(","))
-REPEATS = 30
+REPEATS = int(os.environ.get("LIST_REPEATS", "30"))
 pytestmark = pytest.mark.aws  # over moto, as the local stack serves it
 
 
