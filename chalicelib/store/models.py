@@ -41,7 +41,9 @@ class _Meta:
 
 # pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.
 class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]
-    """Entities of a kind by lower-cased email: exact and prefix (`begins_with`) look-ups."""
+    """Entities of a partition key by lower-cased email. No longer read (`email:` searches read
+    EmailHeadIndex); declared until every stored email is keyed there (`storage reshard`), since a table
+    update creates or deletes one index: the deploy after drops it (docs/storage.md "Indexes")."""
 
     class Meta:
         """PynamoDB's settings of the index: its name and what it projects (keys only)."""
