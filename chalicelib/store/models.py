@@ -43,7 +43,7 @@ class _Meta:
 class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]
     """Entities of a partition key by lower-cased email. No longer read (`email:` searches read
     EmailHeadIndex); declared until every stored email is keyed there (`storage reshard`), since a table
-    update creates or deletes one index: the deploy after drops it (docs/storage.md "Indexes")."""
+    update creates or deletes one index: the deploy after drops it (docs/storage.md, its indexes)."""
 
     class Meta:
         """PynamoDB's settings of the index: its name and what it projects (keys only)."""
