@@ -10,6 +10,7 @@ import statistics
 import time
 
 import boto3
+import pytest
 from boto3.dynamodb.types import TypeSerializer
 
 from chalicelib import config
@@ -19,6 +20,7 @@ from chalicelib.store.models import Counter, Entity, Unique
 from tests.bench.conftest import dynamodb_calls
 
 SIZES = (1_000, 50_000)
+pytestmark = pytest.mark.aws  # over moto, as the local stack serves it
 _serialize = TypeSerializer().serialize
 
 
