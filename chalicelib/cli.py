@@ -284,8 +284,9 @@ def _queues(args: argparse.Namespace, ctx: Context) -> Result:
 
 
 def _storage(args: argparse.Namespace, ctx: Context) -> Result:
-    """`storage reshard`: items scanned, documents moved to their shard, feed entries re-indexed and
-    count shards folded (docs/storage.md, "Sharded keys"); run again until it moves nothing.
+    """`storage reshard`: items scanned, documents moved to their shard, feed entries re-indexed, emails
+    keyed in the `emailhead` index and count shards folded (docs/storage.md, "Sharded keys"); run again
+    until it moves nothing.
     `storage recount-unlisted`: per kind whose lists leave children out, how many it found and how far
     their count moved (docs/email.md, "Lists")."""
     if args.action == "recount-unlisted":

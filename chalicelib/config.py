@@ -227,15 +227,20 @@ class Settings:
     SHARDED_KINDS: Mapping[str, int] = table(
         {"contact": 32, "device": 8, "emailsend#*": 16, "emailstat#*": 16, "smssend#*": 16, "smsstat#*": 16}
     )
-    # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries) and
-    # the connections kept for them: a page of the 32 contact shards is then one round trip
-    DYNAMODB_CONNECTIONS: int = 32
+    # DynamoDB calls in flight at once per container (store/fanout.py: a sharded kind's shard Queries, and the
+    # list's count read ahead of them) and the connections kept for them: a page of the 32 contact shards with
+    # its count is then one round trip (33 calls; a call waiting for a free thread would be one round trip more)
+    DYNAMODB_CONNECTIONS: int = 40
     # Index keys per feed (`<name>@<id % FEED_SHARDS>`): a timeline bucket took ~0.34 write units per request, and
     # one user importing 2,000 contacts/s writes 2,000 index items/s to their owner feed: 8 keys, 250/s each.
     FEED_SHARDS: int = 8
     # Items per row count of a sharded kind (`count#<kind>@<id % COUNT_SHARDS>`, summed on read by one
     # BatchGetItem, 0.5 read unit per item): `count#contact` took ~0.57 write units per request, so 8 (0.07 each).
     COUNT_SHARDS: int = 8
+    # Keys per first character of the `emailhead` index (`<kind>#<first character>@<id % EMAIL_INDEX_SHARDS>`): an
+    # `email:` search reads that many Queries instead of one per contact shard; an import of 7,937 contacts/s whose
+    # emails all begin alike writes ~990 index items/s on each of 8 keys, under the 1,000 a key takes.
+    EMAIL_INDEX_SHARDS: int = 8
     UPLOAD_MAX_BYTES: int = 4 * 1024 * 1024  # Lambda answers at most 6 MB (base64)
     # Sizes (docs/security.md "Sizes are bounded"). A request body is refused (413) before it is parsed past
     # BODY_MAX_BYTES on /api, PUBLIC_BODY_MAX_BYTES on the public routes (forms, tracking, OAuth, the SNS callback:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chalicelib import config
 from chalicelib.store.common import FEED, INTERNAL, Document, TooLarge
@@ -27,13 +27,34 @@ COMPRESS_ABOVE = 400
 COMPRESS_LEVEL = 6  # zlib's default: level 9 saves ~1 % more for twice the CPU
 
 
-def text(item: Entity) -> str:
+class Stored(NamedTuple):
+    """An entities item as a raw read answers it (DynamoDB JSON, `stored`): what a document needs of it."""
+
+    id: int
+    doc: str | None
+    z: bytes | None
+    rev: int | None
+    feed: str | None
+
+
+def stored_item(raw: Mapping[str, Any]) -> Stored:
+    """The item of a raw answer's DynamoDB JSON (binary values as bytes, as botocore gives them)."""
+    return Stored(
+        int(raw["id"]["N"]),
+        raw["doc"]["S"] if "doc" in raw else None,
+        raw["z"]["B"] if "z" in raw else None,
+        int(raw["rev"]["N"]) if "rev" in raw else None,
+        raw["feed"]["S"] if "feed" in raw else None,
+    )
+
+
+def text(item: Entity | Stored) -> str:
     """The JSON of an item's document, whichever way it is stored: `z` (compressed) or `doc` (plain,
     and every item written before documents were compressed)."""
     return zlib.decompress(item.z).decode() if item.z is not None else str(item.doc)
 
 
-def document(item: Entity) -> Document:
+def document(item: Entity | Stored) -> Document:
     """The document of an item, with its revision and feed (kept when it is written back)."""
     doc: Document = json.loads(text(item))
     if item.rev is not None:

@@ -11,15 +11,16 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib.store import documents, fanout, versions_item
 from chalicelib.store.common import Document, EntityId, unique_key
-from chalicelib.store.keys import count_parts, feed_keys, logical, partition, partitions, sharded_count
+from chalicelib.store.keys import count_parts, email_heads, feed_keys, logical, partition, partitions, sharded_count
 from chalicelib.store.models import Counter, Entity, Unique
 
 
 def ids_by_email(kind: str, prefix: str) -> list[int]:
-    """Ids whose email starts with `prefix` (case-insensitive), by email: a Query on the email index
-    per partition key of the kind (its hash key is the item's `kind`), all at once, merged."""
+    """Ids whose email starts with a non-empty `prefix` (case-insensitive), by email: a Query on the
+    `emailhead` index per key of the prefix's first character (EMAIL_INDEX_SHARDS), all at once, merged."""
+    lowered = prefix.lower()
     found = fanout.started(
-        iter(Entity.by_email.query(key, Entity.email.startswith(prefix.lower()))) for key in partitions(kind)
+        iter(Entity.by_email_head.query(key, Entity.email.startswith(lowered))) for key in email_heads(kind, lowered)
     )
     return [int(item.id) for item in heapq.merge(*found, key=lambda item: (item.email, int(item.id)))]
 
@@ -55,21 +56,41 @@ def iterate(
     page (or a cursor's) stays O(page)."""
     keys = partitions(kind)
     page = min(limit // len(keys) + 2 if len(keys) > 1 else limit, 1000) if limit else None
-    shards = fanout.started(
-        iter(
-            Entity.query(
-                key,
-                Entity.id.between(*between) if between else None,
-                scan_index_forward=not descending,
-                limit=limit,
-                page_size=page,
-            )
-        )
-        for key in keys
-    )
-    merged = heapq.merge(*shards, key=lambda item: int(item.id), reverse=descending) if len(keys) > 1 else shards[0]
+    shards = fanout.started(_partition(key, descending, limit, page, between) for key in keys)
+    merged = heapq.merge(*shards, key=lambda item: item.id, reverse=descending) if len(keys) > 1 else shards[0]
     for item in islice(merged, limit):
         yield documents.document(item)
+
+
+def _partition(
+    key: str, descending: bool, limit: int | None, page: int | None, between: tuple[int, int] | None
+) -> Iterator[documents.Stored]:
+    """A partition key's items in id order, up to `limit`: a Query per page of `page` items (DynamoDB's
+    1 MB at most), on the botocore client PynamoDB keeps (its retries and timeouts) without its model
+    objects, which cost a list page of 32 shard Queries more CPU than the calls' own Python."""
+    params: dict[str, Any] = {
+        "TableName": Entity.Meta.table_name,
+        "KeyConditionExpression": "#k = :k" + (" AND #i BETWEEN :lo AND :hi" if between else ""),
+        "ExpressionAttributeNames": {"#k": "kind", **({"#i": "id"} if between else {})},
+        "ExpressionAttributeValues": {":k": {"S": key}, **_range_values(between)},
+        "ScanIndexForward": not descending,
+    }
+    client, read = Entity._get_connection().connection.client, 0
+    while limit is None or read < limit:
+        if page:
+            params["Limit"] = page if limit is None else min(page, limit - read)
+        answer = client.query(**params)
+        for raw in answer.get("Items", ()):
+            yield documents.stored_item(raw)
+        read += len(answer.get("Items", ()))
+        if "LastEvaluatedKey" not in answer:
+            return
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def _range_values(between: tuple[int, int] | None) -> dict[str, dict[str, str]]:
+    """The key condition's values of an inclusive id range (none without one)."""
+    return {":lo": {"N": str(between[0])}, ":hi": {"N": str(between[1])}} if between else {}
 
 
 def feed(name: str, descending: bool = True) -> Iterator[Document]:

@@ -1,10 +1,11 @@
 """Several partition keys' Queries at once: a sharded kind's page reads one Query per shard, and on
 AWS each call is a few milliseconds of round trip, so the shards' first pages are fetched in parallel
 (one round trip instead of one per shard, docs/storage.md "Latency"). Later pages, which a page of
-the list rarely needs, are fetched lazily by whoever consumes the iterator."""
+the list rarely needs, are fetched lazily by whoever consumes the iterator. A read that does not
+depend on the page (a list's `total`) is started `ahead`, so it shares the page's round trip."""
 
 import contextvars
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from typing import TypeVar, cast
@@ -46,3 +47,11 @@ def _resumed(first: object, rest: Iterator[T]) -> Iterator[T]:
         return
     yield cast(T, first)
     yield from rest
+
+
+def ahead(call: Callable[[], T]) -> Callable[[], T]:
+    """Start `call` now (in a copy of the caller's context) while the caller goes on; the function
+    returned waits for its answer, raising its error. `call` must not wait on the pool itself (only
+    calls that make no `started` or `ahead` of their own): a bounded pool of waiting callers would
+    never run what they wait for."""
+    return _pool().submit(contextvars.copy_context().run, call).result

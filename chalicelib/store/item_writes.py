@@ -15,7 +15,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import aws, config
 from chalicelib.store import documents
 from chalicelib.store.common import FEED, Conflict, Document, EntityId, Stale
-from chalicelib.store.keys import feed_key, partition
+from chalicelib.store.keys import email_head, feed_key, partition
 from chalicelib.store.models import Counter, Entity, Unique
 
 _connection: list[Connection] = []
@@ -27,15 +27,18 @@ def entity_key(kind: str, entity_id: EntityId) -> Entity:
 
 
 def entity_item(kind: str, doc: Mapping[str, Any], email: str | None) -> Entity:
-    """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex)."""
+    """The item of a document; a document naming a feed (`_feed`) is indexed in it (FeedIndex), one with
+    an email under it and its first character (EmailIndex, EmailHeadIndex)."""
     stored = documents.packed(doc)
+    email = email.lower() if email else None
     return Entity(
         partition(kind, doc["id"]),
         int(doc["id"]),
         doc=stored if isinstance(stored, str) else None,
         z=stored if isinstance(stored, bytes) else None,
         rev=int(doc.get("_rev") or 0) + 1,
-        email=email.lower() if email else None,
+        email=email,
+        head=email_head(kind, email, doc["id"]) if email else None,
         feed=feed_key(doc[FEED], doc["id"]) if doc.get(FEED) else None,
     )
 

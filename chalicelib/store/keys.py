@@ -1,7 +1,8 @@
 """The physical key layout of the entities and counters tables, pure arithmetic over the settings
 (docs/storage.md "Sharded keys"): the partition keys of a sharded kind (`<kind>@<shard>`,
 config.active().SHARDED_KINDS), the FeedIndex keys of a feed (config.active().FEED_SHARDS) and the items of a sharded
-kind's row count (config.active().COUNT_SHARDS). Used by `store/entities.py` and `store/reshard.py`.
+kind's row count (config.active().COUNT_SHARDS) and the `emailhead` index keys of an email
+(config.active().EMAIL_INDEX_SHARDS). Used by `store/entities.py` and `store/reshard.py`.
 """
 
 from chalicelib import config
@@ -73,3 +74,19 @@ def count_parts(name: str) -> list[str]:
     return (
         [name] + [f"{name}{SHARD}{r}" for r in range(config.active().COUNT_SHARDS)] if sharded_count(name) else [name]
     )
+
+
+def email_head(kind: str, email: str, entity_id: EntityId) -> str:
+    """The `emailhead` index key of a document's lower-cased email: `<kind>#<its first character>@<id %
+    EMAIL_INDEX_SHARDS>`, so a prefix search reads the few keys of one character, not every shard of the kind,
+    and the emails of one character (an import of `test1@`...`testN@`) spread their writes over several keys."""
+    shards = config.active().EMAIL_INDEX_SHARDS
+    head = f"{kind}#{email[:1]}"
+    return f"{head}{SHARD}{int(entity_id) % shards}" if shards > 1 else head
+
+
+def email_heads(kind: str, prefix: str) -> list[str]:
+    """Every `emailhead` index key holding the emails that begin with a (lower-cased, non-empty) prefix."""
+    shards = config.active().EMAIL_INDEX_SHARDS
+    head = f"{kind}#{prefix[:1]}"
+    return [f"{head}{SHARD}{r}" for r in range(shards)] if shards > 1 else [head]

@@ -41,7 +41,9 @@ class _Meta:
 
 # pynamodb leaves Index.__init_subclass__ unannotated, so declaring an index is an untyped call.
 class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]
-    """Entities of a kind by lower-cased email: exact and prefix (`begins_with`) look-ups."""
+    """Entities of a partition key by lower-cased email. No longer read (`email:` searches read
+    EmailHeadIndex); declared until every stored email is keyed there (`storage reshard`), since a table
+    update creates or deletes one index: the deploy after drops it (docs/storage.md, its indexes)."""
 
     class Meta:
         """PynamoDB's settings of the index: its name and what it projects (keys only)."""
@@ -50,6 +52,21 @@ class EmailIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-cal
         projection = KeysOnlyProjection()
 
     kind = UnicodeAttribute(hash_key=True)
+    email = UnicodeAttribute(range_key=True)
+
+
+class EmailHeadIndex(GlobalSecondaryIndex["Entity"]):  # type: ignore[no-untyped-call]  # see EmailIndex
+    """Entities by lower-cased email under the key of its first character (`head` = `<kind>#<character>@<n>`,
+    `store/keys.py` email_head): an `email:` prefix search reads the few keys of one character, not one
+    Query per shard of the kind (docs/storage.md "Email search")."""
+
+    class Meta:
+        """PynamoDB's settings of the index: its name and what it projects (keys only)."""
+
+        index_name = "emailhead"
+        projection = KeysOnlyProjection()
+
+    head = UnicodeAttribute(hash_key=True)
     email = UnicodeAttribute(range_key=True)
 
 
@@ -82,6 +99,8 @@ class Entity(Model):
     rev = NumberAttribute(null=True)  # write count: edits are conditional on the revision they read
     email = UnicodeAttribute(null=True)
     by_email = EmailIndex()
+    head = UnicodeAttribute(null=True)  # set with `email` (EmailHeadIndex)
+    by_email_head = EmailHeadIndex()
     feed = UnicodeAttribute(null=True)  # set on the items of a feed (FeedIndex)
     in_feed = FeedIndex()
 

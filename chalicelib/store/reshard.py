@@ -1,7 +1,8 @@
 """Moving stored items to the key layout of the current settings (`python -m chalicelib.cli storage
 reshard`, docs/storage.md "Sharded keys", docs/deploy.md): documents of a sharded kind stored under
 their kind alone (written before it was sharded, or under another number of shards), feed entries
-indexed under an unsharded feed, and row-count shards no longer read.
+indexed under an unsharded feed, emails not yet (or otherwise) keyed in the `emailhead` index, and
+row-count shards no longer read.
 
 Idempotent and resumable: an item already where the settings put it is left alone, so a run that
 stopped half-way is finished by running it again. A moved document is put at its new key before
@@ -29,6 +30,11 @@ def _home_feed(item: Entity) -> str | None:
     return keys.feed_key(keys.logical(item.feed), int(item.id)) if item.feed else None
 
 
+def _home_head(item: Entity) -> str | None:
+    """The `emailhead` index key the settings give the item's email (None: it has none)."""
+    return keys.email_head(keys.logical(item.kind), item.email, int(item.id)) if item.email else None
+
+
 def _move(batch: list[Entity]) -> int:
     """Put each item at its home key (unless a run put it there already), then delete the old items;
     how many moved."""
@@ -46,6 +52,7 @@ def _move(batch: list[Entity]) -> int:
                         z=item.z,  # a compressed document moves as it is
                         rev=item.rev,
                         email=item.email,
+                        head=_home_head(item),
                         feed=_home_feed(item),
                     )
                 )
@@ -64,6 +71,26 @@ def _refeed(item: Entity, feed: str) -> int:
             raise
         return 0  # written since: every write indexes the document under its feed's shard
     return 1
+
+
+def _rehead(item: Entity, head: str) -> int:
+    """Key an item at home in the `emailhead` index under `head`, unless a write changed its email since
+    it was read (1 or 0; every write keys the email it writes)."""
+    try:
+        item.update(actions=[Entity.head.set(head)], condition=Entity.email == item.email)
+    except UpdateError as error:
+        if aws.unavailable(error):
+            raise
+        return 0
+    return 1
+
+
+def _reindex(item: Entity, done: dict[str, int]) -> None:
+    """Key an item at home in its feed's shard and in `emailhead` as the settings do, counting in `done`."""
+    if (feed := _home_feed(item)) and item.feed != feed:
+        done["refed"] += _refeed(item, feed)
+    if (head := _home_head(item)) and item.head != head:
+        done["headed"] += _rehead(item, head)
 
 
 def _fold_counts() -> int:
@@ -87,16 +114,17 @@ def _fold_counts() -> int:
 
 
 def reshard() -> dict[str, int]:
-    """Move every item the settings key elsewhere: {"scanned", "moved", "refed", "counts"} (documents
-    moved to their shard, feed entries re-indexed, count shards folded)."""
-    done = {"scanned": 0, "moved": 0, "refed": 0, "counts": 0}
+    """Move every item the settings key elsewhere: {"scanned", "moved", "refed", "headed", "counts"}
+    (documents moved to their shard, feed entries re-indexed, emails keyed in `emailhead`, count shards
+    folded)."""
+    done = {"scanned": 0, "moved": 0, "refed": 0, "headed": 0, "counts": 0}
     batch: list[Entity] = []
     for item in Entity.scan(page_size=BATCH):
         done["scanned"] += 1
         if item.kind != _home(item):
             batch.append(item)
-        elif (feed := _home_feed(item)) and item.feed != feed:
-            done["refed"] += _refeed(item, feed)
+        else:
+            _reindex(item, done)
         if len(batch) == BATCH:
             done["moved"] += _move(batch)
             batch = []

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from chalicelib import config
-from chalicelib.store import entities, reshard
+from chalicelib.store import entities, keys, reshard
 from chalicelib.store.common import Missing, Stale, Tally
 from chalicelib.store.models import Counter, Entity
 from tests.bench.conftest import dynamodb_calls
@@ -146,6 +146,7 @@ def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(
     assert cli.main(["--json", "storage", "reshard"], config.active()) == 0
     done = json.loads(capsys.readouterr().out)
     assert (done["moved"], done["refed"], done["counts"]) == (40, 40, 1)
+    assert done["headed"] == 0  # moved documents are keyed in `emailhead` as they are put
     assert entities.get("contact", 5) == {"id": 5, "_rev": 1, "_feed": "owned#contact#1"}
     assert [d["id"] for d in entities.iterate("contact", descending=True, limit=3)] == [40, 39, 38]
     assert entities.ids_by_email("contact", "c00") == list(range(1, 10))
@@ -153,7 +154,17 @@ def test_reshard_makes_items_written_before_sharding_readable_and_is_idempotent(
     assert [d["id"] for d in entities.feed("timeline#1")] == list(range(1040, 1000, -1))
     assert entities.count("contact") == 42
     assert _stored_under("contact") == []
-    assert reshard.reshard() == {"scanned": done["scanned"], "moved": 0, "refed": 0, "counts": 0}
+    assert reshard.reshard() == {"scanned": done["scanned"], "moved": 0, "refed": 0, "headed": 0, "counts": 0}
+
+
+def test_reshard_keys_emails_written_before_the_emailhead_index_so_email_searches_find_them():
+    for i in range(1, 13):  # at home, as written before `emailhead`: no `head`
+        Entity(keys.partition("contact", i), i, doc=json.dumps({"id": i}), rev=1, email=f"c{i:03}@x.com").save()
+    assert entities.ids_by_email("contact", "c00") == []
+    assert reshard.reshard()["headed"] == 12
+    assert entities.ids_by_email("contact", "c00") == list(range(1, 10))
+    assert entities.ids_by_email("contact", "C01") == [10, 11, 12]
+    assert reshard.reshard()["headed"] == 0
 
 
 def test_reshard_keeps_an_edit_made_after_a_move_when_a_stopped_run_is_finished():

@@ -10,14 +10,17 @@ import statistics
 import time
 
 import boto3
+import pytest
 from boto3.dynamodb.types import TypeSerializer
 
 from chalicelib import config
 from chalicelib.store import entities as store
+from chalicelib.store.keys import email_head, partition
 from chalicelib.store.models import Counter, Entity, Unique
 from tests.bench.conftest import dynamodb_calls
 
 SIZES = (1_000, 50_000)
+pytestmark = pytest.mark.aws  # over moto, as the local stack serves it
 _serialize = TypeSerializer().serialize
 
 
@@ -37,10 +40,11 @@ def _bulk_copies(template, first, last, city=None):
                 {
                     "PutRequest": {
                         "Item": {
-                            "kind": {"S": store.partition("contact", n)},
+                            "kind": {"S": partition("contact", n)},
                             "id": {"N": str(n)},
                             "doc": {"S": json.dumps(doc)},
                             "email": {"S": email},
+                            "head": {"S": email_head("contact", email, n)},
                         }
                     }
                 }

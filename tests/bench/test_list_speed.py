@@ -13,13 +13,16 @@ import os
 import statistics
 import time
 
+import pytest
+
 from chalicelib.store import entities as store
 from devstack import direct_reads
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 
 SIZES = tuple(int(size) for size in os.environ.get("LIST_SIZES", "1000,20000").split(","))
-REPEATS = 30
+REPEATS = int(os.environ.get("LIST_REPEATS", "30"))
+pytestmark = pytest.mark.aws  # over moto, as the local stack serves it
 
 
 def _p50(operation, repeats=REPEATS):

@@ -25,6 +25,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc, EntityId
+from chalicelib.store import fanout
 from chalicelib.store import port as store
 
 ValueOf = Callable[[Doc, str], JSON]  # a document's value for a `where`/`order` column
@@ -78,7 +79,9 @@ def list_documents(resource: Resource, query: ListQuery, ctx: Context) -> tuple[
         and owner is None
         and column in (None, *KEY_ORDER_COLUMNS)
     ):
-        return (unlisted.total(resource), *_key_order_page(resource, query, descending))
+        total = fanout.ahead(partial(unlisted.total, resource))  # one round trip with the page's Queries
+        docs, next_after = _key_order_page(resource, query, descending)
+        return total(), docs, next_after
     if query.after is not None:
         raise invalid(
             "after", "A cursor continues only a list in key order (no search, where, order or other orderBy)."
