@@ -34,7 +34,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from devstack import capture, direct_reads, query, ses_simulator
+from devstack import capture, direct_reads, direct_writes, query, ses_simulator
 
 if TYPE_CHECKING:
     from moto.dynamodb.models import DynamoDBBackend
@@ -236,13 +236,13 @@ RELIED_ON = (
     ("chalice.test.TestHTTPClient._config", "tests/conftest.py (local_http)", "the config our gateway is built with"),
     (
         "moto.core.responses.BaseResponse.current_account",
-        "devstack.direct_reads",
+        "devstack.direct_reads, devstack.direct_writes",
         "set on moto's DynamoDB handler (with region, headers, params, body) as its HTTP dispatch sets them",
     ),
     (
         "moto.core.models.BotocoreStubber.enabled",
-        "devstack.direct_reads",
-        "reads are answered directly only while moto mocks AWS in process",
+        "devstack.direct_reads, devstack.direct_writes",
+        "reads and writes are answered directly only while moto mocks AWS in process",
     ),
     (
         "chalice.app.Chalice._get_middleware_handlers",
@@ -378,8 +378,8 @@ def _cache_condition_trees() -> None:
 
 
 def install() -> None:
-    """Apply `PATCHES` (idempotent): serialize calls and capture writes, cache condition tokens,
-    light transaction backups, ordered-key Query."""
+    """Apply `PATCHES` (idempotent): serialize calls and capture writes, cache condition tokens and
+    trees, light transaction backups, ordered-key Query; DynamoDB reads and writes without the HTTP detour."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.table import Table
 
@@ -412,3 +412,4 @@ def install() -> None:
     capture.replace(Table, "__deepcopy__", _table_deepcopy)
     query.install()
     direct_reads.install()
+    direct_writes.install()
