@@ -13,6 +13,7 @@ and text fields whose alias holds `description` (docs/mautic-compat.md "Field le
 
 import re
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import field_choices
@@ -217,8 +218,8 @@ def _entries(object_name: str, ctx: Context) -> list[tuple[str, str, Doc, Doc]]:
     """(alias, group, definition, its `fields` entry but the value) per field, made once per request
     and definitions (a batch answer shows 200 contacts with the same fields)."""
     fields = definitions(object_name, ctx)
-    made = ctx.memo(("shown fields", object_name), lambda: {})
-    if made.get("of") is not fields:
+    made: dict[str, Any] = ctx.memo(("shown fields", object_name), dict)
+    if made.get("of") is not fields:  # made again when the definitions were read again
         made["of"], made["entries"] = fields, [_entry(object_name, d) for d in fields]
     entries: list[tuple[str, str, Doc, Doc]] = made["entries"]
     return entries
