@@ -69,3 +69,15 @@ def test_the_serializer_drops_internal_keys_everywhere():
     from chalicelib.api.routing import public
 
     assert public({"a": [{"_rev": 3, "b": {"_x": 1, "c": 2}}], "_y": 0}) == {"a": [{"b": {"c": 2}}]}
+
+
+def test_an_answer_drops_internal_keys_and_keeps_values_that_look_like_them():
+    import json
+
+    from chalicelib.api.routing import render
+
+    assert json.loads(render(200, {"tags": ["_vip"], "a": [{"_rev": 1, "b": '"_x'}]}).body) == {
+        "tags": ["_vip"],
+        "a": [{"b": '"_x'}],
+    }
+    assert json.loads(render(200, {"tags": ["_vip"], "n": (1, 2)}).body) == {"tags": ["_vip"], "n": [1, 2]}

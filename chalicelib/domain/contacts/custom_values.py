@@ -13,6 +13,7 @@ and text fields whose alias holds `description` (docs/mautic-compat.md "Field le
 
 import re
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlparse
 
 from chalicelib.domain.contacts import field_choices
@@ -214,27 +215,43 @@ def _normalized(definition: Doc, value: JSON) -> JSON:
     return value
 
 
+def _entries(object_name: str, ctx: Context) -> list[tuple[str, str, Doc, Doc]]:
+    """(alias, group, definition, its `fields` entry but the value) per field, made once per request
+    and definitions (a batch answer shows 200 contacts with the same fields)."""
+    fields = definitions(object_name, ctx)
+    made: dict[str, Any] = ctx.memo(("shown fields", object_name), dict)
+    if made.get("of") is not fields:  # made again when the definitions were read again
+        made["of"], made["entries"] = fields, [_entry(object_name, d) for d in fields]
+    entries: list[tuple[str, str, Doc, Doc]] = made["entries"]
+    return entries
+
+
+def _entry(object_name: str, definition: Doc) -> tuple[str, str, Doc, Doc]:
+    """A field's alias, group, definition and `fields` entry without its value."""
+    shown = {
+        "id": definition["id"],
+        "label": definition.get("label"),
+        "alias": definition["alias"],
+        "type": definition.get("type"),
+        "group": definition.get("group"),
+        "object": object_name,
+        "is_fixed": int(bool(definition.get("isFixed"))),
+        "properties": definition.get("properties") or [],
+        "default_value": definition.get("defaultValue"),
+    }
+    return definition["alias"], definition.get("group") or "core", definition, shown
+
+
 def grouped(object_name: str, doc: Doc, ctx: Context) -> dict[str, JSON]:
     """The `fields` view: one map per group (an empty group is []) plus `all`, alias -> value."""
     values = doc.get("values") or {}
     groups: dict[str, dict[str, Doc]] = {group: {} for group in GROUPS}
     everything = {"id": doc.get("id")}
-    for definition in definitions(object_name, ctx):
-        alias, value = definition["alias"], values.get(definition["alias"])
+    for alias, group, definition, shown in _entries(object_name, ctx):
+        value = values.get(alias)
         everything[alias] = value
-        groups.setdefault(definition.get("group") or "core", {})[alias] = {
-            "id": definition["id"],
-            "label": definition.get("label"),
-            "alias": alias,
-            "type": definition.get("type"),
-            "group": definition.get("group"),
-            "object": object_name,
-            "is_fixed": int(bool(definition.get("isFixed"))),
-            "properties": definition.get("properties") or [],
-            "default_value": definition.get("defaultValue"),
-            "value": value,
-            "normalizedValue": _normalized(definition, value),
-        }
+        entry = dict(shown, value=value, normalizedValue=_normalized(definition, value))
+        groups.setdefault(group, {})[alias] = entry
     out: dict[str, JSON] = {group: (fields or []) for group, fields in groups.items()}
     out["all"] = everything
     return out
