@@ -81,7 +81,8 @@ def ensure_ready() -> None:
 
 
 def ensure_admin(username: str, password: str | None = None) -> str | None:
-    """Create the administrator when no user exists. Returns the generated password, if one was made."""
+    """Create the administrator when no user exists. Returns the generated password, if one was made.
+    `password` may be a `passwords.Hashed` (`ADMIN_PASSWORD_HASH`): stored as it is, no hashing."""
     from chalicelib.auth import users
 
     assemble()
