@@ -9,7 +9,7 @@ import secrets
 from typing import Any
 
 from chalicelib.domain import wiring
-from chalicelib.domain.kernel import registry, service, subscribers
+from chalicelib.domain.kernel import batching, registry, service, subscribers
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
 
@@ -33,16 +33,25 @@ def assemble() -> None:
 
 
 def seed_fields() -> None:
-    """Create the default contact and company fields if they were never created."""
+    """Create the default contact and company fields if they were never created: each object's in
+    one batch of creates, its ids reserved with one UpdateItem (`kernel/batching.py`)."""
     from chalicelib.domain.contacts import custom_fields
     from chalicelib.domain.contacts.declarations import COMPANY_FIELD, CONTACT_FIELD
 
     kinds = {"lead": CONTACT_FIELD, "company": COMPANY_FIELD}
 
-    def create(object_name: str, payload: dict[str, Any], fixed: bool) -> None:
-        service.create(kinds[object_name], payload, Context(), system={"isFixed": fixed})
+    def create(object_name: str, rows: list[tuple[dict[str, Any], bool]]) -> None:
+        resource = kinds[object_name]
+        with batching.prepared(resource, [payload for payload, _ in rows], Context(), group=True):
+            for payload, fixed in rows:
+                with batching.item(_refused):
+                    service.create(resource, payload, Context(), system={"isFixed": fixed})
 
     custom_fields.seed_defaults(create)
+
+
+def _refused(error: Exception) -> None:
+    raise error
 
 
 def seed_reports() -> None:
@@ -72,7 +81,8 @@ def ensure_ready() -> None:
 
 
 def ensure_admin(username: str, password: str | None = None) -> str | None:
-    """Create the administrator when no user exists. Returns the generated password, if one was made."""
+    """Create the administrator when no user exists. Returns the generated password, if one was made.
+    `password` may be a `passwords.Hashed` (`ADMIN_PASSWORD_HASH`): stored as it is, no hashing."""
     from chalicelib.auth import users
 
     assemble()

@@ -244,7 +244,7 @@ def _batch_new(resource: Resource) -> Handler:
         access.require(ctx, resource, Action.CREATE)
         outcome = Outcome(resource, ctx)
         items = [(key, without_id(item)) for key, item in body_items(request.body)]
-        with batching.prepared(resource, [item for _, item in items], ctx, group=True):
+        with batching.prepared(resource, [item for _, item in items], ctx, group=not resource.cached):
             for key, item in items:
 
                 def create(item_ctx: Context, item: JSON = item) -> tuple[Doc, int]:

@@ -21,6 +21,23 @@ def _hasher() -> "PasswordHasher":
     return PasswordHasher()
 
 
+class Hashed(str):
+    """A password given as its argon2 hash (`ADMIN_PASSWORD_HASH`): the user is stored with that hash.
+    Only code makes one (a request's JSON holds plain strings), so no client sets a hash."""
+
+
+def hashed(text: str) -> Hashed:
+    """`text` as an argon2 hash to store; ValueError when it is not one (argon2's PHC string format)."""
+    from argon2 import extract_parameters
+    from argon2.exceptions import InvalidHashError
+
+    try:
+        extract_parameters(text)
+    except InvalidHashError:
+        raise ValueError("not an argon2 hash (expected $argon2id$v=19$m=...,t=...,p=...$salt$hash)") from None
+    return Hashed(text)
+
+
 def hash_password(password: str) -> str:
     """The argon2id hash of a password (with its salt and parameters)."""
     return _hasher().hash(password)

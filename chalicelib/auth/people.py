@@ -53,6 +53,14 @@ def plain_password(value: JSON, strong: bool = False) -> str:
     return password
 
 
+def _password_hash(value: JSON, strong: bool) -> str:
+    """The hash to store for a `plainPassword`: a `passwords.Hashed` (the first start's administrator
+    given as a hash) as it is, else the checked password hashed."""
+    if isinstance(value, passwords.Hashed):
+        return str(value)
+    return passwords.hash_password(plain_password(value, strong=strong))
+
+
 class UserHooks(Listed):
     """Users: `plainPassword` is hashed (required on create, never stored or shown in clear); one written
     through the API must be strong (Mautic's user form; the command line and the first start are not)."""
@@ -64,8 +72,7 @@ class UserHooks(Listed):
             self._require_profile(doc, write)
         if "plainPassword" in write.payload and write.payload["plainPassword"] not in (None, "", {}):
             try:
-                plain = plain_password(write.payload["plainPassword"], strong=write.ctx.user is not None)
-                doc["passwordHash"] = passwords.hash_password(plain)
+                doc["passwordHash"] = _password_hash(write.payload["plainPassword"], strong=write.ctx.user is not None)
             except a.Invalid as error:
                 write.errors["plainPassword"] = [str(error)]
         elif not doc.get("passwordHash"):

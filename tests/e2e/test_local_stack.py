@@ -1,6 +1,7 @@
 """End to end: the local stack as `make run` starts it, over real HTTP on 127.0.0.1."""
 
 import base64
+import functools
 import http.client
 import json
 import os
@@ -23,15 +24,28 @@ def _free_port():
         return sock.getsockname()[1]
 
 
-class Stack:
-    """A devserver process with its own port and data directory."""
+@functools.cache
+def _argon2_hash(password):
+    """The password's argon2id hash with the service's parameters, made once per test process: a stack
+    given ADMIN_PASSWORD_HASH stores it as it is (each start would spend ~0.2 s CPU hashing)."""
+    from chalicelib.auth import passwords
 
-    def __init__(self, data_dir, admin_password=PASSWORD):
+    return passwords.hash_password(password)
+
+
+class Stack:
+    """A devserver process with its own port and data directory; the administrator's password is
+    given as its hash (ADMIN_PASSWORD_HASH) unless `hashed` is False (ADMIN_PASSWORD)."""
+
+    def __init__(self, data_dir, admin_password=PASSWORD, hashed=True):
         self.data_dir = data_dir
         self.port = _free_port()
         env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0", ADMIN_USER="admin")
         env.pop("ADMIN_PASSWORD", None)
-        if admin_password:
+        env.pop("ADMIN_PASSWORD_HASH", None)
+        if admin_password and hashed:
+            env["ADMIN_PASSWORD_HASH"] = _argon2_hash(admin_password)
+        elif admin_password:
             env["ADMIN_PASSWORD"] = admin_password
         self.process = subprocess.Popen(
             [sys.executable, "-m", "devstack.server"],
@@ -121,7 +135,7 @@ def test_basic_auth_works_right_away_and_errors_are_json(shared_stack):
 
 
 def test_data_survives_a_restart(tmp_path):
-    first = Stack(tmp_path / "data")
+    first = Stack(tmp_path / "data", hashed=False)  # ADMIN_PASSWORD as `make run` documents it
     conn = first.connection()
     status, body, _ = _call(conn, "POST", "/api/contacts/new", {"email": "keep@example.com", "firstname": "Kim"})
     assert status == 201

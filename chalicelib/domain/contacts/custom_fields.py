@@ -187,24 +187,31 @@ def definitions(object_name: str, ctx: Context) -> list[Doc]:
     )
 
 
-def seed_defaults(create: Callable[[str, Doc, bool], object]) -> None:
-    """Create the default fields once; `create(object, payload, fixed)` stores one definition."""
+def seed_defaults(create: Callable[[str, list[tuple[Doc, bool]]], object]) -> None:
+    """Create the default fields once; `create(object, [(payload, fixed), ...])` stores an object's
+    missing definitions, in order (all at once: one id block for them)."""
     if store.marked("default-fields"):
         return
     for object_name, rows in (("lead", CONTACT_DEFAULTS), ("company", COMPANY_DEFAULTS)):
         existing = {f.get("alias") for f in store.iterate(OBJECT_KINDS[object_name])}
-        for order, (alias, label, type_, group, extra) in enumerate(rows, start=1):
-            if alias not in existing:
-                payload: Doc = {
-                    "alias": alias,
-                    "label": label,
-                    "type": type_,
-                    "group": group,
-                    "order": order,
-                    "isPublished": True,
-                    "isListable": True,
-                    "isVisible": True,
-                }
-                payload.update(extra)
-                create(object_name, payload, payload.pop("isFixed", True))
+        missing = [_default_payload(order, row) for order, row in enumerate(rows, start=1) if row[0] not in existing]
+        if missing:
+            create(object_name, missing)
     store.claim("default-fields")
+
+
+def _default_payload(order: int, row: FieldRow) -> tuple[Doc, bool]:
+    """A default field's create payload and whether it is fixed (Mautic's core fields are)."""
+    alias, label, type_, group, extra = row
+    payload: Doc = {
+        "alias": alias,
+        "label": label,
+        "type": type_,
+        "group": group,
+        "order": order,
+        "isPublished": True,
+        "isListable": True,
+        "isVisible": True,
+    }
+    payload.update(extra)
+    return payload, payload.pop("isFixed", True)

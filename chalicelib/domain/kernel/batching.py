@@ -13,7 +13,8 @@ Inside `with batching.prepared(resource, payloads, ctx):` (the batch endpoints):
 * read-ahead: a capability reads once for all items what each would look up (`read_ahead`: the
   suppressed addresses of erased contacts), one call per batch instead of one per item.
 
-* grouped writes (`group=True`, batch creates of resources that are not cached): a new document's
+* grouped writes (`group=True`: the batch endpoints ask it for resources that are not cached, the
+  first start for its default fields): a new document's
   write is deferred and stored with up to GROUP others in few transactions (`store.create_many`);
   its follow-up work runs once it is stored. A look-up of a unique value a deferred document holds
   stores the group first, so a later item with the same email still finds the earlier one. A
@@ -98,7 +99,7 @@ def prepared(resource: Resource, payloads: Sequence[JSON], ctx: Context, group: 
     batch = _Batch(
         len(payloads),
         holders={(resource.kind, f, _value_key(v)): i for (f, v), i in found.items()},
-        group=group and not resource.cached,
+        group=group,
         payloads=payloads,
     )
     token = _current.set(batch)
