@@ -8,8 +8,11 @@ figure that carries over to AWS."""
 
 import time
 
+import pytest
+
 from tests.bench.conftest import dynamodb_calls
 
+pytestmark = pytest.mark.aws  # DynamoDB calls through the app: over moto
 SIZES = (100, 1000, 5000)
 FILLED = {}  # fill number -> contact id
 

@@ -10,6 +10,8 @@ import os
 import statistics
 import time
 
+import pytest
+
 from chalicelib.domain.automations import automation_runs
 from chalicelib.domain.kernel import clock
 from devstack import workers as local
@@ -17,6 +19,7 @@ from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _city_filter, _print, _template
 
+pytestmark = pytest.mark.aws  # tables written through boto3, SQS delays, DynamoDB calls: over moto
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_AUTOMATION_SIZES", "1000,10000").split(","))
 LATE_CONTACTS = 20
 

@@ -51,11 +51,12 @@ def test_capacity_report(workload, tmp_path, capsys):
 
 # Known calls on a probe kind, billed by the meter in a process of its own: {label: (units, refused calls)}.
 PROBE = r"""
-import json, boto3
+import json, os, boto3
 from chalicelib import config
 from devstack.capacity import meter
 from devstack.capacity.stack import Stack
 
+config.install(config.Settings.from_environment(os.environ))  # as the entry point does
 Stack()
 db = boto3.client("dynamodb", region_name="us-east-1")
 table, counters = config.active().RESOURCE_PREFIX + "entities", config.active().RESOURCE_PREFIX + "counters"

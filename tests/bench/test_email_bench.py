@@ -11,6 +11,8 @@ import os
 import time
 from collections import Counter
 
+import pytest
+
 from chalicelib.domain.messaging import email_stats
 from chalicelib.store import entities as store
 from devstack import workers as local
@@ -18,6 +20,7 @@ from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _city_filter, _print, _template
 
+pytestmark = pytest.mark.aws  # tables written through boto3, SES and DynamoDB calls: over moto
 SIZE = int(os.environ.get("BENCH_EMAIL_SIZE", "200"))
 RATE = float(os.environ.get("BENCH_EMAIL_RATE", "20"))
 RATE_CONTACTS = int(os.environ.get("BENCH_EMAIL_RATE_CONTACTS", "200"))

@@ -5,10 +5,14 @@ caches, then is counted and timed."""
 
 import time
 
+import pytest
+
 from tests.api.test_permissions import _as
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_segments_bench import _print
 from tests.conftest import Api, local_http
+
+pytestmark = pytest.mark.aws  # DynamoDB calls through the app: over moto
 
 
 def _measure(client, path, method="GET", body=None):

@@ -3,8 +3,12 @@ of a contact's group scores, with 5 and then 50 groups and scores: none grows wi
 operation runs once to warm the caches (a group write moves the kind's version, so the next
 request reloads the groups with one Query), then is counted."""
 
+import pytest
+
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_segments_bench import _print
+
+pytestmark = pytest.mark.aws  # DynamoDB calls through the app: over moto
 
 
 def _count(operation):

@@ -6,12 +6,15 @@ writes points, with and without crossing a trigger, and the `triggerExistingLead
 import os
 import time
 
+import pytest
+
 from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 from tests.bench.test_segments_bench import _print, _template
 
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_POINTS_SIZES", "1000").split(","))
+pytestmark = pytest.mark.aws  # tables written straight through boto3, DynamoDB calls counted: over moto
 TAG = {"name": "Tag", "type": "lead.changetags", "properties": {"add_tags": ["hot"]}}
 
 

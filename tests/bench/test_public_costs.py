@@ -3,6 +3,8 @@ tracking pixel, asset download) for a new visitor (an anonymous contact is creat
 contact (the `mtc_id` cookie) and a bot, after 0 and 1000 other contacts. Prints a table; asserts
 that no cost grows with the contacts and that a new visitor's contact is one transaction."""
 
+import pytest
+
 from tests.api.test_files_assets import make_local_asset
 from tests.api.test_pages_public import make_page
 from tests.api.test_visitors import BROWSER
@@ -10,6 +12,7 @@ from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_api_costs import _fill
 from tests.conftest import visitor_cookie
 
+pytestmark = pytest.mark.aws  # DynamoDB calls of public requests: over moto
 PIXEL = "/mtracking.gif?page_url=https%3A%2F%2Fsite.example%2F"
 VISITORS = {"new visitor": (BROWSER, False), "tracked contact": (BROWSER, True), "bot": (None, False)}
 

@@ -9,11 +9,14 @@ runs the segment worker on the queued messages in this process, as the local sta
 import statistics
 import time
 
+import pytest
+
 from devstack import workers as local
 from tests.bench.conftest import dynamodb_calls
 from tests.bench.test_contacts_scale import _bulk_copies
 
 SIZES = (10_000, 100_000)
+pytestmark = pytest.mark.aws  # tables written straight through boto3, DynamoDB calls counted: over moto
 
 
 def _city_filter(city):
