@@ -33,6 +33,7 @@ NOT_WALKED = {
     "/data/{type}": "a dashboard widget type",
     "/movein/mappings/{kind}": "a move-in's id mapping: administrators only (tests/api/test_movein_mappings.py)",
     "/movein/journeys/{contact_id}": "a moved contact's journeys: administrators only (test_movein_journeys.py)",
+    "/movein/users/{user_id}/invite": "a user's invitation: administrators only (test_password_reset.py)",
     "/themes/{theme}": "a theme (core:themes)",
     "/themes/{theme}/delete": "a theme (core:themes)",
     "/stages/{id}": "stages are a standard level (no own/other)",
