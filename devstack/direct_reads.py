@@ -36,7 +36,19 @@ OPERATIONS = {"Query": "query", "GetItem": "get_item", "BatchGetItem": "batch_ge
 switch = {"on": True}  # off: every read takes the HTTP way (the benchmark measures both)
 
 
-def _handler(operation_name: str, request: dict[str, Any], account: str, region: str) -> Any:
+def moto_account(request_signer: RequestSigner, switch: dict[str, bool]) -> str | None:
+    """The moto account a call of this signer goes to when it may skip the HTTP way (its module's
+    switch on, moto mocking, credentials signed), else None."""
+    from moto.core.models import botocore_stubber
+    from moto.iam.models import get_account_id_from
+
+    credentials = getattr(request_signer, "_credentials", None)
+    if not (switch["on"] and botocore_stubber.enabled) or credentials is None:
+        return None
+    return os.environ.get("MOTO_ACCOUNT_ID") or get_account_id_from(credentials.access_key)
+
+
+def moto_handler(operation_name: str, request: dict[str, Any], account: str, region: str) -> Any:
     """Moto's DynamoDB handler set up for this request, as its HTTP dispatch would set it up."""
     from moto.core.parse import PROTOCOL_PARSERS, RequestDict
     from moto.core.utils import get_service_model
@@ -66,18 +78,15 @@ def answer(
     """(HTTP response, parsed answer) of a read under moto, or None to let it take the HTTP way."""
     from botocore.awsrequest import AWSResponse
     from moto.core.exceptions import ServiceException
-    from moto.core.models import botocore_stubber
     from moto.dynamodb.models.utilities import dynamo_json_dump
-    from moto.iam.models import get_account_id_from
     from werkzeug.exceptions import HTTPException
 
-    credentials = getattr(request_signer, "_credentials", None)
-    if not (switch["on"] and botocore_stubber.enabled) or credentials is None:
+    account = moto_account(request_signer, switch)
+    if account is None:
         return None
-    account = os.environ.get("MOTO_ACCOUNT_ID") or get_account_id_from(credentials.access_key)
     try:
         with capture.serialized():
-            handler = _handler(model.name, params, account, request_signer.region_name)
+            handler = moto_handler(model.name, params, account, request_signer.region_name)
             body = dynamo_json_dump(getattr(handler, OPERATIONS[model.name])().result)
     except (ServiceException, HTTPException, KeyError, ValueError):
         return None

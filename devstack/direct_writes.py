@@ -16,11 +16,10 @@ injection of `devstack/faults.py` see every write) and botocore's serialization 
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from devstack import capture
-from devstack.direct_reads import _handler as moto_handler
+from devstack.direct_reads import moto_account, moto_handler
 
 if TYPE_CHECKING:
     from botocore.awsrequest import AWSResponse
@@ -59,13 +58,10 @@ def answer(
     from botocore.awsrequest import AWSResponse
     from botocore.parsers import create_parser
     from moto.core.exceptions import ServiceException
-    from moto.core.models import botocore_stubber
-    from moto.iam.models import get_account_id_from
 
-    credentials = getattr(request_signer, "_credentials", None)
-    if not (switch["on"] and botocore_stubber.enabled) or credentials is None:
+    account = moto_account(request_signer, switch)
+    if account is None:
         return None
-    account = os.environ.get("MOTO_ACCOUNT_ID") or get_account_id_from(credentials.access_key)
     try:
         status, body = _run(model, params, account, request_signer.region_name)
     except ServiceException:  # answered by moto's serializer on the HTTP way; not raised by DynamoDB's writes
