@@ -64,8 +64,14 @@ class Trips:
 def api_calls(wrap, with_authorizer=False):
     """Route every botocore call of the API function through `wrap(call, client, operation, params)`;
     the request authorizer's calls go straight through unless `with_authorizer` (on AWS it is
-    another function)."""
+    another function). Over the in-memory adapters nothing calls botocore, so a count would be empty
+    and prove nothing: a test counting AWS calls must run over moto (mark it `aws`)."""
     from chalicelib.api import authorizer
+    from chalicelib.store import port
+    from devstack.memory import MemoryStore
+
+    if isinstance(port.active(), MemoryStore):
+        raise AssertionError("counting AWS calls over the in-memory adapters: mark the test `aws`")
 
     deciding = threading.local()
     decide = authorizer.decide

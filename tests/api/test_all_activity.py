@@ -2,6 +2,8 @@
 per-contact timeline object of compat 9.1 without a contact) and `GET /contacts/list/segments`
 (ListApiController::getListsAction: the published segments by name, indexed by id)."""
 
+import pytest
+
 from tests.bench.conftest import dynamodb_calls
 
 
@@ -43,6 +45,7 @@ def test_all_contacts_activity_filters_and_pages(api):
     assert bad.status_code == 400 and "dateFrom" in str(bad.json["errors"][0]["details"])
 
 
+@pytest.mark.aws  # counts DynamoDB calls: over moto
 def test_all_contacts_activity_reads_the_page_not_every_contact(api):
     """The feed index: a page costs the same with 10 or 60 contacts (no Scan, no read of every timeline)."""
 

@@ -1,6 +1,8 @@
 """What the catalogues cost in DynamoDB calls (docs/storage.md): one table or widget of each family
 over the stats world (test_stats_catalogue.py) and the dashboard's additions."""
 
+import pytest
+
 from chalicelib import config
 from tests.api.test_dashboard_catalogue import more  # noqa: F401 - the fixture
 from tests.api.test_stats_catalogue import world  # noqa: F401 - the fixture
@@ -25,6 +27,7 @@ PATHS = {
 }
 
 
+@pytest.mark.aws  # counts DynamoDB calls: over moto
 def test_each_family_costs_a_few_calls(api, more):  # noqa: F811 - the fixture
     measured = {}
     for family, path in PATHS.items():

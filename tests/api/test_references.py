@@ -2,6 +2,8 @@
 referenced entity's list properties, its category as an object), are written as ids or objects
 with `id`, and a page of documents reads what it references in a constant number of calls."""
 
+import pytest
+
 from tests.api.payloads import make
 from tests.bench.conftest import dynamodb_calls
 
@@ -114,6 +116,7 @@ def test_automations_pages_companies_and_notes_nest_their_references(api):
     assert note["lead"]["id"] == contact["id"] and note["lead"]["fields"]["all"]["email"] == "ann@example.com"
 
 
+@pytest.mark.aws  # counts DynamoDB calls: over moto
 def test_a_page_of_emails_reads_its_references_in_constant_calls(api):
     category, segment, asset, form = _world(api)
 

@@ -283,6 +283,7 @@ def test_a_limited_user_sees_only_her_reports_and_her_rows(api):
     assert_error(no_reports.get("/api/data/report?filter[graph]=1:mautic.page.graph.line.hits"), 403)
 
 
+@pytest.mark.aws  # counts DynamoDB calls: over moto
 def test_a_graph_reads_the_report_s_rows_in_batches(api):
     """The `All Emails` graphs read the send records, the emails and the contacts per chunk of rows,
     not one by one: measured 17 calls at 12 sends (2 GetItem, 7 BatchGetItem, 8 Query: the feed's

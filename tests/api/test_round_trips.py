@@ -7,6 +7,8 @@ import pytest
 
 from tests.round_trips import modelled
 
+pytestmark = pytest.mark.aws  # about AWS's round trips: over moto (over memory there are none to count)
+
 BUDGETS = {
     "/api/contacts/1": 2,  # the versions item (read once a second per container on AWS), the contact
     "/api/contacts?limit=30": 2,  # the versions; the shards' Queries with the count read ahead (list_documents)
@@ -41,7 +43,6 @@ def test_a_cursor_page_waits_on_at_most_two_round_trips(filled):
     assert trips.rounds <= 2, trips.waves
 
 
-@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
 def test_a_list_page_reads_every_shard_at_once(filled):
     from chalicelib import config
 
@@ -51,7 +52,6 @@ def test_a_list_page_reads_every_shard_at_once(filled):
     assert max(queries) == config.active().SHARDED_KINDS["contact"], trips.waves
 
 
-@pytest.mark.aws  # about AWS (its calls): over moto
 def test_an_email_search_queries_the_index_keys_of_one_character_not_every_shard(filled):
     from chalicelib import config
 

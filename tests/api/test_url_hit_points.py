@@ -4,6 +4,8 @@ the time spent on the URL's pages. Time is driven by the `frozen` clock."""
 
 from urllib.parse import urlencode
 
+import pytest
+
 from tests.api.payloads import assert_error
 from tests.api.test_pages_public import fetch, person
 from tests.conftest import visitor_cookie
@@ -85,6 +87,7 @@ def test_accumulated_time_on_the_pages(api, frozen):
     assert _visit(api, ann) == 10  # 3 + 2 minutes
 
 
+@pytest.mark.aws  # counts DynamoDB calls: over moto
 def test_costs_of_a_counted_hit(api, frozen):
     from tests.bench.conftest import dynamodb_calls
 
