@@ -546,6 +546,27 @@ def test_revoked_client_tokens_stop_working(api, client):
     assert response.status_code == 400 and response.json == INVALID_CLIENT
 
 
+def test_a_user_revocation_ends_tokens_before_it_and_none_after_it_in_the_same_millisecond(api, client, monkeypatch):
+    """Issue times in microseconds: a token issued 0.3 ms after the user's revocation works (milliseconds
+    took it for revoked), one issued 0.3 ms before it does not."""
+    import time
+
+    millisecond = int(time.time() * 1000 - 10_000) / 1000  # the start of a millisecond ten seconds ago
+
+    def at(offset):
+        monkeypatch.setattr(time, "time", lambda: millisecond + offset)
+
+    at(0.0001)
+    before = tokens_for(api, client)["access_token"]
+    at(0.0004)
+    clients.revoke_subject(Context(), "user:1")
+    at(0.0007)
+    after = tokens_for(api, client)["access_token"]
+    monkeypatch.undo()
+    assert_error(contacts(api, before), 401, "invalid_grant")
+    assert contacts(api, after).status_code == 200
+
+
 def test_oauth1a_mode_disables_oauth2(api, client):
     body = tokens_for(api, client)
     code = code_for(api, client.id)
