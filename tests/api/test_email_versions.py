@@ -106,6 +106,64 @@ def test_clickthrough_decides_the_winner_when_the_variants_ask_for_it(api, drain
     assert {row["id"]: row["clicks"] for row in test["variants"]} == {parent["id"]: 1, child["id"]: 0}
 
 
+def _ab_test(api, drain, criteria, html, contacts=12):
+    """A sent 50/50 test judged by `criteria`: (parent, child, messages of A, messages of B)."""
+    segment, _ = _segment(api, drain, [{"email": f"c{n}@example.com"} for n in range(contacts)])
+    parent = _email(api, name="A", subject="A", lists=[segment["id"]], customHtml=html)
+    settings = {"weight": 50, "winnerCriteria": criteria}
+    child = make_email(
+        api, name="B", subject="B", customHtml=html, variantParent=parent["id"], variantSettings=settings
+    )
+    api.post(f"/api/emails/{parent['id']}/send")
+    drain()
+    messages = sent_messages()
+    return parent, child, [m for m in messages if m["Subject"] == "A"], [m for m in messages if m["Subject"] == "B"]
+
+
+def _follow(api, message, wanted):
+    """Click the message's tracked link to `wanted` (a substring): the redirect's Location."""
+    link = next(
+        url for url in _links(parts(message)[1]) if "/r/" in url and wanted in parse_qs(urlsplit(url).query)["url"][0]
+    )
+    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query)
+    assert clicked.status_code == 302
+    return clicked.headers["Location"]
+
+
+def _guide(api):
+    remote = {"title": "Guide", "storageLocation": "remote", "file": "https://cdn.example/guide.pdf"}
+    return api.post("/api/assets/new", remote).json["asset"]
+
+
+def test_asset_downloads_through_the_email_decide_the_winner(api, drain):
+    guide = _guide(api)
+    html = (
+        f'<html><body><a href="{guide["downloadUrl"]}">Guide</a> <a href="https://example.com/">Site</a></body></html>'
+    )
+    parent, child, a, b = _ab_test(api, drain, "asset.downloads", html)
+    test = api.get(f"/api/emails/{parent['id']}/abtest").json["abTest"]
+    assert (test["winners"], test["support"]) == ([], {})  # nothing downloaded yet: no result, as Mautic
+    target = _follow(api, b[0], "/asset/")
+    assert "ct=" in target and _follow(api, b[1], "example.com") == "https://example.com/"  # ct: assets only
+    for message in a[:2]:
+        target = _follow(api, message, "/asset/")
+        for _ in range(2):  # a send downloads once however often
+            download = api.http.request("GET", urlsplit(target).path + "?" + urlsplit(target).query)
+            assert download.status_code == 302 and download.headers["Location"] == "https://cdn.example/guide.pdf"
+    forged = urlsplit(target).path + "?ct=" + parse_qs(urlsplit(target).query)["ct"][0][:-1] + "0"
+    api.http.request("GET", forged)
+    api.http.request("GET", urlsplit(target).path)  # a download not from the email
+    test = api.get(f"/api/emails/{child['id']}/abtest").json["abTest"]
+    assert (test["winners"], test["basedOn"]) == ([parent["id"]], "asset.downloads")
+    rows = {row["id"]: row for row in test["variants"]}
+    assert (rows[parent["id"]]["downloads"], rows[child["id"]]["downloads"]) == (2, 0)  # B's contact clicked only
+    assert rows[parent["id"]]["rate"] == round(2 / len(a) * 100, 2) and rows[child["id"]]["rate"] == 0
+    assert test["support"]["data"] == {"Number of downloads": [2, 0], "Number of sent emails": [len(a), len(b)]}
+    rate = rows[parent["id"]]["rate"]
+    assert test["support"]["labels"] == [f"{parent['id']}:A ({rate}%)", f"{child['id']}:B (0.0%)"]
+    assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 6
+
+
 def test_single_and_automation_sends_of_a_parent_pick_the_variant_the_segment_send_would(api, drain):
     parent = _email(api, subject="A")
     child = make_email(api, name="B", subject="B", variantParent=parent["id"], variantSettings={"weight": 100})

@@ -6,8 +6,9 @@ The test is the parent and its published variant children; its criteria is the c
 `variantSettings.winnerCriteria`, which must all agree (else Mautic shows no result). Rates are
 percentages rounded to two places; the winners are the versions with the highest rate when it is
 above zero. Counts are the variants' A/B test counters (`email_stats.variant_counter`): the sends
-made while the email was split, their first reads and first clicks, a translation's counting for
-the variant it translates. One GetItem of the email (and of its parent when it is a child), one
+made while the email was split, their first reads and first clicks, the sends an asset was
+downloaded or a form submitted from (`clickthrough.py`), a translation's counting for the variant it
+translates. One GetItem of the email (and of its parent when it is a child), one
 BatchGetItem of the children, one of the counters.
 """
 
@@ -22,12 +23,17 @@ from chalicelib.domain.messaging import email_stats, versions
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
-# criteria -> (counter of successes, their label, counter of trials, its label)
+# criteria -> (counter of successes, their label, counter of trials, its label): Mautic's translations
 CRITERIA = {
     "email.openrate": ("read", "Number read", "sent", "Number sent"),
     "email.clickthrough": ("click", "Number of clickthroughs", "sent", "Number sent"),
+    "asset.downloads": ("download", "Number of downloads", "sent", "Number of sent emails"),
+    "form.submissions": ("submission", "Number of submissions", "sent", "Number of sent emails"),
 }
-UNJUDGED = ("asset.downloads", "form.submissions")  # Mautic 5.1's other email criteria (docs/email.md)
+COLUMNS = {"read": "read", "click": "clicks", "sent": "sent", "download": "downloads", "submission": "submissions"}
+# Mautic's AssetBundle and FormBundle subscribers answer nothing until a version has a success, and
+# name each bar `<id>:<name>`
+COUNTED_ONLY = ("asset.downloads", "form.submissions")
 
 
 def criteria_of(children: Sequence[Doc]) -> str | None:
@@ -62,7 +68,7 @@ def _summary(doc: Doc, weight: float, counts: dict[str, int], criteria: str | No
     resource = registry.resource("email")
     shown = access.allowed(ctx, resource, Action.VIEW, doc)
     out: Doc = {"id": doc["id"], "name": doc.get("name") if shown else None, "weight": weight}
-    out.update(sent=counts["variantsent"], read=counts["variantread"], clicks=counts["variantclick"])
+    out.update({column: counts[f"variant{event}"] for event, column in COLUMNS.items()})
     if criteria in CRITERIA:
         success, _, trials, _ = CRITERIA[criteria]
         out["rate"] = rate(counts[f"variant{success}"], counts[f"variant{trials}"])
@@ -71,12 +77,24 @@ def _summary(doc: Doc, weight: float, counts: dict[str, int], criteria: str | No
 
 def _support(rows: Sequence[Doc], criteria: str) -> Doc:
     success, success_label, trials, trials_label = CRITERIA[criteria]
-    column = {"read": "read", "click": "clicks", "sent": "sent"}
     data: dict[str, JSON] = {
-        success_label: [row[column[success]] for row in rows],
-        trials_label: [row[column[trials]] for row in rows],
+        success_label: [row[COLUMNS[success]] for row in rows],
+        trials_label: [row[COLUMNS[trials]] for row in rows],
     }
-    return {"labels": [f"{row['name'] or row['id']} ({row['rate']}%)" for row in rows], "data": data}
+    return {"labels": [_label(row, criteria) for row in rows], "data": data}
+
+
+def _label(row: Doc, criteria: str) -> str:
+    name = f"{row['id']}:{row['name'] or ''}" if criteria in COUNTED_ONLY else str(row["name"] or row["id"])
+    return f"{name} ({row['rate']}%)"
+
+
+def _judged(criteria: str | None, children: Sequence[Doc], rows: Sequence[Doc]) -> bool:
+    """Whether the test has a result: a criteria judged here, children, and for the counted-only
+    criteria a success somewhere (Mautic's `if ($counts)`)."""
+    if criteria not in CRITERIA or not children:
+        return False
+    return criteria not in COUNTED_ONLY or any(row[COLUMNS[CRITERIA[criteria][0]]] for row in rows)
 
 
 def results(email_id: EntityId, ctx: Context) -> Doc:
@@ -89,7 +107,7 @@ def results(email_id: EntityId, ctx: Context) -> Doc:
     docs = [(parent, max(0.0, 100 - sum(w for _, w in tested.variants)))] + list(tested.variants)
     counts = email_stats.counts("email", [d["id"] for d, _ in docs], {d["id"] for d, _ in docs})
     rows = [_summary(doc, w, counts[doc["id"]], criteria, ctx) for doc, w in docs]
-    judged = criteria in CRITERIA and bool(children)
+    judged = _judged(criteria, children, rows)
     won = winners({row["id"]: row["rate"] for row in rows}) if judged else []
     answer = variants.ab_answer(parent, is_published(parent, ctx.now), criteria, rows, won)
     return dict(answer, support=_support(rows, criteria) if judged and criteria else {})

@@ -62,12 +62,13 @@ def variant_kind(variant: int) -> str:
 
 
 def variant_counter(event: str, variant: int | str) -> str:
-    """The counter of a variant's A/B test sends (`sent`), first reads (`read`) or first clicks (`click`)."""
+    """The counter of a variant's A/B test sends (`sent`), first reads (`read`), first clicks (`click`),
+    and the sends an asset was downloaded from (`download`) or a form submitted from (`submission`)."""
     return f"count#{variant_kind(int(variant))}" if event == "sent" else f"variant{event}#email#{int(variant)}"
 
 
 def count_variant(event: str, stat: SendRecord) -> None:
-    """One more first read or first click of an A/B test send, for the variant it was picked as."""
+    """One more first read, click, download or submission of an A/B test send, for its variant."""
     if stat.get("variant") is not None:
         store.add(variant_counter(event, stat["variant"]))
 
@@ -168,7 +169,7 @@ def feedback_counter(event: str, email_id: int | str) -> str:
     return f"{event}#email#{int(email_id)}"
 
 
-VARIANT = ("sent", "read", "click")  # what an email's A/B test counts (`variant<event>` in `counts`)
+VARIANT = ("sent", "read", "click", "download", "submission")  # an email's A/B test counts (`variant<event>`)
 
 
 def _names(channel: str, i: int, test: bool) -> dict[str, list[str]]:
@@ -184,8 +185,8 @@ def _names(channel: str, i: int, test: bool) -> dict[str, list[str]]:
 def counts(channel: str, ids: Iterable[int], tests: Collection[int] = ()) -> dict[int, dict[str, int]]:
     """{id: {"sent": n, "read": n}} for a page of emails (or text messages), emails also with SES's
     {"bounce", "complaint", "delivery"}, and those of `tests` (emails in an A/B test) their test's
-    {"variantsent", "variantread", "variantclick"}. One BatchGetItem per 100 counters (11 emails: the
-    reads are READ_SHARDS + 1 items)."""
+    {"variantsent", "variantread", "variantclick", "variantdownload", "variantsubmission"}. One
+    BatchGetItem per 100 counters (11 emails: the reads are READ_SHARDS + 1 items)."""
     names = {i: _names(channel, i, i in tests) for i in ids}
     wanted = [name for named in names.values() for parts in named.values() for name in parts]
     found = store.counters(wanted) if wanted else {}

@@ -49,6 +49,8 @@ class SendRecord(TypedDict):
     complained: NotRequired[bool]
     delivered: NotRequired[bool]
     variant: NotRequired[int]  # sent in an A/B test: the variant picked (its counts: ab_tests.py)
+    downloaded: NotRequired[bool]  # an asset was downloaded through its tracked link (clickthrough.py)
+    submitted: NotRequired[bool]  # a form was submitted by the browser that clicked its link (clickthrough.py)
     requestedEmailId: NotRequired[int]  # the email the send asked for, when another version was sent
     folded: NotRequired[str]  # past STATS_RETENTION_DAYS: slimmed, counted under this day (send_retention.py)
     _rev: NotRequired[int]

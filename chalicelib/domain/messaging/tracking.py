@@ -18,7 +18,7 @@ from chalicelib.domain.kernel import retries, timeline
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import Doc
-from chalicelib.domain.messaging import email_messages, email_stats, sending
+from chalicelib.domain.messaging import clickthrough, email_messages, email_stats, sending
 from chalicelib.domain.messaging.declarations import EMAIL
 from chalicelib.domain.messaging.records import SendRecord
 from chalicelib.domain.points import points_engine
@@ -128,7 +128,8 @@ def _clicked(doc: SendRecord) -> None:
 
 
 def click(tracking_hash: str, url: str | None, signature: str | None, visit: Visitor, ctx: Context) -> str | None:
-    """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to.
+    """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to
+    (an asset download's with the click-through `ct`, `clickthrough.py`).
     NotFound when the signature does not match (no open redirect). `visit.contact_id` then names the
     recipient, whose link the browser followed (the visitor cookie's proof)."""
     if not verify_click(tracking_hash, url, signature, ctx):
@@ -148,7 +149,7 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
 
     sending.write_contact(stat["lead"]["id"], build, ctx)
     visit.contact_id = stat["lead"]["id"]
-    return url
+    return clickthrough.with_token(url, stat, ctx)
 
 
 def unsubscribe(tracking_hash: str, ctx: Context) -> SendRecord:

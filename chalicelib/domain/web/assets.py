@@ -12,6 +12,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc
+from chalicelib.domain.messaging import clickthrough
 from chalicelib.domain.web import public_docs
 from chalicelib.domain.web.hits import Visit, record_hit
 from chalicelib.domain.web.pages import scored
@@ -105,7 +106,8 @@ def find(key: str) -> Doc:
 
 
 def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
-    """Count a download of a published asset (`asset.download` on the visitor's contact, scored).
+    """Count a download of a published asset (`asset.download` on the visitor's contact, scored), and
+    for the A/B test of the email whose tracked link led here (`ct`, `clickthrough.py`).
     Returns (asset, bytes or None for a remote asset)."""
     asset = find(key)
     if not is_published(asset, ctx.now):
@@ -127,4 +129,5 @@ def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
         ),
         ctx,
     )
+    clickthrough.count("download", visit.query.get("ct"), ctx)
     return asset, data
