@@ -35,6 +35,7 @@ routes = Routes("public", authenticated=False)
 TRACKING_COOKIE = "mtc_id"  # Mautic's: the bare contact id, for scripts; never trusted
 VISITOR_COOKIE = "mtc_sid"  # the signed visitor token (domain/web/visitors.py)
 DEVICE_COOKIE = "mautic_device_id"  # Mautic's device cookie: here the same signed token
+CLICKTHROUGH_COOKIE = "mtc_ct"  # the signed click-through of the email link the browser last followed
 COOKIE_DAYS = 730
 PREFETCH = ("prefetch", "prerender")
 ROBOTS_DISALLOW = "noindex, nofollow, noarchive"  # Mautic's header for an asset with `disallow`
@@ -54,6 +55,7 @@ def visit(request: ApiRequest, ctx: Context) -> Visit:
         referer=request.headers.get("referer"),
         query={k: v for k, v in request.query.items() if isinstance(v, str)},
         contact_id=visitors.contact_of(request.cookies().get(VISITOR_COOKIE), ctx),
+        clickthrough=request.cookies().get(CLICKTHROUGH_COOKIE),
         user_agent=request.headers.get("user-agent"),
         prefetch=purpose.startswith(PREFETCH),
         private=config.active().HONOR_PRIVACY_SIGNALS and (_signal(request, "sec-gpc") or _signal(request, "dnt")),
@@ -85,6 +87,16 @@ def visitor_cookies(
             *device,
         ]
     }
+
+
+def clickthrough_cookies(visitor: Visit, ctx: Context) -> dict[str, list[str]]:
+    """The visitor's cookies, with the click-through of the email link it followed: the device's note
+    that ties its later form submissions to that email, as Mautic's page hits of a tracking id do."""
+    cookies = visitor_cookies(visitor.contact_id, ctx, visitor.private)
+    if visitor.clickthrough and not visitor.private:
+        lasting = f"Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax; HttpOnly"
+        cookies.setdefault("Set-Cookie", []).append(f"{CLICKTHROUGH_COOKIE}={visitor.clickthrough}; {lasting}")
+    return cookies
 
 
 def is_https(request: ApiRequest) -> bool:

@@ -5,7 +5,7 @@ items, Mautic's public script, its view pixel and the click-through of its link.
 from html import escape
 
 from chalicelib.api.authorizer import caller
-from chalicelib.api.public import PIXEL, visit, visitor_cookies
+from chalicelib.api.public import PIXEL, clickthrough_cookies, visit, visitor_cookies
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import Answer, Reply, Routes
 from chalicelib.domain.kernel import attributes as a
@@ -70,12 +70,10 @@ def unsubscribe(request: ApiRequest, ctx: Context, hash: str) -> Answer:
 @routes.route("/r/{hash}", "GET")
 def click(request: ApiRequest, ctx: Context, hash: str) -> Answer:
     """A tracked link: records the click, then redirects (only to URLs this service signed); the browser
-    becomes the recipient (its visitor cookies)."""
+    becomes the recipient (its visitor cookies) and notes the send it came from (`mtc_ct`)."""
     visitor = visit(request, ctx)
     url = tracking.click(hash, request.query.get("url"), request.query.get("sig"), visitor, ctx)
-    headers = dict(
-        visitor_cookies(visitor.contact_id, ctx, visitor.private), **{"Location": url, "Cache-Control": "no-store"}
-    )
+    headers = dict(clickthrough_cookies(visitor, ctx), **{"Location": url, "Cache-Control": "no-store"})
     return Reply("", 302, headers, HTML)
 
 

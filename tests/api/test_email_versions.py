@@ -12,6 +12,7 @@ from tests.api.test_automations import action, branch, new_automation, tag, tags
 from tests.api.test_email_send import events, make_contact, make_email, parts, sent_messages
 from tests.api.test_forms_submit import post
 from tests.api.test_permissions import FORBIDDEN, _as
+from tests.conftest import set_cookies
 
 PRAGUE = [{"glue": "and", "field": "city", "object": "lead", "type": "text", "operator": "=", "filter": "Prague"}]
 
@@ -162,6 +163,59 @@ def test_asset_downloads_through_the_email_decide_the_winner(api, drain):
     rate = rows[parent["id"]]["rate"]
     assert test["support"]["labels"] == [f"{parent['id']}:A ({rate}%)", f"{child['id']}:B (0.0%)"]
     assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 6
+
+
+def _clicked_cookies(api, message):
+    """The Cookie header of the browser that followed the message's first tracked link."""
+    link = next(url for url in _links(parts(message)[1]) if "/r/" in url)
+    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query)
+    return "; ".join(f"{k}={v}" for k, v in set_cookies(clicked).items())
+
+
+def test_form_submissions_from_the_email_decide_the_winner(api, drain):
+    form = api.post(
+        "/api/forms/new", {"name": "Signup", "fields": [{"label": "Email", "alias": "email", "type": "email"}]}
+    )
+    form = form.json["form"]
+    html = '<html><body><a href="https://example.com/signup">Sign up</a></body></html>'
+    parent, child, a, b = _ab_test(api, drain, "form.submissions", html)
+    _clicked_cookies(api, a[0])  # a click alone is no submission
+    for message in b[:2]:
+        cookies = _clicked_cookies(api, message)
+        assert "mtc_ct=" in cookies
+        for _ in range(2):  # a send submits once however often
+            assert post(api, form["id"], {"email": "x@example.com"}, headers={"Cookie": cookies}).status_code == 200
+    forged = cookies[: cookies.index("mtc_ct=") + 7] + "1.1.0"
+    post(api, form["id"], {"email": "y@example.com"}, headers={"Cookie": forged})
+    post(api, form["id"], {"email": "z@example.com"})  # a submission not from the email
+    test = api.get(f"/api/emails/{parent['id']}/abtest").json["abTest"]
+    assert (test["winners"], test["basedOn"]) == ([child["id"]], "form.submissions")
+    rows = {row["id"]: row for row in test["variants"]}
+    assert (rows[parent["id"]]["submissions"], rows[child["id"]]["submissions"]) == (0, 2)
+    rate = round(2 / len(b) * 100, 2)
+    assert test["support"]["data"] == {"Number of submissions": [0, 2], "Number of sent emails": [len(a), len(b)]}
+    assert test["support"]["labels"] == [f"{parent['id']}:A (0.0%)", f"{child['id']}:B ({rate}%)"]
+    mallory = _as(api, "mallory", {"email:emails": ["viewown"]})
+    refused = mallory.get(f"/api/emails/{child['id']}/abtest")
+    assert refused.status_code == 403 and "Number of" not in json.dumps(refused.json)
+
+
+def test_a_limited_user_sees_only_the_download_counts_of_her_own_versions_by_name(api, drain):
+    mallory = _as(api, "mallory", {"email:emails": ["viewown", "editown", "create"]})
+    guide = _guide(api)
+    html = f'<html><body><a href="{guide["downloadUrl"]}">Guide</a></body></html>'
+    mine = mallory.post("/api/emails/new", {"name": "Mine", "subject": "M", "customHtml": html}).json["email"]
+    settings = {"weight": 100, "winnerCriteria": "asset.downloads"}
+    theirs = make_email(api, name="Secret", customHtml=html, variantParent=mine["id"], variantSettings=settings)
+    contact = make_contact(api, email="ann@example.com")
+    api.post(f"/api/emails/{mine['id']}/contact/{contact['id']}/send")
+    drain()
+    target = _follow(api, sent_messages()[0], "/asset/")
+    api.http.request("GET", urlsplit(target).path + "?" + urlsplit(target).query)
+    test = mallory.get(f"/api/emails/{mine['id']}/abtest").json["abTest"]
+    assert test["winners"] == [theirs["id"]] and "Secret" not in json.dumps(test)
+    assert test["support"]["labels"] == [f"{mine['id']}:Mine (0.0%)", f"{theirs['id']}: (100.0%)"]
+    assert mallory.get(f"/api/emails/{theirs['id']}/abtest").status_code == 403
 
 
 def test_single_and_automation_sends_of_a_parent_pick_the_variant_the_segment_send_would(api, drain):

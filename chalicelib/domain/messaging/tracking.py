@@ -33,6 +33,7 @@ class Visitor(Protocol):
 
     ip: str | None
     contact_id: int | None
+    clickthrough: str | None
 
 
 def stat_of(tracking_hash: str) -> SendRecord:
@@ -131,7 +132,7 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
     """Record a click on a link of a sent email (a `page.hit` from the email); the URL to redirect to
     (an asset download's with the click-through `ct`, `clickthrough.py`).
     NotFound when the signature does not match (no open redirect). `visit.contact_id` then names the
-    recipient, whose link the browser followed (the visitor cookie's proof)."""
+    recipient, whose link the browser followed (the visitor cookie's proof), `visit.clickthrough` the send."""
     if not verify_click(tracking_hash, url, signature, ctx):
         raise NotFound("This link is not valid.")
     stat = email_stats.find(tracking_hash)
@@ -148,8 +149,8 @@ def click(tracking_hash: str, url: str | None, signature: str | None, visit: Vis
         return [timeline.event("page.hit", url, details)]  # url.hit points: the points subscriber
 
     sending.write_contact(stat["lead"]["id"], build, ctx)
-    visit.contact_id = stat["lead"]["id"]
-    return clickthrough.with_token(url, stat, ctx)
+    visit.contact_id, visit.clickthrough = stat["lead"]["id"], clickthrough.token(stat, ctx)
+    return clickthrough.with_token(str(url), stat, ctx)
 
 
 def unsubscribe(tracking_hash: str, ctx: Context) -> SendRecord:

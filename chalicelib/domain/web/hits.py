@@ -63,6 +63,7 @@ class Visit:
     owns_contact: bool = False
     source: str | None = None  # the caller's address as the gateway saw it (limits use it)
     private: bool = False  # the browser asked not to be tracked (Sec-GPC: 1 or DNT: 1, HONOR_PRIVACY_SIGNALS)
+    clickthrough: str | None = None  # the signed `ct` of the email link it last followed (messaging/clickthrough.py)
 
     @property
     def visitor(self) -> str:

@@ -18,6 +18,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, NotFound, ValidationError
 from chalicelib.domain.kernel.listing import ListQuery, is_published
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.messaging import clickthrough
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web import (
     form_actions,
@@ -215,7 +216,8 @@ def submit(
     one transaction; its uploads are put in the bucket first and removed again when the submission
     is not stored. In kiosk mode (`inKioskMode`: one device, many people) the tracked visitor is left
     out: the submission finds or creates its contact by email alone and the browser keeps its own
-    (Mautic's SubmissionModel). Returns (form, submission, contact)."""
+    (Mautic's SubmissionModel). A browser that came by an email's tracked link (`visit.clickthrough`)
+    counts the submission for that email's A/B test. Returns (form, submission, contact)."""
     form = published_form(form_id, ctx)
     limits.submission(visit)
     results, payload, pending = validate(form, data, uploads, _unseen(form, visit.contact_id))
@@ -263,6 +265,8 @@ def submit(
         form_uploads.remove((submission.get("files") or {}).values())  # a refused submission keeps no file
         raise
     form_actions.queue(items)
+    if not form.get("inKioskMode"):  # a kiosk's device speaks for no one email
+        clickthrough.count("submission", visit.clickthrough, ctx)
     return form, submission, contact
 
 
