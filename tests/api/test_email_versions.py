@@ -445,3 +445,24 @@ def test_variants_and_translations_cost_two_batch_reads_per_batch_and_no_call_pe
     assert len(sent_messages()) == 60 and {m["Subject"] for m in sent_messages()[40:]} == {"A fr", "B fr"}
     more = {op: costs["tested"].get(op, 0) - costs["plain"].get(op, 0) for op in costs["tested"]}
     assert {op: n for op, n in more.items() if n} == {"BatchGetItem": 2}, costs
+
+
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
+def test_a_download_through_an_email_costs_a_read_and_on_its_first_two_writes_more(api, drain):
+    from tests.bench.conftest import dynamodb_calls
+
+    guide = _guide(api)
+    html = f'<html><body><a href="{guide["downloadUrl"]}">Guide</a></body></html>'
+    _, _, a, _ = _ab_test(api, drain, "asset.downloads", html, contacts=4)
+    link = next(url for url in _links(parts(a[0])[1]) if "/r/" in url)
+    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query)
+    cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in set_cookies(clicked).items() if k != "mtc_ct")}
+    target = urlsplit(clicked.headers["Location"])
+    costs = []
+    for path in (target.path, target.path, f"{target.path}?{target.query}", f"{target.path}?{target.query}"):
+        with dynamodb_calls() as calls:
+            assert api.http.request("GET", path, headers=cookie).status_code == 302
+        costs.append(dict(calls))
+    _, plain, first, again = costs  # the contact's first download is a unique one: not compared
+    more = [{op: n - plain.get(op, 0) for op, n in cost.items() if n != plain.get(op, 0)} for cost in (first, again)]
+    assert more == [{"GetItem": 1, "PutItem": 1, "UpdateItem": 1}, {"GetItem": 1}], costs
