@@ -172,6 +172,17 @@ def _clicked_cookies(api, message):
     return "; ".join(f"{k}={v}" for k, v in set_cookies(clicked).items())
 
 
+def test_a_send_outside_a_test_carries_no_click_through(api, drain):
+    guide = _guide(api)
+    html = f'<html><body><a href="{guide["downloadUrl"]}">Guide</a></body></html>'
+    email = _email(api, customHtml=html)
+    contact = make_contact(api, email="ann@example.com")
+    api.post(f"/api/emails/{email['id']}/contact/{contact['id']}/send")
+    link = next(url for url in _links(parts(sent_messages()[0])[1]) if "/r/" in url)
+    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query)
+    assert clicked.headers["Location"] == guide["downloadUrl"] and "mtc_ct" not in set_cookies(clicked)
+
+
 def test_form_submissions_from_the_email_decide_the_winner(api, drain):
     form = api.post(
         "/api/forms/new", {"name": "Signup", "fields": [{"label": "Email", "alias": "email", "type": "email"}]}

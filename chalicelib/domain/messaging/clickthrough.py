@@ -8,7 +8,8 @@ is tied through the device's page hits from the email (`SubmissionRepository::ge
 Here `ct` names the send record (email id and stat id) and is signed, so a forged one ties nothing;
 the click redirect also leaves it in a cookie (the device's own note of the email it came from).
 A send record counts once per success (`downloaded`, `submitted`), as Mautic counts distinct
-tracking ids; only a send of an A/B test (its `variant`) has a counter to add to.
+tracking ids; only a send of an A/B test (its `variant`) has a counter to add to, so only its links
+carry a click-through.
 """
 
 from typing import cast
@@ -23,8 +24,11 @@ PURPOSE = "clickthrough"
 FLAGS = {"download": "downloaded", "submission": "submitted"}  # event -> the send record's once-only flag
 
 
-def token(stat: SendRecord, ctx: Context) -> str:
-    """The `ct` of a send record: `<email id>.<stat id>.<signature>`."""
+def token(stat: SendRecord, ctx: Context) -> str | None:
+    """The `ct` of a send record: `<email id>.<stat id>.<signature>`; None for a send outside an A/B
+    test (nothing would count it: no read spent on it later)."""
+    if stat.get("variant") is None:
+        return None
     value = f"{int(stat['email']['id'])}.{int(stat['id'])}"
     return f"{value}.{keys.sign(PURPOSE, value, ctx)}"
 
@@ -32,10 +36,10 @@ def token(stat: SendRecord, ctx: Context) -> str:
 def with_token(url: str, stat: SendRecord, ctx: Context) -> str:
     """The redirect's target, with `ct` when it is an asset download of this service (Mautic's rule)."""
     base = urlsplit(email_messages.base_url(ctx))
-    target = urlsplit(url)
-    if (target.scheme, target.netloc) != (base.scheme, base.netloc) or not target.path.startswith("/asset/"):
+    target, ct = urlsplit(url), token(stat, ctx)
+    if ct is None or (target.scheme, target.netloc) != (base.scheme, base.netloc):
         return url
-    return f"{url}{'&' if target.query else '?'}ct={token(stat, ctx)}"
+    return f"{url}{'&' if target.query else '?'}ct={ct}" if target.path.startswith("/asset/") else url
 
 
 def stat_of(ct: object, ctx: Context) -> SendRecord | None:
