@@ -165,10 +165,10 @@ def test_asset_downloads_through_the_email_decide_the_winner(api, drain):
     assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 6
 
 
-def _clicked_cookies(api, message):
+def _clicked_cookies(api, message, headers=None):
     """The Cookie header of the browser that followed the message's first tracked link."""
     link = next(url for url in _links(parts(message)[1]) if "/r/" in url)
-    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query)
+    clicked = api.http.request("GET", urlsplit(link).path + "?" + urlsplit(link).query, headers=headers or {})
     return "; ".join(f"{k}={v}" for k, v in set_cookies(clicked).items())
 
 
@@ -191,6 +191,7 @@ def test_form_submissions_from_the_email_decide_the_winner(api, drain):
     html = '<html><body><a href="https://example.com/signup">Sign up</a></body></html>'
     parent, child, a, b = _ab_test(api, drain, "form.submissions", html)
     _clicked_cookies(api, a[0])  # a click alone is no submission
+    assert "mtc_ct" not in _clicked_cookies(api, a[1], {"Sec-GPC": "1"})  # nor noted for a private browser
     for message in b[:2]:
         cookies = _clicked_cookies(api, message)
         assert "mtc_ct=" in cookies
