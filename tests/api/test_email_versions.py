@@ -154,6 +154,7 @@ def test_asset_downloads_through_the_email_decide_the_winner(api, drain):
     forged = urlsplit(target).path + "?ct=" + parse_qs(urlsplit(target).query)["ct"][0][:-1] + "0"
     api.http.request("GET", forged)
     api.http.request("GET", urlsplit(target).path)  # a download not from the email
+    assert api.http.request("GET", urlsplit(target).path + "?ct=%C2%B2.1.x").status_code == 302  # no id: no 500
     test = api.get(f"/api/emails/{child['id']}/abtest").json["abTest"]
     assert (test["winners"], test["basedOn"]) == ([parent["id"]], "asset.downloads")
     rows = {row["id"]: row for row in test["variants"]}
@@ -162,7 +163,7 @@ def test_asset_downloads_through_the_email_decide_the_winner(api, drain):
     assert test["support"]["data"] == {"Number of downloads": [2, 0], "Number of sent emails": [len(a), len(b)]}
     rate = rows[parent["id"]]["rate"]
     assert test["support"]["labels"] == [f"{parent['id']}:A ({rate}%)", f"{child['id']}:B (0.0%)"]
-    assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 6
+    assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 7
 
 
 def _clicked_cookies(api, message, headers=None):

@@ -15,6 +15,7 @@ carry a click-through.
 from typing import cast
 from urllib.parse import urlsplit
 
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import keys, retries
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.messaging import email_messages, email_stats
@@ -45,7 +46,7 @@ def with_token(url: str, stat: SendRecord, ctx: Context) -> str:
 def stat_of(ct: object, ctx: Context) -> SendRecord | None:
     """The send record a signed `ct` names (one GetItem), or None (missing, malformed, forged, removed)."""
     parts = str(ct or "").split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts[:2]):
+    if len(parts) != 3 or not all(a.digits(p) for p in parts[:2]):  # ASCII digits only (`²` is no id)
         return None
     if not keys.signed(PURPOSE, f"{parts[0]}.{parts[1]}", parts[2], ctx):
         return None
