@@ -70,7 +70,8 @@ def _document(kind: str, entity_id: EntityId, ctx: Context) -> Doc | None:
     return ctx.memo(cache_keys.document(kind, entity_id), lambda: store.get(kind, entity_id))
 
 
-def _asset_url(asset_id: int, ctx: Context) -> str | None:
+def asset_url(asset_id: int, ctx: Context) -> str | None:
+    """A published asset's download URL (`{assetlink=N}` of emails and landing pages), or None."""
     asset = _document("asset", asset_id, ctx)
     if asset is None or not is_published(asset, ctx.now):
         return None
@@ -118,7 +119,7 @@ def sources(
         unsubscribe=f"{base}/email/unsubscribe/{tracking_hash}",
         webview=f"{base}/email/view/{tracking_hash}",
         pixel=f"{base}/email/{tracking_hash}.gif" if pixel else "",
-        asset=lambda i: _asset_url(i, ctx),
+        asset=lambda i: asset_url(i, ctx),
         page=lambda i: _page_url(i, ctx),
         dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx),
         dynamic=lambda name: email_dynamic_content.content((email or {}).get("dynamicContent"), name, contact, ctx),

@@ -3,7 +3,9 @@ computes it for the page's view (`PageController::viewAction`): per variant (its
 with it) its weight, `variantHits`, and by the test's criteria either its bounces and bounce rate
 (`page.bouncerate`: hits with no later hit of the visitor within the session, over `variantHits`; the
 lowest rate wins) or its average time on page (`page.dwelltime`: seconds to the visitor's next hit,
-0 for a hit never left; the highest average above 0 wins).
+0 for a hit never left; the highest average above 0 wins). By `asset.downloads` or
+`form.submissions` the variants' downloads or submissions from the page are judged instead
+(`page_ab_successes.py`), with Mautic's bar graph (`support`).
 
 The hits are the page hits of all contacts since the parent's `variantStartDate` (all of them when it
 is not set), read newest first from the all-contacts feed as the `page_hits` stats table is (with
@@ -19,12 +21,13 @@ from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import ab_tests, stats_tables
-from chalicelib.domain.views import stats_event_tables
+from chalicelib.domain.views import page_ab_successes, stats_event_tables
 from chalicelib.domain.web import page_choice
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
 
 CRITERIA = ("page.bouncerate", "page.dwelltime")
+SUCCESS = page_ab_successes.SUCCESS
 
 
 def _criteria(children: Iterable[Doc]) -> str | None:
@@ -86,5 +89,16 @@ def results(page_id: EntityId, ctx: Context) -> Doc:
     judged = criteria in CRITERIA and bool(children)
     times = _hits(owner, parent.get("variantStartDate")) if judged else {}
     rows = [_row(doc, weights[doc["id"]], hits[doc["id"]], times.get(doc["id"], []), criteria, ctx) for doc in docs]
+    if criteria in SUCCESS and children:
+        return _by_successes(parent, docs, rows, criteria, ctx)
     won = _winners(rows, criteria) if judged else []
     return variants.ab_answer(parent, is_published(parent, ctx.now), criteria, rows, won)
+
+
+def _by_successes(parent: Doc, docs: list[Doc], rows: list[Doc], criteria: str, ctx: Context) -> Doc:
+    """The answer of a test judged by downloads or submissions: rates, winners and the bar graph."""
+    page_ab_successes.add_rates(rows, docs, criteria, parent.get("variantStartDate"))
+    judged = page_ab_successes.judged(rows, criteria)
+    won = ab_tests.winners({row["id"]: row["rate"] for row in rows}) if judged else []
+    answer = variants.ab_answer(parent, is_published(parent, ctx.now), criteria, rows, won)
+    return dict(answer, support=page_ab_successes.support(rows, criteria) if judged else {})

@@ -13,7 +13,7 @@ from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging import clickthrough
-from chalicelib.domain.web import public_docs
+from chalicelib.domain.web import page_successes, public_docs
 from chalicelib.domain.web.hits import Visit, record_hit
 from chalicelib.domain.web.pages import scored
 from chalicelib.store import port as store
@@ -107,7 +107,8 @@ def find(key: str) -> Doc:
 
 def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
     """Count a download of a published asset (`asset.download` on the visitor's contact, scored), and
-    for the A/B test of the email whose tracked link led here (`ct`, `clickthrough.py`).
+    for the A/B test of the email whose tracked link led here (`ct`, `clickthrough.py`) or of the
+    landing page whose `{assetlink}` did (`page_successes.py`).
     Returns (asset, bytes or None for a remote asset)."""
     asset = find(key)
     if not is_published(asset, ctx.now):
@@ -129,5 +130,6 @@ def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
         ),
         ctx,
     )
-    clickthrough.count("download", visit.query.get("ct"), ctx)
+    if not clickthrough.count("download", visit.query.get("ct"), ctx):
+        page_successes.count("download", page_successes.page_of(visit.query.get("ct"), ctx), ctx)
     return asset, data

@@ -103,16 +103,20 @@ def embed_script(form: Doc, contact: Doc | None, ctx: Context) -> str:
     )
 
 
-def replace_tokens(html: str, contact: Doc | None, query: Mapping[str, JSON], ctx: Context) -> str:
+def replace_tokens(
+    html: str, contact: Doc | None, query: Mapping[str, JSON], ctx: Context, page_id: JSON = None
+) -> str:
     """A landing page's `{form=N}` tokens: the published form's content for the visitor, filled from
-    the page's GET parameters (Mautic's FormBundle page subscriber); an unknown or unpublished form
-    leaves nothing."""
+    the page's GET parameters, with the page's id in `mauticform[mauticpage]` so a submission knows
+    its page (Mautic's FormBundle PageSubscriber); an unknown or unpublished form leaves nothing."""
+    page_input = f'<input type="hidden" name="mauticform[mauticpage]" value="{int(str(page_id))}">' if page_id else ""
     cache: dict[str, str] = {}
 
     def one(match: re.Match[str]) -> str:
         if match.group(1) not in cache:
             try:
-                cache[match.group(1)] = content(published(match.group(1), ctx), contact, query, ctx)
+                html = content(published(match.group(1), ctx), contact, query, ctx)
+                cache[match.group(1)] = html.replace("</form>", f"{page_input}</form>", 1)
             except NotFound:
                 cache[match.group(1)] = ""
         return cache[match.group(1)]

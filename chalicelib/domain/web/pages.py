@@ -20,7 +20,7 @@ from chalicelib.domain.kernel.resources import Write
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
-from chalicelib.domain.web import form_pages, page_choice, public_docs
+from chalicelib.domain.web import form_pages, page_choice, page_successes, public_docs
 from chalicelib.domain.web.hits import Visit, public_fields, record_for_contact, record_hit
 from chalicelib.store import port as store
 from chalicelib.store.port import EntityId
@@ -35,7 +35,8 @@ def scored(doc: Doc, event: Doc, event_type: str, subject: JSON, ctx: Context) -
     return [event] + points_engine.award(doc, event_type, subject, ctx)
 
 
-WINNER_CRITERIA = ("page.bouncerate", "page.dwelltime")  # Mautic's PageBundle BuilderSubscriber
+# Mautic's page criteria: PageBundle's, and AssetBundle's and FormBundle's `onAbTestWinner` for pages
+WINNER_CRITERIA = ("page.bouncerate", "page.dwelltime", "asset.downloads", "form.submissions")
 
 
 class PageHooks(AliasHooks):
@@ -55,7 +56,7 @@ class PageHooks(AliasHooks):
 
 def variant_errors(settings: JSON) -> dict[str, list[str]]:
     """`variantSettings` problems by field: `weight` a whole percent (0 to 100), `winnerCriteria` one of
-    the page criteria (`page.bouncerate`, `page.dwelltime`) when given."""
+    the page criteria (`WINNER_CRITERIA`) when given."""
     if not isinstance(settings, dict):
         return {}
     errors: dict[str, list[str]] = {}
@@ -150,10 +151,20 @@ def render(page: Doc, contact: Doc | None, ctx: Context, query: Mapping[str, JSO
         _page_tokens(theme_html.themed(page, "page"), page)
         or f"<!DOCTYPE html><html><head><title>{escape(page.get('title') or '')}</title></head><body></body></html>"
     )
-    html = form_pages.replace_tokens(html, contact, query or {}, ctx)
-    links = rendering.Links(dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx))
+    html = form_pages.replace_tokens(html, contact, query or {}, ctx, page.get("id"))
+    links = rendering.Links(
+        asset=lambda asset_id: _asset_link(asset_id, page, ctx),
+        dwc=lambda slot: dynamic_content.resolve(slot, contact, ctx),
+    )
     rendered = rendering.render_text(html, email_messages.contact_sources(contact or {}, ctx, links=links), html=True)
     return _robots(rendered[0]) if page.get("noIndex") else rendered[0]
+
+
+def _asset_link(asset_id: int, page: Doc, ctx: Context) -> str | None:
+    """`{assetlink=N}` on a landing page: the asset's download URL with the page's click-through
+    (`ct`), so a download counts for the page's A/B test (Mautic's AssetBundle BuilderSubscriber)."""
+    url = email_messages.asset_url(asset_id, ctx)
+    return f"{url}?ct={page_successes.token(page['id'], ctx)}" if url and page.get("id") else url
 
 
 def _robots(html: str) -> str:

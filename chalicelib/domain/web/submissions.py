@@ -28,6 +28,7 @@ from chalicelib.domain.web import (
     form_uploads,
     form_validation,
     limits,
+    page_successes,
 )
 from chalicelib.domain.web.declarations import FORM
 from chalicelib.domain.web.form_html import options
@@ -227,7 +228,7 @@ def submit(
         "contactId": None,
         "ipAddress": visit.ip,
         "referer": visit.referer,
-        "page": None,
+        "page": _page(data, ctx),
         "trackingId": None,
         "dateSubmitted": ctx.now,
         "results": results,
@@ -267,7 +268,15 @@ def submit(
     form_actions.queue(items)
     if not form.get("inKioskMode"):  # a kiosk's device speaks for no one email
         clickthrough.count("submission", visit.clickthrough, ctx)
+    if submission["page"]:
+        page_successes.count("submission", submission["page"], ctx)
     return form, submission, contact
+
+
+def _page(data: Doc, ctx: Context) -> int | None:
+    """The published landing page the form was posted from (`mauticpage`, Mautic's SubmissionModel)."""
+    given = str(data.get("mauticpage") or "")
+    return int(given) if a.digits(given) and page_successes.published(int(given), ctx) else None
 
 
 def _company_values(form: Doc, results: Mapping[str, str]) -> Doc:
