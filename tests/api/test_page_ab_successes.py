@@ -7,6 +7,8 @@ import json
 import re
 from urllib.parse import urlsplit
 
+import pytest
+
 from tests.api.test_email_versions import _guide
 from tests.api.test_forms_submit import post
 from tests.api.test_page_variants import HEAD, fetch, page
@@ -130,3 +132,25 @@ def test_a_limited_user_sees_only_her_own_page_by_title(api, source_ip):
     assert test["support"]["labels"] == [f"{theirs['id']}: (100.0%)", "Mine (0%)"]
     refused = mallory.get(f"/api/pages/{theirs['id']}/abtest")
     assert refused.status_code == 403 and "Number of" not in json.dumps(refused.json)
+
+
+@pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
+def test_a_download_from_a_test_page_costs_one_counter_write(api, source_ip, configure):
+    from tests.bench.conftest import dynamodb_calls
+
+    configure(PUBLIC_DOC_SECONDS=60.0, VERSIONS_TTL=60.0)  # as deployed: a container keeps pages and versions
+
+    guide = _guide(api)
+    parent, child = _test(api, "asset.downloads", f'<a href="{{assetlink={guide["id"]}}}">Guide</a>')
+    html = _visit(api, source_ip, 0, parent, child["id"])
+    url = urlsplit(re.search(r'href="([^"]+/asset/[^"]+)"', html).group(1))
+    costs = []
+    for path in (url.path, url.path, f"{url.path}?{url.query}", f"{url.path}?{url.query}"):
+        with dynamodb_calls() as calls:
+            assert api.http.request("GET", path).status_code == 302
+        costs.append(dict(calls))
+    _, plain, first, again = costs
+    more = [{op: n - plain.get(op, 0) for op, n in cost.items() if n != plain.get(op, 0)} for cost in (first, again)]
+    assert more[1] == {"UpdateItem": 1}, costs  # the pages are kept: one counter shard written
+    assert more[0]["UpdateItem"] == 1 and more[0]["GetItem"] <= 2, costs  # the first reads the page (and parent)
+    assert _result(api, parent["id"])["winners"] == [child["id"]]
