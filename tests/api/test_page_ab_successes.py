@@ -13,6 +13,7 @@ from tests.api.test_email_versions import _guide
 from tests.api.test_forms_submit import post
 from tests.api.test_page_variants import HEAD, fetch, page
 from tests.api.test_permissions import _as
+from tests.conftest import set_cookies
 
 START = "2020-01-01 00:00:00"
 
@@ -53,9 +54,12 @@ def test_downloads_from_the_page_decide_the_winner(api, source_ip):
     shown = [parent["id"]] * 4 + [child["id"]] * 2
     pages = [_visit(api, source_ip, n, parent, shown_id) for n, shown_id in enumerate(shown)]
     assert f"ct=page.{parent['id']}." in pages[0] and f"ct=page.{child['id']}." in pages[4]
-    download = _download(api, pages[0])
-    assert download.status_code == 302 and download.headers["Location"] == "https://cdn.example/guide.pdf"
-    for html in pages[4:]:
+    source_ip("10.9.0.1")
+    for _ in range(2):  # a visitor counts once however often it downloads
+        download = _download(api, pages[0])
+        assert download.status_code == 302 and download.headers["Location"] == "https://cdn.example/guide.pdf"
+    for n, html in enumerate(pages[4:], start=5):
+        source_ip(f"10.9.0.{n}")
         _download(api, html)
     forged = re.sub(r"ct=page\.(\d+)\.\w+", lambda m: f"ct=page.{m.group(1)}.{'0' * 32}", pages[1])
     _download(api, forged)
@@ -69,7 +73,7 @@ def test_downloads_from_the_page_decide_the_winner(api, source_ip):
     data = {"Number of downloads": [1, 2], "Number of unique asset downloads": [4, 2]}
     labels = [f"{parent['id']}:Offer (25.0%)", f"{child['id']}:Offer B (100.0%)"]
     assert test["support"] == {"labels": labels, "data": data, "step_width": 10}
-    assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 5
+    assert api.get(f"/api/assets/{guide['id']}").json["asset"]["downloadCount"] == 6
 
 
 def test_submissions_on_the_page_decide_the_winner(api, source_ip):
@@ -81,7 +85,10 @@ def test_submissions_on_the_page_decide_the_winner(api, source_ip):
     assert hidden.format(parent["id"]) in pages[0] and hidden.format(child["id"]) in pages[2]
     for n, html in enumerate(pages[1:]):
         page_id = re.search(r'name="mauticform\[mauticpage\]" value="(\d+)"', html).group(1)
-        assert post(api, form["id"], {"email": f"v{n}@example.com", "mauticpage": page_id}).status_code == 200
+        sent = post(api, form["id"], {"email": f"v{n}@example.com", "mauticpage": page_id})
+        assert sent.status_code == 200
+    again = {"Cookie": "; ".join(f"{k}={v}" for k, v in set_cookies(sent).items())}
+    post(api, form["id"], {"email": "v2@example.com", "mauticpage": page_id}, headers=again)  # once each
     post(api, form["id"], {"email": "direct@example.com"})  # the form page itself: no landing page
     post(api, form["id"], {"email": "odd@example.com", "mauticpage": "99999"})  # no such page
     test = _result(api, parent["id"])
@@ -97,7 +104,7 @@ def test_submissions_on_the_page_decide_the_winner(api, source_ip):
     assert test["support"]["data"] == data
     assert test["support"]["labels"] == [f"{parent['id']}:Offer (50.0%)", f"{child['id']}:Offer B (100.0%)"]
     listed = api.get(f"/api/forms/{form['id']}/submissions").json["submissions"]
-    assert sorted(str(s["page"]) for s in listed) == sorted(["None", "None", *(str(i) for i in shown[1:])])
+    assert sorted(str(s["page"]) for s in listed) == sorted(["None", "None", str(child["id"]), *map(str, shown[1:])])
 
 
 def test_a_variant_without_submissions_is_labelled_by_title_and_no_start_date_judges_nothing(api, source_ip):
@@ -135,7 +142,7 @@ def test_a_limited_user_sees_only_her_own_page_by_title(api, source_ip):
 
 
 @pytest.mark.aws  # about AWS (its calls, stored items or errors): over moto
-def test_a_download_from_a_test_page_costs_one_counter_write(api, source_ip, configure):
+def test_a_visitors_first_download_from_a_test_page_costs_a_marker_and_a_counter_write(api, source_ip, configure):
     from tests.bench.conftest import dynamodb_calls
 
     configure(PUBLIC_DOC_SECONDS=60.0, VERSIONS_TTL=60.0)  # as deployed: a container keeps pages and versions
@@ -151,6 +158,7 @@ def test_a_download_from_a_test_page_costs_one_counter_write(api, source_ip, con
         costs.append(dict(calls))
     _, plain, first, again = costs
     more = [{op: n - plain.get(op, 0) for op, n in cost.items() if n != plain.get(op, 0)} for cost in (first, again)]
-    assert more[1] == {"UpdateItem": 1}, costs  # the pages are kept: one counter shard written
-    assert more[0]["UpdateItem"] == 1 and more[0]["GetItem"] <= 2, costs  # the first reads the page (and parent)
+    # the visitor's first: its marker read and claimed, one counter shard (and the page, not kept yet)
+    assert (more[0]["PutItem"], more[0]["UpdateItem"], more[0]["GetItem"]) == (1, 1, 2), costs
+    assert more[1] == {"GetItem": 1}, costs  # later ones: the marker read, nothing written
     assert _result(api, parent["id"])["winners"] == [child["id"]]

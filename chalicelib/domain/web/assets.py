@@ -131,5 +131,5 @@ def download(key: str, visit: Visit, ctx: Context) -> tuple[Doc, bytes | None]:
         ctx,
     )
     if not clickthrough.count("download", visit.query.get("ct"), ctx):
-        page_successes.count("download", page_successes.page_of(visit.query.get("ct"), ctx), ctx)
+        page_successes.count("download", page_successes.page_of(visit.query.get("ct"), ctx), visit.visitor, ctx)
     return asset, data

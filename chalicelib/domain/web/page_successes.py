@@ -9,9 +9,11 @@ Here the page's click-through is signed (`page.<id>.<signature>`), so a forged o
 
 Only a page in an A/B test whose parent has a `variantStartDate` counts (Mautic reads the successes
 since that date and shows nothing without one); the counters are named by that date, so moving it
-starts the count again. Each success is one UpdateItem on one of `counters.SHARDS` items
-(`pagewin#<page>#<event>#<start>#<shard>`); the page and its parent come from the container's cache
-of published pages (`public_docs`), read at most once per `PUBLIC_DOC_SECONDS`.
+starts the count again. A visitor counts once per page, event and start (a one-time marker: a
+GetItem, then on its first success a conditional PutItem), and that success is one UpdateItem on one
+of `counters.SHARDS` items (`pagewin#<page>#<event>#<start>#<shard>`); the page and its parent come
+from the container's cache of published pages (`public_docs`), read at most once per
+`PUBLIC_DOC_SECONDS`.
 """
 
 import random
@@ -63,12 +65,16 @@ def _names(page_id: JSON, event: str, start: str) -> list[str]:
     return [f"pagewin#{int(str(page_id))}#{event}#{start}#{shard}" for shard in range(counters.SHARDS)]
 
 
-def count(event: str, page_id: JSON, ctx: Context) -> bool:
+def count(event: str, page_id: JSON, visitor: str, ctx: Context) -> bool:
     """A download or submission (`event`) from a landing page: counted for the page's A/B test when
-    it has one that has begun. Whether it counted."""
+    it has one that has begun, once per visitor (the tracked contact, else the address: Mautic counts
+    distinct tracking ids) and test start. Whether it counted."""
     page = published(int(str(page_id)), ctx) if a.digits(str(page_id or "")) else None
     start = _start(page, ctx) if page else None
     if page is None or start is None:
+        return False
+    marker = f"pagewin-{event}#{page['id']}#{start}#{visitor}"
+    if store.marked(marker) or not store.claim(marker):
         return False
     store.add(_names(page["id"], event, start)[random.randrange(counters.SHARDS)], 1)
     return True

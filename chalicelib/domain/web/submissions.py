@@ -269,7 +269,7 @@ def submit(
     if not form.get("inKioskMode"):  # a kiosk's device speaks for no one email
         clickthrough.count("submission", visit.clickthrough, ctx)
     if submission["page"]:
-        page_successes.count("submission", submission["page"], ctx)
+        page_successes.count("submission", submission["page"], f"c{contact['id']}", ctx)
     return form, submission, contact
 
 
