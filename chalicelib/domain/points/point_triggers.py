@@ -24,7 +24,7 @@ from chalicelib.ports import queues
 from chalicelib.store import port as store
 
 QUEUE = "segments"
-BATCH = 100  # contacts per batch message: each due contact costs a timeline Query and a write
+BATCH = 100  # contacts per batch message: one BatchGetItem; each due contact a timeline Query and a write
 
 
 def _applies(doc: Doc, now: str) -> bool:
@@ -67,12 +67,24 @@ def plan(trigger: int) -> None:
 
 
 def batch(trigger: int, first: int, last: int) -> None:
-    """Give the contacts with ids first..last at or above the threshold the events they have not had."""
+    """Give the contacts with ids first..last at or above the threshold the events they have not had.
+
+    The range is one BatchGetItem per 100 ids (a range Query would be one per contact shard), and
+    the timelines of the contacts at the threshold are read together, one round trip per batch."""
     ctx = Context()
-    if _current(trigger, ctx) is None:
+    current = _current(trigger, ctx)
+    if current is None:
         return
-    for contact in store.iterate("contact", between=(first, last)):
+    found = store.batch_get("contact", range(first, last + 1))
+    contacts = [found[i] for i in sorted(found)]
+    points_engine.read_histories([c for c in contacts if _due(c, current)], ctx)
+    for contact in contacts:
         _give(contact, trigger, ctx)
+
+
+def _due(contact: Doc, trigger: Doc) -> bool:
+    """Whether the contact's points (or score in the trigger's group) reach the trigger's threshold."""
+    return group_scores.score(contact, trigger.get("group")) >= int(trigger.get("points") or 0)
 
 
 def _give(contact: Doc, trigger_id: int, ctx: Context) -> None:
@@ -82,7 +94,7 @@ def _give(contact: Doc, trigger_id: int, ctx: Context) -> None:
     def attempt() -> None:
         existing = docs.pop() if docs else service.load(CONTACT, contact["id"])
         current = _current(trigger_id, ctx)
-        if current is None or group_scores.score(existing, current.get("group")) < int(current.get("points") or 0):
+        if current is None or not _due(existing, current):
             return
         doc = copy.deepcopy(existing)
         events = points_engine.existing_contact(doc, current, ctx)
