@@ -69,7 +69,7 @@ def read_histories(docs: Sequence[Contact], ctx: Context) -> None:
     unread = [(key, doc) for key, doc in zip(keys, docs, strict=True) if key not in ctx.cache]
     started = fanout.started(store.iterate(timeline.kind(doc["id"])) for _, doc in unread)
     for (key, _), events in zip(unread, started, strict=True):
-        ctx.memo(key, lambda events=events: list(events))
+        ctx.cache[key] = list(events)
 
 
 def _earlier_hits(doc: Contact, ctx: Context) -> list[url_hits.Hit]:
