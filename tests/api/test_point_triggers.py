@@ -218,3 +218,19 @@ def test_a_contact_written_during_the_pass_keeps_both_changes(api):
     point_triggers._give(stale, trigger["id"], Context())
     after = api.get(f"/api/contacts/{person['id']}").json["contact"]
     assert after["fields"]["all"]["city"] == "Prague" and [t["tag"] for t in after["tags"]] == ["hot"]
+
+
+@pytest.mark.aws  # counts DynamoDB calls: over moto
+def test_the_pass_reads_its_contacts_in_batches_not_by_shard(api, drain):
+    """A batch of the existing-contacts pass reads its contacts in one BatchGetItem (it was a range
+    Query per contact shard, 32 a batch); what remains is a timeline Query per contact at the threshold,
+    which tells whether the trigger's events were given before."""
+    from tests.bench.conftest import dynamodb_calls
+
+    due = [new_contact(api, f"d{n}@example.com", points=20)["id"] for n in range(20)]
+    below = [new_contact(api, f"b{n}@example.com", points=5)["id"] for n in range(20)]
+    make_trigger(api, triggerExistingLeads=True)
+    with dynamodb_calls() as calls:
+        drain()
+    assert calls["Query"] <= len(due) + 3 and calls["BatchGetItem"] <= 2, dict(calls)
+    assert all(tags(api, c) == ["hot"] for c in due) and all(tags(api, c) == [] for c in below)
