@@ -31,11 +31,11 @@ USER = Resource(
     keyed_list=False,
     permission="user:users",
     attrs=(
-        a.text("username", required=True),
-        a.text("firstName"),
-        a.text("lastName"),
-        a.text("email"),
-        a.text("position"),
+        a.text("username", required=True, max_length=a.ALIAS_MAX),  # Mautic's VARCHAR(191) columns (User)
+        a.text("firstName", max_length=a.ALIAS_MAX),
+        a.text("lastName", max_length=a.ALIAS_MAX),
+        a.text("email", max_length=a.ALIAS_MAX),
+        a.text("position", max_length=a.ALIAS_MAX),
         a.text("timezone"),
         a.text("locale"),
         read_only(a.datetime_("lastLogin")),

@@ -7,6 +7,7 @@ from chalicelib import config
 from chalicelib.auth import clients, passwords, settings
 from chalicelib.auth.declarations import ROLE, USER
 from chalicelib.auth.errors import AuthError
+from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import cached
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
@@ -63,7 +64,10 @@ def role_named(name_or_id: str, ctx: Context) -> Doc | None:
 
 
 def by_username(username: str) -> Doc | None:
-    """The user document for a username (case-insensitive), or None. Two GetItems."""
+    """The user document for a username (case-insensitive), or None. Two GetItems; none for a name
+    longer than a username may be (a key that long is refused by DynamoDB)."""
+    if len(username.strip()) > a.ALIAS_MAX:
+        return None
     user_id = store.lookup(USER.kind, "username", username)
     return store.get(USER.kind, user_id) if user_id is not None else None
 
@@ -134,6 +138,12 @@ def _slowed(counter: str) -> None:
         time.sleep(config.active().SIGN_IN_DELAY)
 
 
+def _counted(username: str) -> str:
+    """The name failures are counted under: trimmed, lower case, and cut one past the longest
+    username (every longer name is wrong alike, and a counter's key stays within DynamoDB's)."""
+    return username.strip().lower()[: a.ALIAS_MAX + 1]
+
+
 def _locks(name: str, source: str | None) -> list[tuple[str, int]]:
     """The failure counters that lock a sign-in out, with their allowances: the (username, address)
     pair's, and the address's when it is known."""
@@ -146,7 +156,7 @@ def _locks(name: str, source: str | None) -> list[tuple[str, int]]:
 def refuse_locked(username: str, source: str | None) -> None:
     """AuthError 429 while the username at this address is locked out: checked before credentials
     remembered as verified are accepted, so a lockout answers the same for a right password."""
-    _throttled(_locks(username.strip().lower(), source))
+    _throttled(_locks(_counted(username), source))
 
 
 def check_password(username: str, password: str, source: str | None = None) -> Doc | None:
@@ -154,7 +164,7 @@ def check_password(username: str, password: str, source: str | None = None) -> D
     unknown username). Failures count per (username, source address), per address and per
     username: past the allowance of the first two the attempt is refused with AuthError 429
     before any password is checked; past the username's it is only slowed (`_slowed`)."""
-    name = username.strip().lower()
+    name = _counted(username)
     locks = _locks(name, source)
     _throttled(locks)
     _slowed(f"user:{name}")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from chalicelib.ports.http import Network, Result, networks, retry_delay
 
-__all__ = ["Network", "Refused", "Result", "networks", "post", "refusal", "request", "resolve", "retry_delay"]
+__all__ = ["Network", "Refused", "Result", "networks", "refusal", "request", "resolve", "retry_delay"]
 
 Address: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -145,11 +145,6 @@ def _exchange(
     if time.monotonic() > deadline:
         raise TimeoutError()
     return response.status
-
-
-def post(url: str, body: bytes, headers: Mapping[str, str], timeout: float, allowed: Iterable[Network] = ()) -> Result:
-    """POST `body` (bytes) to `url` once. Never raises: the outcome is a Result."""
-    return request("POST", url, body, headers, timeout, allowed)
 
 
 def request(

@@ -3,6 +3,8 @@ unbounded lists, a line break in a field reaching the mailer, password guessing.
 
 import time
 
+import pytest
+
 from chalicelib import config
 from chalicelib.auth import users
 from chalicelib.store import port as store
@@ -310,3 +312,15 @@ def test_oauth2_redirect_uris_are_https_or_loopback_without_fragments(fresh):
             clients.create(Context(), "Bad", [uri], "2")
     for uri in ("https://crm.example/cb", "http://127.0.0.1:8400/cb", "http://localhost/cb"):
         assert clients.create(Context(), "Good", [uri], "2")[0]["redirectUris"] == [uri]
+
+
+@pytest.mark.aws  # DynamoDB refuses keys past its size: over moto
+def test_a_username_longer_than_any_is_refused_as_any_wrong_one_and_never_stored(api):
+    """Mautic's users have VARCHAR(191) usernames: a longer one in Basic credentials or a reset request
+    is answered as a wrong one (it was a 500: its lockout counters' keys were past DynamoDB's limit),
+    and a user cannot be given one."""
+    long = "u" * 3000
+    assert api.get("/api/contacts", auth=False, headers=_basic(long, "x")).status_code == 401
+    assert api.post("/passwordreset", {"identifier": long}, auth=False).status_code == 200
+    answer = api.post("/api/users/new", {"username": "u" * 192, "email": "u@example.com"})
+    assert answer.status_code == 400 and "username" in answer.json["errors"][0]["details"]

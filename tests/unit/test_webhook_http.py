@@ -60,11 +60,11 @@ def test_post_pins_the_checked_address_and_sends_the_host_name():
     receiver = Receiver(statuses=[204])
     try:
         url = receiver.url.replace("127.0.0.1", "localhost")
-        result = http.post(url, b'{"a":1}', {"Content-Type": "application/json"}, 5, LOOPBACK)
+        result = http.request("POST", url, b'{"a":1}', {"Content-Type": "application/json"}, 5, LOOPBACK)
         assert result.ok and result.status == 204 and result.error is None and result.duration > 0
         (request,) = receiver.received
         assert request.body == b'{"a":1}' and request.headers["Host"] == f"localhost:{receiver.server.server_port}"
-        refused = http.post(receiver.url, b"{}", {}, 5)
+        refused = http.request("POST", receiver.url, b"{}", {}, 5)
         assert not refused.ok and not refused.retry and "loopback" in refused.error
         assert len(receiver.received) == 1
     finally:
@@ -79,12 +79,12 @@ def _unknown_host(*args, **kwargs):
     "url, error", [("ftp://127.0.0.1/x", "not an http or https URL"), ("http://127.0.0.1:99999/", "invalid port")]
 )
 def test_unusable_urls_are_refused(url, error):
-    result = http.post(url, b"{}", {}, 1, LOOPBACK)
+    result = http.request("POST", url, b"{}", {}, 1, LOOPBACK)
     assert error in result.error and not result.retry and result.status is None
 
 
 def test_a_name_that_does_not_resolve_is_retried(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", _unknown_host)
-    result = http.post("http://no-such-host.invalid/", b"{}", {}, 1)
+    result = http.request("POST", "http://no-such-host.invalid/", b"{}", {}, 1)
     assert result.error == "Connection failed: cannot resolve no-such-host.invalid (Name or service not known)"
     assert result.retry and result.status is None
