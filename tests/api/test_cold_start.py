@@ -14,11 +14,13 @@ What is checked: no function but the API's imports a route module; a worker or a
 capabilities its own modules import and no other (the registry and the subscriber table import a
 capability when a lookup or a write first reaches it, not when the house is assembled), its own
 queue's handler only; the authorizer no capability (nor the wiring), no boto3 and not the user
-records. Shares of what a function imported before issue 43 (everything) beyond FLOOR (chalice and
-pynamodb, which every function needs) are asserted: the authorizer's and each worker's and job's. The
-times are printed beside issue 43's goals (100 ms for the authorizer, 200 ms for the others): this
-shared machine moves them by tens of ms, and FLOOR alone takes 110-150 ms of it, so they are goals,
-not assertions (docs/deploy.md "Cold start per function").
+records. Shares of the modules a function imported before issue 43 (everything) beyond FLOOR's
+(chalice and pynamodb, which every function needs) are asserted: the authorizer's and each worker's
+and job's (counted in modules, which no load moves; their times, in CPU, were asserted once and the
+best of 5 still moved by a third under the test run's own load). The times are printed beside issue
+43's goals (100 ms for the authorizer, 200 ms for the others): this shared machine moves them by tens
+of ms, and FLOOR alone takes 110-150 ms of it, so they are goals, not assertions (docs/deploy.md
+"Cold start per function").
 """
 
 import ast
@@ -44,10 +46,9 @@ BUDGETS = {"app.api_authorizer": AUTHORIZER_MS}  # the goals of issue 43 (docs/d
 # What every function needs whatever it serves: its framework and its DynamoDB client, imported as app.py
 # imports them (the garbage collector paused: chalicelib/loading.py).
 FLOOR = ["from chalicelib import loading", "loading.pause()", "import chalice.app", "import pynamodb.models"]
-# Shares of what a function imported before issue 43 beyond FLOOR: the authorizer's 19-30 % measured
-# (app.py's settings object, ports and queue names, and the auth core), a worker's or job's 25-65 % (the
-# automations worker and the minute jobs the most: they reach messaging, segments, points, stages); a noisy
-# machine moves them by several points.
+# Shares of the modules a function imported before issue 43 beyond FLOOR's: the authorizer's 19 %
+# (app.py's settings object, ports and queue names, and the auth core), a worker's or job's 27-58 % (the
+# automations worker and the minute jobs the most: they reach messaging, segments, points, stages).
 AUTHORIZER_SHARE = 0.35
 WORKER_SHARE = 0.8
 AUTHORIZER_API = {"authorizer", "errors", "path_routing", "request", "php_query"}
@@ -182,6 +183,11 @@ def _route_modules(modules):
     return {m for m in modules if m.startswith("chalicelib.api.") and m.split(".")[2] not in AUTHORIZER_API}
 
 
+def _share(modules, floor, everything):
+    """The part of what everything imports beyond the floor that `modules` import."""
+    return len(modules - floor) / len(everything - floor)
+
+
 def test_each_function_imports_its_share_within_its_budget(package, capsys):
     paths, template = package
     handlers = sorted(
@@ -191,29 +197,32 @@ def test_each_function_imports_its_share_within_its_budget(package, capsys):
     )
     assert "app.app" in handlers and "app.api_authorizer" in handlers
     found = {handler: _run(paths, ["import app", *_first_call(handler)]) for handler in handlers}
-    floor, _ = _run(paths, FLOOR)
-    everything, _ = _run(paths, ["import app", *(line for h in handlers for line in _first_call(h))])
+    floor, floor_modules = _run(paths, FLOOR)
+    everything, all_modules = _run(paths, ["import app", *(line for h in handlers for line in _first_call(h))])
     with capsys.disabled():
-        print(f"\ncold start imports on python{runtime.version()}, best of {RUNS} (ms; share beyond the floor):")
+        print(
+            f"\ncold start imports on python{runtime.version()}, best of {RUNS}",
+            "(ms; share of the modules beyond the floor):",
+        )
         print(f"  {'everything (before issue 43)':32} {everything:6.0f}")
         print(f"  {'chalice and pynamodb (the floor)':32} {floor:6.0f}")
         for handler, (ms, modules) in found.items():
-            share = (ms - floor) / (everything - floor)
+            share = _share(modules, floor_modules, all_modules)
             goal = BUDGETS.get(handler, FUNCTION_MS)
             print(f"  {handler:32} {ms:6.0f}  {share:4.0%}  {len(modules)} modules (goal {goal} ms)")
     authorizer = found["app.api_authorizer"][1]
     assert _capabilities(authorizer) == set() and _route_modules(authorizer) == set() and "boto3" not in authorizer
     assert "chalicelib.domain.wiring" not in authorizer
     assert "chalicelib.auth.users" not in authorizer  # the user records: Basic credentials' only
-    assert found["app.api_authorizer"][0] - floor <= AUTHORIZER_SHARE * (everything - floor)
-    for handler, (ms, modules) in found.items():
+    assert _share(authorizer, floor_modules, all_modules) <= AUTHORIZER_SHARE
+    for handler, (_, modules) in found.items():
         if handler != "app.app":
             assert _route_modules(modules) == set(), handler
         own = _own_modules(handler)
         if own is not None:
             _, imported = _run(paths, ["import app", *own], runs=1)
             assert _capabilities(modules) == _capabilities(imported), handler  # none from the wiring
-            assert ms - floor <= WORKER_SHARE * (everything - floor), handler
+            assert _share(modules, floor_modules, all_modules) <= WORKER_SHARE, handler
     shared = {"chalicelib.workers.redelivery"}  # every worker's backoff and poison handling, no capability
     worker_modules = {h: {m for m in found[h][1] if m.startswith("chalicelib.workers.")} - shared for h in handlers}
     assert all(len(modules) <= 1 for modules in worker_modules.values()), worker_modules
