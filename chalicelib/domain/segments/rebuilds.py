@@ -85,9 +85,7 @@ def plan(segment: int, generation: int) -> None:
     last, size = store.last_id("contact"), config.active().SEGMENT_REBUILD_BATCH
     ranges = [(first, min(first + size - 1, last)) for first in range(1, last + 1, size)]
     state.update(status="building", startedAt=clock.now_iso(), batches=len(ranges))
-    try:
-        store.replace(KIND, state)
-    except store.Stale:
+    if not _advanced(state):
         return
     queues.send(
         QUEUE,
@@ -132,11 +130,19 @@ def _finish(segment: int, generation: int) -> None:
     state = _current(segment, generation)
     if state is not None:
         state.update(status="done", finishedAt=clock.now_iso())
-        try:
-            store.replace(KIND, state)
-        except store.Stale:
-            return  # a newer rebuild took over
+        if not _advanced(state):
+            return
         store.put(BUILT, {"id": segment, "lastBuiltDate": state["finishedAt"], "lastBuiltTime": _seconds(state)})
+
+
+def _advanced(state: Doc) -> bool:
+    """Write the rebuild's next state; False when it is no longer this rebuild's to write: a newer
+    rebuild took over (`Stale`) or the segment was deleted with its state (`Missing`)."""
+    try:
+        store.replace(KIND, state)
+    except (store.Stale, store.Missing):
+        return False
+    return True
 
 
 def _seconds(state: Doc) -> float:
