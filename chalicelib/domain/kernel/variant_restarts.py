@@ -18,6 +18,7 @@ not both subtract the same counts (both check the same documents)."""
 import copy
 from collections.abc import Iterable
 
+from chalicelib.domain.kernel import references
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc, Items
@@ -26,11 +27,13 @@ from chalicelib.store import port as store
 
 class _Test:
     """The documents of one test as the write leaves them: the one written, the parents' lists the
-    write already changes (`Checked` items of `derived`), the rest read on demand (one BatchGetItem
-    per round: the parent, then the children and translation parents, then their translations)."""
+    write already changes (`Checked` items of `derived`), the rest read on demand with the request's
+    memo of references (one BatchGetItem per round: the parent, then the children and translation
+    parents, then their translations; none for what the request read already)."""
 
-    def __init__(self, kind: str, doc: Doc, derived: Items) -> None:
+    def __init__(self, kind: str, doc: Doc, derived: Items, ctx: Context) -> None:
         self.kind = kind
+        self.ctx = ctx
         self.docs: dict[int, Doc | None] = {int(doc["id"]): doc}
         self.revs: dict[int, int] = {}
         for item_kind, item_id, item in derived:
@@ -42,7 +45,7 @@ class _Test:
         """The documents of `ids` (absent ones left out), reading those not yet in hand at once."""
         wanted = [int(i) for i in ids if i is not None]
         missing = [i for i in dict.fromkeys(wanted) if i not in self.docs]
-        found = store.batch_get(self.kind, missing) if missing else {}
+        found = references.referenced(self.kind, missing, self.ctx) if missing else {}
         for i in missing:
             self.docs[i] = copy.deepcopy(found[i]) if i in found else None
             if i in found:
@@ -110,7 +113,7 @@ def restart(resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Cont
     revision read, their live counters taken back to 0; else `derived` as it was."""
     if doc is None or not resource.hooks.variant_counts:
         return derived
-    test = _Test(resource.kind, doc, derived)
+    test = _Test(resource.kind, doc, derived, ctx)
     if not _restarts(resource, doc, existing, test):
         return derived
     members = _related(doc, test)
