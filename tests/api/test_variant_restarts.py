@@ -117,6 +117,16 @@ def test_a_limited_users_refused_edit_restarts_nothing(api, source_ip, frozen):
     assert [row["variantHits"] for row in _abtest(api, "pages", parent["id"])["variants"]] == [1, 1]
 
 
+def test_a_test_too_large_to_restart_in_one_transaction_is_refused_whole(api, monkeypatch):
+    from chalicelib.domain.kernel import variant_restarts
+
+    parent, child = ab_test(api, 30)
+    monkeypatch.setattr(variant_restarts, "RESTART_ITEMS", 1)  # as a test of ~80 pages would need
+    refused = api.post("/api/pages/new", {"title": "Offer C", "variantParent": parent["id"]})
+    assert refused.status_code == 400 and "variantParent" in refused.json["errors"][0]["details"]
+    assert [c["id"] for c in _page(api, parent["id"])["variantChildren"]] == [child["id"]] and api.get("/api/pages").json["total"] == 1
+
+
 # emails
 
 

@@ -13,16 +13,22 @@ Everything happens in the edit's own transaction: the related documents are put 
 read (`store.Checked`: a write meanwhile makes the edit `Stale`, run again on a fresh read), and the
 live counters are moved back by what was read (`Hooks.zero_variant_counts`), so a hit or send
 counted between the read and the commit counts for the new test, and two restarts of one test can
-not both subtract the same counts (both check the same documents)."""
+not both subtract the same counts (both check the same documents). A test whose restart needs more
+than `RESTART_ITEMS` items (about 16 emails with all five counters moved, 80 pages) is refused (400
+on `variantParent`), nothing written: a DynamoDB transaction holds 100 items."""
 
 import copy
 from collections.abc import Iterable
 
 from chalicelib.domain.kernel import references
 from chalicelib.domain.kernel.context import Context
+from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc, Items
 from chalicelib.store import port as store
+
+RESTART_ITEMS = store.TRANSACTION_ITEMS - 20  # the restart's share of the edit's transaction (the rest: the
+# document, its timeline events, webhook outbox, counts)
 
 
 class _Test:
@@ -123,4 +129,6 @@ def restart(resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Cont
     others = {int(m["id"]): m for m in members if m is not doc}
     kept = [item for item in derived if not (item[0] == resource.kind and int(item[1]) in others)]
     puts = [(resource.kind, i, store.Checked(m, test.revs[i])) for i, m in others.items()]
+    if len(puts) + len(counters) > RESTART_ITEMS:
+        raise ValidationError({"variantParent": [f"An A/B test this large ({len(members)} versions) can not restart."]})
     return kept + puts + counters
