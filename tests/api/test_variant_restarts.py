@@ -6,8 +6,8 @@ edit path; an edit that changes nothing, of an unpublished variant, or refused, 
 import pytest
 
 from chalicelib.domain.kernel import clock
-from tests.api.test_email_versions import _ab_test, _open
 from tests.api.test_email_send import make_email
+from tests.api.test_email_versions import _ab_test, _open
 from tests.api.test_page_variants import ab_test, fetch, page
 from tests.api.test_permissions import _as
 
@@ -44,10 +44,8 @@ def test_a_new_variant_and_an_edit_of_one_restart_the_whole_page_test(api, sourc
     frozen.advance(minutes=5)
     edited = api.patch(f"/api/pages/{child['id']}/edit", {"title": "Offer B, cheaper"})
     now = clock.now_iso()
-    assert edited.status_code == 200 and (edited.json["page"]["variantHits"], edited.json["page"]["variantStartDate"]) == (
-        0,
-        now,
-    )
+    shown = edited.json["page"]
+    assert edited.status_code == 200 and (shown["variantHits"], shown["variantStartDate"]) == (0, now)
     assert _state(api, parent, child) == [(0, now), (0, now)]
     assert _page(api, parent["id"])["hits"] == 2  # only the test's counts start over
     test = _abtest(api, "pages", child["id"])
@@ -71,9 +69,7 @@ def test_an_edit_of_the_parent_by_put_or_a_batch_restarts_the_test(api, source_i
     assert _state(api, parent, child) == [(0, clock.now_iso())] * 2
 
 
-def test_an_edit_that_changes_nothing_an_unpublished_variant_or_a_plain_page_restarts_nothing(
-    api, source_ip, frozen
-):
+def test_an_edit_that_changes_nothing_an_unpublished_variant_or_a_plain_page_restarts_nothing(api, source_ip, frozen):
     parent, child = ab_test(api, 50)
     plain = page(api, "Plain", "p")
     started = clock.now_iso()
@@ -124,7 +120,8 @@ def test_a_test_too_large_to_restart_in_one_transaction_is_refused_whole(api, mo
     monkeypatch.setattr(variant_restarts, "RESTART_ITEMS", 1)  # as a test of ~80 pages would need
     refused = api.post("/api/pages/new", {"title": "Offer C", "variantParent": parent["id"]})
     assert refused.status_code == 400 and "variantParent" in refused.json["errors"][0]["details"]
-    assert [c["id"] for c in _page(api, parent["id"])["variantChildren"]] == [child["id"]] and api.get("/api/pages").json["total"] == 1
+    assert [c["id"] for c in _page(api, parent["id"])["variantChildren"]] == [child["id"]]
+    assert api.get("/api/pages").json["total"] == 1
 
 
 # emails
