@@ -108,6 +108,7 @@ class Hooks:
     # A/B tests restart when a version changes (kernel/variant_restarts.py): the stored test counts, set to 0
     variant_counts: tuple[str, ...] = ()
     translations_restart = False  # an edit of a translation of a variant restarts (Mautic's pages, not emails)
+    untracked: tuple[str, ...] = ()  # writable attributes whose writes are no change to a test (Mautic's counts)
 
     def zero_variant_counts(self, docs: Sequence[Doc]) -> Items:
         """Restarting the A/B test of `docs`: set their `variant_counts` to 0 and return the derived items

@@ -70,8 +70,9 @@ def _is_variant(doc: Doc | None) -> bool:
 
 
 def _changes(resource: Resource, doc: Doc, existing: Doc) -> set[str]:
-    """The writable attributes the write changed (Mautic's `getChanges()`), the test counts aside."""
-    counts = set(resource.hooks.variant_counts)
+    """The writable attributes the write changed (Mautic's `getChanges()`), counts aside (their setters
+    record no change)."""
+    counts = set(resource.hooks.variant_counts) | set(resource.hooks.untracked)
     return {
         attr.name
         for attr in resource.all_attrs

@@ -91,6 +91,7 @@ class EmailHooks(MessageHooks):
         super().__init__("email")
 
     variant_counts = ("variantSentCount", "variantReadCount")
+    untracked = ("sentCount", "readCount", "revision")  # Email's setters of these record no change
 
     def zero_variant_counts(self, docs: Sequence[Doc]) -> Items:
         """The stored test counts and the live ones (sends, first reads, clicks, downloads, submissions)
