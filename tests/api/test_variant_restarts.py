@@ -6,7 +6,7 @@ edit path; an edit that changes nothing, of an unpublished variant, or refused, 
 import pytest
 
 from chalicelib.domain.kernel import clock
-from tests.api.test_email_send import make_email
+from tests.api.test_email_send import make_contact, make_email
 from tests.api.test_email_versions import _ab_test, _open
 from tests.api.test_page_variants import ab_test, fetch, page
 from tests.api.test_permissions import _as
@@ -150,6 +150,10 @@ def test_an_edit_of_a_variant_email_restarts_the_counts_and_the_result(api, drai
     assert [(row["sent"], row["read"], row["rate"]) for row in test["variants"]] == [(0, 0, 0.0), (0, 0, 0.0)]
     _open(api, a[2])  # a read after the restart counts for the new test (Mautic's variant_read_count)
     assert _emails_state(api, parent, child)[0] == (0, 1, now)
+    ann = make_contact(api, email="ann.after@example.com")
+    assert api.post(f"/api/emails/{parent['id']}/contact/{ann['id']}/send").status_code == 200
+    assert sum(sent for sent, _, _ in _emails_state(api, parent, child)) == 1  # sends count from 0 again
+    assert sum(row["sent"] for row in _abtest(api, "emails", parent["id"])["variants"]) == 1
 
 
 def test_an_email_edit_that_changes_nothing_a_translation_or_a_refused_edit_restarts_nothing(api, drain, frozen):
