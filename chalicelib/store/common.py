@@ -39,9 +39,15 @@ class Stale(Exception):
 @dataclass(frozen=True)
 class Tally:
     """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
-    (documents written as derived items of another's write, such as a contact's devices)."""
+    (documents written as derived items of another's write, such as a contact's devices); with
+    `counter`, that counter instead (an A/B test's counters taken back to 0 with the edit that restarts it)."""
 
     n: int
+    counter: str | None = None
+
+    def name(self, kind: str) -> str:
+        """The counter this tally moves."""
+        return self.counter or f"count#{kind}"
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,7 @@ def _put_extra(
         tx.save(entity_item(kind, doc, None), condition=Entity.id.does_not_exist())
     for kind, entity_id, item in derived or ():
         if isinstance(item, Tally):
-            counts[f"count#{kind}"] = counts.get(f"count#{kind}", 0) + item.n
+            counts[item.name(kind)] = counts.get(item.name(kind), 0) + item.n
         elif item is None:
             tx.delete(entity_key(kind, entity_id))
         elif isinstance(item, Checked):

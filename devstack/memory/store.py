@@ -159,7 +159,7 @@ class MemoryStore:
             tx.save((kind, int(doc["id"])), new_item(doc, None), absent)
         for kind, entity_id, derived_doc in derived or ():
             if isinstance(derived_doc, Tally):
-                tx.count(f"count#{kind}", derived_doc.n)
+                tx.count(derived_doc.name(kind), derived_doc.n)
             elif derived_doc is None:
                 tx.drop((kind, int(entity_id)))
             elif isinstance(derived_doc, Checked):

@@ -176,15 +176,12 @@ def test_variant_settings_are_checked_as_mautics_form_does(api):
     assert made.status_code == 201 and made.json["page"]["variantSettings"]["winnerCriteria"] == "page.dwelltime"
 
 
-def test_the_ab_test_result_by_bounce_rate_and_dwell_time(api, frozen):
+def _ab_visits(api, frozen, criteria):
+    """A test judged by `criteria` and four contacts' visits: the parent's stay 10 s and bounce, the
+    variant's stay 30 s and 50 s; the test's answer afterwards."""
     parent = page(api, "Offer", "A")
-    child = page(
-        api,
-        "Offer B",
-        "B",
-        variantParent=parent["id"],
-        variantSettings={"weight": 50, "winnerCriteria": "page.bouncerate"},
-    )
+    settings = {"weight": 50, "winnerCriteria": criteria}
+    child = page(api, "Offer B", "B", variantParent=parent["id"], variantSettings=settings)
     page(api, "Plain", "plain")
     people = [api.post("/api/contacts/new", {"email": f"ab{n}@example.com"}).json["contact"] for n in range(4)]
     for person, shown_id, stay in zip(
@@ -196,7 +193,11 @@ def test_the_ab_test_result_by_bounce_rate_and_dwell_time(api, frozen):
         if stay:
             fetch(api, "/plain", {"Cookie": cookie})
         frozen.advance(seconds=4000)
-    test = api.get(f"/api/pages/{child['id']}/abtest").json["abTest"]
+    return parent, child, api.get(f"/api/pages/{child['id']}/abtest").json["abTest"]
+
+
+def test_the_ab_test_result_by_bounce_rate(api, frozen):
+    parent, child, test = _ab_visits(api, frozen, "page.bouncerate")
     rows = {row["id"]: row for row in test["variants"]}
     assert test["parent"] == parent["id"] and test["basedOn"] == "page.bouncerate" and test["winners"] == [child["id"]]
     assert rows[parent["id"]]["title"] == "Offer" and rows[child["id"]]["weight"] == 50
@@ -206,11 +207,18 @@ def test_the_ab_test_result_by_bounce_rate_and_dwell_time(api, frozen):
         50.0,
     )
     assert (rows[child["id"]]["bounces"], rows[child["id"]]["rate"], rows[child["id"]]["isWinner"]) == (0, 0.0, True)
-    api.patch(f"/api/pages/{child['id']}/edit", {"variantSettings": {"weight": 50, "winnerCriteria": "page.dwelltime"}})
-    test = api.get(f"/api/pages/{parent['id']}/abtest").json["abTest"]
-    rows = {row["id"]: row for row in test["variants"]}
-    assert rows[parent["id"]]["averageDwellTime"] == 5.0 and rows[child["id"]]["averageDwellTime"] == 40.0
-    assert test["winners"] == [child["id"]]
     her = _as(api, "her", {"page:pages": ["viewown"]})
     assert her.get(f"/api/pages/{parent['id']}/abtest").status_code == 403
     assert api.get("/api/pages/999/abtest").status_code == 404
+
+
+def test_the_ab_test_result_by_dwell_time_and_its_restart_when_the_criteria_change(api, frozen):
+    parent, child, test = _ab_visits(api, frozen, "page.dwelltime")
+    rows = {row["id"]: row for row in test["variants"]}
+    assert rows[parent["id"]]["averageDwellTime"] == 5.0 and rows[child["id"]]["averageDwellTime"] == 40.0
+    assert test["winners"] == [child["id"]] and test["basedOn"] == "page.dwelltime"
+    settings = {"weight": 50, "winnerCriteria": "page.bouncerate"}
+    api.patch(f"/api/pages/{child['id']}/edit", {"variantSettings": settings})  # Mautic starts the test over
+    test = api.get(f"/api/pages/{parent['id']}/abtest").json["abTest"]
+    assert test["variantStartDate"] == api.get(f"/api/pages/{child['id']}").json["page"]["variantStartDate"]
+    assert [(row["variantHits"], row["bounces"]) for row in test["variants"]] == [(0, 0), (0, 0)]

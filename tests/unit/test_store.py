@@ -227,6 +227,16 @@ def test_extra_documents_and_tallies_join_the_write(store, kind):
     assert store.count("device") == 1
 
 
+def test_a_named_counter_moves_with_the_write_and_only_if_it_commits(store, kind):
+    store.add("variantread#email#1", 5)
+    store.create(kind, _doc(1, "a"), derived=[("variantread#email#1", 0, Tally(-5, "variantread#email#1"))])
+    assert store.counters(["variantread#email#1"]) == {"variantread#email#1": 0}
+    stale = dict(store.get(kind, 1), _rev=99)
+    with pytest.raises(Stale):
+        store.replace(kind, stale, derived=[("variantread#email#1", 0, Tally(3, "variantread#email#1"))])
+    assert store.counters(["variantread#email#1"])["variantread#email#1"] == 0
+
+
 def test_documents_round_trip_as_json(store, kind):
     store.create(kind, {"id": 1, "values": {"n": 1.5, "list": [1, "a", None]}, "map": {3: "int key"}, "t": (1, 2)})
     assert store.get(kind, "1") == {

@@ -37,6 +37,13 @@ def add(kind: str, doc_id: JSON, name: str, n: int = 1) -> None:
     store.add(shard_names(kind, doc_id, name)[random.randrange(SHARDS)], n)
 
 
+def live_number(kind: str, ids: Sequence[JSON], name: str) -> dict[int, int]:
+    """{id: counted} of one number of documents (its shards only, not the stored value)."""
+    items = {int(str(i)): shard_names(kind, i, name) for i in ids}
+    found = store.counters([item for shards in items.values() for item in shards]) if items else {}
+    return {i: sum(found.get(item, 0) for item in shards) for i, shards in items.items()}
+
+
 def live(resource: Resource, ids: Sequence[JSON]) -> dict[int, dict[str, int]]:
     """{id: {name: counted}} of the `counted` numbers of documents: each number's shards, a total's
     with its first-time number's added. One BatchGetItem per 100 counter items (16 per number)."""

@@ -105,6 +105,17 @@ class Hooks:
         """After a create, edit (both documents) or delete (`doc` None) was stored: queue follow-up work."""
 
     owner_indexed = True  # its documents are indexed by permission user (False: it derives from another's)
+    # A/B tests restart when a version changes (kernel/variant_restarts.py): the stored test counts, set to 0
+    variant_counts: tuple[str, ...] = ()
+    translations_restart = False  # an edit of a translation of a variant restarts (Mautic's pages, not emails)
+    untracked: tuple[str, ...] = ()  # writable attributes whose writes are no change to a test (Mautic's counts)
+
+    def zero_variant_counts(self, docs: Sequence[Doc]) -> Items:
+        """Restarting the A/B test of `docs`: set their `variant_counts` to 0 and return the derived items
+        that take their live test counters back to 0 in the same transaction."""
+        for doc in docs:
+            doc.update(dict.fromkeys(self.variant_counts, 0))
+        return []
 
     def permission_user(self, doc: Doc, ctx: Context) -> JSON:
         """The user whose own document `doc` is, for own/other permissions (Mautic's permission user)."""

@@ -16,6 +16,7 @@ from chalicelib.domain.kernel import (
     timeline,
     unlisted,
     validation,
+    variant_restarts,
 )
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.access import Action
@@ -109,12 +110,14 @@ def _consequences(
     resource: Resource, doc: Doc | None, existing: Doc | None, ctx: Context, events: Sequence[Event]
 ) -> tuple[Items, Events]:
     """Derived items and the change's timeline events with those it brings: the resource's own hook,
-    its parents' lists of children (`kernel/children.py`) and the count of unlisted documents
+    its parents' lists of children (`kernel/children.py`), the restart of its A/B test
+    (`kernel/variant_restarts.py`) and the count of unlisted documents
     (`kernel/unlisted.py`), then the `write` subscribers of its kind
     (point triggers, journeys, segment membership); the document is put in the feed of its
     permission user (`access.index_owner`)."""
     derived, more = resource.hooks.consequences(doc, existing, ctx, events)
     derived = derived + children.upkeep(resource, doc, existing, ctx)
+    derived = variant_restarts.restart(resource, doc, existing, ctx, derived)
     derived = derived + unlisted.upkeep(resource, doc, existing)
     items, further = subscribers.write(subscribers.Change(resource, doc, existing, ctx, list(events)))
     if doc is not None:

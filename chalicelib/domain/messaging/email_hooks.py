@@ -90,6 +90,16 @@ class EmailHooks(MessageHooks):
     def __init__(self) -> None:
         super().__init__("email")
 
+    variant_counts = ("variantSentCount", "variantReadCount")
+    untracked = ("sentCount", "readCount", "revision")  # Email's setters of these record no change
+
+    def zero_variant_counts(self, docs: Sequence[Doc]) -> Items:
+        """The stored test counts and the live ones (sends, first reads, clicks, downloads, submissions)
+        back to 0, as `EmailRepository::resetVariants` (one BatchGetItem per 100 counters: 5 an email)."""
+        super().zero_variant_counts(docs)
+        live = email_stats.variant_counts([int(doc["id"]) for doc in docs])
+        return [(name, 0, store.Tally(-n, name)) for name, n in live.items() if n]
+
     def prepare(self, doc: Doc, write: Write) -> None:
         """The counts, and the caller's view of each newly attached asset (Forbidden otherwise). A
         template email keeps no segments: Mautic's `EmailModel::saveEntity` empties its `lists`."""

@@ -172,6 +172,12 @@ def feedback_counter(event: str, email_id: int | str) -> str:
 VARIANT = ("sent", "read", "click", "download", "submission")  # an email's A/B test counts (`variant<event>`)
 
 
+def variant_counts(ids: Iterable[int]) -> dict[str, int]:
+    """{counter: value} of the A/B test counters (`VARIANT`) of emails: one BatchGetItem per 100."""
+    names = [variant_counter(event, i) for i in ids for event in VARIANT]
+    return store.counters(names) if names else {}
+
+
 def _names(channel: str, i: int, test: bool) -> dict[str, list[str]]:
     """{what: the counters summed for it} of one email or text message."""
     names = {"sent": [sent_counter(channel, i)]}

@@ -5,19 +5,19 @@ A new visitor becomes an anonymous contact (domain/web/hits.py)."""
 import base64
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from chalicelib.domain.contacts import contact_actions
-from chalicelib.domain.kernel import registry, timeline, variants
+from chalicelib.domain.kernel import counters, registry, timeline, variants
 from chalicelib.domain.kernel.aliases import AliasHooks
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.listing import is_published
 from chalicelib.domain.kernel.resources import Write
-from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.domain.kernel.types import JSON, Doc, Items
 from chalicelib.domain.messaging import dynamic_content, email_messages, rendering, theme_html
 from chalicelib.domain.points import points_engine
 from chalicelib.domain.web import form_pages, page_choice, page_successes, public_docs
@@ -46,6 +46,17 @@ class PageHooks(AliasHooks):
         """The alias, and a variant's settings as Mautic's VariantType takes them."""
         super().prepare(doc, write)
         write.errors.update(variant_errors(doc.get("variantSettings")))
+
+    variant_counts = ("variantHits",)
+    translations_restart = True  # PageModel::saveEntity resets a translation of a variant (EmailModel does not)
+
+    def zero_variant_counts(self, docs: Sequence[Doc]) -> Items:
+        """`variantHits` back to 0: the stored value, and the shards' sum taken off one shard (one BatchGetItem
+        per 100 shards read: 16 a page)."""
+        super().zero_variant_counts(docs)
+        live = counters.live_number("page", [doc["id"] for doc in docs], "variantHits")
+        first = {doc_id: counters.shard_names("page", doc_id, "variantHits")[0] for doc_id in live}
+        return [(first[i], 0, store.Tally(-n, first[i])) for i, n in live.items() if n]
 
     def stored(self, doc: Doc | None, existing: Doc | None, ctx: Context) -> None:
         """Forget the pages (and variant or translation families) this container keeps for public hits."""
