@@ -92,7 +92,7 @@ class Redirect(Exception):
         self.location = location
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AuthorizationRequest:
     """A validated authorization request: client, exact redirect_uri, state and PKCE challenge."""
 

@@ -49,7 +49,7 @@ class MailUnavailable(DomainError):
         self.headers = {"Retry-After": str(config.active().RETRY_AFTER_SECONDS)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Invitation:
     """What an invite did: `sent` False when the user had been invited before."""
 

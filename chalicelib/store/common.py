@@ -36,7 +36,7 @@ class Stale(Exception):
     """The entity was written by someone else since it was read."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Tally:
     """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
     (documents written as derived items of another's write, such as a contact's devices)."""
@@ -44,7 +44,7 @@ class Tally:
     n: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Checked:
     """A derived item `(kind, id, Checked(doc, rev))` putting another stored document, read at revision
     `rev`, only while that is still its revision (a parent's list of its children, kept in step with the

@@ -205,7 +205,7 @@ def id_list(value: JSON) -> list[int]:
     return [as_id(item) for item in as_list(value)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Attr:
     """One attribute of a resource document."""
 
@@ -266,7 +266,7 @@ def within(value: JSON, max_length: int | None = None, name: str = "") -> JSON:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Nested:
     """A collection of child items written through the parent payload (form fields, events...)."""
 

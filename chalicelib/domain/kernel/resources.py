@@ -21,7 +21,7 @@ STANDARD_OPERATIONS = frozenset({"list", "create", "get", "edit", "delete"})  # 
 AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser", "modifiedBy", "modifiedByUser")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Write:
     """One create or edit in progress: mode is `create` (also a PUT that creates), `patch` or `put`;
     `existing` is the stored document being edited (None for a new entity)."""
@@ -34,7 +34,7 @@ class Write:
     events: Events = field(default_factory=list)  # timeline events of the change (contacts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Merge:
     """An edit that gives `doc` (the edited `existing`) a unique value the stored `other` holds, with
     its timeline `events`; `build` and `items` as for `service.create`, applied to the survivor."""
@@ -130,7 +130,7 @@ class Writes(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Resource:
     """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
 

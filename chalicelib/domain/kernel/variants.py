@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from chalicelib.domain.kernel.types import JSON, Doc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Candidate:
     """One variant of an A/B test: its id, its weight (percent of visitors) and its hits so far."""
 

@@ -49,7 +49,7 @@ PIXEL = '<img height="1" width="1" src="{url}" alt="" />'
 Piece = tuple[str, bool]  # a token's text for one part, and whether it is already markup
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Links:
     """Per-recipient URLs and look-ups the tokens need; callables answer None when nothing fits."""
 
@@ -62,7 +62,7 @@ class Links:
     dynamic: Callable[[str], str] = lambda name: ""  # the email's own `dynamicContent` slot for the contact
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Sources:
     """What a template is rendered with: the contact's field values, its primary company's, its owner
     (a user document), the tokens given to the send, the links, the time and the rendered subject."""
@@ -76,7 +76,7 @@ class Sources:
     subject: str = ""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Rendered:
     """A message ready to send, and the token values used (reported with the send)."""
 

@@ -27,7 +27,7 @@ UNIT_SECONDS = {"i": 60, "H": 3600, "d": 86400, "m": 2_592_000}
 COUNTED = ("first_time", "page_hits", "accumulative_time", "returns_within", "returns_after")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Hit:
     """A page hit of the contact: its URL and time."""
 

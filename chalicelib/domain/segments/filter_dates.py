@@ -46,7 +46,7 @@ _INTERVAL = re.compile(r"([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s
 _DATE_HINT = "a date (Y-m-d, Y-m-d H:i:s, ISO 8601), a relative date (today, week_last, month_this, ...)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _When:
     """A date filter value: a keyword (range or yearly), an interval from now, or an absolute instant."""
 

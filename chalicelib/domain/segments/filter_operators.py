@@ -50,7 +50,7 @@ OPERATORS = EQUALITY + ORDER + EMPTINESS + PATTERNS + LISTS + RANGES + ("date",)
 NEGATIONS = {"!=": "=", "!like": "like", "!regexp": "regexp", "!in": "in", "!between": "between", "empty": "!empty"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Kind:
     """How one filter type reads stored values, parses filter values and compares the two.
 

@@ -194,7 +194,7 @@ def _type_problem(given: str | None, field: str, field_type: str) -> str | None:
 # --- compilation ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Compiled:
     """One filter: ``test`` (the positive operator) on the values ``values`` picks, negated when ``negate``."""
 

@@ -19,7 +19,7 @@ from chalicelib.domain.views.time_range import Range
 TABLE_LIMIT = 10  # rows of a table graph (Mautic's `$limit = 10`)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Rows:
     """The rows a graph is drawn from, the range it was asked for, the bound source (for aliases)."""
 
@@ -38,7 +38,7 @@ class Rows:
 Draw = Callable[[Rows, str], Doc]  # (rows, graph name) -> the graph's data as setGraph receives it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Graph:
     """One graph of a source: Mautic's type (`line`, `pie`, `table`), the join prefixes its rows need
     besides the report's, and how it is drawn."""

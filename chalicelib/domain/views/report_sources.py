@@ -65,7 +65,7 @@ STANDARD_KEYS = {
 FIELD_TYPES = {"number": "float", "boolean": "bool", "date": "date", "datetime": "datetime"}  # else string
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Join:
     """A document a row names, joined as Mautic's report builder joins its table: the `kind` whose id
     the row's `on` column holds; `columns(ctx)` {column name: (label, type)} and `values(doc, ctx)`
@@ -85,7 +85,7 @@ class Join:
         return f"{self.prefix}_{name}" if name in STANDARD else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Source:
     """A report source: its label, its columns {`prefix.column`: (alias, label, type)}, the column
     dated by `dateFrom`/`dateTo`, `read(descending, ctx, refusal)`: its rows in that column's order

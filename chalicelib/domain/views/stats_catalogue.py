@@ -42,7 +42,7 @@ UTM = ("utm_campaign", "utm_content", "utm_medium", "utm_source", "utm_term")
 HIT_PLACE = ("country", "region", "city", "isp", "organization", "code", "referer", "url")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Table:
     """A table of the catalogue: Mautic's `columns` in its table order (`listed`: what `GET /stats`
     names, when more than a row holds), `read` (None: nothing kept, always empty), the columns whose
@@ -242,7 +242,7 @@ def _require(table: Table, ctx: Context) -> None:
     access.require_any(ctx, table.needs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Order:
     """Mautic's `order[0][col|dir]`: `column` None when the table's own read order serves (no order, or
     a column of `Table.order`), else the column the rows are sorted by after the read."""

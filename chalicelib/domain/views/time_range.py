@@ -25,7 +25,7 @@ class TooMuch(DomainError):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Range:
     """An inclusive UTC range; either end may be open (None). `zone`: where the range was asked from
     (a widget's `timezone`), the zone its charts cut their buckets in."""

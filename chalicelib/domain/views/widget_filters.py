@@ -26,7 +26,7 @@ from chalicelib.store import port as store
 CONTACT_KEYS = ("companyId", "campaignId", "segmentId")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Params:
     """A widget's filters: `flag` (a name, or a list of segment ids for `lead.lifetime`), `dataset`
     names, the contact filters (None: not filtered), and `segments.build.time`'s `order` and

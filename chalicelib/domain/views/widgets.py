@@ -59,7 +59,7 @@ DEFAULT_DAYS = 30
 RECENT_LIMIT = 10
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Series:
     """One dataset: the timeline events it counts (None: created contacts), the value each adds,
     and `distinct`, when it counts distinct values (contacts) per bucket instead."""

@@ -24,7 +24,7 @@ PREFIX = "form"  # the bucket's folder of form uploads: form/<form id>/<submissi
 Upload = tuple[str, str, bytes]  # (client file name, content type, bytes) of a multipart part
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Pending:
     """A checked upload of one field, stored once the submission has its id."""
 
