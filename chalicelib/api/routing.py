@@ -32,6 +32,7 @@ from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
 from chalicelib.ports import outages
+from chalicelib.records import record
 from chalicelib.store.common import TooLarge
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -49,7 +50,7 @@ class Reply:
     content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Contract:
     """What the API document says of a route beyond its path and methods: the standard operation
     (`list`, `get`, `create`, `edit`, `delete`, `batch`) of a registry resource. For `batch`,

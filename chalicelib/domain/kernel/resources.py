@@ -12,6 +12,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.cached import CACHED_KINDS
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Events, Items
+from chalicelib.records import record
 
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
@@ -34,7 +35,7 @@ class Write:
     events: Events = field(default_factory=list)  # timeline events of the change (contacts)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Merge:
     """An edit that gives `doc` (the edited `existing`) a unique value the stored `other` holds, with
     its timeline `events`; `build` and `items` as for `service.create`, applied to the survivor."""
@@ -130,7 +131,7 @@ class Writes(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@record(kw_only=True)
 class Resource:
     """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
 

@@ -10,7 +10,6 @@ the ``date`` operator, and ``=`` with an interval, compare whole days.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
 from typing import Any, Callable
@@ -18,6 +17,7 @@ from typing import Any, Callable
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.segments.filter_values import as_instant
+from chalicelib.records import record
 
 Test = Callable[[Any, datetime], bool]  # test(stored value as read, now)
 Span = tuple[date, date]  # a half-open range of days, or of instants (datetimes) on the instant axis
@@ -46,7 +46,7 @@ _INTERVAL = re.compile(r"([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s
 _DATE_HINT = "a date (Y-m-d, Y-m-d H:i:s, ISO 8601), a relative date (today, week_last, month_this, ...)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class _When:
     """A date filter value: a keyword (range or yearly), an interval from now, or an absolute instant."""
 

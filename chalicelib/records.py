@@ -1,0 +1,32 @@
+"""Immutable records without the run time's frozen machinery: a cold start's share of CPU (docs/deploy.md
+"Cold start per function").
+
+`@dataclass(frozen=True)` generates a `__setattr__` and a `__delattr__` that refuse every assignment, and an
+`__init__` that sets each field through `object.__setattr__`, all compiled from source text when the class is
+made; with `__eq__`, `__hash__` and `__repr__` that was ~0.4 ms a class and about 5 ms of the API's cold start
+over its declarations and value objects. `record` makes a plain dataclass without `__eq__` and `__repr__`
+(nothing compares or prints these by value: they compare as objects) that type checkers take as frozen
+(`dataclass_transform(frozen_default=True)`): an assignment to a field is refused by mypy (`make check`),
+not at run time. The settings stay a frozen dataclass (their tests assign to one).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar, dataclass_transform, overload
+
+T = TypeVar("T")
+
+
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+
+
+@overload
+def record(*, kw_only: bool = False) -> Callable[[type[T]], type[T]]: ...
+
+
+@dataclass_transform(frozen_default=True, eq_default=False)
+def record(cls: type[T] | None = None, /, *, kw_only: bool = False) -> type[T] | Callable[[type[T]], type[T]]:
+    """A dataclass with `__init__` only (`kw_only`: its fields by keyword), frozen for the type checker."""
+    make = dataclass(eq=False, repr=False, kw_only=kw_only)
+    return make if cls is None else make(cls)
