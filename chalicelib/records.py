@@ -1,13 +1,15 @@
 """Immutable records without the run time's frozen machinery: a cold start's share of CPU (docs/deploy.md
 "Cold start per function").
 
-`@dataclass(frozen=True)` generates a `__setattr__` and a `__delattr__` that refuse every assignment, and an
+`@dataclass(frozen=True)` generates a `__setattr__` and a `__delattr__` that refuse every assignment and an
 `__init__` that sets each field through `object.__setattr__`, all compiled from source text when the class is
-made; with `__eq__`, `__hash__` and `__repr__` that was ~0.4 ms a class and about 5 ms of the API's cold start
-over its declarations and value objects. `record` makes a plain dataclass without `__eq__` and `__repr__`
-(nothing compares or prints these by value: they compare as objects) that type checkers take as frozen
-(`dataclass_transform(frozen_default=True)`): an assignment to a field is refused by mypy (`make check`),
-not at run time. The settings stay a frozen dataclass (their tests assign to one).
+made (with `__eq__`, `__hash__` and `__repr__`, ~0.4 ms a class: the API's cold start made 38 of them). Both
+decorators here make plain dataclasses that type checkers take as frozen
+(`dataclass_transform(frozen_default=True)`), so an assignment to a field is refused by mypy (`make check`)
+rather than at run time: `record` without `__eq__` and `__repr__` (declarations and the like, which nothing
+compares or prints: they compare as objects), `by_value` with the `__eq__`, `__hash__` and `__repr__` of a
+frozen dataclass (search and filter trees, a route's needs, which tests compare). The settings stay a frozen
+dataclass (their tests assign to one).
 """
 
 from collections.abc import Callable
@@ -30,3 +32,9 @@ def record(cls: type[T] | None = None, /, *, kw_only: bool = False) -> type[T] |
     """A dataclass with `__init__` only (`kw_only`: its fields by keyword), frozen for the type checker."""
     make = dataclass(eq=False, repr=False, kw_only=kw_only)
     return make if cls is None else make(cls)
+
+
+@dataclass_transform(frozen_default=True)
+def by_value(cls: type[T], /) -> type[T]:
+    """A dataclass compared and hashed by its fields, as a frozen one is, frozen for the type checker."""
+    return dataclass(unsafe_hash=True)(cls)

@@ -11,19 +11,19 @@ PHP's DateTime does.
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from chalicelib import config
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.records import by_value
 
 WEEK_DAYS = (1, 2, 3, 4, 5)  # Mautic's form choice -1, "week days" (its campaign.js checks Monday to Friday)
 HOUR = re.compile(r"^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
 
 
-@dataclass(frozen=True)
+@by_value
 class Window:
     """An event's restrictions: `hour` (run at that hour), `start`/`stop` (run between them), `days`
     (0 Sunday to 6 Saturday, PHP's `w`)."""
