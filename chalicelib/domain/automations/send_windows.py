@@ -20,7 +20,7 @@ from chalicelib.domain.kernel.types import JSON
 from chalicelib.records import by_value
 
 WEEK_DAYS = (1, 2, 3, 4, 5)  # Mautic's form choice -1, "week days" (its campaign.js checks Monday to Friday)
-HOUR = re.compile(r"^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
+HOUR = r"^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$"
 
 
 @by_value
@@ -36,7 +36,7 @@ class Window:
 
 def as_hour(value: JSON) -> str:
     """A time of day as Mautic's event form takes it (`H:i`, seconds allowed), normalised to `HH:MM`."""
-    found = HOUR.match(value) if isinstance(value, str) else None
+    found = re.match(HOUR, value) if isinstance(value, str) else None
     if not found or int(found.group(1)) > 23 or int(found.group(2)) > 59:
         raise a.Invalid("This value should be a time of day as HH:MM (00:00 to 23:59).")
     return f"{int(found.group(1)):02d}:{found.group(2)}"

@@ -44,7 +44,7 @@ UPLOAD_TYPES = {
     "zip": "application/zip",
 }
 ALLOWED_EXTENSIONS = tuple(UPLOAD_TYPES)
-SEGMENT = re.compile(r"^[A-Za-z0-9_\-]+$")
+SEGMENT = r"^[A-Za-z0-9_\-]+$"
 
 
 class NotAcceptable(DomainError):
@@ -64,7 +64,7 @@ def folder(directory: JSON, subdir: JSON = None) -> str:
     parts = rest + [p for p in str(subdir or "").strip("/").split("/") if p]
     if parts and head != "images":
         raise NotAcceptable("Assets do not support subdirectories.", "subdir")
-    if any(not SEGMENT.match(p) for p in parts):
+    if any(not re.match(SEGMENT, p) for p in parts):
         raise NotAcceptable("A subdirectory name may hold letters, digits, '-' and '_' only.", "subdir")
     return "/".join([FOLDERS[head]] + parts) + "/"
 

@@ -404,8 +404,8 @@ def _compared(clause: Compare, value: JSON) -> bool:
     }[clause.expr]
 
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?")
+_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)"
+_DATE = r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?"
 _BOOLS = {"true": 1, "false": 0}
 
 
@@ -415,14 +415,14 @@ def _number(value: JSON) -> int | float | None:
         return int(value)
     if isinstance(value, (int, float)):
         return value
-    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+    if isinstance(value, str) and re.fullmatch(_NUMBER, value.strip()):
         return float(value)
     return None
 
 
 def _instant(value: JSON) -> datetime | None:
     """The value as a UTC instant (ISO 8601 date or date-time; naive is UTC), or None."""
-    if not isinstance(value, str) or not _DATE.fullmatch(value.strip()):
+    if not isinstance(value, str) or not re.fullmatch(_DATE, value.strip()):
         return None
     try:
         moment = datetime.fromisoformat(value.strip())

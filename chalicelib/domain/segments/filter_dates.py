@@ -42,7 +42,7 @@ MAX_INTERVAL_DAYS = 366_000
 
 DAY = timedelta(days=1)
 TICK = timedelta(microseconds=1)
-_INTERVAL = re.compile(r"([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s?", re.ASCII)
+_INTERVAL = r"(?a)([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s?"
 _DATE_HINT = "a date (Y-m-d, Y-m-d H:i:s, ISO 8601), a relative date (today, week_last, month_this, ...)"
 
 
@@ -65,7 +65,7 @@ def date_target(raw: Any) -> _When:
     lowered = text.lower()
     if lowered in DATE_KEYWORDS or lowered in YEARLY_KEYWORDS:
         return _When(keyword=lowered)
-    interval = _INTERVAL.fullmatch(lowered)
+    interval = re.fullmatch(_INTERVAL, lowered)
     if interval:
         return _When(delta=_delta(*interval.groups()))
     moment = as_instant(text) if text else None
