@@ -12,7 +12,6 @@ PHP's DateTime does.
 import re
 from collections.abc import Mapping
 from datetime import datetime, time, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from chalicelib import config
 from chalicelib.domain.kernel import attributes as a
@@ -85,6 +84,8 @@ def window(event: Mapping[str, JSON]) -> Window | None:
 def zone_of(timezone_name: JSON) -> tzinfo:
     """The zone of a contact's `timezone` value; an empty or unknown one is the instance default
     (Interval::getGroupExecutionDateWithTimeZone), and an unknown default is UTC."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: its import reads sysconfig (~3 ms)
+
     for name in (timezone_name, config.active().DEFAULT_TIMEZONE):
         if isinstance(name, str) and name.strip():
             try:

@@ -11,7 +11,6 @@ BatchGetItem per 100). Naming a company, automation or segment needs its view (`
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel import attributes as a
@@ -106,6 +105,8 @@ def zone(query: Mapping[str, JSON]) -> tzinfo | None:
     name = query.get("timezone")
     if name in (None, ""):
         return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: its import reads sysconfig (~3 ms)
+
     try:
         return ZoneInfo(str(name))
     except (ZoneInfoNotFoundError, ValueError):
