@@ -131,7 +131,7 @@ def _when_local(local: Any, elsewhere: Any) -> Callable[[Values], Any]:
     return lambda values: local if values["STAGE"] == "local" else elsewhere
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Settings:
     """Every setting of the service, typed; the defaults are the local stage's (see the module)."""
 

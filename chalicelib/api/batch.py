@@ -95,7 +95,7 @@ log = logging.getLogger(__name__)
 ID_MISSING = "ID is missing from the payload."
 NOT_FOUND = "Item was not found."
 PATH_NOT_FOUND = NOT_FOUND_PATH["errors"][0]["message"]
-_PHP_INT = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")
+_PHP_INT = r"^(0|-?[1-9][0-9]{0,17})$"
 Key = int | str  # an item's key in the request: its index, or the key it was sent with
 ItemCall = Callable[[Context], tuple[Doc, int]]  # one item's operation: (document, status code)
 
@@ -104,7 +104,7 @@ def php_key(key: Key) -> Key:
     """A key as PHP holds it in an array: a decimal integer string is an int."""
     if isinstance(key, int):
         return key
-    return int(key) if _PHP_INT.match(key) else key
+    return int(key) if re.match(_PHP_INT, key) else key
 
 
 def php_array(pairs: Iterable[tuple[Key, Any]]) -> list[Any] | dict[str, Any]:

@@ -31,8 +31,9 @@ CHALICE_TYPES = (
     "video/webm",
 )
 # The binary types of the allowed upload extensions that chalice does not declare by itself.
-_UPLOAD_TYPES = {files.mime_of(f"file.{extension}") for extension in files.ALLOWED_EXTENSIONS}
-EXTRA_BINARY_TYPES = tuple(sorted(m for m in _UPLOAD_TYPES - set(CHALICE_TYPES) if not m.startswith("text/")))
+EXTRA_BINARY_TYPES = tuple(
+    sorted(m for m in set(files.UPLOAD_TYPES.values()) - set(CHALICE_TYPES) if not m.startswith("text/"))
+)
 BINARY_TYPES = frozenset(CHALICE_TYPES + EXTRA_BINARY_TYPES)
 
 

@@ -13,7 +13,7 @@ from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.web import page_choice, pages
 
 routes = Routes("landing_pages", authenticated=False)
-LANGUAGE = re.compile(r"[a-z]{2,3}([_-][A-Za-z]{2})?")
+LANGUAGE = r"[a-z]{2,3}([_-][A-Za-z]{2})?"
 HTML = "text/html; charset=utf-8"
 
 
@@ -62,7 +62,7 @@ def landing_page(request: ApiRequest, ctx: Context, alias: str) -> Answer:
 @routes.route("/{language}/{alias}", "GET")
 def translated_page(request: ApiRequest, ctx: Context, language: str, alias: str) -> Answer:
     """A translation at the URL naming its language: served as it is, without choosing another."""
-    if not LANGUAGE.fullmatch(language) or language.lower() in pages.RESERVED:
+    if not re.fullmatch(LANGUAGE, language) or language.lower() in pages.RESERVED:
         raise NotFound()
     return _page(request, ctx, alias, language)
 

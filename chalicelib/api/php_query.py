@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-_SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+_SEGMENT = r"\[([^\[\]]*)\]"
 MAX_DEPTH = 32  # bracket levels of one key (PHP's max_input_nesting_level is 64)
 
 
@@ -20,7 +20,7 @@ def _parts(key: str) -> list[str]:
     """`a[b][]` -> ["a", "b", ""]; a key that is not bracket notation is one part."""
     head = key.split("[", 1)[0]
     rest = key[len(head) :]
-    segments = _SEGMENT.findall(rest)
+    segments = re.findall(_SEGMENT, rest)
     if not head or "".join(f"[{s}]" for s in segments) != rest:
         return [key]
     if len(segments) > MAX_DEPTH:

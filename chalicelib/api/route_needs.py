@@ -12,18 +12,18 @@ show what the caller may see (`domain/kernel/listing.py`; docs/permissions.md).
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from chalicelib.domain.kernel import access, registry, service
 from chalicelib.domain.kernel.access import Action
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import Forbidden, NotFound
 from chalicelib.domain.kernel.resources import Resource
+from chalicelib.records import by_value
 
 OPEN: tuple[()] = ()
 
 
-@dataclass(frozen=True)
+@by_value
 class Need:
     """The permission to `action` on the registry resource `kind`; with `param`, on the document whose
     id is that path parameter."""

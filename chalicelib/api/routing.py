@@ -32,6 +32,7 @@ from chalicelib.domain.kernel.errors import DomainError, NotFound
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON
 from chalicelib.ports import outages
+from chalicelib.records import record
 from chalicelib.store.common import TooLarge
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -39,7 +40,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # run again after AWS unav
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Reply:
     """A handler's answer: JSON body, status and extra headers."""
 
@@ -49,7 +50,7 @@ class Reply:
     content_type: str = "application/json"  # a str/bytes body is sent as is with this type
 
 
-@dataclass(frozen=True)
+@record
 class Contract:
     """What the API document says of a route beyond its path and methods: the standard operation
     (`list`, `get`, `create`, `edit`, `delete`, `batch`) of a registry resource. For `batch`,
@@ -146,7 +147,7 @@ def dispatch(
     raise AssertionError("unreachable: the last try answers")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Progress:
     """How far one run of a request got: whether its handler started (a write may have been
     applied from then on), and the caller's rate-limit headers."""

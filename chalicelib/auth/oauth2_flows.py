@@ -37,7 +37,7 @@ REFRESH_KIND = "oauth2-refresh"
 CODE_SECONDS = 30
 TOKEN_LENGTH = 43  # characters of [A-Za-z0-9]: about 256 bits
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-PKCE_VALUE = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")  # RFC 7636 4.1 / 4.2
+PKCE_VALUE = r"^[A-Za-z0-9\-._~]{43,128}$"  # RFC 7636 4.1 / 4.2
 
 INVALID_CLIENT = "The client credentials are invalid"
 INVALID_CODE = "Code doesn't exist or is invalid for the client"
@@ -92,7 +92,7 @@ class Redirect(Exception):
         self.location = location
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AuthorizationRequest:
     """A validated authorization request: client, exact redirect_uri, state and PKCE challenge."""
 
@@ -167,7 +167,7 @@ def _check_challenge(request: AuthorizationRequest, params: JSON) -> None:
     if challenge is not None:
         if (method or "plain") != "S256":  # RFC 9700 2.1.1: plain offers no protection; refused
             raise request.error_redirect("invalid_request", "Transform algorithm not supported.")
-        if not PKCE_VALUE.match(challenge):
+        if not re.match(PKCE_VALUE, challenge):
             raise request.error_redirect("invalid_request", "The code challenge is malformed.")
         request.challenge, request.challenge_method = challenge, method
 
@@ -285,7 +285,7 @@ def _authorization_code(ctx: Context, client: Doc, params: Doc) -> Doc:
     if data.get("challenge"):
         if verifier is None:
             raise error("Code verifier required.", "invalid_grant")
-        if not PKCE_VALUE.match(verifier) or not code_challenge_method_s256(verifier, data["challenge"]):
+        if not re.match(PKCE_VALUE, verifier) or not code_challenge_method_s256(verifier, data["challenge"]):
             raise error("The code verifier does not match the code challenge.", "invalid_grant")
     elif verifier is not None:  # RFC 9700 4.8.2: no PKCE downgrade
         raise error("A code verifier was sent but no code challenge was.", "invalid_grant")

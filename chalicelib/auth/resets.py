@@ -12,7 +12,6 @@ requests gets 429. An administrator invites a user (move-in's new users) once.""
 import hashlib
 import logging
 import secrets
-from dataclasses import dataclass
 from html import escape
 
 from chalicelib import config
@@ -25,6 +24,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import DomainError, Unprocessable, ValidationError
 from chalicelib.domain.kernel.types import Doc
 from chalicelib.ports import mail, tokens, window_counters
+from chalicelib.records import record
 from chalicelib.store import port as store
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class MailUnavailable(DomainError):
         self.headers = {"Retry-After": str(config.active().RETRY_AFTER_SECONDS)}
 
 
-@dataclass(frozen=True)
+@record
 class Invitation:
     """What an invite did: `sent` False when the user had been invited before."""
 

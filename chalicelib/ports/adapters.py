@@ -26,7 +26,7 @@ from chalicelib.ports import (
 from chalicelib.ports.slot import Slot
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Adapters:
     """One implementation of every port."""
 

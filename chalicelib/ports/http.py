@@ -16,7 +16,7 @@ Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 JITTER = 0.2  # each retry delay is the schedule's value ±20%
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Result:
     """One delivery attempt: status (None without a response), error note, duration in seconds;
     `retry` is False when trying again cannot help (the target is refused)."""

@@ -11,7 +11,7 @@ MAX_STORED = 300 * 1024  # compressed answer bytes that fit an item (400 KB) wit
 Answer: TypeAlias = tuple[int, dict[str, str | list[str]], bytes]  # status, kept headers, body
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Record:
     """What a key holds: `fingerprint` of its first request; `answer` (status, headers, body bytes)
     once done, None while it runs."""

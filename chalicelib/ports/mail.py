@@ -20,7 +20,7 @@ class Suppressed(Rejected):
     (do-not-contact, bounced)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Mail:
     """One message to one recipient. `attachments`: (file name, bytes, MIME type)."""
 

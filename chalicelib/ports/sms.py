@@ -10,7 +10,7 @@ from chalicelib.ports.slot import Slot
 
 __all__ = ["Rejected", "Texter", "Unavailable", "e164", "send"]
 
-E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
+E164 = r"^\+[1-9][0-9]{6,14}$"
 
 
 def e164(number: object) -> str | None:
@@ -19,7 +19,7 @@ def e164(number: object) -> str | None:
     digits = re.sub(r"[\s().\-/]", "", str(number or ""))
     if digits.startswith("00"):
         digits = "+" + digits[2:]
-    return digits if E164.match(digits) else None
+    return digits if re.match(E164, digits) else None
 
 
 class Texter(Protocol):

@@ -4,8 +4,9 @@ the `Tally` and `Checked` derived items, and the keys of a read document that ar
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeAlias
+
+from chalicelib.records import record
 
 FEED = "_feed"  # a document's feed (FeedIndex), kept beside the document, not in it
 INTERNAL = ("_rev", FEED)  # keys of a read document that are not stored in it
@@ -36,7 +37,7 @@ class Stale(Exception):
     """The entity was written by someone else since it was read."""
 
 
-@dataclass(frozen=True)
+@record
 class Tally:
     """A derived item `(kind, 0, Tally(n))` moving the count of `kind` by n in the transaction
     (documents written as derived items of another's write, such as a contact's devices); with
@@ -50,7 +51,7 @@ class Tally:
         return self.counter or f"count#{kind}"
 
 
-@dataclass(frozen=True)
+@record
 class Checked:
     """A derived item `(kind, id, Checked(doc, rev))` putting another stored document, read at revision
     `rev`, only while that is still its revision (a parent's list of its children, kept in step with the

@@ -22,7 +22,7 @@ from chalicelib import config
 Reserve = Callable[[str, int], list[int]]  # the store's own allocate_ids: n consecutive ids, one call
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Block:
     """Ids `next`..`last` of a counter, reserved by this process at `at` (clock seconds)."""
 

@@ -1,6 +1,8 @@
 """Issue 34, form file uploads: the rules of `domain/web/form_uploads.py` as Mautic's FormBundle has them
 (stored names, extension and size checks with their messages, the limits checked when a form is saved)."""
 
+import mimetypes
+
 from chalicelib.domain.web import form_uploads
 
 FIELD = {"id": 7, "alias": "cv", "type": "file", "properties": {"allowed_file_extensions": ["pdf", "TXT"]}}
@@ -57,3 +59,14 @@ def test_uploads_are_the_file_parts_named_by_field_alias():
     parts = {"mauticform[cv]": ("a.pdf", "", b"1"), "file": ("b.pdf", "", b"2"), "mauticform[a][b]": ("c", "", b"")}
     assert form_uploads.uploads_of(parts) == {"cv": ("a.pdf", "", b"1")}
     assert form_uploads.key(3, 41, 7, "a.pdf") == "form/3/41/7/a.pdf"
+
+
+def test_an_uploads_type_is_the_tables_and_what_the_hosts_mime_types_say():
+    """The fixed table (no import reads /etc/mime.types) gives the types mimetypes gives where the host
+    knows the extension; other names still go to mimetypes."""
+    for extension, mime in form_uploads.files.UPLOAD_TYPES.items():
+        assert form_uploads.files.mime_of(f"CV.{extension.upper()}") == mime
+        guessed = mimetypes.guess_type(f"file.{extension}")[0]
+        assert guessed in (None, mime), extension
+    assert form_uploads.files.mime_of("site/theme.css") == "text/css"
+    assert form_uploads.files.mime_of("no-extension") == "application/octet-stream"

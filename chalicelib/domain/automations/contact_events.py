@@ -63,7 +63,7 @@ def contact_events(contact_id: EntityId, query: ListQuery, ctx: Context) -> Doc:
     return {"total": len(rows), "events": rows[query.start : end]}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BatchEdit:
     """The results of a batch of event edits: the events the items named that the caller may view
     (by id, each with the log rows its successful items left, without its automation as Mautic's

@@ -11,19 +11,18 @@ PHP's DateTime does.
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from chalicelib import config
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.records import by_value
 
 WEEK_DAYS = (1, 2, 3, 4, 5)  # Mautic's form choice -1, "week days" (its campaign.js checks Monday to Friday)
-HOUR = re.compile(r"^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
+HOUR = r"^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$"
 
 
-@dataclass(frozen=True)
+@by_value
 class Window:
     """An event's restrictions: `hour` (run at that hour), `start`/`stop` (run between them), `days`
     (0 Sunday to 6 Saturday, PHP's `w`)."""
@@ -36,7 +35,7 @@ class Window:
 
 def as_hour(value: JSON) -> str:
     """A time of day as Mautic's event form takes it (`H:i`, seconds allowed), normalised to `HH:MM`."""
-    found = HOUR.match(value) if isinstance(value, str) else None
+    found = re.match(HOUR, value) if isinstance(value, str) else None
     if not found or int(found.group(1)) > 23 or int(found.group(2)) > 59:
         raise a.Invalid("This value should be a time of day as HH:MM (00:00 to 23:59).")
     return f"{int(found.group(1)):02d}:{found.group(2)}"
@@ -85,6 +84,8 @@ def window(event: Mapping[str, JSON]) -> Window | None:
 def zone_of(timezone_name: JSON) -> tzinfo:
     """The zone of a contact's `timezone` value; an empty or unknown one is the instance default
     (Interval::getGroupExecutionDateWithTimeZone), and an unknown default is UTC."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: its import reads sysconfig (~3 ms)
+
     for name in (timezone_name, config.active().DEFAULT_TIMEZONE):
         if isinstance(name, str) and name.strip():
             try:

@@ -46,7 +46,7 @@ def _number(definition: Doc, value: JSON) -> float | int:
     return round(number, scale) if scale else int(number)
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+CONTROL = r"[\x00-\x1f\x7f]+"
 MULTI_LINE = ("textarea", "html")
 VARCHAR_MAX = 191  # SchemaDefinition::MAX_VARCHAR_LENGTH: a single-line field's column without a limit
 LIMITED_TYPES = ("text", "select", "tel", "url", "email")  # FieldType's types with a charLengthLimit
@@ -66,19 +66,19 @@ def max_length(definition: Doc) -> int:
 
 def _single_line(value: JSON) -> str:
     """The text with each run of control characters (line breaks, tabs...) made one space."""
-    return CONTROL.sub(" ", a.as_string(value)).strip()
+    return re.sub(CONTROL, " ", a.as_string(value)).strip()
 
 
 # the ASCII characters PHP's FILTER_SANITIZE_EMAIL drops (it drops all non-ASCII too; we keep those
 # for internationalised addresses, which email-validator checks): controls, space and "(),/:;<>\ (named
 # rather than as the complement of what it keeps, whose range to U+10FFFF takes 4 ms to compile)
-NOT_IN_EMAIL = re.compile(r'[\x00-\x20"(),/:;<>\\\x7f]')
+NOT_IN_EMAIL = r'[\x00-\x20"(),/:;<>\\\x7f]'
 
 
 def _email(value: JSON) -> str:
     """The address as Mautic keeps it (`InputHelper::email`: 254 characters at most, characters an
     address cannot hold in ASCII dropped, so `ann@example.com,` is `ann@example.com`), then checked."""
-    text = NOT_IN_EMAIL.sub("", a.as_string(value)[:254]).strip()
+    text = re.sub(NOT_IN_EMAIL, "", a.as_string(value)[:254]).strip()
     if addresses.normalized(text) is None:
         raise a.Invalid("A valid email is required.")
     return text

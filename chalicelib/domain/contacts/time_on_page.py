@@ -61,7 +61,7 @@ def newest_first(items: Iterable[T], key: Key[T]) -> Iterator[tuple[T, datetime 
         following[visitor] = when
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Held(Generic[T]):
     """An item waiting in `oldest_first`: a hit until its next hit is read or its session is over."""
 

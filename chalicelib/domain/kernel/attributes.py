@@ -4,12 +4,12 @@
 import json
 import math
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, TypeAlias
 
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.records import record
 
 Coerce: TypeAlias = Callable[[JSON], JSON]  # a client value -> the value stored, or Invalid
 
@@ -205,7 +205,7 @@ def id_list(value: JSON) -> list[int]:
     return [as_id(item) for item in as_list(value)]
 
 
-@dataclass(frozen=True)
+@record
 class Attr:
     """One attribute of a resource document."""
 
@@ -266,7 +266,7 @@ def within(value: JSON, max_length: int | None = None, name: str = "") -> JSON:
     return value
 
 
-@dataclass(frozen=True)
+@record
 class Nested:
     """A collection of child items written through the parent payload (form fields, events...)."""
 

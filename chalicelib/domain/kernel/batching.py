@@ -45,7 +45,7 @@ Refused = Callable[[Exception], object]  # told the exception a refused write co
 _current: contextvars.ContextVar[_Batch | None] = contextvars.ContextVar("batch", default=None)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Deferred:
     """A new document's write waiting for its group: the arguments of `store.create`, and what
     happens once the group is stored."""
@@ -56,7 +56,7 @@ class _Deferred:
     refused: Callable[[Exception], object]  # told the store's exception
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Batch:
     """The state of one batch of creates (see the module docstring)."""
 

@@ -11,7 +11,7 @@ from chalicelib.domain.kernel.types import Doc
 T = TypeVar("T")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Context:
     """Who acts (a user document), the public base URL, and memoised look-ups for one request."""
 

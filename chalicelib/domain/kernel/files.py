@@ -12,35 +12,39 @@ from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.ports import files as bucket
 
 FOLDERS = {"images": "images", "assets": "media", "media": "media"}
-ALLOWED_EXTENSIONS = (
-    "csv",
-    "doc",
-    "docx",
-    "epub",
-    "gif",
-    "jpg",
-    "jpeg",
-    "mpg",
-    "mpeg",
-    "mp3",
-    "mp4",
-    "odt",
-    "odp",
-    "ods",
-    "pdf",
-    "png",
-    "ppt",
-    "pptx",
-    "tif",
-    "tiff",
-    "txt",
-    "webp",
-    "xls",
-    "xlsx",
-    "wav",
-    "zip",
-)
-SEGMENT = re.compile(r"^[A-Za-z0-9_\-]+$")
+# The extensions an upload may have and the type each is stored and answered with: a fixed table, so the
+# types are the same wherever the code runs (mimetypes reads the host's /etc/mime.types, which Lambda's image
+# may lack: docx, epub, odt... would be application/octet-stream there), and no import reads that file.
+UPLOAD_TYPES = {
+    "csv": "text/csv",
+    "doc": "application/msword",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "epub": "application/epub+zip",
+    "gif": "image/gif",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "mpg": "video/mpeg",
+    "mpeg": "video/mpeg",
+    "mp3": "audio/mpeg",
+    "mp4": "video/mp4",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "odp": "application/vnd.oasis.opendocument.presentation",
+    "ods": "application/vnd.oasis.opendocument.spreadsheet",
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "ppt": "application/vnd.ms-powerpoint",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "tif": "image/tiff",
+    "tiff": "image/tiff",
+    "txt": "text/plain",
+    "webp": "image/webp",
+    "xls": "application/vnd.ms-excel",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "wav": "audio/x-wav",
+    "zip": "application/zip",
+}
+ALLOWED_EXTENSIONS = tuple(UPLOAD_TYPES)
+SEGMENT = r"^[A-Za-z0-9_\-]+$"
 
 
 class NotAcceptable(DomainError):
@@ -60,7 +64,7 @@ def folder(directory: JSON, subdir: JSON = None) -> str:
     parts = rest + [p for p in str(subdir or "").strip("/").split("/") if p]
     if parts and head != "images":
         raise NotAcceptable("Assets do not support subdirectories.", "subdir")
-    if any(not SEGMENT.match(p) for p in parts):
+    if any(not re.match(SEGMENT, p) for p in parts):
         raise NotAcceptable("A subdirectory name may hold letters, digits, '-' and '_' only.", "subdir")
     return "/".join([FOLDERS[head]] + parts) + "/"
 
@@ -77,8 +81,8 @@ def extension_of(filename: JSON) -> str:
 
 
 def mime_of(name: str) -> str:
-    """The content type a file name implies."""
-    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+    """The content type a file name implies: an upload's extension's from the table, another's from mimetypes."""
+    return UPLOAD_TYPES.get(extension_of(name)) or mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
 def upload(

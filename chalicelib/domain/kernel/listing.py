@@ -34,7 +34,7 @@ SortKeys = list[tuple[str, bool]]  # [(column, descending)] of an `order` parame
 KEY_ORDER_COLUMNS = {"id", "dateAdded", "date_added"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ListQuery:
     """What a list request asks: Mautic's search, paging (offset or cursor), ordering and filters."""
 

@@ -12,12 +12,12 @@ from chalicelib.store import port as store
 
 MAX_ENTRIES = 500
 PAGE = 50
-KIND = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+KIND = r"^[a-z][a-z0-9_]{0,39}$"
 
 
 def _stored_kind(kind: str) -> str:
     """The store kind of a mapping kind; 400 for a name that is not one."""
-    if not KIND.match(kind):
+    if not re.match(KIND, kind):
         raise invalid("kind", "a mapping kind is 1 to 40 lowercase letters, digits or _")
     return f"movein#{kind}"
 

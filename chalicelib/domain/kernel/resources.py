@@ -12,6 +12,7 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.cached import CACHED_KINDS
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Build, Derived, Doc, EntityId, Events, Items
+from chalicelib.records import record
 
 CORE_COMMANDS = frozenset({"ids", "is:published", "is:unpublished", "is:mine", "is:uncategorized", "category"})
 CONTENT_COMMANDS = CORE_COMMANDS | {"lang"}
@@ -21,7 +22,7 @@ STANDARD_OPERATIONS = frozenset({"list", "create", "get", "edit", "delete"})  # 
 AUDIT_KEYS = ("isPublished", "dateAdded", "dateModified", "createdBy", "createdByUser", "modifiedBy", "modifiedByUser")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Write:
     """One create or edit in progress: mode is `create` (also a PUT that creates), `patch` or `put`;
     `existing` is the stored document being edited (None for a new entity)."""
@@ -34,7 +35,7 @@ class Write:
     events: Events = field(default_factory=list)  # timeline events of the change (contacts)
 
 
-@dataclass(frozen=True)
+@record
 class Merge:
     """An edit that gives `doc` (the edited `existing`) a unique value the stored `other` holds, with
     its timeline `events`; `build` and `items` as for `service.create`, applied to the survivor."""
@@ -141,7 +142,7 @@ class Writes(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class Resource:
     """A resource of the API: storage kind, URL prefix, JSON keys, attributes and behaviour."""
 

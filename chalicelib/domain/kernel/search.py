@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from chalicelib.records import by_value
 
 D = TypeVar("D")  # the document a search is evaluated against
 
@@ -27,7 +28,7 @@ class SearchSyntaxError(ValueError):
     """The search string is malformed; the message says what is wrong."""
 
 
-@dataclass(frozen=True)
+@by_value
 class Term:
     """Free text; ``strict`` when written with a leading ``+``."""
 
@@ -35,7 +36,7 @@ class Term:
     strict: bool
 
 
-@dataclass(frozen=True)
+@by_value
 class Command:
     """``name:value``; ``name`` is lower-cased, ``strict`` when the value (or the token) began with ``+``."""
 
@@ -44,21 +45,21 @@ class Command:
     strict: bool
 
 
-@dataclass(frozen=True)
+@by_value
 class Not:
     """Negation of ``node``."""
 
     node: Node
 
 
-@dataclass(frozen=True)
+@by_value
 class And:
     """All of ``nodes`` (at least two) must match."""
 
     nodes: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
+@by_value
 class Or:
     """Any of ``nodes`` (at least two) must match."""
 

@@ -36,9 +36,10 @@ from typing import Any, TypeAlias, cast
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import Derived, Doc, Events, Items
+from chalicelib.records import record
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Change:
     """One document write: `doc` None deletes `existing`; `existing` None creates `doc`."""
 
@@ -49,7 +50,7 @@ class Change:
     events: Events = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     """A search command: match(doc, value, ctx) -> bool, and candidates(value, ctx) -> ids to
     filter instead of reading the whole kind (None when it has none)."""
@@ -69,7 +70,7 @@ TriggerAction: TypeAlias = Callable[[Doc, Doc, Context], bool]  # a point trigge
 Path: TypeAlias = str  # `capability.module:name` of a subscriber under chalicelib.domain, imported on first use
 
 
-@dataclass(frozen=True)
+@record
 class Table:
     """What each capability subscribes to, as paths (see the module docstring)."""
 

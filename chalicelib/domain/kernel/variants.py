@@ -5,12 +5,12 @@ translation of the first language the contact or the browser prefers (CoreBundle
 languages, so any resource with variants or translations (pages, dynamic content) can use them."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """One variant of an A/B test: its id, its weight (percent of visitors) and its hits so far."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
@@ -36,6 +36,7 @@ from chalicelib.domain.kernel.errors import ValidationError
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.search import like
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.records import by_value
 
 Scalar: TypeAlias = str | int | float | bool | None  # a value a clause compares with
 ColumnOf: TypeAlias = Callable[[str], "str | None"]  # a name in a request -> the resource's column, or None
@@ -66,7 +67,7 @@ _AUDIT_COLUMNS = {"id", "dateAdded", "dateModified", "createdBy", "createdByUser
 CONTACT_TABLE = "l"  # Mautic's alias of the contact table: `l.email`
 
 
-@dataclass(frozen=True)
+@by_value
 class Compare:
     """``column <op> value`` for `eq`, `neq`, `lt`, `lte`, `gt`, `gte`, `like`, `notLike`."""
 
@@ -75,7 +76,7 @@ class Compare:
     value: Scalar
 
 
-@dataclass(frozen=True)
+@by_value
 class In:
     """``column`` among ``values`` (`in`), or not (`notIn`, ``negate``)."""
 
@@ -84,7 +85,7 @@ class In:
     negate: bool
 
 
-@dataclass(frozen=True)
+@by_value
 class Between:
     """``column`` between ``low`` and ``high``, both included (`between`), or not (`notBetween`, ``negate``)."""
 
@@ -94,7 +95,7 @@ class Between:
     negate: bool
 
 
-@dataclass(frozen=True)
+@by_value
 class Check:
     """Column only: `isNull`, `isNotNull`, `isEmpty`, `isNotEmpty`."""
 
@@ -102,7 +103,7 @@ class Check:
     expr: str
 
 
-@dataclass(frozen=True)
+@by_value
 class Group:
     """`andX` (``any_=False``; also the top level) or `orX` of ``clauses``."""
 
@@ -403,8 +404,8 @@ def _compared(clause: Compare, value: JSON) -> bool:
     }[clause.expr]
 
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?")
+_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)"
+_DATE = r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?"
 _BOOLS = {"true": 1, "false": 0}
 
 
@@ -414,14 +415,14 @@ def _number(value: JSON) -> int | float | None:
         return int(value)
     if isinstance(value, (int, float)):
         return value
-    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+    if isinstance(value, str) and re.fullmatch(_NUMBER, value.strip()):
         return float(value)
     return None
 
 
 def _instant(value: JSON) -> datetime | None:
     """The value as a UTC instant (ISO 8601 date or date-time; naive is UTC), or None."""
-    if not isinstance(value, str) or not _DATE.fullmatch(value.strip()):
+    if not isinstance(value, str) or not re.fullmatch(_DATE, value.strip()):
         return None
     try:
         moment = datetime.fromisoformat(value.strip())

@@ -21,7 +21,7 @@ from chalicelib.domain.kernel.types import Doc
 from chalicelib.domain.messaging.records import SendRecord, SmsRecord
 from chalicelib.store import port as store
 
-HASH = re.compile(r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$")
+HASH = r"^([0-9a-f]{8})([0-9a-f]{10})([0-9a-f]{16})$"
 KINDS = {"email": "emailstat", "sms": "smsstat"}
 MESSAGE_KIND = "sesmessage"  # SES message id -> tracking hash (SES feedback finds its send by either)
 Record = TypeVar("Record", SendRecord, SmsRecord)
@@ -80,7 +80,7 @@ def get(channel: str, message_id: int | str, stat_id: int | str) -> Doc | None:
 
 def find(tracking_hash: str | None) -> SendRecord | None:
     """The email stat of a tracking hash, or None. One GetItem."""
-    match = HASH.match(str(tracking_hash or "").lower())
+    match = re.match(HASH, str(tracking_hash or "").lower())
     if not match:
         return None
     stat = store.get(kind("email", int(match.group(1), 16)), int(match.group(2), 16))

@@ -20,8 +20,8 @@ from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.types import JSON, Doc
 
-TOKEN = re.compile(r"(\{|%7B)([^{}\r\n]{1,250}?)(\}|%7D)", re.IGNORECASE)
-LINK = re.compile(r"(<a\b[^>]*?\bhref\s*=\s*)([\"'])(https?://[^\"'\s]+)\2", re.IGNORECASE)
+TOKEN = r"(?i)(\{|%7B)([^{}\r\n]{1,250}?)(\}|%7D)"
+LINK = r"(?i)(<a\b[^>]*?\bhref\s*=\s*)([\"'])(https?://[^\"'\s]+)\2"
 FORMATS = {"date": "F j, Y", "time": "g:i a", "datetime": "F j, Y g:i a"}
 PHP_DATE = {
     "Y": "%Y",
@@ -49,7 +49,7 @@ PIXEL = '<img height="1" width="1" src="{url}" alt="" />'
 Piece = tuple[str, bool]  # a token's text for one part, and whether it is already markup
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Links:
     """Per-recipient URLs and look-ups the tokens need; callables answer None when nothing fits."""
 
@@ -62,7 +62,7 @@ class Links:
     dynamic: Callable[[str], str] = lambda name: ""  # the email's own `dynamicContent` slot for the contact
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Sources:
     """What a template is rendered with: the contact's field values, its primary company's, its owner
     (a user document), the tokens given to the send, the links, the time and the rendered subject."""
@@ -76,7 +76,7 @@ class Sources:
     subject: str = ""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Rendered:
     """A message ready to send, and the token values used (reported with the send)."""
 
@@ -146,7 +146,7 @@ class _Renderer:
         self.used: dict[str, str] = {}
 
     def substitute(self, template: str | None) -> str:
-        return TOKEN.sub(self._replace, template or "")
+        return re.sub(TOKEN, self._replace, template or "")
 
     def _replace(self, match: re.Match[str]) -> str:
         encoded = match.group(1) != "{"
@@ -265,7 +265,7 @@ def render_text(template: str | None, sources: Sources, html: bool = False) -> t
 
 def stored_hosts(template: str | None) -> set[str]:
     """The hosts of the literal http(s) links of stored content (a host made by a token is none)."""
-    hosts = {urlsplit(unescape(match.group(3))).netloc.lower() for match in LINK.finditer(template or "")}
+    hosts = {urlsplit(unescape(match.group(3))).netloc.lower() for match in re.finditer(LINK, template or "")}
     return {host for host in hosts if host and "{" not in host}
 
 
@@ -286,7 +286,7 @@ def track_links(
             return match.group(0)
         return f"{match.group(1)}{match.group(2)}{escape(track(url))}{match.group(2)}"
 
-    return LINK.sub(replace, html)
+    return re.sub(LINK, replace, html)
 
 
 def html_to_text(html: str | None) -> str:

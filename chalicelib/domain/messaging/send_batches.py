@@ -97,7 +97,7 @@ class Channel(Protocol[P]):
         """The sent event (and points) the message writes on its contact."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Delivery(Generic[P]):
     """One contact's message in flight: the contact and its record as read, the record as claimed, and
     what the provider answered."""
@@ -111,7 +111,7 @@ class Delivery(Generic[P]):
     error: Exception | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Sent:
     """What `send` did: the outcome of each contact handled, and the SendLater that stopped it (None
     when every contact was handled)."""
@@ -130,7 +130,7 @@ def records(kind: str, contacts: Sequence[int]) -> dict[int, Doc]:
     return found
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Batch(Generic[P]):
     """One `send`: its channel, message, source and context, and what it did so far."""
 

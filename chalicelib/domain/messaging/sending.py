@@ -50,7 +50,7 @@ SCHEDULED = "Scheduled"  # a capped text message's answer (Mautic's `mautic.sms.
 Hold = Callable[[Doc, Doc], SendOutcome | None]  # hold(email, contact): an answer instead of the send, or None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Prepared:
     """An email rendered for one contact, with its send record's id and tracking hash."""
 

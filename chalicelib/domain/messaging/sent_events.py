@@ -31,7 +31,7 @@ Build = Callable[[Doc], list[Doc]]  # what a sent message writes on its contact 
 EventOf = Callable[[Context], Build]  # that, decided in a context (each contact gets one of its own)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Pending:
     """One contact's sent event: the contact as the send read it, what the event writes on it, and the
     event items when they go without the contact (None: the contact is rewritten)."""

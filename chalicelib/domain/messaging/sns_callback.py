@@ -37,8 +37,8 @@ SIGNED = {
     "SubscriptionConfirmation": ("Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"),
     "UnsubscribeConfirmation": ("Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"),
 }
-TOPIC_ARN = re.compile(r"^arn:(aws|aws-cn|aws-us-gov):sns:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):[A-Za-z0-9_-]{1,256}$")
-CERT_PATH = re.compile(r"^/SimpleNotificationService-[A-Za-z0-9]{1,64}\.pem$")
+TOPIC_ARN = r"^arn:(aws|aws-cn|aws-us-gov):sns:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):[A-Za-z0-9_-]{1,256}$"
+CERT_PATH = r"^/SimpleNotificationService-[A-Za-z0-9]{1,64}\.pem$"
 REFUSED = "The message is not one Amazon SNS signed for a topic this service accepts."
 QUEUE = "feedback"
 FAILURE_SECONDS = 300.0  # a certificate URL that could not be fetched is not asked for again for this long
@@ -61,7 +61,7 @@ def forget() -> None:
 
 def regional_host(topic_arn: str) -> str:
     """The SNS host of an accepted topic's region (Refused for a topic not accepted)."""
-    found = TOPIC_ARN.match(topic_arn)
+    found = re.match(TOPIC_ARN, topic_arn)
     if topic_arn not in config.active().MAILER_CALLBACK_TOPICS or found is None:
         raise Refused(f"topic {topic_arn[:300]!r} is not one of MAILER_CALLBACK_TOPICS")
     partition, region, account = found.groups()
@@ -74,7 +74,7 @@ def certificate_url(url: str, host: str) -> bool:
     """Whether `url` is `https://<host>/SimpleNotificationService-<name>.pem` and nothing else."""
     parts = urlsplit(url)
     exact = parts.scheme == "https" and parts.netloc == host and not parts.query and not parts.fragment
-    return exact and bool(CERT_PATH.match(parts.path))
+    return exact and bool(re.match(CERT_PATH, parts.path))
 
 
 def subscribe_url(url: str, host: str, topic_arn: str) -> bool:

@@ -49,7 +49,7 @@ def pending(sms_id: EntityId, contact_ids: list[int]) -> list[int]:
     return [c for c in contact_ids if (records.get(c) or {}).get("status") not in REACHED]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Text:
     """A text message rendered for one contact, with its send record's id and number."""
 

@@ -31,7 +31,7 @@ from chalicelib.ports import files as bucket
 
 PREFIX = "themes/"
 TTL = 60.0  # seconds a container keeps a theme's templates (a reinstalled theme shows after this)
-KEY = re.compile(r"[A-Za-z0-9_\-]+")
+KEY = r"[A-Za-z0-9_\-]+"
 MAIN_SLOTS = frozenset({"body", "content", "main"})
 BLANK_HTML = (
     "<!DOCTYPE html>\n<html>\n<head>{% block head %}{% endblock %}</head>\n<body>{{ content|raw }}</body>\n</html>\n"
@@ -40,11 +40,11 @@ BUILT_IN = {"blank": {f"html/{name}.html.twig": BLANK_HTML for name in ("message
 
 _OPEN = re.compile(r"{content}|{[{%#]")  # where a Twig tag (or the `{content}` placeholder) starts
 _CLOSE = {"{{": "}}", "{%": "%}", "{#": "#}"}
-_CONTENT = re.compile(r"{content}|{{-?\s*content\s*(?:\|\s*raw\s*)?-?}}")
-_SLOT = re.compile(r"{{-?\s*slot\(\s*['\"]([\w.\-]+)['\"].*", re.S)
-_BLOCK = re.compile(r"{%-?\s*block\s+(\w+)\s*-?%}")
-_ENDBLOCK = re.compile(r"{%-?\s*endblock(?:\s+\w+)?\s*-?%}")
-_EXTENDS = re.compile(r"{%-?\s*extends\s.*?(html/[\w.\-]+\.twig).*", re.S)
+_CONTENT = r"{content}|{{-?\s*content\s*(?:\|\s*raw\s*)?-?}}"
+_SLOT = r"(?s){{-?\s*slot\(\s*['\"]([\w.\-]+)['\"].*"
+_BLOCK = r"{%-?\s*block\s+(\w+)\s*-?%}"
+_ENDBLOCK = r"{%-?\s*endblock(?:\s+\w+)?\s*-?%}"
+_EXTENDS = r"(?s){%-?\s*extends\s.*?(html/[\w.\-]+\.twig).*"
 _cache: dict[str, tuple[float, dict[str, str] | None]] = {}
 
 
@@ -66,7 +66,7 @@ def templates(key: str) -> dict[str, str] | None:
     hit = _cache.get(key)
     if hit is not None and clock.fresh(hit[0], TTL, now):
         return hit[1]
-    found = bucket.get(f"{PREFIX}{key}/theme.zip") if KEY.fullmatch(key) else None
+    found = bucket.get(f"{PREFIX}{key}/theme.zip") if re.fullmatch(KEY, key) else None
     try:
         texts = _read(found[0]) if found else None
     except (zipfile.BadZipFile, KeyError):
@@ -104,10 +104,10 @@ def _blocks(source: str) -> list[tuple[str, int, int, int, int]]:
     stack: list[tuple[str, int, int]] = []
     found = []
     for start, end, text in _tags(source):
-        opening = _BLOCK.fullmatch(text)
+        opening = re.fullmatch(_BLOCK, text)
         if opening:
             stack.append((opening.group(1), start, end))
-        elif _ENDBLOCK.fullmatch(text) and stack:
+        elif re.fullmatch(_ENDBLOCK, text) and stack:
             name, block_start, body_start = stack.pop()
             if not stack:
                 found.append((name, block_start, body_start, start, end))
@@ -119,7 +119,7 @@ def _source(texts: Mapping[str, str], feature: str) -> str | None:
     child = texts.get(f"html/{feature}.html.twig")
     if child is None:
         return None
-    parent = next((_EXTENDS.fullmatch(text) for _, _, text in _tags(child) if _EXTENDS.fullmatch(text)), None)
+    parent = next((re.fullmatch(_EXTENDS, text) for _, _, text in _tags(child) if re.fullmatch(_EXTENDS, text)), None)
     base = texts.get(parent.group(1)) if parent else None
     if base is None:
         return child
@@ -136,8 +136,8 @@ def _placed(source: str, content: str) -> str:
     pass: the content itself is never read as a template)."""
     parts, position, placed = [], 0, False
     for start, end, text in _tags(source):
-        slot = _SLOT.fullmatch(text)
-        main = _CONTENT.fullmatch(text) is not None or (slot is not None and slot.group(1) in MAIN_SLOTS)
+        slot = re.fullmatch(_SLOT, text)
+        main = re.fullmatch(_CONTENT, text) is not None or (slot is not None and slot.group(1) in MAIN_SLOTS)
         parts += [source[position:start], content if main else ""]
         placed, position = placed or main, end
     html = "".join(parts) + source[position:]

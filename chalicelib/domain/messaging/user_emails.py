@@ -27,7 +27,7 @@ from chalicelib.domain.messaging import email_messages, email_sends, recipients,
 from chalicelib.ports import mail, queues, window_counters
 from chalicelib.store import port as store
 
-FIELD_TOKEN = re.compile(r"^\{contactfield=([\w-]+)(?:\|([^}]*))?\}$")
+FIELD_TOKEN = r"^\{contactfield=([\w-]+)(?:\|([^}]*))?\}$"
 Outcome = tuple[str, str | None]  # ("ok" | "failed", reason)
 
 
@@ -111,7 +111,7 @@ def _addresses(value: JSON, contact: Doc, ctx: Context) -> list[str]:
     values = contact.get("values") or {}
     found = []
     for part in (p.strip() for p in str(value or "").split(",")):
-        token = FIELD_TOKEN.match(part)
+        token = re.match(FIELD_TOKEN, part)
         if token:
             alias, default = token.group(1), token.group(2) or ""
             part = str(values.get(alias) or default) if alias in emails else default

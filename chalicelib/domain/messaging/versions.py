@@ -28,7 +28,7 @@ from chalicelib.store import port as store
 BUCKETS = 10_000  # a contact's share of 100 %, in hundredths of a percent
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Versions:
     """An email's A/B test and translations as a send sees them."""
 
@@ -42,7 +42,7 @@ class Versions:
         return bool(self.variants)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Version:
     """The email a contact gets (`doc`) and, when the email is an A/B test, the variant picked
     (`variant`, the parent or a child: the test's counts go to it, whichever translation is sent)."""

@@ -16,18 +16,18 @@ Pure: the hits come from the caller (the contact's `page.hit` timeline events).
 
 import fnmatch
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.domain.contacts import time_on_page
 from chalicelib.domain.kernel import attributes as a
 from chalicelib.domain.kernel.types import JSON
+from chalicelib.records import record
 
 UNIT_SECONDS = {"i": 60, "H": 3600, "d": 86400, "m": 2_592_000}
 COUNTED = ("first_time", "page_hits", "accumulative_time", "returns_within", "returns_after")
 
 
-@dataclass(frozen=True)
+@record
 class Hit:
     """A page hit of the contact: its URL and time."""
 

@@ -10,7 +10,6 @@ the ``date`` operator, and ``=`` with an interval, compare whole days.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
 from typing import Any, Callable
@@ -18,6 +17,7 @@ from typing import Any, Callable
 from dateutil.relativedelta import relativedelta
 
 from chalicelib.domain.segments.filter_values import as_instant
+from chalicelib.records import record
 
 Test = Callable[[Any, datetime], bool]  # test(stored value as read, now)
 Span = tuple[date, date]  # a half-open range of days, or of instants (datetimes) on the instant axis
@@ -42,11 +42,11 @@ MAX_INTERVAL_DAYS = 366_000
 
 DAY = timedelta(days=1)
 TICK = timedelta(microseconds=1)
-_INTERVAL = re.compile(r"([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s?", re.ASCII)
+_INTERVAL = r"(?a)([+-])\s*(\d{1,9})\s*(minute|hour|day|week|month|year)s?"
 _DATE_HINT = "a date (Y-m-d, Y-m-d H:i:s, ISO 8601), a relative date (today, week_last, month_this, ...)"
 
 
-@dataclass(frozen=True)
+@record
 class _When:
     """A date filter value: a keyword (range or yearly), an interval from now, or an absolute instant."""
 
@@ -65,7 +65,7 @@ def date_target(raw: Any) -> _When:
     lowered = text.lower()
     if lowered in DATE_KEYWORDS or lowered in YEARLY_KEYWORDS:
         return _When(keyword=lowered)
-    interval = _INTERVAL.fullmatch(lowered)
+    interval = re.fullmatch(_INTERVAL, lowered)
     if interval:
         return _When(delta=_delta(*interval.groups()))
     moment = as_instant(text) if text else None

@@ -9,7 +9,6 @@ each negative operator in :data:`NEGATIONS` is left to the caller as the negatio
 from __future__ import annotations
 
 import operator as op
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Callable, Iterable
@@ -39,6 +38,7 @@ from chalicelib.domain.segments.filter_values import (
     text_target,
     time_target,
 )
+from chalicelib.records import record
 
 EQUALITY = ("=", "!=")
 ORDER = ("gt", "gte", "lt", "lte")
@@ -50,7 +50,7 @@ OPERATORS = EQUALITY + ORDER + EMPTINESS + PATTERNS + LISTS + RANGES + ("date",)
 NEGATIONS = {"!=": "=", "!like": "like", "!regexp": "regexp", "!in": "in", "!between": "between", "empty": "!empty"}
 
 
-@dataclass(frozen=True)
+@record
 class _Kind:
     """How one filter type reads stored values, parses filter values and compares the two.
 

@@ -13,8 +13,8 @@ from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-_TIME = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?", re.ASCII)
+_NUMBER = r"(?a)[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_TIME = r"(?a)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
 _TRUTHS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
@@ -48,7 +48,7 @@ def as_folded(value: Any) -> str | None:
 def as_number(value: Any) -> float | None:
     """A finite number from a number or a decimal string, else None (booleans are not numbers)."""
     if isinstance(value, str):
-        if not _NUMBER.fullmatch(value.strip()):
+        if not re.fullmatch(_NUMBER, value.strip()):
             return None
     elif isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         return None
@@ -77,7 +77,7 @@ def as_boolean(value: Any) -> bool | None:
 
 def as_seconds(value: Any) -> int | None:
     """Seconds since midnight of an ``HH:MM[:SS]`` time, else None."""
-    match = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
+    match = re.fullmatch(_TIME, value.strip()) if isinstance(value, str) else None
     if not match:
         return None
     hours, minutes, seconds = (int(part or 0) for part in match.groups())

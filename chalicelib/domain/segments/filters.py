@@ -18,7 +18,6 @@ Semantics follow Mautic's segment query builder on MySQL (operators in :mod:`.fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -37,6 +36,7 @@ from chalicelib.domain.segments.filter_operators import (
     positive_test,
 )
 from chalicelib.domain.segments.filter_values import as_integer, as_utc, bounds, listed
+from chalicelib.records import record
 
 # A contact as the engine sees it: {"lead": {alias or special field: value}, "companies": [{alias: value}]}
 Subject = Mapping[str, Any]
@@ -194,7 +194,7 @@ def _type_problem(given: str | None, field: str, field_type: str) -> str | None:
 # --- compilation ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Compiled:
     """One filter: ``test`` (the positive operator) on the values ``values`` picks, negated when ``negate``."""
 

@@ -7,7 +7,6 @@ under the column names of Mautic's query, values as database strings)."""
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
@@ -15,11 +14,12 @@ from chalicelib.domain.messaging.stats_tables import db_value
 from chalicelib.domain.views import charts, widget_base
 from chalicelib.domain.views.report_sources import Source
 from chalicelib.domain.views.time_range import Range
+from chalicelib.records import record
 
 TABLE_LIMIT = 10  # rows of a table graph (Mautic's `$limit = 10`)
 
 
-@dataclass(frozen=True)
+@record
 class Rows:
     """The rows a graph is drawn from, the range it was asked for, the bound source (for aliases)."""
 
@@ -38,7 +38,7 @@ class Rows:
 Draw = Callable[[Rows, str], Doc]  # (rows, graph name) -> the graph's data as setGraph receives it
 
 
-@dataclass(frozen=True)
+@record
 class Graph:
     """One graph of a source: Mautic's type (`line`, `pie`, `table`), the join prefixes its rows need
     besides the report's, and how it is drawn."""

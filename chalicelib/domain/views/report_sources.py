@@ -8,7 +8,7 @@ docs/permissions.md). The event sources join the documents a row names (`Join`: 
 `a.*`), as Mautic's report builder joins their tables, under Mautic's aliases (docs/views.md)."""
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from chalicelib.domain.contacts import custom_fields
 from chalicelib.domain.kernel import access, counters, references, registry
@@ -16,6 +16,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import stats_tables
 from chalicelib.domain.views import stats_catalogue, stats_event_tables
+from chalicelib.records import record
 
 CONTACT_FIELDS = (
     "title",
@@ -65,7 +66,7 @@ STANDARD_KEYS = {
 FIELD_TYPES = {"number": "float", "boolean": "bool", "date": "date", "datetime": "datetime"}  # else string
 
 
-@dataclass(frozen=True)
+@record
 class Join:
     """A document a row names, joined as Mautic's report builder joins its table: the `kind` whose id
     the row's `on` column holds; `columns(ctx)` {column name: (label, type)} and `values(doc, ctx)`
@@ -85,7 +86,7 @@ class Join:
         return f"{self.prefix}_{name}" if name in STANDARD else name
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """A report source: its label, its columns {`prefix.column`: (alias, label, type)}, the column
     dated by `dateFrom`/`dateTo`, `read(descending, ctx, refusal)`: its rows in that column's order

@@ -22,14 +22,14 @@ from chalicelib.domain.views import report_graphs
 from chalicelib.domain.views.time_range import Range
 
 FIELD = "filter[graph]"  # Mautic's widget parameter `graph`, sent through WidgetApiController's `filter`
-GRAPH = re.compile(r"^\s*([1-9][0-9]*):([A-Za-z0-9_.]+)\s*$")
+GRAPH = r"^\s*([1-9][0-9]*):([A-Za-z0-9_.]+)\s*$"
 
 
 def _graph(query: Mapping[JSON, JSON]) -> tuple[int, str]:
     """(report id, graph name) of `filter[graph]`; a 400 naming it when missing or malformed."""
     given = query.get("filter")
     value = given.get("graph") if isinstance(given, dict) else None
-    found = GRAPH.match(value) if isinstance(value, str) else None
+    found = re.match(GRAPH, value) if isinstance(value, str) else None
     if found is None:
         raise invalid(FIELD, "The graph is <report id>:<graph name>, e.g. 1:mautic.page.graph.line.hits.")
     return int(found.group(1)), found.group(2)

@@ -19,7 +19,7 @@ every contact), `webhook_logs` a webhook view (an own-only caller sees their hoo
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from chalicelib import config
 from chalicelib.domain.kernel import access
@@ -32,6 +32,7 @@ from chalicelib.domain.views.stats_contact_tables import DEVICE_COLUMNS, FREQUEN
 from chalicelib.domain.views.stats_contact_tables import READERS as KEPT
 from chalicelib.domain.views.stats_event_tables import READERS as EVENTS
 from chalicelib.domain.views.stats_event_tables import Reader
+from chalicelib.records import record
 
 CONTACT_TABLE_NEEDS = ("lead:leads:viewother",)
 WEBHOOK_NEEDS = ("webhook:webhooks:viewown", "webhook:webhooks:viewother")
@@ -42,7 +43,7 @@ UTM = ("utm_campaign", "utm_content", "utm_medium", "utm_source", "utm_term")
 HIT_PLACE = ("country", "region", "city", "isp", "organization", "code", "referer", "url")
 
 
-@dataclass(frozen=True)
+@record
 class Table:
     """A table of the catalogue: Mautic's `columns` in its table order (`listed`: what `GET /stats`
     names, when more than a row holds), `read` (None: nothing kept, always empty), the columns whose
@@ -242,7 +243,7 @@ def _require(table: Table, ctx: Context) -> None:
     access.require_any(ctx, table.needs)
 
 
-@dataclass(frozen=True)
+@record
 class Order:
     """Mautic's `order[0][col|dir]`: `column` None when the table's own read order serves (no order, or
     a column of `Table.order`), else the column the rows are sorted by after the read."""

@@ -42,7 +42,7 @@ ALLOWED_EXTENSIONS = {
     "otf",
     "map",
 }
-KEY = re.compile(r"[^A-Za-z0-9_\-]")
+KEY = r"[^A-Za-z0-9_\-]"
 
 USERS = ("email", "page")  # the kinds whose `template` names a theme
 
@@ -108,7 +108,7 @@ def archive(key: str) -> tuple[bytes, str]:
 
 def _valid(key: str) -> bool:
     """Whether `key` can name a stored theme (letters, digits, `-`, `_`)."""
-    return bool(key) and KEY.sub("", key) == key
+    return bool(key) and re.sub(KEY, "", key) == key
 
 
 def _key_of(filename: str | None) -> str:
@@ -116,7 +116,7 @@ def _key_of(filename: str | None) -> str:
     if not base.lower().endswith(".zip"):
         extension = posixpath.splitext(base)[1].lstrip(".") or "(none)"
         raise invalid("file", f"The file extension {extension} is not allowed.")
-    key = KEY.sub("", base[:-4].replace(" ", "-"))
+    key = re.sub(KEY, "", base[:-4].replace(" ", "-"))
     if not key:
         raise invalid("file", "The theme's file name holds no letters or digits.")
     if key in BUILT_IN:

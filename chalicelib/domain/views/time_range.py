@@ -2,7 +2,6 @@
 as a range reaches, with a ceiling on the rows one request may read."""
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 
 from dateutil import parser as date_parser
@@ -10,6 +9,7 @@ from dateutil import parser as date_parser
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.kernel.errors import DomainError, invalid
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.records import record
 
 MAX_ROWS_READ = 50_000  # rows one view request may read before it is refused (docs/storage.md)
 DB_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -25,7 +25,7 @@ class TooMuch(DomainError):
         )
 
 
-@dataclass(frozen=True)
+@record
 class Range:
     """An inclusive UTC range; either end may be open (None). `zone`: where the range was asked from
     (a widget's `timezone`), the zone its charts cut their buckets in."""

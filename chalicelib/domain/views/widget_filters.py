@@ -10,9 +10,7 @@ BatchGetItem per 100), the automation and, for events naming a send, the send re
 BatchGetItem per 100). Naming a company, automation or segment needs its view (`check`)."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from chalicelib.domain.kernel import access, references, registry
 from chalicelib.domain.kernel import attributes as a
@@ -21,12 +19,13 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.errors import invalid
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.domain.messaging import email_stats
+from chalicelib.records import record
 from chalicelib.store import port as store
 
 CONTACT_KEYS = ("companyId", "campaignId", "segmentId")
 
 
-@dataclass(frozen=True)
+@record
 class Params:
     """A widget's filters: `flag` (a name, or a list of segment ids for `lead.lifetime`), `dataset`
     names, the contact filters (None: not filtered), and `segments.build.time`'s `order` and
@@ -106,6 +105,8 @@ def zone(query: Mapping[str, JSON]) -> tzinfo | None:
     name = query.get("timezone")
     if name in (None, ""):
         return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: its import reads sysconfig (~3 ms)
+
     try:
         return ZoneInfo(str(name))
     except (ZoneInfoNotFoundError, ValueError):

@@ -6,7 +6,7 @@ datasets drawn follow Mautic's `filter[flag]` and `dataset`, buckets are cut in 
 (`widget_filters.py`)."""
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import tzinfo
 
 from chalicelib.domain.kernel import access, registry, timeline
@@ -27,6 +27,7 @@ from chalicelib.domain.views import (
 from chalicelib.domain.views.time_range import Range
 from chalicelib.domain.views.widget_base import ASSET, EMAIL, FORM, PAGE, contact_of
 from chalicelib.domain.views.widget_filters import Params
+from chalicelib.records import record
 
 CATEGORIES = {
     "core": "Core Widgets",
@@ -59,7 +60,7 @@ DEFAULT_DAYS = 30
 RECENT_LIMIT = 10
 
 
-@dataclass(frozen=True)
+@record
 class Series:
     """One dataset: the timeline events it counts (None: created contacts), the value each adds,
     and `distinct`, when it counts distinct values (contacts) per bucket instead."""

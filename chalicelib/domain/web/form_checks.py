@@ -16,7 +16,7 @@ from chalicelib.domain.kernel.addresses import normalized
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+HEADER_NAME = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 
 
 def check(actions: Iterable[Doc] | None, errors: dict[str, list[str]], ctx: Context) -> None:
@@ -85,7 +85,7 @@ def _check_repost(props: Doc, ctx: Context) -> dict[str, str]:
     )
     header = str(props.get("authorization_header") or "")
     name, colon, _value = header.partition(":")
-    if "\r" in header or "\n" in header or (colon and not HEADER_NAME.match(name.strip())):
+    if "\r" in header or "\n" in header or (colon and not re.match(HEADER_NAME, name.strip())):
         errors["authorization_header"] = "A header is one line: `Name: value`, or the value of Authorization."
     return dict(errors, **_address_errors(props, ("failure_email",)))
 

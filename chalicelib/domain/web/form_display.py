@@ -24,7 +24,7 @@ def uses_progressive_profiling(form: Doc) -> bool:
     )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Visitor:
     """What the form knows of the visitor: its contact's field values and its earlier submissions' results."""
 
@@ -33,7 +33,7 @@ class Visitor:
     known: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Limit:
     """Mautic's DisplayManager: how many fields are shown so far, against the form's limit."""
 

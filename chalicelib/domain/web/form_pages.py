@@ -19,7 +19,7 @@ from chalicelib.domain.web import form_display, form_html
 from chalicelib.domain.web.form_display import Visitor
 from chalicelib.store import port as store
 
-TOKEN = re.compile(r"{form=(\d+)}")
+TOKEN = r"{form=(\d+)}"
 
 
 def published(form_id: JSON, ctx: Context) -> Doc:
@@ -121,7 +121,7 @@ def replace_tokens(
                 cache[match.group(1)] = ""
         return cache[match.group(1)]
 
-    return TOKEN.sub(one, html) if "{form=" in html else html
+    return re.sub(TOKEN, one, html) if "{form=" in html else html
 
 
 def tracked(contact_id: JSON) -> Doc | None:

@@ -11,7 +11,7 @@ from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.store import port as store
 
-TOKEN = re.compile(r"(?:{|%7B)(formfield|contactfield|pagelink)=([^}%]*?)(?:\|([^}%]*))?(?:}|%7D)")
+TOKEN = r"(?:{|%7B)(formfield|contactfield|pagelink)=([^}%]*?)(?:\|([^}%]*))?(?:}|%7D)"
 
 
 def replace(text: str, submission: Doc, contact: Doc | None, ctx: Context, in_url: bool) -> str:
@@ -28,7 +28,7 @@ def replace(text: str, submission: Doc, contact: Doc | None, ctx: Context, in_ur
         found: JSON = (submission.get("results") or {}).get(name) if kind == "formfield" else values.get(name)
         return encode(str(found if found not in (None, "") else default))
 
-    return TOKEN.sub(one, text)
+    return re.sub(TOKEN, one, text)
 
 
 def _page_url(page_id: str, ctx: Context) -> str:

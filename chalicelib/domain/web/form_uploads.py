@@ -8,13 +8,13 @@ base64-encoded on the way), so no field takes more than `UPLOAD_MAX_BYTES` (docs
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from chalicelib import config
 from chalicelib.domain.kernel import files
 from chalicelib.domain.kernel.errors import NotFound
 from chalicelib.domain.kernel.types import JSON, Doc
 from chalicelib.ports import files as bucket
+from chalicelib.records import record
 from chalicelib.store import port as entities
 
 MB = 1_048_576  # Mautic's FileHelper::BYTES_TO_MEGABYTES_RATIO
@@ -24,7 +24,7 @@ PREFIX = "form"  # the bucket's folder of form uploads: form/<form id>/<submissi
 Upload = tuple[str, str, bytes]  # (client file name, content type, bytes) of a multipart part
 
 
-@dataclass(frozen=True)
+@record
 class Pending:
     """A checked upload of one field, stored once the submission has its id."""
 

@@ -16,7 +16,7 @@ PHONE_INVALID = (
     "for this field (eg: \u202a+14028650000)."
 )
 EMAIL_REFUSED = "Cannot be sent with this email"
-PHONE_CHARACTERS = re.compile(r"^\+[0-9 ().\-/]+$")
+PHONE_CHARACTERS = r"^\+[0-9 ().\-/]+$"
 
 
 def error(field: Doc, value: str) -> str | None:
@@ -37,7 +37,7 @@ def _on(flag: object) -> bool:
 def international(value: str) -> bool:
     """Whether a number reads as international: `+`, a country calling code that exists, then 2 to
     17 digits of subscriber number (libphonenumber's lengths), with the usual separators."""
-    if not PHONE_CHARACTERS.match(value.strip()):
+    if not re.match(PHONE_CHARACTERS, value.strip()):
         return False
     digits = re.sub(r"\D", "", value)
     code = next((digits[:n] for n in (1, 2, 3) if digits[:n] in CALLING_CODES), None)

@@ -48,7 +48,7 @@ def is_crawler(user_agent: str | None) -> bool:
     return not agent or (not agent.startswith(config.active().TRACKED_CLIENTS) and _crawlers().is_crawler(agent))
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Visit:
     """Who calls a public endpoint: client IP, HTTP referer, query string, tracked contact (the signed
     visitor token), User-Agent, and whether the browser only prefetches (Purpose/Sec-Purpose).

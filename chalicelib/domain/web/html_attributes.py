@@ -8,14 +8,14 @@ from html import escape
 
 from chalicelib.domain.kernel.types import JSON
 
-ATTRIBUTE = re.compile(r"""([A-Za-z_:][-A-Za-z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+ATTRIBUTE = r"""([A-Za-z_:][-A-Za-z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?"""
 Attrs = dict[str, list[str] | str]
 
 
 def parse(text: JSON) -> Attrs:
     """The attributes of a string (`class` as a list of names); event handlers (`on…`) are dropped."""
     found: Attrs = {}
-    for match in ATTRIBUTE.finditer(str(text or "")):
+    for match in re.finditer(ATTRIBUTE, str(text or "")):
         name = match.group(1).lower()
         value = next((g for g in match.groups()[1:] if g is not None), "")
         if name.startswith("on"):

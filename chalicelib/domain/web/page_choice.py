@@ -21,7 +21,7 @@ COOKIE_SECONDS = 14 * 86400
 FAMILY = "pagefamily"  # what `public_docs` keeps of a test's variants or a page's translations
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Request:
     """What the visitor's request says about its choice: the variant cookies it sends
     ({parent id: variant id}), its `Accept-Language`, the language of the URL and `ntrd`."""
@@ -32,7 +32,7 @@ class Request:
     no_redirect: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Choice:
     """The page to serve, or the URL to send the visitor to, and the variant cookie to set."""
 

@@ -96,7 +96,7 @@ def by_alias(alias: str, ctx: Context) -> Doc:
     return page
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Served:
     """A landing page's answer: 200 with its HTML, or a redirect; the variant cookie to set; whether
     search engines are told not to index it (`noIndex`)."""

@@ -37,7 +37,7 @@ from chalicelib.store import port as store
 from chalicelib.store.port import Derived, EntityId
 
 NOT_INPUT = ("button", "freetext", "freehtml", "pagebreak", "plugin.loginSocial")
-TEL = re.compile(r"^\+?[0-9 ().\-/]{3,}$")
+TEL = r"^\+?[0-9 ().\-/]{3,}$"
 
 
 def kind(form_id: EntityId) -> str:
@@ -51,7 +51,7 @@ def _type_error(field: Doc, value: str) -> str | None:
         "email": _coerces,
         "url": _coerces,
         "datetime": _coerces,
-        "tel": lambda k, v: TEL.match(v),
+        "tel": lambda k, v: re.match(TEL, v),
         "number": lambda k, v: re.match(r"^-?\d+(\.\d+)?$", v),
         "date": lambda k, v: re.match(r"^\d{4}-\d{2}-\d{2}$", v) and _coerces(k, v),
     }
