@@ -18,7 +18,9 @@ exactly what the single-entity endpoint does (contacts deduplicate per item: sta
 an existing contact was matched and updated; PATCH needs the entity, PUT creates a missing one
 with a new id). The service validates the whole item before writing anything, so an item that
 fails writes nothing and the items after it still run. Unexpected exceptions are caught per item
-too (logged, item error 500).
+too (logged, item error 500); an item whose AWS dependency stayed throttled or failing past the SDK's
+retries is its 503 entry (nothing of it written: its writes are single items or transactions), and the
+answer then carries `Retry-After`, as a whole request's 503 does (docs/reliability.md).
 
 Permissions (`api/route_needs.py`, as Mautic): batch/new needs `create` (a plain 403 for the whole
 batch otherwise); each edited or deleted item is checked against its own document (own/other), and
@@ -78,7 +80,7 @@ from typing import Any
 
 from chalicelib import bootstrap, config
 from chalicelib.api import route_needs
-from chalicelib.api.errors import NOT_FOUND_PATH, UNEXPECTED, ApiError
+from chalicelib.api.errors import NOT_FOUND_PATH, UNAVAILABLE, UNEXPECTED, ApiError
 from chalicelib.api.request import ApiRequest
 from chalicelib.api.routing import METHODS, Answer, Contract, Handler, Reply, Routes
 from chalicelib.domain.kernel import access, batching, cache_keys, service
@@ -88,6 +90,7 @@ from chalicelib.domain.kernel.errors import DomainError, Forbidden, NotFound
 from chalicelib.domain.kernel.present import present
 from chalicelib.domain.kernel.resources import Resource
 from chalicelib.domain.kernel.types import JSON, Doc
+from chalicelib.ports import outages
 from chalicelib.store.common import TooLarge
 
 log = logging.getLogger(__name__)
@@ -209,6 +212,9 @@ class Outcome:
             return item_error(error)
         if isinstance(error, TooLarge):  # over what an item may hold (store/documents.py): not written
             return {"code": 413, "message": str(error), "details": {"body": [str(error)]}, "type": None}
+        if outages.unavailable(error):  # AWS throttled or failing past the SDK's retries: not a bug
+            log.warning("batch item %s of %s: dependency unavailable: %s", key, self.resource.kind, error)
+            return {"code": 503, "message": UNAVAILABLE, "details": [], "type": None}
         log.error("batch item %s of %s failed", key, self.resource.kind, exc_info=error)
         return {"code": 500, "message": UNEXPECTED, "details": [], "type": None}
 
@@ -233,7 +239,8 @@ class Outcome:
             body["statusCodes"] = php_array(self.codes)
         if self.errors:
             body["errors"] = php_array(self.errors)
-        return Reply(body, status)
+        retry = any(code == 503 for _, code in self.codes)
+        return Reply(body, status, {"Retry-After": str(config.active().RETRY_AFTER_SECONDS)} if retry else {})
 
 
 def _batch_new(resource: Resource) -> Handler:

@@ -512,3 +512,47 @@ def test_unknown_batch_action_is_the_unknown_path_404(api):
     for method in ("GET", "POST", "DELETE"):
         r = api.call(method, "/api/contacts/batch/remove")
         assert r.status_code == 404 and r.json == NOT_FOUND_PATH
+
+
+def test_an_item_whose_dependency_is_unavailable_is_its_503_and_the_answer_says_when_to_retry(api, monkeypatch):
+    from chalicelib import config
+    from chalicelib.api.errors import UNAVAILABLE
+    from chalicelib.domain.kernel import service
+    from devstack.memory.faults import Outage
+
+    real = service.create
+
+    def throttled(resource, payload, ctx, system=None):
+        if payload.get("email") == "busy@example.com":
+            raise Outage("DynamoDB throttled past the SDK's retries")
+        return real(resource, payload, ctx, system)
+
+    monkeypatch.setattr(service, "create", throttled)
+    r = api.post("/api/contacts/batch/new", [{"email": "busy@example.com"}, {"email": "b@example.com"}])
+    assert r.status_code == 201 and r.headers["Retry-After"] == str(config.active().RETRY_AFTER_SECONDS)
+    assert r.json["statusCodes"] == [503, 201]
+    assert r.json["errors"][0] == {"code": 503, "message": UNAVAILABLE, "details": [], "type": None}
+    assert list(r.json["contacts"]) == ["1"] and total(api) == 1
+
+
+def test_a_grouped_write_the_store_could_not_make_for_now_is_its_items_503(api, monkeypatch):
+    from chalicelib.domain.kernel import batching
+    from devstack.memory.faults import Outage
+
+    real = batching.store.create_many
+
+    def one_throttled(entries):
+        down = [entry.get("email") == "busy@example.com" for entry in entries]
+        stored = iter(real([entry for entry, no in zip(entries, down, strict=True) if not no]))
+        return [Outage("throttled") if no else next(stored) for no in down]
+
+    monkeypatch.setattr(batching.store, "create_many", one_throttled)
+    r = api.post("/api/contacts/batch/new", [{"email": "a@example.com"}, {"email": "busy@example.com"}])
+    assert r.status_code == 201 and r.json["statusCodes"] == [201, 503] and r.json["errors"]["1"]["code"] == 503
+    assert r.headers["Retry-After"]
+    assert total(api) == 1
+
+
+def test_a_batch_without_an_unavailable_item_has_no_retry_after(api):
+    r = api.post("/api/contacts/batch/new", [{"email": "a@example.com"}, {"email": "not-an-email"}])
+    assert r.json["statusCodes"] == [201, 400] and "Retry-After" not in r.headers
