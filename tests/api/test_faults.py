@@ -74,6 +74,43 @@ def _failing_once(monkeypatch, target, name):
     return calls
 
 
+def _listed(body, key):
+    """A batch answer's list (`statusCodes`, `contacts`): a list, or a PHP array answered as an object."""
+    found = body.get(key) or []
+    return list(found.values()) if isinstance(found, dict) else list(found)
+
+
+def _check_items(response):
+    """No item of a batch answered 500; one that answered 503 makes the answer say when to retry."""
+    codes = _listed(response.json_body, "statusCodes")
+    assert 500 not in codes, response.body
+    if 503 in codes:
+        assert response.headers["Retry-After"]
+
+
+def test_fault_injection_batch_items_are_applied_or_their_own_503_and_acknowledged_ones_are_kept(api, faulty):
+    created, deleted, unknown, answers = {}, set(), set(), []
+    faulty(RATE, seed=int(os.environ.get("FAULT_SEED") or 31))
+    for n in range(ROUNDS):
+        response = api.post("/api/contacts/batch/new", [{"email": f"batch{n}x{i}@example.com"} for i in range(3)])
+        if _check(response, answers):
+            _check_items(response)
+            created.update({c["id"]: c["fields"]["all"]["email"] for c in _listed(response.json_body, "contacts")})
+        ids = [i for i in list(created)[-3:] if i not in deleted | unknown]
+        edited = api.patch("/api/contacts/batch/edit", [{"id": i, "lastname": f"L{n}"} for i in ids])
+        if _check(edited, answers):
+            _check_items(edited)
+        if n % 4 == 3 and ids:
+            removed = api.delete(f"/api/contacts/batch/delete?ids={ids[0]}")
+            done = _check(removed, answers) and _listed(removed.json_body, "contacts")
+            (deleted if done else unknown).add(ids[0])  # a 503 may have come after the delete was applied
+    faults.stop()
+    for contact in set(created) - deleted - unknown:
+        assert api.get(f"/api/contacts/{contact}").json_body["contact"]["fields"]["all"]["email"] == created[contact]
+    assert all(api.get(f"/api/contacts/{contact}").status_code == 404 for contact in deleted)
+    print(f"{len(answers)} batch requests, {answers.count(503)} answered 503, {faults.failed()} faults injected")
+
+
 def test_request_retry_runs_a_read_again_after_aws_unavailable(api, monkeypatch):
     from chalicelib.api import standard
 
