@@ -487,17 +487,22 @@ def test_contact_fields_created_in_one_batch_see_each_other(api):
     assert value(c, "hat") == "big" and value(c, first["alias"]) == 42
 
 
-def test_unexpected_failure_of_one_item_spoils_nothing_else(api, monkeypatch):
+def _create_failing(monkeypatch, email, error):
+    """`service.create` raising `error` for the contact of `email`, creating the others."""
     from chalicelib.domain.kernel import service
 
     real = service.create
 
-    def flaky(resource, payload, ctx, system=None):
-        if payload.get("email") == "boom@example.com":
-            raise RuntimeError("boom")
+    def failing(resource, payload, ctx, system=None):
+        if payload.get("email") == email:
+            raise error
         return real(resource, payload, ctx, system)
 
-    monkeypatch.setattr(service, "create", flaky)
+    monkeypatch.setattr(service, "create", failing)
+
+
+def test_unexpected_failure_of_one_item_spoils_nothing_else(api, monkeypatch):
+    _create_failing(monkeypatch, "boom@example.com", RuntimeError("boom"))
     r = api.post("/api/contacts/batch/new", [{"email": "boom@example.com"}, {"email": "b@example.com"}])
     assert r.status_code == 201
     assert r.json["statusCodes"] == [500, 201]
@@ -517,17 +522,9 @@ def test_unknown_batch_action_is_the_unknown_path_404(api):
 def test_an_item_whose_dependency_is_unavailable_is_its_503_and_the_answer_says_when_to_retry(api, monkeypatch):
     from chalicelib import config
     from chalicelib.api.errors import UNAVAILABLE
-    from chalicelib.domain.kernel import service
     from devstack.memory.faults import Outage
 
-    real = service.create
-
-    def throttled(resource, payload, ctx, system=None):
-        if payload.get("email") == "busy@example.com":
-            raise Outage("DynamoDB throttled past the SDK's retries")
-        return real(resource, payload, ctx, system)
-
-    monkeypatch.setattr(service, "create", throttled)
+    _create_failing(monkeypatch, "busy@example.com", Outage("DynamoDB throttled past the SDK's retries"))
     r = api.post("/api/contacts/batch/new", [{"email": "busy@example.com"}, {"email": "b@example.com"}])
     assert r.status_code == 201 and r.headers["Retry-After"] == str(config.active().RETRY_AFTER_SECONDS)
     assert r.json["statusCodes"] == [503, 201]
