@@ -5,7 +5,11 @@ query, or `access_token` in a form body; more than one is a 400), then the schem
 (users' passwords), Bearer (OAuth2 access tokens, `auth/oauth2.py`) or OAuth (OAuth1a
 signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are remembered in
 process for a minute, keyed by a SHA-256 of the header, unless the user's tokens were revoked since;
-failures are never remembered.
+failures are never remembered. Remembered credentials still answer 429 while their address is locked
+out; the lockout counters they are checked against are read at most once per `VERSIONS_TTL` per
+container and credentials (a failure in this container forgets every such check at once), so a
+client sending them at any rate reads each counter item about once a second per container, not once
+per request (docs/capacity.md), and a lockout made elsewhere applies here within that second.
 """
 
 import base64
@@ -13,6 +17,7 @@ import binascii
 import hashlib
 import time
 
+from chalicelib import config
 from chalicelib.auth import clients, settings
 from chalicelib.auth.errors import BEARER_CHALLENGE, NO_CREDENTIALS, AuthError, require_api
 from chalicelib.auth.protocols import Request
@@ -23,11 +28,15 @@ from chalicelib.domain.kernel.types import Doc
 CACHE_SECONDS = 60
 PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
 _verified: dict[str, tuple[Doc, float]] = {}  # SHA-256 of the header: (user, verified at: wall-clock seconds)
+_unlocked: dict[tuple[str, str | None], float] = {}  # (header's SHA-256, address): lockout last read open at
+UNLOCKED_KEPT = 10_000  # checks remembered before they are all forgotten (one per credentials and address)
 
 
 def forget_verified() -> None:
-    """Forget the Basic credentials verified in this process (tests that restore older users)."""
+    """Forget the Basic credentials verified in this process, and their lockout checks (tests that
+    restore older users)."""
     _verified.clear()
+    _unlocked.clear()
 
 
 def remember_verified(encoded: str, user: Doc) -> None:
@@ -92,10 +101,25 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
         and clock.fresh(cached[1], CACHE_SECONDS, time.time())
         and not clients.revoked_before(ctx, f"user:{cached[0]['id']}", cached[1])
     ):
-        users.refuse_locked(username, source)
+        _refuse_locked(username, source, key)
         return cached[0]
     user = users.check_password(username, password, source)
     if user is None:
+        _unlocked.clear()  # a failure here may have locked an address out: check again at once
         raise AuthError(401, "Authorization denied, invalid credentials.")
     _verified[key] = (user, time.time())
     return user
+
+
+def _refuse_locked(username: str, source: str | None, key: str) -> None:
+    """AuthError 429 while remembered credentials' username and address are locked out, their
+    counters read unless this container found them open within `VERSIONS_TTL`."""
+    from chalicelib.auth import users
+
+    now = time.time()
+    if now - _unlocked.get((key, source), float("-inf")) < config.active().VERSIONS_TTL:
+        return
+    users.refuse_locked(username, source)
+    if len(_unlocked) >= UNLOCKED_KEPT:
+        _unlocked.clear()
+    _unlocked[(key, source)] = now

@@ -106,6 +106,41 @@ def test_a_lockout_holds_for_the_right_password_even_once_it_was_verified(api, c
     assert api.get("/api/contacts", auth=False, headers=_basic("ann", "ann-secret")).status_code == 200
 
 
+def test_remembered_credentials_read_their_lockout_once_a_second_and_a_lockout_elsewhere_applies_after_it(
+    api, configure, monkeypatch, source_ip
+):
+    """A client sending the same Basic credentials at any rate reads the address's lockout counters
+    about once per `VERSIONS_TTL` per container, not once per request (two hot items otherwise:
+    docs/capacity.md); a lockout counted by another container applies once that time is past, and a
+    failure in this container at once."""
+    from chalicelib.ports import window_counters
+
+    configure(VERSIONS_TTL=60, SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
+    users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.5")
+    reads = []
+    real = window_counters.counted
+    monkeypatch.setattr(
+        window_counters, "counted", lambda name, *args, **kw: reads.append(name) or real(name, *args, **kw)
+    )
+    ann = _basic("ann", "ann-secret")
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # verified: counters read
+    verified = len(reads)
+    assert [api.get("/api/contacts", auth=False, headers=ann).status_code for _ in range(5)] == [200] * 5
+    assert sorted(reads[verified:]) == ["address:203.0.113.5", "user-address:203.0.113.5/ann"]  # once, not 5 times
+    for _ in range(3):  # another container's failures (the same counters)
+        window_counters.count("user-address:203.0.113.5/ann", config.active().SIGN_IN_WINDOW)
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # within the second read open
+    configure(VERSIONS_TTL=0)
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429  # past it: locked out
+    configure(VERSIONS_TTL=60)
+    source_ip("198.51.100.7")
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # open here, remembered
+    for _ in range(3):
+        assert api.get("/api/contacts", auth=False, headers=_basic("ann", "guess")).status_code == 401
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429  # a failure here: at once
+
+
 def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhere(api, monkeypatch, source_ip):
     """The attack of issue 27, with the default allowances: 14 wrong passwords from one address."""
     waits = []
