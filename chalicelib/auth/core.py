@@ -7,9 +7,9 @@ signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are reme
 process for a minute, keyed by a SHA-256 of the header, unless the user's tokens were revoked since;
 failures are never remembered. Remembered credentials still answer 429 while their address is locked
 out; the lockout counters they are checked against are read at most once per `VERSIONS_TTL` per
-container and credentials (a failure in this container forgets every such check at once), so a
-client sending them at any rate reads each counter item about once a second per container, not once
-per request (docs/capacity.md), and a lockout made elsewhere applies here within that second.
+container and credentials (a failure in this container, of Basic or of the OAuth login form, forgets every
+such check at once), so a client sending them at any rate reads each counter item about once a second
+per container, not once per request (docs/capacity.md), and a lockout made elsewhere applies here within that second.
 """
 
 import base64
@@ -36,6 +36,12 @@ def forget_verified() -> None:
     """Forget the Basic credentials verified in this process, and their lockout checks (tests that
     restore older users)."""
     _verified.clear()
+    _unlocked.clear()
+
+
+def forget_lockout_checks() -> None:
+    """A sign-in failed in this container (Basic or the OAuth login form, `auth/login.py`): it may have
+    locked an address out, so remembered credentials read their lockout counters again at once."""
     _unlocked.clear()
 
 
@@ -105,7 +111,7 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
         return cached[0]
     user = users.check_password(username, password, source)
     if user is None:
-        _unlocked.clear()  # a failure here may have locked an address out: check again at once
+        forget_lockout_checks()
         raise AuthError(401, "Authorization denied, invalid credentials.")
     _verified[key] = (user, time.time())
     return user
