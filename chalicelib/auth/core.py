@@ -30,6 +30,7 @@ PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
 _verified: dict[str, tuple[Doc, float]] = {}  # SHA-256 of the header: (user, verified at: wall-clock seconds)
 _unlocked: dict[tuple[str, str | None], float] = {}  # (header's SHA-256, address): lockout last read open at
 UNLOCKED_KEPT = 10_000  # checks remembered before they are all forgotten (one per credentials and address)
+_failures = [0]  # sign-in failures in this container: a check read before the last one is not remembered
 
 
 def forget_verified() -> None:
@@ -41,7 +42,9 @@ def forget_verified() -> None:
 
 def forget_lockout_checks() -> None:
     """A sign-in failed in this container (Basic or the OAuth login form, `auth/login.py`): it may have
-    locked an address out, so remembered credentials read their lockout counters again at once."""
+    locked an address out, so remembered credentials read their lockout counters again at once (also
+    those a request is reading meanwhile)."""
+    _failures[0] += 1
     _unlocked.clear()
 
 
@@ -125,7 +128,9 @@ def _refuse_locked(username: str, source: str | None, key: str) -> None:
     now = time.time()
     if now - _unlocked.get((key, source), float("-inf")) < config.active().VERSIONS_TTL:
         return
+    failures = _failures[0]
     users.refuse_locked(username, source)
     if len(_unlocked) >= UNLOCKED_KEPT:
         _unlocked.clear()
-    _unlocked[(key, source)] = now
+    if _failures[0] == failures:  # no failure here since the read: what it found still holds
+        _unlocked[(key, source)] = now

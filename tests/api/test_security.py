@@ -160,6 +160,31 @@ def test_failures_on_the_login_form_make_remembered_credentials_read_their_locko
     assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429
 
 
+def test_a_failure_while_remembered_credentials_read_their_lockout_is_not_forgotten(api, configure, monkeypatch, source_ip):
+    """Another request of this container fails (and locks the address out) between a remembered
+    credential's read of its open counters and its remembering them: the next request reads them again."""
+    from chalicelib.auth import core
+    from chalicelib.ports import window_counters
+
+    configure(VERSIONS_TTL=60, SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
+    users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.11")
+    ann = _basic("ann", "ann-secret")
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # verified, remembered
+    real = users.refuse_locked
+
+    def read_then_failed_meanwhile(username, source):
+        real(username, source)  # open
+        for _ in range(3):  # another thread's failures, counted after this read
+            window_counters.count("user-address:203.0.113.11/ann", config.active().SIGN_IN_WINDOW)
+        core.forget_lockout_checks()
+        monkeypatch.setattr(users, "refuse_locked", real)
+
+    monkeypatch.setattr(users, "refuse_locked", read_then_failed_meanwhile)
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # read open
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429
+
+
 def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhere(api, monkeypatch, source_ip):
     """The attack of issue 27, with the default allowances: 14 wrong passwords from one address."""
     waits = []
