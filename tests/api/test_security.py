@@ -160,7 +160,9 @@ def test_failures_on_the_login_form_make_remembered_credentials_read_their_locko
     assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429
 
 
-def test_a_failure_while_remembered_credentials_read_their_lockout_is_not_forgotten(api, configure, monkeypatch, source_ip):
+def test_a_failure_while_remembered_credentials_read_their_lockout_is_not_forgotten(
+    api, configure, monkeypatch, source_ip
+):
     """Another request of this container fails (and locks the address out) between a remembered
     credential's read of its open counters and its remembering them: the next request reads them again."""
     from chalicelib.auth import core
