@@ -19,8 +19,10 @@ an existing contact was matched and updated; PATCH needs the entity, PUT creates
 with a new id). The service validates the whole item before writing anything, so an item that
 fails writes nothing and the items after it still run. Unexpected exceptions are caught per item
 too (logged, item error 500); an item whose AWS dependency stayed throttled or failing past the SDK's
-retries is its 503 entry (nothing of it written: its writes are single items or transactions), and the
-answer then carries `Retry-After`, as a whole request's 503 does (docs/reliability.md).
+retries is its 503 entry when none of its write calls may have been applied (its writes are single items
+or transactions), and the answer then carries `Retry-After`, as a whole request's 503 does; one that failed
+after a write of it (its document stored, its follow-up work such as a segment's rebuild queued not) is a 409
+of type `outcome_unknown`, so a client reads before sending it again (docs/reliability.md).
 
 Permissions (`api/route_needs.py`, as Mautic): batch/new needs `create` (a plain 403 for the whole
 batch otherwise); each edited or deleted item is checked against its own document (own/other), and
@@ -78,7 +80,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chalicelib import bootstrap, config
+from chalicelib import aws, bootstrap, config
 from chalicelib.api import route_needs
 from chalicelib.api.errors import NOT_FOUND_PATH, UNAVAILABLE, UNEXPECTED, ApiError
 from chalicelib.api.request import ApiRequest
@@ -98,6 +100,10 @@ log = logging.getLogger(__name__)
 ID_MISSING = "ID is missing from the payload."
 NOT_FOUND = "Item was not found."
 PATH_NOT_FOUND = NOT_FOUND_PATH["errors"][0]["message"]
+OUTCOME_UNKNOWN = (
+    "The item failed after a write of it may have been applied; it is not a 503 to send again: read the "
+    "resource to see what was stored first."
+)
 _PHP_INT = r"^(0|-?[1-9][0-9]{0,17})$"
 Key = int | str  # an item's key in the request: its index, or the key it was sent with
 ItemCall = Callable[[Context], tuple[Doc, int]]  # one item's operation: (document, status code)
@@ -196,22 +202,29 @@ class Outcome:
     def run(self, key: Key, call: ItemCall) -> None:
         """Run one item: call(ctx) -> (document, status); its failure is recorded, never raised,
         also when its write was deferred and the store refuses it later."""
+        writes = aws.writes()
         try:
             item_ctx = self.item_ctx()
             with batching.item(lambda error: self.refuse(key, error)):
                 doc, status = service.retrying(lambda: call(item_ctx), item_ctx)
         except Exception as error:  # noqa: BLE001 - one item's failure must not spoil the others
-            self.fail(key, self._error(key, error))
+            self.fail(key, self._error(key, error, wrote=aws.writes() != writes))
         else:
             self.docs.append((key, doc))
             self.codes.append((key, status))
 
-    def _error(self, key: Key, error: BaseException) -> Doc:
-        """The `errors` entry of a failed item (an unexpected failure is logged and a 500)."""
+    def _error(self, key: Key, error: BaseException, wrote: bool = False) -> Doc:
+        """The `errors` entry of a failed item (an unexpected failure is logged and a 500). An unavailable
+        dependency is a 503 to send again, unless a write call of the item may have been applied (`wrote`:
+        its document stored, then its follow-up work failed): a 409 of unknown outcome, as a single request's
+        under an `Idempotency-Key` (api/idempotency.py), so a resend does not store it twice."""
         if isinstance(error, DomainError):
             return item_error(error)
         if isinstance(error, TooLarge):  # over what an item may hold (store/documents.py): not written
             return {"code": 413, "message": str(error), "details": {"body": [str(error)]}, "type": None}
+        if outages.unavailable(error) and wrote:
+            log.warning("batch item %s of %s: unavailable after a write: %s", key, self.resource.kind, error)
+            return {"code": 409, "message": OUTCOME_UNKNOWN, "details": [], "type": "outcome_unknown"}
         if outages.unavailable(error):  # AWS throttled or failing past the SDK's retries: not a bug
             log.warning("batch item %s of %s: dependency unavailable: %s", key, self.resource.kind, error)
             return {"code": 503, "message": UNAVAILABLE, "details": [], "type": None}

@@ -7,9 +7,9 @@ signatures, `auth/oauth1.py`). Basic credentials verified with argon2id are reme
 process for a minute, keyed by a SHA-256 of the header, unless the user's tokens were revoked since;
 failures are never remembered. Remembered credentials still answer 429 while their address is locked
 out; the lockout counters they are checked against are read at most once per `VERSIONS_TTL` per
-container and credentials (a failure in this container forgets every such check at once), so a
-client sending them at any rate reads each counter item about once a second per container, not once
-per request (docs/capacity.md), and a lockout made elsewhere applies here within that second.
+container and credentials (a failure in this container, of Basic or of the OAuth login form, forgets every
+such check at once), so a client sending them at any rate reads each counter item about once a second
+per container, not once per request (docs/capacity.md), and a lockout made elsewhere applies here within that second.
 """
 
 import base64
@@ -30,12 +30,21 @@ PUBLIC_USER = ("id", "username", "firstName", "lastName", "email", "role")
 _verified: dict[str, tuple[Doc, float]] = {}  # SHA-256 of the header: (user, verified at: wall-clock seconds)
 _unlocked: dict[tuple[str, str | None], float] = {}  # (header's SHA-256, address): lockout last read open at
 UNLOCKED_KEPT = 10_000  # checks remembered before they are all forgotten (one per credentials and address)
+_failures = [0]  # sign-in failures in this container: a check read before the last one is not remembered
 
 
 def forget_verified() -> None:
     """Forget the Basic credentials verified in this process, and their lockout checks (tests that
     restore older users)."""
     _verified.clear()
+    _unlocked.clear()
+
+
+def forget_lockout_checks() -> None:
+    """A sign-in failed in this container (Basic or the OAuth login form, `auth/login.py`): it may have
+    locked an address out, so remembered credentials read their lockout counters again at once (also
+    those a request is reading meanwhile)."""
+    _failures[0] += 1
     _unlocked.clear()
 
 
@@ -105,7 +114,7 @@ def _basic(encoded: str, current: Doc, source: str | None, ctx: Context) -> Doc:
         return cached[0]
     user = users.check_password(username, password, source)
     if user is None:
-        _unlocked.clear()  # a failure here may have locked an address out: check again at once
+        forget_lockout_checks()
         raise AuthError(401, "Authorization denied, invalid credentials.")
     _verified[key] = (user, time.time())
     return user
@@ -119,7 +128,9 @@ def _refuse_locked(username: str, source: str | None, key: str) -> None:
     now = time.time()
     if now - _unlocked.get((key, source), float("-inf")) < config.active().VERSIONS_TTL:
         return
+    failures = _failures[0]
     users.refuse_locked(username, source)
     if len(_unlocked) >= UNLOCKED_KEPT:
         _unlocked.clear()
-    _unlocked[(key, source)] = now
+    if _failures[0] == failures:  # no failure here since the read: what it found still holds
+        _unlocked[(key, source)] = now

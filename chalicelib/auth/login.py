@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Mapping
 from html import escape
 
-from chalicelib.auth import users
+from chalicelib.auth import core, users
 from chalicelib.domain.kernel import keys
 from chalicelib.domain.kernel.context import Context
 from chalicelib.domain.kernel.types import Doc
@@ -69,4 +69,7 @@ def csrf_ok(ctx: Context, cookie_header: str | None, field_value: object) -> boo
 
 def check(username: str | None, password: str | None, source: str | None) -> Doc | None:
     """The user with these credentials, or None; AuthError 429 after too many failures."""
-    return users.check_password(username or "", password or "", source)
+    user = users.check_password(username or "", password or "", source)
+    if user is None:
+        core.forget_lockout_checks()
+    return user

@@ -553,3 +553,23 @@ def test_a_grouped_write_the_store_could_not_make_for_now_is_its_items_503(api, 
 def test_a_batch_without_an_unavailable_item_has_no_retry_after(api):
     r = api.post("/api/contacts/batch/new", [{"email": "a@example.com"}, {"email": "not-an-email"}])
     assert r.json["statusCodes"] == [201, 400] and "Retry-After" not in r.headers
+
+
+@pytest.mark.aws  # about AWS (its write calls counted, a throttled SQS call): over moto
+def test_an_item_stored_before_its_dependency_failed_is_not_a_503_to_send_again(api, monkeypatch):
+    """A segment's create is stored, then queueing its rebuild stays throttled: answering its item 503
+    (send it again, `Retry-After`) would make the client's resend a second segment. Its outcome is
+    unknown to the client, as a single request's under an `Idempotency-Key`: a 409 to read first."""
+    from botocore.exceptions import ClientError
+
+    from chalicelib.domain.segments import rebuilds
+    from tests.api.test_segments import city_filter
+
+    def throttled(segment_id, generation):
+        raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "SendMessage")
+
+    monkeypatch.setattr(rebuilds, "enqueue", throttled)
+    r = api.post("/api/segments/batch/new", [{"name": "Pragueans", "filters": [city_filter()]}])
+    assert total(api, "segments") == 1  # stored before the queue failed
+    assert r.json["statusCodes"] == [409] and "Retry-After" not in r.headers, r.json
+    assert r.json["errors"][0]["type"] == "outcome_unknown"

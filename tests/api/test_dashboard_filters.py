@@ -141,3 +141,9 @@ def test_timezone_reads_the_dates_and_cuts_the_buckets(api, frozen):
     )["All contacts"]
     assert hours == {"Mar 11, 00:00": 1, "Mar 11, 01:00": 0}
     assert_error(api.get("/api/data/created.leads.in.time?timezone=Mars/Olympus"), 400, field="timezone")
+
+
+def test_a_timezone_naming_a_region_of_zones_is_refused_naming_it(api):
+    """`America` or `Etc` name directories of the zone database, not zones: a 400, not a 500."""
+    for name in ("America", "Etc"):
+        assert_error(api.get(f"/api/data/created.leads.in.time?timezone={name}"), 400, field="timezone")

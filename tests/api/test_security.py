@@ -141,6 +141,52 @@ def test_remembered_credentials_read_their_lockout_once_a_second_and_a_lockout_e
     assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429  # a failure here: at once
 
 
+def test_failures_on_the_login_form_make_remembered_credentials_read_their_lockout_at_once(api, configure, source_ip):
+    """The OAuth authorize page's login form counts its failures on the same lockout counters as Basic: in
+    this container they lock remembered Basic credentials out at once, as Basic's own failures do."""
+    from chalicelib.auth import clients
+    from chalicelib.domain.kernel.context import Context
+    from tests.api.test_oauth2 import REDIRECT, open_page, submit
+
+    configure(VERSIONS_TTL=60, SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
+    users.create_user("ann", "ann-secret")
+    app, _ = clients.create(Context(), "App", [REDIRECT], "2", creator_id=1, grants=clients.GRANTS, user_id=1)
+    source_ip("203.0.113.9")
+    ann = _basic("ann", "ann-secret")
+    assert [api.get("/api/contacts", auth=False, headers=ann).status_code for _ in range(2)] == [200, 200]
+    for _ in range(3):
+        page, form = open_page(api, app["publicId"])
+        assert submit(api, page, form, username="ann", password="guess").status_code == 200  # the form again
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429
+
+
+def test_a_failure_while_remembered_credentials_read_their_lockout_is_not_forgotten(
+    api, configure, monkeypatch, source_ip
+):
+    """Another request of this container fails (and locks the address out) between a remembered
+    credential's read of its open counters and its remembering them: the next request reads them again."""
+    from chalicelib.auth import core
+    from chalicelib.ports import window_counters
+
+    configure(VERSIONS_TTL=60, SIGN_IN_FAILURES_PER_USER_ADDRESS=3)
+    users.create_user("ann", "ann-secret")
+    source_ip("203.0.113.11")
+    ann = _basic("ann", "ann-secret")
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # verified, remembered
+    real = users.refuse_locked
+
+    def read_then_failed_meanwhile(username, source):
+        real(username, source)  # open
+        for _ in range(3):  # another thread's failures, counted after this read
+            window_counters.count("user-address:203.0.113.11/ann", config.active().SIGN_IN_WINDOW)
+        core.forget_lockout_checks()
+        monkeypatch.setattr(users, "refuse_locked", real)
+
+    monkeypatch.setattr(users, "refuse_locked", read_then_failed_meanwhile)
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 200  # read open
+    assert api.get("/api/contacts", auth=False, headers=ann).status_code == 429
+
+
 def test_failing_a_username_from_one_address_does_not_lock_its_owner_out_elsewhere(api, monkeypatch, source_ip):
     """The attack of issue 27, with the default allowances: 14 wrong passwords from one address."""
     waits = []

@@ -110,3 +110,10 @@ def test_field_values_are_checked_and_normalised():
             sw.as_hour(bad)
     with pytest.raises(Invalid):
         sw.as_days([7])
+
+
+def test_a_contacts_timezone_naming_a_region_of_zones_is_the_default(configure):
+    configure(DEFAULT_TIMEZONE="Europe/Prague")
+    assert sw.zone_of("America") == ZoneInfo("Europe/Prague")  # a directory of the zone database, not a zone
+    configure(DEFAULT_TIMEZONE="Etc")
+    assert sw.zone_of(None) == timezone.utc

@@ -90,7 +90,7 @@ def zone_of(timezone_name: JSON) -> tzinfo:
         if isinstance(name, str) and name.strip():
             try:
                 return ZoneInfo(name.strip())
-            except (ZoneInfoNotFoundError, ValueError):
+            except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a directory (`America`)
                 continue
     return timezone.utc
 

@@ -109,7 +109,7 @@ def zone(query: Mapping[str, JSON]) -> tzinfo | None:
 
     try:
         return ZoneInfo(str(name))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a directory of zones (`America`)
         raise invalid("timezone", f"Unknown timezone '{name}'; use an IANA name such as Europe/Prague.") from None
 
 
