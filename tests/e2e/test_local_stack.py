@@ -37,26 +37,34 @@ class Stack:
     """A devserver process with its own port and data directory; the administrator's password is
     given as its hash (ADMIN_PASSWORD_HASH) unless `hashed` is False (ADMIN_PASSWORD)."""
 
+    STARTS = 3  # a port found free may be taken before the server binds it (other tests' connections)
+
     def __init__(self, data_dir, admin_password=PASSWORD, hashed=True):
         self.data_dir = data_dir
-        self.port = _free_port()
-        env = dict(os.environ, PORT=str(self.port), DATA_DIR=str(data_dir), ACCESS_LOG="0", ADMIN_USER="admin")
+        env = dict(os.environ, DATA_DIR=str(data_dir), ACCESS_LOG="0", ADMIN_USER="admin")
         env.pop("ADMIN_PASSWORD", None)
         env.pop("ADMIN_PASSWORD_HASH", None)
         if admin_password and hashed:
             env["ADMIN_PASSWORD_HASH"] = _argon2_hash(admin_password)
         elif admin_password:
             env["ADMIN_PASSWORD"] = admin_password
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "devstack.server"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.output = []
-        self._wait_ready()
+        for attempt in range(self.STARTS):
+            self.port = _free_port()
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "devstack.server"],
+                cwd=ROOT,
+                env=dict(env, PORT=str(self.port)),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            self.output = []
+            try:
+                self._wait_ready()
+                return
+            except RuntimeError:
+                if attempt + 1 == self.STARTS or "Address already in use" not in "".join(self.output):
+                    raise
 
     def _wait_ready(self):
         deadline = time.monotonic() + 60
