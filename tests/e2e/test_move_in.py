@@ -209,12 +209,17 @@ def _members(client, automation):
     return sorted(int(r["lead_id"]) for r in client.ok("GET", f"/campaigns/{automation}/contacts")["contacts"])
 
 
+def _status(metadata):
+    """An event log's outcome; None while it has none (claimed and running: no status yet)."""
+    return metadata.get("status") if isinstance(metadata, dict) else None
+
+
 def _settled(src, automation):
     """The source's members once their welcome email has run (the local stack's worker sends it)."""
     for _ in range(120):
         members = _members(src, automation)
         logs = [_log(src, automation, m)["Send"] for m in members]
-        if len(members) == 2 and all(log and log[0][3]["status"] in ("ok", "failed") for log in logs):
+        if len(members) == 2 and all(log and _status(log[0][3]) in ("ok", "failed") for log in logs):
             return members
         time.sleep(0.5)
     raise AssertionError(f"the source's automation did not run: {members}")
