@@ -72,22 +72,39 @@ def moto_handler(operation_name: str, request: dict[str, Any], account: str, reg
     return handler
 
 
+def moto_result(operation_name: str, request: dict[str, Any], account: str, region: str, method: str) -> str:
+    """The DynamoDB JSON body moto's handler answers for the request (its `method`), under the lock
+    of `devstack/capture.py`; its refusals raised as moto raises them."""
+    from moto.dynamodb.models.utilities import dynamo_json_dump
+
+    with capture.serialized():
+        handler = moto_handler(operation_name, request, account, region)
+        return str(dynamo_json_dump(getattr(handler, method)().result))
+
+
+def hook(operations: dict[str, str], answer: Any) -> None:
+    """Answer every botocore client's DynamoDB calls of `operations` with `answer` from now on
+    (idempotent): clients made afterwards get the handler with botocore's built-in ones."""
+    from botocore.handlers import BUILTIN_HANDLERS
+
+    for operation in operations:
+        if (f"before-call.dynamodb.{operation}", answer) not in BUILTIN_HANDLERS:
+            BUILTIN_HANDLERS.append((f"before-call.dynamodb.{operation}", answer))
+
+
 def answer(
     model: OperationModel, params: dict[str, Any], request_signer: RequestSigner, **_: Any
 ) -> tuple[AWSResponse, dict[str, Any]] | None:
     """(HTTP response, parsed answer) of a read under moto, or None to let it take the HTTP way."""
     from botocore.awsrequest import AWSResponse
     from moto.core.exceptions import ServiceException
-    from moto.dynamodb.models.utilities import dynamo_json_dump
     from werkzeug.exceptions import HTTPException
 
     account = moto_account(request_signer, switch)
     if account is None:
         return None
     try:
-        with capture.serialized():
-            handler = moto_handler(model.name, params, account, request_signer.region_name)
-            body = dynamo_json_dump(getattr(handler, OPERATIONS[model.name])().result)
+        body = moto_result(model.name, params, account, request_signer.region_name, OPERATIONS[model.name])
     except (ServiceException, HTTPException, KeyError, ValueError):
         return None
     headers = {"content-type": "application/x-amz-json-1.0", "x-amzn-requestid": "direct"}
@@ -113,10 +130,5 @@ def binary(value: Any) -> Any:
 
 
 def install() -> None:
-    """Answer every botocore client's DynamoDB reads of OPERATIONS this way from now on
-    (idempotent): clients made afterwards get the handler with botocore's built-in ones."""
-    from botocore.handlers import BUILTIN_HANDLERS
-
-    for operation in OPERATIONS:
-        if (f"before-call.dynamodb.{operation}", answer) not in BUILTIN_HANDLERS:
-            BUILTIN_HANDLERS.append((f"before-call.dynamodb.{operation}", answer))
+    """Answer every botocore client's DynamoDB reads of OPERATIONS this way from now on (`hook`)."""
+    hook(OPERATIONS, answer)

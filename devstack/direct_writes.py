@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from devstack import capture
-from devstack.direct_reads import moto_account, moto_handler
+from devstack.direct_reads import hook, moto_account, moto_result
 
 if TYPE_CHECKING:
     from botocore.awsrequest import AWSResponse
@@ -39,16 +38,12 @@ JSON_TYPE = "application/x-amz-json-1.0"
 
 def _run(model: OperationModel, params: dict[str, Any], account: str, region: str) -> tuple[int, str]:
     """(status, JSON body) of the write run by moto's handler: its answer, or its refusal."""
-    from moto.dynamodb.models.utilities import dynamo_json_dump
     from werkzeug.exceptions import HTTPException
 
     try:
-        with capture.serialized():
-            handler = moto_handler(model.name, params, account, region)
-            result = getattr(handler, OPERATIONS[model.name])().result
+        return 200, moto_result(model.name, params, account, region, OPERATIONS[model.name])
     except HTTPException as refusal:  # moto's DynamoDB errors (JsonRESTError): nothing was written
         return int(refusal.code or 400), str(refusal.description)
-    return 200, dynamo_json_dump(result)
 
 
 def answer(
@@ -77,9 +72,5 @@ def answer(
 
 
 def install() -> None:
-    """Answer every botocore client's DynamoDB writes of OPERATIONS this way from now on (idempotent)."""
-    from botocore.handlers import BUILTIN_HANDLERS
-
-    for operation in OPERATIONS:
-        if (f"before-call.dynamodb.{operation}", answer) not in BUILTIN_HANDLERS:
-            BUILTIN_HANDLERS.append((f"before-call.dynamodb.{operation}", answer))
+    """Answer every botocore client's DynamoDB writes of OPERATIONS this way from now on (`hook`)."""
+    hook(OPERATIONS, answer)

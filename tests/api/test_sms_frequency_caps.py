@@ -11,10 +11,11 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.domain.automations import automation_runs
-from chalicelib.domain.kernel import clock, due_items
+from chalicelib.domain.kernel import clock
 from chalicelib.domain.messaging import broadcasts, email_stats, frequency_caps, text_sends
 from chalicelib.store import port as store
 from tests.api.test_automations import action, executed, new_automation
+from tests.api.test_frequency_caps import _due, _queued_events
 from tests.api.test_sms_send import make_sms, sms_messages
 
 ONE_A_DAY = {"sms": {"frequency_number": 1, "frequency_time": "DAY"}}
@@ -60,15 +61,6 @@ def _record(text, contact):
     return store.get(text_sends.record_kind(text["id"]), contact["id"])
 
 
-def _due(contact):
-    return [item for item in store.iterate(due_items.due_kind(contact["id"])) if item.get("contact") == contact["id"]]
-
-
-def _queued(api, contact):
-    events = api.get(f"/api/contacts/{contact['id']}/activity").json["events"]
-    return [e for e in events if e["event"] == "message.queue"]
-
-
 def _run_due(drain):
     automation_runs.dispatch()
     drain()
@@ -90,7 +82,7 @@ def test_a_capped_contact_gets_the_broadcast_when_its_day_is_over(api, drain, fr
     record = _record(flash, ann)
     assert record["status"] == "deferred" and record["queueAttempts"] == 0
     assert record["reason"].startswith("Frequency cap: 1 text message(s) per DAY")
-    (queued,) = _queued(api, ann)
+    (queued,) = _queued_events(api, ann)
     assert queued["eventLabel"] == f"Message Queued for channel - sms {flash['id']}"
     assert queued["details"]["channelName"] == "sms" and queued["details"]["scheduledDate"] == record["dueAt"]
     broadcasts.walk("sms", flash["id"])  # a later walk leaves Ann to her wake-up
@@ -157,7 +149,7 @@ def test_a_capped_single_send_is_scheduled_and_sent_when_due(api, drain, frozen)
     assert _send(api, hello, ann) == SCHEDULED
     frozen.advance(hours=22)
     assert _send(api, hello, ann) == SCHEDULED  # queued already: not queued twice (Mautic's findMessage)
-    assert _texts_to(ann) == ["Hello"] and len(_queued(api, ann)) == 1 and len(_due(ann)) == 1
+    assert _texts_to(ann) == ["Hello"] and len(_queued_events(api, ann)) == 1 and len(_due(ann)) == 1
     frozen.advance(hours=1)
     _run_due(drain)
     assert _texts_to(ann) == ["Hello"]  # due a day after it was queued
@@ -219,7 +211,7 @@ def test_a_limited_user_cannot_send_to_or_see_the_queue_of_anothers_contact(api,
     assert mallory.get(f"/api/contacts/{ann['id']}/activity").status_code == 403
     feed = mallory.get("/api/contacts/activity").json
     assert not [e for e in feed.get("events") or [] if e["event"] == "message.queue"]
-    assert len(_queued(api, ann)) == 1 and _texts_to(ann) == ["Hello"]
+    assert len(_queued_events(api, ann)) == 1 and _texts_to(ann) == ["Hello"]
 
 
 def test_a_marketing_messages_scheduled_text_fails_the_event_and_is_sent_later(api, drain, frozen):

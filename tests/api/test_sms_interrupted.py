@@ -14,20 +14,9 @@ from chalicelib.ports import queues
 from chalicelib.store import port as store
 from chalicelib.workers import sends
 from tests.api.test_sms_send import sms_messages
-from tests.api.test_sms_send_costs import _audience, _sent_count, _statuses, _text
+from tests.api.test_sms_send_costs import _audience, _batches, _sent_count, _statuses, _text
 
 ONE_A_DAY = {"sms": {"frequency_number": 1, "frequency_time": "DAY"}}
-
-
-def _batches(text):
-    """Walk the broadcast once: the batch bodies it queued (taken off the queue)."""
-    broadcasts.walk("sms", text["id"])
-    bodies = []
-    for receipt, body, _ in queues.receive("sends"):
-        queues.delete("sends", receipt)
-        assert body.pop("type") == "broadcast-batch"
-        bodies.append(body)
-    return bodies
 
 
 def _looked_at_later(monkeypatch):

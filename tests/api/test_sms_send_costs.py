@@ -13,9 +13,8 @@ from botocore.exceptions import ClientError
 from chalicelib.domain.kernel import clock
 from chalicelib.domain.messaging import broadcasts, send_batches, text_sends
 from chalicelib.domain.messaging.recipients import SendLater
-from chalicelib.ports import sms
+from chalicelib.ports import queues, sms
 from chalicelib.store import port as store
-from chalicelib.store import queues
 from tests.api.test_send_costs import CALLS_PER_MESSAGE, POLLER
 from tests.api.test_sms_send import sms_messages
 from tests.round_trips import api_calls, modelled

@@ -11,14 +11,12 @@ from html import unescape
 
 import pytest
 
-from tests.e2e.test_local_stack import Stack, _call
+from tests.e2e.test_local_stack import _call, own_outbox_stack
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("OUTBOX_DIR", raising=False)  # the stack's own DATA_DIR/outbox
-        running = Stack(tmp_path_factory.mktemp("email") / "data")
+    running = own_outbox_stack(tmp_path_factory.mktemp("email"))
     yield running
     running.stop()
 

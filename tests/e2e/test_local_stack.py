@@ -102,6 +102,14 @@ class Stack:
         return self.process.returncode
 
 
+def own_outbox_stack(folder):
+    """A Stack over `folder`/data whose messages land in its own DATA_DIR/outbox, as under `make run`
+    (the test session's shared OUTBOX_DIR set aside)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("OUTBOX_DIR", raising=False)
+        return Stack(folder / "data")
+
+
 def _call(conn, method, path, body=None, password=PASSWORD, user="admin"):
     headers = {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
     data = None

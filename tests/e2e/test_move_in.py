@@ -17,14 +17,12 @@ from chalicelib.movein import guard, mover
 from chalicelib.movein.client import Api, Credentials
 from chalicelib.movein.run import Run
 from tests.e2e.movein_seed import CONDITIONS, GUIDE, REMOTE, Client, seed
-from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack
+from tests.e2e.test_local_stack import PASSWORD, ROOT, Stack, own_outbox_stack
 
 
 @pytest.fixture(scope="module")
 def stacks(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("OUTBOX_DIR", raising=False)
-        running = [Stack(tmp_path_factory.mktemp(name) / "data") for name in ("source", "target")]
+    running = [own_outbox_stack(tmp_path_factory.mktemp(name)) for name in ("source", "target")]
     yield running
     for stack in running:
         stack.stop()

@@ -6,14 +6,12 @@ import json
 
 import pytest
 
-from tests.e2e.test_local_stack import Stack, _call
+from tests.e2e.test_local_stack import _call, own_outbox_stack
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("OUTBOX_DIR", raising=False)  # the stack's own DATA_DIR/outbox
-        running = Stack(tmp_path_factory.mktemp("sms") / "data")
+    running = own_outbox_stack(tmp_path_factory.mktemp("sms"))
     yield running
     running.stop()
 
